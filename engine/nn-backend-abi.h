@@ -1,0 +1,271 @@
+/* nn-backend-abi.h: the table of primitive ops a compute backend provides.
+ *
+ * Shared by engine/ (the CPU backend and the loader) and gpu/ (the CUDA
+ * module, which exports nn_backend_cuda_get). Plain C, usable from .cu files.
+ * Every pointer marked "device" is memory from that backend's alloc; on the
+ * CPU backend that is host memory. Layouts are row-major; images are NCHW.
+ * Every op returns 0 on success or an NnBackendStatus; the message of the last
+ * failure is in last_error(ctx). Ops are asynchronous on a GPU: they are
+ * ordered on one stream and only download() and synchronize() wait.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bump on any change to a struct or a slot below. */
+#define NN_BACKEND_ABI_VERSION 1
+
+typedef enum
+{
+  NN_BACKEND_OK = 0,
+  NN_BACKEND_ERROR = 1,          /* an op failed; see last_error */
+  NN_BACKEND_OUT_OF_MEMORY = 2,  /* alloc (or a workspace) did not fit */
+  NN_BACKEND_DEVICE_LOST = 3,    /* the context is corrupt: stop using the device */
+  NN_BACKEND_UNSUPPORTED = 4,    /* this op or setting is not available here */
+} NnBackendStatus;
+
+/* Activation codes, equal to NnActivation in trainbench.h. */
+enum
+{
+  NN_BK_ACT_LINEAR = 0,
+  NN_BK_ACT_RELU = 1,
+  NN_BK_ACT_SIGMOID = 2,
+  NN_BK_ACT_TANH = 3,
+  NN_BK_ACT_SOFTMAX = 4,
+};
+
+/* Loss codes, equal to NnLossKind. */
+enum
+{
+  NN_BK_LOSS_SPARSE_XENT = 0, /* softmax + cross-entropy from logits, int labels */
+  NN_BK_LOSS_XENT = 1,        /* softmax + cross-entropy from logits, one-hot targets */
+  NN_BK_LOSS_MSE = 2,         /* mean squared error on outputs, one-hot targets */
+};
+
+/* Optimizer codes, equal to NnOptimizerKind. */
+enum
+{
+  NN_BK_OPT_SGD = 0,
+  NN_BK_OPT_ADAM = 1,
+  NN_BK_OPT_ADADELTA = 2,
+  NN_BK_OPT_RMSPROP = 3,
+  NN_BK_OPT_ADAGRAD = 4,
+};
+
+typedef struct
+{
+  int32_t threads; /* CPU: 0 = all cores */
+  int32_t tf32;    /* GPU: allow TF32 in convolutions and GEMMs */
+} NnBackendOptions;
+
+typedef struct
+{
+  char name[256];
+  uint64_t memory_bytes;
+  int32_t compute_major;
+  int32_t compute_minor;
+  int32_t multiprocessors;
+  char driver[64];   /* "580.159.04" or "13.0" from the driver API */
+  char runtime[64];  /* CUDA runtime "13.0" */
+  char cublas[64];   /* "13.0.2" */
+  char cudnn[64];    /* "9.14.0" */
+} NnBackendDeviceInfo;
+
+/* Convolution geometry, NCHW input (n, c, h, w), filters (k, c, r, s),
+ * output (n, k, out_h, out_w). Padding is explicit (top/left; the bottom and
+ * right padding follow from the output size). */
+typedef struct
+{
+  int32_t n, c, h, w;
+  int32_t k, r, s;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;
+  int32_t out_h, out_w;
+} NnConvShape;
+
+/* Pooling geometry, NCHW; windows may overhang the bottom and right edge
+ * (padding "same"): overhanging cells are ignored by max and not counted by
+ * average. */
+typedef struct
+{
+  int32_t n, c, h, w;
+  int32_t win_h, win_w;
+  int32_t stride_h, stride_w;
+  int32_t pad_h, pad_w;
+  int32_t out_h, out_w;
+} NnPoolShape;
+
+/* Optimizer settings as the update kernel sees them. State slots per
+ * parameter: sgd 1 (velocity, used only with momentum), adam 2 (m, v),
+ * adadelta 2 (accumulated grad, accumulated update), rmsprop 1, adagrad 1. */
+typedef struct
+{
+  int32_t kind;
+  int32_t nesterov;
+  float lr;
+  float momentum;
+  float beta1;
+  float beta2;
+  float rho;
+  float epsilon;
+} NnBackendOptimizer;
+
+typedef struct NnBackendOps NnBackendOps;
+
+struct NnBackendOps
+{
+  uint32_t abi_version;   /* NN_BACKEND_ABI_VERSION */
+  uint32_t struct_size;   /* sizeof (NnBackendOps) as built */
+  const char *name;       /* "cpu", "cuda" */
+
+  /* --- devices (no context) --- */
+
+  /* Number of devices; on failure 0 and `reason` says why ("no NVIDIA driver"). */
+  int (*device_count) (char *reason, size_t reason_size);
+  int (*device_info) (int index, NnBackendDeviceInfo *info);
+
+  /* --- context --- */
+
+  int (*context_new) (int device_index, const NnBackendOptions *options, void **ctx,
+                      char *error, size_t error_size);
+  void (*context_free) (void *ctx);
+  const char *(*last_error) (void *ctx);
+
+  /* --- memory --- */
+
+  int (*alloc) (void *ctx, size_t bytes, void **ptr);          /* zero-filled */
+  void (*free) (void *ctx, void *ptr);
+  int (*upload) (void *ctx, void *dst, const void *src, size_t bytes);   /* host -> device */
+  int (*download) (void *ctx, void *dst, const void *src, size_t bytes); /* device -> host, waits */
+  int (*fill) (void *ctx, float *dst, float value, size_t count);
+  int (*copy) (void *ctx, void *dst, const void *src, size_t bytes);     /* device -> device */
+  int (*synchronize) (void *ctx);
+
+  /* --- dense algebra --- */
+
+  /* C (m, n) = alpha * op(A) (m, k) @ op(B) (k, n) + beta * C, row-major;
+   * op transposes when trans_* is nonzero; lda/ldb/ldc are row strides. */
+  int (*gemm) (void *ctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
+               const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+  /* y (n, channels, spatial) = act (y + bias[channel]); bias may be NULL.
+   * Softmax applies over `channels` with spatial == 1. */
+  int (*bias_act_forward) (void *ctx, int act, float *y, const float *bias,
+                           int n, int channels, int spatial);
+
+  /* Given y = act (z) and dy, write dz into dy (in place) and, when dbias is
+   * not NULL, dbias[c] = sum over n and spatial of dz (overwritten). */
+  int (*bias_act_backward) (void *ctx, int act, const float *y, float *dy, float *dbias,
+                            int n, int channels, int spatial);
+
+  /* --- dropout: element i is kept when nn_dropout_keep (seed, *step, i, rate),
+   *     so the same seed gives the same masks on every backend. `step` is the
+   *     device step counter (see optimizer_update), read, not changed. --- */
+
+  /* y = x * keep / (1 - rate); in place allowed. */
+  int (*dropout_forward) (void *ctx, float *y, const float *x, size_t count, float rate,
+                          uint64_t seed, const int64_t *step);
+  /* dx = dy * keep / (1 - rate), the same mask as forward with the same seed and step. */
+  int (*dropout_backward) (void *ctx, float *dx, const float *dy, size_t count, float rate,
+                           uint64_t seed, const int64_t *step);
+
+  /* --- convolution and pooling --- */
+
+  /* Prepare a convolution (descriptors, algorithm choice); `workspace_bytes`
+   * is what forward/backward need in `workspace`. */
+  int (*conv2d_plan_new) (void *ctx, const NnConvShape *shape, void **plan, size_t *workspace_bytes);
+  void (*conv2d_plan_free) (void *ctx, void *plan);
+  /* y = conv (x, w), no bias. */
+  int (*conv2d_forward) (void *ctx, void *plan, const float *x, const float *w, float *y,
+                         void *workspace);
+  /* dw = dL/dw (overwritten); dx = dL/dx when dx is not NULL. */
+  int (*conv2d_backward) (void *ctx, void *plan, const float *x, const float *w, const float *dy,
+                          float *dx, float *dw, void *workspace);
+
+  /* max: mode 0, average: mode 1. */
+  int (*pool2d_forward) (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y);
+  /* dx (overwritten) from dy; max routes to the first maximum of each window. */
+  int (*pool2d_backward) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
+                          const float *y, const float *dy, float *dx);
+
+  /* --- loss --- */
+
+  /* Loss of a batch of `n` rows of `classes` outputs. labels (n) int32 are used
+   * by sparse cross-entropy, targets (n, classes) one-hot by the others.
+   * Adds the summed loss to stats[0] and the number of correct argmax
+   * predictions to stats[1] (device floats, accumulated, not overwritten).
+   * When grad is not NULL writes d(mean loss)/d(pred), i.e. divided by n. */
+  int (*loss) (void *ctx, int kind, const float *pred, const int32_t *labels,
+               const float *targets, float *grad, float *stats, int n, int classes);
+
+  /* --- data --- */
+
+  /* For i < n: x[i] = images[rows[i]] * scale (sample_size bytes each, as
+   * floats), labels_out[i] = labels[rows[i]], and when targets is not NULL
+   * the one-hot row of that label. rows = indices when step is NULL, else
+   * indices + (*step % steps_per_epoch) * batch_size: the permutation of the
+   * epoch stays in one device buffer and the step counter picks the batch,
+   * so a captured step replays correctly. indices are device int32. */
+  int (*gather_batch) (void *ctx, const uint8_t *images, const uint8_t *labels,
+                       const int32_t *indices, const int64_t *step, int steps_per_epoch,
+                       int batch_size, int n, int sample_size, float scale,
+                       float *x, int32_t *labels_out, float *targets, int classes);
+
+  /* --- optimizer --- */
+
+  /* One update over a flat arena of `count` parameters: params -= f(grads,
+   * state). state holds the slots (slot j of parameter i at j * count + i).
+   * step is the device step counter (updates done so far): the op uses
+   * t = *step + 1 (Adam's bias correction) and stores t back. */
+  int (*optimizer_update) (void *ctx, const NnBackendOptimizer *opt, float *params,
+                           const float *grads, float *state, size_t count, int64_t *step);
+
+  /* --- optional: whole-step capture (may be NULL) --- */
+
+  /* Start recording the ops that follow instead of running them. */
+  int (*capture_begin) (void *ctx);
+  /* Stop recording; *graph is the recorded step. */
+  int (*capture_end) (void *ctx, void **graph);
+  int (*graph_launch) (void *ctx, void *graph);
+  void (*graph_free) (void *ctx, void *graph);
+
+  /* --- optional: host-visible copy without waiting (may be NULL; the engine
+   *     then uses download). Completion is known after synchronize. --- */
+  int (*download_async) (void *ctx, void *dst, const void *src, size_t bytes);
+};
+
+#ifdef __CUDACC__
+#define NN_BK_HOST_DEVICE __host__ __device__
+#else
+#define NN_BK_HOST_DEVICE
+#endif
+
+/* The dropout mask, defined once for every backend: a splitmix64 hash of
+ * (seed, step, index); element kept when its top 24 bits, as a fraction,
+ * are >= rate. */
+static inline NN_BK_HOST_DEVICE int
+nn_dropout_keep (uint64_t seed, int64_t step, uint64_t index, float rate)
+{
+  uint64_t z = seed + 0x9E3779B97F4A7C15ull * ((uint64_t) step + 1)
+               + 0xD1B54A32D192ED03ull * index;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return (float) (z >> 40) * (1.0f / 16777216.0f) >= rate;
+}
+
+/* The CPU backend, built into the engine. */
+const NnBackendOps *nn_backend_cpu_get (void);
+
+/* The single symbol a backend module exports. */
+typedef const NnBackendOps *(*NnBackendGetFunc) (void);
+#define NN_BACKEND_CUDA_SYMBOL "nn_backend_cuda_get"
+
+#ifdef __cplusplus
+}
+#endif

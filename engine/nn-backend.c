@@ -1,0 +1,390 @@
+/* nn-backend.c: finding and opening backends.
+ *
+ * The CPU backend is built in. The CUDA backend is a module loaded with
+ * dlopen/LoadLibrary only when a CUDA device is listed or asked for, so the
+ * engine runs on machines with no NVIDIA software at all; when it cannot be
+ * loaded, the device list says why in words.
+ */
+
+#define _GNU_SOURCE
+
+#include "nn-private.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <pthread.h>
+#endif
+
+#ifndef NN_CUDA_MODULE_DIR
+#define NN_CUDA_MODULE_DIR ""
+#endif
+
+#ifdef _WIN32
+#define CUDA_MODULE_NAME "trainbench-cuda.dll"
+#else
+#define CUDA_MODULE_NAME "libtrainbench-cuda.so"
+#endif
+
+/* ---------------------------------------------------------------- CUDA module */
+
+static const NnBackendOps *cuda_ops;
+static char cuda_reason[512];
+static int cuda_tried;
+
+#ifndef _WIN32
+static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+/* Folder of the running executable, so a build tree and an install both find
+ * the module next to (or below) the program. */
+static void
+self_dir (char *out, size_t size)
+{
+  out[0] = '\0';
+#ifdef _WIN32
+  DWORD n = GetModuleFileNameA (NULL, out, (DWORD) size);
+  if (n == 0 || n >= size)
+    {
+      out[0] = '\0';
+      return;
+    }
+#else
+  ssize_t n = readlink ("/proc/self/exe", out, size - 1);
+  if (n <= 0)
+    {
+      out[0] = '\0';
+      return;
+    }
+  out[n] = '\0';
+#endif
+  char *slash = strrchr (out, '/');
+#ifdef _WIN32
+  char *bslash = strrchr (out, '\\');
+  if (bslash > slash)
+    slash = bslash;
+#endif
+  if (slash != NULL)
+    *slash = '\0';
+}
+
+static void *
+open_module (const char *path, char *why, size_t why_size)
+{
+#ifdef _WIN32
+  HMODULE h = LoadLibraryA (path);
+  if (h == NULL)
+    snprintf (why, why_size, "cannot load %s (error %lu)", path, (unsigned long) GetLastError ());
+  return (void *) h;
+#else
+  void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  if (h == NULL)
+    {
+      const char *msg = dlerror ();
+      snprintf (why, why_size, "%s", msg ? msg : "dlopen failed");
+    }
+  return h;
+#endif
+}
+
+static void *
+find_symbol (void *module, const char *name)
+{
+#ifdef _WIN32
+  return (void *) GetProcAddress ((HMODULE) module, name);
+#else
+  return dlsym (module, name);
+#endif
+}
+
+/* Turn a loader message into the reason a user reads. */
+static void
+explain_load_failure (const char *why, char *out, size_t size)
+{
+  if (strstr (why, "libcudnn") != NULL)
+    {
+      const char *lib = strstr (why, "libcudnn");
+      int len = 0;
+      while (lib[len] != '\0' && lib[len] != ':' && !isspace ((unsigned char) lib[len]))
+        len++;
+      snprintf (out, size, "%.*s not found (install cuDNN 9)", len, lib);
+    }
+  else if (strstr (why, "libcublas") != NULL)
+    snprintf (out, size, "cuBLAS not found (install the CUDA toolkit's libraries)");
+  else if (strstr (why, "libcudart") != NULL)
+    snprintf (out, size, "CUDA runtime not found (install the CUDA toolkit's libraries)");
+  else if (strstr (why, "libcuda.so") != NULL || strstr (why, "nvcuda") != NULL)
+    snprintf (out, size, "no NVIDIA driver");
+  else
+    snprintf (out, size, "CUDA module not loadable: %s", why);
+}
+
+static const NnBackendOps *
+load_cuda_locked (char *reason, size_t reason_size)
+{
+  char candidates[4][4096];
+  char dir[4096];
+  char why[1024] = "";
+  int n = 0;
+  void *module = NULL;
+  const char *env = getenv ("TRAINBENCH_CUDA_MODULE");
+
+  if (env != NULL && env[0] != '\0')
+    snprintf (candidates[n++], sizeof candidates[0], "%s", env);
+  self_dir (dir, sizeof dir);
+  if (dir[0] != '\0')
+    {
+      snprintf (candidates[n++], sizeof candidates[0], "%s/../gpu/%s", dir, CUDA_MODULE_NAME);
+      snprintf (candidates[n++], sizeof candidates[0], "%s/%s", dir, CUDA_MODULE_NAME);
+    }
+  if (NN_CUDA_MODULE_DIR[0] != '\0')
+    snprintf (candidates[n++], sizeof candidates[0], "%s/%s", NN_CUDA_MODULE_DIR, CUDA_MODULE_NAME);
+
+  int found_file = 0;
+  for (int i = 0; i < n && module == NULL; i++)
+    {
+      FILE *f = fopen (candidates[i], "rb");
+      if (f == NULL)
+        continue;
+      fclose (f);
+      found_file = 1;
+      module = open_module (candidates[i], why, sizeof why);
+    }
+  if (!found_file)
+    {
+      snprintf (reason, reason_size, "CUDA module not built (%s not found)", CUDA_MODULE_NAME);
+      return NULL;
+    }
+  if (module == NULL)
+    {
+      explain_load_failure (why, reason, reason_size);
+      return NULL;
+    }
+
+  NnBackendGetFunc get = (NnBackendGetFunc) find_symbol (module, NN_BACKEND_CUDA_SYMBOL);
+  if (get == NULL)
+    {
+      snprintf (reason, reason_size, "CUDA module has no %s", NN_BACKEND_CUDA_SYMBOL);
+      return NULL;
+    }
+  const NnBackendOps *ops = get ();
+  if (ops == NULL || ops->abi_version != NN_BACKEND_ABI_VERSION
+      || ops->struct_size < sizeof (NnBackendOps))
+    {
+      snprintf (reason, reason_size, "CUDA module ABI mismatch (module %u, engine %u)",
+                ops ? ops->abi_version : 0u, (unsigned) NN_BACKEND_ABI_VERSION);
+      return NULL;
+    }
+  /* The module stays loaded for the life of the process: its table is static. */
+  return ops;
+}
+
+const NnBackendOps *
+_nn_backend_cuda_load (char *reason, size_t reason_size)
+{
+#ifndef _WIN32
+  pthread_mutex_lock (&cuda_lock);
+#endif
+  if (!cuda_tried)
+    {
+      cuda_ops = load_cuda_locked (cuda_reason, sizeof cuda_reason);
+      cuda_tried = 1;
+    }
+  const NnBackendOps *ops = cuda_ops;
+  if (ops == NULL && reason != NULL)
+    snprintf (reason, reason_size, "%s", cuda_reason);
+#ifndef _WIN32
+  pthread_mutex_unlock (&cuda_lock);
+#endif
+  return ops;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+NnStatus
+nn_device_parse (const char *text, NnDeviceKind *kind, int32_t *index, NnError *error)
+{
+  char *end;
+  long n;
+
+  if (text == NULL || text[0] == '\0')
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no device given (use cpu or cuda:N)");
+  if (strcmp (text, "cpu") == 0)
+    {
+      *kind = NN_DEVICE_CPU;
+      *index = 0;
+      return NN_OK;
+    }
+  if (strcmp (text, "cuda") == 0 || strcmp (text, "gpu") == 0)
+    {
+      *kind = NN_DEVICE_CUDA;
+      *index = 0;
+      return NN_OK;
+    }
+  if (strncmp (text, "cuda:", 5) == 0 || strncmp (text, "gpu:", 4) == 0)
+    {
+      const char *digits = strchr (text, ':') + 1;
+      n = strtol (digits, &end, 10);
+      if (end != digits && *end == '\0' && n >= 0 && n < 1024)
+        {
+          *kind = NN_DEVICE_CUDA;
+          *index = (int32_t) n;
+          return NN_OK;
+        }
+    }
+  return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                        "unknown device '%s' (use cpu, cuda or cuda:N)", text);
+}
+
+static void
+cpu_device_info (NnDeviceInfo *info)
+{
+  NnSystemInfo sys;
+  nn_system_info (&sys);
+  memset (info, 0, sizeof *info);
+  info->kind = NN_DEVICE_CPU;
+  info->index = 0;
+  info->usable = true;
+  snprintf (info->name, sizeof info->name, "%s", sys.cpu_model[0] ? sys.cpu_model : "CPU");
+  info->memory_bytes = sys.ram_bytes;
+  info->cores = sys.cpu_cores;
+}
+
+static void
+cuda_device_info (const NnBackendOps *ops, int index, NnDeviceInfo *info)
+{
+  NnBackendDeviceInfo bi;
+  memset (info, 0, sizeof *info);
+  memset (&bi, 0, sizeof bi);
+  info->kind = NN_DEVICE_CUDA;
+  info->index = index;
+  if (ops->device_info (index, &bi) != 0)
+    {
+      snprintf (info->name, sizeof info->name, "CUDA device %d", index);
+      snprintf (info->reason, sizeof info->reason, "device %d could not be queried", index);
+      return;
+    }
+  info->usable = true;
+  snprintf (info->name, sizeof info->name, "%s", bi.name);
+  info->memory_bytes = bi.memory_bytes;
+  info->compute_major = bi.compute_major;
+  info->compute_minor = bi.compute_minor;
+  info->cores = bi.multiprocessors;
+  snprintf (info->driver, sizeof info->driver, "%s", bi.driver);
+  snprintf (info->runtime, sizeof info->runtime, "%s", bi.runtime);
+}
+
+int
+nn_device_list (NnDeviceInfo *out, int max)
+{
+  char reason[512];
+  int n = 0;
+
+  if (max <= 0)
+    return 0;
+  cpu_device_info (&out[n++]);
+
+  const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+  int count = ops ? ops->device_count (reason, sizeof reason) : 0;
+  if (count <= 0)
+    {
+      if (n < max)
+        {
+          memset (&out[n], 0, sizeof out[n]);
+          out[n].kind = NN_DEVICE_CUDA;
+          snprintf (out[n].name, sizeof out[n].name, "CUDA GPU");
+          snprintf (out[n].reason, sizeof out[n].reason, "%s", reason[0] ? reason : "no CUDA device");
+          n++;
+        }
+      return n;
+    }
+  for (int i = 0; i < count && n < max; i++)
+    cuda_device_info (ops, i, &out[n++]);
+  return n;
+}
+
+/* ---------------------------------------------------------------- open / close */
+
+NnStatus
+_nn_backend_open (const NnDeviceOptions *options, NnBackend *backend, NnError *error)
+{
+  NnBackendOptions bo = { 0 };
+  char message[1024] = "";
+  char reason[512] = "";
+  const NnBackendOps *ops;
+  int rc;
+
+  memset (backend, 0, sizeof *backend);
+  bo.threads = options->threads;
+  bo.tf32 = options->tf32;
+
+  if (options->kind == NN_DEVICE_CPU)
+    {
+      nn_blas_init ();
+      ops = nn_backend_cpu_get ();
+      cpu_device_info (&backend->device);
+    }
+  else
+    {
+      ops = _nn_backend_cuda_load (reason, sizeof reason);
+      if (ops == NULL)
+        return _nn_error_set (error, NN_ERROR_UNAVAILABLE, "cuda:%d: %s", options->index, reason);
+      int count = ops->device_count (reason, sizeof reason);
+      if (count <= 0)
+        return _nn_error_set (error, NN_ERROR_UNAVAILABLE, "cuda:%d: %s", options->index,
+                              reason[0] ? reason : "no CUDA device");
+      if (options->index < 0 || options->index >= count)
+        return _nn_error_set (error, NN_ERROR_UNAVAILABLE,
+                              "cuda:%d: no such device (%d CUDA device%s found)", options->index,
+                              count, count == 1 ? "" : "s");
+      cuda_device_info (ops, options->index, &backend->device);
+    }
+
+  rc = ops->context_new (options->kind == NN_DEVICE_CPU ? 0 : options->index, &bo, &backend->ctx,
+                         message, sizeof message);
+  if (rc != 0)
+    {
+      NnStatus code = rc == NN_BACKEND_OUT_OF_MEMORY ? NN_ERROR_DEVICE_MEMORY
+                      : rc == NN_BACKEND_DEVICE_LOST ? NN_ERROR_DEVICE_LOST
+                                                     : NN_ERROR_DEVICE;
+      return _nn_error_set (error, code, "%s:%d: %s", ops->name, options->index,
+                            message[0] ? message : "cannot start the backend");
+    }
+  backend->ops = ops;
+  return NN_OK;
+}
+
+void
+_nn_backend_close (NnBackend *backend)
+{
+  if (backend->ops != NULL && backend->ctx != NULL)
+    backend->ops->context_free (backend->ctx);
+  backend->ctx = NULL;
+  backend->ops = NULL;
+}
+
+NnStatus
+_nn_backend_check (NnBackend *backend, int rc, const char *what, NnError *error)
+{
+  const char *message;
+  NnStatus code;
+
+  if (rc == NN_BACKEND_OK)
+    return NN_OK;
+  message = backend->ops->last_error (backend->ctx);
+  switch (rc)
+    {
+    case NN_BACKEND_OUT_OF_MEMORY: code = NN_ERROR_DEVICE_MEMORY; break;
+    case NN_BACKEND_DEVICE_LOST: code = NN_ERROR_DEVICE_LOST; break;
+    case NN_BACKEND_UNSUPPORTED: code = NN_ERROR_UNAVAILABLE; break;
+    default: code = NN_ERROR_DEVICE; break;
+    }
+  return _nn_error_set (error, code, "%s:%d: %s: %s", backend->ops->name, backend->device.index,
+                        what, message && message[0] ? message : nn_status_name (code));
+}

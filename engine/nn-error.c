@@ -1,0 +1,92 @@
+/* nn-error.c: error messages and the monotonic clock, shared by the engine. */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "nn-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
+
+const char *
+nn_status_name (NnStatus status)
+{
+  switch (status)
+    {
+    case NN_OK: return "ok";
+    case NN_ERROR_INVALID_ARGUMENT: return "invalid argument";
+    case NN_ERROR_IO: return "input/output error";
+    case NN_ERROR_FORMAT: return "format error";
+    case NN_ERROR_SPEC: return "model spec error";
+    case NN_ERROR_SHAPE: return "shape error";
+    case NN_ERROR_NO_MEMORY: return "out of memory";
+    case NN_ERROR_DEVICE: return "device error";
+    case NN_ERROR_DEVICE_MEMORY: return "out of device memory";
+    case NN_ERROR_DEVICE_LOST: return "device lost";
+    case NN_ERROR_UNAVAILABLE: return "unavailable";
+    case NN_ERROR_CANCELLED: return "cancelled";
+    case NN_ERROR_DIVERGED: return "diverged";
+    }
+  return "unknown error";
+}
+
+void
+nn_error_clear (NnError *error)
+{
+  if (error == NULL)
+    return;
+  error->code = NN_OK;
+  error->message[0] = '\0';
+}
+
+NnStatus
+_nn_error_set (NnError *error, NnStatus code, const char *format, ...)
+{
+  if (error != NULL)
+    {
+      va_list args;
+      va_start (args, format);
+      error->code = code;
+      vsnprintf (error->message, sizeof error->message, format, args);
+      va_end (args);
+    }
+  return code;
+}
+
+void
+_nn_error_prefix (NnError *error, const char *format, ...)
+{
+  char prefix[512];
+  char old[NN_ERROR_MESSAGE_MAX];
+  va_list args;
+
+  if (error == NULL)
+    return;
+  va_start (args, format);
+  vsnprintf (prefix, sizeof prefix, format, args);
+  va_end (args);
+  memcpy (old, error->message, sizeof old);
+  snprintf (error->message, sizeof error->message, "%s: %s", prefix, old);
+}
+
+double
+_nn_now (void)
+{
+#ifdef _WIN32
+  static LARGE_INTEGER frequency;
+  LARGE_INTEGER now;
+  if (frequency.QuadPart == 0)
+    QueryPerformanceFrequency (&frequency);
+  QueryPerformanceCounter (&now);
+  return (double) now.QuadPart / (double) frequency.QuadPart;
+#else
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+#endif
+}

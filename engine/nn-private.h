@@ -1,0 +1,86 @@
+/* nn-private.h: what the engine's own files share and nobody else sees.
+ *
+ * Error helpers, the clock, shapes, the backend handle, and the layer
+ * interface every engine/layers/nn-*.c implements.
+ */
+#pragma once
+
+#include "trainbench.h"
+#include "nn-backend-abi.h"
+
+#include <stdarg.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NN_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#else
+#define NN_PRINTF(f, a)
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/* Fill `error` (may be NULL) and return `code`, so a failure reads
+ *   return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad magic", path); */
+NnStatus _nn_error_set (NnError *error, NnStatus code, const char *format, ...) NN_PRINTF (3, 4);
+
+/* Put "prefix: " in front of an error's message (for context as it rises). */
+void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3);
+
+/* ---------------------------------------------------------------- clock */
+
+/* Monotonic seconds from an arbitrary origin. */
+double _nn_now (void);
+
+/* ---------------------------------------------------------------- shapes */
+
+/* A sample's shape: rank 1 (c = features, h = w = 1) or rank 3 (c, h, w). */
+typedef struct
+{
+  int32_t rank;
+  int32_t c, h, w;
+} NnShape;
+
+static inline int64_t
+_nn_shape_size (NnShape s)
+{
+  return (int64_t) s.c * s.h * s.w;
+}
+
+/* Output shape and parameter count of one layer on input `in`. The message
+ * names the problem ("needs a 3-D input (channels, height, width), got (128)");
+ * the caller prefixes the layer. */
+NnStatus _nn_layer_infer (const NnLayerSpec *spec,
+                          NnShape in,
+                          NnShape *out,
+                          int64_t *params,
+                          NnError *error);
+
+/* Explicit top/left padding of a conv or pool layer on input `in` (0 for valid). */
+void _nn_layer_padding (const NnLayerSpec *spec, NnShape in, NnShape out,
+                        int32_t *pad_h, int32_t *pad_w);
+
+/* ---------------------------------------------------------------- backends */
+
+/* An open backend: the ops table and one context. */
+typedef struct
+{
+  const NnBackendOps *ops; /* borrowed: static table */
+  void *ctx;               /* owned */
+  NnDeviceInfo device;
+} NnBackend;
+
+/* Open the backend for a device (CPU built in; CUDA loaded on demand). */
+NnStatus _nn_backend_open (const NnDeviceOptions *options, NnBackend *backend, NnError *error);
+void _nn_backend_close (NnBackend *backend);
+
+/* Turn a backend op's return code into a status with the backend's message,
+ * prefixed with `what` ("dense_1 forward"). NN_OK when rc is 0. */
+NnStatus _nn_backend_check (NnBackend *backend, int rc, const char *what, NnError *error);
+
+/* Where the CUDA module is looked for, and why loading it failed (for the
+ * device list); returns NULL and fills reason when it is not usable. */
+const NnBackendOps *_nn_backend_cuda_load (char *reason, size_t reason_size);
+
+/* ---------------------------------------------------------------- BLAS */
+
+/* Name of the OpenBLAS core in use, or "" (nn-blas.c). */
+const char *_nn_blas_core (void);

@@ -1,0 +1,523 @@
+/* trainbench.h: the public API of libtrainbench, the training engine.
+ *
+ * Plain C11, no GLib. Every function that can fail returns an NnStatus and
+ * fills an NnError the caller owns; the engine never prints and never exits.
+ * The GUI and the CLI use this header only.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NN_VERSION_STRING "0.1.0"
+#define NN_RESULT_SCHEMA 1
+
+/* ---------------------------------------------------------------- errors */
+
+typedef enum
+{
+  NN_OK = 0,
+  NN_ERROR_INVALID_ARGUMENT, /* a bad value from the caller: hyperparameter, option, path */
+  NN_ERROR_IO,               /* a file could not be opened, read or written */
+  NN_ERROR_FORMAT,           /* a file's contents are malformed */
+  NN_ERROR_SPEC,             /* a model spec does not parse */
+  NN_ERROR_SHAPE,            /* a layer does not fit its input */
+  NN_ERROR_NO_MEMORY,        /* host memory */
+  NN_ERROR_DEVICE,           /* a backend failed; the message says how */
+  NN_ERROR_DEVICE_MEMORY,    /* device memory ran out; the message names what and a hint */
+  NN_ERROR_DEVICE_LOST,      /* the device is unusable until the process restarts */
+  NN_ERROR_UNAVAILABLE,      /* a device or data set is not present here */
+  NN_ERROR_CANCELLED,        /* the caller asked to stop */
+  NN_ERROR_DIVERGED,         /* the loss became NaN or infinite */
+} NnStatus;
+
+#define NN_ERROR_MESSAGE_MAX 1024
+
+typedef struct
+{
+  NnStatus code;
+  char message[NN_ERROR_MESSAGE_MAX];
+} NnError;
+
+/* A short English name of a status ("format error"), for logs. */
+const char *nn_status_name (NnStatus status);
+
+/* Clear an error before reuse. */
+void nn_error_clear (NnError *error);
+
+/* ---------------------------------------------------------------- data sets */
+
+typedef struct
+{
+  int32_t count;
+  int32_t height;
+  int32_t width;
+  int32_t channels;
+  uint8_t *images; /* (count, channels, height, width), raw 0..255, owned */
+  uint8_t *labels; /* (count), class indices, owned */
+} NnSplit;
+
+typedef struct
+{
+  char name[64];    /* "mnist", "fashion-mnist", or the file's base name */
+  char path[4096];  /* where it was loaded from */
+  int32_t classes;  /* 1 + the largest label seen, at least 2 */
+  NnSplit train;
+  NnSplit test;
+} NnDataset;
+
+/* Load a data set by name ("mnist", "fashion-mnist") from the usual places,
+ * or by path: a folder of IDX files (.gz or raw, the usual four names), or a
+ * Keras .npz file (x_train, y_train, x_test, y_test). */
+NnStatus nn_dataset_load (const char *name_or_path, NnDataset **out, NnError *error);
+
+/* Load one split from an image and a label IDX file. */
+NnStatus nn_dataset_load_idx_pair (const char *images_path,
+                                   const char *labels_path,
+                                   NnSplit *out,
+                                   NnError *error);
+
+NnStatus nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error);
+
+void nn_dataset_free (NnDataset *dataset);
+
+/* Keep only the first `train` and `test` samples (0 keeps all); for quick runs. */
+void nn_dataset_truncate (NnDataset *dataset, int32_t train, int32_t test);
+
+typedef struct
+{
+  char name[64];      /* "mnist" */
+  char path[4096];    /* where it was found, or "" */
+  bool available;
+  char reason[256];   /* why not, when unavailable */
+} NnDatasetLocation;
+
+/* The well-known data sets and where each was found; returns how many were
+ * written (at most `max`). */
+int nn_dataset_list_known (NnDatasetLocation *out, int max);
+
+/* The folder Trainbench downloads data sets to: $XDG_DATA_HOME/trainbench/datasets
+ * (or %LOCALAPPDATA% on Windows). Written into `out`. */
+void nn_dataset_user_dir (char *out, size_t size);
+
+/* ---------------------------------------------------------------- model specs */
+
+typedef enum
+{
+  NN_LAYER_DENSE,
+  NN_LAYER_CONV2D,
+  NN_LAYER_MAXPOOL2D,
+  NN_LAYER_AVGPOOL2D,
+  NN_LAYER_FLATTEN,
+  NN_LAYER_DROPOUT,
+  NN_LAYER_ACTIVATION,
+} NnLayerKind;
+
+typedef enum
+{
+  NN_ACT_LINEAR,
+  NN_ACT_RELU,
+  NN_ACT_SIGMOID,
+  NN_ACT_TANH,
+  NN_ACT_SOFTMAX,
+} NnActivation;
+
+typedef enum
+{
+  NN_PADDING_VALID,
+  NN_PADDING_SAME,
+} NnPadding;
+
+/* One layer as written in a spec. Fields a kind does not use stay 0. */
+typedef struct
+{
+  NnLayerKind kind;
+  int32_t units;          /* dense */
+  int32_t filters;        /* conv2d */
+  int32_t kernel_h;       /* conv2d kernel, pool window */
+  int32_t kernel_w;
+  int32_t stride_h;       /* conv2d default 1, pool default = window */
+  int32_t stride_w;
+  NnPadding padding;      /* conv2d, pools */
+  float rate;             /* dropout */
+  NnActivation activation; /* dense, conv2d, activation */
+} NnLayerSpec;
+
+typedef struct
+{
+  int32_t count;
+  NnLayerSpec *layers; /* (count), owned */
+} NnSpec;
+
+/* Parse the one-line text form, layers separated by ';' or newlines:
+ *   conv2d 32 3 relu; conv2d 64 3x3 relu stride=1 padding=same; maxpool 2;
+ *   avgpool 2x2 stride=2; dropout 0.25; flatten; dense 128 relu; relu;
+ *   activation tanh; dense 10 softmax
+ * Errors name the layer (1-based) and the word that is wrong. */
+NnStatus nn_spec_parse (const char *text, NnSpec **out, NnError *error);
+void nn_spec_free (NnSpec *spec);
+
+/* Write the canonical text of a spec (parses back to the same spec). Returns
+ * the length it needed, like snprintf. */
+size_t nn_spec_format (const NnSpec *spec, char *out, size_t size);
+
+const char *nn_layer_kind_name (NnLayerKind kind);     /* "dense" */
+const char *nn_activation_name (NnActivation act);     /* "relu", "linear" */
+
+/* ---------------------------------------------------------------- presets */
+
+typedef enum
+{
+  NN_OPT_SGD,
+  NN_OPT_ADAM,
+  NN_OPT_ADADELTA,
+  NN_OPT_RMSPROP,
+  NN_OPT_ADAGRAD,
+} NnOptimizerKind;
+
+/* Hyperparameters with Keras' names and defaults (nn_optimizer_defaults). */
+typedef struct
+{
+  NnOptimizerKind kind;
+  float lr;
+  float momentum;   /* sgd: 0; rmsprop: 0 (unused) */
+  bool nesterov;    /* sgd */
+  float beta1;      /* adam 0.9 */
+  float beta2;      /* adam 0.999 */
+  float rho;        /* adadelta 0.95, rmsprop 0.9 */
+  float epsilon;    /* 1e-7 */
+  float initial_accumulator; /* adagrad 0.1 */
+} NnOptimizer;
+
+NnOptimizer nn_optimizer_defaults (NnOptimizerKind kind);
+const char *nn_optimizer_name (NnOptimizerKind kind); /* "adam" */
+/* "adam", "sgd", ... (case-insensitive) */
+NnStatus nn_optimizer_from_name (const char *name, NnOptimizerKind *out, NnError *error);
+/* Check every setting is in range; the message names the setting. */
+NnStatus nn_optimizer_validate (const NnOptimizer *opt, NnError *error);
+
+typedef enum
+{
+  NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY,
+  NN_LOSS_CATEGORICAL_CROSSENTROPY,
+  NN_LOSS_MEAN_SQUARED_ERROR,
+} NnLossKind;
+
+const char *nn_loss_name (NnLossKind loss);
+NnStatus nn_loss_from_name (const char *name, NnLossKind *out, NnError *error);
+
+typedef struct
+{
+  const char *name;        /* "mlp-small" */
+  const char *title;       /* "Small MLP (784-128-10)" */
+  const char *spec;        /* spec text */
+  NnOptimizerKind optimizer;
+  float lr;
+  int32_t batch_size;
+  int32_t epochs;
+} NnPreset;
+
+/* The three article models; NULL-terminated by count. */
+const NnPreset *nn_presets (int *count);
+const NnPreset *nn_preset_find (const char *name); /* NULL when unknown */
+
+/* ---------------------------------------------------------------- devices */
+
+typedef enum
+{
+  NN_DEVICE_CPU,
+  NN_DEVICE_CUDA,
+} NnDeviceKind;
+
+typedef struct
+{
+  NnDeviceKind kind;
+  int32_t index;           /* 0 for the CPU, the CUDA ordinal otherwise */
+  bool usable;
+  char name[256];          /* "AMD EPYC 9654", "NVIDIA H200" */
+  char reason[256];        /* why not usable: "no NVIDIA driver", ... */
+  uint64_t memory_bytes;   /* RAM for the CPU, device memory for a GPU */
+  int32_t compute_major;   /* CUDA compute capability */
+  int32_t compute_minor;
+  int32_t cores;           /* CPU cores; multiprocessors for a GPU */
+  char driver[64];         /* "580.159.04" */
+  char runtime[64];        /* CUDA runtime version */
+} NnDeviceInfo;
+
+/* Parse "cpu", "cuda", "cuda:1", "gpu". */
+NnStatus nn_device_parse (const char *text, NnDeviceKind *kind, int32_t *index, NnError *error);
+
+/* All devices: the CPU first, then each CUDA device or one unusable CUDA
+ * entry saying why there is none. Returns how many were written. */
+int nn_device_list (NnDeviceInfo *out, int max);
+
+/* ---------------------------------------------------------------- models */
+
+typedef struct NnModel NnModel;
+
+/* Input of a model: one sample's shape. */
+typedef struct
+{
+  int32_t channels;
+  int32_t height;
+  int32_t width;
+} NnInputShape;
+
+/* Output shape of one layer for summaries: rank 1 (units) or 3 (C, H, W). */
+typedef struct
+{
+  NnLayerSpec spec;
+  int32_t rank;
+  int32_t dims[3];
+  int64_t params;
+  char name[32];          /* "dense_1", "conv2d", Keras-like */
+} NnLayerInfo;
+
+typedef struct
+{
+  NnDeviceKind kind;       /* NN_DEVICE_CPU by default */
+  int32_t index;
+  int32_t threads;         /* CPU threads; 0 = all cores */
+  bool tf32;               /* GPU: allow TF32 for convolutions and GEMMs */
+} NnDeviceOptions;
+
+/* Infer every layer's shape without allocating a backend: for builders and
+ * summaries. Fills `infos` (count = spec->count) when not NULL. Errors name the
+ * layer and the shape that does not fit. The last layer must produce `classes`
+ * outputs for training (checked by the trainer, not here). */
+NnStatus nn_spec_infer (const NnSpec *spec,
+                        NnInputShape input,
+                        NnLayerInfo *infos,
+                        int64_t *total_params,
+                        NnError *error);
+
+/* A Keras-like text summary (layer, output shape, params, total). Returns
+ * the length it needed, like snprintf. */
+size_t nn_spec_summary (const NnSpec *spec, NnInputShape input, char *out, size_t size);
+
+/* Build a model on a device: shapes, parameter arena (Glorot-uniform weights,
+ * zero biases, from `seed`). Allocates everything a training step needs for
+ * `batch_size` up front, so running out of memory shows up here. */
+NnStatus nn_model_new (const NnSpec *spec,
+                       NnInputShape input,
+                       int32_t batch_size,
+                       const NnDeviceOptions *device,
+                       uint64_t seed,
+                       NnModel **out,
+                       NnError *error);
+void nn_model_free (NnModel *model);
+
+int64_t nn_model_param_count (const NnModel *model);
+int32_t nn_model_output_size (const NnModel *model);
+/* Weights as a flat host array in layer order (kernel then bias per layer). */
+NnStatus nn_model_get_weights (NnModel *model, float *out, int64_t count, NnError *error);
+NnStatus nn_model_set_weights (NnModel *model, const float *in, int64_t count, NnError *error);
+
+/* Weights file: magic "TBWEIGHT", version, spec text, input shape, params. */
+NnStatus nn_model_save (NnModel *model, const char *path, NnError *error);
+/* Load weights into a model whose spec and input match the file's. */
+NnStatus nn_model_load (NnModel *model, const char *path, NnError *error);
+/* Read only the spec text and input shape of a weights file (caller frees *spec_text). */
+NnStatus nn_weights_file_peek (const char *path, char **spec_text, NnInputShape *input, NnError *error);
+
+/* Class probabilities for `count` samples: probs (count, outputs). */
+NnStatus nn_model_predict (NnModel *model,
+                           const NnSplit *split,
+                           int32_t first,
+                           int32_t count,
+                           float *probs,
+                           NnError *error);
+
+/* ---------------------------------------------------------------- training */
+
+typedef struct
+{
+  const char *spec_text;     /* borrowed; required */
+  const char *model_name;    /* preset name or NULL */
+  NnOptimizer optimizer;
+  NnLossKind loss;
+  int32_t batch_size;
+  int32_t epochs;
+  uint64_t seed;
+  NnDeviceOptions device;
+  int32_t progress_every;    /* steps between progress reports; 0 = automatic */
+  int32_t max_steps;         /* stop after this many steps in all (0 = no limit), for quick checks */
+} NnTrainConfig;
+
+/* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU. */
+void nn_train_config_init (NnTrainConfig *config);
+
+typedef enum
+{
+  NN_PROGRESS_STEP,        /* some steps done */
+  NN_PROGRESS_EPOCH_END,   /* an epoch and its evaluation are done */
+} NnProgressKind;
+
+typedef struct
+{
+  NnProgressKind kind;
+  int32_t epoch;           /* 1-based */
+  int32_t epochs;
+  int64_t step;            /* steps done in all */
+  int64_t steps_per_epoch;
+  int64_t total_steps;
+  int32_t step_in_epoch;   /* steps done in this epoch */
+  float loss;              /* mean training loss over the steps since the last report */
+  float accuracy;          /* training accuracy over those steps */
+  double samples_per_second;
+  double elapsed_seconds;
+  double eta_seconds;      /* < 0 when unknown */
+  /* NN_PROGRESS_EPOCH_END only */
+  double epoch_seconds;
+  float train_loss;
+  float train_accuracy;
+  float test_loss;
+  float test_accuracy;
+} NnProgress;
+
+/* Called on the training thread. Return false to cancel (also see
+ * nn_trainer_cancel). */
+typedef bool (*NnProgressCallback) (const NnProgress *progress, void *user_data);
+
+typedef struct
+{
+  int32_t epoch;
+  double seconds;
+  float train_loss;
+  float train_accuracy;
+  float test_loss;
+  float test_accuracy;
+  double samples_per_second;
+} NnEpochRecord;
+
+typedef enum
+{
+  NN_RUN_COMPLETED,
+  NN_RUN_CANCELLED,
+  NN_RUN_FAILED,
+} NnRunStatus;
+
+#define NN_LOSS_CURVE_MAX 512
+
+/* Everything a finished run knows; written to a result file by nn_result_write. */
+typedef struct
+{
+  char run_id[64];
+  char started_at[32];       /* UTC ISO 8601 */
+  NnRunStatus status;
+  char error[NN_ERROR_MESSAGE_MAX];
+  NnTrainConfig config;      /* spec_text and model_name point into the strings below */
+  char spec_text[2048];
+  char model_name[64];
+  NnDeviceInfo device;
+  int32_t threads;           /* threads actually used (CPU) */
+  char dataset_name[64];
+  char dataset_path[4096];
+  int32_t train_samples;
+  int32_t test_samples;
+  int64_t params;
+  int32_t epoch_count;
+  NnEpochRecord *epochs;     /* (epoch_count), owned */
+  int64_t step_count;
+  double step_seconds_median;
+  double step_seconds_p10;
+  double step_seconds_p90;
+  int32_t loss_curve_count;
+  float loss_curve[NN_LOSS_CURVE_MAX]; /* down-sampled training loss */
+  int64_t loss_curve_steps[NN_LOSS_CURVE_MAX]; /* step each point ends at */
+  double total_seconds;
+  double time_to_first_step_seconds;
+} NnRunResult;
+
+typedef struct NnTrainer NnTrainer;
+
+NnStatus nn_trainer_new (const NnTrainConfig *config,
+                         const NnDataset *dataset,
+                         NnTrainer **out,
+                         NnError *error);
+void nn_trainer_free (NnTrainer *trainer);
+
+void nn_trainer_set_progress (NnTrainer *trainer, NnProgressCallback callback, void *user_data);
+
+/* Ask a running trainer to stop; safe from any thread. The run stops within
+ * one step and is recorded as cancelled. */
+void nn_trainer_cancel (NnTrainer *trainer);
+
+/* Train. Always fills `result` (also when it fails or is cancelled, with
+ * status and error set) when result is not NULL; the caller frees it with
+ * nn_run_result_clear. Returns NN_OK, NN_ERROR_CANCELLED, NN_ERROR_DIVERGED or
+ * the error that stopped it. */
+NnStatus nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error);
+
+/* The trained model (borrowed, valid until nn_trainer_free). */
+NnModel *nn_trainer_model (NnTrainer *trainer);
+
+void nn_run_result_clear (NnRunResult *result);
+
+/* Mean loss and accuracy of `model` on a split. */
+NnStatus nn_model_evaluate (NnModel *model,
+                            const NnSplit *split,
+                            NnLossKind loss,
+                            float *loss_out,
+                            float *accuracy_out,
+                            NnError *error);
+
+/* ---------------------------------------------------------------- system */
+
+typedef struct
+{
+  char os_name[128];       /* "Debian GNU/Linux", "Windows" */
+  char os_version[128];    /* "12 (bookworm)" */
+  char kernel[128];        /* "6.1.0-26-amd64" */
+  char cpu_model[256];
+  int32_t cpu_cores;       /* physical cores */
+  int32_t cpu_threads;     /* logical processors */
+  uint64_t ram_bytes;
+  char blas_name[64];      /* "OpenBLAS" */
+  char blas_version[64];   /* "0.3.21" */
+  char blas_core[64];      /* kernel core in use: "SkylakeX" */
+  char blas_note[256];     /* e.g. why the core could not be chosen; "" when fine */
+  int32_t blas_threads;
+  char compiler[128];      /* "GCC 12.2.0" */
+} NnSystemInfo;
+
+void nn_system_info (NnSystemInfo *info);
+
+/* Make OpenBLAS run the best kernels this CPU supports. Must run before the
+ * first BLAS call (the engine calls it from every entry point that may use
+ * BLAS; callers may call it first thing in main). Idempotent. */
+void nn_blas_init (void);
+
+/* Set the thread count for OpenBLAS and the engine's own loops together
+ * (0 = all cores). Returns the count in effect. */
+int32_t nn_threads_set (int32_t threads);
+
+/* ---------------------------------------------------------------- results */
+
+/* Write a result as schema-1 JSON to `path` atomically (temporary file, flush,
+ * rename). `system` may be NULL (then it is read now). */
+NnStatus nn_result_write (const NnRunResult *result,
+                          const NnSystemInfo *system,
+                          const char *path,
+                          NnError *error);
+
+/* Make a new run id ("20261130T050312Z-mlp-small-cpu-4f2a") and a started_at. */
+void nn_run_id_new (const char *model_name,
+                    const NnDeviceInfo *device,
+                    char *run_id,
+                    size_t run_id_size,
+                    char *started_at,
+                    size_t started_at_size);
+
+/* The default runs folder: $XDG_DATA_HOME/trainbench/runs (or the Windows
+ * equivalent). */
+void nn_runs_dir (char *out, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
