@@ -219,7 +219,8 @@ struct NnBackendOps
   /* --- optimizer --- */
 
   /* One update over a flat arena of `count` parameters: params -= f(grads,
-   * state). state holds the slots (slot j of parameter i at j * count + i).
+   * state). state holds the slots (slot j of parameter i at j * count + i);
+   * the engine fills them before the first step (adagrad: initial accumulator).
    * step is the device step counter (updates done so far): the op uses
    * t = *step + 1 (Adam's bias correction) and stores t back. */
   int (*optimizer_update) (void *ctx, const NnBackendOptimizer *opt, float *params,

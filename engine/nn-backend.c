@@ -278,6 +278,8 @@ cuda_device_info (const NnBackendOps *ops, int index, NnDeviceInfo *info)
   info->cores = bi.multiprocessors;
   snprintf (info->driver, sizeof info->driver, "%s", bi.driver);
   snprintf (info->runtime, sizeof info->runtime, "%s", bi.runtime);
+  snprintf (info->cublas, sizeof info->cublas, "%s", bi.cublas);
+  snprintf (info->cudnn, sizeof info->cudnn, "%s", bi.cudnn);
 }
 
 int

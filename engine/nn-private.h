@@ -82,5 +82,21 @@ const NnBackendOps *_nn_backend_cuda_load (char *reason, size_t reason_size);
 
 /* ---------------------------------------------------------------- BLAS */
 
-/* Name of the OpenBLAS core in use, or "" (nn-blas.c). */
+/* nn-blas.c loads OpenBLAS at run time (dlopen/LoadLibrary), after choosing
+ * its kernel core (OPENBLAS_CORETYPE) from the CPU's features: OpenBLAS reads
+ * that choice when it is loaded, so linking it would be too late. These
+ * wrappers call nn_blas_init first when needed. */
+
+/* Row-major C (m, n) = alpha * op(A) @ op(B) + beta * C, as cblas_sgemm. */
+void _nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
+                const float *a, int lda, const float *b, int ldb, float beta,
+                float *c, int ldc);
+
+/* Whether OpenBLAS was found; when not, `reason` says why. */
+bool _nn_blas_available (char *reason, size_t reason_size);
+
+/* Name of the OpenBLAS core in use ("SkylakeX"), or "" when not loaded. */
 const char *_nn_blas_core (void);
+
+/* Threads the engine's own loops use (set by nn_threads_set). */
+int32_t _nn_threads (void);

@@ -247,6 +247,8 @@ typedef struct
   int32_t cores;           /* CPU cores; multiprocessors for a GPU */
   char driver[64];         /* "580.159.04" */
   char runtime[64];        /* CUDA runtime version */
+  char cublas[64];         /* cuBLAS version */
+  char cudnn[64];          /* cuDNN version */
 } NnDeviceInfo;
 
 /* Parse "cpu", "cuda", "cuda:1", "gpu". */
