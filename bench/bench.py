@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Trainbench against PyTorch, in the same run on the same machine.
+
+Runs each preset for one epoch with trainbench-cli and the PyTorch peer
+(peers/torch_seed_models.py, copied from the project's shared bench folder)
+on the same data and thread counts, and writes every figure, the exact
+commands and the machine to bench/results/<label>.jsonl plus a readable
+summary <label>.md.
+
+  bench/bench.py --cli build/app/trainbench-cli --data DATA_DIR --devices cpu \
+      --threads 2,16 --peer PEER_SCRIPT --label h200host-cpu
+
+DATA_DIR holds the four IDX .gz files (Fashion-MNIST works).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+PRESETS = ["mlp-small", "mlp-wide", "cnn"]
+PEER_NAME = {"mlp-small": "mlp_small", "mlp-wide": "mlp_wide", "cnn": "cnn"}
+
+
+def run(cmd, env=None):
+    started = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return p, time.time() - started
+
+
+def ours(cli, preset, device, threads, data, extra, outdir):
+    out = os.path.join(outdir, f"{preset}-{device.replace(':', '')}-{threads}.json")
+    cmd = [cli, "train", "--preset", preset, "--device", device, "--epochs", "1",
+           "--dataset", data, "--out", out, "--quiet"] + extra
+    if device == "cpu":
+        cmd += ["--threads", str(threads)]
+    p, wall = run(cmd)
+    row = dict(engine="trainbench", preset=preset, device=device,
+               threads=threads if device == "cpu" else None,
+               command=" ".join(shlex.quote(c) for c in cmd), exit=p.returncode)
+    if p.returncode != 0:
+        row["error"] = (p.stderr or p.stdout).strip()[-2000:]
+        return row
+    result = json.load(open(out))
+    epoch = result["epochs"][0]
+    row.update(epoch_s=round(epoch["seconds"], 3),
+               test_acc_after_1_epoch=epoch["test_accuracy"],
+               step_ms_median=round(result["steps"]["seconds_median"] * 1e3, 4),
+               blas=result["system"]["blas"], device_name=result["device"]["name"],
+               tf32=result["device"].get("tf32"))
+    return row
+
+
+def peer(script, device, threads, data, graph, cpu_steps):
+    cmd = [sys.executable, script, data, "--devices", device]
+    if device == "cpu":
+        cmd += ["--threads", str(threads), "--cpu-steps", str(cpu_steps)]
+    if graph:
+        cmd += ["--graph"]
+    p, wall = run(cmd)
+    rows = []
+    for line in p.stdout.splitlines():
+        try:
+            r = json.loads(line)
+        except ValueError:
+            continue
+        r["command"] = " ".join(shlex.quote(c) for c in cmd)
+        rows.append(r)
+    if p.returncode != 0:
+        rows.append(dict(engine="pytorch", device=device, error=p.stderr.strip()[-2000:],
+                         command=" ".join(shlex.quote(c) for c in cmd)))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True)
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--devices", default="cpu")
+    ap.add_argument("--threads", default="2")
+    ap.add_argument("--presets", default=",".join(PRESETS))
+    ap.add_argument("--peer", help="torch_seed_models.py; omitted: no peer")
+    ap.add_argument("--peer-cpu-steps", type=int, default=40)
+    ap.add_argument("--tf32", default="on")
+    ap.add_argument("--label", required=True)
+    ap.add_argument("--results", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
+    a = ap.parse_args()
+
+    os.makedirs(a.results, exist_ok=True)
+    presets = a.presets.split(",")
+    threads_list = [int(t) for t in a.threads.split(",")]
+    rows = []
+    machine = dict(host=platform.node(), machine=platform.machine(), python=platform.python_version(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   bench_command=" ".join(shlex.quote(c) for c in sys.argv))
+    with tempfile.TemporaryDirectory() as outdir:
+        for device in a.devices.split(","):
+            for threads in (threads_list if device == "cpu" else [0]):
+                for preset in presets:
+                    extra = ["--tf32", a.tf32] if device != "cpu" else []
+                    rows.append(ours(a.cli, preset, device, threads, a.data, extra, outdir))
+                    print(json.dumps(rows[-1]), flush=True)
+                if a.peer:
+                    pdev = "cpu" if device == "cpu" else "cuda"
+                    graphs = [False] if pdev == "cpu" else [False, True]
+                    for graph in graphs:
+                        for r in peer(a.peer, pdev, threads, a.data, graph, a.peer_cpu_steps):
+                            r.setdefault("engine", "pytorch")
+                            rows.append(r)
+                            print(json.dumps(r), flush=True)
+
+    with open(os.path.join(a.results, a.label + ".jsonl"), "w") as f:
+        f.write(json.dumps(dict(machine=machine)) + "\n")
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+    # A readable table: our epoch time against the peer's, same device and threads.
+    lines = [f"# {a.label}", "", f"Measured {machine['date']} on {machine['host']}.", "",
+             "Command: `" + machine["bench_command"] + "`", "",
+             "| preset | device | threads | trainbench s/epoch | test acc | PyTorch s/epoch | PyTorch + graph s/epoch | speed-up vs PyTorch |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        if r.get("engine") != "trainbench" or "epoch_s" not in r:
+            continue
+        pdev = "cpu" if r["device"] == "cpu" else "cuda"
+
+        def find(graph):
+            for q in rows:
+                if (q.get("engine") == "pytorch" and q.get("model") == PEER_NAME[r["preset"]]
+                        and q.get("device") == pdev and "epoch_s" in q
+                        and (pdev != "cpu" or q.get("threads") == r["threads"])
+                        and ("cudagraph" in q.get("peer", "")) == graph):
+                    return q
+            return None
+        eager, graph = find(False), find(True)
+        ratio = f"{eager['epoch_s'] / r['epoch_s']:.1f}x" if eager else "-"
+        if graph:
+            ratio += f" (graph: {graph['epoch_s'] / r['epoch_s']:.1f}x)"
+        lines.append("| {} | {} | {} | {:.3f} | {:.4f} | {} | {} | {} |".format(
+            r["preset"], r["device"], r["threads"] or "-", r["epoch_s"], r["test_acc_after_1_epoch"],
+            eager["epoch_s"] if eager else "-", graph["epoch_s"] if graph else "-", ratio))
+    for r in rows:
+        if "error" in r:
+            lines.append(f"\nFailed: `{r['command']}`: {r['error'][:500]}")
+    with open(os.path.join(a.results, a.label + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
