@@ -100,3 +100,14 @@ const char *_nn_blas_core (void);
 
 /* Threads the engine's own loops use (set by nn_threads_set). */
 int32_t _nn_threads (void);
+
+/* For nn_system_info: BLAS name ("OpenBLAS" or "none (built-in fallback)"),
+ * version ("0.3.21"), core ("SkylakeX"), and a note ("" when all is well).
+ * Any pointer may be NULL. */
+void _nn_blas_info (char *name, size_t name_size,
+                    char *version, size_t version_size,
+                    char *core, size_t core_size,
+                    char *note, size_t note_size);
+
+/* Threads OpenBLAS uses now (the engine's count without OpenBLAS). */
+int32_t _nn_blas_threads (void);

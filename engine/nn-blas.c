@@ -1,0 +1,538 @@
+/* nn-blas.c: OpenBLAS, loaded at run time after choosing its kernel core.
+ *
+ * OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded, and some builds
+ * (Debian's 0.3.21) take AVX-512 CPUs they do not know for "Prescott" and
+ * run SSE3 kernels at a fifth of the speed. So the engine does not link it:
+ * nn_blas_init picks the core from the CPU's features, sets the variable
+ * (unless the user did), then dlopen()s the library. Without OpenBLAS,
+ * _nn_sgemm falls back to a simple blocked loop, slow but correct.
+ */
+
+#define _GNU_SOURCE
+
+#include "nn-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+#endif
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#define NN_X86 1
+#include <cpuid.h>
+#elif defined(_M_X64) || defined(_M_IX86)
+#define NN_X86 1
+#include <intrin.h>
+#endif
+
+/* cblas.h values, so no BLAS headers are needed to build. */
+enum
+{
+  CBLAS_ROW_MAJOR = 101,
+  CBLAS_NO_TRANS = 111,
+  CBLAS_TRANS = 112,
+};
+
+typedef void (*SgemmFunc) (int order, int trans_a, int trans_b, int m, int n, int k,
+                           float alpha, const float *a, int lda, const float *b, int ldb,
+                           float beta, float *c, int ldc);
+typedef void (*SetThreadsFunc) (int threads);
+typedef int (*GetThreadsFunc) (void);
+typedef char *(*GetStringFunc) (void);
+
+/* Everything below is written once by load_blas (under blas_once) and only
+ * read afterwards, except `threads`, which nn_threads_set changes. */
+static struct
+{
+  void *handle;                 /* owned for the life of the process */
+  SgemmFunc sgemm;
+  SetThreadsFunc set_threads;
+  GetThreadsFunc get_threads;
+  GetStringFunc get_corename;
+  GetStringFunc get_config;
+  char library[256];            /* the name that loaded */
+  char name[64];                /* "OpenBLAS" or "none (built-in fallback)" */
+  char version[64];             /* "0.3.21" */
+  char config[256];             /* openblas_get_config () */
+  char core[64];                /* openblas_get_corename () */
+  char wanted[64];              /* the core the CPU supports best, "" when unknown */
+  char note[256];               /* why the core is not the best one, or why no BLAS */
+  int threads;                  /* engine and BLAS threads, 0 until set */
+} blas;
+
+/* ---------------------------------------------------------------- CPU features */
+
+#ifdef NN_X86
+static void
+cpuid_count (unsigned leaf, unsigned sub, unsigned regs[4])
+{
+#if defined(_MSC_VER)
+  int r[4];
+  __cpuidex (r, (int) leaf, (int) sub);
+  for (int i = 0; i < 4; i++)
+    regs[i] = (unsigned) r[i];
+#else
+  __cpuid_count (leaf, sub, regs[0], regs[1], regs[2], regs[3]);
+#endif
+}
+
+/* XCR0: which register states the OS saves on a context switch. */
+static unsigned long long
+read_xcr0 (void)
+{
+#if defined(_MSC_VER)
+  return _xgetbv (0);
+#else
+  unsigned lo, hi;
+  __asm__ volatile ("xgetbv" : "=a" (lo), "=d" (hi) : "c" (0));
+  return ((unsigned long long) hi << 32) | lo;
+#endif
+}
+#endif
+
+/* The best OpenBLAS core whose instructions this CPU and OS support, or ""
+ * to leave the choice to OpenBLAS (not x86, or nothing better than SSE). */
+static const char *
+best_core (void)
+{
+#ifdef NN_X86
+  unsigned r1[4], r7[4] = { 0, 0, 0, 0 }, r0[4];
+  cpuid_count (0, 0, r0);
+  unsigned max_leaf = r0[0];
+  if (max_leaf < 1)
+    return "";
+  cpuid_count (1, 0, r1);
+  bool osxsave = (r1[2] >> 27) & 1;
+  bool avx = (r1[2] >> 28) & 1;
+  bool fma = (r1[2] >> 12) & 1;
+  if (!osxsave || !avx)
+    return "";
+  unsigned long long xcr0 = read_xcr0 ();
+  if ((xcr0 & 0x6) != 0x6)     /* XMM and YMM state */
+    return "";
+  if (max_leaf >= 7)
+    cpuid_count (7, 0, r7);
+  bool avx2 = (r7[1] >> 5) & 1;
+  bool avx512 = ((r7[1] >> 16) & 1)     /* F */
+                && ((r7[1] >> 17) & 1)  /* DQ */
+                && ((r7[1] >> 28) & 1)  /* CD */
+                && ((r7[1] >> 30) & 1)  /* BW */
+                && ((r7[1] >> 31) & 1)  /* VL */
+                && (xcr0 & 0xe0) == 0xe0; /* opmask, ZMM_Hi256, Hi16_ZMM */
+  /* Cooperlake differs from SkylakeX only in bf16 kernels (sbgemm); its
+   * sgemm is SkylakeX's, and a library without it ignores the name and
+   * falls back to its own detection. So SkylakeX for every AVX-512 CPU. */
+  if (avx512)
+    return "SkylakeX";
+  if (avx2 && fma)
+    return "Haswell";
+  return "Sandybridge";
+#else
+  return "";
+#endif
+}
+
+/* How wide the vector kernels of an OpenBLAS core are: 0 SSE, 1 AVX,
+ * 2 AVX2 + FMA, 3 AVX-512; -1 for names this file does not know. */
+static int
+core_rank (const char *core)
+{
+  static const char *const ranks[][8] = {
+    { "Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Atom", "Opteron", "Barcelona" },
+    { "Sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator", NULL },
+    { "Haswell", "Zen", "SkylakeX_AVX2", NULL },
+    { "SkylakeX", "Cooperlake", "SapphireRapids", NULL },
+  };
+  static const char *const sse_more[] = { "Nano", "Bobcat", "Katmai", "Coppermine",
+                                          "Northwood", "Banias", "Athlon", NULL };
+  if (core == NULL || core[0] == '\0')
+    return -1;
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 8 && ranks[r][i] != NULL; i++)
+      if (strcasecmp (core, ranks[r][i]) == 0)
+        return r;
+  for (int i = 0; sse_more[i] != NULL; i++)
+    if (strcasecmp (core, sse_more[i]) == 0)
+      return 0;
+  return -1;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static void *
+lib_open (const char *name)
+{
+#ifdef _WIN32
+  return (void *) LoadLibraryA (name);
+#else
+  return dlopen (name, RTLD_NOW | RTLD_LOCAL);
+#endif
+}
+
+static void *
+lib_sym (void *handle, const char *name)
+{
+#ifdef _WIN32
+  return (void *) GetProcAddress ((HMODULE) handle, name);
+#else
+  return dlsym (handle, name);
+#endif
+}
+
+static void
+lib_close (void *handle)
+{
+#ifdef _WIN32
+  FreeLibrary ((HMODULE) handle);
+#else
+  dlclose (handle);
+#endif
+}
+
+static void
+lib_error (char *out, size_t size)
+{
+#ifdef _WIN32
+  snprintf (out, size, "error %lu", (unsigned long) GetLastError ());
+#else
+  const char *e = dlerror ();
+  snprintf (out, size, "%s", e != NULL ? e : "unknown error");
+#endif
+}
+
+/* Open one candidate and resolve what the engine needs; NULL and `why` when
+ * it is not a usable OpenBLAS. */
+static bool
+try_library (const char *name, char *why, size_t why_size)
+{
+  void *h = lib_open (name);
+  if (h == NULL)
+    {
+      lib_error (why, why_size);
+      return false;
+    }
+  SgemmFunc sgemm = (SgemmFunc) lib_sym (h, "cblas_sgemm");
+  GetStringFunc corename = (GetStringFunc) lib_sym (h, "openblas_get_corename");
+  if (sgemm == NULL || corename == NULL)
+    {
+      snprintf (why, why_size, "%s: not OpenBLAS (no %s)", name,
+                sgemm == NULL ? "cblas_sgemm" : "openblas_get_corename");
+      lib_close (h);
+      return false;
+    }
+  blas.handle = h;
+  blas.sgemm = sgemm;
+  blas.get_corename = corename;
+  blas.set_threads = (SetThreadsFunc) lib_sym (h, "openblas_set_num_threads");
+  blas.get_threads = (GetThreadsFunc) lib_sym (h, "openblas_get_num_threads");
+  blas.get_config = (GetStringFunc) lib_sym (h, "openblas_get_config");
+  snprintf (blas.library, sizeof blas.library, "%s", name);
+  return true;
+}
+
+static void
+set_env (const char *name, const char *value)
+{
+#ifdef _WIN32
+  /* OpenBLAS reads the C runtime's copy (getenv); set both. */
+  _putenv_s (name, value);
+  SetEnvironmentVariableA (name, value);
+#else
+  setenv (name, value, 1);
+#endif
+}
+
+static void
+load_blas (void)
+{
+  const char *user = getenv ("OPENBLAS_CORETYPE");
+  const char *want = best_core ();
+  char tried[512] = "";
+
+  snprintf (blas.wanted, sizeof blas.wanted, "%s", want);
+  if (user == NULL || user[0] == '\0')
+    {
+      if (want[0] != '\0')
+        set_env ("OPENBLAS_CORETYPE", want);
+      user = NULL;
+    }
+
+#ifdef _WIN32
+  static const char *const candidates[] = { "libopenblas.dll", "openblas.dll", NULL };
+#else
+  static const char *const candidates[] = { "libopenblas.so.0", "libopenblasp.so.0",
+                                            "libopenblas.so", "libblas.so.3", NULL };
+#endif
+  bool loaded = false;
+  const char *custom = getenv ("TRAINBENCH_BLAS_LIBRARY");
+  if (custom != NULL && custom[0] != '\0')
+    {
+      char why[256];
+      loaded = try_library (custom, why, sizeof why);
+      if (!loaded)
+        snprintf (tried, sizeof tried, "TRAINBENCH_BLAS_LIBRARY: %s; ", why);
+    }
+  for (int i = 0; !loaded && candidates[i] != NULL; i++)
+    {
+      char why[256];
+      loaded = try_library (candidates[i], why, sizeof why);
+      if (!loaded && i == 0)
+        {
+          size_t used = strlen (tried);
+          snprintf (tried + used, sizeof tried - used, "%s", why);
+        }
+    }
+
+  if (!loaded)
+    {
+      snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
+      snprintf (blas.note, sizeof blas.note,
+                "OpenBLAS not found (%.180s); matrix products use a slow built-in loop",
+                tried);
+      return;
+    }
+
+  snprintf (blas.name, sizeof blas.name, "OpenBLAS");
+  const char *core = blas.get_corename ();
+  snprintf (blas.core, sizeof blas.core, "%s", core != NULL ? core : "");
+  if (blas.get_config != NULL)
+    {
+      const char *config = blas.get_config ();
+      snprintf (blas.config, sizeof blas.config, "%s", config != NULL ? config : "");
+      /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64" */
+      if (strncmp (blas.config, "OpenBLAS ", 9) == 0)
+        sscanf (blas.config + 9, "%63s", blas.version);
+    }
+
+  int have = core_rank (blas.core);
+  int best = core_rank (blas.wanted);
+  if (user != NULL)
+    {
+      if (have >= 0 && best >= 0 && have < best)
+        snprintf (blas.note, sizeof blas.note,
+                  "OPENBLAS_CORETYPE=%.40s set by the user; OpenBLAS chose %.40s "
+                  "although the CPU supports %.40s",
+                  user, blas.core, blas.wanted);
+      else
+        snprintf (blas.note, sizeof blas.note, "OPENBLAS_CORETYPE=%.64s set by the user",
+                  user);
+    }
+  else if (have >= 0 && best >= 0 && have < best)
+    {
+      static const char *const isa[] = { "SSE", "AVX", "AVX2", "AVX-512" };
+      snprintf (blas.note, sizeof blas.note,
+                "OpenBLAS chose %.40s although the CPU supports %s (%.40s); set "
+                "OPENBLAS_CORETYPE=%.40s before starting",
+                blas.core, isa[best], blas.wanted, blas.wanted);
+    }
+}
+
+#ifdef _WIN32
+static INIT_ONCE blas_once = INIT_ONCE_STATIC_INIT;
+
+static BOOL CALLBACK
+load_blas_once (PINIT_ONCE once, PVOID param, PVOID *context)
+{
+  (void) once;
+  (void) param;
+  (void) context;
+  load_blas ();
+  return TRUE;
+}
+
+void
+nn_blas_init (void)
+{
+  InitOnceExecuteOnce (&blas_once, load_blas_once, NULL, NULL);
+}
+#else
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+void
+nn_blas_init (void)
+{
+  pthread_once (&blas_once, load_blas);
+}
+#endif
+
+/* ---------------------------------------------------------------- queries */
+
+bool
+_nn_blas_available (char *reason, size_t reason_size)
+{
+  nn_blas_init ();
+  if (blas.sgemm != NULL)
+    {
+      if (reason != NULL && reason_size > 0)
+        reason[0] = '\0';
+      return true;
+    }
+  if (reason != NULL && reason_size > 0)
+    snprintf (reason, reason_size, "%s", blas.note);
+  return false;
+}
+
+const char *
+_nn_blas_core (void)
+{
+  nn_blas_init ();
+  return blas.core;
+}
+
+void
+_nn_blas_info (char *name, size_t name_size,
+               char *version, size_t version_size,
+               char *core, size_t core_size,
+               char *note, size_t note_size)
+{
+  nn_blas_init ();
+  if (name != NULL && name_size > 0)
+    snprintf (name, name_size, "%s", blas.name);
+  if (version != NULL && version_size > 0)
+    snprintf (version, version_size, "%s", blas.version);
+  if (core != NULL && core_size > 0)
+    snprintf (core, core_size, "%s", blas.core);
+  if (note != NULL && note_size > 0)
+    snprintf (note, note_size, "%s", blas.note);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+/* Processors this process may run on (its affinity mask, so a container's
+ * or taskset's limit counts). */
+static int
+available_processors (void)
+{
+#ifdef _WIN32
+  SYSTEM_INFO si;
+  GetSystemInfo (&si);
+  return si.dwNumberOfProcessors > 0 ? (int) si.dwNumberOfProcessors : 1;
+#else
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
+    return CPU_COUNT (&set);
+#endif
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int) n : 1;
+#endif
+}
+
+int32_t
+nn_threads_set (int32_t threads)
+{
+  nn_blas_init ();
+  if (threads <= 0)
+    threads = available_processors ();
+  if (threads > 1024)
+    threads = 1024;
+  if (blas.set_threads != NULL)
+    blas.set_threads (threads);
+#ifdef _OPENMP
+  omp_set_num_threads (threads);
+#endif
+  __atomic_store_n (&blas.threads, threads, __ATOMIC_RELAXED);
+  return threads;
+}
+
+int32_t
+_nn_threads (void)
+{
+  int t = __atomic_load_n (&blas.threads, __ATOMIC_RELAXED);
+  if (t > 0)
+    return t;
+#ifdef _OPENMP
+  return omp_get_max_threads ();
+#else
+  return available_processors ();
+#endif
+}
+
+int32_t
+_nn_blas_threads (void)
+{
+  nn_blas_init ();
+  if (blas.get_threads != NULL)
+    return blas.get_threads ();
+  return _nn_threads ();
+}
+
+/* ---------------------------------------------------------------- sgemm */
+
+/* Row-major element (i, j) of op(X), where X has leading dimension ld. */
+#define OP_AT(x, trans, ld, i, j) ((trans) ? (x)[(size_t) (j) * (ld) + (i)] : (x)[(size_t) (i) * (ld) + (j)])
+
+/* The fallback: C (m, n) = alpha * op(A) (m, k) @ op(B) (k, n) + beta * C.
+ * Blocked over k and n so a block of B stays in cache; rows split across
+ * threads. */
+static void
+sgemm_fallback (bool ta, bool tb, int m, int n, int k, float alpha,
+                const float *a, int lda, const float *b, int ldb, float beta,
+                float *c, int ldc)
+{
+  enum { KB = 128, NB = 256 };
+
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) if ((double) m * n * k > 1e5)
+#endif
+  for (int i = 0; i < m; i++)
+    {
+      float *ci = c + (size_t) i * ldc;
+      for (int j = 0; j < n; j++)
+        ci[j] = beta == 0.0f ? 0.0f : beta * ci[j];
+      for (int k0 = 0; k0 < k; k0 += KB)
+        {
+          int k1 = k0 + KB < k ? k0 + KB : k;
+          for (int j0 = 0; j0 < n; j0 += NB)
+            {
+              int j1 = j0 + NB < n ? j0 + NB : n;
+              for (int p = k0; p < k1; p++)
+                {
+                  float av = alpha * OP_AT (a, ta, lda, i, p);
+                  if (!tb)
+                    {
+                      const float *bp = b + (size_t) p * ldb;
+                      for (int j = j0; j < j1; j++)
+                        ci[j] += av * bp[j];
+                    }
+                  else
+                    for (int j = j0; j < j1; j++)
+                      ci[j] += av * b[(size_t) j * ldb + p];
+                }
+            }
+        }
+    }
+}
+
+void
+_nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
+           const float *a, int lda, const float *b, int ldb, float beta,
+           float *c, int ldc)
+{
+  if (m <= 0 || n <= 0)
+    return;
+  nn_blas_init ();
+  /* OpenBLAS rejects lda < 1 with a message on stderr; k = 0 only scales C. */
+  if (blas.sgemm != NULL && k > 0)
+    {
+      blas.sgemm (CBLAS_ROW_MAJOR, trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
+                  trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, m, n, k, alpha, a, lda,
+                  b, ldb, beta, c, ldc);
+      return;
+    }
+  sgemm_fallback (trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta,
+                  c, ldc);
+}
