@@ -1,0 +1,1046 @@
+/* nn-cpu-backend.c: the CPU backend, the op table of nn-backend-abi.h on host
+ * memory. Matrix products go to OpenBLAS (_nn_sgemm); the engine's own loops
+ * (im2col, activations, pooling, optimizer) run with OpenMP.
+ *
+ * Thread strategy: one GEMM at a time, threaded by OpenBLAS, and OpenMP only
+ * between GEMMs, never around one, so the two pools never run together. Both
+ * use the count nn_threads_set gave them; loops too small to pay for waking
+ * the threads run serially (the if-clauses).
+ */
+
+#define _GNU_SOURCE
+
+#include "nn-private.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef _WIN32
+#include <malloc.h>
+#include <windows.h>
+#else
+#include <unistd.h>
+#endif
+
+/* Below this many elements a loop runs on the calling thread only: waking
+ * the team costs more than the work. */
+#define PAR_MIN 32768
+
+/* Floats of im2col + transposed-output scratch per conv chunk (16 MiB). */
+#define CONV_CHUNK_FLOATS (4u << 20)
+
+typedef struct
+{
+  char last_error[1024];
+  int threads;
+} CpuContext;
+
+typedef struct
+{
+  NnConvShape s;
+  int chunk;     /* samples per im2col chunk */
+  size_t crs;    /* c * r * s */
+  size_t ohw;    /* out_h * out_w */
+  size_t col_floats;
+} CpuConvPlan;
+
+static int
+fail (CpuContext *ctx, int code, const char *format, ...) NN_PRINTF (3, 4);
+
+static int
+fail (CpuContext *ctx, int code, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  vsnprintf (ctx->last_error, sizeof ctx->last_error, format, args);
+  va_end (args);
+  return code;
+}
+
+static inline int
+nthreads (void)
+{
+  int t = _nn_threads ();
+  return t > 0 ? t : 1;
+}
+
+static void
+format_bytes (char *out, size_t size, size_t bytes)
+{
+  const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double v = (double) bytes;
+  int u = 0;
+  while (v >= 1024.0 && u < 6)
+    {
+      v /= 1024.0;
+      u++;
+    }
+  if (u == 0)
+    snprintf (out, size, "%zu bytes", bytes);
+  else
+    snprintf (out, size, "%.1f %s (%zu bytes)", v, units[u], bytes);
+}
+
+/* Physical memory, or 0 when unknown: asking for more can only end with
+ * the kernel killing us later, so such a request fails at once. */
+static uint64_t
+physical_memory (void)
+{
+#ifdef _WIN32
+  MEMORYSTATUSEX st;
+  st.dwLength = sizeof st;
+  if (GlobalMemoryStatusEx (&st))
+    return st.ullTotalPhys;
+  return 0;
+#else
+  long pages = sysconf (_SC_PHYS_PAGES);
+  long page = sysconf (_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return 0;
+  return (uint64_t) pages * (uint64_t) page;
+#endif
+}
+
+/* ---------------------------------------------------------------- devices */
+
+static int
+cpu_device_count (char *reason, size_t reason_size)
+{
+  if (reason != NULL && reason_size > 0)
+    reason[0] = '\0';
+  return 1;
+}
+
+static int
+cpu_device_info (int index, NnBackendDeviceInfo *info)
+{
+  if (index != 0 || info == NULL)
+    return NN_BACKEND_ERROR;
+  memset (info, 0, sizeof *info);
+  snprintf (info->name, sizeof info->name, "CPU");
+  info->memory_bytes = physical_memory ();
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- context */
+
+static int
+cpu_context_new (int device_index, const NnBackendOptions *options, void **out,
+                 char *error, size_t error_size)
+{
+  CpuContext *ctx;
+
+  *out = NULL;
+  if (device_index != 0)
+    {
+      snprintf (error, error_size, "no CPU device %d (there is only cpu)", device_index);
+      return NN_BACKEND_ERROR;
+    }
+  ctx = calloc (1, sizeof *ctx);
+  if (ctx == NULL)
+    {
+      snprintf (error, error_size, "out of memory for the CPU backend context");
+      return NN_BACKEND_OUT_OF_MEMORY;
+    }
+  /* OpenBLAS and our OpenMP loops take the same count. */
+  ctx->threads = nn_threads_set (options != NULL ? options->threads : 0);
+  *out = ctx;
+  return NN_BACKEND_OK;
+}
+
+static void
+cpu_context_free (void *ctx)
+{
+  free (ctx);
+}
+
+static const char *
+cpu_last_error (void *ctx)
+{
+  return ctx != NULL ? ((CpuContext *) ctx)->last_error : "no CPU backend context";
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static int
+cpu_alloc (void *vctx, size_t bytes, void **ptr)
+{
+  CpuContext *ctx = vctx;
+  uint64_t ram = physical_memory ();
+  char size_text[96];
+  void *p = NULL;
+
+  *ptr = NULL;
+  if (bytes == 0)
+    bytes = 1;
+  format_bytes (size_text, sizeof size_text, bytes);
+  if (bytes > SIZE_MAX - 64 || (ram > 0 && bytes > ram))
+    return fail (ctx, NN_BACKEND_OUT_OF_MEMORY,
+                 "out of memory: cannot allocate %s, more than this machine's memory",
+                 size_text);
+  /* Round up so vector loops may read whole 64-byte lines. */
+  size_t rounded = (bytes + 63) & ~(size_t) 63;
+#ifdef _WIN32
+  p = _aligned_malloc (rounded, 64);
+#else
+  if (posix_memalign (&p, 64, rounded) != 0)
+    p = NULL;
+#endif
+  if (p == NULL)
+    return fail (ctx, NN_BACKEND_OUT_OF_MEMORY, "out of memory: cannot allocate %s", size_text);
+  memset (p, 0, rounded);
+  *ptr = p;
+  return NN_BACKEND_OK;
+}
+
+static void
+cpu_free (void *ctx, void *ptr)
+{
+#ifdef _WIN32
+  _aligned_free (ptr);
+#else
+  free (ptr);
+#endif
+}
+
+static int
+cpu_copy (void *ctx, void *dst, const void *src, size_t bytes)
+{
+  if (bytes > 0 && dst != src)
+    memmove (dst, src, bytes);
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_fill (void *ctx, float *dst, float value, size_t count)
+{
+  if (value == 0.0f)
+    {
+      memset (dst, 0, count * sizeof (float));
+      return NN_BACKEND_OK;
+    }
+  for (size_t i = 0; i < count; i++)
+    dst[i] = value;
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_synchronize (void *ctx)
+{
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- gemm */
+
+static int
+cpu_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
+          const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
+{
+  CpuContext *ctx = vctx;
+  if (m < 0 || n < 0 || k < 0)
+    return fail (ctx, NN_BACKEND_ERROR, "gemm: negative size (%d, %d, %d)", m, n, k);
+  if (m == 0 || n == 0)
+    return NN_BACKEND_OK;
+  if (ldc < n || lda < (trans_a ? m : k) || ldb < (trans_b ? k : n))
+    return fail (ctx, NN_BACKEND_ERROR, "gemm: a row stride is smaller than its row");
+  _nn_sgemm (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- bias + activation */
+
+/* Softmax over `channels` values `stride` apart, in place. */
+static inline void
+softmax_row (float *y, int channels, int stride)
+{
+  float mx = -INFINITY;
+  double sum = 0.0;
+  for (int j = 0; j < channels; j++)
+    mx = fmaxf (mx, y[(size_t) j * stride]);
+  for (int j = 0; j < channels; j++)
+    {
+      float e = expf (y[(size_t) j * stride] - mx);
+      y[(size_t) j * stride] = e;
+      sum += e;
+    }
+  float inv = (float) (1.0 / sum);
+  for (int j = 0; j < channels; j++)
+    y[(size_t) j * stride] *= inv;
+}
+
+static int
+cpu_bias_act_forward (void *vctx, int act, float *y, const float *bias,
+                      int n, int channels, int spatial)
+{
+  CpuContext *ctx = vctx;
+  long rows = (long) n * channels;
+  size_t sp = (size_t) spatial;
+
+  if (act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
+    return fail (ctx, NN_BACKEND_ERROR, "unknown activation %d", act);
+  if (act != NN_BK_ACT_SOFTMAX || bias != NULL)
+    {
+      int a = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
+#pragma omp parallel for if (rows * (long) sp > PAR_MIN) num_threads (nthreads ()) schedule (static)
+      for (long row = 0; row < rows; row++)
+        {
+          float *p = y + (size_t) row * sp;
+          float bv = bias != NULL ? bias[row % channels] : 0.0f;
+          switch (a)
+            {
+            case NN_BK_ACT_LINEAR:
+              for (size_t i = 0; i < sp; i++)
+                p[i] += bv;
+              break;
+            case NN_BK_ACT_RELU:
+              for (size_t i = 0; i < sp; i++)
+                p[i] = fmaxf (p[i] + bv, 0.0f);
+              break;
+            case NN_BK_ACT_SIGMOID:
+              for (size_t i = 0; i < sp; i++)
+                p[i] = 1.0f / (1.0f + expf (-(p[i] + bv)));
+              break;
+            case NN_BK_ACT_TANH:
+              for (size_t i = 0; i < sp; i++)
+                p[i] = tanhf (p[i] + bv);
+              break;
+            }
+        }
+    }
+  if (act == NN_BK_ACT_SOFTMAX)
+    {
+      long groups = (long) n * spatial;
+#pragma omp parallel for if (rows * (long) sp > PAR_MIN) num_threads (nthreads ()) schedule (static)
+      for (long g = 0; g < groups; g++)
+        {
+          long b = g / spatial, s = g % spatial;
+          softmax_row (y + (size_t) b * channels * sp + s, channels, spatial);
+        }
+    }
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *dbias,
+                       int n, int channels, int spatial)
+{
+  CpuContext *ctx = vctx;
+  size_t sp = (size_t) spatial;
+  long total = (long) n * channels * spatial;
+
+  if (act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
+    return fail (ctx, NN_BACKEND_ERROR, "unknown activation %d", act);
+
+  if (act == NN_BK_ACT_SOFTMAX)
+    {
+      /* dz_i = y_i (dy_i - sum_j dy_j y_j): the Jacobian-vector product. */
+      long groups = (long) n * spatial;
+#pragma omp parallel for if (total > PAR_MIN) num_threads (nthreads ()) schedule (static)
+      for (long g = 0; g < groups; g++)
+        {
+          long b = g / spatial, s = g % spatial;
+          const float *yr = y + (size_t) b * channels * sp + s;
+          float *dr = dy + (size_t) b * channels * sp + s;
+          double dot = 0.0;
+          for (int j = 0; j < channels; j++)
+            dot += (double) dr[j * sp] * yr[j * sp];
+          for (int j = 0; j < channels; j++)
+            dr[j * sp] = yr[j * sp] * (dr[j * sp] - (float) dot);
+        }
+    }
+
+  /* Per channel: the activation's derivative (not for softmax, done above)
+   * and the bias gradient summed over samples and positions. */
+#pragma omp parallel for if (total > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (int c = 0; c < channels; c++)
+    {
+      double acc = 0.0;
+      for (int b = 0; b < n; b++)
+        {
+          size_t off = ((size_t) b * channels + c) * sp;
+          const float *yr = y + off;
+          float *d = dy + off;
+          float part = 0.0f;
+          switch (act)
+            {
+            case NN_BK_ACT_RELU:
+              for (size_t i = 0; i < sp; i++)
+                {
+                  d[i] = yr[i] > 0.0f ? d[i] : 0.0f;
+                  part += d[i];
+                }
+              break;
+            case NN_BK_ACT_SIGMOID:
+              for (size_t i = 0; i < sp; i++)
+                {
+                  d[i] *= yr[i] * (1.0f - yr[i]);
+                  part += d[i];
+                }
+              break;
+            case NN_BK_ACT_TANH:
+              for (size_t i = 0; i < sp; i++)
+                {
+                  d[i] *= 1.0f - yr[i] * yr[i];
+                  part += d[i];
+                }
+              break;
+            default: /* linear, softmax (already applied) */
+              if (dbias != NULL)
+                for (size_t i = 0; i < sp; i++)
+                  part += d[i];
+              break;
+            }
+          acc += part;
+        }
+      if (dbias != NULL)
+        dbias[c] = (float) acc;
+    }
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- dropout */
+
+static int
+dropout_apply (CpuContext *ctx, float *y, const float *x, size_t count, float rate,
+               uint64_t seed, const int64_t *step)
+{
+  if (!(rate >= 0.0f && rate < 1.0f))
+    return fail (ctx, NN_BACKEND_ERROR, "dropout rate %g is outside [0, 1)", (double) rate);
+  int64_t st = step != NULL ? *step : 0;
+  float scale = 1.0f / (1.0f - rate);
+  long cnt = (long) count;
+#pragma omp parallel for if (cnt > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long i = 0; i < cnt; i++)
+    y[i] = nn_dropout_keep (seed, st, (uint64_t) i, rate) ? x[i] * scale : 0.0f;
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_dropout_forward (void *ctx, float *y, const float *x, size_t count, float rate,
+                     uint64_t seed, const int64_t *step)
+{
+  return dropout_apply (ctx, y, x, count, rate, seed, step);
+}
+
+static int
+cpu_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float rate,
+                      uint64_t seed, const int64_t *step)
+{
+  return dropout_apply (ctx, dx, dy, count, rate, seed, step);
+}
+
+/* ---------------------------------------------------------------- convolution */
+
+static int
+cpu_conv2d_plan_new (void *vctx, const NnConvShape *shape, void **plan, size_t *workspace_bytes)
+{
+  CpuContext *ctx = vctx;
+  const NnConvShape *s = shape;
+  CpuConvPlan *p;
+
+  *plan = NULL;
+  if (s->n < 1 || s->c < 1 || s->h < 1 || s->w < 1 || s->k < 1 || s->r < 1 || s->s < 1
+      || s->stride_h < 1 || s->stride_w < 1 || s->pad_h < 0 || s->pad_w < 0
+      || s->out_h < 1 || s->out_w < 1)
+    return fail (ctx, NN_BACKEND_ERROR,
+                 "conv2d: bad shape (n %d, c %d, %dx%d, k %d, %dx%d, stride %dx%d, "
+                 "pad %dx%d, out %dx%d)", s->n, s->c, s->h, s->w, s->k, s->r, s->s,
+                 s->stride_h, s->stride_w, s->pad_h, s->pad_w, s->out_h, s->out_w);
+  p = calloc (1, sizeof *p);
+  if (p == NULL)
+    return fail (ctx, NN_BACKEND_OUT_OF_MEMORY, "conv2d: out of memory for a plan");
+  p->s = *s;
+  p->crs = (size_t) s->c * s->r * s->s;
+  p->ohw = (size_t) s->out_h * s->out_w;
+  size_t per_sample = p->crs * p->ohw;
+  size_t chunk = CONV_CHUNK_FLOATS / per_sample;
+  if (chunk < 1)
+    chunk = 1;
+  if (chunk > (size_t) s->n)
+    chunk = (size_t) s->n;
+  p->chunk = (int) chunk;
+  p->col_floats = per_sample * chunk;
+  *workspace_bytes = p->col_floats * sizeof (float);
+  *plan = p;
+  return NN_BACKEND_OK;
+}
+
+static void
+cpu_conv2d_plan_free (void *ctx, void *plan)
+{
+  free (plan);
+}
+
+/* col (crs, nb * ohw): column b * ohw + oy * out_w + ox of row (c, r, s) is
+ * x[b0 + b][c][oy * stride - pad + r][ox * stride - pad + s], 0 outside. */
+static void
+im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
+{
+  const NnConvShape *s = &p->s;
+  long jobs = (long) nb * s->c;
+  size_t ld = (size_t) nb * p->ohw;
+  size_t plane = (size_t) s->h * s->w;
+
+#pragma omp parallel for if ((long) p->col_floats > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long job = 0; job < jobs; job++)
+    {
+      int b = (int) (job / s->c), c = (int) (job % s->c);
+      const float *xp = x + ((size_t) (b0 + b) * s->c + c) * plane;
+      for (int r = 0; r < s->r; r++)
+        for (int q = 0; q < s->s; q++)
+          {
+            float *dst = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * p->ohw;
+            /* ox range whose input column lies inside the image. */
+            int ox_lo = 0, ox_hi = s->out_w;
+            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
+              ox_lo++;
+            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
+              ox_hi--;
+            for (int oy = 0; oy < s->out_h; oy++, dst += s->out_w)
+              {
+                int iy = oy * s->stride_h - s->pad_h + r;
+                if (iy < 0 || iy >= s->h)
+                  {
+                    memset (dst, 0, (size_t) s->out_w * sizeof (float));
+                    continue;
+                  }
+                const float *src = xp + (size_t) iy * s->w - s->pad_w + q;
+                for (int ox = 0; ox < ox_lo; ox++)
+                  dst[ox] = 0.0f;
+                if (s->stride_w == 1)
+                  memcpy (dst + ox_lo, src + ox_lo, (size_t) (ox_hi - ox_lo) * sizeof (float));
+                else
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[ox] = src[(size_t) ox * s->stride_w];
+                for (int ox = ox_hi; ox < s->out_w; ox++)
+                  dst[ox] = 0.0f;
+              }
+          }
+    }
+}
+
+/* The adjoint of im2col: dx[b0 + b] = sum of the col entries that read it
+ * (overwritten). Each (sample, channel) plane is one job: no two jobs write
+ * the same plane. */
+static void
+col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
+{
+  const NnConvShape *s = &p->s;
+  long jobs = (long) nb * s->c;
+  size_t ld = (size_t) nb * p->ohw;
+  size_t plane = (size_t) s->h * s->w;
+
+#pragma omp parallel for if ((long) p->col_floats > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long job = 0; job < jobs; job++)
+    {
+      int b = (int) (job / s->c), c = (int) (job % s->c);
+      float *xp = dx + ((size_t) (b0 + b) * s->c + c) * plane;
+      memset (xp, 0, plane * sizeof (float));
+      for (int r = 0; r < s->r; r++)
+        for (int q = 0; q < s->s; q++)
+          {
+            const float *src = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * p->ohw;
+            int ox_lo = 0, ox_hi = s->out_w;
+            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
+              ox_lo++;
+            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
+              ox_hi--;
+            for (int oy = 0; oy < s->out_h; oy++, src += s->out_w)
+              {
+                int iy = oy * s->stride_h - s->pad_h + r;
+                if (iy < 0 || iy >= s->h)
+                  continue;
+                float *dst = xp + (size_t) iy * s->w - s->pad_w + q;
+                if (s->stride_w == 1)
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[ox] += src[ox];
+                else
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[(size_t) ox * s->stride_w] += src[ox];
+              }
+          }
+    }
+}
+
+static int
+cpu_conv2d_forward (void *ctx, void *plan, const float *x, const float *w, float *y,
+                    void *workspace)
+{
+  const CpuConvPlan *p = plan;
+  const NnConvShape *s = &p->s;
+  float *col = workspace;   /* (crs, chunk * ohw) */
+  size_t y_sample = (size_t) s->k * p->ohw;
+
+  for (int b0 = 0; b0 < s->n; b0 += p->chunk)
+    {
+      int nb = s->n - b0 < p->chunk ? s->n - b0 : p->chunk;
+      im2col (p, x, b0, nb, col);
+      /* y[b] (k, ohw) = w (k, crs) @ col[:, b] (crs, ohw) */
+      for (int b = 0; b < nb; b++)
+        _nn_sgemm (0, 0, s->k, (int) p->ohw, (int) p->crs, 1.0f, w, (int) p->crs,
+                   col + (size_t) b * p->ohw, (int) (nb * p->ohw), 0.0f,
+                   y + (size_t) (b0 + b) * y_sample, (int) p->ohw);
+    }
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, const float *dy,
+                     float *dx, float *dw, void *workspace)
+{
+  const CpuConvPlan *p = plan;
+  const NnConvShape *s = &p->s;
+  float *col = workspace;   /* (crs, chunk * ohw), then dcol */
+  size_t y_sample = (size_t) s->k * p->ohw;
+  int first = 1;
+
+  for (int b0 = 0; b0 < s->n; b0 += p->chunk)
+    {
+      int nb = s->n - b0 < p->chunk ? s->n - b0 : p->chunk;
+      int ld = (int) (nb * p->ohw);
+      im2col (p, x, b0, nb, col);
+      /* dw (k, crs) += dy[b] (k, ohw) @ col[:, b]^T (ohw, crs) */
+      for (int b = 0; b < nb; b++, first = 0)
+        _nn_sgemm (0, 1, s->k, (int) p->crs, (int) p->ohw, 1.0f,
+                   dy + (size_t) (b0 + b) * y_sample, (int) p->ohw,
+                   col + (size_t) b * p->ohw, ld, first ? 0.0f : 1.0f, dw, (int) p->crs);
+      if (dx == NULL)
+        continue;
+      /* dcol[:, b] (crs, ohw) = w^T (crs, k) @ dy[b] (k, ohw), over col. */
+      for (int b = 0; b < nb; b++)
+        _nn_sgemm (1, 0, (int) p->crs, (int) p->ohw, s->k, 1.0f, w, (int) p->crs,
+                   dy + (size_t) (b0 + b) * y_sample, (int) p->ohw, 0.0f,
+                   col + (size_t) b * p->ohw, ld);
+      col2im (p, col, b0, nb, dx);
+    }
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+static int
+check_pool (CpuContext *ctx, int mode, const NnPoolShape *s)
+{
+  if (mode != 0 && mode != 1)
+    return fail (ctx, NN_BACKEND_ERROR, "pool2d: unknown mode %d", mode);
+  if (s->n < 1 || s->c < 1 || s->h < 1 || s->w < 1 || s->win_h < 1 || s->win_w < 1
+      || s->stride_h < 1 || s->stride_w < 1 || s->pad_h < 0 || s->pad_w < 0
+      || s->out_h < 1 || s->out_w < 1)
+    return fail (ctx, NN_BACKEND_ERROR, "pool2d: bad shape");
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+{
+  const NnPoolShape *s = shape;
+  int rc = check_pool (vctx, mode, s);
+  if (rc != 0)
+    return rc;
+  long planes = (long) s->n * s->c;
+  size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
+
+#pragma omp parallel for if (planes * (long) in_plane > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long pl = 0; pl < planes; pl++)
+    {
+      const float *xp = x + pl * in_plane;
+      float *yp = y + pl * out_plane;
+      for (int oy = 0; oy < s->out_h; oy++)
+        {
+          int y0 = oy * s->stride_h - s->pad_h;
+          int y1 = y0 + s->win_h;
+          y0 = y0 < 0 ? 0 : y0;
+          y1 = y1 > s->h ? s->h : y1;
+          for (int ox = 0; ox < s->out_w; ox++)
+            {
+              int x0 = ox * s->stride_w - s->pad_w;
+              int x1 = x0 + s->win_w;
+              x0 = x0 < 0 ? 0 : x0;
+              x1 = x1 > s->w ? s->w : x1;
+              float v;
+              if (mode == 0)
+                {
+                  v = -INFINITY;
+                  for (int iy = y0; iy < y1; iy++)
+                    for (int ix = x0; ix < x1; ix++)
+                      v = xp[iy * s->w + ix] > v ? xp[iy * s->w + ix] : v;
+                }
+              else
+                {
+                  float sum = 0.0f;
+                  for (int iy = y0; iy < y1; iy++)
+                    for (int ix = x0; ix < x1; ix++)
+                      sum += xp[iy * s->w + ix];
+                  int cells = (y1 - y0) * (x1 - x0);
+                  v = cells > 0 ? sum / (float) cells : 0.0f;
+                }
+              yp[oy * s->out_w + ox] = v;
+            }
+        }
+    }
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float *x,
+                     const float *y, const float *dy, float *dx)
+{
+  const NnPoolShape *s = shape;
+  int rc = check_pool (vctx, mode, s);
+  if (rc != 0)
+    return rc;
+  long planes = (long) s->n * s->c;
+  size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
+
+#pragma omp parallel for if (planes * (long) in_plane > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long pl = 0; pl < planes; pl++)
+    {
+      const float *xp = x + pl * in_plane;
+      const float *dyp = dy + pl * out_plane;
+      float *dxp = dx + pl * in_plane;
+      memset (dxp, 0, in_plane * sizeof (float));
+      for (int oy = 0; oy < s->out_h; oy++)
+        {
+          int y0 = oy * s->stride_h - s->pad_h;
+          int y1 = y0 + s->win_h;
+          y0 = y0 < 0 ? 0 : y0;
+          y1 = y1 > s->h ? s->h : y1;
+          for (int ox = 0; ox < s->out_w; ox++)
+            {
+              int x0 = ox * s->stride_w - s->pad_w;
+              int x1 = x0 + s->win_w;
+              x0 = x0 < 0 ? 0 : x0;
+              x1 = x1 > s->w ? s->w : x1;
+              float g = dyp[oy * s->out_w + ox];
+              if (y1 <= y0 || x1 <= x0)
+                continue;
+              if (mode == 0)
+                {
+                  /* The first maximum in row-major window order. */
+                  int best = y0 * s->w + x0;
+                  for (int iy = y0; iy < y1; iy++)
+                    for (int ix = x0; ix < x1; ix++)
+                      if (xp[iy * s->w + ix] > xp[best])
+                        best = iy * s->w + ix;
+                  dxp[best] += g;
+                }
+              else
+                {
+                  float share = g / (float) ((y1 - y0) * (x1 - x0));
+                  for (int iy = y0; iy < y1; iy++)
+                    for (int ix = x0; ix < x1; ix++)
+                      dxp[iy * s->w + ix] += share;
+                }
+            }
+        }
+    }
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- loss */
+
+static inline int
+argmax (const float *v, int count)
+{
+  int best = 0;
+  for (int j = 1; j < count; j++)
+    if (v[j] > v[best])
+      best = j;
+  return best;
+}
+
+static int
+cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
+          const float *targets, float *grad, float *stats, int n, int classes)
+{
+  CpuContext *ctx = vctx;
+  double total = 0.0;
+  long correct = 0;
+
+  if (n < 1 || classes < 1)
+    return fail (ctx, NN_BACKEND_ERROR, "loss: bad batch (%d rows of %d classes)", n, classes);
+  if (kind == NN_BK_LOSS_SPARSE_XENT ? labels == NULL : targets == NULL)
+    return fail (ctx, NN_BACKEND_ERROR, "loss: no %s given",
+                 kind == NN_BK_LOSS_SPARSE_XENT ? "labels" : "targets");
+  if (kind == NN_BK_LOSS_SPARSE_XENT)
+    for (int i = 0; i < n; i++)
+      if (labels[i] < 0 || labels[i] >= classes)
+        return fail (ctx, NN_BACKEND_ERROR, "loss: label %d of row %d is outside 0..%d",
+                     labels[i], i, classes - 1);
+
+  for (int i = 0; i < n; i++)
+    {
+      const float *z = pred + (size_t) i * classes;
+      float *g = grad != NULL ? grad + (size_t) i * classes : NULL;
+      const float *t = targets != NULL ? targets + (size_t) i * classes : NULL;
+      int truth = kind == NN_BK_LOSS_SPARSE_XENT ? labels[i] : argmax (t, classes);
+
+      if (argmax (z, classes) == truth)
+        correct++;
+      if (kind == NN_BK_LOSS_MSE)
+        {
+          double row = 0.0;
+          float k = 2.0f / ((float) classes * (float) n);
+          for (int j = 0; j < classes; j++)
+            {
+              double d = (double) z[j] - t[j];
+              row += d * d;
+              if (g != NULL)
+                g[j] = k * (z[j] - t[j]);
+            }
+          total += row / classes;
+          continue;
+        }
+      /* log-sum-exp from the logits, so large logits do not overflow. */
+      float mx = z[0];
+      for (int j = 1; j < classes; j++)
+        mx = fmaxf (mx, z[j]);
+      double sum = 0.0;
+      for (int j = 0; j < classes; j++)
+        sum += exp ((double) z[j] - mx);
+      double lse = mx + log (sum);
+      if (kind == NN_BK_LOSS_SPARSE_XENT)
+        total += lse - z[truth];
+      else
+        for (int j = 0; j < classes; j++)
+          if (t[j] != 0.0f)
+            total -= t[j] * ((double) z[j] - lse);
+      if (g != NULL)
+        {
+          float inv_n = 1.0f / (float) n;
+          for (int j = 0; j < classes; j++)
+            {
+              float p = (float) exp ((double) z[j] - lse);
+              float tj = kind == NN_BK_LOSS_SPARSE_XENT ? (j == truth ? 1.0f : 0.0f) : t[j];
+              g[j] = (p - tj) * inv_n;
+            }
+        }
+    }
+  stats[0] += (float) total;
+  stats[1] += (float) correct;
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- data */
+
+static int
+cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
+                  const int32_t *indices, const int64_t *step, int steps_per_epoch,
+                  int batch_size, int n, int sample_size, float scale,
+                  float *x, int32_t *labels_out, float *targets, int classes)
+{
+  CpuContext *ctx = vctx;
+  const int32_t *rows = indices;
+
+  if (n < 0 || sample_size < 0 || (targets != NULL && classes < 1))
+    return fail (ctx, NN_BACKEND_ERROR, "gather_batch: bad sizes");
+  if (step != NULL)
+    {
+      if (steps_per_epoch < 1 || *step < 0)
+        return fail (ctx, NN_BACKEND_ERROR, "gather_batch: bad step counter");
+      rows = indices + (size_t) (*step % steps_per_epoch) * (size_t) batch_size;
+    }
+  for (int i = 0; i < n; i++)
+    {
+      if (rows[i] < 0)
+        return fail (ctx, NN_BACKEND_ERROR, "gather_batch: negative row index %d", rows[i]);
+      if (targets != NULL && labels[rows[i]] >= classes)
+        return fail (ctx, NN_BACKEND_ERROR, "gather_batch: label %d of sample %d is outside 0..%d",
+                     labels[rows[i]], rows[i], classes - 1);
+    }
+
+#pragma omp parallel for if ((long) n * sample_size > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (int i = 0; i < n; i++)
+    {
+      const uint8_t *src = images + (size_t) rows[i] * sample_size;
+      float *dst = x + (size_t) i * sample_size;
+      for (int j = 0; j < sample_size; j++)
+        dst[j] = (float) src[j] * scale;
+    }
+  for (int i = 0; i < n; i++)
+    {
+      int label = labels[rows[i]];
+      if (labels_out != NULL)
+        labels_out[i] = label;
+      if (targets != NULL)
+        {
+          float *t = targets + (size_t) i * classes;
+          memset (t, 0, (size_t) classes * sizeof (float));
+          t[label] = 1.0f;
+        }
+    }
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- optimizer */
+
+/* Keras' update rules (tf.keras 2.x optimizer_v2: SGD, Adam, Adadelta,
+ * RMSprop, Adagrad, their _resource_apply_dense and the training ops they
+ * call), with t = *step + 1:
+ *
+ *   SGD        p -= lr g
+ *   momentum   v = m v - lr g;  p += v
+ *   nesterov   v = m v - lr g;  p += m v - lr g
+ *   Adam       m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+ *              alpha = lr sqrt(1 - b2^t) / (1 - b1^t)
+ *              p -= alpha m / (sqrt(v) + eps)
+ *   Adadelta   Eg = rho Eg + (1 - rho) g^2
+ *              d = sqrt(Ed + eps) / sqrt(Eg + eps) g
+ *              Ed = rho Ed + (1 - rho) d^2;  p -= lr d
+ *   RMSprop    v = rho v + (1 - rho) g^2;  p -= lr g / (sqrt(v) + eps)
+ *   Adagrad    a += g^2;  p -= lr g / (sqrt(a) + eps)
+ *
+ * State slot j of parameter i is state[j * count + i]. */
+static int
+cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
+                      const float *grads, float *state, size_t count, int64_t *step)
+{
+  CpuContext *ctx = vctx;
+  int64_t t = *step + 1;
+  long cnt = (long) count;
+  const float lr = opt->lr, eps = opt->epsilon;
+  int nt = nthreads ();
+  int par = cnt > PAR_MIN;
+
+  switch (opt->kind)
+    {
+    case NN_BK_OPT_SGD:
+      {
+        const float m = opt->momentum;
+        float *v = state;
+        if (m == 0.0f)
+          {
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+            for (long i = 0; i < cnt; i++)
+              params[i] -= lr * grads[i];
+          }
+        else if (opt->nesterov)
+          {
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+            for (long i = 0; i < cnt; i++)
+              {
+                v[i] = m * v[i] - lr * grads[i];
+                params[i] += m * v[i] - lr * grads[i];
+              }
+          }
+        else
+          {
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+            for (long i = 0; i < cnt; i++)
+              {
+                v[i] = m * v[i] - lr * grads[i];
+                params[i] += v[i];
+              }
+          }
+        break;
+      }
+    case NN_BK_OPT_ADAM:
+      {
+        const float b1 = opt->beta1, b2 = opt->beta2;
+        const float alpha = (float) ((double) lr * sqrt (1.0 - pow (b2, (double) t))
+                                     / (1.0 - pow (b1, (double) t)));
+        float *m = state, *v = state + count;
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+        for (long i = 0; i < cnt; i++)
+          {
+            float g = grads[i];
+            m[i] = b1 * m[i] + (1.0f - b1) * g;
+            v[i] = b2 * v[i] + (1.0f - b2) * g * g;
+            params[i] -= alpha * m[i] / (sqrtf (v[i]) + eps);
+          }
+        break;
+      }
+    case NN_BK_OPT_ADADELTA:
+      {
+        const float rho = opt->rho;
+        float *eg = state, *ed = state + count;
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+        for (long i = 0; i < cnt; i++)
+          {
+            float g = grads[i];
+            eg[i] = rho * eg[i] + (1.0f - rho) * g * g;
+            float d = sqrtf (ed[i] + eps) / sqrtf (eg[i] + eps) * g;
+            ed[i] = rho * ed[i] + (1.0f - rho) * d * d;
+            params[i] -= lr * d;
+          }
+        break;
+      }
+    case NN_BK_OPT_RMSPROP:
+      {
+        const float rho = opt->rho;
+        float *v = state;
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+        for (long i = 0; i < cnt; i++)
+          {
+            float g = grads[i];
+            v[i] = rho * v[i] + (1.0f - rho) * g * g;
+            params[i] -= lr * g / (sqrtf (v[i]) + eps);
+          }
+        break;
+      }
+    case NN_BK_OPT_ADAGRAD:
+      {
+        float *a = state;
+#pragma omp parallel for if (par) num_threads (nt) schedule (static)
+        for (long i = 0; i < cnt; i++)
+          {
+            float g = grads[i];
+            a[i] += g * g;
+            params[i] -= lr * g / (sqrtf (a[i]) + eps);
+          }
+        break;
+      }
+    default:
+      return fail (ctx, NN_BACKEND_ERROR, "unknown optimizer %d", opt->kind);
+    }
+  *step = t;
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const NnBackendOps cpu_ops = {
+  .abi_version = NN_BACKEND_ABI_VERSION,
+  .struct_size = sizeof (NnBackendOps),
+  .name = "cpu",
+  .device_count = cpu_device_count,
+  .device_info = cpu_device_info,
+  .context_new = cpu_context_new,
+  .context_free = cpu_context_free,
+  .last_error = cpu_last_error,
+  .alloc = cpu_alloc,
+  .free = cpu_free,
+  .upload = cpu_copy,
+  .download = cpu_copy,
+  .fill = cpu_fill,
+  .copy = cpu_copy,
+  .synchronize = cpu_synchronize,
+  .gemm = cpu_gemm,
+  .bias_act_forward = cpu_bias_act_forward,
+  .bias_act_backward = cpu_bias_act_backward,
+  .dropout_forward = cpu_dropout_forward,
+  .dropout_backward = cpu_dropout_backward,
+  .conv2d_plan_new = cpu_conv2d_plan_new,
+  .conv2d_plan_free = cpu_conv2d_plan_free,
+  .conv2d_forward = cpu_conv2d_forward,
+  .conv2d_backward = cpu_conv2d_backward,
+  .pool2d_forward = cpu_pool2d_forward,
+  .pool2d_backward = cpu_pool2d_backward,
+  .loss = cpu_loss,
+  .gather_batch = cpu_gather_batch,
+  .optimizer_update = cpu_optimizer_update,
+  .capture_begin = NULL,
+  .capture_end = NULL,
+  .graph_launch = NULL,
+  .graph_free = NULL,
+  .download_async = NULL,
+};
+
+const NnBackendOps *
+nn_backend_cpu_get (void)
+{
+  return &cpu_ops;
+}
