@@ -1,0 +1,667 @@
+/* nn-result.c: result files (schema 1 in ARCHITECTURE.md), run ids, the runs folder.
+ *
+ * A result is written to a temporary file next to the target, flushed to
+ * disk and renamed over it, so a crash leaves either the old file or the new
+ * one, never half of one.
+ */
+
+#define _GNU_SOURCE
+#ifdef _WIN32
+#define _CRT_RAND_S
+#endif
+
+#include "nn-private.h"
+#include "nn-json.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#ifdef _WIN32
+#include <direct.h>
+#include <io.h>
+#include <process.h>
+#include <windows.h>
+#else
+#include <pwd.h>
+#include <sys/random.h>
+#include <unistd.h>
+#endif
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+#ifndef O_BINARY
+#define O_BINARY 0
+#endif
+
+/* ---------------------------------------------------------------- randomness */
+
+/* 32 random bits from the OS (getrandom, rand_s); time and pid mixed only if
+ * that fails, which it should not. */
+static uint32_t
+random_u32 (void)
+{
+  uint32_t r = 0;
+#ifdef _WIN32
+  unsigned int v;
+  if (rand_s (&v) == 0)
+    return v;
+  r = (uint32_t) GetTickCount () ^ ((uint32_t) _getpid () << 16);
+#else
+  if (getrandom (&r, sizeof r, GRND_NONBLOCK) == (ssize_t) sizeof r)
+    return r;
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  r = (uint32_t) ts.tv_nsec ^ ((uint32_t) getpid () << 16) ^ (uint32_t) ts.tv_sec;
+#endif
+  static uint32_t counter;
+  r += __atomic_add_fetch (&counter, 0x9e3779b9u, __ATOMIC_RELAXED);
+  return r;
+}
+
+/* ---------------------------------------------------------------- folders */
+
+static bool
+is_separator (char c)
+{
+#ifdef _WIN32
+  return c == '/' || c == '\\';
+#else
+  return c == '/';
+#endif
+}
+
+static int
+make_dir (const char *path)
+{
+#ifdef _WIN32
+  return _mkdir (path);
+#else
+  return mkdir (path, 0777);
+#endif
+}
+
+/* mkdir -p; fills error naming the folder that could not be made. */
+static NnStatus
+make_dirs (const char *dir, NnError *error)
+{
+  char buf[4096];
+  size_t n = strlen (dir);
+  if (n == 0)
+    return NN_OK;
+  if (n >= sizeof buf)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: path too long", dir);
+  memcpy (buf, dir, n + 1);
+
+  for (size_t i = 1; i <= n; i++)
+    {
+      if (i < n && !is_separator (buf[i]))
+        continue;
+      if (is_separator (buf[i - 1]))
+        continue;   /* "a//b" or a trailing separator */
+      char saved = buf[i];
+      buf[i] = '\0';
+#ifdef _WIN32
+      /* "C:" is a drive, not a folder to make. */
+      bool drive = i == 2 && buf[1] == ':';
+#else
+      bool drive = false;
+#endif
+      struct stat st;
+      if (!drive && stat (buf, &st) != 0)
+        {
+          if (make_dir (buf) != 0 && errno != EEXIST)
+            return _nn_error_set (error, NN_ERROR_IO, "%s: could not create the folder: %s",
+                                  buf, strerror (errno));
+          if (stat (buf, &st) != 0)
+            return _nn_error_set (error, NN_ERROR_IO, "%s: %s", buf, strerror (errno));
+        }
+      if (!drive && !S_ISDIR (st.st_mode))
+        return _nn_error_set (error, NN_ERROR_IO, "%s: is not a folder", buf);
+      buf[i] = saved;
+    }
+  return NN_OK;
+}
+
+/* ---------------------------------------------------------------- atomic write */
+
+static int
+sync_file (int fd)
+{
+#ifdef _WIN32
+  return _commit (fd);
+#else
+  return fsync (fd);
+#endif
+}
+
+static int
+replace_file (const char *from, const char *to)
+{
+#ifdef _WIN32
+  if (MoveFileExA (from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+    return 0;
+  errno = GetLastError () == ERROR_ACCESS_DENIED ? EACCES : EIO;
+  return -1;
+#else
+  return rename (from, to);
+#endif
+}
+
+/* Write `size` bytes to `path` through a temporary file in the same folder.
+ * On failure the temporary file is gone and any old `path` is untouched. */
+static NnStatus
+write_atomically (const char *path, const char *data, size_t size, NnError *error)
+{
+  char dir[4096];
+  char tmp[4096 + 32];
+  size_t n = strlen (path);
+
+  if (n == 0 || n >= sizeof dir)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "result path is empty or too long");
+  if (is_separator (path[n - 1]))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%s: is a folder name, not a file name",
+                          path);
+
+  /* Parent folder: everything before the last separator. */
+  memcpy (dir, path, n + 1);
+  size_t cut = n;
+  while (cut > 0 && !is_separator (dir[cut - 1]))
+    cut--;
+  while (cut > 1 && is_separator (dir[cut - 1]))
+    cut--;
+  dir[cut] = '\0';
+  NnStatus status = make_dirs (dir, error);
+  if (status != NN_OK)
+    return status;
+
+  /* The temporary name is new (O_EXCL) and random, so two writers never
+   * share one; created with 0666 so the umask decides, as for any file. */
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; attempt++)
+    {
+      snprintf (tmp, sizeof tmp, "%s.tmp-%06x", path, (unsigned) (random_u32 () & 0xffffff));
+      fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_BINARY, 0666);
+      if (fd < 0 && errno != EEXIST)
+        break;
+    }
+  if (fd < 0)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: could not create a temporary file: %s",
+                          path, strerror (errno));
+
+  FILE *f = fdopen (fd, "wb");
+  if (f == NULL)
+    {
+      int e = errno;
+      close (fd);
+      remove (tmp);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (e));
+    }
+  bool ok = fwrite (data, 1, size, f) == size;
+  ok = ok && fflush (f) == 0;
+  ok = ok && sync_file (fileno (f)) == 0;
+  int e = errno;
+  if (fclose (f) != 0 && ok)
+    {
+      ok = false;
+      e = errno;
+    }
+  if (!ok)
+    {
+      remove (tmp);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", path, strerror (e));
+    }
+  if (replace_file (tmp, path) != 0)
+    {
+      e = errno;
+      remove (tmp);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not replace the file: %s", path,
+                            strerror (e));
+    }
+#ifndef _WIN32
+  /* Make the rename itself durable; a failure here loses nothing already
+   * written, so it is not reported. */
+  int dfd = open (dir[0] != '\0' ? dir : ".", O_RDONLY | O_CLOEXEC);
+  if (dfd >= 0)
+    {
+      fsync (dfd);
+      close (dfd);
+    }
+#endif
+  return NN_OK;
+}
+
+/* ---------------------------------------------------------------- JSON of a result */
+
+#define STR(json, field) _nn_json_string_bounded ((json), (field), sizeof (field))
+
+static const char *
+status_text (NnRunStatus status)
+{
+  switch (status)
+    {
+    case NN_RUN_COMPLETED: return "completed";
+    case NN_RUN_CANCELLED: return "cancelled";
+    case NN_RUN_FAILED: return "failed";
+    }
+  return "failed";
+}
+
+static void
+write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
+{
+  NnDeviceInfo devices[17];
+  int count = nn_device_list (devices, 17);
+  const NnDeviceInfo *cuda = NULL;
+
+  _nn_json_key (j, "system");
+  _nn_json_begin_object (j);
+
+  _nn_json_key (j, "os");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  STR (j, sys->os_name);
+  _nn_json_key (j, "version");
+  STR (j, sys->os_version);
+  _nn_json_key (j, "kernel");
+  STR (j, sys->kernel);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "cpu");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "model");
+  STR (j, sys->cpu_model);
+  _nn_json_key (j, "cores");
+  _nn_json_int (j, sys->cpu_cores);
+  _nn_json_key (j, "threads");
+  _nn_json_int (j, sys->cpu_threads);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "ram_bytes");
+  _nn_json_int (j, (int64_t) sys->ram_bytes);
+
+  _nn_json_key (j, "gpus");
+  _nn_json_begin_array (j);
+  for (int i = 0; i < count; i++)
+    {
+      const NnDeviceInfo *d = &devices[i];
+      if (d->kind != NN_DEVICE_CUDA || !d->usable)
+        continue;
+      if (cuda == NULL)
+        cuda = d;
+      _nn_json_begin_object (j);
+      _nn_json_key (j, "name");
+      STR (j, d->name);
+      _nn_json_key (j, "memory_bytes");
+      _nn_json_int (j, (int64_t) d->memory_bytes);
+      _nn_json_key (j, "driver");
+      STR (j, d->driver);
+      _nn_json_end_object (j);
+    }
+  _nn_json_end_array (j);
+
+  _nn_json_key (j, "blas");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  STR (j, sys->blas_name);
+  _nn_json_key (j, "version");
+  STR (j, sys->blas_version);
+  _nn_json_key (j, "core");
+  STR (j, sys->blas_core);
+  _nn_json_key (j, "threads");
+  _nn_json_int (j, sys->blas_threads);
+  _nn_json_key (j, "note");
+  STR (j, sys->blas_note);
+  _nn_json_end_object (j);
+
+  /* The versions of the run's own GPU when it ran on one, else of the first. */
+  if (result->device.kind == NN_DEVICE_CUDA && result->device.usable)
+    cuda = &result->device;
+  if (cuda != NULL)
+    {
+      _nn_json_key (j, "cuda");
+      _nn_json_begin_object (j);
+      _nn_json_key (j, "runtime");
+      STR (j, cuda->runtime);
+      _nn_json_key (j, "cublas");
+      STR (j, cuda->cublas);
+      _nn_json_key (j, "cudnn");
+      STR (j, cuda->cudnn);
+      _nn_json_end_object (j);
+    }
+
+  _nn_json_key (j, "compiler");
+  STR (j, sys->compiler);
+  _nn_json_end_object (j);
+}
+
+static void
+key_float (NnJson *j, const char *key, float value)
+{
+  _nn_json_key (j, key);
+  _nn_json_float (j, value);
+}
+
+/* The optimizer and the settings that apply to it, by their Keras names. */
+static void
+write_optimizer (NnJson *j, const NnOptimizer *opt)
+{
+  _nn_json_key (j, "optimizer");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  _nn_json_string (j, nn_optimizer_name (opt->kind));
+  key_float (j, "learning_rate", opt->lr);
+  switch (opt->kind)
+    {
+    case NN_OPT_SGD:
+      key_float (j, "momentum", opt->momentum);
+      _nn_json_key (j, "nesterov");
+      _nn_json_bool (j, opt->nesterov);
+      break;
+    case NN_OPT_ADAM:
+      key_float (j, "beta_1", opt->beta1);
+      key_float (j, "beta_2", opt->beta2);
+      key_float (j, "epsilon", opt->epsilon);
+      break;
+    case NN_OPT_ADADELTA:
+      key_float (j, "rho", opt->rho);
+      key_float (j, "epsilon", opt->epsilon);
+      break;
+    case NN_OPT_RMSPROP:
+      key_float (j, "rho", opt->rho);
+      key_float (j, "momentum", opt->momentum);
+      key_float (j, "epsilon", opt->epsilon);
+      break;
+    case NN_OPT_ADAGRAD:
+      key_float (j, "initial_accumulator_value", opt->initial_accumulator);
+      key_float (j, "epsilon", opt->epsilon);
+      break;
+    }
+  _nn_json_end_object (j);
+}
+
+static void
+write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
+{
+  const NnTrainConfig *c = &r->config;
+
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "schema");
+  _nn_json_int (j, NN_RESULT_SCHEMA);
+  _nn_json_key (j, "app_version");
+  _nn_json_string (j, NN_VERSION_STRING);
+  _nn_json_key (j, "run_id");
+  STR (j, r->run_id);
+  _nn_json_key (j, "started_at");
+  STR (j, r->started_at);
+  _nn_json_key (j, "status");
+  _nn_json_string (j, status_text (r->status));
+  if (r->error[0] != '\0')
+    {
+      _nn_json_key (j, "error");
+      STR (j, r->error);
+    }
+
+  write_system (j, sys, r);
+
+  _nn_json_key (j, "device");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "kind");
+  _nn_json_string (j, r->device.kind == NN_DEVICE_CUDA ? "cuda" : "cpu");
+  _nn_json_key (j, "index");
+  _nn_json_int (j, r->device.index);
+  _nn_json_key (j, "name");
+  STR (j, r->device.name);
+  _nn_json_key (j, "threads");
+  _nn_json_int (j, r->threads);
+  _nn_json_key (j, "tf32");
+  _nn_json_bool (j, c->device.tf32);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "dataset");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  STR (j, r->dataset_name);
+  _nn_json_key (j, "path");
+  STR (j, r->dataset_path);
+  _nn_json_key (j, "train_samples");
+  _nn_json_int (j, r->train_samples);
+  _nn_json_key (j, "test_samples");
+  _nn_json_int (j, r->test_samples);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "model");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "spec");
+  STR (j, r->spec_text);
+  _nn_json_key (j, "params");
+  _nn_json_int (j, r->params);
+  _nn_json_key (j, "name");
+  if (r->model_name[0] != '\0')
+    STR (j, r->model_name);
+  else
+    _nn_json_null (j);   /* a custom model */
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "hyper");
+  _nn_json_begin_object (j);
+  write_optimizer (j, &c->optimizer);
+  _nn_json_key (j, "loss");
+  _nn_json_string (j, nn_loss_name (c->loss));
+  key_float (j, "lr", c->optimizer.lr);
+  _nn_json_key (j, "batch_size");
+  _nn_json_int (j, c->batch_size);
+  _nn_json_key (j, "epochs");
+  _nn_json_int (j, c->epochs);
+  _nn_json_key (j, "seed");
+  /* JSON readers keep integers up to 2^53 exactly; larger seeds as text
+   * would change the type, so they are written as numbers all the same. */
+  _nn_json_int (j, (int64_t) c->seed);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "epochs");
+  _nn_json_begin_array (j);
+  for (int32_t i = 0; i < r->epoch_count; i++)
+    {
+      const NnEpochRecord *e = &r->epochs[i];
+      _nn_json_begin_object (j);
+      _nn_json_key (j, "epoch");
+      _nn_json_int (j, e->epoch);
+      _nn_json_key (j, "seconds");
+      _nn_json_double (j, e->seconds);
+      key_float (j, "train_loss", e->train_loss);
+      key_float (j, "train_accuracy", e->train_accuracy);
+      key_float (j, "test_loss", e->test_loss);
+      key_float (j, "test_accuracy", e->test_accuracy);
+      _nn_json_key (j, "samples_per_second");
+      _nn_json_double (j, e->samples_per_second);
+      _nn_json_end_object (j);
+    }
+  _nn_json_end_array (j);
+
+  _nn_json_key (j, "steps");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "count");
+  _nn_json_int (j, r->step_count);
+  _nn_json_key (j, "seconds_median");
+  _nn_json_double (j, r->step_seconds_median);
+  _nn_json_key (j, "seconds_p10");
+  _nn_json_double (j, r->step_seconds_p10);
+  _nn_json_key (j, "seconds_p90");
+  _nn_json_double (j, r->step_seconds_p90);
+  _nn_json_key (j, "loss_curve");   /* [[step, loss], ...] */
+  _nn_json_begin_array (j);
+  int32_t points = r->loss_curve_count;
+  if (points > NN_LOSS_CURVE_MAX)
+    points = NN_LOSS_CURVE_MAX;
+  for (int32_t i = 0; i < points; i++)
+    {
+      _nn_json_begin_array_inline (j);
+      _nn_json_int (j, r->loss_curve_steps[i]);
+      _nn_json_float (j, r->loss_curve[i]);
+      _nn_json_end_array (j);
+    }
+  _nn_json_end_array (j);
+  _nn_json_end_object (j);
+
+  _nn_json_key (j, "total_seconds");
+  _nn_json_double (j, r->total_seconds);
+  _nn_json_key (j, "time_to_first_step_seconds");
+  _nn_json_double (j, r->time_to_first_step_seconds);
+  _nn_json_end_object (j);
+}
+
+NnStatus
+nn_result_write (const NnRunResult *result,
+                 const NnSystemInfo *system,
+                 const char *path,
+                 NnError *error)
+{
+  NnSystemInfo now;
+  NnJson json;
+
+  if (result == NULL || path == NULL || path[0] == '\0')
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "nn_result_write: result and path are required");
+  if (result->epoch_count < 0 || (result->epoch_count > 0 && result->epochs == NULL))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: the result has %d epochs but no epoch records", path,
+                          (int) result->epoch_count);
+  if (system == NULL)
+    {
+      nn_system_info (&now);
+      system = &now;
+    }
+
+  _nn_json_init (&json);
+  write_result (&json, result, system);
+  if (!_nn_json_ok (&json))
+    {
+      _nn_json_free (&json);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory writing the result",
+                            path);
+    }
+  NnStatus status = write_atomically (path, json.data, json.len, error);
+  _nn_json_free (&json);
+  return status;
+}
+
+/* ---------------------------------------------------------------- run ids */
+
+void
+nn_run_id_new (const char *model_name,
+               const NnDeviceInfo *device,
+               char *run_id,
+               size_t run_id_size,
+               char *started_at,
+               size_t started_at_size)
+{
+  /* Within one process the suffix walks a permutation of 0..ffff from a
+   * random start, so ids made in the same second never collide here; the
+   * random start keeps two processes apart. */
+  static uint32_t base;      /* 0 until seeded; the seed is never 0 */
+  static uint32_t counter;
+  uint32_t start = __atomic_load_n (&base, __ATOMIC_ACQUIRE);
+  if (start == 0)
+    {
+      uint32_t seed = random_u32 () | 0x10000u;
+      if (__atomic_compare_exchange_n (&base, &start, seed, false, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE))
+        start = seed;
+    }
+  uint32_t n = __atomic_fetch_add (&counter, 1, __ATOMIC_RELAXED);
+  uint32_t suffix = (start + n * 0x9e37u) & 0xffffu;
+
+  time_t t = time (NULL);
+  struct tm tm;
+#ifdef _WIN32
+  gmtime_s (&tm, &t);
+#else
+  gmtime_r (&t, &tm);
+#endif
+
+  /* Model name as [a-z0-9-]: other characters become '-', never two in a
+   * row, none at either end; at most 30 characters. */
+  char model[31];
+  size_t len = 0;
+  for (const char *p = model_name != NULL ? model_name : ""; *p != '\0' && len < sizeof model - 1; p++)
+    {
+      char ch = *p;
+      if (ch >= 'A' && ch <= 'Z')
+        ch = (char) (ch - 'A' + 'a');
+      if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')))
+        ch = '-';
+      if (ch == '-' && (len == 0 || model[len - 1] == '-'))
+        continue;
+      model[len++] = ch;
+    }
+  while (len > 0 && model[len - 1] == '-')
+    len--;
+  model[len] = '\0';
+  if (len == 0)
+    snprintf (model, sizeof model, "custom");
+
+  char dev[24];
+  if (device != NULL && device->kind == NN_DEVICE_CUDA)
+    snprintf (dev, sizeof dev, "cuda%d", (int) device->index);
+  else
+    snprintf (dev, sizeof dev, "cpu");
+
+  if (run_id != NULL && run_id_size > 0)
+    snprintf (run_id, run_id_size, "%04d%02d%02dT%02d%02d%02dZ-%s-%s-%04x",
+              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+              tm.tm_sec, model, dev, (unsigned) suffix);
+  if (started_at != NULL && started_at_size > 0)
+    snprintf (started_at, started_at_size, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+              tm.tm_sec);
+}
+
+/* ---------------------------------------------------------------- runs folder */
+
+void
+nn_runs_dir (char *out, size_t size)
+{
+  if (out == NULL || size == 0)
+    return;
+#ifdef _WIN32
+  const char *base = getenv ("LOCALAPPDATA");
+  if (base != NULL && base[0] != '\0')
+    snprintf (out, size, "%s\\Trainbench\\runs", base);
+  else
+    {
+      const char *home = getenv ("USERPROFILE");
+      snprintf (out, size, "%s\\AppData\\Local\\Trainbench\\runs",
+                home != NULL && home[0] != '\0' ? home : ".");
+    }
+#else
+  /* XDG: a relative XDG_DATA_HOME is invalid and must be ignored. */
+  const char *xdg = getenv ("XDG_DATA_HOME");
+  if (xdg != NULL && xdg[0] == '/')
+    {
+      snprintf (out, size, "%s/trainbench/runs", xdg);
+      return;
+    }
+  const char *home = getenv ("HOME");
+  if (home == NULL || home[0] == '\0')
+    {
+      struct passwd *pw = getpwuid (getuid ());
+      home = pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : ".";
+    }
+  snprintf (out, size, "%s/.local/share/trainbench/runs", home);
+#endif
+}
+
+void
+nn_run_result_clear (NnRunResult *result)
+{
+  if (result == NULL)
+    return;
+  free (result->epochs);
+  memset (result, 0, sizeof *result);
+}
