@@ -1309,8 +1309,8 @@ group_thousands (int64_t v, char *buf, size_t size)
   buf[j] = '\0';
 }
 
-#define SUMMARY_RULE "_________________________________________________________________\n"
-#define SUMMARY_DOUBLE_RULE "=================================================================\n"
+#define SUMMARY_RULE "______________________________________________________________________\n"
+#define SUMMARY_DOUBLE_RULE "======================================================================\n"
 
 size_t
 nn_spec_summary (const NnSpec *spec, NnInputShape input, char *out, size_t size)
@@ -1344,7 +1344,7 @@ nn_spec_summary (const NnSpec *spec, NnInputShape input, char *out, size_t size)
 
   writer_add (&w, "Model: \"sequential\"\n");
   writer_add (&w, SUMMARY_RULE);
-  writer_add (&w, " %-28s%-26s%-10s\n", "Layer (type)", "Output Shape", "Param #");
+  writer_add (&w, " %-31s %-25s %s\n", "Layer (type)", "Output Shape", "Param #");
   writer_add (&w, SUMMARY_DOUBLE_RULE);
   for (i = 0; i < spec->count; i++)
     {
@@ -1358,9 +1358,7 @@ nn_spec_summary (const NnSpec *spec, NnInputShape input, char *out, size_t size)
       else
         snprintf (shape, sizeof shape, "(None, %d)", (int) info->dims[0]);
       snprintf (layer, sizeof layer, "%s (%s)", info->name, keras_type (info->spec.kind));
-      writer_add (&w, " %-27s %-25s %-10lld\n", layer, shape, (long long) info->params);
-      if (i + 1 < spec->count)
-        writer_add (&w, "\n");
+      writer_add (&w, " %-31s %-25s %lld\n", layer, shape, (long long) info->params);
     }
   writer_add (&w, SUMMARY_DOUBLE_RULE);
   group_thousands (total, total_text, sizeof total_text);
