@@ -114,6 +114,11 @@ before_item (NnJson *json, bool is_key)
       return;
     }
   int d = json->depth - 1;
+  if (json->object[d] != is_key)
+    {
+      json->failed = true;     /* a value without a key in an object, or a key in an array */
+      return;
+    }
   if (json->has_member[d])
     puts_ (json, json->one_line[d] ? ", " : ",");
   json->has_member[d] = true;
@@ -134,6 +139,7 @@ begin (NnJson *json, char open, bool one_line)
     }
   put (json, &open, 1);
   json->has_member[json->depth] = false;
+  json->object[json->depth] = open == '{';
   /* Inside a one-line container everything stays on the line. */
   json->one_line[json->depth] = one_line || (json->depth > 0 && json->one_line[json->depth - 1]);
   json->depth++;

@@ -22,6 +22,7 @@ typedef struct
   bool after_key;    /* a key was written, its value comes next */
   bool has_member[NN_JSON_MAX_DEPTH]; /* a container has a member already */
   bool one_line[NN_JSON_MAX_DEPTH]; /* a container written on one line */
+  bool object[NN_JSON_MAX_DEPTH];   /* an object (members need keys), not an array */
 } NnJson;
 
 void _nn_json_init (NnJson *json);
