@@ -1,0 +1,155 @@
+/* tb-cli-common.h: what the parts of trainbench-cli share: option parsing,
+ * strict number parsing, error messages, progress output and the commands.
+ * Plain C11 over engine/trainbench.h only (no GLib), so it builds anywhere
+ * the engine does.
+ */
+#pragma once
+
+#include "trainbench.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TB_CLI_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#define TB_CLI_NORETURN __attribute__ ((noreturn))
+#else
+#define TB_CLI_PRINTF(f, a)
+#define TB_CLI_NORETURN
+#endif
+
+#define TB_CLI_NAME "trainbench-cli"
+
+/* Exit statuses: the contract scripts rely on. */
+enum
+{
+  TB_CLI_EXIT_OK = 0,
+  TB_CLI_EXIT_FAILED = 1, /* a run (or a command's work) failed or was cancelled */
+  TB_CLI_EXIT_USAGE = 2,  /* the command line is wrong */
+};
+
+/* ---------------------------------------------------------------- options */
+
+/* One option a command accepts: "--name VALUE" (or "--name=VALUE") when
+ * `metavar` is not NULL, a flag otherwise. */
+typedef struct
+{
+  const char *name;    /* without the dashes: "batch-size" */
+  const char *metavar; /* "N", or NULL for a flag */
+} TbCliOption;
+
+/* A parsed command line: for each option of the table, the value given last
+ * (NULL when absent; "" for a flag that was given). */
+typedef struct
+{
+  const char *command;          /* "train" */
+  const TbCliOption *options;   /* borrowed, terminated by a NULL name */
+  int count;
+  const char *values[64];
+} TbCliArgs;
+
+/* Parse argv (after the command name) against `options`. On --help prints the
+ * command's help and exits 0; on an unknown option, a missing value or a
+ * stray argument prints what is wrong and exits 2. */
+void tb_cli_args_parse (TbCliArgs *args,
+                        const char *command,
+                        const TbCliOption *options,
+                        int argc,
+                        char **argv);
+
+/* The value of an option, or NULL when it was not given. */
+const char *tb_cli_arg (const TbCliArgs *args, const char *name);
+bool tb_cli_flag (const TbCliArgs *args, const char *name);
+
+/* Strict number parsing: the whole text must be a number in [min, max];
+ * otherwise a usage error naming the option and the text (exit 2). */
+int32_t tb_cli_parse_int (const char *command, const char *option, const char *text,
+                          int32_t min, int32_t max);
+uint64_t tb_cli_parse_u64 (const char *command, const char *option, const char *text);
+double tb_cli_parse_double (const char *command, const char *option, const char *text,
+                            double min, double max, bool min_exclusive);
+bool tb_cli_parse_on_off (const char *command, const char *option, const char *text);
+
+/* "CxHxW" (or "HxW" for one channel). */
+NnInputShape tb_cli_parse_shape (const char *command, const char *option, const char *text);
+
+/* The closest of `candidates` (NULL-terminated) to `word`, or NULL when none
+ * is close enough to suggest. */
+const char *tb_cli_suggest (const char *word, const char *const *candidates);
+
+/* ---------------------------------------------------------------- messages */
+
+/* "trainbench-cli: <message>" on stderr. */
+void tb_cli_error (const char *format, ...) TB_CLI_PRINTF (1, 2);
+
+/* A usage error: the message, then where help is; exits 2. `command` may be
+ * NULL for the top level. */
+TB_CLI_NORETURN void tb_cli_usage_error (const char *command, const char *format, ...)
+  TB_CLI_PRINTF (2, 3);
+
+/* The help text of a command ("" or NULL for the overview); NULL if unknown. */
+const char *tb_cli_help_text (const char *command);
+
+/* Print the help of a command to stdout. */
+void tb_cli_print_help (const char *command);
+
+/* Human-readable sizes and counts. */
+void tb_cli_format_bytes (uint64_t bytes, char *out, size_t size);   /* "23.4 GiB" */
+void tb_cli_format_count (int64_t n, char *out, size_t size);        /* "1,199,882" */
+void tb_cli_format_duration (double seconds, char *out, size_t size); /* "1:05", "2:03:04" */
+
+/* ---------------------------------------------------------------- progress */
+
+/* How a run shows its progress: a redrawn bar on a terminal, plain lines
+ * otherwise, nothing at all when quiet. */
+typedef struct
+{
+  bool tty;
+  bool quiet;
+  int columns;            /* terminal width */
+  double last_draw;       /* monotonic seconds of the last bar redraw */
+  bool bar_shown;         /* a bar is on the current line */
+  const char *prefix;     /* borrowed; put before every line ("[2/6] "), or NULL */
+  FILE *out;              /* borrowed: stdout */
+} TbCliProgress;
+
+void tb_cli_progress_init (TbCliProgress *progress, bool quiet);
+
+/* The engine's progress callback; user_data is a TbCliProgress. */
+bool tb_cli_progress_cb (const NnProgress *report, void *user_data);
+
+/* Leave the line of a bar (before other output). */
+void tb_cli_progress_finish (TbCliProgress *progress);
+
+/* Monotonic seconds. */
+double tb_cli_now (void);
+
+/* ---------------------------------------------------------------- commands */
+
+int tb_cli_cmd_train (int argc, char **argv);
+int tb_cli_cmd_evaluate (int argc, char **argv);
+int tb_cli_cmd_reproduce (int argc, char **argv);
+int tb_cli_cmd_summary (int argc, char **argv);
+int tb_cli_cmd_devices (int argc, char **argv);
+int tb_cli_cmd_datasets (int argc, char **argv);
+int tb_cli_cmd_sysinfo (int argc, char **argv);
+
+/* ---------------------------------------------------------------- shared helpers */
+
+/* The data set used when none is given: mnist when it is found, else
+ * fashion-mnist. */
+const char *tb_cli_default_dataset (void);
+
+/* Resolve a preset name, or exit 2 naming the known ones. */
+const NnPreset *tb_cli_find_preset (const char *command, const char *name);
+
+/* Create a folder and its parents (like mkdir -p); false on failure. */
+bool tb_cli_mkdir_p (const char *path);
+
+/* The device info of a device, from nn_device_list, or a minimal entry
+ * ("cuda:7") when it is not listed. */
+void tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out);
+
+/* "cpu" or "cuda:0". */
+void tb_cli_device_label (NnDeviceKind kind, int32_t index, char *out, size_t size);

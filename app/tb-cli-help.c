@@ -1,0 +1,275 @@
+/* tb-cli-help.c: the --help texts of trainbench-cli, one per command, laid
+ * out like a man page (synopsis, description, options, exit status,
+ * examples) so `trainbench-cli COMMAND --help` answers without the docs.
+ */
+
+#include "tb-cli-common.h"
+
+#include <string.h>
+
+static const char help_overview[] =
+  "NAME\n"
+  "    trainbench-cli - train small neural networks and time them, CPU against GPU\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli COMMAND [OPTIONS]\n"
+  "    trainbench-cli help [COMMAND]\n"
+  "    trainbench-cli --version\n"
+  "\n"
+  "COMMANDS\n"
+  "    train       train one model on one device and write its result file\n"
+  "    reproduce   the articles' experiment: every preset on every device, then a\n"
+  "                table of seconds per epoch and test accuracy side by side\n"
+  "    evaluate    test loss and accuracy of saved weights\n"
+  "    summary     a model's layers, output shapes and parameter counts\n"
+  "    devices     the CPU and each GPU, and why a GPU is not usable\n"
+  "    datasets    the known data sets and where each was found\n"
+  "    sysinfo     operating system, CPU, memory, BLAS, compiler and devices\n"
+  "    help        this text, or a command's (also: COMMAND --help)\n"
+  "\n"
+  "PRESETS\n"
+  "    mlp-small   flatten; dense 128 relu; dropout 0.2; dense 10 softmax\n"
+  "                (Adam, batch 32, 10 epochs)\n"
+  "    mlp-wide    two dense 1000 relu layers with dropout 0.2 (Adam, batch 32,\n"
+  "                10 epochs)\n"
+  "    cnn         two conv2d 3x3 layers, maxpool, dense 128 (Adadelta lr 1.0,\n"
+  "                batch 256, 2 epochs)\n"
+  "\n"
+  "FILES\n"
+  "    Results go to $XDG_DATA_HOME/trainbench/runs (~/.local/share/trainbench/runs),\n"
+  "    one schema-1 JSON file per run, also for cancelled and failed runs.\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 1 a run failed or was cancelled, 2 the command line is wrong.\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli train --preset mlp-small --dataset fashion-mnist --epochs 1\n"
+  "    trainbench-cli reproduce --epochs 1\n"
+  "    trainbench-cli summary --preset cnn\n";
+
+static const char help_train[] =
+  "NAME\n"
+  "    trainbench-cli train - train one model on one device\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli train (--preset NAME | --model SPEC) [OPTIONS]\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Trains a preset or a model given as a spec, evaluates it on the test set\n"
+  "    after every epoch and writes a result file (schema 1 JSON). A preset's\n"
+  "    optimizer, learning rate, batch size and epochs are the defaults; the\n"
+  "    options below override them. On a terminal a progress bar shows the\n"
+  "    epoch, step, loss, accuracy, samples/s and ETA; otherwise one plain line\n"
+  "    is printed per progress report and per epoch. Ctrl-C stops the run within\n"
+  "    a step and saves it as cancelled; a second Ctrl-C quits at once.\n"
+  "\n"
+  "OPTIONS\n"
+  "    --preset NAME         mlp-small, mlp-wide or cnn\n"
+  "    --model SPEC          layers separated by ';', e.g.\n"
+  "                          'flatten; dense 64 relu; dense 10 softmax'\n"
+  "    --dataset NAME|PATH   mnist, fashion-mnist, a folder of IDX files or a .npz\n"
+  "                          file (default: mnist if found, else fashion-mnist)\n"
+  "    --device DEV          cpu (default), cuda or cuda:N\n"
+  "    --threads N           CPU threads, 0 = all cores (default 0)\n"
+  "    --epochs N            passes over the training set\n"
+  "    --batch-size N        samples per step\n"
+  "    --optimizer NAME      sgd, adam, adadelta, rmsprop or adagrad (with Keras'\n"
+  "                          defaults, learning rate included)\n"
+  "    --lr X                learning rate (more than 0)\n"
+  "    --loss NAME           sparse_categorical_crossentropy (default),\n"
+  "                          categorical_crossentropy or mean_squared_error\n"
+  "    --seed N              seed of weights, shuffling and dropout (default 42)\n"
+  "    --tf32 on|off         allow TF32 on the GPU (recorded in the result)\n"
+  "    --max-steps N         stop after N steps in all (0 = no limit)\n"
+  "    --limit-train N       use only the first N training samples (0 = all)\n"
+  "    --limit-test N        use only the first N test samples (0 = all)\n"
+  "    --out FILE            the result file (default: <runs folder>/<run id>.json)\n"
+  "    --save-weights FILE   save the trained weights (for evaluate)\n"
+  "    --quiet               no progress or epoch lines\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 the run completed, 1 it failed or was cancelled (the result file still\n"
+  "    records it), 2 the command line is wrong.\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli train --preset mlp-small --dataset fashion-mnist --epochs 1\n"
+  "    trainbench-cli train --preset cnn --device cuda:0 --tf32 on\n"
+  "    trainbench-cli train --model 'flatten; dense 32 relu; dense 10 softmax' \\\n"
+  "        --optimizer sgd --lr 0.1 --epochs 3 --save-weights small.tbw\n";
+
+static const char help_evaluate[] =
+  "NAME\n"
+  "    trainbench-cli evaluate - test loss and accuracy of saved weights\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli evaluate --weights FILE [OPTIONS]\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Reads a weights file written by train --save-weights (its model spec and\n"
+  "    input shape are stored in it), and prints the loss and accuracy on the\n"
+  "    test split of a data set.\n"
+  "\n"
+  "OPTIONS\n"
+  "    --weights FILE        the weights file (required)\n"
+  "    --dataset NAME|PATH   as for train (default: mnist if found, else\n"
+  "                          fashion-mnist)\n"
+  "    --device DEV          cpu (default), cuda or cuda:N\n"
+  "    --threads N           CPU threads, 0 = all cores\n"
+  "    --batch-size N        samples per forward pass (default 256)\n"
+  "    --loss NAME           the loss to report (default\n"
+  "                          sparse_categorical_crossentropy)\n"
+  "    --limit-test N        use only the first N test samples\n"
+  "    --tf32 on|off         allow TF32 on the GPU\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 1 the file, data set or device failed, 2 the command line is\n"
+  "    wrong.\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli evaluate --weights small.tbw --dataset fashion-mnist\n";
+
+static const char help_reproduce[] =
+  "NAME\n"
+  "    trainbench-cli reproduce - the articles' experiment in one command\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli reproduce [OPTIONS]\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Trains each preset on each device, writes one result file per run, then\n"
+  "    prints a table: preset, device, mean seconds per epoch, final test\n"
+  "    accuracy, and for GPU rows the speed-up against the CPU on the same\n"
+  "    preset. A run that fails (a GPU out of memory, say) is reported in the\n"
+  "    table and the others go on. Ctrl-C cancels the current run and skips the\n"
+  "    rest.\n"
+  "\n"
+  "OPTIONS\n"
+  "    --presets LIST        comma-separated presets (default:\n"
+  "                          mlp-small,mlp-wide,cnn)\n"
+  "    --devices LIST        comma-separated devices, e.g. cpu,cuda:0 (default:\n"
+  "                          every usable device)\n"
+  "    --epochs N            override every preset's epochs\n"
+  "    --dataset NAME|PATH   as for train\n"
+  "    --threads N           CPU threads, 0 = all cores\n"
+  "    --seed N              seed of every run (default 42)\n"
+  "    --limit-train N       use only the first N training samples\n"
+  "    --limit-test N        use only the first N test samples\n"
+  "    --max-steps N         stop each run after N steps\n"
+  "    --out-dir DIR         where the result files go (default: the runs folder)\n"
+  "    --quiet               no progress or epoch lines, only the table\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 every run completed, 1 one or more failed or were cancelled, 2 the\n"
+  "    command line is wrong.\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli reproduce\n"
+  "    trainbench-cli reproduce --presets mlp-small,cnn --devices cpu,cuda:0 --epochs 1\n";
+
+static const char help_summary[] =
+  "NAME\n"
+  "    trainbench-cli summary - a model's layers and parameter counts\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli summary (--preset NAME | --model SPEC) [--input CxHxW]\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Prints a Keras-like summary: each layer, its output shape and parameter\n"
+  "    count, and the total. Nothing is allocated or trained.\n"
+  "\n"
+  "OPTIONS\n"
+  "    --preset NAME         mlp-small, mlp-wide or cnn\n"
+  "    --model SPEC          a model spec (see train --help)\n"
+  "    --input CxHxW         one sample's shape (default 1x28x28)\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 1 the model does not fit the input, 2 the command line is\n"
+  "    wrong (a spec that does not parse included).\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli summary --preset cnn\n"
+  "    trainbench-cli summary --model 'conv2d 8 5 relu; flatten; dense 10 softmax' --input 3x32x32\n";
+
+static const char help_devices[] =
+  "NAME\n"
+  "    trainbench-cli devices - the devices Trainbench can train on\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli devices\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Lists the CPU and each CUDA GPU with its name, memory, compute\n"
+  "    capability, driver and runtime versions. When no GPU is usable it says\n"
+  "    why (no NVIDIA driver, a missing library, the CUDA module not built).\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 2 the command line is wrong.\n";
+
+static const char help_datasets[] =
+  "NAME\n"
+  "    trainbench-cli datasets - the known data sets and where they are\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli datasets\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    For mnist and fashion-mnist, where each was found (the Keras cache,\n"
+  "    Trainbench's data folder, Debian's packages) or why it was not.\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 2 the command line is wrong.\n";
+
+static const char help_sysinfo[] =
+  "NAME\n"
+  "    trainbench-cli sysinfo - what this machine is, as results record it\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli sysinfo\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    Operating system, kernel, CPU model, cores and threads, memory, the BLAS\n"
+  "    library (name, version, kernel core, threads, and a note when it could\n"
+  "    not use the best core), the compiler, and the devices.\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success, 2 the command line is wrong.\n";
+
+static const char help_help[] =
+  "NAME\n"
+  "    trainbench-cli help - show the help of a command\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli help [COMMAND]\n";
+
+const char *
+tb_cli_help_text (const char *command)
+{
+  static const struct
+  {
+    const char *name;
+    const char *text;
+  } texts[] = {
+    { "train", help_train },
+    { "evaluate", help_evaluate },
+    { "reproduce", help_reproduce },
+    { "summary", help_summary },
+    { "devices", help_devices },
+    { "datasets", help_datasets },
+    { "sysinfo", help_sysinfo },
+    { "help", help_help },
+  };
+
+  if (command == NULL || command[0] == '\0')
+    return help_overview;
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++)
+    if (strcmp (texts[i].name, command) == 0)
+      return texts[i].text;
+  return NULL;
+}
+
+void
+tb_cli_print_help (const char *command)
+{
+  const char *text = tb_cli_help_text (command);
+  fputs (text ? text : help_overview, stdout);
+}

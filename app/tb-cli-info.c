@@ -1,0 +1,275 @@
+/* tb-cli-info.c: the commands that only look: summary (a model's layers and
+ * parameter counts), devices, datasets and sysinfo, plus the small lookups
+ * the run commands share with them.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "tb-cli-common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEVICES 32
+
+/* ---------------------------------------------------------------- shared lookups */
+
+const char *
+tb_cli_default_dataset (void)
+{
+  NnDatasetLocation known[8];
+  int n = nn_dataset_list_known (known, 8);
+
+  for (int i = 0; i < n; i++)
+    if (strcmp (known[i].name, "mnist") == 0 && known[i].available)
+      return "mnist";
+  return "fashion-mnist";
+}
+
+const NnPreset *
+tb_cli_find_preset (const char *command, const char *name)
+{
+  const NnPreset *preset = nn_preset_find (name);
+  const char *names[16];
+  char list[256] = "";
+  int count = 0;
+  const NnPreset *all;
+
+  if (preset != NULL)
+    return preset;
+  all = nn_presets (&count);
+  for (int i = 0; i < count && i < 15; i++)
+    {
+      names[i] = all[i].name;
+      if (i > 0)
+        strncat (list, ", ", sizeof list - strlen (list) - 1);
+      strncat (list, all[i].name, sizeof list - strlen (list) - 1);
+    }
+  names[count < 15 ? count : 15] = NULL;
+  const char *guess = tb_cli_suggest (name, names);
+  if (guess != NULL)
+    tb_cli_usage_error (command, "--preset: unknown preset '%s' (did you mean %s?)", name, guess);
+  tb_cli_usage_error (command, "--preset: unknown preset '%s' (presets: %s)", name, list);
+}
+
+void
+tb_cli_device_label (NnDeviceKind kind, int32_t index, char *out, size_t size)
+{
+  if (kind == NN_DEVICE_CPU)
+    snprintf (out, size, "cpu");
+  else
+    snprintf (out, size, "cuda:%d", index);
+}
+
+void
+tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out)
+{
+  NnDeviceInfo devices[MAX_DEVICES];
+  int n = nn_device_list (devices, MAX_DEVICES);
+
+  for (int i = 0; i < n; i++)
+    if (devices[i].kind == kind && devices[i].index == index)
+      {
+        *out = devices[i];
+        return;
+      }
+  memset (out, 0, sizeof *out);
+  out->kind = kind;
+  out->index = index;
+  tb_cli_device_label (kind, index, out->name, sizeof out->name);
+  /* The one unusable CUDA entry tells why there is no GPU at all. */
+  for (int i = 0; i < n; i++)
+    if (devices[i].kind == kind && !devices[i].usable && devices[i].reason[0] != '\0')
+      {
+        snprintf (out->reason, sizeof out->reason, "%s", devices[i].reason);
+        return;
+      }
+  snprintf (out->reason, sizeof out->reason, "no such device");
+}
+
+/* ---------------------------------------------------------------- summary */
+
+static const TbCliOption summary_options[] = {
+  { "preset", "NAME" },
+  { "model", "SPEC" },
+  { "input", "CxHxW" },
+  { NULL, NULL },
+};
+
+int
+tb_cli_cmd_summary (int argc, char **argv)
+{
+  TbCliArgs args;
+  const char *preset_name, *model_text, *spec_text;
+  const NnPreset *preset = NULL;
+  NnInputShape input = { 1, 28, 28 };
+  NnSpec *spec = NULL;
+  NnError error;
+  int64_t total = 0;
+
+  tb_cli_args_parse (&args, "summary", summary_options, argc, argv);
+  preset_name = tb_cli_arg (&args, "preset");
+  model_text = tb_cli_arg (&args, "model");
+  if (preset_name != NULL && model_text != NULL)
+    tb_cli_usage_error ("summary", "give --preset or --model, not both");
+  if (preset_name == NULL && model_text == NULL)
+    tb_cli_usage_error ("summary", "which model? Give --preset NAME or --model SPEC");
+  if (tb_cli_arg (&args, "input") != NULL)
+    input = tb_cli_parse_shape ("summary", "input", tb_cli_arg (&args, "input"));
+
+  if (preset_name != NULL)
+    {
+      preset = tb_cli_find_preset ("summary", preset_name);
+      spec_text = preset->spec;
+    }
+  else
+    spec_text = model_text;
+
+  nn_error_clear (&error);
+  if (nn_spec_parse (spec_text, &spec, &error) != NN_OK)
+    tb_cli_usage_error ("summary", "--%s: %s", preset ? "preset" : "model", error.message);
+
+  nn_error_clear (&error);
+  if (nn_spec_infer (spec, input, NULL, &total, &error) != NN_OK)
+    {
+      tb_cli_error ("summary: the model does not fit input %dx%dx%d: %s", input.channels,
+                    input.height, input.width, error.message);
+      nn_spec_free (spec);
+      return TB_CLI_EXIT_FAILED;
+    }
+
+  size_t need = nn_spec_summary (spec, input, NULL, 0);
+  char *text = malloc (need + 1);
+  if (text == NULL)
+    {
+      tb_cli_error ("summary: out of memory");
+      nn_spec_free (spec);
+      return TB_CLI_EXIT_FAILED;
+    }
+  nn_spec_summary (spec, input, text, need + 1);
+
+  if (preset != NULL)
+    printf ("%s: %s\n", preset->name, preset->title);
+  printf ("spec: %s\ninput: %dx%dx%d\n\n", spec_text, input.channels, input.height, input.width);
+  fputs (text, stdout);
+  if (need > 0 && text[need - 1] != '\n')
+    fputc ('\n', stdout);
+  free (text);
+  nn_spec_free (spec);
+  return TB_CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+static const TbCliOption no_options[] = {
+  { NULL, NULL },
+};
+
+static void
+print_device (const NnDeviceInfo *d)
+{
+  char label[32], mem[32];
+
+  if (d->kind == NN_DEVICE_CPU)
+    snprintf (label, sizeof label, "cpu");
+  else if (d->usable)
+    snprintf (label, sizeof label, "cuda:%d", d->index);
+  else
+    snprintf (label, sizeof label, "cuda");
+  tb_cli_format_bytes (d->memory_bytes, mem, sizeof mem);
+
+  if (!d->usable)
+    {
+      printf ("%-8s %s: not usable: %s\n", label, d->name,
+              d->reason[0] ? d->reason : "unknown reason");
+      return;
+    }
+  printf ("%-8s %s\n", label, d->name);
+  if (d->kind == NN_DEVICE_CPU)
+    {
+      printf ("         cores %d, RAM %s\n", d->cores, mem);
+      return;
+    }
+  printf ("         memory %s, compute capability %d.%d, %d multiprocessors\n", mem,
+          d->compute_major, d->compute_minor, d->cores);
+  printf ("         driver %s, CUDA runtime %s", d->driver[0] ? d->driver : "?",
+          d->runtime[0] ? d->runtime : "?");
+  if (d->cublas[0])
+    printf (", cuBLAS %s", d->cublas);
+  if (d->cudnn[0])
+    printf (", cuDNN %s", d->cudnn);
+  printf ("\n");
+}
+
+int
+tb_cli_cmd_devices (int argc, char **argv)
+{
+  TbCliArgs args;
+  NnDeviceInfo devices[MAX_DEVICES];
+
+  tb_cli_args_parse (&args, "devices", no_options, argc, argv);
+  int n = nn_device_list (devices, MAX_DEVICES);
+  for (int i = 0; i < n; i++)
+    print_device (&devices[i]);
+  return TB_CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- datasets */
+
+int
+tb_cli_cmd_datasets (int argc, char **argv)
+{
+  TbCliArgs args;
+  NnDatasetLocation known[16];
+  char user_dir[4096];
+
+  tb_cli_args_parse (&args, "datasets", no_options, argc, argv);
+  int n = nn_dataset_list_known (known, 16);
+  for (int i = 0; i < n; i++)
+    {
+      if (known[i].available)
+        printf ("%-14s found: %s\n", known[i].name, known[i].path);
+      else
+        printf ("%-14s not found: %s\n", known[i].name,
+                known[i].reason[0] ? known[i].reason : "not in any of the usual places");
+    }
+  nn_dataset_user_dir (user_dir, sizeof user_dir);
+  printf ("\nTrainbench also looks in %s; --dataset takes a path too (a folder of IDX files or a "
+          ".npz file).\nDefault: %s\n",
+          user_dir, tb_cli_default_dataset ());
+  return TB_CLI_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------- sysinfo */
+
+int
+tb_cli_cmd_sysinfo (int argc, char **argv)
+{
+  TbCliArgs args;
+  NnSystemInfo sys;
+  NnDeviceInfo devices[MAX_DEVICES];
+  char ram[32];
+
+  tb_cli_args_parse (&args, "sysinfo", no_options, argc, argv);
+  nn_blas_init ();
+  nn_system_info (&sys);
+  tb_cli_format_bytes (sys.ram_bytes, ram, sizeof ram);
+
+  printf ("OS        %s %s\n", sys.os_name, sys.os_version);
+  printf ("kernel    %s\n", sys.kernel);
+  printf ("CPU       %s\n", sys.cpu_model);
+  printf ("cores     %d cores, %d threads\n", sys.cpu_cores, sys.cpu_threads);
+  printf ("RAM       %s\n", ram);
+  printf ("BLAS      %s %s, core %s, %d threads\n", sys.blas_name[0] ? sys.blas_name : "none",
+          sys.blas_version[0] ? sys.blas_version : "",
+          sys.blas_core[0] ? sys.blas_core : "unknown", sys.blas_threads);
+  if (sys.blas_note[0] != '\0')
+    printf ("          note: %s\n", sys.blas_note);
+  printf ("compiler  %s\n", sys.compiler);
+  printf ("trainbench %s (result schema %d)\n", NN_VERSION_STRING, NN_RESULT_SCHEMA);
+  printf ("\ndevices:\n");
+  int n = nn_device_list (devices, MAX_DEVICES);
+  for (int i = 0; i < n; i++)
+    print_device (&devices[i]);
+  return TB_CLI_EXIT_OK;
+}

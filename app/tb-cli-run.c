@@ -1,0 +1,899 @@
+/* tb-cli-run.c: the commands that train or evaluate: train, evaluate and
+ * reproduce (every preset on every device, then a table side by side).
+ * Every run, also a cancelled or failed one, leaves a schema-1 result file.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "tb-cli-common.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef _WIN32
+#include <unistd.h>
+#else
+#include <io.h>
+#define write _write
+#endif
+
+#define MAX_DEVICES 32
+#define MAX_PRESETS 16
+
+/* ---------------------------------------------------------------- Ctrl-C */
+
+/* The first SIGINT asks the running trainer to stop (the run is saved as
+ * cancelled); a second one ends the process at once. */
+static NnTrainer *volatile current_trainer;
+static volatile sig_atomic_t interrupts;
+
+static void
+sigint_handler (int signum)
+{
+  interrupts++;
+  if (interrupts == 1)
+    {
+      static const char msg[] = "\ncancelling: the run is saved as cancelled (Ctrl-C again to quit now)\n";
+      ssize_t ignored = write (2, msg, sizeof msg - 1);
+      (void) ignored;
+      if (current_trainer != NULL)
+        nn_trainer_cancel (current_trainer);
+      return;
+    }
+  signal (signum, SIG_DFL);
+  raise (signum);
+}
+
+static void
+sigint_install (void)
+{
+#ifndef _WIN32
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = sigint_handler;
+  sigemptyset (&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  sigaction (SIGINT, &sa, NULL);
+#else
+  signal (SIGINT, sigint_handler);
+#endif
+}
+
+/* ---------------------------------------------------------------- one run */
+
+/* What one training run needs and what it gave. */
+typedef struct
+{
+  /* in */
+  NnTrainConfig config;          /* spec_text and model_name borrowed */
+  const NnDataset *dataset;      /* borrowed; NULL when it could not be loaded */
+  const char *dataset_request;   /* the name or path asked for */
+  const char *dataset_error;     /* why it could not be loaded, when dataset is NULL */
+  const char *out_path;          /* result file, or NULL for <out_dir>/<run_id>.json */
+  const char *out_dir;           /* NULL for nn_runs_dir () */
+  const char *save_weights;      /* weights file, or NULL */
+  TbCliProgress *progress;
+  /* out */
+  NnRunResult result;
+  NnStatus status;
+  char result_path[4096 + 128]; /* a folder plus "/<run id>.json" */
+} TbCliRun;
+
+/* Progress callback wrapper: also stops when Ctrl-C came before the trainer
+ * could be told. */
+static bool
+run_progress_cb (const NnProgress *report, void *user_data)
+{
+  tb_cli_progress_cb (report, user_data);
+  return interrupts == 0;
+}
+
+/* A result for a run that ended before the trainer could fill one in. */
+static void
+result_fill_early (TbCliRun *run, NnRunStatus status, const char *message)
+{
+  NnRunResult *r = &run->result;
+  const NnTrainConfig *c = &run->config;
+
+  memset (r, 0, sizeof *r);
+  r->status = status;
+  snprintf (r->error, sizeof r->error, "%s", message ? message : "");
+  r->config = *c;
+  snprintf (r->spec_text, sizeof r->spec_text, "%s", c->spec_text ? c->spec_text : "");
+  snprintf (r->model_name, sizeof r->model_name, "%s", c->model_name ? c->model_name : "");
+  r->config.spec_text = r->spec_text;
+  r->config.model_name = c->model_name ? r->model_name : NULL;
+  tb_cli_device_lookup (c->device.kind, c->device.index, &r->device);
+  r->threads = c->device.threads;
+  nn_run_id_new (c->model_name ? c->model_name : "custom", &r->device, r->run_id,
+                 sizeof r->run_id, r->started_at, sizeof r->started_at);
+
+  if (run->dataset != NULL)
+    {
+      snprintf (r->dataset_name, sizeof r->dataset_name, "%s", run->dataset->name);
+      snprintf (r->dataset_path, sizeof r->dataset_path, "%s", run->dataset->path);
+      r->train_samples = run->dataset->train.count;
+      r->test_samples = run->dataset->test.count;
+
+      NnSpec *spec = NULL;
+      NnError ignored;
+      NnInputShape input = { run->dataset->train.channels, run->dataset->train.height,
+                             run->dataset->train.width };
+      if (nn_spec_parse (r->spec_text, &spec, &ignored) == NN_OK)
+        {
+          if (nn_spec_infer (spec, input, NULL, &r->params, &ignored) != NN_OK)
+            r->params = 0;
+          nn_spec_free (spec);
+        }
+    }
+  else
+    snprintf (r->dataset_name, sizeof r->dataset_name, "%s",
+              run->dataset_request ? run->dataset_request : "");
+}
+
+static const char *
+run_status_word (NnRunStatus status)
+{
+  switch (status)
+    {
+    case NN_RUN_COMPLETED: return "completed";
+    case NN_RUN_CANCELLED: return "cancelled";
+    case NN_RUN_FAILED: return "failed";
+    }
+  return "?";
+}
+
+/* Train once and write the result file. Returns the exit status for it. */
+static int
+run_one (TbCliRun *run, const char *command)
+{
+  NnTrainer *trainer = NULL;
+  NnError error;
+  int exit_status = TB_CLI_EXIT_OK;
+  bool trained = false;
+
+  memset (&run->result, 0, sizeof run->result);
+  run->result_path[0] = '\0';
+  nn_error_clear (&error);
+
+  if (run->dataset == NULL)
+    {
+      run->status = NN_ERROR_UNAVAILABLE;
+      result_fill_early (run, NN_RUN_FAILED, run->dataset_error);
+      snprintf (error.message, sizeof error.message, "%s", run->dataset_error);
+    }
+  else if ((run->status = nn_trainer_new (&run->config, run->dataset, &trainer, &error)) != NN_OK)
+    result_fill_early (run, NN_RUN_FAILED, error.message);
+  else
+    {
+      nn_trainer_set_progress (trainer, run_progress_cb, run->progress);
+      current_trainer = trainer;
+      if (interrupts > 0)
+        {
+          run->status = NN_ERROR_CANCELLED;
+          result_fill_early (run, NN_RUN_CANCELLED, "cancelled before the first step");
+        }
+      else
+        {
+          run->status = nn_trainer_run (trainer, &run->result, &error);
+          trained = true;
+        }
+      current_trainer = NULL;
+      tb_cli_progress_finish (run->progress);
+      /* The trainer reports why it stopped in the result as well; keep the
+       * status and the file in agreement even if it did not. */
+      if (run->status == NN_ERROR_CANCELLED)
+        run->result.status = NN_RUN_CANCELLED;
+      else if (run->status != NN_OK && run->result.status == NN_RUN_COMPLETED)
+        {
+          run->result.status = NN_RUN_FAILED;
+          if (run->result.error[0] == '\0')
+            snprintf (run->result.error, sizeof run->result.error, "%s", error.message);
+        }
+    }
+
+  if (run->status != NN_OK)
+    exit_status = TB_CLI_EXIT_FAILED;
+
+  /* Weights of a cancelled run are still a model; a failed one has none. */
+  if (trained && run->save_weights != NULL && run->status != NN_OK && run->status != NN_ERROR_CANCELLED)
+    tb_cli_error ("%s: not saving weights to %s: the run failed", command, run->save_weights);
+  else if (trained && run->save_weights != NULL)
+    {
+      NnError werr;
+      nn_error_clear (&werr);
+      if (nn_model_save (nn_trainer_model (trainer), run->save_weights, &werr) != NN_OK)
+        {
+          tb_cli_error ("%s: cannot save weights: %s", command, werr.message);
+          exit_status = TB_CLI_EXIT_FAILED;
+        }
+      else if (!run->progress->quiet)
+        printf ("weights: %s\n", run->save_weights);
+    }
+
+  /* Report how it ended. */
+  if (run->status == NN_OK)
+    {
+      if (!run->progress->quiet)
+        {
+          const NnRunResult *r = &run->result;
+          if (r->epoch_count > 0)
+            printf ("%scompleted in %.1f s: test loss %.4f, test accuracy %.4f\n",
+                    run->progress->prefix ? run->progress->prefix : "", r->total_seconds,
+                    r->epochs[r->epoch_count - 1].test_loss,
+                    r->epochs[r->epoch_count - 1].test_accuracy);
+          else
+            printf ("%scompleted in %.1f s (%lld steps)\n",
+                    run->progress->prefix ? run->progress->prefix : "", r->total_seconds,
+                    (long long) r->step_count);
+        }
+    }
+  else if (run->status == NN_ERROR_CANCELLED)
+    tb_cli_error ("%s: cancelled after %.1f s (%lld steps)", command, run->result.total_seconds,
+                  (long long) run->result.step_count);
+  else
+    tb_cli_error ("%s: the run failed: %s", command,
+                  error.message[0] ? error.message : run->result.error);
+
+  /* The result file, whatever happened. */
+  if (run->out_path != NULL)
+    snprintf (run->result_path, sizeof run->result_path, "%s", run->out_path);
+  else
+    {
+      char dir[4096];
+      if (run->out_dir != NULL)
+        snprintf (dir, sizeof dir, "%s", run->out_dir);
+      else
+        nn_runs_dir (dir, sizeof dir);
+      if (!tb_cli_mkdir_p (dir))
+        {
+          tb_cli_error ("%s: cannot create the runs folder %s", command, dir);
+          if (trainer != NULL)
+            nn_trainer_free (trainer);
+          return TB_CLI_EXIT_FAILED;
+        }
+      snprintf (run->result_path, sizeof run->result_path, "%s/%s.json", dir,
+                run->result.run_id[0] ? run->result.run_id : "run");
+    }
+
+  NnError rerr;
+  nn_error_clear (&rerr);
+  if (nn_result_write (&run->result, NULL, run->result_path, &rerr) != NN_OK)
+    {
+      tb_cli_error ("%s: cannot write the result file: %s", command, rerr.message);
+      run->result_path[0] = '\0';
+      exit_status = TB_CLI_EXIT_FAILED;
+    }
+  else
+    printf ("%sresult (%s): %s\n", run->progress->prefix ? run->progress->prefix : "",
+            run_status_word (run->result.status), run->result_path);
+  fflush (stdout);
+
+  if (trainer != NULL)
+    nn_trainer_free (trainer);
+  return exit_status;
+}
+
+/* ---------------------------------------------------------------- shared options */
+
+/* Load the data set a run asked for, truncated for quick runs. On failure
+ * returns NULL with the message in `why`. */
+static NnDataset *
+load_dataset (const char *name, int32_t limit_train, int32_t limit_test, char *why, size_t why_size)
+{
+  NnDataset *dataset = NULL;
+  NnError error;
+
+  nn_error_clear (&error);
+  if (nn_dataset_load (name, &dataset, &error) != NN_OK)
+    {
+      snprintf (why, why_size, "%s", error.message);
+      return NULL;
+    }
+  if (limit_train > 0 || limit_test > 0)
+    nn_dataset_truncate (dataset, limit_train, limit_test);
+  return dataset;
+}
+
+static void
+parse_device (const char *command, const char *text, NnDeviceKind *kind, int32_t *index)
+{
+  NnError error;
+  nn_error_clear (&error);
+  if (nn_device_parse (text, kind, index, &error) != NN_OK)
+    tb_cli_usage_error (command, "--device: %s", error.message);
+}
+
+static void
+print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *prefix)
+{
+  const NnTrainConfig *c = &run->config;
+  char label[32];
+  char threads[32] = "";
+
+  tb_cli_device_label (c->device.kind, c->device.index, label, sizeof label);
+  if (c->device.kind == NN_DEVICE_CPU)
+    {
+      if (c->device.threads > 0)
+        snprintf (threads, sizeof threads, ", %d threads", c->device.threads);
+      else
+        snprintf (threads, sizeof threads, ", all cores");
+    }
+  printf ("%smodel    %s\n", prefix, c->model_name ? c->model_name : c->spec_text);
+  if (c->model_name != NULL)
+    printf ("%sspec     %s\n", prefix, c->spec_text);
+  if (device->usable)
+    printf ("%sdevice   %s (%s%s)\n", prefix, label, device->name, threads);
+  else
+    printf ("%sdevice   %s (not usable: %s)\n", prefix, label,
+            device->reason[0] ? device->reason : "unknown reason");
+  if (run->dataset != NULL)
+    printf ("%sdata     %s: %d train, %d test samples (%s)\n", prefix, run->dataset->name,
+            run->dataset->train.count, run->dataset->test.count, run->dataset->path);
+  printf ("%straining %d epochs, batch %d, %s lr %g, %s, seed %llu%s\n", prefix, c->epochs,
+          c->batch_size, nn_optimizer_name (c->optimizer.kind), (double) c->optimizer.lr,
+          nn_loss_name (c->loss), (unsigned long long) c->seed,
+          c->device.kind == NN_DEVICE_CUDA ? (c->device.tf32 ? ", tf32 on" : ", tf32 off") : "");
+  if (c->max_steps > 0)
+    printf ("%s         stops after %d steps\n", prefix, c->max_steps);
+  fflush (stdout);
+}
+
+/* ---------------------------------------------------------------- train */
+
+static const TbCliOption train_options[] = {
+  { "preset", "NAME" },
+  { "model", "SPEC" },
+  { "dataset", "NAME|PATH" },
+  { "device", "cpu|cuda[:N]" },
+  { "threads", "N" },
+  { "epochs", "N" },
+  { "batch-size", "N" },
+  { "optimizer", "NAME" },
+  { "lr", "X" },
+  { "loss", "NAME" },
+  { "seed", "N" },
+  { "tf32", "on|off" },
+  { "max-steps", "N" },
+  { "limit-train", "N" },
+  { "limit-test", "N" },
+  { "out", "FILE" },
+  { "save-weights", "FILE" },
+  { "quiet", NULL },
+  { NULL, NULL },
+};
+
+int
+tb_cli_cmd_train (int argc, char **argv)
+{
+  static const char cmd[] = "train";
+  TbCliArgs args;
+  TbCliRun run;
+  TbCliProgress progress;
+  NnTrainConfig *c = &run.config;
+  const char *preset_name, *model_text, *value;
+  const NnPreset *preset = NULL;
+  NnError error;
+  int32_t limit_train = 0, limit_test = 0;
+  char why[NN_ERROR_MESSAGE_MAX];
+
+  tb_cli_args_parse (&args, cmd, train_options, argc, argv);
+  memset (&run, 0, sizeof run);
+  nn_train_config_init (c);
+
+  preset_name = tb_cli_arg (&args, "preset");
+  model_text = tb_cli_arg (&args, "model");
+  if (preset_name != NULL && model_text != NULL)
+    tb_cli_usage_error (cmd, "give --preset or --model, not both");
+  if (preset_name == NULL && model_text == NULL)
+    tb_cli_usage_error (cmd, "which model? Give --preset NAME (mlp-small, mlp-wide, cnn) "
+                             "or --model SPEC");
+
+  /* The preset's values are the defaults; options below override them. */
+  if (preset_name != NULL)
+    {
+      preset = tb_cli_find_preset (cmd, preset_name);
+      c->spec_text = preset->spec;
+      c->model_name = preset->name;
+      c->optimizer = nn_optimizer_defaults (preset->optimizer);
+      c->optimizer.lr = preset->lr;
+      c->batch_size = preset->batch_size;
+      c->epochs = preset->epochs;
+    }
+  else
+    {
+      NnSpec *spec = NULL;
+      nn_error_clear (&error);
+      if (nn_spec_parse (model_text, &spec, &error) != NN_OK)
+        tb_cli_usage_error (cmd, "--model: %s", error.message);
+      nn_spec_free (spec);
+      c->spec_text = model_text;
+      c->model_name = NULL;
+    }
+
+  if ((value = tb_cli_arg (&args, "optimizer")) != NULL)
+    {
+      NnOptimizerKind kind;
+      nn_error_clear (&error);
+      if (nn_optimizer_from_name (value, &kind, &error) != NN_OK)
+        tb_cli_usage_error (cmd, "--optimizer: %s", error.message);
+      /* Another optimizer starts from its own Keras defaults, lr included. */
+      if (kind != c->optimizer.kind)
+        c->optimizer = nn_optimizer_defaults (kind);
+    }
+  if ((value = tb_cli_arg (&args, "lr")) != NULL)
+    c->optimizer.lr = (float) tb_cli_parse_double (cmd, "lr", value, 0.0, 1e6, true);
+  nn_error_clear (&error);
+  if (nn_optimizer_validate (&c->optimizer, &error) != NN_OK)
+    tb_cli_usage_error (cmd, "--optimizer: %s", error.message);
+  if ((value = tb_cli_arg (&args, "loss")) != NULL)
+    {
+      nn_error_clear (&error);
+      if (nn_loss_from_name (value, &c->loss, &error) != NN_OK)
+        tb_cli_usage_error (cmd, "--loss: %s", error.message);
+    }
+  if ((value = tb_cli_arg (&args, "epochs")) != NULL)
+    c->epochs = tb_cli_parse_int (cmd, "epochs", value, 1, 1000000);
+  if ((value = tb_cli_arg (&args, "batch-size")) != NULL)
+    c->batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, 1 << 20);
+  if ((value = tb_cli_arg (&args, "seed")) != NULL)
+    c->seed = tb_cli_parse_u64 (cmd, "seed", value);
+  if ((value = tb_cli_arg (&args, "device")) != NULL)
+    parse_device (cmd, value, &c->device.kind, &c->device.index);
+  if ((value = tb_cli_arg (&args, "threads")) != NULL)
+    c->device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+  if ((value = tb_cli_arg (&args, "tf32")) != NULL)
+    c->device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
+  if ((value = tb_cli_arg (&args, "max-steps")) != NULL)
+    c->max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (&args, "limit-train")) != NULL)
+    limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
+    limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+
+  run.out_path = tb_cli_arg (&args, "out");
+  run.save_weights = tb_cli_arg (&args, "save-weights");
+  tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
+  run.progress = &progress;
+
+  run.dataset_request = tb_cli_arg (&args, "dataset");
+  if (run.dataset_request == NULL)
+    run.dataset_request = tb_cli_default_dataset ();
+  NnDataset *dataset = load_dataset (run.dataset_request, limit_train, limit_test, why, sizeof why);
+  run.dataset = dataset;
+  run.dataset_error = why;
+
+  if (!progress.quiet)
+    {
+      NnDeviceInfo device;
+      tb_cli_device_lookup (c->device.kind, c->device.index, &device);
+      print_run_header (&run, &device, "");
+    }
+
+  sigint_install ();
+  int status = run_one (&run, cmd);
+  signal (SIGINT, SIG_DFL);
+
+  nn_run_result_clear (&run.result);
+  nn_dataset_free (dataset);
+  return status;
+}
+
+/* ---------------------------------------------------------------- evaluate */
+
+static const TbCliOption evaluate_options[] = {
+  { "weights", "FILE" },
+  { "dataset", "NAME|PATH" },
+  { "device", "cpu|cuda[:N]" },
+  { "threads", "N" },
+  { "batch-size", "N" },
+  { "loss", "NAME" },
+  { "limit-test", "N" },
+  { "tf32", "on|off" },
+  { NULL, NULL },
+};
+
+int
+tb_cli_cmd_evaluate (int argc, char **argv)
+{
+  static const char cmd[] = "evaluate";
+  TbCliArgs args;
+  const char *weights, *value, *dataset_name;
+  NnDeviceOptions device = { 0 };
+  NnLossKind loss = NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  int32_t batch_size = 256, limit_test = 0;
+  NnError error;
+  char *spec_text = NULL;
+  NnInputShape input;
+  NnSpec *spec = NULL;
+  NnDataset *dataset = NULL;
+  NnModel *model = NULL;
+  int status = TB_CLI_EXIT_FAILED;
+  float test_loss = 0, test_accuracy = 0;
+
+  tb_cli_args_parse (&args, cmd, evaluate_options, argc, argv);
+  weights = tb_cli_arg (&args, "weights");
+  if (weights == NULL)
+    tb_cli_usage_error (cmd, "which weights? Give --weights FILE (saved by train "
+                             "--save-weights)");
+  if ((value = tb_cli_arg (&args, "device")) != NULL)
+    parse_device (cmd, value, &device.kind, &device.index);
+  if ((value = tb_cli_arg (&args, "threads")) != NULL)
+    device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+  if ((value = tb_cli_arg (&args, "tf32")) != NULL)
+    device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
+  if ((value = tb_cli_arg (&args, "batch-size")) != NULL)
+    batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, 1 << 20);
+  if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
+    limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (&args, "loss")) != NULL)
+    {
+      nn_error_clear (&error);
+      if (nn_loss_from_name (value, &loss, &error) != NN_OK)
+        tb_cli_usage_error (cmd, "--loss: %s", error.message);
+    }
+  dataset_name = tb_cli_arg (&args, "dataset");
+  if (dataset_name == NULL)
+    dataset_name = tb_cli_default_dataset ();
+
+  nn_error_clear (&error);
+  if (nn_weights_file_peek (weights, &spec_text, &input, &error) != NN_OK)
+    {
+      tb_cli_error ("evaluate: %s", error.message);
+      goto out;
+    }
+  if (nn_spec_parse (spec_text, &spec, &error) != NN_OK)
+    {
+      tb_cli_error ("evaluate: %s: the model in it does not parse: %s", weights, error.message);
+      goto out;
+    }
+  char why[NN_ERROR_MESSAGE_MAX];
+  dataset = load_dataset (dataset_name, 0, limit_test, why, sizeof why);
+  if (dataset == NULL)
+    {
+      tb_cli_error ("evaluate: %s", why);
+      goto out;
+    }
+  if (dataset->test.channels != input.channels || dataset->test.height != input.height
+      || dataset->test.width != input.width)
+    {
+      tb_cli_error ("evaluate: %s was trained on %dx%dx%d images but %s has %dx%dx%d", weights,
+                    input.channels, input.height, input.width, dataset->name,
+                    dataset->test.channels, dataset->test.height, dataset->test.width);
+      goto out;
+    }
+  if (batch_size > dataset->test.count && dataset->test.count > 0)
+    batch_size = dataset->test.count;
+  if (nn_model_new (spec, input, batch_size, &device, 0, &model, &error) != NN_OK
+      || nn_model_load (model, weights, &error) != NN_OK)
+    {
+      tb_cli_error ("evaluate: %s", error.message);
+      goto out;
+    }
+  if (nn_model_output_size (model) < dataset->classes)
+    {
+      tb_cli_error ("evaluate: the model has %d outputs but %s has %d classes",
+                    nn_model_output_size (model), dataset->name, dataset->classes);
+      goto out;
+    }
+  double start = tb_cli_now ();
+  if (nn_model_evaluate (model, &dataset->test, loss, &test_loss, &test_accuracy, &error) != NN_OK)
+    {
+      tb_cli_error ("evaluate: %s", error.message);
+      goto out;
+    }
+  double seconds = tb_cli_now () - start;
+
+  printf ("model          %s\n", spec_text);
+  printf ("data           %s: %d test samples (%s)\n", dataset->name, dataset->test.count,
+          dataset->path);
+  printf ("test loss      %.4f\n", test_loss);
+  printf ("test accuracy  %.4f\n", test_accuracy);
+  printf ("time           %.2f s (%.0f samples/s)\n", seconds,
+          seconds > 0 ? dataset->test.count / seconds : 0.0);
+  status = TB_CLI_EXIT_OK;
+
+out:
+  nn_model_free (model);
+  nn_dataset_free (dataset);
+  nn_spec_free (spec);
+  free (spec_text);
+  return status;
+}
+
+/* ---------------------------------------------------------------- reproduce */
+
+static const TbCliOption reproduce_options[] = {
+  { "presets", "NAME,..." },
+  { "devices", "DEV,..." },
+  { "epochs", "N" },
+  { "dataset", "NAME|PATH" },
+  { "threads", "N" },
+  { "seed", "N" },
+  { "limit-train", "N" },
+  { "limit-test", "N" },
+  { "max-steps", "N" },
+  { "out-dir", "DIR" },
+  { "quiet", NULL },
+  { NULL, NULL },
+};
+
+typedef struct
+{
+  const NnPreset *preset;
+  NnDeviceKind kind;
+  int32_t index;
+  NnRunStatus status;
+  bool ran;
+  double seconds_per_epoch;   /* < 0 when no epoch finished */
+  float test_accuracy;
+  char error[NN_ERROR_MESSAGE_MAX];
+  char result_path[4096 + 128];
+} TbCliTableRow;
+
+/* Split "a,b,c" into at most `max` words (in `buf`, which is modified). */
+static int
+split_list (char *buf, char **words, int max)
+{
+  int n = 0;
+  char *p = buf;
+
+  while (n < max)
+    {
+      char *comma = strchr (p, ',');
+      if (comma != NULL)
+        *comma = '\0';
+      words[n++] = p;
+      if (comma == NULL)
+        break;
+      p = comma + 1;
+    }
+  return n;
+}
+
+static void
+print_table (const TbCliTableRow *rows, int count)
+{
+  printf ("\n%-10s  %-7s  %9s  %9s  %11s\n", "preset", "device", "s/epoch", "test acc",
+          "GPU vs CPU");
+  printf ("%-10s  %-7s  %9s  %9s  %11s\n", "----------", "-------", "---------", "---------",
+          "-----------");
+  for (int i = 0; i < count; i++)
+    {
+      const TbCliTableRow *r = &rows[i];
+      char label[32], speed[32] = "";
+
+      tb_cli_device_label (r->kind, r->index, label, sizeof label);
+      if (r->status != NN_RUN_COMPLETED || !r->ran)
+        {
+          printf ("%-10s  %-7s  %s: %s\n", r->preset->name, label,
+                  !r->ran ? "not run" : r->status == NN_RUN_CANCELLED ? "cancelled" : "failed",
+                  r->error[0] ? r->error : "-");
+          continue;
+        }
+      /* The speed-up of a GPU row against the CPU row of the same preset. */
+      if (r->kind == NN_DEVICE_CUDA && r->seconds_per_epoch > 0)
+        for (int j = 0; j < count; j++)
+          if (rows[j].preset == r->preset && rows[j].kind == NN_DEVICE_CPU && rows[j].ran
+              && rows[j].status == NN_RUN_COMPLETED && rows[j].seconds_per_epoch > 0)
+            snprintf (speed, sizeof speed, "%.1fx", rows[j].seconds_per_epoch / r->seconds_per_epoch);
+      char spe[32], acc[32];
+      if (r->seconds_per_epoch >= 0)
+        snprintf (spe, sizeof spe, "%.2f", r->seconds_per_epoch);
+      else
+        snprintf (spe, sizeof spe, "-");
+      if (r->seconds_per_epoch >= 0)
+        snprintf (acc, sizeof acc, "%.4f", r->test_accuracy);
+      else
+        snprintf (acc, sizeof acc, "-");
+      printf ("%-10s  %-7s  %9s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
+    }
+}
+
+int
+tb_cli_cmd_reproduce (int argc, char **argv)
+{
+  static const char cmd[] = "reproduce";
+  TbCliArgs args;
+  TbCliProgress progress;
+  const char *value;
+  const NnPreset *presets[MAX_PRESETS];
+  NnDeviceKind kinds[MAX_DEVICES];
+  int32_t indices[MAX_DEVICES];
+  int preset_count = 0, device_count = 0;
+  int32_t epochs = 0, threads = 0, limit_train = 0, limit_test = 0, max_steps = 0;
+  uint64_t seed = 42;
+  bool seed_given = false;
+  char buf[1024];
+  char *words[64];
+
+  tb_cli_args_parse (&args, cmd, reproduce_options, argc, argv);
+
+  if ((value = tb_cli_arg (&args, "presets")) != NULL)
+    {
+      snprintf (buf, sizeof buf, "%s", value);
+      int n = split_list (buf, words, 64);
+      for (int i = 0; i < n; i++)
+        {
+          if (words[i][0] == '\0')
+            tb_cli_usage_error (cmd, "--presets: '%s' has an empty name", value);
+          if (preset_count == MAX_PRESETS)
+            tb_cli_usage_error (cmd, "--presets: at most %d presets", MAX_PRESETS);
+          presets[preset_count++] = tb_cli_find_preset (cmd, words[i]);
+        }
+    }
+  else
+    {
+      int n = 0;
+      const NnPreset *all = nn_presets (&n);
+      for (int i = 0; i < n && preset_count < MAX_PRESETS; i++)
+        presets[preset_count++] = &all[i];
+    }
+
+  if ((value = tb_cli_arg (&args, "devices")) != NULL)
+    {
+      snprintf (buf, sizeof buf, "%s", value);
+      int n = split_list (buf, words, 64);
+      for (int i = 0; i < n; i++)
+        {
+          NnError error;
+          if (device_count == MAX_DEVICES)
+            tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
+          nn_error_clear (&error);
+          if (nn_device_parse (words[i], &kinds[device_count], &indices[device_count], &error)
+              != NN_OK)
+            tb_cli_usage_error (cmd, "--devices: %s", error.message);
+          device_count++;
+        }
+    }
+  else
+    {
+      NnDeviceInfo devices[MAX_DEVICES];
+      int n = nn_device_list (devices, MAX_DEVICES);
+      for (int i = 0; i < n; i++)
+        if (devices[i].usable)
+          {
+            kinds[device_count] = devices[i].kind;
+            indices[device_count] = devices[i].index;
+            device_count++;
+          }
+    }
+
+  if ((value = tb_cli_arg (&args, "epochs")) != NULL)
+    epochs = tb_cli_parse_int (cmd, "epochs", value, 1, 1000000);
+  if ((value = tb_cli_arg (&args, "threads")) != NULL)
+    threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+  if ((value = tb_cli_arg (&args, "seed")) != NULL)
+    {
+      seed = tb_cli_parse_u64 (cmd, "seed", value);
+      seed_given = true;
+    }
+  if ((value = tb_cli_arg (&args, "limit-train")) != NULL)
+    limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
+    limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (&args, "max-steps")) != NULL)
+    max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+
+  const char *out_dir = tb_cli_arg (&args, "out-dir");
+  char runs_dir[4096];
+  if (out_dir == NULL)
+    {
+      nn_runs_dir (runs_dir, sizeof runs_dir);
+      out_dir = runs_dir;
+    }
+  if (!tb_cli_mkdir_p (out_dir))
+    {
+      tb_cli_error ("reproduce: cannot create the folder %s", out_dir);
+      return TB_CLI_EXIT_FAILED;
+    }
+
+  const char *dataset_name = tb_cli_arg (&args, "dataset");
+  if (dataset_name == NULL)
+    dataset_name = tb_cli_default_dataset ();
+  char why[NN_ERROR_MESSAGE_MAX];
+  NnDataset *dataset = load_dataset (dataset_name, limit_train, limit_test, why, sizeof why);
+  if (dataset == NULL)
+    tb_cli_error ("reproduce: %s", why);
+
+  tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
+  int total = preset_count * device_count;
+  TbCliTableRow *rows = calloc ((size_t) (total > 0 ? total : 1), sizeof *rows);
+  if (rows == NULL)
+    {
+      tb_cli_error ("reproduce: out of memory");
+      nn_dataset_free (dataset);
+      return TB_CLI_EXIT_FAILED;
+    }
+
+  if (!progress.quiet)
+    printf ("reproduce: %d preset%s on %d device%s, results in %s\n", preset_count,
+            preset_count == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s", out_dir);
+
+  sigint_install ();
+  int exit_status = TB_CLI_EXIT_OK;
+  int k = 0;
+  for (int p = 0; p < preset_count; p++)
+    for (int d = 0; d < device_count; d++, k++)
+      {
+        TbCliTableRow *row = &rows[k];
+        TbCliRun run;
+        char prefix[32];
+        NnTrainConfig *c = &run.config;
+
+        row->preset = presets[p];
+        row->kind = kinds[d];
+        row->index = indices[d];
+        row->seconds_per_epoch = -1;
+        if (interrupts > 0)
+          {
+            snprintf (row->error, sizeof row->error, "skipped after Ctrl-C");
+            exit_status = TB_CLI_EXIT_FAILED;
+            continue;
+          }
+
+        memset (&run, 0, sizeof run);
+        nn_train_config_init (c);
+        c->spec_text = presets[p]->spec;
+        c->model_name = presets[p]->name;
+        c->optimizer = nn_optimizer_defaults (presets[p]->optimizer);
+        c->optimizer.lr = presets[p]->lr;
+        c->batch_size = presets[p]->batch_size;
+        c->epochs = epochs > 0 ? epochs : presets[p]->epochs;
+        if (seed_given)
+          c->seed = seed;
+        c->device.kind = kinds[d];
+        c->device.index = indices[d];
+        c->device.threads = threads;
+        c->max_steps = max_steps;
+        run.dataset = dataset;
+        run.dataset_request = dataset_name;
+        run.dataset_error = why;
+        run.out_dir = out_dir;
+        run.progress = &progress;
+        snprintf (prefix, sizeof prefix, "[%d/%d] ", k + 1, total);
+        progress.prefix = prefix;
+
+        if (!progress.quiet)
+          {
+            NnDeviceInfo device;
+            tb_cli_device_lookup (c->device.kind, c->device.index, &device);
+            printf ("\n");
+            print_run_header (&run, &device, prefix);
+          }
+        if (run_one (&run, cmd) != TB_CLI_EXIT_OK)
+          exit_status = TB_CLI_EXIT_FAILED;
+
+        const NnRunResult *r = &run.result;
+        row->ran = true;
+        row->status = r->status;
+        snprintf (row->error, sizeof row->error, "%s", r->error);
+        snprintf (row->result_path, sizeof row->result_path, "%s", run.result_path);
+        if (r->epoch_count > 0)
+          {
+            double sum = 0;
+            for (int e = 0; e < r->epoch_count; e++)
+              sum += r->epochs[e].seconds;
+            row->seconds_per_epoch = sum / r->epoch_count;
+            row->test_accuracy = r->epochs[r->epoch_count - 1].test_accuracy;
+          }
+        nn_run_result_clear (&run.result);
+        progress.prefix = NULL;
+      }
+  signal (SIGINT, SIG_DFL);
+
+  if (total == 0)
+    {
+      tb_cli_error ("reproduce: no usable device to run on");
+      exit_status = TB_CLI_EXIT_FAILED;
+    }
+  else
+    print_table (rows, total);
+  if (!progress.quiet)
+    printf ("\nresult files: %s\n", out_dir);
+
+  free (rows);
+  nn_dataset_free (dataset);
+  return exit_status;
+}

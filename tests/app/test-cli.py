@@ -1,0 +1,349 @@
+#!/usr/bin/env python3
+# test-cli.py: drives the built trainbench-cli end to end and prints TAP.
+# Python 3 stdlib only. Usage: test-cli.py PATH-TO-trainbench-cli (or
+# $TRAINBENCH_CLI). It writes a tiny learnable IDX data set in a temporary
+# folder and points XDG_DATA_HOME there, so nothing outside it is touched.
+
+import gzip
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+SCHEMA_KEYS = [
+    "schema", "app_version", "run_id", "started_at", "status", "system",
+    "device", "dataset", "model", "hyper", "epochs", "steps",
+    "total_seconds", "time_to_first_step_seconds",
+]
+
+results = []
+
+
+def ok(cond, name, diag=None):
+    results.append(bool(cond))
+    n = len(results)
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n, name), flush=True)
+    if not cond and diag:
+        for line in str(diag).splitlines()[-40:]:
+            print("#   " + line, flush=True)
+    return bool(cond)
+
+
+def diag(text):
+    for line in str(text).splitlines():
+        print("# " + line, flush=True)
+
+
+CLI = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TRAINBENCH_CLI", "")
+if not CLI or not os.access(CLI, os.X_OK):
+    print("Bail out! trainbench-cli not found (pass its path or set TRAINBENCH_CLI)")
+    sys.exit(1)
+CLI = os.path.abspath(CLI)
+
+TMP = tempfile.mkdtemp(prefix="tb-cli-test-")
+ENV = dict(os.environ)
+ENV["XDG_DATA_HOME"] = os.path.join(TMP, "xdg")
+ENV["OMP_NUM_THREADS"] = "2"
+ENV["LC_ALL"] = "C"
+
+
+def cli(*args, timeout=300):
+    p = subprocess.run([CLI] + list(args), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, env=ENV, cwd=TMP,
+                       timeout=timeout, universal_newlines=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def both(out, err):
+    return "stdout:\n" + out + "\nstderr:\n" + err
+
+
+# ------------------------------------------------------------------ data
+
+
+def write_idx(path, magic_type, dims, data):
+    header = struct.pack(">HBB", 0, magic_type, len(dims))
+    header += b"".join(struct.pack(">I", d) for d in dims)
+    with gzip.open(path, "wb") as f:
+        f.write(header + bytes(data))
+
+
+def make_split(count, rng):
+    """Each class is a bright 6x6 square in its own place, plus noise."""
+    images = bytearray()
+    labels = bytearray()
+    for i in range(count):
+        label = i % 10
+        img = bytearray(rng.randrange(0, 40) for _ in range(28 * 28))
+        top = 2 + (label // 5) * 12
+        left = 1 + (label % 5) * 5
+        for y in range(top, top + 6):
+            for x in range(left, left + 5):
+                img[y * 28 + x] = 200 + rng.randrange(0, 56)
+        images += img
+        labels.append(label)
+    return images, labels
+
+
+def make_dataset(folder, train, test):
+    os.makedirs(folder)
+    rng = random.Random(7)
+    for prefix, count in (("train", train), ("t10k", test)):
+        images, labels = make_split(count, rng)
+        write_idx(os.path.join(folder, prefix + "-images-idx3-ubyte.gz"), 0x08,
+                  [count, 28, 28], images)
+        write_idx(os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"), 0x08,
+                  [count], labels)
+
+
+DATA = os.path.join(TMP, "tiny")
+make_dataset(DATA, 600, 200)
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        return e
+
+
+def result_path_from(out):
+    m = re.search(r"^(?:\[\d+/\d+\] )?result \((\w+)\): (.+)$", out, re.M)
+    return (m.group(1), m.group(2).strip()) if m else (None, None)
+
+
+# ------------------------------------------------------------------ help and version
+
+rc, out, err = cli("--help")
+ok(rc == 0 and "train" in out and "reproduce" in out and "EXIT STATUS" in out,
+   "--help lists the commands", both(out, err))
+rc, out, err = cli("help", "train")
+ok(rc == 0 and "--batch-size" in out, "help train shows train's options", both(out, err))
+rc, out, err = cli("--version")
+ok(rc == 0 and re.search(r"trainbench-cli \d+\.\d+\.\d+", out), "--version", both(out, err))
+for command in ("train", "evaluate", "reproduce", "summary", "devices", "datasets", "sysinfo"):
+    rc, out, err = cli(command, "--help")
+    ok(rc == 0 and "SYNOPSIS" in out and command in out, command + " --help", both(out, err))
+
+# ------------------------------------------------------------------ summary
+
+for preset, total in (("mlp-small", "101,770"), ("mlp-wide", "1,796,010"),
+                      ("cnn", "1,199,882")):
+    rc, out, err = cli("summary", "--preset", preset)
+    digits = total.replace(",", "")
+    found = total in out or re.search(r"\b%s\b" % digits, out)
+    ok(rc == 0 and found, "summary --preset %s totals %s" % (preset, total), both(out, err))
+
+rc, out, err = cli("summary", "--model", "conv2d 8 3 relu; flatten; dense 10 softmax",
+                   "--input", "3x32x32")
+# conv 8*(3*3*3)+8 = 224, dense 8*30*30*10+10 = 72010
+ok(rc == 0 and ("72,234" in out or "72234" in out),
+   "summary --model with --input 3x32x32 totals 72,234", both(out, err))
+rc, out, err = cli("summary", "--model", "conv2d 8 5 relu; flatten; dense 10 softmax",
+                   "--input", "1x3x3")
+ok(rc == 1 and "trainbench-cli:" in err, "summary of a model that does not fit its input exits 1",
+   both(out, err))
+
+# ------------------------------------------------------------------ info commands
+
+rc, out, err = cli("devices")
+ok(rc == 0 and re.search(r"^cpu\b", out, re.M), "devices lists cpu", both(out, err))
+ok(re.search(r"^cuda", out, re.M) is not None, "devices lists a CUDA entry (or why there is none)",
+   both(out, err))
+rc, out, err = cli("datasets")
+ok(rc == 0 and "mnist" in out and "fashion-mnist" in out, "datasets lists mnist and fashion-mnist",
+   both(out, err))
+rc, out, err = cli("sysinfo")
+ok(rc == 0 and "BLAS" in out and "CPU" in out and "RAM" in out and "compiler" in out
+   and re.search(r"^cpu\b", out, re.M), "sysinfo shows the system and the devices", both(out, err))
+
+# ------------------------------------------------------------------ train
+
+out_file = os.path.join(TMP, "run1.json")
+weights = os.path.join(TMP, "run1.tbw")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "2",
+                   "--limit-train", "500", "--limit-test", "100", "--threads", "2",
+                   "--out", out_file, "--save-weights", weights)
+ok(rc == 0, "train --preset mlp-small on the tiny data set exits 0", both(out, err))
+ok(re.search(r"^epoch 1/2 +[\d.]+ s +loss [\d.]+ +acc [\d.]+ +test_loss [\d.]+ +test_acc [\d.]+ +\d+ samples/s$",
+             out, re.M), "train prints a plain line per epoch when not on a terminal",
+   both(out, err))
+status, printed = result_path_from(out)
+ok(status == "completed" and printed == out_file, "train prints the result file it wrote",
+   both(out, err))
+doc = load_json(out_file)
+ok(isinstance(doc, dict), "the result file is valid JSON", doc)
+if isinstance(doc, dict):
+    missing = [k for k in SCHEMA_KEYS if k not in doc]
+    ok(not missing, "the result has every schema-1 key", "missing: %s" % missing)
+    ok(doc.get("schema") == 1 and doc.get("status") == "completed", "schema 1, status completed",
+       json.dumps(doc)[:2000])
+    epochs = doc.get("epochs") or []
+    ok(len(epochs) == 2, "the result records 2 epochs", json.dumps(epochs)[:2000])
+    ok(isinstance(doc.get("dataset"), dict) and doc["dataset"].get("train_samples") == 500
+       and doc["dataset"].get("test_samples") == 100, "--limit-train/--limit-test are recorded",
+       json.dumps(doc.get("dataset")))
+    acc = epochs[-1].get("test_accuracy") if epochs else None
+    ok(isinstance(acc, (int, float)) and acc > 0.5,
+       "mlp-small learns the tiny data set (test accuracy %s > 0.5)" % acc)
+else:
+    for name in ("schema-1 keys", "status", "epochs", "limits", "learns"):
+        ok(False, "result file: " + name)
+ok(os.path.isfile(weights), "train --save-weights wrote the weights file")
+
+# The default result file goes into the runs folder under XDG_DATA_HOME.
+rc, out, err = cli("train", "--model", "flatten; dense 16 relu; dense 10 softmax",
+                   "--dataset", DATA, "--epochs", "1", "--optimizer", "sgd", "--lr", "0.05",
+                   "--batch-size", "50", "--seed", "3", "--quiet")
+status, printed = result_path_from(out)
+runs_dir = os.path.join(ENV["XDG_DATA_HOME"], "trainbench", "runs")
+ok(rc == 0 and status == "completed" and printed and os.path.dirname(printed) == runs_dir
+   and os.path.isfile(printed), "train --model writes <runs dir>/<run_id>.json by default",
+   both(out, err))
+ok("epoch 1/1" not in out, "--quiet prints no progress", both(out, err))
+doc = load_json(printed) if printed else None
+ok(isinstance(doc, dict) and doc.get("run_id") and os.path.basename(printed) == doc["run_id"] + ".json"
+   and isinstance(doc.get("hyper"), dict) and doc["hyper"].get("batch_size") == 50,
+   "the default file is named after the run id and records the options",
+   json.dumps(doc)[:2000] if isinstance(doc, dict) else doc)
+
+# ------------------------------------------------------------------ evaluate
+
+rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA)
+m = re.search(r"test accuracy\s+([\d.]+)", out)
+ok(rc == 0 and m and float(m.group(1)) > 0.5 and re.search(r"test loss\s+[\d.]+", out),
+   "evaluate on the saved weights prints test loss and accuracy", both(out, err))
+rc, out, err = cli("evaluate", "--weights", os.path.join(TMP, "missing.tbw"), "--dataset", DATA)
+ok(rc == 1 and "missing.tbw" in err, "evaluate of a missing file exits 1 naming it", both(out, err))
+
+# ------------------------------------------------------------------ reproduce
+
+rdir = os.path.join(TMP, "repro")
+rc, out, err = cli("reproduce", "--presets", "mlp-small", "--devices", "cpu", "--epochs", "1",
+                   "--dataset", DATA, "--limit-train", "300", "--limit-test", "100",
+                   "--out-dir", rdir)
+ok(rc == 0, "reproduce --presets mlp-small --devices cpu --epochs 1 exits 0", both(out, err))
+files = sorted(f for f in os.listdir(rdir) if f.endswith(".json")) if os.path.isdir(rdir) else []
+ok(len(files) == 1, "reproduce wrote one result file", files)
+docs = [load_json(os.path.join(rdir, f)) for f in files]
+ok(docs and all(isinstance(d, dict) and d.get("status") == "completed" for d in docs),
+   "its result is valid JSON, completed", docs)
+ok(re.search(r"^preset\s+device\s+s/epoch\s+test acc", out, re.M)
+   and re.search(r"^mlp-small\s+cpu\s+[\d.]+\s+[\d.]+", out, re.M),
+   "reproduce prints the table", both(out, err))
+
+rc, out, err = cli("reproduce", "--presets", "mlp-small", "--devices", "cpu,cuda:7",
+                   "--epochs", "1", "--dataset", DATA, "--limit-train", "100",
+                   "--limit-test", "50", "--out-dir", rdir + "2", "--quiet")
+ok(rc == 1 and re.search(r"^mlp-small\s+cpu\s+[\d.]+", out, re.M)
+   and re.search(r"^mlp-small\s+cuda:7\s+failed", out, re.M),
+   "reproduce reports a failed device in the table, runs the rest and exits 1", both(out, err))
+
+# ------------------------------------------------------------------ usage errors (exit 2)
+
+usage_cases = [
+    (["trian"], r"unknown command 'trian' \(did you mean train\?\)", "unknown command"),
+    (["train", "--preset", "mlp-small", "--epoch", "3"],
+     r"unknown option '--epoch' \(did you mean --epochs\?\)", "unknown option"),
+    (["train", "--preset", "mlp-small", "--batch-size", "abc"],
+     r"--batch-size: 'abc' is not a whole number", "bad number"),
+    (["train", "--preset", "mlp-small", "--epochs", "3x"],
+     r"--epochs: '3x' is not a whole number", "number with trailing junk"),
+    (["train", "--preset", "mlp-small", "--epochs", "0"], r"--epochs: 0 is out of range",
+     "number out of range"),
+    (["train", "--preset", "mlp-small", "--lr", "-1"], r"--lr: -1 is out of range", "negative lr"),
+    (["train", "--preset", "mlp-small", "--lr", "nan"], r"--lr: 'nan' is not a number", "lr nan"),
+    (["train", "--preset", "mlp-small", "--seed", "-4"], r"--seed: '-4'", "negative seed"),
+    (["train", "--preset", "mlp-small", "--epochs"], r"--epochs needs a value", "missing value"),
+    (["train", "--preset", "mlp-small", "--model", "flatten; dense 10 softmax"],
+     r"--preset or --model, not both", "both --preset and --model"),
+    (["train"], r"--preset NAME .*--model SPEC", "no model"),
+    (["train", "--preset", "mlp-smal"], r"unknown preset 'mlp-smal' \(did you mean mlp-small\?\)",
+     "unknown preset"),
+    (["train", "--model", "flatten; bogus 3"], r"--model: .*bogus", "spec that does not parse"),
+    (["train", "--preset", "mlp-small", "--device", "tpu"], r"--device: .*tpu", "bad device"),
+    (["train", "--preset", "mlp-small", "--optimizer", "adamw"], r"--optimizer: .*adamw",
+     "unknown optimizer"),
+    (["train", "--preset", "mlp-small", "--tf32", "maybe"], r"--tf32: 'maybe' is not on or off",
+     "bad on/off"),
+    (["train", "--preset", "mlp-small", "stray"], r"unexpected argument 'stray'", "stray argument"),
+    (["summary", "--preset", "cnn", "--input", "28"], r"--input: '28' is not a shape",
+     "bad shape"),
+    (["evaluate"], r"--weights FILE", "evaluate without weights"),
+    (["reproduce", "--presets", "mlp-small,foo"], r"unknown preset 'foo'", "reproduce bad preset"),
+    (["devices", "--all"], r"unknown option '--all'", "devices takes no options"),
+    ([], r"no command given", "no command"),
+]
+for args, pattern, name in usage_cases:
+    rc, out, err = cli(*args)
+    ok(rc == 2 and re.search(pattern, err) and "--help" in err,
+       "usage error exits 2 and names it: " + name, "rc=%d\n" % rc + both(out, err))
+
+# ------------------------------------------------------------------ failing runs (exit 1)
+
+fail_file = os.path.join(TMP, "fail.json")
+rc, out, err = cli("train", "--model", "flatten; dense 3 softmax", "--dataset", DATA,
+                   "--epochs", "1", "--out", fail_file)
+doc = load_json(fail_file)
+ok(rc == 1 and "trainbench-cli:" in err and isinstance(doc, dict) and doc.get("status") == "failed"
+   and doc.get("error"),
+   "a model whose outputs do not match the classes fails with exit 1 and a failed result",
+   both(out, err) + "\n" + str(doc)[:1000])
+
+cuda_file = os.path.join(TMP, "cuda7.json")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cuda:7",
+                   "--epochs", "1", "--out", cuda_file)
+doc = load_json(cuda_file)
+ok(rc == 1 and re.search(r"cuda:7: \S", err) and isinstance(doc, dict)
+   and doc.get("status") == "failed",
+   "--device cuda:7 fails with exit 1, says why, and records a failed run", both(out, err))
+
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", os.path.join(TMP, "nowhere"),
+                   "--epochs", "1", "--out", os.path.join(TMP, "nodata.json"))
+ok(rc == 1 and "nowhere" in err and os.path.isfile(os.path.join(TMP, "nodata.json")),
+   "a data set that is not there fails with exit 1 naming it", both(out, err))
+
+# ------------------------------------------------------------------ Ctrl-C
+
+cancel_file = os.path.join(TMP, "cancel.json")
+proc = subprocess.Popen([CLI, "train", "--preset", "mlp-wide", "--dataset", DATA,
+                         "--epochs", "100000", "--threads", "2", "--out", cancel_file],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=TMP,
+                        universal_newlines=True)
+started = False
+deadline = time.monotonic() + 120
+lines = []
+while time.monotonic() < deadline:
+    line = proc.stdout.readline()
+    if not line:
+        break
+    lines.append(line)
+    if line.startswith("epoch "):
+        started = True
+        break
+if started:
+    proc.send_signal(signal.SIGINT)
+try:
+    rest, err = proc.communicate(timeout=60)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    rest, err = proc.communicate()
+out = "".join(lines) + rest
+doc = load_json(cancel_file)
+ok(started and proc.returncode == 1 and isinstance(doc, dict) and doc.get("status") == "cancelled",
+   "SIGINT during training saves a cancelled result and exits 1",
+   "rc=%s\n" % proc.returncode + both(out, err) + "\n" + str(doc)[:1000])
+
+print("1..%d" % len(results))
+passed = sum(results)
+diag("%d passed, %d failed" % (passed, len(results) - passed))
+shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(0 if passed == len(results) else 1)
