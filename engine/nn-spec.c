@@ -329,7 +329,12 @@ parse_real (const char *s, size_t len, double *out)
           v /= 1e22;
           exp10 += 22;
         }
-      if (exp10 > 0)
+      /* The loops stop early once v is 0 or infinite. */
+      if (exp10 > 22)
+        v = INFINITY;
+      else if (exp10 < -22)
+        v = 0.0;
+      else if (exp10 > 0)
         v *= pow10[exp10];
       else if (exp10 < 0)
         v /= pow10[-exp10];
@@ -1069,7 +1074,7 @@ infer_window (const NnLayerSpec *spec, NnShape in, NnShape *out, NnError *error)
   if (in.rank != 3)
     return _nn_error_set (error, NN_ERROR_SHAPE,
                           "needs a 3-D input (channels, height, width), got %s; "
-                          "a %s cannot follow flatten or dense",
+                          "%s cannot follow flatten or dense",
                           shape_text (in, buf, sizeof buf), nn_layer_kind_name (spec->kind));
 
   oh = window_out (in.h, spec->kernel_h, spec->stride_h, spec->padding);
