@@ -230,8 +230,12 @@ tb_cli_cmd_datasets (int argc, char **argv)
       if (known[i].available)
         printf ("%-14s found: %s\n", known[i].name, known[i].path);
       else
-        printf ("%-14s not found: %s\n", known[i].name,
-                known[i].reason[0] ? known[i].reason : "not in any of the usual places");
+        {
+          const char *reason = known[i].reason[0] ? known[i].reason : "not found";
+          /* The engine's reason usually says "not found; looked in ..." itself. */
+          printf ("%-14s %s%s\n", known[i].name, strncmp (reason, "not ", 4) == 0 ? "" : "not available: ",
+                  reason);
+        }
     }
   nn_dataset_user_dir (user_dir, sizeof user_dir);
   printf ("\nTrainbench also looks in %s; --dataset takes a path too (a folder of IDX files or a "

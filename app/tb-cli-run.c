@@ -305,38 +305,49 @@ parse_device (const char *command, const char *text, NnDeviceKind *kind, int32_t
     tb_cli_usage_error (command, "--device: %s", error.message);
 }
 
+/* What a run is about to do: a block of lines for train, one line per run
+ * for reproduce (whose data set is shown once). */
 static void
 print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *prefix)
 {
   const NnTrainConfig *c = &run->config;
-  char label[32];
-  char threads[32] = "";
+  char label[32], where[512], training[256];
 
   tb_cli_device_label (c->device.kind, c->device.index, label, sizeof label);
-  if (c->device.kind == NN_DEVICE_CPU)
-    {
-      if (c->device.threads > 0)
-        snprintf (threads, sizeof threads, ", %d threads", c->device.threads);
-      else
-        snprintf (threads, sizeof threads, ", all cores");
-    }
-  printf ("%smodel    %s\n", prefix, c->model_name ? c->model_name : c->spec_text);
-  if (c->model_name != NULL)
-    printf ("%sspec     %s\n", prefix, c->spec_text);
-  if (device->usable)
-    printf ("%sdevice   %s (%s%s)\n", prefix, label, device->name, threads);
+  if (!device->usable)
+    snprintf (where, sizeof where, "%s (not usable: %s)", label,
+              device->reason[0] ? device->reason : "unknown reason");
+  else if (c->device.kind == NN_DEVICE_CPU && c->device.threads > 0)
+    snprintf (where, sizeof where, "%s (%s, %d threads)", label, device->name, c->device.threads);
+  else if (c->device.kind == NN_DEVICE_CPU)
+    snprintf (where, sizeof where, "%s (%s, all cores)", label, device->name);
   else
-    printf ("%sdevice   %s (not usable: %s)\n", prefix, label,
-            device->reason[0] ? device->reason : "unknown reason");
+    snprintf (where, sizeof where, "%s (%s, tf32 %s)", label, device->name,
+              c->device.tf32 ? "on" : "off");
+  snprintf (training, sizeof training, "%d epoch%s, batch %d, %s lr %g, seed %llu", c->epochs,
+            c->epochs == 1 ? "" : "s", c->batch_size, nn_optimizer_name (c->optimizer.kind),
+            (double) c->optimizer.lr, (unsigned long long) c->seed);
+
+  if (prefix != NULL)
+    {
+      printf ("\n%s%s on %s: %s", prefix, c->model_name ? c->model_name : c->spec_text, where,
+              training);
+      if (c->max_steps > 0)
+        printf (", at most %d steps", c->max_steps);
+      printf ("\n");
+      fflush (stdout);
+      return;
+    }
+  printf ("model    %s\n", c->model_name ? c->model_name : c->spec_text);
+  if (c->model_name != NULL)
+    printf ("spec     %s\n", c->spec_text);
+  printf ("device   %s\n", where);
   if (run->dataset != NULL)
-    printf ("%sdata     %s: %d train, %d test samples (%s)\n", prefix, run->dataset->name,
+    printf ("data     %s: %d train, %d test samples (%s)\n", run->dataset->name,
             run->dataset->train.count, run->dataset->test.count, run->dataset->path);
-  printf ("%straining %d epochs, batch %d, %s lr %g, %s, seed %llu%s\n", prefix, c->epochs,
-          c->batch_size, nn_optimizer_name (c->optimizer.kind), (double) c->optimizer.lr,
-          nn_loss_name (c->loss), (unsigned long long) c->seed,
-          c->device.kind == NN_DEVICE_CUDA ? (c->device.tf32 ? ", tf32 on" : ", tf32 off") : "");
+  printf ("training %s, %s\n", training, nn_loss_name (c->loss));
   if (c->max_steps > 0)
-    printf ("%s         stops after %d steps\n", prefix, c->max_steps);
+    printf ("         stops after %d steps\n", c->max_steps);
   fflush (stdout);
 }
 
@@ -468,7 +479,7 @@ tb_cli_cmd_train (int argc, char **argv)
     {
       NnDeviceInfo device;
       tb_cli_device_lookup (c->device.kind, c->device.index, &device);
-      print_run_header (&run, &device, "");
+      print_run_header (&run, &device, NULL);
     }
 
   sigint_install ();
@@ -687,7 +698,10 @@ print_table (const TbCliTableRow *rows, int count)
         snprintf (acc, sizeof acc, "%.4f", r->test_accuracy);
       else
         snprintf (acc, sizeof acc, "-");
-      printf ("%-10s  %-7s  %9s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
+      if (speed[0] != '\0')
+        printf ("%-10s  %-7s  %9s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
+      else
+        printf ("%-10s  %-7s  %9s  %9s\n", r->preset->name, label, spe, acc);
     }
 }
 
@@ -808,8 +822,13 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     }
 
   if (!progress.quiet)
-    printf ("reproduce: %d preset%s on %d device%s, results in %s\n", preset_count,
-            preset_count == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s", out_dir);
+    {
+      printf ("reproduce: %d preset%s on %d device%s, results in %s\n", preset_count,
+              preset_count == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s", out_dir);
+      if (dataset != NULL)
+        printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name,
+                dataset->train.count, dataset->test.count, dataset->path);
+    }
 
   sigint_install ();
   int exit_status = TB_CLI_EXIT_OK;
@@ -859,7 +878,6 @@ tb_cli_cmd_reproduce (int argc, char **argv)
           {
             NnDeviceInfo device;
             tb_cli_device_lookup (c->device.kind, c->device.index, &device);
-            printf ("\n");
             print_run_header (&run, &device, prefix);
           }
         if (run_one (&run, cmd) != TB_CLI_EXIT_OK)
