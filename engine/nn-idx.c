@@ -346,8 +346,10 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
                               (unsigned long long) have, header_size);
       if (have > bytes)
         return _nn_error_set (error, NN_ERROR_FORMAT,
-                              "%s: %llu bytes of trailing data after the %s the header announces",
-                              r->name, (unsigned long long) (have - bytes), what);
+                              "%s: %llu byte%s of trailing data after the %s the header "
+                              "announces",
+                              r->name, (unsigned long long) (have - bytes),
+                              have - bytes == 1 ? "" : "s", what);
       data = malloc ((size_t) bytes);
       if (data == NULL)
         return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory for %s (%llu bytes)",
