@@ -128,7 +128,7 @@ explain_load_failure (const char *why, char *out, size_t size)
 static const NnBackendOps *
 load_cuda_locked (char *reason, size_t reason_size)
 {
-  char candidates[4][4096];
+  char candidates[5][4096];
   char dir[4096];
   char why[1024] = "";
   int n = 0;
@@ -141,6 +141,8 @@ load_cuda_locked (char *reason, size_t reason_size)
   if (dir[0] != '\0')
     {
       snprintf (candidates[n++], sizeof candidates[0], "%s/../gpu/%s", dir, CUDA_MODULE_NAME);
+      /* Test programs sit one level deeper: build/tests/<suite>/. */
+      snprintf (candidates[n++], sizeof candidates[0], "%s/../../gpu/%s", dir, CUDA_MODULE_NAME);
       snprintf (candidates[n++], sizeof candidates[0], "%s/%s", dir, CUDA_MODULE_NAME);
     }
   if (NN_CUDA_MODULE_DIR[0] != '\0')

@@ -1,0 +1,276 @@
+/* bias-act.cu: bias + activation forward, and its backward with the bias
+ * gradient, fused so each pass reads and writes the activations once.
+ *
+ * Layout (n, channels, spatial): dense layers have spatial 1, convolutions
+ * spatial = out_h * out_w. Softmax works over channels.
+ */
+
+#include "nn-cuda-private.h"
+
+__device__ __forceinline__ float
+act_forward (int act, float z)
+{
+  switch (act)
+    {
+    case NN_BK_ACT_RELU: return z > 0.0f ? z : 0.0f;
+    case NN_BK_ACT_SIGMOID: return 1.0f / (1.0f + expf (-z));
+    case NN_BK_ACT_TANH: return tanhf (z);
+    default: return z;
+    }
+}
+
+/* dz from y = act (z) and dy (softmax is handled by its own kernel). */
+__device__ __forceinline__ float
+act_backward (int act, float y, float dy)
+{
+  switch (act)
+    {
+    case NN_BK_ACT_RELU: return y > 0.0f ? dy : 0.0f;
+    case NN_BK_ACT_SIGMOID: return dy * y * (1.0f - y);
+    case NN_BK_ACT_TANH: return dy * (1.0f - y * y);
+    default: return dy;
+    }
+}
+
+/* y (total) = act (y + bias[(i / spatial) % channels]). */
+template <typename I>
+__global__ void
+bias_act_kernel (int act, float *__restrict__ y, const float *__restrict__ bias, I total,
+                 I channels, I spatial)
+{
+  for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
+    {
+      float z = y[i];
+      if (bias != NULL)
+        z += bias[spatial == 1 ? i % channels : (i / spatial) % channels];
+      y[i] = act_forward (act, z);
+    }
+}
+
+/* Softmax over channels for each (row, spatial) pair, one warp each:
+ * y (rows, channels, spatial), bias added first when given. */
+__global__ void
+softmax_kernel (float *__restrict__ y, const float *__restrict__ bias, int rows, int channels,
+                int spatial)
+{
+  int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (warp >= rows * spatial)
+    return;
+  float *row = y + (size_t) (warp / spatial) * channels * spatial + warp % spatial;
+  float m = -INFINITY;
+  for (int c = lane; c < channels; c += 32)
+    {
+      float z = row[(size_t) c * spatial] + (bias ? bias[c] : 0.0f);
+      m = fmaxf (m, z);
+    }
+  for (int o = 16; o > 0; o >>= 1)
+    m = fmaxf (m, __shfl_xor_sync (0xffffffffu, m, o));
+  float sum = 0.0f;
+  for (int c = lane; c < channels; c += 32)
+    sum += expf (row[(size_t) c * spatial] + (bias ? bias[c] : 0.0f) - m);
+  for (int o = 16; o > 0; o >>= 1)
+    sum += __shfl_xor_sync (0xffffffffu, sum, o);
+  float inv = 1.0f / sum;
+  for (int c = lane; c < channels; c += 32)
+    {
+      float z = row[(size_t) c * spatial] + (bias ? bias[c] : 0.0f);
+      row[(size_t) c * spatial] = expf (z - m) * inv;
+    }
+}
+
+/* dz = y * (dy - sum_c y dy) per (row, spatial), in place in dy. */
+__global__ void
+softmax_backward_kernel (const float *__restrict__ y, float *__restrict__ dy, int rows,
+                         int channels, int spatial)
+{
+  int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
+  if (warp >= rows * spatial)
+    return;
+  size_t base = (size_t) (warp / spatial) * channels * spatial + warp % spatial;
+  float dot = 0.0f;
+  for (int c = lane; c < channels; c += 32)
+    dot += y[base + (size_t) c * spatial] * dy[base + (size_t) c * spatial];
+  for (int o = 16; o > 0; o >>= 1)
+    dot += __shfl_xor_sync (0xffffffffu, dot, o);
+  for (int c = lane; c < channels; c += 32)
+    {
+      size_t i = base + (size_t) c * spatial;
+      dy[i] = y[i] * (dy[i] - dot);
+    }
+}
+
+/* Dense layout (rows, channels): block (32, 8) owns 32 channels; each thread
+ * walks every 8th row, writes dz in place and sums it; dbias when not NULL. */
+__global__ void
+dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__ dy,
+                       float *__restrict__ dbias, int rows, int channels)
+{
+  __shared__ float part[8][33];
+  int c = blockIdx.x * 32 + threadIdx.x;
+  float sum = 0.0f;
+  if (c < channels)
+    for (int r = threadIdx.y; r < rows; r += 8)
+      {
+        size_t i = (size_t) r * channels + c;
+        float dz = act_backward (act, y[i], dy[i]);
+        dy[i] = dz;
+        sum += dz;
+      }
+  if (dbias == NULL)
+    return;
+  part[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads ();
+  if (threadIdx.y == 0 && c < channels)
+    {
+      float s = 0.0f;
+      for (int k = 0; k < 8; k++)
+        s += part[k][threadIdx.x];
+      dbias[c] = s;
+    }
+}
+
+/* Image layout (rows, channels, spatial): block (x = split, y = channel)
+ * handles every splits-th row of that channel, writes dz in
+ * place and its partial sum to partials[channel * splits + split]. */
+__global__ void
+image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__ dy,
+                       float *__restrict__ partials, int rows, int channels, int spatial)
+{
+  __shared__ float warp_sums[32];
+  int c = blockIdx.y;
+  int splits = gridDim.x;
+  float sum = 0.0f;
+  /* Rows of one channel are contiguous runs of `spatial` cells: no division. */
+  for (int r = blockIdx.x; r < rows; r += splits)
+    {
+      size_t base = ((size_t) r * channels + c) * spatial;
+      for (int s = threadIdx.x; s < spatial; s += blockDim.x)
+        {
+          float dz = act_backward (act, y[base + s], dy[base + s]);
+          dy[base + s] = dz;
+          sum += dz;
+        }
+    }
+  if (partials == NULL)
+    return;
+  for (int o = 16; o > 0; o >>= 1)
+    sum += __shfl_xor_sync (0xffffffffu, sum, o);
+  if ((threadIdx.x & 31) == 0)
+    warp_sums[threadIdx.x >> 5] = sum;
+  __syncthreads ();
+  if (threadIdx.x < 32)
+    {
+      int nw = blockDim.x >> 5;
+      float s = threadIdx.x < nw ? warp_sums[threadIdx.x] : 0.0f;
+      for (int o = 16; o > 0; o >>= 1)
+        s += __shfl_xor_sync (0xffffffffu, s, o);
+      if (threadIdx.x == 0)
+        partials[(size_t) c * splits + blockIdx.x] = s;
+    }
+}
+
+/* dbias[c] = sum of partials[c * splits ...], in a fixed order. */
+__global__ void
+sum_partials_kernel (const float *__restrict__ partials, float *__restrict__ dbias, int channels,
+                     int splits)
+{
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= channels)
+    return;
+  float s = 0.0f;
+  for (int k = 0; k < splits; k++)
+    s += partials[(size_t) c * splits + k];
+  dbias[c] = s;
+}
+
+int
+_nn_cuda_bias_act_forward (void *vctx, int act, float *y, const float *bias, int n, int channels,
+                           int spatial)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (n < 0 || channels < 0 || spatial < 0 || act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "bias_act_forward: bad arguments");
+  size_t total = (size_t) n * channels * spatial;
+  if (total == 0)
+    return NN_BACKEND_OK;
+  if (act == NN_BK_ACT_SOFTMAX)
+    {
+      size_t warps = (size_t) n * spatial;
+      softmax_kernel<<<(unsigned int) ((warps * 32 + 255) / 256), 256, 0, ctx->stream>>> (
+        y, bias, n, channels, spatial);
+    }
+  else if (act == NN_BK_ACT_LINEAR && bias == NULL)
+    return NN_BACKEND_OK;
+  else if (total < 0xffffffffu)
+    bias_act_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
+      act, y, bias, (unsigned int) total, (unsigned int) channels, (unsigned int) spatial);
+  else
+    bias_act_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
+      act, y, bias, total, (size_t) channels, (size_t) spatial);
+  return _nn_cuda_check_launch (ctx, "bias_act_forward");
+}
+
+int
+_nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *dbias, int n,
+                            int channels, int spatial)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (n < 0 || channels < 0 || spatial < 0 || act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "bias_act_backward: bad arguments");
+  if (channels == 0)
+    return NN_BACKEND_OK;
+  if ((size_t) n * spatial == 0)
+    {
+      if (dbias != NULL)
+        return _nn_cuda_fail (ctx, cudaMemsetAsync (dbias, 0, channels * sizeof (float),
+                                                    ctx->stream),
+                              "bias_act_backward");
+      return NN_BACKEND_OK;
+    }
+  if (act == NN_BK_ACT_SOFTMAX)
+    {
+      size_t warps = (size_t) n * spatial;
+      softmax_backward_kernel<<<(unsigned int) ((warps * 32 + 255) / 256), 256, 0, ctx->stream>>> (
+        y, dy, n, channels, spatial);
+      if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward (softmax)")) != 0)
+        return rc;
+      if (dbias == NULL)
+        return NN_BACKEND_OK;
+      act = NN_BK_ACT_LINEAR; /* dz is in dy now: only the bias sum is left */
+    }
+  if (spatial == 1)
+    {
+      dim3 block (32, 8);
+      dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (act, y, dy, dbias, n,
+                                                                              channels);
+      return _nn_cuda_check_launch (ctx, "bias_act_backward");
+    }
+  /* Enough blocks to fill the GPU, within the partials scratch. */
+  int splits = (ctx->multiprocessors * 4 + channels - 1) / channels;
+  if (splits > n)
+    splits = n;
+  if (splits < 1)
+    splits = 1;
+  if ((size_t) splits * channels > NN_CUDA_PARTIALS)
+    splits = NN_CUDA_PARTIALS / channels;
+  if (channels > 65535 || (dbias != NULL && splits < 1))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "bias_act_backward: %d channels is more than this backend handles",
+                              channels);
+  dim3 grid (splits, channels);
+  image_backward_kernel<<<grid, 256, 0, ctx->stream>>> (act, y, dy, dbias ? ctx->partials : NULL,
+                                                       n, channels, spatial);
+  if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward")) != 0 || dbias == NULL)
+    return rc;
+  sum_partials_kernel<<<(channels + 127) / 128, 128, 0, ctx->stream>>> (ctx->partials, dbias,
+                                                                        channels, splits);
+  return _nn_cuda_check_launch (ctx, "bias_act_backward (bias sum)");
+}

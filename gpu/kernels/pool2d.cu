@@ -1,0 +1,194 @@
+/* pool2d.cu: max and average pooling, forward and backward, NCHW.
+ *
+ * Windows start at (oy * stride - pad) and may overhang the edges; cells
+ * outside the input are ignored by max and not counted by average. The
+ * backward pass gathers: each input cell sums what the windows containing
+ * it send back (max: only to the first maximum of the window), so every
+ * cell of dx is written once and no atomics are needed.
+ */
+
+#include "nn-cuda-private.h"
+
+struct PoolGeom
+{
+  int n, c, h, w;
+  int win_h, win_w, stride_h, stride_w, pad_h, pad_w, out_h, out_w;
+};
+
+/* Index, within the plane, of the first maximum of window (oy, ox); -1 if empty. */
+__device__ __forceinline__ int
+window_argmax (const float *__restrict__ plane, const PoolGeom &g, int oy, int ox)
+{
+  int y0 = oy * g.stride_h - g.pad_h, x0 = ox * g.stride_w - g.pad_w;
+  int best_i = -1;
+  float best = 0.0f;
+  for (int dy = 0; dy < g.win_h; dy++)
+    {
+      int iy = y0 + dy;
+      if (iy < 0 || iy >= g.h)
+        continue;
+      for (int dx = 0; dx < g.win_w; dx++)
+        {
+          int ix = x0 + dx;
+          if (ix < 0 || ix >= g.w)
+            continue;
+          float v = plane[iy * g.w + ix];
+          if (best_i < 0 || v > best)
+            {
+              best = v;
+              best_i = iy * g.w + ix;
+            }
+        }
+    }
+  return best_i;
+}
+
+__device__ __forceinline__ int
+window_count (const PoolGeom &g, int oy, int ox)
+{
+  int y0 = oy * g.stride_h - g.pad_h, x0 = ox * g.stride_w - g.pad_w;
+  int y1 = min (y0 + g.win_h, g.h), x1 = min (x0 + g.win_w, g.w);
+  y0 = max (y0, 0);
+  x0 = max (x0, 0);
+  return max (y1 - y0, 0) * max (x1 - x0, 0);
+}
+
+__global__ void
+pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y)
+{
+  size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      int ox = (int) (i % g.out_w);
+      int oy = (int) (i / g.out_w % g.out_h);
+      size_t plane = i / ((size_t) g.out_w * g.out_h);
+      const float *xp = x + plane * g.h * g.w;
+      if (mode == 0)
+        {
+          int k = window_argmax (xp, g, oy, ox);
+          y[i] = k >= 0 ? xp[k] : 0.0f;
+        }
+      else
+        {
+          int y0 = oy * g.stride_h - g.pad_h, x0 = ox * g.stride_w - g.pad_w;
+          float s = 0.0f;
+          for (int dy = 0; dy < g.win_h; dy++)
+            {
+              int iy = y0 + dy;
+              if (iy < 0 || iy >= g.h)
+                continue;
+              for (int dx = 0; dx < g.win_w; dx++)
+                {
+                  int ix = x0 + dx;
+                  if (ix >= 0 && ix < g.w)
+                    s += xp[iy * g.w + ix];
+                }
+            }
+          int count = window_count (g, oy, ox);
+          y[i] = count > 0 ? s / count : 0.0f;
+        }
+    }
+}
+
+__global__ void
+pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
+                      const float *__restrict__ dy, float *__restrict__ dx)
+{
+  size_t total = (size_t) g.n * g.c * g.h * g.w;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
+       i += (size_t) gridDim.x * blockDim.x)
+    {
+      int ix = (int) (i % g.w);
+      int iy = (int) (i / g.w % g.h);
+      size_t plane = i / ((size_t) g.w * g.h);
+      const float *xp = x + plane * g.h * g.w;
+      const float *dyp = dy + plane * g.out_h * g.out_w;
+      int cell = iy * g.w + ix;
+      /* Windows containing (iy, ix): oy * stride - pad <= iy < oy * stride - pad + win. */
+      int oy0 = iy + g.pad_h - g.win_h + 1;
+      oy0 = oy0 <= 0 ? 0 : (oy0 + g.stride_h - 1) / g.stride_h;
+      int oy1 = min ((iy + g.pad_h) / g.stride_h, g.out_h - 1);
+      int ox0 = ix + g.pad_w - g.win_w + 1;
+      ox0 = ox0 <= 0 ? 0 : (ox0 + g.stride_w - 1) / g.stride_w;
+      int ox1 = min ((ix + g.pad_w) / g.stride_w, g.out_w - 1);
+      float s = 0.0f;
+      for (int oy = oy0; oy <= oy1; oy++)
+        for (int ox = ox0; ox <= ox1; ox++)
+          {
+            float d = dyp[oy * g.out_w + ox];
+            if (mode == 0)
+              {
+                if (window_argmax (xp, g, oy, ox) == cell)
+                  s += d;
+              }
+            else
+              {
+                int count = window_count (g, oy, ox);
+                if (count > 0)
+                  s += d / count;
+              }
+          }
+      dx[i] = s;
+    }
+}
+
+static int
+geometry (NnCudaContext *ctx, int mode, const NnPoolShape *s, PoolGeom *g, const char *what)
+{
+  if (mode != 0 && mode != 1)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: unknown mode %d", what, mode);
+  if (s->n < 0 || s->c < 0 || s->h <= 0 || s->w <= 0 || s->win_h <= 0 || s->win_w <= 0
+      || s->stride_h <= 0 || s->stride_w <= 0 || s->pad_h < 0 || s->pad_w < 0 || s->out_h <= 0
+      || s->out_w <= 0)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: bad shape", what);
+  g->n = s->n;
+  g->c = s->c;
+  g->h = s->h;
+  g->w = s->w;
+  g->win_h = s->win_h;
+  g->win_w = s->win_w;
+  g->stride_h = s->stride_h;
+  g->stride_w = s->stride_w;
+  g->pad_h = s->pad_h;
+  g->pad_w = s->pad_w;
+  g->out_h = s->out_h;
+  g->out_w = s->out_w;
+  return NN_BACKEND_OK;
+}
+
+int
+_nn_cuda_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  PoolGeom g;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0)
+    return rc;
+  size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
+  if (total == 0)
+    return NN_BACKEND_OK;
+  pool_forward_kernel<<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g, x, y);
+  return _nn_cuda_check_launch (ctx, "pool2d forward");
+}
+
+int
+_nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float *x,
+                          const float *y, const float *dy, float *dx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  PoolGeom g;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
+    return rc;
+  size_t total = (size_t) g.n * g.c * g.h * g.w;
+  if (total == 0)
+    return NN_BACKEND_OK;
+  pool_backward_kernel<<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g, x, dy,
+                                                                                  dx);
+  return _nn_cuda_check_launch (ctx, "pool2d backward");
+}

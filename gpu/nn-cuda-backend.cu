@@ -1,0 +1,725 @@
+/* nn-cuda-backend.cu: the CUDA backend module's op table, devices, contexts,
+ * memory, errors and whole-step capture (CUDA graphs). The math lives in
+ * nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/.
+ */
+
+#include "nn-cuda-private.h"
+
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- errors */
+
+/* Errors after which the CUDA context cannot be used again (the CUDA
+ * documentation calls them sticky): the process must restart to use the GPU. */
+static int
+is_sticky (cudaError_t err)
+{
+  switch (err)
+    {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorUnknown:
+    case cudaErrorCudartUnloading:
+    case cudaErrorExternalDevice:
+      return 1;
+    default:
+      return 0;
+    }
+}
+
+int
+_nn_cuda_fail_msg (NnCudaContext *ctx, int status, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  vsnprintf (ctx->error, sizeof ctx->error, format, args);
+  va_end (args);
+  if (status == NN_BACKEND_DEVICE_LOST)
+    ctx->lost = 1;
+  return status;
+}
+
+int
+_nn_cuda_fail (NnCudaContext *ctx, cudaError_t err, const char *what)
+{
+  if (err == cudaSuccess)
+    return NN_BACKEND_OK;
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (err == cudaErrorMemoryAllocation)
+    {
+      size_t free_bytes = 0, total_bytes = 0;
+      cudaGetLastError ();
+      cudaMemGetInfo (&free_bytes, &total_bytes);
+      return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY,
+                                "%s: out of device memory (%.1f MiB free of %.1f MiB)", what,
+                                free_bytes / 1048576.0, total_bytes / 1048576.0);
+    }
+  if (is_sticky (err))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_DEVICE_LOST,
+                              "%s: %s (%s); the GPU is unusable until the program restarts", what,
+                              cudaGetErrorString (err), cudaGetErrorName (err));
+  /* Clear a non-sticky error so the next op does not see it again. */
+  cudaGetLastError ();
+  return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: %s (%s)", what, cudaGetErrorString (err),
+                            cudaGetErrorName (err));
+}
+
+/* A library status does not say whether the context survived: ask the runtime. */
+static int
+fail_after_library (NnCudaContext *ctx, const char *what, const char *detail)
+{
+  cudaError_t err = cudaPeekAtLastError ();
+  if (is_sticky (err))
+    return _nn_cuda_fail (ctx, err, what);
+  return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: %s", what, detail);
+}
+
+int
+_nn_cuda_fail_cublas (NnCudaContext *ctx, cublasStatus_t st, const char *what)
+{
+  char detail[256];
+  if (st == CUBLAS_STATUS_SUCCESS)
+    return NN_BACKEND_OK;
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (st == CUBLAS_STATUS_ALLOC_FAILED)
+    return _nn_cuda_fail (ctx, cudaErrorMemoryAllocation, what);
+  snprintf (detail, sizeof detail, "cuBLAS: %s (%s)", cublasGetStatusString (st),
+            cublasGetStatusName (st));
+  return fail_after_library (ctx, what, detail);
+}
+
+int
+_nn_cuda_fail_cudnn (NnCudaContext *ctx, cudnnStatus_t st, const char *what)
+{
+  char detail[512];
+  if (st == CUDNN_STATUS_SUCCESS)
+    return NN_BACKEND_OK;
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (st == CUDNN_STATUS_ALLOC_FAILED)
+    return _nn_cuda_fail (ctx, cudaErrorMemoryAllocation, what);
+  if (st == CUDNN_STATUS_NOT_SUPPORTED)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED, "%s: cuDNN: %s", what,
+                              cudnnGetErrorString (st));
+  snprintf (detail, sizeof detail, "cuDNN: %s", cudnnGetErrorString (st));
+  return fail_after_library (ctx, what, detail);
+}
+
+int
+_nn_cuda_check_launch (NnCudaContext *ctx, const char *what)
+{
+  cudaError_t err = cudaGetLastError ();
+  return err == cudaSuccess ? NN_BACKEND_OK : _nn_cuda_fail (ctx, err, what);
+}
+
+int
+_nn_cuda_enter (NnCudaContext *ctx)
+{
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (ctx->several_devices)
+    {
+      cudaError_t err = cudaSetDevice (ctx->device);
+      if (err != cudaSuccess)
+        return _nn_cuda_fail (ctx, err, "cudaSetDevice");
+    }
+  return NN_BACKEND_OK;
+}
+
+unsigned int
+_nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads)
+{
+  size_t blocks = (count + threads - 1) / threads;
+  size_t cap = (size_t) (ctx->multiprocessors > 0 ? ctx->multiprocessors : 16) * 16;
+  if (blocks > cap)
+    blocks = cap;
+  return blocks == 0 ? 1u : (unsigned int) blocks;
+}
+
+/* ---------------------------------------------------------------- devices */
+
+/* Words for a failed cudaGetDeviceCount. */
+static void
+explain_no_device (cudaError_t err, char *reason, size_t size)
+{
+  int driver = 0;
+  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
+  if (libcuda == NULL)
+    {
+      snprintf (reason, size, "no NVIDIA driver (libcuda.so.1 not found)");
+      return;
+    }
+  dlclose (libcuda);
+  cudaDriverGetVersion (&driver);
+  switch (err)
+    {
+    case cudaErrorNoDevice:
+      snprintf (reason, size, "no NVIDIA GPU found");
+      break;
+    case cudaErrorInsufficientDriver:
+      if (driver > 0)
+        snprintf (reason, size, "NVIDIA driver too old for CUDA %d.%d (it supports CUDA %d.%d)",
+                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, driver / 1000,
+                  driver % 1000 / 10);
+      else
+        snprintf (reason, size, "no NVIDIA driver");
+      break;
+    case cudaErrorCompatNotSupportedOnDevice:
+    case cudaErrorSystemDriverMismatch:
+      snprintf (reason, size, "NVIDIA driver mismatch: %s", cudaGetErrorString (err));
+      break;
+    default:
+      snprintf (reason, size, "CUDA cannot start: %s (%s)", cudaGetErrorString (err),
+                cudaGetErrorName (err));
+      break;
+    }
+}
+
+static int
+cuda_device_count (char *reason, size_t reason_size)
+{
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount (&count);
+  if (err != cudaSuccess)
+    {
+      if (reason != NULL && reason_size > 0)
+        explain_no_device (err, reason, reason_size);
+      return 0;
+    }
+  if (count == 0 && reason != NULL && reason_size > 0)
+    snprintf (reason, reason_size, "no NVIDIA GPU found");
+  return count;
+}
+
+/* The driver's own version string ("580.159.04") through NVML, loaded only
+ * for this; false when NVML is not there. */
+static int
+nvml_driver_version (char *out, size_t size)
+{
+  typedef int (*InitFunc) (void);
+  typedef int (*VersionFunc) (char *, unsigned int);
+  void *nvml = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  int ok = 0;
+
+  if (nvml == NULL)
+    return 0;
+  InitFunc init = (InitFunc) dlsym (nvml, "nvmlInit_v2");
+  InitFunc shutdown = (InitFunc) dlsym (nvml, "nvmlShutdown");
+  VersionFunc version = (VersionFunc) dlsym (nvml, "nvmlSystemGetDriverVersion");
+  if (init != NULL && version != NULL && init () == 0)
+    {
+      char buf[96] = "";
+      if (version (buf, sizeof buf) == 0 && buf[0] != '\0')
+        {
+          snprintf (out, size, "%s", buf);
+          ok = 1;
+        }
+      if (shutdown != NULL)
+        shutdown ();
+    }
+  dlclose (nvml);
+  return ok;
+}
+
+static int
+cuda_device_info (int index, NnBackendDeviceInfo *info)
+{
+  cudaDeviceProp prop;
+  int driver = 0, runtime = 0, major = 0, minor = 0, patch = 0;
+
+  memset (info, 0, sizeof *info);
+  if (cudaGetDeviceProperties (&prop, index) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return NN_BACKEND_ERROR;
+    }
+  snprintf (info->name, sizeof info->name, "%s", prop.name);
+  info->memory_bytes = prop.totalGlobalMem;
+  info->compute_major = prop.major;
+  info->compute_minor = prop.minor;
+  info->multiprocessors = prop.multiProcessorCount;
+
+  cudaDriverGetVersion (&driver);
+  if (!nvml_driver_version (info->driver, sizeof info->driver))
+    snprintf (info->driver, sizeof info->driver, "CUDA %d.%d", driver / 1000, driver % 1000 / 10);
+  cudaRuntimeGetVersion (&runtime);
+  snprintf (info->runtime, sizeof info->runtime, "%d.%d", runtime / 1000, runtime % 1000 / 10);
+  cublasGetProperty (MAJOR_VERSION, &major);
+  cublasGetProperty (MINOR_VERSION, &minor);
+  cublasGetProperty (PATCH_LEVEL, &patch);
+  snprintf (info->cublas, sizeof info->cublas, "%d.%d.%d", major, minor, patch);
+  size_t v = cudnnGetVersion (); /* cuDNN 9: major * 10000 + minor * 100 + patch */
+  snprintf (info->cudnn, sizeof info->cudnn, "%zu.%zu.%zu", v / 10000, v % 10000 / 100, v % 100);
+  return NN_BACKEND_OK;
+}
+
+/* ---------------------------------------------------------------- context */
+
+static void
+context_release (NnCudaContext *ctx)
+{
+  if (ctx->cudnn != NULL)
+    cudnnDestroy (ctx->cudnn);
+  if (ctx->cublas != NULL)
+    cublasDestroy (ctx->cublas);
+  if (ctx->cublas_workspace != NULL)
+    cudaFree (ctx->cublas_workspace);
+  if (ctx->partials != NULL)
+    cudaFree (ctx->partials);
+  if (ctx->counters != NULL)
+    cudaFree (ctx->counters);
+  if (ctx->staging != NULL)
+    cudaFreeHost (ctx->staging);
+  if (ctx->stream != NULL)
+    cudaStreamDestroy (ctx->stream);
+  cudaGetLastError ();
+  free (ctx);
+}
+
+static int
+cuda_context_new (int device_index, const NnBackendOptions *options, void **out, char *error,
+                  size_t error_size)
+{
+  NnCudaContext *ctx;
+  cudaError_t err;
+  cublasStatus_t bst;
+  cudnnStatus_t dst;
+  int count = 0, rc = NN_BACKEND_OK;
+  const char *what = "";
+
+  *out = NULL;
+  ctx = (NnCudaContext *) calloc (1, sizeof *ctx);
+  if (ctx == NULL)
+    {
+      snprintf (error, error_size, "out of host memory");
+      return NN_BACKEND_OUT_OF_MEMORY;
+    }
+  ctx->device = device_index;
+  ctx->tf32 = options != NULL && options->tf32;
+
+#define STEP_CUDA(call, name)                                                                      \
+  do                                                                                               \
+    {                                                                                              \
+      what = name;                                                                                 \
+      if ((err = (call)) != cudaSuccess)                                                           \
+        {                                                                                          \
+          rc = _nn_cuda_fail (ctx, err, what);                                                     \
+          goto failed;                                                                             \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+  STEP_CUDA (cudaGetDeviceCount (&count), "cudaGetDeviceCount");
+  ctx->several_devices = count > 1;
+  STEP_CUDA (cudaSetDevice (device_index), "cudaSetDevice");
+  STEP_CUDA (cudaDeviceGetAttribute (&ctx->multiprocessors, cudaDevAttrMultiProcessorCount,
+                                     device_index),
+             "cudaDeviceGetAttribute");
+  STEP_CUDA (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  STEP_CUDA (cudaMalloc (&ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
+             "cuBLAS workspace (32 MiB)");
+  STEP_CUDA (cudaMalloc ((void **) &ctx->partials, NN_CUDA_PARTIALS * sizeof (float)),
+             "reduction scratch");
+  STEP_CUDA (cudaMalloc ((void **) &ctx->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
+             "counters");
+  STEP_CUDA (cudaMemsetAsync (ctx->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
+                              ctx->stream),
+             "cudaMemsetAsync");
+  STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,
+                            (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES,
+                            cudaHostAllocDefault),
+             "pinned staging buffer");
+
+  what = "cuBLAS";
+  if ((bst = cublasCreate (&ctx->cublas)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetStream (ctx->cublas, ctx->stream)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetWorkspace (ctx->cublas, ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE))
+           != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetMathMode (ctx->cublas, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                          : CUBLAS_PEDANTIC_MATH))
+           != CUBLAS_STATUS_SUCCESS)
+    {
+      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup");
+      goto failed;
+    }
+  if ((dst = cudnnCreate (&ctx->cudnn)) != CUDNN_STATUS_SUCCESS
+      || (dst = cudnnSetStream (ctx->cudnn, ctx->stream)) != CUDNN_STATUS_SUCCESS)
+    {
+      rc = _nn_cuda_fail_cudnn (ctx, dst, "cuDNN setup");
+      goto failed;
+    }
+  STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
+#undef STEP_CUDA
+
+  *out = ctx;
+  return NN_BACKEND_OK;
+
+failed:
+  snprintf (error, error_size, "%s", ctx->error);
+  context_release (ctx);
+  return rc == NN_BACKEND_OK ? NN_BACKEND_ERROR : rc;
+}
+
+static void
+cuda_context_free (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  if (ctx == NULL)
+    return;
+  if (!ctx->lost)
+    {
+      if (ctx->several_devices)
+        cudaSetDevice (ctx->device);
+      if (ctx->capturing)
+        {
+          cudaGraph_t graph = NULL;
+          if (cudaStreamEndCapture (ctx->stream, &graph) == cudaSuccess && graph != NULL)
+            cudaGraphDestroy (graph);
+        }
+      cudaStreamSynchronize (ctx->stream);
+    }
+  context_release (ctx);
+}
+
+static const char *
+cuda_last_error (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  return ctx != NULL ? ctx->error : "no context";
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static int
+cuda_alloc (void *vctx, size_t bytes, void **ptr)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  cudaError_t err;
+  char what[96];
+  int rc;
+
+  *ptr = NULL;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "alloc: not allowed while capturing a step");
+  if (bytes == 0)
+    bytes = 1;
+  err = cudaMalloc (ptr, bytes);
+  if (err != cudaSuccess)
+    {
+      *ptr = NULL;
+      snprintf (what, sizeof what, "allocating %.1f MiB", bytes / 1048576.0);
+      return _nn_cuda_fail (ctx, err, what);
+    }
+  err = cudaMemsetAsync (*ptr, 0, bytes, ctx->stream);
+  if (err != cudaSuccess)
+    {
+      cudaFree (*ptr);
+      *ptr = NULL;
+      return _nn_cuda_fail (ctx, err, "clearing new memory");
+    }
+  return NN_BACKEND_OK;
+}
+
+static void
+cuda_free (void *vctx, void *ptr)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  if (ptr == NULL || ctx->lost)
+    return;
+  if (ctx->several_devices)
+    cudaSetDevice (ctx->device);
+  /* cudaFree waits for the device, so no op still running can use it. */
+  if (cudaFree (ptr) != cudaSuccess)
+    cudaGetLastError ();
+}
+
+static int
+cuda_upload (void *vctx, void *dst, const void *src, size_t bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (bytes == 0)
+    return NN_BACKEND_OK;
+  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
+                                                 ctx->stream),
+                           "upload")) != 0)
+    return rc;
+  /* The caller may reuse its buffer as soon as we return. */
+  return _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "upload");
+}
+
+static int
+cuda_download (void *vctx, void *dst, const void *src, size_t bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (bytes > 0
+      && (rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+                                                    ctx->stream),
+                              "download")) != 0)
+    return rc;
+  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "download");
+  if (rc == 0)
+    ctx->staging_pending = 0;
+  return rc;
+}
+
+/* Runs on a CUDA thread once the stream reaches it: the staged bytes are in. */
+static void CUDART_CB
+staged_copy_cb (void *data)
+{
+  NnCudaStagedCopy *copy = (NnCudaStagedCopy *) data;
+  memcpy (copy->dst, copy->staged, copy->bytes);
+}
+
+static int
+cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  cudaPointerAttributes attr;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (bytes == 0)
+    return NN_BACKEND_OK;
+  /* Into pinned memory the copy is truly asynchronous; into pageable memory
+   * CUDA would wait for the stream, so small copies go through our pinned
+   * staging and a host function moves them once the stream gets there. */
+  if (cudaPointerGetAttributes (&attr, dst) == cudaSuccess && attr.type == cudaMemoryTypeHost)
+    return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+                                                ctx->stream),
+                          "download_async");
+  cudaGetLastError ();
+  if (bytes > NN_CUDA_STAGING_SLOT_BYTES)
+    return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+                                                ctx->stream),
+                          "download_async");
+  if (ctx->staging_pending >= NN_CUDA_STAGING_SLOTS && !ctx->capturing)
+    {
+      /* Every slot may still be in flight: let them land before reuse. */
+      if ((rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "download_async")) != 0)
+        return rc;
+      ctx->staging_pending = 0;
+    }
+  int slot = ctx->staging_next;
+  ctx->staging_next = (slot + 1) % NN_CUDA_STAGING_SLOTS;
+  ctx->staging_pending++;
+  NnCudaStagedCopy *copy = &ctx->staged[slot];
+  unsigned char *staged = ctx->staging + (size_t) slot * NN_CUDA_STAGING_SLOT_BYTES;
+  copy->dst = dst;
+  copy->staged = staged;
+  copy->bytes = bytes;
+  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (staged, src, bytes, cudaMemcpyDeviceToHost,
+                                                 ctx->stream),
+                           "download_async")) != 0)
+    return rc;
+  return _nn_cuda_fail (ctx, cudaLaunchHostFunc (ctx->stream, staged_copy_cb, copy),
+                        "download_async");
+}
+
+static int
+cuda_copy (void *vctx, void *dst, const void *src, size_t bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (bytes == 0)
+    return NN_BACKEND_OK;
+  return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                              ctx->stream),
+                        "copy");
+}
+
+static int
+cuda_synchronize (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "synchronize: not allowed while capturing a step");
+  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "synchronize");
+  if (rc == 0)
+    ctx->staging_pending = 0;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- capture */
+
+typedef struct
+{
+  cudaGraph_t graph;     /* owned */
+  cudaGraphExec_t exec;  /* owned */
+} NnCudaGraph;
+
+static int
+cuda_capture_begin (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_begin: already capturing");
+  /* Thread-local: other threads' CUDA calls neither break nor join this capture. */
+  rc = _nn_cuda_fail (ctx, cudaStreamBeginCapture (ctx->stream, cudaStreamCaptureModeThreadLocal),
+                      "capture_begin");
+  if (rc == 0)
+    ctx->capturing = 1;
+  return rc;
+}
+
+static int
+cuda_capture_end (void *vctx, void **out)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  cudaError_t err;
+  int rc;
+
+  *out = NULL;
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (!ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_end: not capturing");
+  if (ctx->several_devices)
+    cudaSetDevice (ctx->device);
+  ctx->capturing = 0;
+  err = cudaStreamEndCapture (ctx->stream, &graph);
+  if (err != cudaSuccess)
+    {
+      if (graph != NULL)
+        cudaGraphDestroy (graph);
+      return _nn_cuda_fail (ctx, err, "capture_end (an op in the step cannot be captured)");
+    }
+  err = cudaGraphInstantiate (&exec, graph, 0);
+  if (err != cudaSuccess)
+    {
+      cudaGraphDestroy (graph);
+      return _nn_cuda_fail (ctx, err, "capture_end: instantiating the step");
+    }
+  NnCudaGraph *g = (NnCudaGraph *) malloc (sizeof *g);
+  if (g == NULL)
+    {
+      cudaGraphExecDestroy (exec);
+      cudaGraphDestroy (graph);
+      return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "capture_end: out of host memory");
+    }
+  g->graph = graph;
+  g->exec = exec;
+  /* Upload now so the first launch does not pay for it. */
+  if ((rc = _nn_cuda_fail (ctx, cudaGraphUpload (exec, ctx->stream), "capture_end: upload")) != 0)
+    {
+      cudaGraphExecDestroy (exec);
+      cudaGraphDestroy (graph);
+      free (g);
+      return rc;
+    }
+  *out = g;
+  return NN_BACKEND_OK;
+}
+
+static int
+cuda_graph_launch (void *vctx, void *vgraph)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaGraph *g = (NnCudaGraph *) vgraph;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (g == NULL)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "graph_launch: no graph");
+  return _nn_cuda_fail (ctx, cudaGraphLaunch (g->exec, ctx->stream), "graph_launch");
+}
+
+static void
+cuda_graph_free (void *vctx, void *vgraph)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaGraph *g = (NnCudaGraph *) vgraph;
+  if (g == NULL)
+    return;
+  if (!ctx->lost)
+    {
+      if (ctx->several_devices)
+        cudaSetDevice (ctx->device);
+      /* A launch still running keeps its own reference; destroying is safe. */
+      cudaGraphExecDestroy (g->exec);
+      cudaGraphDestroy (g->graph);
+      cudaGetLastError ();
+    }
+  free (g);
+}
+
+/* ---------------------------------------------------------------- the table */
+
+static const NnBackendOps cuda_ops = {
+  NN_BACKEND_ABI_VERSION,
+  sizeof (NnBackendOps),
+  "cuda",
+  cuda_device_count,
+  cuda_device_info,
+  cuda_context_new,
+  cuda_context_free,
+  cuda_last_error,
+  cuda_alloc,
+  cuda_free,
+  cuda_upload,
+  cuda_download,
+  _nn_cuda_fill,
+  cuda_copy,
+  cuda_synchronize,
+  _nn_cuda_gemm,
+  _nn_cuda_bias_act_forward,
+  _nn_cuda_bias_act_backward,
+  _nn_cuda_dropout_forward,
+  _nn_cuda_dropout_backward,
+  _nn_cuda_conv2d_plan_new,
+  _nn_cuda_conv2d_plan_free,
+  _nn_cuda_conv2d_forward,
+  _nn_cuda_conv2d_backward,
+  _nn_cuda_pool2d_forward,
+  _nn_cuda_pool2d_backward,
+  _nn_cuda_loss,
+  _nn_cuda_gather_batch,
+  _nn_cuda_optimizer_update,
+  cuda_capture_begin,
+  cuda_capture_end,
+  cuda_graph_launch,
+  cuda_graph_free,
+  cuda_download_async,
+};
+
+extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *
+nn_backend_cuda_get (void)
+{
+  return &cuda_ops;
+}

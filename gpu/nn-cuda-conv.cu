@@ -1,0 +1,266 @@
+/* nn-cuda-conv.cu: 2-D convolutions on cuDNN.
+ *
+ * A plan holds the descriptors of one exact shape and the algorithm cuDNN
+ * measured fastest for each direction, chosen once at plan time (outside the
+ * step, so the timing runs and their allocations never happen in a step).
+ * TF32 is allowed or forbidden per context through the math type.
+ */
+
+#include "nn-cuda-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct
+{
+  NnConvShape shape;
+  cudnnTensorDescriptor_t x_desc;          /* (n, c, h, w) */
+  cudnnTensorDescriptor_t y_desc;          /* (n, k, out_h, out_w) */
+  cudnnFilterDescriptor_t w_desc;          /* (k, c, r, s) */
+  cudnnConvolutionDescriptor_t fwd_desc;   /* one per direction: each has its math type */
+  cudnnConvolutionDescriptor_t data_desc;
+  cudnnConvolutionDescriptor_t filter_desc;
+  cudnnConvolutionFwdAlgo_t fwd_algo;
+  cudnnConvolutionBwdDataAlgo_t data_algo;
+  cudnnConvolutionBwdFilterAlgo_t filter_algo;
+  size_t workspace;
+} NnCudaConvPlan;
+
+static void
+plan_destroy (NnCudaConvPlan *p)
+{
+  if (p == NULL)
+    return;
+  if (p->x_desc)
+    cudnnDestroyTensorDescriptor (p->x_desc);
+  if (p->y_desc)
+    cudnnDestroyTensorDescriptor (p->y_desc);
+  if (p->w_desc)
+    cudnnDestroyFilterDescriptor (p->w_desc);
+  if (p->fwd_desc)
+    cudnnDestroyConvolutionDescriptor (p->fwd_desc);
+  if (p->data_desc)
+    cudnnDestroyConvolutionDescriptor (p->data_desc);
+  if (p->filter_desc)
+    cudnnDestroyConvolutionDescriptor (p->filter_desc);
+  free (p);
+}
+
+/* The most workspace a plan may ask for: a quarter of the free memory, at
+ * most 1 GiB, so small GPUs keep room for the model. */
+static size_t
+workspace_limit (void)
+{
+  size_t free_bytes = 0, total_bytes = 0;
+  if (cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 64u << 20;
+    }
+  size_t limit = free_bytes / 4;
+  return limit > (1u << 30) ? (size_t) 1 << 30 : limit;
+}
+
+int
+_nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *workspace_bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p;
+  cudnnStatus_t st;
+  int rc, on, oc, oh, ow, found;
+  const char *what = "conv2d plan";
+  cudnnMathType_t math = ctx->tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+
+  *out = NULL;
+  *workspace_bytes = 0;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "conv2d plan: not allowed while capturing");
+  if (s->n <= 0 || s->c <= 0 || s->h <= 0 || s->w <= 0 || s->k <= 0 || s->r <= 0 || s->s <= 0
+      || s->stride_h <= 0 || s->stride_w <= 0 || s->pad_h < 0 || s->pad_w < 0 || s->out_h <= 0
+      || s->out_w <= 0)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "conv2d plan: bad shape");
+  p = (NnCudaConvPlan *) calloc (1, sizeof *p);
+  if (p == NULL)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "conv2d plan: out of host memory");
+  p->shape = *s;
+
+#define CK(call)                                                                                   \
+  do                                                                                               \
+    {                                                                                              \
+      if ((st = (call)) != CUDNN_STATUS_SUCCESS)                                                   \
+        {                                                                                          \
+          rc = _nn_cuda_fail_cudnn (ctx, st, what);                                                \
+          goto failed;                                                                             \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+  CK (cudnnCreateTensorDescriptor (&p->x_desc));
+  CK (cudnnCreateTensorDescriptor (&p->y_desc));
+  CK (cudnnCreateFilterDescriptor (&p->w_desc));
+  CK (cudnnCreateConvolutionDescriptor (&p->fwd_desc));
+  CK (cudnnCreateConvolutionDescriptor (&p->data_desc));
+  CK (cudnnCreateConvolutionDescriptor (&p->filter_desc));
+  CK (cudnnSetTensor4dDescriptor (p->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c, s->h,
+                                  s->w));
+  CK (cudnnSetTensor4dDescriptor (p->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->k,
+                                  s->out_h, s->out_w));
+  CK (cudnnSetFilter4dDescriptor (p->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c, s->r,
+                                  s->s));
+  {
+    cudnnConvolutionDescriptor_t descs[3] = { p->fwd_desc, p->data_desc, p->filter_desc };
+    for (int i = 0; i < 3; i++)
+      {
+        /* Keras convolutions are cross-correlations. */
+        CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h,
+                                             s->stride_w, 1, 1, CUDNN_CROSS_CORRELATION,
+                                             CUDNN_DATA_FLOAT));
+        CK (cudnnSetConvolutionMathType (descs[i], math));
+      }
+  }
+  CK (cudnnGetConvolution2dForwardOutputDim (p->fwd_desc, p->x_desc, p->w_desc, &on, &oc, &oh,
+                                             &ow));
+  if (on != s->n || oc != s->k || oh != s->out_h || ow != s->out_w)
+    {
+      /* cuDNN pads both sides alike; "same" padding with an even kernel or a
+       * stride pads the bottom and right one more than the top and left. */
+      rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d: cuDNN cannot pad this shape unevenly (input %dx%d, kernel "
+                              "%dx%d, stride %dx%d, padding %d,%d gives %dx%d, wanted %dx%d)",
+                              s->h, s->w, s->r, s->s, s->stride_h, s->stride_w, s->pad_h, s->pad_w,
+                              oh, ow, s->out_h, s->out_w);
+      goto failed;
+    }
+
+  {
+    size_t limit = workspace_limit ();
+    cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    cudnnConvolutionBwdFilterAlgoPerf_t filt[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    int i;
+
+    /* Find runs and times every algorithm (results fastest first). */
+    what = "conv2d plan: choosing the forward algorithm";
+    CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc, p->fwd_desc,
+                                              p->y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
+                                              fwd));
+    for (i = 0; i < found; i++)
+      if (fwd[i].status == CUDNN_STATUS_SUCCESS && fwd[i].memory <= limit)
+        break;
+    if (i == found)
+      {
+        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                "conv2d: cuDNN has no forward algorithm for this shape");
+        goto failed;
+      }
+    p->fwd_algo = fwd[i].algo;
+    CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType));
+    p->workspace = fwd[i].memory;
+
+    what = "conv2d plan: choosing the backward-data algorithm";
+    CK (cudnnFindConvolutionBackwardDataAlgorithm (ctx->cudnn, p->w_desc, p->y_desc, p->data_desc,
+                                                   p->x_desc,
+                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found,
+                                                   data));
+    for (i = 0; i < found; i++)
+      if (data[i].status == CUDNN_STATUS_SUCCESS && data[i].memory <= limit)
+        break;
+    if (i == found)
+      {
+        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                "conv2d: cuDNN has no backward-data algorithm for this shape");
+        goto failed;
+      }
+    p->data_algo = data[i].algo;
+    CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType));
+    if (data[i].memory > p->workspace)
+      p->workspace = data[i].memory;
+
+    what = "conv2d plan: choosing the backward-filter algorithm";
+    CK (cudnnFindConvolutionBackwardFilterAlgorithm (ctx->cudnn, p->x_desc, p->y_desc,
+                                                     p->filter_desc, p->w_desc,
+                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                     &found, filt));
+    for (i = 0; i < found; i++)
+      if (filt[i].status == CUDNN_STATUS_SUCCESS && filt[i].memory <= limit)
+        break;
+    if (i == found)
+      {
+        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                "conv2d: cuDNN has no backward-filter algorithm for this shape");
+        goto failed;
+      }
+    p->filter_algo = filt[i].algo;
+    CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType));
+    if (filt[i].memory > p->workspace)
+      p->workspace = filt[i].memory;
+  }
+#undef CK
+
+  /* Find may have left an error of its own trials behind. */
+  if ((rc = _nn_cuda_check_launch (ctx, "conv2d plan")) != 0)
+    goto failed;
+  *workspace_bytes = p->workspace;
+  *out = p;
+  return NN_BACKEND_OK;
+
+failed:
+  plan_destroy (p);
+  return rc;
+}
+
+void
+_nn_cuda_conv2d_plan_free (void *vctx, void *plan)
+{
+  plan_destroy ((NnCudaConvPlan *) plan);
+}
+
+int
+_nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w, float *y,
+                         void *workspace)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  const float one = 1.0f, zero = 0.0f;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  cudnnStatus_t st = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w,
+                                              p->fwd_desc, p->fwd_algo, workspace, p->workspace,
+                                              &zero, p->y_desc, y);
+  if (st != CUDNN_STATUS_SUCCESS)
+    return _nn_cuda_fail_cudnn (ctx, st, "conv2d forward");
+  return _nn_cuda_check_launch (ctx, "conv2d forward");
+}
+
+int
+_nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w, const float *dy,
+                          float *dx, float *dw, void *workspace)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  const float one = 1.0f, zero = 0.0f;
+  cudnnStatus_t st;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  st = cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
+                                       p->filter_desc, p->filter_algo, workspace, p->workspace,
+                                       &zero, p->w_desc, dw);
+  if (st != CUDNN_STATUS_SUCCESS)
+    return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (weights)");
+  if (dx != NULL)
+    {
+      st = cudnnConvolutionBackwardData (ctx->cudnn, &one, p->w_desc, w, p->y_desc, dy,
+                                         p->data_desc, p->data_algo, workspace, p->workspace,
+                                         &zero, p->x_desc, dx);
+      if (st != CUDNN_STATUS_SUCCESS)
+        return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (input)");
+    }
+  return _nn_cuda_check_launch (ctx, "conv2d backward");
+}

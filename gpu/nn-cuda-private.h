@@ -1,0 +1,130 @@
+/* nn-cuda-private.h: what the CUDA module's own files share.
+ *
+ * The context (all state of one open device lives here; the module has no
+ * other state but its static op table), error helpers, and the launchers of
+ * our own kernels (the files in gpu/kernels/), each of which checks its launch.
+ */
+#pragma once
+
+#include "nn-backend-abi.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NN_CUDA_HIDDEN __attribute__ ((visibility ("hidden")))
+
+/* Device scratch kept by the context, used between the kernels of one op
+ * (ops on one stream never overlap, so one set serves all of them). */
+#define NN_CUDA_PARTIALS (1 << 16)   /* floats for two-pass reductions */
+#define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
+#define NN_CUDA_COUNTER_OPTIMIZER 0
+
+/* Host staging for download_async into pageable memory. */
+#define NN_CUDA_STAGING_SLOTS 64
+#define NN_CUDA_STAGING_SLOT_BYTES 4096
+
+#define NN_CUDA_CUBLAS_WORKSPACE (32u << 20)
+
+typedef struct
+{
+  void *dst;          /* borrowed: the caller's host buffer */
+  const void *staged; /* pinned copy of the device bytes */
+  size_t bytes;
+} NnCudaStagedCopy;
+
+typedef struct
+{
+  int device;
+  int tf32;
+  int multiprocessors;
+  int several_devices;       /* set the current device in every op */
+  cudaStream_t stream;       /* owned: every op of this context runs here */
+  cublasHandle_t cublas;     /* owned, bound to stream */
+  cudnnHandle_t cudnn;       /* owned, bound to stream */
+  void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
+  float *partials;           /* (NN_CUDA_PARTIALS) device */
+  unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
+  unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
+  NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
+  int staging_next;
+  int staging_pending;       /* async downloads since the last synchronize */
+  int capturing;
+  int lost;                  /* a sticky error happened: every op fails fast */
+  char error[1024];
+} NnCudaContext;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Record a failure of `what` and return its status. A sticky (context
+ * corrupting) error marks the context lost; out of memory becomes
+ * NN_BACKEND_OUT_OF_MEMORY. */
+NN_CUDA_HIDDEN int _nn_cuda_fail (NnCudaContext *ctx, cudaError_t err, const char *what);
+NN_CUDA_HIDDEN int _nn_cuda_fail_cublas (NnCudaContext *ctx, cublasStatus_t st, const char *what);
+NN_CUDA_HIDDEN int _nn_cuda_fail_cudnn (NnCudaContext *ctx, cudnnStatus_t st, const char *what);
+NN_CUDA_HIDDEN int _nn_cuda_fail_msg (NnCudaContext *ctx, int status, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* 0 when the last launch succeeded, else the failure's status. */
+NN_CUDA_HIDDEN int _nn_cuda_check_launch (NnCudaContext *ctx, const char *what);
+
+/* Fails fast on a lost context and makes the context's device current. */
+NN_CUDA_HIDDEN int _nn_cuda_enter (NnCudaContext *ctx);
+
+/* Blocks for a grid-stride loop over `count` items of `threads` each. */
+NN_CUDA_HIDDEN unsigned int _nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads);
+
+/* ---- ops implemented outside nn-cuda-backend.cu, with the ABI's signatures ---- */
+
+NN_CUDA_HIDDEN int _nn_cuda_gemm (void *ctx, int trans_a, int trans_b, int m, int n, int k,
+                                  float alpha, const float *a, int lda, const float *b, int ldb,
+                                  float beta, float *c, int ldc);
+
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_plan_new (void *ctx, const NnConvShape *shape, void **plan,
+                                             size_t *workspace_bytes);
+NN_CUDA_HIDDEN void _nn_cuda_conv2d_plan_free (void *ctx, void *plan);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward (void *ctx, void *plan, const float *x, const float *w,
+                                            float *y, void *workspace);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward (void *ctx, void *plan, const float *x, const float *w,
+                                             const float *dy, float *dx, float *dw, void *workspace);
+
+NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
+
+NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, const float *bias,
+                                              int n, int channels, int spatial);
+NN_CUDA_HIDDEN int _nn_cuda_bias_act_backward (void *ctx, int act, const float *y, float *dy,
+                                               float *dbias, int n, int channels, int spatial);
+
+NN_CUDA_HIDDEN int _nn_cuda_dropout_forward (void *ctx, float *y, const float *x, size_t count,
+                                             float rate, uint64_t seed, const int64_t *step);
+NN_CUDA_HIDDEN int _nn_cuda_dropout_backward (void *ctx, float *dx, const float *dy, size_t count,
+                                              float rate, uint64_t seed, const int64_t *step);
+
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_forward (void *ctx, int mode, const NnPoolShape *shape,
+                                            const float *x, float *y);
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward (void *ctx, int mode, const NnPoolShape *shape,
+                                             const float *x, const float *y, const float *dy,
+                                             float *dx);
+
+NN_CUDA_HIDDEN int _nn_cuda_loss (void *ctx, int kind, const float *pred, const int32_t *labels,
+                                  const float *targets, float *grad, float *stats, int n,
+                                  int classes);
+
+NN_CUDA_HIDDEN int _nn_cuda_gather_batch (void *ctx, const uint8_t *images, const uint8_t *labels,
+                                          const int32_t *indices, const int64_t *step,
+                                          int steps_per_epoch, int batch_size, int n,
+                                          int sample_size, float scale, float *x,
+                                          int32_t *labels_out, float *targets, int classes);
+
+NN_CUDA_HIDDEN int _nn_cuda_optimizer_update (void *ctx, const NnBackendOptimizer *opt,
+                                              float *params, const float *grads, float *state,
+                                              size_t count, int64_t *step);
+
+#ifdef __cplusplus
+}
+#endif
