@@ -1,0 +1,506 @@
+/* test-result.c: result files (schema 1), atomic replacement, failures that
+ * leave the old file alone, run ids and the runs folder.
+ */
+
+#define _GNU_SOURCE
+
+#include "test-util.h"
+#include "json-check.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Every schema-1 path, in the order ARCHITECTURE.md lists them. */
+static const char *const schema_paths[] = {
+  "schema", "app_version", "run_id", "started_at", "status",
+  "system", "system.os", "system.os.name", "system.os.version", "system.os.kernel",
+  "system.cpu", "system.cpu.model", "system.cpu.cores", "system.cpu.threads",
+  "system.ram_bytes", "system.gpus",
+  "system.blas", "system.blas.name", "system.blas.version", "system.blas.core",
+  "system.blas.threads", "system.blas.note",
+  "system.compiler",
+  "device", "device.kind", "device.index", "device.name", "device.threads", "device.tf32",
+  "dataset", "dataset.name", "dataset.path", "dataset.train_samples", "dataset.test_samples",
+  "model", "model.spec", "model.params", "model.name",
+  "hyper", "hyper.optimizer", "hyper.optimizer.name", "hyper.optimizer.learning_rate",
+  "hyper.optimizer.beta_1", "hyper.optimizer.beta_2", "hyper.optimizer.epsilon",
+  "hyper.loss", "hyper.lr", "hyper.batch_size", "hyper.epochs", "hyper.seed",
+  "epochs", "epochs[]", "epochs[].epoch", "epochs[].seconds", "epochs[].train_loss",
+  "epochs[].train_accuracy", "epochs[].test_loss", "epochs[].test_accuracy",
+  "epochs[].samples_per_second",
+  "steps", "steps.count", "steps.seconds_median", "steps.seconds_p10", "steps.seconds_p90",
+  "steps.loss_curve", "steps.loss_curve[]", "steps.loss_curve[][]",
+  "total_seconds", "time_to_first_step_seconds",
+  NULL,
+};
+
+static void
+fill_result (NnRunResult *r)
+{
+  NnDeviceInfo cpu;
+  memset (r, 0, sizeof *r);
+  memset (&cpu, 0, sizeof cpu);
+  cpu.kind = NN_DEVICE_CPU;
+  cpu.usable = true;
+  snprintf (cpu.name, sizeof cpu.name, "Test CPU \"quoted\"");
+
+  nn_run_id_new ("mlp-small", &cpu, r->run_id, sizeof r->run_id, r->started_at,
+                 sizeof r->started_at);
+  r->status = NN_RUN_COMPLETED;
+  snprintf (r->spec_text, sizeof r->spec_text, "flatten; dense 128 relu; dense 10 softmax");
+  snprintf (r->model_name, sizeof r->model_name, "mlp-small");
+  r->config.spec_text = r->spec_text;
+  r->config.model_name = r->model_name;
+  r->config.optimizer.kind = NN_OPT_ADAM;
+  r->config.optimizer.lr = 0.001f;
+  r->config.optimizer.beta1 = 0.9f;
+  r->config.optimizer.beta2 = 0.999f;
+  r->config.optimizer.epsilon = 1e-7f;
+  r->config.loss = NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  r->config.batch_size = 32;
+  r->config.epochs = 2;
+  r->config.seed = 42;
+  r->device = cpu;
+  r->threads = 2;
+  snprintf (r->dataset_name, sizeof r->dataset_name, "fashion-mnist");
+  snprintf (r->dataset_path, sizeof r->dataset_path, "/usr/share/datasets/fashion-mnist");
+  r->train_samples = 60000;
+  r->test_samples = 10000;
+  r->params = 101770;
+  r->epoch_count = 2;
+  r->epochs = calloc (2, sizeof *r->epochs);
+  for (int i = 0; i < 2; i++)
+    {
+      r->epochs[i].epoch = i + 1;
+      r->epochs[i].seconds = 3.25 - i;
+      r->epochs[i].train_loss = 0.5f / (float) (i + 1);
+      r->epochs[i].train_accuracy = 0.8f + 0.05f * (float) i;
+      r->epochs[i].test_loss = 0.45f;
+      r->epochs[i].test_accuracy = 0.84f;
+      r->epochs[i].samples_per_second = 18461.5;
+    }
+  r->step_count = 3750;
+  r->step_seconds_median = 0.0008;
+  r->step_seconds_p10 = 0.0007;
+  r->step_seconds_p90 = 0.0011;
+  r->loss_curve_count = 5;
+  for (int i = 0; i < 5; i++)
+    {
+      r->loss_curve_steps[i] = 750 * (i + 1);
+      r->loss_curve[i] = 1.0f / (float) (i + 1);
+    }
+  r->total_seconds = 6.5;
+  r->time_to_first_step_seconds = 0.02;
+}
+
+/* Parse a result file; false (and a diagnostic) when it is not JSON. */
+static bool
+load (const char *path, JcParser *jp, char **text)
+{
+  size_t size = 0;
+  *text = test_read_file (path, &size);
+  memset (jp, 0, sizeof *jp);
+  if (*text == NULL)
+    {
+      tap_diag ("cannot read %s", path);
+      return false;
+    }
+  if (!jc_parse (jp, *text, size))
+    {
+      tap_diag ("%s is not valid JSON: %s", path, jp->error);
+      return false;
+    }
+  return true;
+}
+
+static bool
+value_is (const JcParser *jp, const char *path, const char *value)
+{
+  const JcEntry *e = jc_find (jp, path);
+  if (e == NULL || strcmp (e->value, value) != 0)
+    {
+      tap_diag ("%s: got %s, want %s", path, e ? e->value : "(missing)", value);
+      return false;
+    }
+  return true;
+}
+
+/* Names in `dir` that look like our temporary files. */
+static int
+count_temp_files (const char *dir)
+{
+  int n = 0;
+  DIR *d = opendir (dir);
+  if (d == NULL)
+    return -1;
+  struct dirent *e;
+  while ((e = readdir (d)) != NULL)
+    if (strstr (e->d_name, ".tmp-") != NULL)
+      n++;
+  closedir (d);
+  return n;
+}
+
+static void
+test_write_and_schema (void)
+{
+  NnRunResult r;
+  NnError error;
+  JcParser jp;
+  char *text;
+  char dir[4096];
+  char path[4200];
+
+  snprintf (dir, sizeof dir, "%s", test_path ("runs/a/b"));   /* does not exist yet */
+  snprintf (path, sizeof path, "%s/result.json", dir);
+  fill_result (&r);
+  nn_error_clear (&error);
+  NnStatus st = nn_result_write (&r, NULL, path, &error);
+  if (!tap_ok (st == NN_OK, "write a result into a new folder (%s)", error.message))
+    {
+      nn_run_result_clear (&r);
+      return;
+    }
+
+  if (tap_ok (load (path, &jp, &text), "the result file is valid JSON"))
+    {
+      /* Every key present, and in the order of the schema. */
+      int last = -1;
+      bool all = true, ordered = true;
+      for (int k = 0; schema_paths[k] != NULL; k++)
+        {
+          int at = -1;
+          for (int i = 0; i < jp.count && at < 0; i++)
+            if (strcmp (jp.entries[i].path, schema_paths[k]) == 0)
+              at = i;
+          if (at < 0)
+            {
+              all = false;
+              tap_diag ("missing key %s", schema_paths[k]);
+            }
+          else if (at < last)
+            {
+              ordered = false;
+              tap_diag ("key %s out of order", schema_paths[k]);
+            }
+          else
+            last = at;
+        }
+      tap_ok (all, "every schema-1 key is present");
+      tap_ok (ordered, "keys come in the schema's order");
+
+      char quoted[128];
+      snprintf (quoted, sizeof quoted, "\"%s\"", r.run_id);
+      tap_ok (value_is (&jp, "schema", "1") && value_is (&jp, "app_version", "\"" NN_VERSION_STRING "\"")
+              && value_is (&jp, "run_id", quoted) && value_is (&jp, "status", "\"completed\""),
+              "schema, app_version, run_id, status");
+      tap_ok (jc_find (&jp, "error") == NULL, "no error key when there is no error");
+      tap_ok (value_is (&jp, "device.kind", "\"cpu\"") && value_is (&jp, "device.threads", "2")
+              && value_is (&jp, "device.tf32", "false")
+              && value_is (&jp, "device.name", "\"Test CPU \\\"quoted\\\"\""),
+              "device fields");
+      tap_ok (value_is (&jp, "hyper.optimizer.name", "\"adam\"")
+              && value_is (&jp, "hyper.optimizer.learning_rate", "0.001")
+              && value_is (&jp, "hyper.optimizer.beta_2", "0.999")
+              && value_is (&jp, "hyper.optimizer.epsilon", "1e-07")
+              && jc_find (&jp, "hyper.optimizer.momentum") == NULL
+              && jc_find (&jp, "hyper.optimizer.rho") == NULL,
+              "Adam's settings by Keras names, and only those");
+      tap_ok (value_is (&jp, "hyper.loss", "\"sparse_categorical_crossentropy\"")
+              && value_is (&jp, "hyper.seed", "42") && value_is (&jp, "hyper.batch_size", "32"),
+              "loss, seed, batch size");
+      tap_ok (value_is (&jp, "model.name", "\"mlp-small\"")
+              && value_is (&jp, "model.params", "101770")
+              && value_is (&jp, "dataset.train_samples", "60000"),
+              "model and dataset");
+      int epochs = 0, points = 0;
+      for (int i = 0; i < jp.count; i++)
+        {
+          epochs += strcmp (jp.entries[i].path, "epochs[]") == 0;
+          points += strcmp (jp.entries[i].path, "steps.loss_curve[]") == 0;
+        }
+      tap_ok (epochs == 2 && points == 5, "2 epoch records and 5 loss-curve points (%d, %d)",
+              epochs, points);
+      tap_ok (strstr (text, "[3750, 0.2]") != NULL, "loss curve written as [step, loss]");
+      tap_ok (value_is (&jp, "system.gpus", "[") && jc_find (&jp, "system.gpus[]") == NULL
+              && jc_find (&jp, "system.cuda") == NULL,
+              "no usable GPU here: empty gpus, no cuda");
+      const JcEntry *cores = jc_find (&jp, "system.cpu.cores");
+      tap_ok (cores != NULL && atoi (cores->value) >= 1, "system.cpu.cores filled");
+    }
+  free (jp.entries);
+  free (text);
+
+  /* A second write replaces the file in one step and leaves no temp files. */
+  r.status = NN_RUN_FAILED;
+  snprintf (r.error, sizeof r.error, "dense_1: out of memory\n(\"details\")");
+  st = nn_result_write (&r, NULL, path, &error);
+  tap_ok (st == NN_OK, "second write to the same path");
+  if (tap_ok (load (path, &jp, &text), "the replaced file is valid JSON"))
+    tap_ok (value_is (&jp, "status", "\"failed\"")
+            && value_is (&jp, "error", "\"dense_1: out of memory\\n(\\\"details\\\")\""),
+            "it holds the new status and the error message");
+  free (jp.entries);
+  free (text);
+  tap_ok (count_temp_files (dir) == 0, "no temporary files left in the folder");
+
+  /* Cancelled, with a custom model, a CUDA device and an SGD optimizer. */
+  r.status = NN_RUN_CANCELLED;
+  r.error[0] = '\0';
+  r.model_name[0] = '\0';
+  r.device.kind = NN_DEVICE_CUDA;
+  r.device.index = 1;
+  r.device.usable = true;
+  snprintf (r.device.runtime, sizeof r.device.runtime, "12.4");
+  snprintf (r.device.cublas, sizeof r.device.cublas, "12.4.5");
+  snprintf (r.device.cudnn, sizeof r.device.cudnn, "9.1.0");
+  r.config.optimizer.kind = NN_OPT_SGD;
+  r.config.optimizer.momentum = 0.9f;
+  r.config.optimizer.nesterov = true;
+  r.epochs[1].test_loss = 0.0f / 0.0f;   /* NaN */
+  st = nn_result_write (&r, NULL, path, &error);
+  tap_ok (st == NN_OK, "third write (cancelled, CUDA, SGD, a NaN loss)");
+  if (tap_ok (load (path, &jp, &text), "it is valid JSON"))
+    {
+      tap_ok (value_is (&jp, "status", "\"cancelled\"") && jc_find (&jp, "error") == NULL
+              && value_is (&jp, "model.name", "null") && value_is (&jp, "device.kind", "\"cuda\"")
+              && value_is (&jp, "device.index", "1"),
+              "cancelled, custom model (null name), cuda:1");
+      tap_ok (value_is (&jp, "system.cuda.runtime", "\"12.4\"")
+              && value_is (&jp, "system.cuda.cudnn", "\"9.1.0\""),
+              "cuda versions of the run's GPU");
+      tap_ok (value_is (&jp, "hyper.optimizer.name", "\"sgd\"")
+              && value_is (&jp, "hyper.optimizer.momentum", "0.9")
+              && value_is (&jp, "hyper.optimizer.nesterov", "true")
+              && jc_find (&jp, "hyper.optimizer.beta_1") == NULL,
+              "SGD's settings");
+      int nulls = 0;
+      for (int i = 0; i < jp.count; i++)
+        if (strcmp (jp.entries[i].path, "epochs[].test_loss") == 0)
+          nulls += strcmp (jp.entries[i].value, "null") == 0;
+      tap_ok (nulls == 1, "a NaN loss is written as null");
+    }
+  free (jp.entries);
+  free (text);
+
+  nn_run_result_clear (&r);
+  tap_ok (r.epochs == NULL && r.epoch_count == 0 && r.run_id[0] == '\0',
+          "nn_run_result_clear frees and zeroes");
+  nn_run_result_clear (&r);   /* twice is fine */
+}
+
+/* Failures: NN_ERROR_IO naming the path; the old file stays as it was. */
+static void
+test_failures (void)
+{
+  NnRunResult r;
+  NnError error;
+  char dir[4096];
+  char path[4200];
+  size_t old_size = 0;
+
+  fill_result (&r);
+  snprintf (dir, sizeof dir, "%s", test_path ("fail"));
+  snprintf (path, sizeof path, "%s/result.json", dir);
+  if (!tap_ok (nn_result_write (&r, NULL, path, &error) == NN_OK, "write the old file"))
+    {
+      nn_run_result_clear (&r);
+      return;
+    }
+  char *old = test_read_file (path, &old_size);
+  r.status = NN_RUN_FAILED;
+  snprintf (r.error, sizeof r.error, "this must not reach the disk");
+
+  /* A read-only folder stops everyone but root. */
+  if (geteuid () != 0)
+    {
+      chmod (dir, 0500);
+      nn_error_clear (&error);
+      NnStatus st = nn_result_write (&r, NULL, path, &error);
+      chmod (dir, 0700);
+      tap_ok (st == NN_ERROR_IO && strstr (error.message, path) != NULL,
+              "read-only folder: NN_ERROR_IO naming the path (%s)", error.message);
+    }
+  else
+    tap_skip ("running as root, which may write into a 0500 folder", "read-only folder");
+
+  /* A file larger than RLIMIT_FSIZE fails in write or flush, even for root:
+   * the temporary file must go and the old file stay. */
+  struct rlimit saved, small;
+  getrlimit (RLIMIT_FSIZE, &saved);
+  small = saved;
+  small.rlim_cur = 256;
+  void (*old_handler) (int) = signal (SIGXFSZ, SIG_IGN);
+  if (setrlimit (RLIMIT_FSIZE, &small) == 0)
+    {
+      nn_error_clear (&error);
+      NnStatus st = nn_result_write (&r, NULL, path, &error);
+      setrlimit (RLIMIT_FSIZE, &saved);
+      tap_ok (st == NN_ERROR_IO && strstr (error.message, path) != NULL,
+              "write that runs out of space: NN_ERROR_IO naming the path (%s)", error.message);
+      tap_ok (count_temp_files (dir) == 0, "its temporary file is removed");
+    }
+  else
+    tap_skip ("setrlimit failed", "write that runs out of space");
+  signal (SIGXFSZ, old_handler);
+
+  /* The target is a folder: the rename fails after the temp file is written. */
+  char as_dir[4300];
+  snprintf (as_dir, sizeof as_dir, "%s/taken.json", dir);
+  mkdir (as_dir, 0700);
+  char inside[4400];
+  snprintf (inside, sizeof inside, "%s/keep", as_dir);
+  test_write_file (inside, "x", 1);   /* non-empty, so rename cannot replace it */
+  nn_error_clear (&error);
+  NnStatus st = nn_result_write (&r, NULL, as_dir, &error);
+  tap_ok (st == NN_ERROR_IO && strstr (error.message, as_dir) != NULL,
+          "target is a folder: NN_ERROR_IO (%s)", error.message);
+  tap_ok (count_temp_files (dir) == 0, "no temporary file left after a failed rename");
+
+  /* A parent that is a regular file. */
+  char file_parent[4300];
+  snprintf (file_parent, sizeof file_parent, "%s/plain-file", dir);
+  test_write_file (file_parent, "x", 1);
+  char below[4400];
+  snprintf (below, sizeof below, "%s/sub/result.json", file_parent);
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, below, &error);
+  tap_ok (st == NN_ERROR_IO && strstr (error.message, "plain-file") != NULL,
+          "parent is a regular file: NN_ERROR_IO (%s)", error.message);
+
+  size_t now_size = 0;
+  char *now = test_read_file (path, &now_size);
+  tap_ok (old != NULL && now != NULL && now_size == old_size && memcmp (old, now, old_size) == 0,
+          "the old file is intact after the failures");
+  tap_ok (count_temp_files (dir) == 0, "and no temporary files are left");
+  free (old);
+  free (now);
+
+  nn_error_clear (&error);
+  tap_ok (nn_result_write (&r, NULL, "", &error) == NN_ERROR_INVALID_ARGUMENT
+          && nn_result_write (NULL, NULL, path, &error) == NN_ERROR_INVALID_ARGUMENT,
+          "empty path or no result: NN_ERROR_INVALID_ARGUMENT");
+  NnEpochRecord *keep = r.epochs;
+  r.epochs = NULL;
+  tap_ok (nn_result_write (&r, NULL, path, &error) == NN_ERROR_INVALID_ARGUMENT,
+          "epoch_count without records: NN_ERROR_INVALID_ARGUMENT");
+  r.epochs = keep;
+
+  /* A caller's own system info is written as given. */
+  NnSystemInfo sys;
+  memset (&sys, 0, sizeof sys);
+  snprintf (sys.os_name, sizeof sys.os_name, "Plan 9");
+  snprintf (sys.blas_core, sizeof sys.blas_core, "Haswell");
+  r.status = NN_RUN_COMPLETED;
+  r.error[0] = '\0';
+  JcParser jp;
+  char *text;
+  if (tap_ok (nn_result_write (&r, &sys, path, &error) == NN_OK && load (path, &jp, &text),
+              "write with the caller's system info"))
+    tap_ok (value_is (&jp, "system.os.name", "\"Plan 9\"")
+            && value_is (&jp, "system.blas.core", "\"Haswell\""),
+            "the caller's system info is used");
+  free (jp.entries);
+  free (text);
+  nn_run_result_clear (&r);
+}
+
+static bool
+is_hex4 (const char *s)
+{
+  for (int i = 0; i < 4; i++)
+    if (!strchr ("0123456789abcdef", s[i]) || s[i] == '\0')
+      return false;
+  return s[4] == '\0';
+}
+
+static void
+test_run_ids (void)
+{
+  char id[64], at[32];
+  NnDeviceInfo cuda;
+  memset (&cuda, 0, sizeof cuda);
+  cuda.kind = NN_DEVICE_CUDA;
+  cuda.index = 1;
+
+  nn_run_id_new ("mlp-small", NULL, id, sizeof id, at, sizeof at);
+  size_t n = strlen (id);
+  tap_ok (n == 16 + 1 + 9 + 1 + 3 + 1 + 4 && id[8] == 'T' && id[15] == 'Z'
+          && strstr (id, "Z-mlp-small-cpu-") == id + 15 && is_hex4 (id + n - 4),
+          "run id shape: %s", id);
+  tap_ok (strlen (at) == 20 && at[4] == '-' && at[10] == 'T' && at[19] == 'Z'
+          && memcmp (at, id, 4) == 0,
+          "started_at is UTC ISO 8601: %s", at);
+
+  nn_run_id_new ("My Model/\xce\xb2 2!", &cuda, id, sizeof id, NULL, 0);
+  tap_ok (strstr (id, "Z-my-model-2-cuda1-") != NULL, "name sanitised, cuda device: %s", id);
+  nn_run_id_new (NULL, NULL, id, sizeof id, NULL, 0);
+  tap_ok (strstr (id, "Z-custom-cpu-") != NULL, "no name: custom (%s)", id);
+  nn_run_id_new ("---", NULL, id, sizeof id, NULL, 0);
+  tap_ok (strstr (id, "Z-custom-cpu-") != NULL, "a name of only symbols: custom (%s)", id);
+  nn_run_id_new ("a-very-long-model-name-that-goes-on-and-on-and-on-forever", &cuda, id,
+                 sizeof id, NULL, 0);
+  tap_ok (strlen (id) < sizeof id && strstr (id, "-cuda1-") != NULL, "a long name is cut: %s", id);
+  char tiny[8];
+  nn_run_id_new ("mlp", NULL, tiny, sizeof tiny, NULL, 0);
+  tap_ok (strlen (tiny) == 7, "a small buffer is filled, not overrun");
+
+  /* 2000 ids in one process (mostly in one second) are all different. */
+  enum { N = 2000 };
+  static char ids[N][64];
+  for (int i = 0; i < N; i++)
+    nn_run_id_new ("mlp-small", NULL, ids[i], sizeof ids[i], NULL, 0);
+  int dup = 0;
+  for (int i = 0; i < N; i++)
+    for (int k = i + 1; k < N; k++)
+      dup += strcmp (ids[i], ids[k]) == 0;
+  tap_ok (dup == 0, "%d run ids, %d duplicates", N, dup);
+}
+
+static void
+test_runs_dir (void)
+{
+  char out[4096];
+  const char *home = getenv ("HOME");
+  const char *xdg = getenv ("XDG_DATA_HOME");
+  char saved_home[4096] = "", saved_xdg[4096] = "";
+  if (home)
+    snprintf (saved_home, sizeof saved_home, "%s", home);
+  if (xdg)
+    snprintf (saved_xdg, sizeof saved_xdg, "%s", xdg);
+
+  setenv ("XDG_DATA_HOME", "/data/x", 1);
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "/data/x/trainbench/runs") == 0, "XDG_DATA_HOME: %s", out);
+  setenv ("XDG_DATA_HOME", "relative", 1);
+  setenv ("HOME", "/home/u", 1);
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "/home/u/.local/share/trainbench/runs") == 0,
+          "relative XDG_DATA_HOME ignored: %s", out);
+  unsetenv ("XDG_DATA_HOME");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "/home/u/.local/share/trainbench/runs") == 0, "HOME: %s", out);
+  unsetenv ("HOME");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strstr (out, "/.local/share/trainbench/runs") != NULL, "no HOME: from passwd: %s", out);
+
+  if (home)
+    setenv ("HOME", saved_home, 1);
+  if (xdg)
+    setenv ("XDG_DATA_HOME", saved_xdg, 1);
+}
+
+int
+main (void)
+{
+  test_write_and_schema ();
+  test_failures ();
+  test_run_ids ();
+  test_runs_dir ();
+  return tap_done ();
+}
