@@ -1,0 +1,171 @@
+/* nn-model-private.h: the layer interface and the insides of NnModel.
+ *
+ * Shared by nn-model.c, nn-trainer.c, engine/layers/nn-*.c and the engine
+ * tests. Each layer kind is written once against the backend ops.
+ */
+#pragma once
+
+#include "nn-private.h"
+
+typedef struct NnLayer NnLayer;
+typedef struct NnLayerClass NnLayerClass;
+
+/* How a forward/backward pass runs. */
+typedef struct
+{
+  int32_t n;      /* rows in this batch, 1..batch_size */
+  bool training;  /* dropout active */
+  bool logits;    /* the last layer's softmax is left to the loss (cross-entropy) */
+} NnPass;
+
+/* One layer kind: darknet's make_/forward_/backward_ as a small table. */
+struct NnLayerClass
+{
+  NnLayerKind kind;
+  size_t instance_size; /* sizeof the kind's struct, which starts with NnLayer */
+
+  /* Set the parameter counts and fans, workspace_bytes and plans for
+   * batch_size. Runs after the common fields (shapes, name) are set and
+   * before any buffer is assigned. May be NULL. */
+  NnStatus (*setup) (NnModel *model, NnLayer *layer, NnError *error);
+  /* Make ready for batches of n rows (plans); may allocate. May be NULL. */
+  NnStatus (*prepare) (NnModel *model, NnLayer *layer, int32_t n, NnError *error);
+  /* Free what setup and prepare made. May be NULL. */
+  void (*finalize) (NnModel *model, NnLayer *layer);
+
+  /* y (n, out) from x (n, in). Returns a backend code. */
+  int (*forward) (NnModel *model, NnLayer *layer, const NnPass *pass);
+  /* From dy (n, out), which it may overwrite: parameter gradients into dw/db
+   * (overwritten) and, when *dx is not NULL, the input gradient into *dx
+   * (n, in). A layer whose input gradient equals its (modified) dy may set
+   * *dx = dy instead of copying. Returns a backend code. */
+  int (*backward) (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, float **dx);
+};
+
+/* The common header of every layer; each kind's struct starts with it. */
+struct NnLayer
+{
+  const NnLayerClass *klass; /* borrowed: static */
+  NnLayerSpec spec;
+  int32_t index;             /* 0-based position in the model */
+  bool last;                 /* the model's output layer */
+  char name[32];             /* "dense_1" */
+  NnShape in, out;
+  int64_t in_size, out_size; /* per sample */
+
+  /* set by setup */
+  int64_t w_count, b_count;  /* parameters: kernel then bias */
+  int64_t fan_in, fan_out;   /* Glorot-uniform limits */
+  size_t workspace_bytes;    /* what its plans need in model->workspace */
+  bool aliases_input;        /* y is x (flatten) */
+
+  /* set by the model */
+  int64_t param_offset;      /* into the arenas */
+  float *w, *b;              /* device, into model->params (NULL when none) */
+  float *dw, *db;            /* device, into model->grads */
+  const float *x;            /* device (batch, in_size): the previous layer's y or model->x */
+  float *y;                  /* device (batch, out_size) */
+};
+
+struct NnModel
+{
+  NnBackend backend;         /* owned */
+  NnSpec *spec;              /* owned copy */
+  char *spec_text;           /* owned: canonical text (nn_spec_format) */
+  NnInputShape input;
+  NnShape in_shape;
+  int64_t in_size;           /* per sample */
+  int32_t batch_size;
+  int32_t classes;           /* outputs of the last layer */
+  uint64_t seed;
+  char device_name[32];      /* "cpu:0", "cuda:1": prefix of messages */
+
+  int32_t count;
+  NnLayer **layers;          /* (count), owned */
+  NnLayerInfo *infos;        /* (count), owned: names, shapes for summaries */
+
+  int64_t param_count;
+  float *params;             /* device (param_count): kernel then bias, layer by layer */
+  float *grads;              /* device (param_count), same layout */
+  void *activations;         /* device: every layer's y, carved */
+  float *scratch[2];         /* device (batch, max_size): gradient ping-pong */
+  int64_t max_size;          /* largest per-sample size: input and every layer */
+  float *x;                  /* device (batch, in_size): the input batch */
+  int32_t *labels;           /* device (batch) */
+  float *targets;            /* device (batch, classes): one-hot */
+  float *stats;              /* device (2): loss sum, correct count */
+  int64_t *step;             /* device (1): step counter for dropout and optimizers */
+  void *workspace;           /* device (workspace_bytes): shared by conv plans */
+  size_t workspace_bytes;
+
+  /* host staging for predict/evaluate/tests */
+  float *host_x;             /* (batch, in_size) */
+  int32_t *host_labels;      /* (batch) */
+  float *host_targets;       /* (batch, classes) */
+};
+
+/* The classes of the layer kinds (engine/layers/). */
+extern const NnLayerClass _nn_dense_class;
+extern const NnLayerClass _nn_conv2d_class;
+extern const NnLayerClass _nn_maxpool2d_class;
+extern const NnLayerClass _nn_avgpool2d_class;
+extern const NnLayerClass _nn_flatten_class;
+extern const NnLayerClass _nn_dropout_class;
+extern const NnLayerClass _nn_activation_class;
+
+/* The activation a layer applies in this pass: its own, except the last
+ * layer's softmax, which is linear in a logits pass. */
+static inline int
+_nn_layer_act (const NnLayer *layer, const NnPass *pass)
+{
+  if (pass->logits && layer->last && layer->spec.activation == NN_ACT_SOFTMAX)
+    return NN_BK_ACT_LINEAR;
+  return (int) layer->spec.activation;
+}
+
+/* The seed of a dropout layer: from the model seed and the layer index. */
+uint64_t _nn_layer_seed (const NnModel *model, const NnLayer *layer);
+
+/* Make every layer ready for batches of n rows (conv plans); allocation
+ * happens here, never in a step. */
+NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);
+
+/* Forward model->x (n rows) through every layer. */
+NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
+
+/* Backward from dy (n, classes), which must be model->scratch[0]; gradients
+ * land in model->grads. When input_grad is not NULL, the gradient with
+ * respect to model->x is computed too and *input_grad points at it (device,
+ * (n, in_size), valid until the next pass). */
+NnStatus _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnError *error);
+
+/* The output of the last forward: device (n, classes). */
+static inline float *
+_nn_model_output (NnModel *model)
+{
+  return model->layers[model->count - 1]->y;
+}
+
+/* Whether the model's last layer applies softmax (so its inference output is
+ * probabilities). */
+bool _nn_model_ends_in_softmax (const NnModel *model);
+
+/* Upload n host rows into model->x (and labels, one-hot targets when labels
+ * is not NULL). x is (n, in_size) floats. */
+NnStatus _nn_model_upload_batch (NnModel *model, const float *x, const int32_t *labels, int32_t n,
+                                 NnError *error);
+
+/* Backend op check with the model's backend. */
+static inline NnStatus
+_nn_model_check (NnModel *model, int rc, const char *what, NnError *error)
+{
+  return _nn_backend_check (&model->backend, rc, what, error);
+}
+
+/* Allocate device memory or fail with "cpu:0: out of memory for <what>
+ * (1.8 GiB) at batch 512; try a smaller batch". */
+NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, void **ptr,
+                          NnError *error);
+
+/* "1.8 GiB", "12 KiB" */
+void _nn_format_bytes (double bytes, char *out, size_t size);

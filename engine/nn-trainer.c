@@ -1,0 +1,1075 @@
+/* nn-trainer.c: the training loop: validation, data upload, shuffled
+ * batches gathered on the device, forward/loss/backward/update steps (replayed
+ * as one captured graph where the backend can), progress, evaluation after
+ * each epoch, timing and the run result.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "nn-model-private.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-step times kept exactly up to this many steps, then sampled. */
+#define STEP_TIMES_MAX (1 << 20)
+
+struct NnTrainer
+{
+  NnTrainConfig config;        /* spec_text and model_name point into the fields below */
+  char *spec_text;             /* owned */
+  char model_name[64];
+  const NnDataset *dataset;    /* borrowed: must outlive the trainer */
+  NnSpec *spec;                /* owned */
+  NnInputShape input;
+  int64_t params;
+  NnModel *model;              /* owned: built by nn_trainer_run */
+  NnProgressCallback progress; /* borrowed */
+  void *progress_data;
+  atomic_int cancel;
+};
+
+void
+nn_train_config_init (NnTrainConfig *config)
+{
+  memset (config, 0, sizeof *config);
+  config->optimizer = nn_optimizer_defaults (NN_OPT_ADAM);
+  config->loss = NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  config->batch_size = 32;
+  config->epochs = 10;
+  config->seed = 42;
+  config->device.kind = NN_DEVICE_CPU;
+  config->device.index = 0;
+  config->device.threads = 0;
+  config->device.tf32 = false;
+  config->progress_every = 0;
+  config->max_steps = 0;
+}
+
+/* ---------------------------------------------------------------- validation */
+
+static NnStatus
+check_split (const NnSplit *split, const char *which, NnError *error)
+{
+  if (split->count <= 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "the data set's %s split is empty",
+                          which);
+  if (split->images == NULL || split->labels == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "the data set's %s split has no images or labels", which);
+  if (split->channels < 1 || split->height < 1 || split->width < 1)
+    return _nn_error_set (error, NN_ERROR_SHAPE, "the data set's %s images are (%d, %d, %d)",
+                          which, split->channels, split->height, split->width);
+  return NN_OK;
+}
+
+NnStatus
+nn_trainer_new (const NnTrainConfig *config,
+                const NnDataset *dataset,
+                NnTrainer **out,
+                NnError *error)
+{
+  NnTrainer *trainer;
+  NnSpec *spec = NULL;
+  NnLayerInfo *infos;
+  NnStatus status;
+  NnInputShape input;
+  int64_t params = 0;
+  int32_t outputs;
+
+  *out = NULL;
+  if (config == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no training configuration");
+  if (dataset == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set");
+  if (config->spec_text == NULL || config->spec_text[0] == '\0')
+    return _nn_error_set (error, NN_ERROR_SPEC, "no model spec given");
+  if (config->batch_size < 1 || config->batch_size > 65536)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "batch size %d is out of range (1 to 65536)", config->batch_size);
+  if (config->epochs < 1 || config->epochs > 100000)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "epochs %d is out of range (1 to 100000)", config->epochs);
+  if (config->progress_every < 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "progress interval %d is negative", config->progress_every);
+  if (config->max_steps < 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "step limit %d is negative",
+                          config->max_steps);
+  if ((int) config->loss < 0 || config->loss > NN_LOSS_MEAN_SQUARED_ERROR)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown loss %d", (int) config->loss);
+  if (config->device.kind != NN_DEVICE_CPU && config->device.kind != NN_DEVICE_CUDA)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown device kind %d",
+                          (int) config->device.kind);
+  if (config->device.threads < 0 || config->device.threads > 4096)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "thread count %d is out of range",
+                          config->device.threads);
+  if (config->device.index < 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "device index %d is negative",
+                          config->device.index);
+  status = nn_optimizer_validate (&config->optimizer, error);
+  if (status != NN_OK)
+    return status;
+
+  status = check_split (&dataset->train, "training", error);
+  if (status == NN_OK)
+    status = check_split (&dataset->test, "test", error);
+  if (status != NN_OK)
+    return status;
+  if (dataset->test.channels != dataset->train.channels
+      || dataset->test.height != dataset->train.height
+      || dataset->test.width != dataset->train.width)
+    return _nn_error_set (error, NN_ERROR_SHAPE,
+                          "the data set's training images are (%d, %d, %d) but its test images "
+                          "are (%d, %d, %d)",
+                          dataset->train.channels, dataset->train.height, dataset->train.width,
+                          dataset->test.channels, dataset->test.height, dataset->test.width);
+  if (dataset->classes < 2 || dataset->classes > 65536)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "the data set has %d classes; at least 2 are needed", dataset->classes);
+  for (int32_t i = 0; i < dataset->train.count; i++)
+    if (dataset->train.labels[i] >= dataset->classes)
+      return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                            "training label %d of sample %d is not below the %d classes",
+                            dataset->train.labels[i], i, dataset->classes);
+  for (int32_t i = 0; i < dataset->test.count; i++)
+    if (dataset->test.labels[i] >= dataset->classes)
+      return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                            "test label %d of sample %d is not below the %d classes",
+                            dataset->test.labels[i], i, dataset->classes);
+
+  status = nn_spec_parse (config->spec_text, &spec, error);
+  if (status != NN_OK)
+    return status;
+  input.channels = dataset->train.channels;
+  input.height = dataset->train.height;
+  input.width = dataset->train.width;
+  infos = calloc ((size_t) spec->count, sizeof *infos);
+  if (infos == NULL)
+    {
+      nn_spec_free (spec);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+    }
+  status = nn_spec_infer (spec, input, infos, &params, error);
+  if (status != NN_OK)
+    {
+      free (infos);
+      nn_spec_free (spec);
+      return status;
+    }
+  {
+    const NnLayerInfo *last = &infos[spec->count - 1];
+    int64_t size = last->dims[0];
+    for (int32_t d = 1; d < last->rank && d < 3; d++)
+      size *= last->dims[d];
+    outputs = (int32_t) size;
+    if (last->rank != 1 || outputs != dataset->classes)
+      {
+        char shape[64];
+        if (last->rank == 3)
+          snprintf (shape, sizeof shape, "(%d, %d, %d)", last->dims[0], last->dims[1],
+                    last->dims[2]);
+        else
+          snprintf (shape, sizeof shape, "%d outputs", last->dims[0]);
+        free (infos);
+        nn_spec_free (spec);
+        return _nn_error_set (error, NN_ERROR_SHAPE,
+                              "the model ends in %s but the data set has %d classes; end it "
+                              "with dense %d softmax",
+                              shape, dataset->classes, dataset->classes);
+      }
+  }
+  free (infos);
+
+  trainer = calloc (1, sizeof *trainer);
+  if (trainer != NULL)
+    trainer->spec_text = strdup (config->spec_text);
+  if (trainer == NULL || trainer->spec_text == NULL)
+    {
+      free (trainer);
+      nn_spec_free (spec);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+    }
+  trainer->config = *config;
+  trainer->config.spec_text = trainer->spec_text;
+  snprintf (trainer->model_name, sizeof trainer->model_name, "%s",
+            config->model_name != NULL ? config->model_name : "");
+  trainer->config.model_name = config->model_name != NULL ? trainer->model_name : NULL;
+  trainer->dataset = dataset;
+  trainer->spec = spec;
+  trainer->input = input;
+  trainer->params = params;
+  atomic_init (&trainer->cancel, 0);
+  *out = trainer;
+  return NN_OK;
+}
+
+void
+nn_trainer_free (NnTrainer *trainer)
+{
+  if (trainer == NULL)
+    return;
+  nn_model_free (trainer->model);
+  nn_spec_free (trainer->spec);
+  free (trainer->spec_text);
+  free (trainer);
+}
+
+void
+nn_trainer_set_progress (NnTrainer *trainer, NnProgressCallback callback, void *user_data)
+{
+  trainer->progress = callback;
+  trainer->progress_data = user_data;
+}
+
+void
+nn_trainer_cancel (NnTrainer *trainer)
+{
+  if (trainer != NULL)
+    atomic_store (&trainer->cancel, 1);
+}
+
+NnModel *
+nn_trainer_model (NnTrainer *trainer)
+{
+  return trainer->model;
+}
+
+/* ---------------------------------------------------------------- one run's state */
+
+typedef struct
+{
+  double sum;
+  double samples;
+  int64_t step; /* the step the bucket ends at */
+} CurvePoint;
+
+typedef struct
+{
+  NnTrainer *trainer;
+  NnModel *model;        /* borrowed from trainer */
+  NnBackend *backend;    /* borrowed: model's */
+  const NnBackendOps *ops;
+  bool async;            /* ops are asynchronous: time whole intervals */
+  bool cancelled;
+
+  /* device data, owned */
+  uint8_t *train_images; /* (train, sample) */
+  uint8_t *train_labels; /* (train) */
+  uint8_t *test_images;  /* (test, sample) */
+  uint8_t *test_labels;  /* (test) */
+  int32_t *perm;         /* (train): this epoch's order */
+  int32_t *ident;        /* (test): 0, 1, 2, ... */
+  float *opt_state;      /* (slots, params) */
+  int slots;
+
+  /* host */
+  int32_t *host_perm;    /* (train) */
+  float stats_host[2];
+  NnBackendOptimizer opt;
+  int32_t sample_size;
+  int32_t steps_per_epoch;
+  int32_t remainder;     /* rows in the last batch of an epoch, 0 when even */
+  int64_t total_steps;
+  int32_t progress_every;
+
+  /* capture */
+  bool can_capture;
+  bool capture_failed;
+  void *graph;           /* owned */
+  int64_t full_steps;    /* full-batch steps run so far */
+
+  /* timing */
+  double *step_times;    /* (min (total_steps, STEP_TIMES_MAX)) */
+  int64_t step_times_count;
+  int64_t step_times_cap;
+  uint64_t reservoir_rng;
+  double first_step_end;
+
+  /* loss curve: streaming buckets, merged in pairs when full */
+  CurvePoint curve[NN_LOSS_CURVE_MAX];
+  int32_t curve_count;
+  int64_t curve_span;    /* intervals per bucket */
+  int64_t curve_fill;    /* intervals in the open bucket */
+
+  /* epochs */
+  NnEpochRecord *epochs; /* (epochs) */
+  int32_t epoch_count;
+} Run;
+
+static uint64_t
+splitmix64 (uint64_t *state)
+{
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+static void
+record_step_time (Run *run, double seconds)
+{
+  if (run->step_times_count < run->step_times_cap)
+    run->step_times[run->step_times_count] = seconds;
+  else
+    {
+      /* reservoir sampling: keep a uniform sample of all steps */
+      uint64_t j = splitmix64 (&run->reservoir_rng) % (uint64_t) (run->step_times_count + 1);
+      if (j < (uint64_t) run->step_times_cap)
+        run->step_times[j] = seconds;
+    }
+  run->step_times_count++;
+}
+
+static void
+curve_add (Run *run, double loss_sum, double samples, int64_t step)
+{
+  if (run->curve_fill == 0)
+    {
+      if (run->curve_count == NN_LOSS_CURVE_MAX)
+        {
+          for (int32_t i = 0; i < NN_LOSS_CURVE_MAX / 2; i++)
+            {
+              CurvePoint a = run->curve[2 * i], b = run->curve[2 * i + 1];
+              run->curve[i].sum = a.sum + b.sum;
+              run->curve[i].samples = a.samples + b.samples;
+              run->curve[i].step = b.step;
+            }
+          run->curve_count = NN_LOSS_CURVE_MAX / 2;
+          run->curve_span *= 2;
+        }
+      run->curve[run->curve_count].sum = 0;
+      run->curve[run->curve_count].samples = 0;
+      run->curve_count++;
+    }
+  CurvePoint *p = &run->curve[run->curve_count - 1];
+  p->sum += loss_sum;
+  p->samples += samples;
+  p->step = step;
+  if (++run->curve_fill >= run->curve_span)
+    run->curve_fill = 0;
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static double
+percentile (const double *sorted, int64_t count, double p)
+{
+  double pos, frac;
+  int64_t lo;
+
+  if (count == 0)
+    return 0.0;
+  pos = p * (double) (count - 1);
+  lo = (int64_t) pos;
+  frac = pos - (double) lo;
+  if (lo + 1 >= count)
+    return sorted[count - 1];
+  return sorted[lo] * (1.0 - frac) + sorted[lo + 1] * frac;
+}
+
+static void
+run_free (Run *run)
+{
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend != NULL ? run->backend->ctx : NULL;
+
+  if (ops != NULL)
+    {
+      if (run->graph != NULL)
+        ops->graph_free (ctx, run->graph);
+      void *buffers[] = { run->train_images, run->train_labels, run->test_images, run->test_labels,
+                          run->perm, run->ident, run->opt_state };
+      for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
+        if (buffers[i] != NULL)
+          ops->free (ctx, buffers[i]);
+    }
+  free (run->host_perm);
+  free (run->step_times);
+  free (run->epochs);
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static NnStatus
+upload_new (Run *run, const void *src, size_t bytes, const char *what, void **out, NnError *error)
+{
+  NnStatus status = _nn_model_alloc (run->model, bytes, what, out, error);
+  if (status != NN_OK || bytes == 0)
+    return status;
+  return _nn_model_check (run->model, run->ops->upload (run->backend->ctx, *out, src, bytes), what,
+                          error);
+}
+
+static NnStatus
+run_setup (Run *run, NnError *error)
+{
+  NnTrainer *trainer = run->trainer;
+  const NnDataset *ds = trainer->dataset;
+  const NnTrainConfig *config = &trainer->config;
+  NnModel *model = run->model;
+  size_t sample = (size_t) run->sample_size;
+  int32_t *ident_host;
+  void *ptr;
+  NnStatus status;
+
+  /* the data sets, resident on the device for the whole run */
+  status = upload_new (run, ds->train.images, sample * (size_t) ds->train.count,
+                       "the training images", &ptr, error);
+  if (status != NN_OK)
+    return status;
+  run->train_images = ptr;
+  status = upload_new (run, ds->train.labels, (size_t) ds->train.count, "the training labels",
+                       &ptr, error);
+  if (status != NN_OK)
+    return status;
+  run->train_labels = ptr;
+  status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count, "the test images",
+                       &ptr, error);
+  if (status != NN_OK)
+    return status;
+  run->test_images = ptr;
+  status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels", &ptr,
+                       error);
+  if (status != NN_OK)
+    return status;
+  run->test_labels = ptr;
+
+  ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
+  run->host_perm = malloc (sizeof (int32_t) * (size_t) ds->train.count);
+  if (ident_host == NULL || run->host_perm == NULL)
+    {
+      free (ident_host);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+    }
+  for (int32_t i = 0; i < ds->test.count; i++)
+    ident_host[i] = i;
+  status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
+                       "the test order", &ptr, error);
+  free (ident_host);
+  if (status != NN_OK)
+    return status;
+  run->ident = ptr;
+  status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
+                            "the training order", &ptr, error);
+  if (status != NN_OK)
+    return status;
+  run->perm = ptr;
+
+  /* optimizer state: zero, or adagrad's initial accumulator */
+  switch (config->optimizer.kind)
+    {
+    case NN_OPT_ADAM:
+    case NN_OPT_ADADELTA:
+      run->slots = 2;
+      break;
+    default:
+      run->slots = 1;
+      break;
+    }
+  status = _nn_model_alloc (model, sizeof (float) * (size_t) run->slots
+                                     * (size_t) (model->param_count > 0 ? model->param_count : 1),
+                            "optimizer state", &ptr, error);
+  if (status != NN_OK)
+    return status;
+  run->opt_state = ptr;
+  if (config->optimizer.kind == NN_OPT_ADAGRAD && model->param_count > 0)
+    {
+      status = _nn_model_check (model,
+                                run->ops->fill (run->backend->ctx, run->opt_state,
+                                                config->optimizer.initial_accumulator,
+                                                (size_t) model->param_count),
+                                "optimizer state", error);
+      if (status != NN_OK)
+        return status;
+    }
+  run->opt.kind = (int32_t) config->optimizer.kind;
+  run->opt.nesterov = config->optimizer.nesterov;
+  run->opt.lr = config->optimizer.lr;
+  run->opt.momentum = config->optimizer.momentum;
+  run->opt.beta1 = config->optimizer.beta1;
+  run->opt.beta2 = config->optimizer.beta2;
+  run->opt.rho = config->optimizer.rho;
+  run->opt.epsilon = config->optimizer.epsilon;
+
+  /* the odd batch sizes this run will see, prepared now */
+  if (run->remainder > 0)
+    {
+      status = _nn_model_prepare (model, run->remainder, error);
+      if (status != NN_OK)
+        return status;
+    }
+  if (ds->test.count % model->batch_size != 0)
+    {
+      status = _nn_model_prepare (model, ds->test.count % model->batch_size, error);
+      if (status != NN_OK)
+        return status;
+    }
+  if (ds->test.count < model->batch_size)
+    {
+      status = _nn_model_prepare (model, ds->test.count, error);
+      if (status != NN_OK)
+        return status;
+    }
+
+  /* counters */
+  {
+    int64_t zero = 0;
+    status = _nn_model_check (model,
+                              run->ops->upload (run->backend->ctx, model->step, &zero, sizeof zero),
+                              "step counter", error);
+    if (status != NN_OK)
+      return status;
+  }
+  status = _nn_model_check (model, run->ops->fill (run->backend->ctx, model->stats, 0.0f, 2),
+                            "statistics", error);
+  if (status != NN_OK)
+    return status;
+
+  run->step_times_cap = run->total_steps < STEP_TIMES_MAX ? run->total_steps : STEP_TIMES_MAX;
+  run->step_times = malloc (sizeof (double) * (size_t) (run->step_times_cap > 0 ? run->step_times_cap : 1));
+  run->epochs = calloc ((size_t) config->epochs, sizeof *run->epochs);
+  if (run->step_times == NULL || run->epochs == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the run's records");
+  run->reservoir_rng = config->seed ^ 0x94D049BB133111EBull;
+  run->curve_span = 1;
+  run->can_capture = run->ops->capture_begin != NULL && run->ops->capture_end != NULL
+                     && run->ops->graph_launch != NULL && run->ops->graph_free != NULL;
+  return NN_OK;
+}
+
+/* ---------------------------------------------------------------- steps */
+
+static NnStatus
+read_stats (Run *run, float out[2], NnError *error)
+{
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  NnStatus status;
+
+  if (ops->download_async != NULL)
+    {
+      status = _nn_model_check (run->model,
+                                ops->download_async (ctx, run->stats_host, run->model->stats,
+                                                     sizeof run->stats_host),
+                                "reading statistics", error);
+      if (status == NN_OK)
+        status = _nn_model_check (run->model, ops->synchronize (ctx), "reading statistics", error);
+    }
+  else
+    status = _nn_model_check (run->model,
+                              ops->download (ctx, run->stats_host, run->model->stats,
+                                             sizeof run->stats_host),
+                              "reading statistics", error);
+  if (status != NN_OK)
+    return status;
+  out[0] = run->stats_host[0];
+  out[1] = run->stats_host[1];
+  return _nn_model_check (run->model, ops->fill (ctx, run->model->stats, 0.0f, 2),
+                          "clearing statistics", error);
+}
+
+/* The ops of one training step on n rows; nothing here allocates or waits. */
+static NnStatus
+step_ops (Run *run, int32_t n, NnError *error)
+{
+  NnModel *model = run->model;
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  const NnTrainConfig *config = &run->trainer->config;
+  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  NnPass pass = { .n = n, .training = true, .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
+  NnStatus status;
+
+  status = _nn_model_check (model,
+                            ops->gather_batch (ctx, run->train_images, run->train_labels, run->perm,
+                                               model->step, run->steps_per_epoch,
+                                               model->batch_size, n, run->sample_size,
+                                               1.0f / 255.0f, model->x, model->labels,
+                                               sparse ? NULL : model->targets, model->classes),
+                            "gathering a batch", error);
+  if (status != NN_OK)
+    return status;
+  status = _nn_model_forward (model, &pass, error);
+  if (status != NN_OK)
+    return status;
+  /* d(mean loss)/d(output) (n, classes) into scratch[0] */
+  status = _nn_model_check (model,
+                            ops->loss (ctx, (int) config->loss, _nn_model_output (model),
+                                       model->labels, model->targets, model->scratch[0],
+                                       model->stats, n, model->classes),
+                            "loss", error);
+  if (status != NN_OK)
+    return status;
+  status = _nn_model_backward (model, &pass, NULL, error);
+  if (status != NN_OK)
+    return status;
+  if (model->param_count == 0)
+    return NN_OK;
+  return _nn_model_check (model,
+                          ops->optimizer_update (ctx, &run->opt, model->params, model->grads,
+                                                 run->opt_state, (size_t) model->param_count,
+                                                 model->step),
+                          "optimizer update", error);
+}
+
+/* One step: plain, or the captured graph for full batches once it exists.
+ * The first full batch runs plainly (warm-up: lazy library set-up must not
+ * land in a capture), the second is captured; a failed capture falls back to
+ * plain steps for the rest of the run. */
+static NnStatus
+train_step (Run *run, int32_t n, NnError *error)
+{
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  bool full = n == run->model->batch_size;
+  NnStatus status;
+
+  if (full && run->graph != NULL)
+    return _nn_model_check (run->model, ops->graph_launch (ctx, run->graph), "replaying a step",
+                            error);
+  if (full && run->can_capture && !run->capture_failed && run->full_steps >= 1)
+    {
+      NnError capture_error;
+      void *graph = NULL;
+      int rc;
+
+      nn_error_clear (&capture_error);
+      rc = ops->capture_begin (ctx);
+      if (rc == 0)
+        {
+          NnStatus captured = step_ops (run, n, &capture_error);
+          rc = ops->capture_end (ctx, &graph);
+          if (captured != NN_OK && rc == 0)
+            rc = NN_BACKEND_ERROR;
+        }
+      if (rc == 0 && graph != NULL)
+        {
+          run->graph = graph;
+          run->full_steps++;
+          return _nn_model_check (run->model, ops->graph_launch (ctx, run->graph),
+                                  "replaying a step", error);
+        }
+      if (graph != NULL)
+        ops->graph_free (ctx, graph);
+      run->capture_failed = true;
+    }
+  status = step_ops (run, n, error);
+  if (status == NN_OK && full)
+    run->full_steps++;
+  return status;
+}
+
+static NnStatus
+evaluate_test (Run *run, float *loss_out, float *accuracy_out, NnError *error)
+{
+  NnModel *model = run->model;
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  const NnTrainConfig *config = &run->trainer->config;
+  const NnSplit *test = &run->trainer->dataset->test;
+  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  float stats[2];
+  NnStatus status = NN_OK;
+
+  for (int32_t done = 0; status == NN_OK && done < test->count; done += model->batch_size)
+    {
+      int32_t n = test->count - done < model->batch_size ? test->count - done : model->batch_size;
+      NnPass pass = { .n = n, .training = false,
+                      .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
+
+      status = _nn_model_check (model,
+                                ops->gather_batch (ctx, run->test_images, run->test_labels,
+                                                   run->ident + done, NULL, 0, model->batch_size,
+                                                   n, run->sample_size, 1.0f / 255.0f, model->x,
+                                                   model->labels, sparse ? NULL : model->targets,
+                                                   model->classes),
+                                "gathering a test batch", error);
+      if (status == NN_OK)
+        status = _nn_model_forward (model, &pass, error);
+      if (status == NN_OK)
+        status = _nn_model_check (model,
+                                  ops->loss (ctx, (int) config->loss, _nn_model_output (model),
+                                             model->labels, model->targets, NULL, model->stats, n,
+                                             model->classes),
+                                  "test loss", error);
+    }
+  if (status == NN_OK)
+    status = read_stats (run, stats, error);
+  if (status != NN_OK)
+    return status;
+  *loss_out = stats[0] / (float) test->count;
+  *accuracy_out = stats[1] / (float) test->count;
+  return NN_OK;
+}
+
+static void
+shuffle (int32_t *perm, int32_t count, uint64_t seed, int32_t epoch)
+{
+  uint64_t state = seed * 0xD1B54A32D192ED03ull + (uint64_t) epoch * 0x9E3779B97F4A7C15ull;
+
+  for (int32_t i = 0; i < count; i++)
+    perm[i] = i;
+  for (int32_t i = count - 1; i > 0; i--)
+    {
+      int32_t j = (int32_t) (splitmix64 (&state) % (uint64_t) (i + 1));
+      int32_t t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static void
+fill_result_start (NnTrainer *trainer, NnRunResult *result)
+{
+  const NnDataset *ds = trainer->dataset;
+
+  memset (result, 0, sizeof *result);
+  result->status = NN_RUN_FAILED;
+  result->config = trainer->config;
+  snprintf (result->spec_text, sizeof result->spec_text, "%s", trainer->spec_text);
+  snprintf (result->model_name, sizeof result->model_name, "%s", trainer->model_name);
+  result->config.spec_text = result->spec_text;
+  result->config.model_name = trainer->config.model_name != NULL ? result->model_name : NULL;
+  snprintf (result->dataset_name, sizeof result->dataset_name, "%s", ds->name);
+  snprintf (result->dataset_path, sizeof result->dataset_path, "%s", ds->path);
+  result->train_samples = ds->train.count;
+  result->test_samples = ds->test.count;
+  result->params = trainer->params;
+  result->device.kind = trainer->config.device.kind;
+  result->device.index = trainer->config.device.index;
+  snprintf (result->device.name, sizeof result->device.name, "%s",
+            trainer->config.device.kind == NN_DEVICE_CPU ? "CPU" : "CUDA GPU");
+}
+
+static void
+fill_result_end (Run *run, NnRunResult *result, double t_entry)
+{
+  double *sorted;
+  int64_t kept = run->step_times_count < run->step_times_cap ? run->step_times_count
+                                                              : run->step_times_cap;
+
+  if (run->model != NULL)
+    {
+      result->device = run->model->backend.device;
+      result->params = run->model->param_count;
+    }
+  result->epoch_count = run->epoch_count;
+  if (run->epoch_count > 0)
+    {
+      result->epochs = malloc (sizeof *result->epochs * (size_t) run->epoch_count);
+      if (result->epochs != NULL)
+        memcpy (result->epochs, run->epochs, sizeof *result->epochs * (size_t) run->epoch_count);
+      else
+        result->epoch_count = 0;
+    }
+  result->step_count = run->step_times_count;
+  if (kept > 0 && (sorted = malloc (sizeof (double) * (size_t) kept)) != NULL)
+    {
+      memcpy (sorted, run->step_times, sizeof (double) * (size_t) kept);
+      qsort (sorted, (size_t) kept, sizeof (double), compare_double);
+      result->step_seconds_median = percentile (sorted, kept, 0.5);
+      result->step_seconds_p10 = percentile (sorted, kept, 0.1);
+      result->step_seconds_p90 = percentile (sorted, kept, 0.9);
+      free (sorted);
+    }
+  result->loss_curve_count = run->curve_count;
+  for (int32_t i = 0; i < run->curve_count; i++)
+    {
+      result->loss_curve[i] = run->curve[i].samples > 0
+                                ? (float) (run->curve[i].sum / run->curve[i].samples)
+                                : 0.0f;
+      result->loss_curve_steps[i] = run->curve[i].step;
+    }
+  result->total_seconds = _nn_now () - t_entry;
+  result->time_to_first_step_seconds = run->first_step_end > 0 ? run->first_step_end - t_entry : 0;
+}
+
+static bool
+report (Run *run, NnProgress *progress)
+{
+  NnTrainer *trainer = run->trainer;
+  if (trainer->progress == NULL)
+    return true;
+  return trainer->progress (progress, trainer->progress_data);
+}
+
+static NnStatus
+train_loop (Run *run, double t_entry, NnError *error)
+{
+  NnTrainer *trainer = run->trainer;
+  const NnTrainConfig *config = &trainer->config;
+  const NnDataset *ds = trainer->dataset;
+  NnModel *model = run->model;
+  int64_t step = 0;
+  double train_seconds = 0.0; /* training time of all epochs so far, evaluation excluded */
+  NnStatus status;
+
+  for (int32_t epoch = 1; epoch <= config->epochs; epoch++)
+    {
+      double epoch_seconds = 0.0;
+      double epoch_loss = 0.0, epoch_correct = 0.0, epoch_samples = 0.0;
+      double interval_start = _nn_now ();
+      int64_t interval_first = step;
+      double interval_samples = 0.0;
+      int32_t step_in_epoch = 0;
+      bool stop = false;
+
+      shuffle (run->host_perm, ds->train.count, config->seed, epoch);
+      status = _nn_model_check (model,
+                                run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
+                                                  sizeof (int32_t) * (size_t) ds->train.count),
+                                "uploading the sample order", error);
+      if (status != NN_OK)
+        return status;
+
+      while (step_in_epoch < run->steps_per_epoch)
+        {
+          int32_t n;
+          double t0;
+          bool last_in_epoch, due;
+
+          if (atomic_load (&trainer->cancel) != 0)
+            {
+              run->cancelled = true;
+              return _nn_error_set (error, NN_ERROR_CANCELLED,
+                                    "training was cancelled at step %lld (epoch %d)",
+                                    (long long) step, epoch);
+            }
+          n = step_in_epoch == run->steps_per_epoch - 1 && run->remainder > 0 ? run->remainder
+                                                                               : model->batch_size;
+          t0 = _nn_now ();
+          status = train_step (run, n, error);
+          if (status != NN_OK)
+            {
+              _nn_error_prefix (error, "step %lld (epoch %d)", (long long) step + 1, epoch);
+              return status;
+            }
+          step++;
+          step_in_epoch++;
+          interval_samples += n;
+          if (!run->async)
+            record_step_time (run, _nn_now () - t0);
+          if (step == 1)
+            {
+              if (run->async)
+                {
+                  status = _nn_model_check (model, run->ops->synchronize (run->backend->ctx),
+                                            "first step", error);
+                  if (status != NN_OK)
+                    return status;
+                }
+              run->first_step_end = _nn_now ();
+            }
+
+          last_in_epoch = step_in_epoch == run->steps_per_epoch;
+          if (config->max_steps > 0 && step >= config->max_steps)
+            stop = true;
+          due = last_in_epoch || stop
+                || (step - interval_first) >= run->progress_every;
+          if (due)
+            {
+              float stats[2];
+              double now, interval_seconds;
+              int64_t interval_steps = step - interval_first;
+              float loss, accuracy;
+              NnProgress p;
+
+              status = read_stats (run, stats, error);
+              if (status != NN_OK)
+                return status;
+              now = _nn_now ();
+              interval_seconds = now - interval_start;
+              if (run->async)
+                for (int64_t i = 0; i < interval_steps; i++)
+                  record_step_time (run, interval_seconds / (double) interval_steps);
+              epoch_seconds += interval_seconds;
+              train_seconds += interval_seconds;
+
+              loss = stats[0] / (float) interval_samples;
+              accuracy = stats[1] / (float) interval_samples;
+              if (!isfinite (loss))
+                return _nn_error_set (error, NN_ERROR_DIVERGED,
+                                      "loss became %s at step %lld (epoch %d); try a lower "
+                                      "learning rate",
+                                      isnan (loss) ? "NaN" : "infinite", (long long) step, epoch);
+              epoch_loss += stats[0];
+              epoch_correct += stats[1];
+              epoch_samples += interval_samples;
+              curve_add (run, stats[0], interval_samples, step);
+
+              memset (&p, 0, sizeof p);
+              p.kind = NN_PROGRESS_STEP;
+              p.epoch = epoch;
+              p.epochs = config->epochs;
+              p.step = step;
+              p.steps_per_epoch = run->steps_per_epoch;
+              p.total_steps = run->total_steps;
+              p.step_in_epoch = step_in_epoch;
+              p.loss = loss;
+              p.accuracy = accuracy;
+              p.samples_per_second = interval_seconds > 0 ? interval_samples / interval_seconds : 0;
+              p.elapsed_seconds = now - t_entry;
+              p.eta_seconds = (double) (run->total_steps - step) * train_seconds / (double) step;
+              if (!report (run, &p))
+                atomic_store (&trainer->cancel, 1);
+
+              interval_start = _nn_now ();
+              interval_first = step;
+              interval_samples = 0.0;
+            }
+          if (stop)
+            break;
+        }
+
+      /* the epoch (or the part max_steps allowed) is done: evaluate */
+      {
+        NnEpochRecord *rec = &run->epochs[run->epoch_count];
+        NnProgress p;
+        double eval_start;
+
+        if (atomic_load (&trainer->cancel) != 0)
+          {
+            run->cancelled = true;
+            return _nn_error_set (error, NN_ERROR_CANCELLED,
+                                  "training was cancelled at step %lld (epoch %d)",
+                                  (long long) step, epoch);
+          }
+        eval_start = _nn_now ();
+        memset (rec, 0, sizeof *rec);
+        rec->epoch = epoch;
+        rec->seconds = epoch_seconds;
+        rec->train_loss = epoch_samples > 0 ? (float) (epoch_loss / epoch_samples) : 0.0f;
+        rec->train_accuracy = epoch_samples > 0 ? (float) (epoch_correct / epoch_samples) : 0.0f;
+        rec->samples_per_second = epoch_seconds > 0 ? epoch_samples / epoch_seconds : 0.0;
+        status = evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
+        if (status != NN_OK)
+          {
+            _nn_error_prefix (error, "evaluating epoch %d", epoch);
+            return status;
+          }
+        run->epoch_count++;
+
+        memset (&p, 0, sizeof p);
+        p.kind = NN_PROGRESS_EPOCH_END;
+        p.epoch = epoch;
+        p.epochs = config->epochs;
+        p.step = step;
+        p.steps_per_epoch = run->steps_per_epoch;
+        p.total_steps = run->total_steps;
+        p.step_in_epoch = step_in_epoch;
+        p.loss = rec->train_loss;
+        p.accuracy = rec->train_accuracy;
+        p.samples_per_second = rec->samples_per_second;
+        p.elapsed_seconds = _nn_now () - t_entry;
+        p.eta_seconds = step > 0 ? (double) (run->total_steps - step) * train_seconds / (double) step
+                                     + (double) (config->epochs - epoch) * (_nn_now () - eval_start)
+                                 : -1.0;
+        if (stop)
+          p.eta_seconds = 0.0;
+        p.epoch_seconds = rec->seconds;
+        p.train_loss = rec->train_loss;
+        p.train_accuracy = rec->train_accuracy;
+        p.test_loss = rec->test_loss;
+        p.test_accuracy = rec->test_accuracy;
+        if (!report (run, &p) && !stop && epoch < config->epochs)
+          {
+            atomic_store (&trainer->cancel, 1);
+            run->cancelled = true;
+            return _nn_error_set (error, NN_ERROR_CANCELLED,
+                                  "training was cancelled after epoch %d", epoch);
+          }
+      }
+      if (stop)
+        break;
+    }
+  return NN_OK;
+}
+
+NnStatus
+nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
+{
+  double t_entry = _nn_now ();
+  const NnTrainConfig *config = &trainer->config;
+  const NnDataset *ds = trainer->dataset;
+  NnRunResult local;
+  NnError local_error;
+  Run run;
+  NnStatus status;
+
+  if (result == NULL)
+    result = &local;
+  if (error == NULL)
+    error = &local_error;
+  nn_error_clear (error);
+  fill_result_start (trainer, result);
+  nn_run_id_new (trainer->model_name[0] ? trainer->model_name : NULL, &result->device,
+                 result->run_id, sizeof result->run_id, result->started_at,
+                 sizeof result->started_at);
+  memset (&run, 0, sizeof run);
+  run.trainer = trainer;
+
+  nn_model_free (trainer->model);
+  trainer->model = NULL;
+  if (config->device.kind == NN_DEVICE_CPU)
+    result->threads = nn_threads_set (config->device.threads);
+
+  status = nn_model_new (trainer->spec, trainer->input, config->batch_size, &config->device,
+                         config->seed, &trainer->model, error);
+  if (status == NN_OK)
+    {
+      run.model = trainer->model;
+      run.backend = &run.model->backend;
+      run.ops = run.backend->ops;
+      run.async = strcmp (run.ops->name, "cpu") != 0;
+      run.sample_size = ds->train.channels * ds->train.height * ds->train.width;
+      run.steps_per_epoch = (ds->train.count + config->batch_size - 1) / config->batch_size;
+      run.remainder = ds->train.count % config->batch_size;
+      run.total_steps = (int64_t) run.steps_per_epoch * config->epochs;
+      if (config->max_steps > 0 && config->max_steps < run.total_steps)
+        run.total_steps = config->max_steps;
+      run.progress_every = config->progress_every;
+      if (run.progress_every == 0)
+        {
+          /* about 20 reports an epoch, at least one every 200 steps */
+          run.progress_every = run.steps_per_epoch / 20;
+          if (run.progress_every < 1)
+            run.progress_every = 1;
+          if (run.progress_every > 200)
+            run.progress_every = 200;
+        }
+      result->device = run.model->backend.device;
+      if (config->device.kind == NN_DEVICE_CPU)
+        result->threads = _nn_threads ();
+      status = run_setup (&run, error);
+    }
+  if (status == NN_OK)
+    status = train_loop (&run, t_entry, error);
+  if (status == NN_OK && run.async && run.ops != NULL)
+    status = _nn_model_check (run.model, run.ops->synchronize (run.backend->ctx), "finishing",
+                              error);
+
+  fill_result_end (&run, result, t_entry);
+  if (status == NN_OK)
+    result->status = NN_RUN_COMPLETED;
+  else if (status == NN_ERROR_CANCELLED)
+    result->status = NN_RUN_CANCELLED;
+  else
+    result->status = NN_RUN_FAILED;
+  if (status != NN_OK)
+    snprintf (result->error, sizeof result->error, "%s", error->message);
+  run_free (&run);
+  if (result == &local)
+    free (local.epochs);
+  return status;
+}
