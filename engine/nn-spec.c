@@ -634,7 +634,7 @@ set_rate (LayerCtx *ctx, const Word *w, const char *s, size_t len, NnLayerSpec *
   if (!(rate >= 0.0 && rate < 1.0) || !((float) rate < 1.0f))
     return layer_error (ctx, "'%s': the dropout rate must be at least 0 and below 1",
                         q_word (w).s);
-  layer->rate = (float) rate;
+  layer->rate = (float) rate + 0.0f; /* "-0" is 0 */
   return NN_OK;
 }
 
