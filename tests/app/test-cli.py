@@ -215,6 +215,42 @@ ok(isinstance(doc, dict) and doc.get("run_id") and os.path.basename(printed) == 
    "the default file is named after the run id and records the options",
    json.dumps(doc)[:2000] if isinstance(doc, dict) else doc)
 
+# On a terminal: one line redrawn with \r (a bar), then the epoch line.
+def run_on_pty(args, timeout=120):
+    import pty
+    import select
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([CLI] + args, stdout=slave, stderr=subprocess.PIPE, env=ENV, cwd=TMP)
+    os.close(slave)
+    data = b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            data += chunk
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return proc.returncode, data.decode("utf-8", "replace")
+
+
+rc, text = run_on_pty(["train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                       "--batch-size", "8", "--out", os.path.join(TMP, "tty.json")])
+ok(rc == 0 and re.search(r"\repoch 1/1 \[[#.]+\] \d+/\d+ loss [\d.]+ acc [\d.]+ .*samples/s ETA", text)
+   and re.search(r"epoch 1/1 +[\d.]+ s +loss", text) and "step " not in text,
+   "on a terminal train redraws one progress bar line with \\r", repr(text[-1500:]))
+
 # ------------------------------------------------------------------ evaluate
 
 rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA)
