@@ -6,6 +6,7 @@
  * nn_blas_init picks the core from the CPU's features, sets the variable
  * (unless the user did), then dlopen()s the library. Without OpenBLAS,
  * _nn_sgemm falls back to a simple blocked loop, slow but correct.
+ * TRAINBENCH_BLAS_LIBRARY names another library, or "none" for that loop.
  */
 
 #define _GNU_SOURCE
@@ -278,6 +279,14 @@ load_blas (void)
 #endif
   bool loaded = false;
   const char *custom = getenv ("TRAINBENCH_BLAS_LIBRARY");
+  if (custom != NULL && strcmp (custom, "none") == 0)
+    {
+      /* For comparisons and tests: the built-in loop on purpose. */
+      snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
+      snprintf (blas.note, sizeof blas.note,
+                "TRAINBENCH_BLAS_LIBRARY=none: matrix products use a slow built-in loop");
+      return;
+    }
   if (custom != NULL && custom[0] != '\0')
     {
       char why[256];

@@ -1,0 +1,252 @@
+/* test-sysinfo.c: system information, the OpenBLAS core choice, thread
+ * settings, and _nn_sgemm against a naive product (with OpenBLAS and, in a
+ * child process, with the built-in fallback).
+ */
+
+#define _GNU_SOURCE
+
+#include "test-util.h"
+#include "nn-private.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Whether the CPU (and OS) can run OpenBLAS' AVX-512 kernels. */
+static bool
+cpu_has_avx512 (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw")
+         && __builtin_cpu_supports ("avx512dq") && __builtin_cpu_supports ("avx512vl")
+         && __builtin_cpu_supports ("avx512cd");
+#else
+  return false;
+#endif
+}
+
+/* C = alpha op(A) op(B) + beta C against a double-precision loop, on odd
+ * shapes, every transpose, and leading dimensions wider than the rows.
+ * Returns the number of mismatches. */
+static int
+check_sgemm (bool verbose)
+{
+  static const int shapes[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 37, 53, 29 }, { 129, 65, 257 },
+                                   { 3, 300, 1 }, { 64, 1, 17 } };
+  uint64_t seed = 7;
+  int bad = 0;
+
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        {
+          int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+          int a_rows = ta ? k : m, a_cols = ta ? m : k;
+          int b_rows = tb ? n : k, b_cols = tb ? k : n;
+          int lda = a_cols + 3, ldb = b_cols + 1, ldc = n + 2;
+          float *a = malloc (sizeof (float) * (size_t) a_rows * lda);   /* (a_rows, lda) */
+          float *b = malloc (sizeof (float) * (size_t) b_rows * ldb);   /* (b_rows, ldb) */
+          float *c = malloc (sizeof (float) * (size_t) m * ldc);        /* (m, ldc) */
+          float *c0 = malloc (sizeof (float) * (size_t) m * ldc);
+          for (int i = 0; i < a_rows * lda; i++)
+            a[i] = test_randf (&seed, -1, 1);
+          for (int i = 0; i < b_rows * ldb; i++)
+            b[i] = test_randf (&seed, -1, 1);
+          for (int i = 0; i < m * ldc; i++)
+            c0[i] = c[i] = test_randf (&seed, -1, 1);
+          float alpha = 0.75f, beta = (s % 2) ? 0.0f : -0.5f;
+          if (beta == 0.0f)
+            for (int i = 0; i < m * ldc; i++)
+              c[i] = NAN;   /* beta = 0 must ignore what C held */
+
+          _nn_sgemm (ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+
+          double worst = 0;
+          for (int i = 0; i < m; i++)
+            for (int j = 0; j < n; j++)
+              {
+                double sum = 0;
+                for (int p = 0; p < k; p++)
+                  sum += (double) (ta ? a[p * lda + i] : a[i * lda + p])
+                         * (double) (tb ? b[j * ldb + p] : b[p * ldb + j]);
+                double want = alpha * sum + (beta != 0.0f ? beta * c0[i * ldc + j] : 0.0);
+                double err = fabs (c[i * ldc + j] - want) / (1e-6 + sqrt ((double) k));
+                if (!(err <= worst))
+                  worst = isnan (err) ? INFINITY : err;
+              }
+          /* Padding columns of C are not part of the product: untouched. */
+          bool pad_ok = true;
+          for (int i = 0; i < m && beta != 0.0f; i++)
+            for (int j = n; j < ldc; j++)
+              pad_ok = pad_ok && c[i * ldc + j] == c0[i * ldc + j];
+          if (!(worst < 1e-5) || !pad_ok)
+            {
+              bad++;
+              if (verbose)
+                tap_diag ("sgemm %dx%dx%d ta=%d tb=%d: scaled error %g, padding %s", m, n, k,
+                          ta, tb, worst, pad_ok ? "intact" : "written");
+            }
+          free (a);
+          free (b);
+          free (c);
+          free (c0);
+        }
+
+  /* k = 0 only scales C. */
+  float c[2 * 3] = { 1, 2, 3, 4, 5, 6 };
+  float dummy = 0;
+  _nn_sgemm (0, 0, 2, 3, 0, 1.0f, &dummy, 1, &dummy, 3, 2.0f, c, 3);
+  if (c[0] != 2 || c[5] != 12)
+    {
+      bad++;
+      if (verbose)
+        tap_diag ("sgemm with k = 0 did not compute C = beta C");
+    }
+  return bad;
+}
+
+static void *
+race_init_cb (void *data)
+{
+  (void) data;
+  float a[4] = { 1, 2, 3, 4 }, b[4] = { 1, 0, 0, 1 }, c[4];
+  _nn_sgemm (0, 0, 2, 2, 2, 1.0f, a, 2, b, 2, 0.0f, c, 2);
+  return (void *) (intptr_t) (c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4);
+}
+
+/* The child: sgemm with TRAINBENCH_BLAS_LIBRARY=none; exit 0 when it agrees. */
+static int
+run_fallback_child (void)
+{
+  char reason[256];
+  nn_threads_set (2);
+  if (_nn_blas_available (reason, sizeof reason))
+    return 2;
+  NnSystemInfo info;
+  nn_system_info (&info);
+  if (strcmp (info.blas_name, "none (built-in fallback)") != 0 || info.blas_note[0] == '\0')
+    return 3;
+  return check_sgemm (false) == 0 ? 0 : 1;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc > 1 && strcmp (argv[1], "--fallback-child") == 0)
+    return run_fallback_child ();
+
+  const char *user_core = getenv ("OPENBLAS_CORETYPE");
+  bool caller_set_core = user_core != NULL && user_core[0] != '\0';
+
+  /* The first BLAS use comes from several threads at once. */
+  pthread_t threads[4];
+  for (int i = 0; i < 4; i++)
+    pthread_create (&threads[i], NULL, race_init_cb, NULL);
+  bool all = true;
+  for (int i = 0; i < 4; i++)
+    {
+      void *ok = NULL;
+      pthread_join (threads[i], &ok);
+      all = all && ok != NULL;
+    }
+  tap_ok (all, "first BLAS use from 4 threads at once");
+
+  NnSystemInfo info;
+  nn_system_info (&info);
+  tap_diag ("os '%s' '%s' kernel '%s'", info.os_name, info.os_version, info.kernel);
+  tap_diag ("cpu '%s' cores %d threads %d ram %llu", info.cpu_model, info.cpu_cores,
+            info.cpu_threads, (unsigned long long) info.ram_bytes);
+  tap_diag ("blas '%s' '%s' core '%s' threads %d note '%s'; compiler '%s'", info.blas_name,
+            info.blas_version, info.blas_core, info.blas_threads, info.blas_note, info.compiler);
+
+#ifdef __linux__
+  tap_ok (info.os_name[0] != '\0' && info.kernel[0] != '\0', "OS name and kernel");
+  if (access ("/etc/os-release", R_OK) == 0)
+    tap_ok (info.os_version[0] != '\0', "OS version from os-release");
+  else
+    tap_skip ("no /etc/os-release", "OS version");
+  tap_ok (info.cpu_model[0] != '\0' && strcmp (info.cpu_model, "unknown CPU") != 0, "CPU model");
+  long online = sysconf (_SC_NPROCESSORS_ONLN);
+  tap_ok (info.cpu_threads == online, "logical processors = %ld", online);
+  tap_ok (info.cpu_cores >= 1 && info.cpu_cores <= info.cpu_threads, "physical cores in 1..threads");
+  tap_ok (info.ram_bytes > 64ull << 20, "RAM over 64 MiB");
+#endif
+  tap_ok (info.compiler[0] != '\0'
+          && (strncmp (info.compiler, "GCC ", 4) == 0 || strncmp (info.compiler, "Clang ", 6) == 0
+              || strncmp (info.compiler, "MSVC ", 5) == 0),
+          "compiler: %s", info.compiler);
+
+  char reason[256];
+  bool have_blas = _nn_blas_available (reason, sizeof reason);
+  if (have_blas)
+    {
+      tap_ok (strcmp (info.blas_name, "OpenBLAS") == 0 && info.blas_version[0] >= '0'
+              && info.blas_version[0] <= '9',
+              "OpenBLAS and its version");
+      tap_ok (info.blas_core[0] != '\0' && strcmp (info.blas_core, _nn_blas_core ()) == 0,
+              "BLAS core recorded: %s", info.blas_core);
+      if (cpu_has_avx512 () && !caller_set_core)
+        {
+          tap_ok (strcmp (info.blas_core, "Prescott") != 0
+                  && (strcmp (info.blas_core, "SkylakeX") == 0
+                      || strcmp (info.blas_core, "Cooperlake") == 0
+                      || strcmp (info.blas_core, "SapphireRapids") == 0),
+                  "AVX-512 CPU: an AVX-512 core, not Prescott (%s)", info.blas_core);
+          tap_ok (info.blas_note[0] == '\0', "no note when the best core runs");
+          const char *env = getenv ("OPENBLAS_CORETYPE");
+          tap_ok (env != NULL && strcmp (env, "SkylakeX") == 0,
+                  "OPENBLAS_CORETYPE set for OpenBLAS: %s", env ? env : "(unset)");
+        }
+      else if (caller_set_core)
+        tap_ok (strcmp (getenv ("OPENBLAS_CORETYPE"), user_core) == 0
+                && strstr (info.blas_note, "OPENBLAS_CORETYPE") != NULL,
+                "the caller's OPENBLAS_CORETYPE kept and recorded: %s", info.blas_note);
+      else
+        tap_skip ("this CPU has no AVX-512", "AVX-512 core chosen");
+    }
+  else
+    tap_ok (strstr (info.blas_name, "fallback") != NULL && info.blas_note[0] != '\0'
+            && strcmp (reason, info.blas_note) == 0,
+            "no OpenBLAS: fallback named and explained: %s", info.blas_note);
+
+  /* Threads: set and read back, for the engine and for OpenBLAS. */
+  int32_t got = nn_threads_set (1);
+  nn_system_info (&info);
+  tap_ok (got == 1 && _nn_threads () == 1 && (!have_blas || info.blas_threads == 1),
+          "threads 1: engine %d, BLAS %d", _nn_threads (), info.blas_threads);
+  got = nn_threads_set (3);
+  nn_system_info (&info);
+  tap_ok (got == 3 && _nn_threads () == 3 && (!have_blas || info.blas_threads == 3),
+          "threads 3: engine %d, BLAS %d", _nn_threads (), info.blas_threads);
+  got = nn_threads_set (0);
+  tap_ok (got >= 1 && got <= sysconf (_SC_NPROCESSORS_ONLN) && _nn_threads () == got,
+          "threads 0 = all available: %d", got);
+  got = nn_threads_set (-5);
+  tap_ok (got >= 1, "a negative count means all too: %d", got);
+
+  nn_threads_set (2);
+  int bad = check_sgemm (true);
+  tap_ok (bad == 0, "%s sgemm agrees with a naive product (odd sizes, all transposes, "
+          "beta 0 and not): %d mismatches", have_blas ? "OpenBLAS" : "fallback", bad);
+
+  /* The built-in loop, in a child where OpenBLAS is switched off. */
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      setenv ("TRAINBENCH_BLAS_LIBRARY", "none", 1);
+      execl ("/proc/self/exe", argv[0], "--fallback-child", (char *) NULL);
+      _exit (127);
+    }
+  int status = 0;
+  bool waited = pid > 0 && waitpid (pid, &status, 0) == pid;
+  tap_ok (waited && WIFEXITED (status) && WEXITSTATUS (status) == 0,
+          "built-in fallback sgemm agrees with a naive product (child exit %d)",
+          waited && WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+
+  return tap_done ();
+}
