@@ -25,9 +25,13 @@
 #include <unistd.h>
 #endif
 
-/* Below this many elements a loop runs on the calling thread only: waking
- * the team costs more than the work. */
-#define PAR_MIN 32768
+/* Below this many elements a loop runs on the calling thread only. Waking
+ * the team costs little, but its threads then spin (libgomp's default wait
+ * policy) for a while on the cores OpenBLAS wants next: a whole mlp-small
+ * step runs 20x slower when its 100k-parameter update goes parallel. */
+#ifndef PAR_MIN
+#define PAR_MIN 262144
+#endif
 
 /* Floats of im2col + transposed-output scratch per conv chunk (16 MiB). */
 #define CONV_CHUNK_FLOATS (4u << 20)

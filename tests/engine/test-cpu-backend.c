@@ -242,7 +242,7 @@ test_bias_act (void)
     {
       test_bias_act_case (act, 1, 5, 1);
       test_bias_act_case (act, 7, 13, 9);
-      test_bias_act_case (act, 33, 17, 121); /* large enough for the threads */
+      test_bias_act_case (act, 33, 17, 529); /* large enough for the threads */
     }
   test_bias_act_case (NN_BK_ACT_SOFTMAX, 1, 10, 1);
   test_bias_act_case (NN_BK_ACT_SOFTMAX, 33, 13, 1);
@@ -264,7 +264,7 @@ test_bias_act (void)
 static void
 test_dropout (void)
 {
-  size_t count = 100003;
+  size_t count = 300007;
   float rate = 0.3f;
   int64_t step = 7;
   float *x = rand_buf (count, 0.5f, 1.5f);
@@ -384,15 +384,16 @@ test_conv_case (NnConvShape sh)
   double err = max_err (y, yr, ys);
   tap_ok (rc == 0 && err < 1e-5, "%s: forward (err %.2g)", what, err);
   rc = ops->conv2d_backward (ctx, plan, x, w, dy, dx, dw, work);
+  /* dw sums n * out_h * out_w products per entry: float rounding grows */
   double ex = max_err (dx, dxr, xs), ew = max_err (dw, dwr, ws);
   tap_ok (rc == 0 && ex < 1e-5, "%s: backward dx (err %.2g)", what, ex);
-  tap_ok (rc == 0 && ew < 1e-5, "%s: backward dw (err %.2g)", what, ew);
+  tap_ok (rc == 0 && ew < 1e-4, "%s: backward dw (err %.2g)", what, ew);
   /* dx NULL: dw alone, still overwritten */
   for (size_t i = 0; i < ws; i++)
     dw[i] = 7.0f;
   rc = ops->conv2d_backward (ctx, plan, x, w, dy, NULL, dw, work);
   ew = max_err (dw, dwr, ws);
-  tap_ok (rc == 0 && ew < 1e-5, "%s: backward without dx (err %.2g)", what, ew);
+  tap_ok (rc == 0 && ew < 1e-4, "%s: backward without dx (err %.2g)", what, ew);
 
   ops->conv2d_plan_free (ctx, plan);
   ops->free (ctx, work);
@@ -647,7 +648,7 @@ static void
 test_optimizer_basics (void)
 {
   /* A large arena goes through the threaded loop; compare with a serial one. */
-  size_t count = 100001;
+  size_t count = 300001;
   float *p = rand_buf (count, -1, 1), *g = rand_buf (count, -1, 1), *st = buf (2 * count);
   float *p0 = malloc (count * sizeof (float));
   NnBackendOptimizer opt = { NN_BK_OPT_ADAM, 0, 0.01f, 0, 0.9f, 0.999f, 0, 1e-7f };
