@@ -1,0 +1,385 @@
+/* test-dataset.c: finding data sets by name (TRAINBENCH_DATA_DIR, the user's
+ * data folder, Keras' cache, the system folder), loading by path, the error
+ * that lists where it looked, truncate, list_known, and the real
+ * Fashion-MNIST from Debian's dataset-fashion-mnist package when installed.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "test-util.h"
+#include "nn-dataset-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <zlib.h>
+
+#ifdef _WIN32
+#include <direct.h>
+#define make_dir(p) _mkdir (p)
+#else
+#define make_dir(p) mkdir ((p), 0755)
+#endif
+
+#define FASHION_DIR "/usr/share/datasets/fashion-mnist"
+
+static void
+set_env (const char *name, const char *value)
+{
+#ifdef _WIN32
+  _putenv_s (name, value != NULL ? value : "");
+#else
+  if (value != NULL)
+    setenv (name, value, 1);
+  else
+    unsetenv (name);
+#endif
+}
+
+static bool
+exists (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0;
+}
+
+/* mkdir -p for a path under the test folder */
+static void
+make_dirs (const char *path)
+{
+  char buf[4096];
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p != '\0'; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        make_dir (buf);
+        *p = '/';
+      }
+  make_dir (buf);
+}
+
+static void
+write_idx (const char *path, uint32_t magic, int ndims, const uint32_t *dims, uint8_t fill,
+           bool gz)
+{
+  uint64_t n = 1;
+  size_t header = 4 + 4 * (size_t) ndims;
+  uint8_t *buf;
+
+  for (int i = 0; i < ndims; i++)
+    n *= dims[i];
+  buf = malloc (header + n);
+  for (int i = 0; i <= ndims; i++)
+    {
+      uint32_t v = i == 0 ? magic : dims[i - 1];
+      buf[4 * i] = (uint8_t) (v >> 24);
+      buf[4 * i + 1] = (uint8_t) (v >> 16);
+      buf[4 * i + 2] = (uint8_t) (v >> 8);
+      buf[4 * i + 3] = (uint8_t) v;
+    }
+  for (uint64_t i = 0; i < n; i++)
+    buf[header + i] = (uint8_t) (fill + i % 3); /* labels fill, fill+1, fill+2, ... */
+  if (gz)
+    {
+      gzFile f = gzopen (path, "wb");
+      gzwrite (f, buf, (unsigned) (header + n));
+      gzclose (f);
+    }
+  else
+    test_write_file (path, buf, header + n);
+  free (buf);
+}
+
+/* The four IDX files of a data set in `dir`: train and test counts, h x w
+ * images, labels 0..2 plus `label_base`. `style` 0: raw, 1: .gz, 2: dotted
+ * names raw ("train-images.idx3-ubyte"). `only_train` leaves out the test files. */
+static void
+write_idx_set (const char *dir, uint32_t train, uint32_t test, uint32_t h, uint32_t w,
+               uint8_t label_base, int style, bool only_train)
+{
+  char path[4096];
+  const char *suffix = style == 1 ? ".gz" : "";
+  const char *sep = style == 2 ? "." : "-";
+  uint32_t idims[2][3] = { { train, h, w }, { test, h, w } };
+  const char *split[2] = { "train", "t10k" };
+
+  make_dirs (dir);
+  for (int s = 0; s < (only_train ? 1 : 2); s++)
+    {
+      snprintf (path, sizeof path, "%s/%s-images%sidx3-ubyte%s", dir, split[s], sep, suffix);
+      write_idx (path, 0x00000803, 3, idims[s], 100, style == 1);
+      snprintf (path, sizeof path, "%s/%s-labels%sidx1-ubyte%s", dir, split[s], sep, suffix);
+      write_idx (path, 0x00000801, 1, idims[s], label_base, style == 1);
+    }
+}
+
+static bool
+contains (const char *text, const char *part)
+{
+  bool ok = strstr (text, part) != NULL;
+  if (!ok)
+    tap_diag ("'%s' is not in: %s", part, text);
+  return ok;
+}
+
+int
+main (void)
+{
+  char home[4096], data[4096], system_dir[4096], user[4096], found[4096], looked[4096];
+  char path[8192];
+  NnDataset *ds;
+  NnError e;
+  NnStatus status;
+  bool system_mnist = exists ("/usr/share/datasets/mnist");
+
+  snprintf (home, sizeof home, "%s", test_path ("home"));
+  snprintf (data, sizeof data, "%s", test_path ("data"));
+  snprintf (system_dir, sizeof system_dir, "%s", test_path ("system"));
+  make_dirs (home);
+  make_dirs (data);
+  make_dirs (system_dir);
+  set_env ("HOME", home);
+  set_env ("XDG_DATA_HOME", NULL);
+  set_env ("TRAINBENCH_DATA_DIR", data);
+
+  /* ---- the user's data folder */
+  nn_dataset_user_dir (user, sizeof user);
+  snprintf (path, sizeof path, "%s/.local/share/trainbench/datasets", home);
+  tap_ok (strcmp (user, path) == 0, "user dir defaults to ~/.local/share/trainbench/datasets");
+  set_env ("XDG_DATA_HOME", "/srv/xdg");
+  nn_dataset_user_dir (found, sizeof found);
+  tap_ok (strcmp (found, "/srv/xdg/trainbench/datasets") == 0,
+          "user dir follows XDG_DATA_HOME (%s)", found);
+  set_env ("XDG_DATA_HOME", "relative/dir");
+  nn_dataset_user_dir (found, sizeof found);
+  tap_ok (strcmp (found, user) == 0, "a relative XDG_DATA_HOME is ignored, as the spec says");
+  set_env ("XDG_DATA_HOME", NULL);
+
+  /* ---- nothing anywhere: the error lists every place */
+  tap_ok (!_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked),
+          "mnist is not found in empty folders");
+  snprintf (path, sizeof path, "%s/mnist", data);
+  {
+    char keras[8192], sys[8192], usr[8192];
+    snprintf (keras, sizeof keras, "%s/.keras/datasets/mnist.npz", home);
+    snprintf (sys, sizeof sys, "%s/mnist", system_dir);
+    snprintf (usr, sizeof usr, "%s/mnist", user);
+    tap_ok (contains (looked, path) && contains (looked, keras) && contains (looked, sys)
+              && contains (looked, usr),
+            "the places looked at are listed: TRAINBENCH_DATA_DIR, user dir, Keras, system");
+  }
+  if (!system_mnist)
+    {
+      status = nn_dataset_load ("mnist", &ds, &e);
+      tap_ok (status == NN_ERROR_UNAVAILABLE && ds == NULL && contains (e.message, path)
+                && contains (e.message, home) && contains (e.message, "TRAINBENCH_DATA_DIR"),
+              "nn_dataset_load(\"mnist\") is unavailable and says where it looked");
+      tap_diag ("%s", e.message);
+    }
+  else
+    tap_skip ("/usr/share/datasets/mnist exists on this machine",
+              "nn_dataset_load(\"mnist\") unavailable error");
+
+  /* ---- Keras' cache */
+  snprintf (path, sizeof path, "%s/.keras/datasets", home);
+  make_dirs (path);
+  snprintf (path, sizeof path, "%s/.keras/datasets/mnist.npz", home);
+  test_write_file (path, "PK", 2);
+  tap_ok (_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked)
+            && strcmp (found, path) == 0,
+          "~/.keras/datasets/mnist.npz is found");
+  status = nn_dataset_load ("mnist", &ds, &e);
+  tap_ok (status == NN_ERROR_FORMAT && contains (e.message, path),
+          "a broken file in a usual place is reported, not skipped");
+
+  /* ---- the system folder comes last */
+  write_idx_set (test_path ("system/fashion-mnist"), 4, 2, 3, 3, 0, 1, false);
+  tap_ok (_nn_dataset_find ("fashion-mnist", system_dir, found, sizeof found, looked,
+                            sizeof looked)
+            && strcmp (found, test_path ("system/fashion-mnist")) == 0,
+          "the system folder is searched");
+
+  /* ---- TRAINBENCH_DATA_DIR comes first: IDX .gz files */
+  snprintf (path, sizeof path, "%s/mnist", data);
+  write_idx_set (path, 6, 4, 5, 7, 0, 1, false);
+  tap_ok (_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked)
+            && strcmp (found, path) == 0,
+          "$TRAINBENCH_DATA_DIR/mnist wins over Keras' cache");
+  ds = NULL;
+  status = nn_dataset_load ("mnist", &ds, &e);
+  if (tap_ok (status == NN_OK && ds != NULL, "nn_dataset_load(\"mnist\") loads it"))
+    {
+      tap_ok (strcmp (ds->name, "mnist") == 0 && strcmp (ds->path, path) == 0,
+              "name mnist, path %s", ds->path);
+      tap_ok (ds->train.count == 6 && ds->test.count == 4 && ds->train.height == 5
+                && ds->train.width == 7 && ds->train.channels == 1 && ds->classes == 3
+                && ds->train.labels[4] == 1 && ds->train.images[0] == 100,
+              "counts, shape, labels and classes are right");
+      nn_dataset_free (ds);
+    }
+  else
+    tap_diag ("%s", e.message);
+
+  /* NAME.npz in TRAINBENCH_DATA_DIR (beside or inside the folder) */
+  snprintf (path, sizeof path, "%s/fashion-mnist.npz", data);
+  test_write_file (path, "PK", 2);
+  tap_ok (_nn_dataset_find ("fashion-mnist", system_dir, found, sizeof found, looked,
+                            sizeof looked)
+            && strcmp (found, path) == 0,
+          "$TRAINBENCH_DATA_DIR/fashion-mnist.npz is found");
+  remove (path);
+
+  /* ---- the user's folder: dotted names, raw */
+  snprintf (path, sizeof path, "%s/fashion-mnist", user);
+  write_idx_set (path, 3, 2, 2, 2, 5, 2, false);
+  ds = NULL;
+  status = nn_dataset_load ("fashion-mnist", &ds, &e);
+  if (tap_ok (status == NN_OK && ds != NULL && strcmp (ds->path, path) == 0
+                && strcmp (ds->name, "fashion-mnist") == 0 && ds->classes == 8
+                && ds->train.count == 3,
+              "the user's folder wins over the system's; dotted names are found"))
+    nn_dataset_free (ds);
+  else
+    tap_diag ("%s", e.message);
+
+  /* ---- an incomplete folder is skipped but named with what it lacks */
+  set_env ("TRAINBENCH_DATA_DIR", test_path ("data2"));
+  write_idx_set (test_path ("data2/mnist"), 3, 2, 2, 2, 0, 0, true);
+  tap_ok (_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked)
+            && contains (looked, "t10k-images-idx3-ubyte[.gz], t10k-labels-idx1-ubyte[.gz]"),
+          "an incomplete folder is listed with the files it lacks");
+  status = nn_dataset_load (test_path ("data2/mnist"), &ds, &e);
+  tap_ok (status == NN_ERROR_IO && ds == NULL && contains (e.message, test_path ("data2/mnist"))
+            && contains (e.message, "missing t10k-images-idx3-ubyte[.gz]"),
+          "loading an incomplete folder by path says which files are missing");
+
+  /* ---- by path */
+  snprintf (path, sizeof path, "%s/", test_path ("my-set"));
+  write_idx_set (test_path ("my-set"), 2, 1, 2, 3, 1, 0, false);
+  ds = NULL;
+  status = nn_dataset_load (path, &ds, &e);
+  tap_ok (status == NN_OK && ds != NULL && strcmp (ds->name, "my-set") == 0
+            && strcmp (ds->path, path) == 0 && ds->classes == 3 && ds->test.count == 1,
+          "a folder path loads, named by its base name (%s)", ds != NULL ? ds->name : "-");
+  nn_dataset_free (ds);
+
+  status = nn_dataset_load (test_path ("no-such-thing"), &ds, &e);
+  tap_ok (status == NN_ERROR_IO && ds == NULL && contains (e.message, test_path ("no-such-thing")),
+          "a missing path is an I/O error naming it");
+  snprintf (path, sizeof path, "%s/train-images-idx3-ubyte", test_path ("my-set"));
+  status = nn_dataset_load (path, &ds, &e);
+  tap_ok (status == NN_ERROR_INVALID_ARGUMENT && contains (e.message, "give the folder"),
+          "a single IDX file asks for its folder");
+  test_write_file (test_path ("notes.txt"), "hello", 5);
+  status = nn_dataset_load (test_path ("notes.txt"), &ds, &e);
+  tap_ok (status == NN_ERROR_INVALID_ARGUMENT && contains (e.message, "notes.txt"),
+          "another file is refused with its name");
+  status = nn_dataset_load ("", &ds, &e);
+  tap_ok (status == NN_ERROR_INVALID_ARGUMENT, "an empty name is refused");
+
+  /* train and test images of different sizes */
+  write_idx_set (test_path ("mixed"), 2, 1, 2, 3, 0, 0, false);
+  {
+    uint32_t dims[3] = { 1, 3, 2 };
+    snprintf (path, sizeof path, "%s/t10k-images-idx3-ubyte", test_path ("mixed"));
+    write_idx (path, 0x00000803, 3, dims, 0, false);
+  }
+  status = nn_dataset_load (test_path ("mixed"), &ds, &e);
+  tap_ok (status == NN_ERROR_FORMAT && contains (e.message, "training images are 2x3 but test images 3x2"),
+          "train and test image sizes must agree");
+
+  /* ---- list_known */
+  set_env ("TRAINBENCH_DATA_DIR", data);
+  {
+    NnDatasetLocation loc[4];
+    int n = nn_dataset_list_known (loc, 4);
+    snprintf (path, sizeof path, "%s/mnist", data);
+    tap_ok (n == 2 && strcmp (loc[0].name, "mnist") == 0 && loc[0].available
+              && strcmp (loc[0].path, path) == 0 && strcmp (loc[1].name, "fashion-mnist") == 0
+              && loc[1].available,
+            "list_known lists mnist and fashion-mnist where they are");
+    tap_ok (nn_dataset_list_known (loc, 1) == 1 && nn_dataset_list_known (loc, 0) == 0,
+            "list_known writes at most max entries");
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("empty"));
+    set_env ("HOME", test_path ("empty-home"));
+    n = nn_dataset_list_known (loc, 4);
+    if (!system_mnist)
+      tap_ok (n == 2 && !loc[0].available && loc[0].path[0] == '\0'
+                && contains (loc[0].reason, "not found; looked in")
+                && contains (loc[0].reason, test_path ("empty")),
+              "an absent data set says where it looked (%s)", loc[0].reason);
+    else
+      tap_skip ("/usr/share/datasets/mnist exists on this machine", "list_known unavailable");
+  }
+
+  /* ---- truncate, classes, free */
+  ds = test_make_dataset (100, 50, 4, 1, 6, 6, 7);
+  {
+    uint8_t first[10 * 36 + 10];
+    memcpy (first, ds->train.images, 10 * 36);
+    memcpy (first + 10 * 36, ds->train.labels, 10);
+    nn_dataset_truncate (ds, 10, 0);
+    tap_ok (memcmp (ds->train.images, first, 10 * 36) == 0
+              && memcmp (ds->train.labels, first + 10 * 36, 10) == 0 && ds->classes == 4,
+            "truncate keeps the first samples as they were, and the class count");
+  }
+  tap_ok (ds->train.count == 10 && ds->test.count == 50, "truncate(10, 0) keeps 10 and all 50");
+  nn_dataset_truncate (ds, 0, 5);
+  tap_ok (ds->train.count == 10 && ds->test.count == 5, "truncate(0, 5) keeps 10 and 5");
+  nn_dataset_truncate (ds, 1000, -3);
+  tap_ok (ds->train.count == 10 && ds->test.count == 5, "more than there is, or negative, keeps all");
+  memset (ds->train.labels, 0, 10);
+  memset (ds->test.labels, 0, 5);
+  tap_ok (_nn_dataset_count_classes (ds) == 2, "classes are at least 2");
+  ds->test.labels[4] = 9;
+  tap_ok (_nn_dataset_count_classes (ds) == 10, "classes = 1 + the largest label of both splits");
+  nn_dataset_free (ds);
+  nn_dataset_free (NULL);
+
+  /* ---- the real Fashion-MNIST (Debian's dataset-fashion-mnist) */
+  if (exists (FASHION_DIR))
+    {
+      set_env ("TRAINBENCH_DATA_DIR", NULL);
+      set_env ("HOME", test_path ("empty-home"));
+      ds = NULL;
+      status = nn_dataset_load ("fashion-mnist", &ds, &e);
+      if (tap_ok (status == NN_OK && ds != NULL, "Fashion-MNIST loads from " FASHION_DIR))
+        {
+          uint8_t head[16 + 784];
+          uint8_t lab[9];
+          gzFile f;
+          tap_ok (strcmp (ds->path, FASHION_DIR) == 0 && strcmp (ds->name, "fashion-mnist") == 0,
+                  "its name and path");
+          tap_ok (ds->train.count == 60000 && ds->test.count == 10000, "60000 + 10000 samples");
+          tap_ok (ds->train.height == 28 && ds->train.width == 28 && ds->train.channels == 1
+                    && ds->test.height == 28,
+                  "28x28, one channel");
+          tap_ok (ds->classes == 10, "10 classes");
+          bool read_ok;
+          memset (lab, 0xff, sizeof lab);
+          f = gzopen (FASHION_DIR "/train-labels-idx1-ubyte.gz", "rb");
+          read_ok = f != NULL && gzread (f, lab, 9) == 9;
+          tap_ok (read_ok && ds->train.labels[0] == lab[8],
+                  "the first training label is the file's byte (%d)", lab[8]);
+          if (f != NULL)
+            gzclose (f);
+          f = gzopen (FASHION_DIR "/t10k-images-idx3-ubyte.gz", "rb");
+          tap_ok (f != NULL && gzread (f, head, sizeof head) == (int) sizeof head
+                    && memcmp (ds->test.images, head + 16, 784) == 0,
+                  "the first test image is the file's bytes");
+          if (f != NULL)
+            gzclose (f);
+          nn_dataset_free (ds);
+        }
+      else
+        tap_diag ("%s", e.message);
+    }
+  else
+    tap_skip ("the dataset-fashion-mnist package is not installed (" FASHION_DIR ")",
+              "loading the real Fashion-MNIST");
+
+  return tap_done ();
+}
