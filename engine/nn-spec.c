@@ -595,8 +595,8 @@ set_pair (LayerCtx *ctx, const Word *w, const char *s, size_t len, const char *w
     case NUM_BAD:
       break;
     }
-  return layer_error (ctx, "'%s' is not a %s (a positive whole number N or NxM)", q_word (w).s,
-                      what);
+  return layer_error (ctx, "'%s' is not a %s (a positive whole number N or NxM, e.g. 3 or 3x3)",
+                      q_word (w).s, what);
 }
 
 static NnStatus
@@ -638,6 +638,34 @@ set_rate (LayerCtx *ctx, const Word *w, const char *s, size_t len, NnLayerSpec *
   return NN_OK;
 }
 
+/* An example of a named setting of `kind` ("padding=same"), or NULL when
+ * `kind` has no such setting. */
+static const char *
+setting_example (NnLayerKind kind, const char *k, size_t kl)
+{
+  bool conv = kind == NN_LAYER_CONV2D;
+  bool pool = kind == NN_LAYER_MAXPOOL2D || kind == NN_LAYER_AVGPOOL2D;
+
+  if (word_is (k, kl, "activation")
+      && (kind == NN_LAYER_DENSE || conv || kind == NN_LAYER_ACTIVATION))
+    return "activation=relu";
+  if ((conv || pool) && (word_is (k, kl, "stride") || word_is (k, kl, "strides")))
+    return "stride=2";
+  if ((conv || pool) && word_is (k, kl, "padding"))
+    return "padding=same";
+  if (kind == NN_LAYER_DENSE && word_is (k, kl, "units"))
+    return "units=128";
+  if (conv && word_is (k, kl, "filters"))
+    return "filters=32";
+  if (conv && (word_is (k, kl, "kernel_size") || word_is (k, kl, "kernel")))
+    return "kernel_size=3x3";
+  if (pool && (word_is (k, kl, "pool_size") || word_is (k, kl, "pool")))
+    return "pool_size=2";
+  if (kind == NN_LAYER_DROPOUT && word_is (k, kl, "rate"))
+    return "rate=0.5";
+  return NULL;
+}
+
 /* Parse the words after the kind. `kind_word` is the kind as written. */
 static NnStatus
 parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *pos,
@@ -650,37 +678,54 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
 
   while (next_word (&pos, end, &w))
     {
-      if (w.has_value)
-        {
-          if (w.key_len == 0)
-            return layer_error (ctx, "'%s' has no setting name before '='", q_word (&w).s);
-          if (w.value_len == 0)
-            return layer_error (ctx, "'%s' needs a value after '='", q_word (&w).s);
-        }
+      bool conv = layer->kind == NN_LAYER_CONV2D;
+      bool pool = layer->kind == NN_LAYER_MAXPOOL2D || layer->kind == NN_LAYER_AVGPOOL2D;
+      const char *example;
+
+      if (w.has_value && w.key_len == 0)
+        return layer_error (ctx, "'%s' has no setting name before '='", q_word (&w).s);
       if (bare || layer->kind == NN_LAYER_FLATTEN)
         return layer_error (ctx, "'%s' is unexpected: %s takes nothing more", q_word (&w).s,
                             bare ? nn_activation_name (layer->activation) : kind);
+
+      example = setting_example (layer->kind, w.key, w.key_len);
+      if (!w.has_value && example != NULL)
+        return layer_error (ctx, "'%s' needs a value, e.g. '%s'", q_word (&w).s, example);
+      if (!w.has_value && (conv || pool) && (seen & (conv ? SEEN_KERNEL : SEEN_FIRST))
+          && (word_is (w.key, w.key_len, "same") || word_is (w.key, w.key_len, "valid")))
+        {
+          /* "conv2d 32 3 relu same": the padding without its name. */
+          Word named = w;
+          named.value = w.key;
+          named.value_len = w.key_len;
+          status = set_padding (ctx, &named, &seen, layer);
+          if (status != NN_OK)
+            return status;
+          continue;
+        }
 
       if (w.has_value)
         {
           const char *k = w.key;
           size_t kl = w.key_len;
-          bool conv = layer->kind == NN_LAYER_CONV2D;
-          bool pool = layer->kind == NN_LAYER_MAXPOOL2D || layer->kind == NN_LAYER_AVGPOOL2D;
 
-          status = NN_OK;
-          if (word_is (k, kl, "activation")
-              && (layer->kind == NN_LAYER_DENSE || conv || layer->kind == NN_LAYER_ACTIVATION))
+          if (example == NULL)
+            {
+              Quoted key;
+              quote (key.s, sizeof key.s, w.key, w.key_len, QUOTE_WORD_MAX);
+              return layer_error (ctx, "'%s' is not a setting of %s", key.s, kind);
+            }
+          if (w.value_len == 0)
+            return layer_error (ctx, "'%s' needs a value after '=', e.g. '%s'", q_word (&w).s,
+                                example);
+
+          if (word_is (k, kl, "activation"))
             status = set_activation (ctx, &w, w.value, w.value_len, &seen, layer);
-          else if ((conv || pool) && (word_is (k, kl, "stride") || word_is (k, kl, "strides")))
+          else if (word_is (k, kl, "stride") || word_is (k, kl, "strides"))
             status = set_stride (ctx, &w, &seen, layer);
-          else if ((conv || pool) && word_is (k, kl, "padding"))
+          else if (word_is (k, kl, "padding"))
             status = set_padding (ctx, &w, &seen, layer);
-          else if ((layer->kind == NN_LAYER_DENSE && word_is (k, kl, "units"))
-                   || (conv && word_is (k, kl, "filters"))
-                   || (pool && (word_is (k, kl, "pool_size") || word_is (k, kl, "pool")))
-                   || (conv && (word_is (k, kl, "kernel_size") || word_is (k, kl, "kernel")))
-                   || (layer->kind == NN_LAYER_DROPOUT && word_is (k, kl, "rate")))
+          else
             {
               unsigned bit = (conv && (word_is (k, kl, "kernel_size") || word_is (k, kl, "kernel")))
                                ? SEEN_KERNEL
@@ -700,12 +745,6 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
                                    &layer->kernel_h, &layer->kernel_w);
               else
                 status = set_rate (ctx, &w, w.value, w.value_len, layer);
-            }
-          else
-            {
-              Quoted key;
-              quote (key.s, sizeof key.s, w.key, w.key_len, QUOTE_WORD_MAX);
-              return layer_error (ctx, "'%s' is not a setting of %s", key.s, kind);
             }
           if (status != NN_OK)
             return status;

@@ -178,6 +178,14 @@ test_layer_kinds (void)
     }
   nn_spec_free (spec);
 
+  spec = parse_ok ("conv2d 8 3 relu same; maxpool 2 SAME; avgpool 2 valid");
+  tap_ok (spec != NULL && spec->layers[0].padding == NN_PADDING_SAME
+            && spec->layers[0].activation == NN_ACT_RELU
+            && spec->layers[1].padding == NN_PADDING_SAME
+            && spec->layers[2].padding == NN_PADDING_VALID,
+          "'same' and 'valid' without 'padding=' after the sizes");
+  nn_spec_free (spec);
+
   spec = parse_ok ("dense 1000000; conv2d 1 1024x1 stride=1024");
   tap_ok (spec != NULL && spec->layers[0].units == 1000000 && spec->layers[1].kernel_h == 1024
             && spec->layers[1].stride_w == 1024,
@@ -299,6 +307,11 @@ test_errors (void)
   check_error ("conv2d 32 3 dilation=2", "layer 1", "'dilation' is not a setting of conv2d");
   check_error ("conv2d 32 3 stride=", "layer 1", "'stride=' needs a value");
   check_error ("conv2d 32 3 stride=2=3", "layer 1", "'=3' has no setting name");
+  check_error ("maxpool 2 padding", "layer 1", "'padding' needs a value, e.g. 'padding=same'");
+  check_error ("dense 10 activation", "layer 1", "'activation' needs a value");
+  check_error ("dense 10 padding=same", "layer 1", "'padding' is not a setting of dense");
+  check_error ("maxpool 2 same valid", "layer 1", "'valid': the padding is given twice");
+  check_error ("conv2d 32 same 3", "layer 1", "'same' is not a kernel size");
   check_error ("maxpool", "layer 1 (maxpool)", "window size");
   check_error ("maxpool 2 relu", "layer 1", "'relu' is unexpected");
   check_error ("avgpool 2 activation=relu", "layer 1", "'activation' is not a setting of avgpool");
