@@ -1,0 +1,72 @@
+/* fuzz-npz.c: libFuzzer target for the Keras .npz reader (zip directory,
+ * ZIP64, stored and deflated members, .npy headers). Any bytes go in; the
+ * reader must refuse them with a message naming the file, or give two
+ * consistent splits, and never crash or leak.
+ */
+
+#include "nn-dataset-private.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+/* An invariant broke: stop so libFuzzer saves the input. */
+static void
+fail (const char *what, const char *detail)
+{
+  fprintf (stderr, "fuzz-npz: %s: %s\n", what, detail);
+  abort ();
+}
+
+static void
+touch_split (const NnSplit *s)
+{
+  size_t bytes;
+  volatile uint8_t sum = 0;
+
+  if (s->count <= 0 || s->height <= 0 || s->width <= 0 || s->channels != 1
+      || s->images == NULL || s->labels == NULL)
+    fail ("a good read gave an empty or odd split", "");
+  /* ASan catches arrays shorter than their shape */
+  bytes = (size_t) s->count * (size_t) s->height * (size_t) s->width;
+  for (size_t i = 0; i < bytes; i += 4096)
+    sum ^= s->images[i];
+  sum ^= s->images[bytes - 1];
+  sum ^= s->labels[s->count - 1];
+  (void) sum;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  NnDataset ds;
+  NnError error;
+  NnStatus status;
+
+  memset (&ds, 0, sizeof ds);
+  nn_error_clear (&error);
+  status = _nn_npz_parse_memory (data, size, "fuzz.npz", &ds, &error);
+  if (status != NN_OK)
+    {
+      if (ds.train.images != NULL || ds.train.labels != NULL || ds.test.images != NULL
+          || ds.test.labels != NULL)
+        fail ("a failed read left data behind", error.message);
+      if (strncmp (error.message, "fuzz.npz", 8) != 0)
+        fail ("the message does not name the file", error.message);
+      if (status != NN_ERROR_FORMAT && status != NN_ERROR_NO_MEMORY)
+        fail ("unexpected status", nn_status_name (status));
+      return 0;
+    }
+  touch_split (&ds.train);
+  touch_split (&ds.test);
+  if (ds.train.height != ds.test.height || ds.train.width != ds.test.width)
+    fail ("train and test shapes differ", "");
+  if (_nn_dataset_count_classes (&ds) < 2)
+    fail ("fewer than 2 classes", "");
+  _nn_split_clear (&ds.train);
+  _nn_split_clear (&ds.test);
+  return 0;
+}
