@@ -276,6 +276,50 @@ test_round_trips (void)
           "kind and activation names");
 }
 
+/* Every dropout rate a float can hold must survive format + parse: sweep
+ * random bit patterns in [0, 1), the smallest denormals and the largest
+ * float below 1. */
+static void
+test_rate_round_trip (void)
+{
+  NnLayerSpec layer;
+  NnSpec spec = { 1, &layer };
+  uint64_t state = 12345;
+  int failures = 0;
+  int i;
+
+  memset (&layer, 0, sizeof layer);
+  layer.kind = NN_LAYER_DROPOUT;
+  for (i = 0; i < 20000 && failures < 5; i++)
+    {
+      NnSpec *back = NULL;
+      char text[128];
+      uint32_t bits;
+
+      if (i == 0)
+        bits = 1; /* smallest denormal */
+      else if (i == 1)
+        bits = 0x3f7fffff; /* largest float below 1 */
+      else if (i == 2)
+        bits = 0x007fffff; /* largest denormal */
+      else
+        {
+          state = state * 6364136223846793005u + 1442695040888963407u;
+          bits = (uint32_t) (state >> 33) % 0x3f800000u; /* [0, 1) */
+        }
+      memcpy (&layer.rate, &bits, sizeof bits);
+      nn_spec_format (&spec, text, sizeof text);
+      if (nn_spec_parse (text, &back, NULL) != NN_OK || back->layers[0].rate != layer.rate)
+        {
+          tap_diag ("rate %.9g (bits 0x%08x) formats as '%s', which does not parse back",
+                    (double) layer.rate, bits, text);
+          failures++;
+        }
+      nn_spec_free (back);
+    }
+  tap_ok (failures == 0, "20000 dropout rates, denormals included, survive format and parse");
+}
+
 static void
 test_errors (void)
 {
@@ -476,6 +520,7 @@ main (void)
   test_layer_kinds ();
   test_presets ();
   test_round_trips ();
+  test_rate_round_trip ();
   test_errors ();
   test_optimizers ();
   return tap_done ();
