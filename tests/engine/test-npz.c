@@ -397,6 +397,28 @@ main (void)
     check_good ("u2be.npz", build (r, plain), "'>u2' labels");
   }
 
+  /* a file written by numpy itself (np.savez_compressed; ZIP64 extras in the
+   * local headers), committed because this test cannot run numpy */
+  {
+    NnDataset *ds = NULL;
+    NnError e;
+    bool values = true;
+    if (nn_dataset_load_npz (FIXTURES_DIR "/numpy-savez-compressed.npz", &ds, &e) == NN_OK)
+      {
+        for (int i = 0; i < 24; i++)
+          values = values && ds->train.images[i] == (uint8_t) (i * 11 % 256);
+        for (int i = 0; i < 12; i++)
+          values = values && ds->test.images[i] == (uint8_t) (255 - i);
+        tap_ok (values && ds->train.count == 2 && ds->train.height == 3 && ds->train.width == 4
+                  && ds->test.count == 1 && ds->train.labels[0] == 7 && ds->train.labels[1] == 2
+                  && ds->test.labels[0] == 4 && ds->classes == 8,
+                "numpy's own np.savez_compressed output loads with its values");
+      }
+    else
+      tap_ok (false, "numpy's own np.savez_compressed output loads: %s", e.message);
+    nn_dataset_free (ds);
+  }
+
   /* the public loader finds the .npz by its extension and names it */
   {
     NnDataset *ds = NULL;
