@@ -20,6 +20,7 @@
 #else
 #include <dlfcn.h>
 #include <pthread.h>
+#include <unistd.h>
 #endif
 
 #ifndef NN_CUDA_MODULE_DIR
