@@ -1,0 +1,856 @@
+/* test-cuda-parity.c: every op of the CUDA backend against the CPU backend,
+ * on the same inputs, with odd sizes (batch 1, 7, 33; widths that are not
+ * multiples of 4) and a stated tolerance per op. Skips, saying why, when no
+ * CUDA device is usable.
+ *
+ * Tolerances (relative, ||cuda - cpu|| / ||cpu||, TF32 off):
+ *   gemm 1e-5; convolution 1e-4 (cuDNN may pick FFT or Winograd, whose
+ *   rounding differs more); bias/activation, softmax, loss, optimizer 1e-5;
+ *   pooling, gather, fill, copy, dropout masks: exact.
+ */
+
+#include "gpu-test-util.h"
+
+#define TOL_GEMM 1e-5
+#define TOL_CONV 1e-4
+#define TOL_ELEMENTWISE 1e-5
+
+static NnBackend cpu, gpu;
+static uint64_t rng = 0x5eed1234u;
+
+/* Each op runs on both backends through the same code: b = 0 CPU, 1 CUDA. */
+static NnBackend *
+backend (int b)
+{
+  return b == 0 ? &cpu : &gpu;
+}
+
+static void
+free2 (void *p[2])
+{
+  for (int b = 0; b < 2; b++)
+    if (p[b] != NULL)
+      backend (b)->ops->free (backend (b)->ctx, p[b]);
+}
+
+/* ---------------------------------------------------------------- memory */
+
+static void
+test_memory (void)
+{
+  NnBackend *g = &gpu;
+  void *p = NULL;
+  size_t count = 1001;
+  float *host = malloc (count * sizeof (float));
+  gpu_fill_random (host, count, &rng, -1.0f, 1.0f);
+
+  /* alloc is zero-filled */
+  int rc = g->ops->alloc (g->ctx, 4097, &p);
+  unsigned char *bytes = rc == 0 ? gpu_get (g, p, 4097) : NULL;
+  bool zero = bytes != NULL;
+  for (int i = 0; zero && i < 4097; i++)
+    zero = bytes[i] == 0;
+  tap_ok (rc == 0 && zero, "alloc: 4097 bytes, zero-filled");
+  free (bytes);
+  g->ops->free (g->ctx, p);
+
+  /* upload / download round trip, copy, fill */
+  void *d[2] = { NULL, NULL }, *e[2] = { NULL, NULL };
+  float *out[2] = { NULL, NULL };
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      d[b] = gpu_put (k, host, count * sizeof (float));
+      e[b] = gpu_put (k, NULL, count * sizeof (float));
+      if (d[b] == NULL || e[b] == NULL)
+        continue;
+      k->ops->copy (k->ctx, e[b], d[b], count * sizeof (float));
+      k->ops->fill (k->ctx, (float *) e[b] + 3, 2.5f, 700);
+      k->ops->fill (k->ctx, (float *) e[b] + 800, 0.0f, 13);
+      out[b] = gpu_get (k, e[b], count * sizeof (float));
+    }
+  tap_ok (out[1] != NULL && out[0] != NULL
+            && memcmp (out[0], out[1], count * sizeof (float)) == 0,
+          "upload, copy, fill (2.5 and 0), download: identical to the CPU");
+  float *round = gpu_get (g, d[1], count * sizeof (float));
+  tap_ok (round != NULL && memcmp (round, host, count * sizeof (float)) == 0,
+          "upload + download round trip");
+  free (round);
+
+  /* download_async lands by synchronize */
+  float *async = calloc (count, sizeof (float));
+  rc = g->ops->download_async (g->ctx, async, d[1], 37 * sizeof (float));
+  if (rc == 0)
+    rc = g->ops->download_async (g->ctx, async + 37, (float *) d[1] + 37,
+                                 (count - 37) * sizeof (float));
+  if (rc == 0)
+    rc = g->ops->synchronize (g->ctx);
+  tap_ok (rc == 0 && memcmp (async, host, count * sizeof (float)) == 0,
+          "download_async (staged and large) then synchronize");
+  free (async);
+  free (out[0]);
+  free (out[1]);
+  free2 (d);
+  free2 (e);
+  free (host);
+
+  /* out of memory is an error with the size, and the context goes on */
+  p = NULL;
+  rc = g->ops->alloc (g->ctx, (size_t) 1 << 52, &p);
+  const char *msg = g->ops->last_error (g->ctx);
+  tap_ok (rc == NN_BACKEND_OUT_OF_MEMORY && strstr (msg, "MiB") != NULL,
+          "alloc of 4 PiB: out of memory (%s)", msg);
+  float one = 0.0f;
+  void *q = gpu_put (g, NULL, sizeof (float));
+  rc = q != NULL ? g->ops->fill (g->ctx, q, 1.0f, 1) : -1;
+  if (rc == 0)
+    rc = g->ops->download (g->ctx, &one, q, sizeof one);
+  tap_ok (rc == 0 && one == 1.0f, "the context works after out of memory");
+  g->ops->free (g->ctx, q);
+}
+
+/* ---------------------------------------------------------------- gemm */
+
+static void
+check_gemm (int ta, int tb, int m, int n, int k, float alpha, float beta, int pad)
+{
+  int rows_a = ta ? k : m, cols_a = ta ? m : k;
+  int rows_b = tb ? n : k, cols_b = tb ? k : n;
+  int lda = cols_a + pad, ldb = cols_b + pad, ldc = n + pad;
+  size_t sa = (size_t) rows_a * lda, sb = (size_t) rows_b * ldb, sc = (size_t) m * ldc;
+  float *a = malloc (sa * sizeof (float)), *bm = malloc (sb * sizeof (float));
+  float *c = malloc (sc * sizeof (float));
+  float *out[2] = { NULL, NULL };
+  void *da[2] = { 0 }, *db[2] = { 0 }, *dc[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (a, sa, &rng, -1.0f, 1.0f);
+  gpu_fill_random (bm, sb, &rng, -1.0f, 1.0f);
+  gpu_fill_random (c, sc, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *kb = backend (b);
+      da[b] = gpu_put (kb, a, sa * sizeof (float));
+      db[b] = gpu_put (kb, bm, sb * sizeof (float));
+      dc[b] = gpu_put (kb, c, sc * sizeof (float));
+      if (!da[b] || !db[b] || !dc[b])
+        continue;
+      rc[b] = kb->ops->gemm (kb->ctx, ta, tb, m, n, k, alpha, da[b], lda, db[b], ldb, beta, dc[b],
+                             ldc);
+      out[b] = gpu_get (kb, dc[b], sc * sizeof (float));
+    }
+  double err = gpu_rel_err (out[1], out[0], sc);
+  if (rc[1] != 0)
+    tap_diag ("cuda gemm: %s", gpu.ops->last_error (gpu.ctx));
+  tap_ok (rc[0] == 0 && rc[1] == 0 && err <= TOL_GEMM,
+          "gemm%s%s m %d n %d k %d alpha %g beta %g pad %d: rel err %.2g", ta ? " A^T" : "",
+          tb ? " B^T" : "", m, n, k, alpha, beta, pad, err);
+  free2 (da);
+  free2 (db);
+  free2 (dc);
+  free (out[0]);
+  free (out[1]);
+  free (a);
+  free (bm);
+  free (c);
+}
+
+static void
+test_gemm (void)
+{
+  static const int shapes[][3] = {
+    { 1, 10, 128 }, { 7, 13, 5 }, { 33, 130, 784 }, { 32, 128, 784 }, { 5, 1, 3 }, { 33, 7, 1 },
+  };
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int ta = 0; ta < 2; ta++)
+      for (int tb = 0; tb < 2; tb++)
+        check_gemm (ta, tb, shapes[s][0], shapes[s][1], shapes[s][2], s % 2 ? 0.5f : 1.0f,
+                    s % 3 == 1 ? 0.75f : 0.0f, (int) (s % 3));
+  /* a random shape */
+  int m = 1 + (int) test_randf (&rng, 0, 60), n = 1 + (int) test_randf (&rng, 0, 60);
+  int k = 1 + (int) test_randf (&rng, 0, 300);
+  check_gemm (1, 0, m, n, k, 1.0f, 1.0f, 1);
+}
+
+/* ---------------------------------------------------------------- bias + activation */
+
+static const char *act_names[] = { "linear", "relu", "sigmoid", "tanh", "softmax" };
+
+static void
+check_bias_act (int act, int n, int c, int sp, bool with_bias)
+{
+  size_t total = (size_t) n * c * sp;
+  float *z = malloc (total * sizeof (float)), *bias = malloc (c * sizeof (float));
+  float *dy = malloc (total * sizeof (float));
+  float *y[2] = { 0 }, *dz[2] = { 0 }, *dbias[2] = { 0 };
+  void *dyv[2] = { 0 }, *dbv[2] = { 0 }, *dgv[2] = { 0 }, *ddb[2] = { 0 };
+  int rf[2] = { -1, -1 }, rb[2] = { -1, -1 };
+
+  gpu_fill_random (z, total, &rng, -3.0f, 3.0f);
+  gpu_fill_random (bias, c, &rng, -1.0f, 1.0f);
+  gpu_fill_random (dy, total, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      dyv[b] = gpu_put (k, z, total * sizeof (float));
+      dbv[b] = gpu_put (k, bias, c * sizeof (float));
+      dgv[b] = gpu_put (k, dy, total * sizeof (float));
+      ddb[b] = gpu_put (k, NULL, c * sizeof (float));
+      if (!dyv[b] || !dbv[b] || !dgv[b] || !ddb[b])
+        continue;
+      rf[b] = k->ops->bias_act_forward (k->ctx, act, dyv[b], with_bias ? dbv[b] : NULL, n, c, sp);
+      y[b] = gpu_get (k, dyv[b], total * sizeof (float));
+    }
+  /* The backward pass of both starts from the CPU's y, so only it is compared. */
+  for (int b = 0; b < 2 && y[0] != NULL; b++)
+    {
+      NnBackend *k = backend (b);
+      if (!dyv[b])
+        continue;
+      k->ops->upload (k->ctx, dyv[b], y[0], total * sizeof (float));
+      rb[b] = k->ops->bias_act_backward (k->ctx, act, dyv[b], dgv[b], with_bias ? ddb[b] : NULL,
+                                         n, c, sp);
+      dz[b] = gpu_get (k, dgv[b], total * sizeof (float));
+      dbias[b] = gpu_get (k, ddb[b], c * sizeof (float));
+    }
+  double ef = gpu_rel_err (y[1], y[0], total);
+  double eb = gpu_rel_err (dz[1], dz[0], total);
+  double ed = gpu_rel_err (dbias[1], dbias[0], c);
+  tap_ok (rf[0] == 0 && rf[1] == 0 && ef <= TOL_ELEMENTWISE,
+          "bias_act_forward %s%s (%d, %d, %d): rel err %.2g", act_names[act],
+          with_bias ? " + bias" : "", n, c, sp, ef);
+  tap_ok (rb[0] == 0 && rb[1] == 0 && eb <= TOL_ELEMENTWISE && ed <= TOL_ELEMENTWISE,
+          "bias_act_backward %s%s (%d, %d, %d): rel err dz %.2g, dbias %.2g", act_names[act],
+          with_bias ? " + dbias" : "", n, c, sp, eb, ed);
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (dz[b]);
+      free (dbias[b]);
+    }
+  free2 (dyv);
+  free2 (dbv);
+  free2 (dgv);
+  free2 (ddb);
+  free (z);
+  free (bias);
+  free (dy);
+}
+
+static void
+test_bias_act (void)
+{
+  static const int shapes[][3] = {
+    { 1, 10, 1 }, { 7, 13, 1 }, { 33, 130, 1 }, { 7, 5, 9 }, { 2, 6, 3 }, { 33, 3, 677 },
+  };
+  for (int act = 0; act <= NN_BK_ACT_SOFTMAX; act++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      check_bias_act (act, shapes[s][0], shapes[s][1], shapes[s][2], (act + s) % 2 == 0 || s >= 4);
+}
+
+/* ---------------------------------------------------------------- dropout */
+
+static void
+check_dropout (size_t count, float rate, bool with_step)
+{
+  float *x = malloc (count * sizeof (float)), *dy = malloc (count * sizeof (float));
+  float *y[2] = { 0 }, *dx[2] = { 0 };
+  void *dxv[2] = { 0 }, *dyv[2] = { 0 }, *dst[2] = { 0 }, *dsv[2] = { 0 };
+  int64_t step = 1234567;
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (x, count, &rng, 0.5f, 1.5f);
+  gpu_fill_random (dy, count, &rng, 0.5f, 1.5f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      dxv[b] = gpu_put (k, x, count * sizeof (float));
+      dyv[b] = gpu_put (k, NULL, count * sizeof (float));
+      dst[b] = gpu_put (k, &step, sizeof step);
+      dsv[b] = gpu_put (k, dy, count * sizeof (float));
+      if (!dxv[b] || !dyv[b] || !dst[b] || !dsv[b])
+        continue;
+      rc[b] = k->ops->dropout_forward (k->ctx, dyv[b], dxv[b], count, rate, 42,
+                                       with_step ? dst[b] : NULL);
+      if (rc[b] == 0) /* in place, as the engine may do */
+        rc[b] = k->ops->dropout_backward (k->ctx, dsv[b], dsv[b], count, rate, 42,
+                                          with_step ? dst[b] : NULL);
+      y[b] = gpu_get (k, dyv[b], count * sizeof (float));
+      dx[b] = gpu_get (k, dsv[b], count * sizeof (float));
+    }
+  size_t kept = 0, mask_diff = 0;
+  double err = INFINITY;
+  if (y[0] && y[1] && dx[0] && dx[1])
+    {
+      for (size_t i = 0; i < count; i++)
+        {
+          kept += y[0][i] != 0.0f;
+          mask_diff += (y[0][i] != 0.0f) != (y[1][i] != 0.0f);
+          mask_diff += (dx[0][i] != 0.0f) != (y[1][i] != 0.0f);
+        }
+      double e1 = gpu_rel_err (y[1], y[0], count), e2 = gpu_rel_err (dx[1], dx[0], count);
+      err = e1 > e2 ? e1 : e2;
+    }
+  tap_ok (rc[0] == 0 && rc[1] == 0 && mask_diff == 0 && err <= 1e-7,
+          "dropout %zu at rate %.2f%s: masks identical (%zu kept), rel err %.2g", count, rate,
+          with_step ? " with a step counter" : "", kept, err);
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (dx[b]);
+    }
+  free2 (dxv);
+  free2 (dyv);
+  free2 (dst);
+  free2 (dsv);
+  free (x);
+  free (dy);
+}
+
+static void
+test_dropout (void)
+{
+  check_dropout (1, 0.5f, false);
+  check_dropout (1001, 0.2f, true);
+  check_dropout (33 * 130, 0.5f, true);
+  check_dropout (7 * 1000 + 3, 0.25f, false);
+  check_dropout (100003, 0.0f, true);
+}
+
+/* ---------------------------------------------------------------- convolution */
+
+static void
+check_conv (NnConvShape s)
+{
+  size_t sx = (size_t) s.n * s.c * s.h * s.w, sw = (size_t) s.k * s.c * s.r * s.s;
+  size_t sy = (size_t) s.n * s.k * s.out_h * s.out_w;
+  float *x = malloc (sx * sizeof (float)), *w = malloc (sw * sizeof (float));
+  float *dy = malloc (sy * sizeof (float));
+  float *y[2] = { 0 }, *dx[2] = { 0 }, *dw[2] = { 0 }, *dw_only[2] = { 0 };
+  void *vx[2] = { 0 }, *vw[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
+  void *vdw[2] = { 0 }, *ws[2] = { 0 }, *plan[2] = { 0 };
+  int rp[2] = { -1, -1 }, rf[2] = { -1, -1 }, rb[2] = { -1, -1 }, rb2[2] = { -1, -1 };
+  size_t wsb[2] = { 0, 0 };
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w, sw, &rng, -0.5f, 0.5f);
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      rp[b] = k->ops->conv2d_plan_new (k->ctx, &s, &plan[b], &wsb[b]);
+      if (rp[b] != 0)
+        {
+          tap_diag ("%s conv2d_plan_new: %s", k->ops->name, k->ops->last_error (k->ctx));
+          continue;
+        }
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vw[b] = gpu_put (k, w, sw * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      vdw[b] = gpu_put (k, NULL, sw * sizeof (float));
+      ws[b] = gpu_put (k, NULL, wsb[b] > 0 ? wsb[b] : 1);
+      if (!vx[b] || !vw[b] || !vy[b] || !vdy[b] || !vdx[b] || !vdw[b] || !ws[b])
+        continue;
+      rf[b] = k->ops->conv2d_forward (k->ctx, plan[b], vx[b], vw[b], vy[b], ws[b]);
+      rb[b] = k->ops->conv2d_backward (k->ctx, plan[b], vx[b], vw[b], vdy[b], vdx[b], vdw[b],
+                                       ws[b]);
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+      dw[b] = gpu_get (k, vdw[b], sw * sizeof (float));
+      /* dx NULL: the first layer's case; dw is overwritten, not added to. */
+      rb2[b] = k->ops->conv2d_backward (k->ctx, plan[b], vx[b], vw[b], vdy[b], NULL, vdw[b],
+                                        ws[b]);
+      dw_only[b] = gpu_get (k, vdw[b], sw * sizeof (float));
+      if (rf[b] || rb[b] || rb2[b])
+        tap_diag ("%s conv2d: %s", k->ops->name, k->ops->last_error (k->ctx));
+    }
+  double ey = gpu_rel_err (y[1], y[0], sy), edx = gpu_rel_err (dx[1], dx[0], sx);
+  double edw = gpu_rel_err (dw[1], dw[0], sw), edw2 = gpu_rel_err (dw_only[1], dw[0], sw);
+  tap_ok (rp[0] == 0 && rp[1] == 0 && rf[0] == 0 && rf[1] == 0 && ey <= TOL_CONV,
+          "conv2d forward n %d c %d %dx%d k %d %dx%d stride %d,%d pad %d,%d: rel err %.2g "
+          "(workspace %zu bytes)",
+          s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, ey, wsb[1]);
+  tap_ok (rb[0] == 0 && rb[1] == 0 && rb2[1] == 0 && edx <= TOL_CONV && edw <= TOL_CONV
+            && edw2 <= TOL_CONV,
+          "conv2d backward n %d c %d %dx%d k %d: rel err dx %.2g, dw %.2g, dw without dx %.2g", s.n,
+          s.c, s.h, s.w, s.k, edx, edw, edw2);
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (dx[b]);
+      free (dw[b]);
+      free (dw_only[b]);
+      if (plan[b] != NULL)
+        backend (b)->ops->conv2d_plan_free (backend (b)->ctx, plan[b]);
+    }
+  free2 (vx);
+  free2 (vw);
+  free2 (vy);
+  free2 (vdy);
+  free2 (vdx);
+  free2 (vdw);
+  free2 (ws);
+  free (x);
+  free (w);
+  free (dy);
+}
+
+static NnConvShape
+conv_shape (int n, int c, int h, int w, int k, int r, int s, int stride_h, int stride_w,
+            int pad_h, int pad_w)
+{
+  NnConvShape sh = { n, c, h, w, k, r, s, stride_h, stride_w, pad_h, pad_w, 0, 0 };
+  sh.out_h = (h + 2 * pad_h - r) / stride_h + 1;
+  sh.out_w = (w + 2 * pad_w - s) / stride_w + 1;
+  return sh;
+}
+
+static void
+test_conv (void)
+{
+  check_conv (conv_shape (1, 1, 28, 28, 4, 3, 3, 1, 1, 0, 0));
+  check_conv (conv_shape (7, 3, 9, 10, 5, 3, 3, 1, 1, 1, 1));
+  check_conv (conv_shape (2, 4, 11, 7, 6, 5, 3, 2, 2, 2, 1));
+  check_conv (conv_shape (33, 2, 6, 6, 3, 2, 2, 2, 2, 0, 0));
+  check_conv (conv_shape (8, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0)); /* the cnn preset's second layer */
+
+  /* Uneven "same" padding (even kernel): cuDNN cannot, and says so. */
+  NnConvShape odd = { 2, 3, 8, 8, 4, 2, 2, 1, 1, 0, 0, 8, 8 };
+  void *plan = NULL;
+  size_t wsb = 0;
+  int rc = gpu.ops->conv2d_plan_new (gpu.ctx, &odd, &plan, &wsb);
+  if (rc == 0)
+    {
+      gpu.ops->conv2d_plan_free (gpu.ctx, plan);
+      tap_ok (true, "conv2d with uneven padding: planned");
+    }
+  else
+    tap_ok (rc == NN_BACKEND_UNSUPPORTED && strstr (gpu.ops->last_error (gpu.ctx), "pad") != NULL,
+            "conv2d with uneven padding: unsupported, with a reason (%s)",
+            gpu.ops->last_error (gpu.ctx));
+}
+
+/* ---------------------------------------------------------------- pooling */
+
+static void
+check_pool (int mode, NnPoolShape s)
+{
+  size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
+  float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
+  float *y[2] = { 0 }, *dx[2] = { 0 };
+  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
+  int rf[2] = { -1, -1 }, rb[2] = { -1, -1 };
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      if (!vx[b] || !vy[b] || !vdy[b] || !vdx[b])
+        continue;
+      /* dx starts dirty: the op must overwrite every cell. */
+      k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
+      rf[b] = k->ops->pool2d_forward (k->ctx, mode, &s, vx[b], vy[b]);
+      rb[b] = k->ops->pool2d_backward (k->ctx, mode, &s, vx[b], vy[b], vdy[b], vdx[b]);
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+    }
+  double ey = gpu_rel_err (y[1], y[0], sy), ed = gpu_rel_err (dx[1], dx[0], sx);
+  tap_ok (rf[0] == 0 && rf[1] == 0 && rb[0] == 0 && rb[1] == 0 && ey <= 1e-6 && ed <= 1e-6,
+          "%s pool n %d c %d %dx%d window %dx%d stride %d pad %d -> %dx%d: rel err y %.2g, dx %.2g",
+          mode == 0 ? "max" : "average", s.n, s.c, s.h, s.w, s.win_h, s.win_w, s.stride_h, s.pad_h,
+          s.out_h, s.out_w, ey, ed);
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (dx[b]);
+    }
+  free2 (vx);
+  free2 (vy);
+  free2 (vdy);
+  free2 (vdx);
+  free (x);
+  free (dy);
+}
+
+static void
+test_pool (void)
+{
+  static const NnPoolShape shapes[] = {
+    { 7, 3, 7, 7, 2, 2, 2, 2, 0, 0, 4, 4 },       /* overhang at the bottom and right */
+    { 1, 2, 10, 9, 3, 3, 2, 2, 1, 1, 5, 5 },      /* padding on top and left */
+    { 33, 4, 24, 24, 2, 2, 2, 2, 0, 0, 12, 12 },  /* the cnn preset */
+    { 2, 3, 8, 8, 3, 3, 1, 1, 0, 0, 6, 6 },       /* overlapping windows */
+  };
+  for (int mode = 0; mode < 2; mode++)
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+      check_pool (mode, shapes[i]);
+}
+
+/* ---------------------------------------------------------------- loss */
+
+static void
+check_loss (int kind, int n, int classes, bool with_grad)
+{
+  static const char *names[] = { "sparse cross-entropy", "cross-entropy", "mse" };
+  size_t total = (size_t) n * classes;
+  float *pred = malloc (total * sizeof (float)), *targets = calloc (total, sizeof (float));
+  int32_t *labels = malloc (n * sizeof (int32_t));
+  float stats0[2] = { 1.5f, 2.0f };
+  float *grad[2] = { 0 }, *stats[2] = { 0 };
+  void *vp[2] = { 0 }, *vl[2] = { 0 }, *vt[2] = { 0 }, *vg[2] = { 0 }, *vs[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (pred, total, &rng, kind == NN_BK_LOSS_MSE ? 0.0f : -5.0f, kind == NN_BK_LOSS_MSE ? 1.0f : 5.0f);
+  for (int i = 0; i < n; i++)
+    {
+      labels[i] = (int32_t) test_randf (&rng, 0.0f, (float) classes);
+      if (labels[i] >= classes)
+        labels[i] = classes - 1;
+      targets[(size_t) i * classes + labels[i]] = 1.0f;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vp[b] = gpu_put (k, pred, total * sizeof (float));
+      vl[b] = gpu_put (k, labels, n * sizeof (int32_t));
+      vt[b] = gpu_put (k, targets, total * sizeof (float));
+      vg[b] = gpu_put (k, NULL, total * sizeof (float));
+      vs[b] = gpu_put (k, stats0, sizeof stats0);
+      if (!vp[b] || !vl[b] || !vt[b] || !vg[b] || !vs[b])
+        continue;
+      rc[b] = k->ops->loss (k->ctx, kind, vp[b], vl[b], kind == NN_BK_LOSS_SPARSE_XENT ? NULL : vt[b],
+                            with_grad ? vg[b] : NULL, vs[b], n, classes);
+      grad[b] = gpu_get (k, vg[b], total * sizeof (float));
+      stats[b] = gpu_get (k, vs[b], sizeof stats0);
+    }
+  double eg = gpu_rel_err (grad[1], grad[0], total);
+  bool ok = rc[0] == 0 && rc[1] == 0 && stats[0] && stats[1] && eg <= TOL_ELEMENTWISE
+            && fabs ((double) stats[1][0] - stats[0][0]) <= 1e-5 * fabs ((double) stats[0][0]) + 1e-5
+            && stats[1][1] == stats[0][1];
+  tap_ok (ok, "loss %s n %d classes %d%s: loss %.6g vs %.6g, correct %g vs %g, grad rel err %.2g",
+          names[kind], n, classes, with_grad ? " with gradient" : "",
+          stats[1] ? stats[1][0] : NAN, stats[0] ? stats[0][0] : NAN, stats[1] ? stats[1][1] : NAN,
+          stats[0] ? stats[0][1] : NAN, eg);
+  for (int b = 0; b < 2; b++)
+    {
+      free (grad[b]);
+      free (stats[b]);
+    }
+  free2 (vp);
+  free2 (vl);
+  free2 (vt);
+  free2 (vg);
+  free2 (vs);
+  free (pred);
+  free (targets);
+  free (labels);
+}
+
+static void
+test_loss (void)
+{
+  static const int ns[] = { 1, 7, 33, 256 };
+  for (int kind = 0; kind <= NN_BK_LOSS_MSE; kind++)
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+      check_loss (kind, ns[i], i % 2 ? 37 : 10, i != 1 || kind != 0);
+  check_loss (NN_BK_LOSS_SPARSE_XENT, 7, 1000, true);
+}
+
+/* ---------------------------------------------------------------- gather */
+
+static void
+check_gather (bool with_step, bool with_targets, int n)
+{
+  enum { COUNT = 50, SAMPLE = 13, CLASSES = 7, BATCH = 8, STEPS = 6 };
+  uint8_t images[COUNT * SAMPLE], labels[COUNT];
+  int32_t perm[COUNT];
+  int64_t step = 9; /* picks batch 9 % 6 = 3 */
+  float *x[2] = { 0 }, *t[2] = { 0 };
+  int32_t *lo[2] = { 0 };
+  void *vi[2] = { 0 }, *vl[2] = { 0 }, *vp[2] = { 0 }, *vs[2] = { 0 }, *vx[2] = { 0 };
+  void *vlo[2] = { 0 }, *vt[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  for (int i = 0; i < COUNT * SAMPLE; i++)
+    images[i] = (uint8_t) test_randf (&rng, 0.0f, 256.0f);
+  for (int i = 0; i < COUNT; i++)
+    {
+      labels[i] = (uint8_t) test_randf (&rng, 0.0f, (float) CLASSES);
+      perm[i] = i;
+    }
+  for (int i = COUNT - 1; i > 0; i--)
+    {
+      int j = (int) test_randf (&rng, 0.0f, (float) (i + 1));
+      j = j > i ? i : j;
+      int32_t tmp = perm[i];
+      perm[i] = perm[j];
+      perm[j] = tmp;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vi[b] = gpu_put (k, images, sizeof images);
+      vl[b] = gpu_put (k, labels, sizeof labels);
+      vp[b] = gpu_put (k, perm, sizeof perm);
+      vs[b] = gpu_put (k, &step, sizeof step);
+      vx[b] = gpu_put (k, NULL, BATCH * SAMPLE * sizeof (float));
+      vlo[b] = gpu_put (k, NULL, BATCH * sizeof (int32_t));
+      vt[b] = gpu_put (k, NULL, BATCH * CLASSES * sizeof (float));
+      if (!vi[b] || !vl[b] || !vp[b] || !vs[b] || !vx[b] || !vlo[b] || !vt[b])
+        continue;
+      rc[b] = k->ops->gather_batch (k->ctx, vi[b], vl[b],
+                                    with_step ? vp[b] : (int32_t *) vp[b] + 17,
+                                    with_step ? vs[b] : NULL, STEPS, BATCH, n, SAMPLE,
+                                    1.0f / 255.0f, vx[b], vlo[b], with_targets ? vt[b] : NULL,
+                                    CLASSES);
+      x[b] = gpu_get (k, vx[b], BATCH * SAMPLE * sizeof (float));
+      lo[b] = gpu_get (k, vlo[b], BATCH * sizeof (int32_t));
+      t[b] = gpu_get (k, vt[b], BATCH * CLASSES * sizeof (float));
+    }
+  bool same = x[0] && x[1] && lo[0] && lo[1] && t[0] && t[1]
+              && memcmp (x[0], x[1], BATCH * SAMPLE * sizeof (float)) == 0
+              && memcmp (lo[0], lo[1], BATCH * sizeof (int32_t)) == 0
+              && memcmp (t[0], t[1], BATCH * CLASSES * sizeof (float)) == 0;
+  tap_ok (rc[0] == 0 && rc[1] == 0 && same, "gather_batch n %d%s%s: identical", n,
+          with_step ? " by step counter" : " from an offset", with_targets ? ", one-hot targets" : "");
+  for (int b = 0; b < 2; b++)
+    {
+      free (x[b]);
+      free (lo[b]);
+      free (t[b]);
+    }
+  free2 (vi);
+  free2 (vl);
+  free2 (vp);
+  free2 (vs);
+  free2 (vx);
+  free2 (vlo);
+  free2 (vt);
+}
+
+static void
+test_gather (void)
+{
+  check_gather (true, false, 8);
+  check_gather (true, true, 8);
+  check_gather (false, true, 1);
+  check_gather (false, false, 7);
+}
+
+/* ---------------------------------------------------------------- optimizer */
+
+static void
+check_optimizer (const char *name, NnBackendOptimizer opt, int slots, float initial, size_t count)
+{
+  size_t state_count = (size_t) (slots > 0 ? slots : 1) * count;
+  float *p = malloc (count * sizeof (float)), *g = malloc (3 * count * sizeof (float));
+  float *st = malloc (state_count * sizeof (float));
+  float *po[2] = { 0 }, *so[2] = { 0 };
+  int64_t step0 = 5, step_out[2] = { -1, -1 };
+  void *vp[2] = { 0 }, *vg[2] = { 0 }, *vs[2] = { 0 }, *vstep[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (p, count, &rng, -1.0f, 1.0f);
+  gpu_fill_random (g, 3 * count, &rng, -0.1f, 0.1f);
+  for (size_t i = 0; i < state_count; i++)
+    st[i] = initial;
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vp[b] = gpu_put (k, p, count * sizeof (float));
+      vg[b] = gpu_put (k, g, 3 * count * sizeof (float));
+      vs[b] = gpu_put (k, st, state_count * sizeof (float));
+      vstep[b] = gpu_put (k, &step0, sizeof step0);
+      if (!vp[b] || !vg[b] || !vs[b] || !vstep[b])
+        continue;
+      rc[b] = 0;
+      for (int t = 0; t < 3 && rc[b] == 0; t++)
+        rc[b] = k->ops->optimizer_update (k->ctx, &opt, vp[b], (float *) vg[b] + t * count, vs[b],
+                                          count, vstep[b]);
+      po[b] = gpu_get (k, vp[b], count * sizeof (float));
+      so[b] = gpu_get (k, vs[b], state_count * sizeof (float));
+      k->ops->download (k->ctx, &step_out[b], vstep[b], sizeof (int64_t));
+    }
+  double ep = gpu_rel_err (po[1], po[0], count);
+  double es = slots > 0 ? gpu_rel_err (so[1], so[0], state_count) : 0.0;
+  tap_ok (rc[0] == 0 && rc[1] == 0 && ep <= TOL_ELEMENTWISE && es <= TOL_ELEMENTWISE
+            && step_out[0] == 8 && step_out[1] == 8,
+          "optimizer %s over %zu parameters, 3 updates: rel err params %.2g, state %.2g, step "
+          "%lld (cpu %lld)",
+          name, count, ep, es, (long long) step_out[1], (long long) step_out[0]);
+  for (int b = 0; b < 2; b++)
+    {
+      free (po[b]);
+      free (so[b]);
+    }
+  free2 (vp);
+  free2 (vg);
+  free2 (vs);
+  free2 (vstep);
+  free (p);
+  free (g);
+  free (st);
+}
+
+static void
+test_optimizer (void)
+{
+  NnBackendOptimizer sgd = { NN_BK_OPT_SGD, 0, 0.01f, 0.0f, 0, 0, 0, 1e-7f };
+  NnBackendOptimizer mom = sgd, nest = sgd;
+  mom.momentum = 0.9f;
+  nest.momentum = 0.9f;
+  nest.nesterov = 1;
+  NnBackendOptimizer adam = { NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f, 0.999f, 0.0f, 1e-7f };
+  NnBackendOptimizer adadelta = { NN_BK_OPT_ADADELTA, 0, 1.0f, 0.0f, 0, 0, 0.95f, 1e-7f };
+  NnBackendOptimizer rms = { NN_BK_OPT_RMSPROP, 0, 1e-3f, 0.0f, 0, 0, 0.9f, 1e-7f };
+  NnBackendOptimizer adagrad = { NN_BK_OPT_ADAGRAD, 0, 1e-2f, 0.0f, 0, 0, 0, 1e-7f };
+
+  check_optimizer ("sgd", sgd, 0, 0.0f, 1001);
+  check_optimizer ("sgd momentum", mom, 1, 0.0f, 10007);
+  check_optimizer ("sgd nesterov", nest, 1, 0.0f, 10007);
+  check_optimizer ("adam", adam, 2, 0.0f, 1);
+  check_optimizer ("adam", adam, 2, 0.0f, 101770);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 33 * 1000 + 7);
+  check_optimizer ("rmsprop", rms, 1, 0.0f, 10007);
+  check_optimizer ("adagrad", adagrad, 1, 0.1f, 10007);
+}
+
+/* ---------------------------------------------------------------- capture */
+
+/* A small "step" (gather by step counter, dropout by step counter, SGD on
+ * the dropped batch as gradient, which advances the counter) captured once
+ * and replayed four times must equal four plain steps on the CPU. */
+static void
+test_capture (void)
+{
+  enum { COUNT = 40, SAMPLE = 13, BATCH = 8, STEPS = 5, REPLAYS = 4 };
+  uint8_t images[COUNT * SAMPLE], labels[COUNT];
+  int32_t perm[COUNT];
+  int64_t step0 = 0, step_out[2] = { -1, -1 };
+  float p0[BATCH * SAMPLE];
+  float *po[2] = { 0 };
+  void *vi[2] = { 0 }, *vl[2] = { 0 }, *vperm[2] = { 0 }, *vstep[2] = { 0 }, *vx[2] = { 0 };
+  void *vlo[2] = { 0 }, *vp[2] = { 0 };
+  NnBackendOptimizer sgd = { NN_BK_OPT_SGD, 0, 0.5f, 0.0f, 0, 0, 0, 1e-7f };
+  int rc[2] = { -1, -1 };
+  void *graph = NULL;
+
+  for (int i = 0; i < COUNT * SAMPLE; i++)
+    images[i] = (uint8_t) test_randf (&rng, 0.0f, 256.0f);
+  for (int i = 0; i < COUNT; i++)
+    {
+      labels[i] = (uint8_t) (i % 10);
+      perm[i] = (i * 7) % COUNT;
+    }
+  gpu_fill_random (p0, BATCH * SAMPLE, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vi[b] = gpu_put (k, images, sizeof images);
+      vl[b] = gpu_put (k, labels, sizeof labels);
+      vperm[b] = gpu_put (k, perm, sizeof perm);
+      vstep[b] = gpu_put (k, &step0, sizeof step0);
+      vx[b] = gpu_put (k, NULL, BATCH * SAMPLE * sizeof (float));
+      vlo[b] = gpu_put (k, NULL, BATCH * sizeof (int32_t));
+      vp[b] = gpu_put (k, p0, sizeof p0);
+      if (!vi[b] || !vl[b] || !vperm[b] || !vstep[b] || !vx[b] || !vlo[b] || !vp[b])
+        continue;
+      if (b == 1)
+        {
+          rc[b] = k->ops->capture_begin (k->ctx);
+          if (rc[b] != 0)
+            {
+              tap_diag ("capture_begin: %s", k->ops->last_error (k->ctx));
+              continue;
+            }
+        }
+      int reps = b == 0 ? REPLAYS : 1;
+      for (int r = 0; r < reps; r++)
+        {
+          rc[b] = k->ops->gather_batch (k->ctx, vi[b], vl[b], vperm[b], vstep[b], STEPS, BATCH,
+                                        BATCH, SAMPLE, 1.0f / 255.0f, vx[b], vlo[b], NULL, 10);
+          if (rc[b] == 0)
+            rc[b] = k->ops->dropout_forward (k->ctx, vx[b], vx[b], BATCH * SAMPLE, 0.3f, 7,
+                                             vstep[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->optimizer_update (k->ctx, &sgd, vp[b], vx[b], NULL, BATCH * SAMPLE,
+                                              vstep[b]);
+        }
+      if (b == 1)
+        {
+          int rce = k->ops->capture_end (k->ctx, &graph);
+          if (rc[b] == 0)
+            rc[b] = rce;
+          if (rc[b] == 0)
+            {
+              /* captured, not run: the counter is untouched until a launch */
+              int64_t before = -1;
+              k->ops->download (k->ctx, &before, vstep[b], sizeof before);
+              if (before != 0)
+                tap_diag ("the step counter moved during capture: %lld", (long long) before);
+              for (int r = 0; r < REPLAYS && rc[b] == 0; r++)
+                rc[b] = k->ops->graph_launch (k->ctx, graph);
+            }
+          if (rc[b] != 0)
+            tap_diag ("capture: %s", k->ops->last_error (k->ctx));
+        }
+      po[b] = gpu_get (k, vp[b], sizeof p0);
+      k->ops->download (k->ctx, &step_out[b], vstep[b], sizeof (int64_t));
+    }
+  double err = gpu_rel_err (po[1], po[0], BATCH * SAMPLE);
+  tap_ok (rc[0] == 0 && rc[1] == 0 && err <= 1e-6 && step_out[1] == REPLAYS
+            && step_out[0] == REPLAYS,
+          "a captured step replayed %d times equals %d plain CPU steps: rel err %.2g, step %lld",
+          REPLAYS, REPLAYS, err, (long long) step_out[1]);
+  if (graph != NULL)
+    gpu.ops->graph_free (gpu.ctx, graph);
+  for (int b = 0; b < 2; b++)
+    free (po[b]);
+  free2 (vi);
+  free2 (vl);
+  free2 (vperm);
+  free2 (vstep);
+  free2 (vx);
+  free2 (vlo);
+  free2 (vp);
+}
+
+int
+main (void)
+{
+  const char *reason = gpu_unusable_reason ();
+  if (reason != NULL)
+    {
+      printf ("1..0 # SKIP %s\n", reason);
+      return 0;
+    }
+  if (!tap_ok (gpu_open (NN_DEVICE_CPU, false, &cpu), "CPU backend opens")
+      || !tap_ok (gpu_open (NN_DEVICE_CUDA, false, &gpu), "CUDA backend opens (TF32 off)"))
+    return tap_done ();
+  tap_diag ("GPU: %s, driver %s, runtime %s, cuBLAS %s, cuDNN %s", gpu.device.name,
+            gpu.device.driver, gpu.device.runtime, gpu.device.cublas, gpu.device.cudnn);
+
+  test_memory ();
+  test_gemm ();
+  test_bias_act ();
+  test_dropout ();
+  test_conv ();
+  test_pool ();
+  test_loss ();
+  test_gather ();
+  test_optimizer ();
+  test_capture ();
+
+  tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "no error left on the stream: %s",
+          gpu.ops->last_error (gpu.ctx));
+  _nn_backend_close (&gpu);
+  _nn_backend_close (&cpu);
+  return tap_done ();
+}
