@@ -244,7 +244,7 @@ check_magic (const char *name, const uint8_t *head, size_t got, NnIdxKind kind, 
 
   if (got < 4)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: truncated: %zu bytes, too short for %s header", name, got, what);
+                          "%s: truncated: %llu bytes, too short for %s header", name, (unsigned long long) got, what);
   if (head[0] == '<')
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: not %s: it looks like a web page (a failed download?)", name, what);
@@ -306,8 +306,8 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
     return status;
   if (got < header_size - 4)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: truncated: the file ends inside its %zu-byte header", r->name,
-                          header_size);
+                          "%s: truncated: the file ends inside its %llu-byte header", r->name,
+                          (unsigned long long) header_size);
 
   for (int i = 0; i < ndims; i++)
     {
@@ -341,9 +341,9 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
       if (have < bytes)
         return _nn_error_set (error, NN_ERROR_FORMAT,
                               "%s: truncated: header says %s (%llu bytes) but the file holds "
-                              "%llu bytes after its %zu-byte header",
+                              "%llu bytes after its %llu-byte header",
                               r->name, what, (unsigned long long) bytes,
-                              (unsigned long long) have, header_size);
+                              (unsigned long long) have, (unsigned long long) header_size);
       if (have > bytes)
         return _nn_error_set (error, NN_ERROR_FORMAT,
                               "%s: %llu byte%s of trailing data after the %s the header "
@@ -357,8 +357,8 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
       status = reader_read (r, data, (size_t) bytes, &got, error);
       if (status == NN_OK && got != bytes)
         status = _nn_error_set (error, NN_ERROR_IO,
-                                "%s: the file shrank while being read (%zu of %llu bytes)",
-                                r->name, got, (unsigned long long) bytes);
+                                "%s: the file shrank while being read (%llu of %llu bytes)",
+                                r->name, (unsigned long long) got, (unsigned long long) bytes);
     }
   else
     {
@@ -395,9 +395,9 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
       if (status == NN_OK && have < bytes)
         status = _nn_error_set (error, NN_ERROR_FORMAT,
                                 "%s: truncated: header says %s (%llu bytes) but the file holds "
-                                "%llu bytes after its %zu-byte header (decompressed)",
+                                "%llu bytes after its %llu-byte header (decompressed)",
                                 r->name, what, (unsigned long long) bytes,
-                                (unsigned long long) have, header_size);
+                                (unsigned long long) have, (unsigned long long) header_size);
     }
 
   /* Nothing may follow the data (for gzip this also checks the stream's CRC). */

@@ -93,8 +93,8 @@ zip_find_directory (const Zip *zip,
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: this is a single .npy array, not an .npz archive", zip->name);
   if (size < 22)
-    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: not a zip file (only %zu bytes)",
-                          zip->name, size);
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: not a zip file (only %llu bytes)",
+                          zip->name, (unsigned long long) size);
 
   /* The record is 22 bytes plus a comment of at most 65535 bytes at the very end. */
   lowest = size - 22 > 65535 ? size - 22 - 65535 : 0;
@@ -142,8 +142,8 @@ zip_find_directory (const Zip *zip,
       if (rec > loc || loc - rec < 56)
         return _nn_error_set (error, NN_ERROR_FORMAT,
                               "%s: the zip directory lies: the ZIP64 end record is said to be at "
-                              "offset %llu, outside the %zu-byte file",
-                              zip->name, (unsigned long long) rec, size);
+                              "offset %llu, outside the %llu-byte file",
+                              zip->name, (unsigned long long) rec, (unsigned long long) size);
       if (le32 (d + rec) != SIG_ZIP64_EOCD)
         return _nn_error_set (error, NN_ERROR_FORMAT,
                               "%s: the zip directory lies: no ZIP64 end record at offset %llu",
@@ -263,9 +263,9 @@ zip_read_directory (const Zip *zip, ZipEntry entries[N_MEMBERS], NnError *error)
       if (end - pos < 46 || le32 (d + pos) != SIG_CENTRAL)
         return _nn_error_set (error, NN_ERROR_FORMAT,
                               "%s: the zip directory lies: entry %llu of %llu is not where the "
-                              "central directory says (offset %zu)",
+                              "central directory says (offset %llu)",
                               zip->name, (unsigned long long) n + 1, (unsigned long long) count,
-                              pos);
+                              (unsigned long long) pos);
       name_len = le16 (d + pos + 28);
       extra_len = le16 (d + pos + 30);
       comment_len = le16 (d + pos + 32);
@@ -338,8 +338,9 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
   if (e->offset > zip->size || zip->size - e->offset < 30)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: the zip directory lies: %s's local header is said to be at offset "
-                          "%llu, past the end of the %zu-byte file",
-                          zip->name, member, (unsigned long long) e->offset, zip->size);
+                          "%llu, past the end of the %llu-byte file",
+                          zip->name, member, (unsigned long long) e->offset,
+                          (unsigned long long) zip->size);
   local = d + e->offset;
   if (le32 (local) != SIG_LOCAL)
     return _nn_error_set (error, NN_ERROR_FORMAT,
@@ -379,9 +380,9 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
   if (e->csize > zip->size - data_start)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: the zip directory lies: %s's data (%llu bytes at offset %llu) runs "
-                          "past the end of the %zu-byte file",
+                          "past the end of the %llu-byte file",
                           zip->name, member, (unsigned long long) e->csize,
-                          (unsigned long long) data_start, zip->size);
+                          (unsigned long long) data_start, (unsigned long long) zip->size);
   if (e->usize > NN_DATA_MAX_BYTES + NPY_HEADER_MAX)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: %s is %llu bytes, more than the %llu-byte limit", zip->name, member,
@@ -625,8 +626,8 @@ npy_parse_header (const uint8_t *data,
                           data[6], data[7]);
   if (header_len > size - start || header_len > NPY_HEADER_MAX)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: the .npy header (%zu bytes) runs past the end of the array", where,
-                          header_len);
+                          "%s: the .npy header (%llu bytes) runs past the end of the array", where,
+                          (unsigned long long) header_len);
 
   c.p = (const char *) data + start;
   c.end = c.p + header_len;
