@@ -907,7 +907,12 @@ tb_cli_cmd_reproduce (int argc, char **argv)
       exit_status = TB_CLI_EXIT_FAILED;
     }
   else
-    print_table (rows, total);
+    {
+      print_table (rows, total);
+      if (max_steps > 0 || limit_train > 0)
+        printf ("(epochs shortened by --max-steps or --limit-train: the times are not those of "
+                "full epochs)\n");
+    }
   if (!progress.quiet)
     printf ("\nresult files: %s\n", out_dir);
 
