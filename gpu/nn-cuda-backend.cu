@@ -275,6 +275,13 @@ cuda_device_info (int index, NnBackendDeviceInfo *info)
 static void
 context_release (NnCudaContext *ctx)
 {
+  if (ctx->lost)
+    {
+      /* The CUDA context is corrupt: the libraries' teardown could wait on
+       * it. Leak the handles; the process must restart to use the GPU. */
+      free (ctx);
+      return;
+    }
   if (ctx->cudnn != NULL)
     cudnnDestroy (ctx->cudnn);
   if (ctx->cublas != NULL)
@@ -353,7 +360,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       || (bst = cublasSetWorkspace (ctx->cublas, ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE))
            != CUBLAS_STATUS_SUCCESS
       || (bst = cublasSetMathMode (ctx->cublas, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                          : CUBLAS_PEDANTIC_MATH))
+                                                          : CUBLAS_DEFAULT_MATH))
            != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup");

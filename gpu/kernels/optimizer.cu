@@ -24,7 +24,8 @@ optimizer_kernel (OptArgs o, float *__restrict__ p, const float *__restrict__ g,
   float *s1 = state + count;
   float lr_t = o.lr;
   if (o.kind == NN_BK_OPT_ADAM)
-    lr_t = o.lr * sqrtf (1.0f - powf (o.beta2, (float) t)) / (1.0f - powf (o.beta1, (float) t));
+    lr_t = (float) ((double) o.lr * sqrt (1.0 - pow ((double) o.beta2, (double) t))
+                    / (1.0 - pow ((double) o.beta1, (double) t)));
 
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
        i += (size_t) gridDim.x * blockDim.x)

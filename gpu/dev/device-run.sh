@@ -1,0 +1,89 @@
+#!/bin/bash
+# gpu/dev/device-run.sh: everything one call on the GPU machine does: the
+# GPU tests, compute-sanitizer on the parity test, the launch-latency floor,
+# a kernel listing of mlp-small steps (ncu), one-epoch timings of the three
+# presets on CUDA (TF32 off and on) and the PyTorch peer (eager, graph).
+# Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
+# in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
+#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [floor] [ncu] [train] [torch]
+set -u
+B=.carry/build-gpu
+DATA=.carry/fashion-mnist
+OUT=${OUT:-/tmp/device-out}
+mkdir -p "$OUT"
+parts="${*:-tests sanitizer floor ncu train torch}"
+has () { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# cuDNN and cuBLAS from the system, else from the Python wheels.
+if ! ldconfig -p | grep -q 'libcudnn.so.9 '; then
+  extra=$(python3 - <<'PY'
+import importlib, os
+dirs = []
+for m in ("nvidia.cudnn", "nvidia.cublas", "nvidia.cu13", "nvidia.cuda_runtime"):
+    try:
+        mod = importlib.import_module(m)
+        for p in mod.__path__:
+            for sub in ("lib", "lib64"):
+                if os.path.isdir(os.path.join(p, sub)):
+                    dirs.append(os.path.join(p, sub))
+    except Exception:
+        pass
+print(":".join(dirs))
+PY
+)
+  export LD_LIBRARY_PATH="$extra${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "cuDNN from the wheels: $extra"
+fi
+export PATH=$PATH:/usr/local/cuda/bin
+date -u
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
+$B/app/trainbench-cli devices
+
+if has tests; then
+  for t in test-cuda-devices test-cuda-parity test-cuda-lost test-cuda-training; do
+    start=$(date +%s.%N)
+    timeout 300 $B/tests/gpu/$t > "$OUT/$t.tap" 2>&1
+    rc=$?
+    printf '%s: rc %d, %s ok, %s not ok, %.1f s\n' $t $rc "$(grep -c '^ok' "$OUT/$t.tap")" \
+      "$(grep -c '^not ok' "$OUT/$t.tap")" "$(echo "$(date +%s.%N) - $start" | bc)"
+    grep -B1 -A0 '^not ok\|^# ' "$OUT/$t.tap" | grep -v '^--' | head -40
+  done
+  cat "$OUT"/test-cuda-*.tap > "$OUT/tests.tap"
+  rm -f "$OUT"/test-cuda-*.tap
+fi
+
+if has sanitizer; then
+  timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    $B/tests/gpu/test-cuda-parity > "$OUT/memcheck.txt" 2>&1
+  echo "memcheck on test-cuda-parity: rc $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|not ok" "$OUT/memcheck.txt" | head
+fi
+
+if has floor; then
+  .carry/launch-floor | tee "$OUT/launch-floor.txt"
+fi
+
+if has ncu; then
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+    $B/app/trainbench-cli train --preset mlp-small --device cuda --dataset $DATA --epochs 1 \
+    --max-steps 4 --limit-test 64 --quiet --out /tmp/ncu-run.json > "$OUT/ncu-mlp-small.csv" 2>&1
+  echo "ncu: rc $?, $(grep -c gpu__time_duration "$OUT/ncu-mlp-small.csv") kernels measured"
+fi
+
+if has train; then
+  for p in mlp-small mlp-wide cnn; do
+    for tf in off on; do
+      echo "== $p tf32 $tf: $B/app/trainbench-cli train --preset $p --device cuda --epochs 1 --dataset $DATA --tf32 $tf"
+      $B/app/trainbench-cli train --preset $p --device cuda --epochs 1 --dataset $DATA --tf32 $tf \
+        --out "/tmp/run-$p-$tf.json" 2>&1 | tail -2
+      python3 -c "import json,sys; r=json.load(open('/tmp/run-$p-$tf.json')); e=r['epochs'][0]; print('RESULT $p tf32=$tf epoch_s=%.4f test_acc=%.4f train_loss=%.4f steps=%d step_median_us=%.1f' % (e['seconds'], e['test_accuracy'], e['train_loss'], r['steps']['count'], 1e6*r['steps']['seconds_median']))" || true
+    done
+  done | tee "$OUT/train.txt"
+  tar cf "$OUT/runs.tar" -C /tmp $(cd /tmp && ls run-*.json)
+fi
+
+if has torch; then
+  PYTHONUNBUFFERED=1 python3 .carry/peers/torch_seed_models.py $DATA --devices cuda > "$OUT/torch.jsonl" 2>&1
+  PYTHONUNBUFFERED=1 python3 .carry/peers/torch_seed_models.py $DATA --devices cuda --graph >> "$OUT/torch.jsonl" 2>&1
+  grep -i epoch "$OUT/torch.jsonl" | cut -c1-220
+fi
+date -u
