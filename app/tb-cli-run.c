@@ -157,7 +157,13 @@ run_one (TbCliRun *run, const char *command)
   run->result_path[0] = '\0';
   nn_error_clear (&error);
 
-  if (run->dataset == NULL)
+  if (interrupts > 0)
+    {
+      /* Ctrl-C while the data set was loading. */
+      run->status = NN_ERROR_CANCELLED;
+      result_fill_early (run, NN_RUN_CANCELLED, "cancelled before the first step");
+    }
+  else if (run->dataset == NULL)
     {
       run->status = NN_ERROR_UNAVAILABLE;
       result_fill_early (run, NN_RUN_FAILED, run->dataset_error);
@@ -468,6 +474,8 @@ tb_cli_cmd_train (int argc, char **argv)
   tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
   run.progress = &progress;
 
+  /* From here on a Ctrl-C is recorded as a cancelled run. */
+  sigint_install ();
   run.dataset_request = tb_cli_arg (&args, "dataset");
   if (run.dataset_request == NULL)
     run.dataset_request = tb_cli_default_dataset ();
@@ -482,7 +490,6 @@ tb_cli_cmd_train (int argc, char **argv)
       print_run_header (&run, &device, NULL);
     }
 
-  sigint_install ();
   int status = run_one (&run, cmd);
   signal (SIGINT, SIG_DFL);
 
@@ -803,6 +810,7 @@ tb_cli_cmd_reproduce (int argc, char **argv)
       return TB_CLI_EXIT_FAILED;
     }
 
+  sigint_install ();
   const char *dataset_name = tb_cli_arg (&args, "dataset");
   if (dataset_name == NULL)
     dataset_name = tb_cli_default_dataset ();
@@ -830,7 +838,6 @@ tb_cli_cmd_reproduce (int argc, char **argv)
                 dataset->train.count, dataset->test.count, dataset->path);
     }
 
-  sigint_install ();
   int exit_status = TB_CLI_EXIT_OK;
   int k = 0;
   for (int p = 0; p < preset_count; p++)
