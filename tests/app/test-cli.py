@@ -167,6 +167,7 @@ ok(rc == 0 and "BLAS" in out and "CPU" in out and "RAM" in out and "compiler" in
 
 # ------------------------------------------------------------------ train
 
+final_test_accuracy = None
 out_file = os.path.join(TMP, "run1.json")
 weights = os.path.join(TMP, "run1.tbw")
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "2",
@@ -192,6 +193,7 @@ if isinstance(doc, dict):
        and doc["dataset"].get("test_samples") == 100, "--limit-train/--limit-test are recorded",
        json.dumps(doc.get("dataset")))
     acc = epochs[-1].get("test_accuracy") if epochs else None
+    final_test_accuracy = acc
     ok(isinstance(acc, (int, float)) and acc > 0.5,
        "mlp-small learns the tiny data set (test accuracy %s > 0.5)" % acc)
 else:
@@ -257,6 +259,14 @@ rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA)
 m = re.search(r"test accuracy\s+([\d.]+)", out)
 ok(rc == 0 and m and float(m.group(1)) > 0.5 and re.search(r"test loss\s+[\d.]+", out),
    "evaluate on the saved weights prints test loss and accuracy", both(out, err))
+# The saved weights are the final model: on the same 100 test samples they
+# score what the last epoch recorded.
+rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA, "--limit-test", "100")
+m = re.search(r"test accuracy\s+([\d.]+)", out)
+ok(rc == 0 and m and isinstance(final_test_accuracy, (int, float))
+   and abs(float(m.group(1)) - final_test_accuracy) < 1e-3,
+   "evaluate --limit-test 100 matches the run's final test accuracy (%s)" % final_test_accuracy,
+   both(out, err))
 rc, out, err = cli("evaluate", "--weights", os.path.join(TMP, "missing.tbw"), "--dataset", DATA)
 ok(rc == 1 and "missing.tbw" in err, "evaluate of a missing file exits 1 naming it", both(out, err))
 
