@@ -83,6 +83,8 @@ draw_bar (TbCliProgress *progress, const NnProgress *r)
   double fraction = 0.0;
   int bar_width;
 
+  /* The window may have been resized since the last redraw. */
+  progress->columns = terminal_columns ();
   format_rate (r->samples_per_second, rate, sizeof rate);
   tb_cli_format_duration (r->eta_seconds, eta, sizeof eta);
   snprintf (head, sizeof head, "%sepoch %d/%d ", progress->prefix ? progress->prefix : "",

@@ -352,6 +352,14 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
     printf ("data     %s: %d train, %d test samples (%s)\n", run->dataset->name,
             run->dataset->train.count, run->dataset->test.count, run->dataset->path);
   printf ("training %s, %s\n", training, nn_loss_name (c->loss));
+  if (c->device.kind == NN_DEVICE_CPU)
+    {
+      /* A BLAS that runs slow kernels changes every CPU figure: say so up front. */
+      NnSystemInfo sys;
+      nn_system_info (&sys);
+      if (sys.blas_note[0] != '\0')
+        printf ("note     %s\n", sys.blas_note);
+    }
   if (c->max_steps > 0)
     printf ("         stops after %d steps\n", c->max_steps);
   fflush (stdout);
