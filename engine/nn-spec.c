@@ -444,6 +444,82 @@ static const char known_kinds[] =
   "dense, conv2d, maxpool, avgpool, flatten, dropout, activation, "
   "relu, sigmoid, tanh, softmax, linear";
 
+/* The name in `names` (NULL-terminated) closest to a misspelt word, within
+ * one edit for short words and two for longer ones; NULL when none is. */
+static const char *
+closest_name (const char *word, size_t len, const char *const *names)
+{
+  const char *best = NULL;
+  size_t best_distance = len < 5 ? 2 : 3;
+  size_t i;
+
+  if (len == 0 || len > 32)
+    return NULL;
+  for (i = 0; names[i] != NULL; i++)
+    {
+      /* Levenshtein distance, one row at a time, ASCII case-insensitive. */
+      size_t row[34];
+      size_t n = strlen (names[i]);
+      size_t a, b;
+
+      if (n > 32)
+        continue;
+      for (b = 0; b <= n; b++)
+        row[b] = b;
+      for (a = 1; a <= len; a++)
+        {
+          size_t diagonal = row[0];
+          row[0] = a;
+          for (b = 1; b <= n; b++)
+            {
+              size_t above = row[b];
+              size_t cost = ascii_lower ((unsigned char) word[a - 1]) == names[i][b - 1] ? 0 : 1;
+              size_t v = diagonal + cost;
+              if (row[b] + 1 < v)
+                v = row[b] + 1;
+              if (row[b - 1] + 1 < v)
+                v = row[b - 1] + 1;
+              row[b] = v;
+              diagonal = above;
+            }
+        }
+      if (row[n] < best_distance)
+        {
+          best_distance = row[n];
+          best = names[i];
+        }
+    }
+  return best;
+}
+
+/* " (did you mean 'dense'?)" or "". */
+typedef struct
+{
+  char s[64];
+} Hint;
+
+static Hint
+did_you_mean (const char *word, size_t len, const char *const *names)
+{
+  Hint h;
+  const char *name = closest_name (word, len, names);
+  if (name != NULL)
+    snprintf (h.s, sizeof h.s, " (did you mean '%s'?)", name);
+  else
+    h.s[0] = '\0';
+  return h;
+}
+
+static const char *const kind_names[] = {
+  "dense", "conv2d", "maxpool", "maxpool2d", "max_pooling2d", "avgpool", "avgpool2d",
+  "average_pooling2d", "flatten", "dropout", "activation", "relu", "sigmoid", "tanh", "softmax",
+  "linear", NULL,
+};
+
+static const char *const activation_names[] = {
+  "relu", "sigmoid", "tanh", "softmax", "linear", NULL,
+};
+
 static bool
 activation_from_word (const char *s, size_t len, NnActivation *out)
 {
@@ -556,8 +632,9 @@ set_activation (LayerCtx *ctx, const Word *w, const char *s, size_t len, unsigne
 {
   NnActivation act;
   if (!activation_from_word (s, len, &act))
-    return layer_error (ctx, "'%s' is not an activation (relu, sigmoid, tanh, softmax, linear)",
-                        q_word (w).s);
+    return layer_error (ctx, "'%s' is not an activation%s; known: relu, sigmoid, tanh, softmax, "
+                             "linear",
+                        q_word (w).s, did_you_mean (s, len, activation_names).s);
   if (*seen & SEEN_ACT)
     return layer_error (ctx, "'%s': the activation is given twice", q_word (w).s);
   *seen |= SEEN_ACT;
@@ -883,7 +960,9 @@ parse_layer (int number, const char *start, const char *end, NnLayerSpec *layer,
 
   match = kind_from_word (kind_word.key, kind_word.key_len, &layer->kind, &act);
   if (match == KIND_UNKNOWN)
-    return layer_error (&ctx, "'%s' is not a layer kind; known kinds: %s", q_word (&kind_word).s,
+    return layer_error (&ctx, "'%s' is not a layer kind%s; known kinds: %s",
+                        q_word (&kind_word).s,
+                        did_you_mean (kind_word.key, kind_word.key_len, kind_names).s,
                         known_kinds);
   if (match == KIND_BARE_ACTIVATION)
     layer->activation = act;

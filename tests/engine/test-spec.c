@@ -332,6 +332,9 @@ test_errors (void)
                "'12x' is not a positive whole number of units");
   check_error ("flatten; dens 128", "layer 2 (dens 128)", "'dens' is not a layer kind");
   check_error ("flatten; dens 128", "conv2d", "maxpool");  /* lists the known kinds */
+  check_error ("flatten; dens 128", "layer 2", "did you mean 'dense'?");
+  check_error ("Max_Pooling_2D 2", "layer 1", "did you mean 'max_pooling2d'?");
+  check_error ("flatten; dense 10 activation=soft_max", "layer 2", "did you mean 'softmax'?");
   check_error ("dense 0", "layer 1", "'0'");
   check_error ("dense -5 relu", "layer 1", "'-5'");
   check_error ("dense 1000001", "layer 1", "'1000001' is too many units");
