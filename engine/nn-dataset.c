@@ -481,6 +481,26 @@ load_path (const char *path, NnDataset **out, NnError *error)
                             "%s: not a folder of IDX files or a .npz file", path);
     }
 
+  /* A folder without IDX files but with FOLDER.npz in it ("mnist/mnist.npz"),
+   * as the name search accepts too. */
+  {
+    char base[64 + 4];
+    char (*paths)[PATH_SIZE] = malloc (5 * sizeof *paths);
+    bool use_npz = false;
+
+    if (paths == NULL)
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path);
+    path_base_name (path, base, sizeof base - 4);
+    strcat (base, ".npz");
+    use_npz = join_path (paths[4], PATH_SIZE, path, base) && is_file (paths[4])
+              && idx_folder_find (path, paths, NULL, 0) == 4;
+    if (use_npz)
+      status = nn_dataset_load_npz (paths[4], out, error);
+    free (paths);
+    if (use_npz)
+      return status;
+  }
+
   ds = calloc (1, sizeof *ds);
   if (ds == NULL)
     return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path);

@@ -256,6 +256,32 @@ main (void)
             && contains (e.message, "missing t10k-images-idx3-ubyte[.gz]"),
           "loading an incomplete folder by path says which files are missing");
 
+  /* ---- NAME/NAME.npz: by name, and by the folder's path */
+  {
+    size_t n;
+    char *npz = test_read_file (FIXTURES_DIR "/numpy-savez-compressed.npz", &n);
+    char dir[4096];
+    snprintf (dir, sizeof dir, "%s", test_path ("data3/mnist"));
+    make_dirs (dir);
+    snprintf (path, sizeof path, "%s/mnist.npz", dir);
+    tap_ok (npz != NULL && test_write_file (path, npz, n), "the numpy-written fixture is there");
+    free (npz);
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("data3"));
+    ds = NULL;
+    status = nn_dataset_load ("mnist", &ds, &e);
+    tap_ok (status == NN_OK && ds != NULL && strcmp (ds->path, path) == 0
+              && strcmp (ds->name, "mnist") == 0 && ds->train.count == 2 && ds->classes == 8,
+            "$TRAINBENCH_DATA_DIR/mnist/mnist.npz loads by name");
+    nn_dataset_free (ds);
+    ds = NULL;
+    status = nn_dataset_load (dir, &ds, &e);
+    tap_ok (status == NN_OK && ds != NULL && strcmp (ds->path, path) == 0
+              && ds->test.count == 1,
+            "a folder holding only FOLDER.npz loads by path");
+    nn_dataset_free (ds);
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("data2"));
+  }
+
   /* ---- by path */
   snprintf (path, sizeof path, "%s/", test_path ("my-set"));
   write_idx_set (test_path ("my-set"), 2, 1, 2, 3, 1, 0, false);
