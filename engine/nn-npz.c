@@ -418,6 +418,7 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
       uint64_t in_left = e->csize;
       int rc = Z_OK;
       bool too_long;
+      const char *why;
 
       memset (&z, 0, sizeof z);
       if (inflateInit2 (&z, -MAX_WBITS) != Z_OK)
@@ -442,6 +443,9 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
           if (rc == Z_BUF_ERROR && z.avail_out > 0 && z.avail_in == 0 && in_left > 0)
             rc = Z_OK; /* just needs the next input chunk */
         }
+      why = rc == Z_DATA_ERROR && z.msg != NULL ? z.msg
+            : rc == Z_MEM_ERROR                 ? "out of memory"
+                                                : "the data ends early";
       inflateEnd (&z);
       too_long = z.total_out > e->usize || (rc != Z_STREAM_END && z.avail_out == 0);
       if (rc != Z_STREAM_END || z.total_out != e->usize)
@@ -459,10 +463,7 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
                                   zip->name, member, (unsigned long long) z.total_out,
                                   (unsigned long long) e->usize);
           return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s: corrupt deflate data (%s)",
-                                zip->name, member,
-                                rc == Z_DATA_ERROR && z.msg != NULL ? z.msg
-                                : rc == Z_MEM_ERROR                 ? "out of memory"
-                                                                    : "the data ends early");
+                                zip->name, member, why);
         }
     }
 
