@@ -875,17 +875,15 @@ read_header (FILE *f, const char *path, char **spec_text, NnInputShape *input, i
   uint32_t version, spec_len;
   uint64_t n;
   char *text;
+  size_t got;
 
   *spec_text = NULL;
-  if (fread (header, 1, sizeof header, f) != sizeof header)
-    {
-      if (ferror (f))
-        return _nn_error_set (error, NN_ERROR_IO, "%s: cannot read: %s", path, strerror (errno));
-      if (memcmp (header, WEIGHTS_MAGIC, 8) != 0)
-        return _nn_error_set (error, NN_ERROR_FORMAT, "%s: not a Trainbench weights file", path);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated header", path);
-    }
-  if (memcmp (header, WEIGHTS_MAGIC, 8) != 0)
+  got = fread (header, 1, sizeof header, f);
+  if (ferror (f))
+    return _nn_error_set (error, NN_ERROR_IO, "%s: cannot read: %s", path, strerror (errno));
+  if (got < sizeof header && memcmp (header, WEIGHTS_MAGIC, got < 8 ? got : 8) == 0)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated header (%zu bytes)", path, got);
+  if (got < 8 || memcmp (header, WEIGHTS_MAGIC, 8) != 0)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: not a Trainbench weights file (bad magic)", path);
   version = get_u32 (header + 8);

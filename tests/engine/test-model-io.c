@@ -1,0 +1,311 @@
+/* test-model-io.c: building models, their initial weights, predict, and the
+ * weights file: round trip, and every kind of bad file giving a clear error.
+ */
+
+#include "test-util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MLP "flatten; dense 8 relu; dense 4 softmax"
+#define CNN "conv2d 3 3 relu padding=same; maxpool 2; dropout 0.5; flatten; dense 4"
+
+static NnDataset *data;
+
+static NnModel *
+build (const char *text, NnInputShape input, int32_t batch, uint64_t seed)
+{
+  NnSpec *spec = NULL;
+  NnModel *model = NULL;
+  NnDeviceOptions device = { .kind = NN_DEVICE_CPU, .threads = 1 };
+  NnError error;
+
+  if (nn_spec_parse (text, &spec, &error) != NN_OK)
+    {
+      tap_diag ("%s: %s", text, error.message);
+      return NULL;
+    }
+  if (nn_model_new (spec, input, batch, &device, seed, &model, &error) != NN_OK)
+    tap_diag ("%s: %s", text, error.message);
+  nn_spec_free (spec);
+  return model;
+}
+
+static float *
+predict (NnModel *model, int32_t count)
+{
+  NnError error;
+  float *probs = calloc ((size_t) count * 4, sizeof (float));
+  if (nn_model_predict (model, &data->test, 0, count, probs, &error) != NN_OK)
+    {
+      tap_diag ("predict: %s", error.message);
+      free (probs);
+      return NULL;
+    }
+  return probs;
+}
+
+static bool
+rows_sum_to_one (const float *probs, int32_t count)
+{
+  for (int32_t i = 0; i < count; i++)
+    {
+      float sum = 0.0f;
+      for (int j = 0; j < 4; j++)
+        {
+          if (!(probs[i * 4 + j] >= 0.0f))
+            return false;
+          sum += probs[i * 4 + j];
+        }
+      if (fabsf (sum - 1.0f) > 1e-5f)
+        return false;
+    }
+  return true;
+}
+
+static void
+test_initial_weights (void)
+{
+  NnInputShape input = { 1, 8, 8 };
+  NnModel *a = build (MLP, input, 16, 1), *b = build (MLP, input, 16, 1), *c = build (MLP, input, 16, 2);
+  NnError error;
+  int64_t count;
+  float *wa, *wb, *wc;
+  double limit1 = sqrt (6.0 / (64 + 8)), limit2 = sqrt (6.0 / (8 + 4));
+  bool in_range = true, zero_bias = true;
+  double spread = 0.0;
+
+  if (!tap_ok (a != NULL && b != NULL && c != NULL, "models build"))
+    return;
+  count = nn_model_param_count (a);
+  tap_ok (count == 64 * 8 + 8 + 8 * 4 + 4 && nn_model_output_size (a) == 4,
+          "parameter count %lld, 4 outputs", (long long) count);
+  wa = malloc (sizeof (float) * (size_t) count);
+  wb = malloc (sizeof (float) * (size_t) count);
+  wc = malloc (sizeof (float) * (size_t) count);
+  nn_model_get_weights (a, wa, count, &error);
+  nn_model_get_weights (b, wb, count, &error);
+  nn_model_get_weights (c, wc, count, &error);
+  tap_ok (memcmp (wa, wb, sizeof (float) * (size_t) count) == 0, "same seed, same weights");
+  tap_ok (memcmp (wa, wc, sizeof (float) * (size_t) count) != 0, "another seed, other weights");
+  /* layout: kernel (64, 8), bias (8), kernel (8, 4), bias (4) */
+  for (int i = 0; i < 512; i++)
+    {
+      in_range = in_range && fabs (wa[i]) <= limit1;
+      spread = fmax (spread, fabs (wa[i]));
+    }
+  for (int i = 520; i < 552; i++)
+    in_range = in_range && fabs (wa[i]) <= limit2;
+  for (int i = 512; i < 520; i++)
+    zero_bias = zero_bias && wa[i] == 0.0f;
+  for (int i = 552; i < 556; i++)
+    zero_bias = zero_bias && wa[i] == 0.0f;
+  tap_ok (in_range && spread > 0.8 * limit1, "Glorot-uniform kernels within +-sqrt(6/(in+out))");
+  tap_ok (zero_bias, "zero biases");
+  tap_ok (nn_model_set_weights (a, wa, count - 1, &error) == NN_ERROR_INVALID_ARGUMENT,
+          "set_weights with the wrong count: %s", error.message);
+  free (wa);
+  free (wb);
+  free (wc);
+  nn_model_free (a);
+  nn_model_free (b);
+  nn_model_free (c);
+}
+
+static void
+test_bad_models (void)
+{
+  NnSpec *spec = NULL;
+  NnModel *model = NULL;
+  NnError error;
+  NnInputShape input = { 1, 8, 8 };
+  NnStatus s;
+
+  nn_spec_parse (MLP, &spec, &error);
+  s = nn_model_new (spec, input, 0, NULL, 1, &model, &error);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && model == NULL, "batch 0: %s", error.message);
+  input.width = 0;
+  s = nn_model_new (spec, input, 8, NULL, 1, &model, &error);
+  tap_ok (s == NN_ERROR_SHAPE && model == NULL, "empty input: %s", error.message);
+  nn_spec_free (spec);
+  nn_spec_parse ("conv2d 4 3 relu; flatten; dense 4", &spec, &error);
+  input.channels = 1;
+  input.height = 2;
+  input.width = 2;
+  s = nn_model_new (spec, input, 8, NULL, 1, &model, &error);
+  tap_ok (s == NN_ERROR_SHAPE && model == NULL && strstr (error.message, "conv2d") != NULL,
+          "a kernel larger than the input: %s", error.message);
+  nn_spec_free (spec);
+}
+
+static void
+test_predict (void)
+{
+  NnInputShape input = { 1, 8, 8 };
+  NnModel *mlp = build (MLP, input, 16, 3), *cnn = build (CNN, input, 7, 3);
+  NnError error;
+  float *p, *p2, loss, accuracy;
+  NnStatus s;
+
+  if (!tap_ok (mlp != NULL && cnn != NULL, "models for predict build"))
+    return;
+  /* 50 samples in batches of 16 and of 7: partial last batches */
+  p = predict (mlp, 50);
+  tap_ok (p != NULL && rows_sum_to_one (p, 50), "predict: probabilities (softmax output)");
+  free (p);
+  p = predict (cnn, 50);
+  tap_ok (p != NULL && rows_sum_to_one (p, 50), "predict: probabilities from a model ending in logits");
+  p2 = calloc (4 * 10, sizeof (float));
+  nn_model_predict (cnn, &data->test, 40, 10, p2, &error);
+  tap_ok (p != NULL && memcmp (p + 40 * 4, p2, 40 * sizeof (float)) == 0,
+          "predict from an offset gives the same rows");
+  free (p);
+  free (p2);
+  tap_ok (nn_model_predict (cnn, &data->test, 190, 20, NULL, &error) == NN_ERROR_INVALID_ARGUMENT,
+          "predict past the end: %s", error.message);
+  tap_ok (nn_model_predict (cnn, &data->train, 0, 0, NULL, &error) == NN_OK,
+          "predict nothing is fine");
+  loss = accuracy = -1.0f;
+  s = nn_model_evaluate (mlp, &data->test, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &loss,
+                         &accuracy, &error);
+  tap_ok (s == NN_OK && loss > 0.5f && loss < 3.0f && accuracy >= 0.0f && accuracy <= 1.0f,
+          "evaluate an untrained model: loss %.3f, accuracy %.3f", loss, accuracy);
+  {
+    NnSplit other = data->test;
+    other.width = 4;
+    other.height = 16;
+    tap_ok (nn_model_evaluate (mlp, &other, NN_LOSS_MEAN_SQUARED_ERROR, &loss, &accuracy, &error)
+              == NN_ERROR_SHAPE,
+            "evaluate on images of another shape: %s", error.message);
+  }
+  nn_model_free (mlp);
+  nn_model_free (cnn);
+}
+
+static void
+write_modified (const char *from, const char *to, size_t keep, size_t offset, uint8_t value,
+                bool append)
+{
+  size_t size;
+  char *bytes = test_read_file (from, &size);
+  if (bytes == NULL)
+    return;
+  if (keep > size)
+    keep = size;
+  if (offset < keep)
+    bytes[offset] = (char) value;
+  if (append)
+    {
+      bytes = realloc (bytes, keep + 4);
+      memcpy (bytes + keep, "junk", 4);
+      keep += 4;
+    }
+  test_write_file (to, bytes, keep);
+  free (bytes);
+}
+
+static void
+expect_load_error (NnModel *model, const char *path, NnStatus code, const char *word,
+                   const char *what)
+{
+  NnError error;
+  NnStatus s = nn_model_load (model, path, &error);
+  tap_ok (s == code && strstr (error.message, word) != NULL && strstr (error.message, path) != NULL,
+          "%s: %s", what, s == NN_OK ? "loaded" : error.message);
+}
+
+static void
+test_files (void)
+{
+  NnInputShape input = { 1, 8, 8 };
+  NnModel *a = build (CNN, input, 16, 5), *b = build (CNN, input, 16, 6);
+  NnModel *other = build ("conv2d 3 3 relu padding=same; maxpool 2; flatten; dense 4", input, 16, 5);
+  NnInputShape tall = { 1, 16, 4 };
+  NnModel *moved = build (CNN, tall, 16, 5);
+  const char *path = test_path ("a.tbw");
+  const char *bad = test_path ("bad.tbw");
+  NnError error;
+  float *pa, *pb;
+  char *text = NULL;
+  NnInputShape peeked = { 0 };
+  size_t size;
+  char *whole;
+  NnStatus s;
+
+  if (!tap_ok (a && b && other && moved, "models for the file tests build"))
+    return;
+  tap_ok (nn_model_save (a, path, &error) == NN_OK, "save: %s", path);
+  pa = predict (a, 60);
+  pb = predict (b, 60);
+  tap_ok (pa && pb && memcmp (pa, pb, 60 * 4 * sizeof (float)) != 0,
+          "two seeds predict differently");
+  free (pb);
+  nn_error_clear (&error);
+  tap_ok (nn_model_load (b, path, &error) == NN_OK, "load into a model of the same spec");
+  if (error.message[0] != '\0')
+    tap_diag ("%s", error.message);
+  pb = predict (b, 60);
+  tap_ok (pa && pb && memcmp (pa, pb, 60 * 4 * sizeof (float)) == 0,
+          "after the round trip the predictions are identical");
+  free (pa);
+  free (pb);
+
+  s = nn_weights_file_peek (path, &text, &peeked, &error);
+  tap_ok (s == NN_OK && text != NULL
+            && strstr (text, "conv2d") != NULL && peeked.channels == 1 && peeked.height == 8
+            && peeked.width == 8,
+          "peek: '%s', (%d, %d, %d)", text ? text : "", peeked.channels, peeked.height,
+          peeked.width);
+  free (text);
+
+  whole = test_read_file (path, &size);
+  tap_ok (whole != NULL && memcmp (whole, "TBWEIGHT", 8) == 0 && whole[8] == 1 && whole[9] == 0,
+          "file starts with TBWEIGHT and version 1 (little-endian)");
+  free (whole);
+
+  write_modified (path, bad, size, 0, 'X', false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "magic", "bad magic");
+  write_modified (path, bad, size, 8, 2, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "version 2", "wrong version");
+  write_modified (path, bad, 5, size, 0, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "truncated", "truncated in the magic");
+  write_modified (path, bad, 12, size, 0, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "truncated", "truncated in the header");
+  write_modified (path, bad, 30, size, 0, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "truncated", "truncated in the spec");
+  write_modified (path, bad, size - 10, size, 0, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "truncated", "truncated in the weights");
+  write_modified (path, bad, size, size, 0, true);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "after the weights", "trailing data");
+  write_modified (path, bad, size, 15, 0x7f, false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "spec length", "absurd spec length");
+  write_modified (path, bad, size, 16, 'Q', false);
+  expect_load_error (b, bad, NN_ERROR_FORMAT, "spec", "garbled spec");
+  expect_load_error (other, path, NN_ERROR_SHAPE, "dropout", "another model's spec is named");
+  expect_load_error (moved, path, NN_ERROR_SHAPE, "(1, 8, 8)", "another input shape is named");
+  expect_load_error (b, test_path ("missing.tbw"), NN_ERROR_IO, "missing.tbw", "missing file");
+  write_modified (path, bad, size, 1, 'X', false);
+  s = nn_weights_file_peek (bad, &text, &peeked, &error);
+  tap_ok (s == NN_ERROR_FORMAT && text == NULL, "peek on a bad file: %s", error.message);
+  s = nn_model_save (a, test_path ("no/such/folder/x.tbw"), &error);
+  tap_ok (s == NN_ERROR_IO, "save into a missing folder: %s", error.message);
+
+  nn_model_free (a);
+  nn_model_free (b);
+  nn_model_free (other);
+  nn_model_free (moved);
+}
+
+int
+main (void)
+{
+  data = test_make_dataset (100, 200, 4, 1, 8, 8, 11);
+  test_initial_weights ();
+  test_bad_models ();
+  test_predict ();
+  test_files ();
+  nn_dataset_free (data);
+  return tap_done ();
+}

@@ -1,0 +1,501 @@
+/* test-trainer.c: the training loop on a small synthetic problem:
+ * convergence, determinism, cancellation (callback and another thread), the
+ * NaN stop, validation errors, the run result and its file.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "test-util.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MLP "flatten; dense 32 relu; dense 4 softmax"
+#define CNN "conv2d 4 3 relu; maxpool 2; dropout 0.1; flatten; dense 4 softmax"
+
+static NnDataset *data; /* 500 training samples: 15 full batches of 32 and one of 20 */
+
+static void
+config_for (NnTrainConfig *c, const char *spec, int32_t epochs)
+{
+  nn_train_config_init (c);
+  c->spec_text = spec;
+  c->epochs = epochs;
+  c->batch_size = 32;
+  c->device.threads = 2;
+}
+
+/* ---------------------------------------------------------------- recording progress */
+
+typedef struct
+{
+  int steps;          /* NN_PROGRESS_STEP reports */
+  int epoch_ends;
+  int64_t last_step;
+  float losses[4096]; /* per report */
+  int64_t steps_per_epoch;
+  bool monotonic;
+  int cancel_at;      /* return false at this step (0: never) */
+} Record;
+
+static bool
+record_cb (const NnProgress *p, void *user_data)
+{
+  Record *r = user_data;
+  if (p->kind == NN_PROGRESS_STEP)
+    {
+      if (p->step <= r->last_step)
+        r->monotonic = false;
+      r->last_step = p->step;
+      if (r->steps < 4096)
+        r->losses[r->steps] = p->loss;
+      r->steps++;
+      r->steps_per_epoch = p->steps_per_epoch;
+    }
+  else
+    r->epoch_ends++;
+  return !(r->cancel_at > 0 && p->kind == NN_PROGRESS_STEP && p->step >= r->cancel_at);
+}
+
+static NnStatus
+train (const NnTrainConfig *c, Record *rec, NnRunResult *result, float *weights, int64_t count,
+       NnError *error)
+{
+  NnTrainer *t = NULL;
+  NnStatus status = nn_trainer_new (c, data, &t, error);
+  if (status != NN_OK)
+    return status;
+  if (rec != NULL)
+    {
+      memset (rec, 0, sizeof *rec);
+      rec->monotonic = true;
+      nn_trainer_set_progress (t, record_cb, rec);
+    }
+  status = nn_trainer_run (t, result, error);
+  if (weights != NULL && nn_trainer_model (t) != NULL)
+    nn_model_get_weights (nn_trainer_model (t), weights, count, error);
+  nn_trainer_free (t);
+  return status;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static void
+test_convergence (void)
+{
+  NnTrainConfig c;
+  NnRunResult r;
+  NnError e;
+  Record rec;
+  NnStatus s;
+
+  config_for (&c, MLP, 3);
+  c.progress_every = 4;
+  s = train (&c, &rec, &r, NULL, 0, &e);
+  tap_ok (s == NN_OK && r.status == NN_RUN_COMPLETED, "mlp trains: %s", s ? e.message : "ok");
+  tap_ok (r.epoch_count == 3 && r.epochs[2].test_accuracy > 0.9f,
+          "mlp: test accuracy after 3 epochs %.3f > 0.9",
+          r.epoch_count == 3 ? r.epochs[2].test_accuracy : -1.0f);
+  tap_ok (r.epoch_count == 3 && r.epochs[2].train_loss < r.epochs[0].train_loss,
+          "mlp: training loss falls (%.3f -> %.3f)", r.epoch_count ? r.epochs[0].train_loss : 0,
+          r.epoch_count == 3 ? r.epochs[2].train_loss : 0);
+  tap_ok (rec.steps_per_epoch == 16 && r.step_count == 48,
+          "500 samples in batches of 32: 16 steps an epoch, the last of 20 (%lld steps)",
+          (long long) r.step_count);
+  /* 16 steps an epoch, a report every 4: 4 an epoch */
+  tap_ok (rec.steps == 12 && rec.epoch_ends == 3 && rec.monotonic,
+          "progress: %d step reports, %d epoch ends, steps increasing", rec.steps, rec.epoch_ends);
+  nn_run_result_clear (&r);
+
+  config_for (&c, CNN, 3);
+  c.optimizer = nn_optimizer_defaults (NN_OPT_ADADELTA);
+  c.optimizer.lr = 1.0f;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_OK && r.epoch_count == 3 && r.epochs[2].test_accuracy > 0.9f,
+          "cnn with adadelta: test accuracy %.3f > 0.9 (%s)",
+          r.epoch_count == 3 ? r.epochs[2].test_accuracy : -1.0f, s ? e.message : "ok");
+  nn_run_result_clear (&r);
+
+  /* the other losses train too */
+  config_for (&c, MLP, 3);
+  c.loss = NN_LOSS_CATEGORICAL_CROSSENTROPY;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_OK && r.epoch_count == 3 && r.epochs[2].test_accuracy > 0.9f,
+          "categorical cross-entropy: test accuracy %.3f > 0.9",
+          r.epoch_count == 3 ? r.epochs[2].test_accuracy : -1.0f);
+  nn_run_result_clear (&r);
+  config_for (&c, MLP, 3);
+  c.loss = NN_LOSS_MEAN_SQUARED_ERROR;
+  c.optimizer.lr = 0.003f;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_OK && r.epoch_count == 3 && r.epochs[2].test_accuracy > 0.85f,
+          "mean squared error: test accuracy %.3f > 0.85",
+          r.epoch_count == 3 ? r.epochs[2].test_accuracy : -1.0f);
+  nn_run_result_clear (&r);
+}
+
+static void
+test_optimizers (void)
+{
+  static const struct
+  {
+    NnOptimizerKind kind;
+    float lr;
+    float momentum;
+    bool nesterov;
+  } opts[] = {
+    { NN_OPT_SGD, 0.1f, 0.0f, false },
+    { NN_OPT_SGD, 0.05f, 0.9f, true },
+    { NN_OPT_RMSPROP, 0.001f, 0.0f, false },
+    { NN_OPT_ADAGRAD, 0.05f, 0.0f, false },
+    { NN_OPT_ADADELTA, 1.0f, 0.0f, false },
+  };
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    {
+      NnTrainConfig c;
+      NnRunResult r;
+      NnError e;
+      NnStatus s;
+
+      config_for (&c, MLP, 2);
+      c.optimizer = nn_optimizer_defaults (opts[i].kind);
+      c.optimizer.lr = opts[i].lr;
+      c.optimizer.momentum = opts[i].momentum;
+      c.optimizer.nesterov = opts[i].nesterov;
+      s = train (&c, NULL, &r, NULL, 0, &e);
+      tap_ok (s == NN_OK && r.epoch_count == 2 && r.epochs[1].test_accuracy > 0.8f,
+              "%s%s: test accuracy %.3f > 0.8 after 2 epochs (%s)",
+              nn_optimizer_name (opts[i].kind), opts[i].nesterov ? " nesterov" : "",
+              r.epoch_count == 2 ? r.epochs[1].test_accuracy : -1.0f, s ? e.message : "ok");
+      nn_run_result_clear (&r);
+    }
+}
+
+static void
+test_determinism (void)
+{
+  NnTrainConfig c;
+  NnRunResult r1, r2, r3;
+  NnError e;
+  Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
+  /* CNN has 4*1*3*3+4 + 4*3*3*4+4 parameters */
+  int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
+  float *w1 = calloc ((size_t) count, sizeof (float)), *w2 = calloc ((size_t) count, sizeof (float));
+  bool same;
+
+  config_for (&c, CNN, 2);
+  c.progress_every = 1;
+  c.seed = 7;
+  train (&c, a, &r1, w1, count, &e);
+  train (&c, b, &r2, w2, count, &e);
+  c.seed = 8;
+  train (&c, d, &r3, NULL, 0, &e);
+  same = a->steps == b->steps && a->steps == 32;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == b->losses[i];
+  tap_ok (same, "same seed: identical loss at every one of %d steps", a->steps);
+  tap_ok (memcmp (w1, w2, sizeof (float) * (size_t) count) == 0 && w1[0] != 0.0f,
+          "same seed: identical final weights");
+  tap_ok (r1.epoch_count == 2 && r2.epoch_count == 2
+            && r1.epochs[1].test_loss == r2.epochs[1].test_loss,
+          "same seed: identical test loss");
+  same = d->steps == a->steps;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == d->losses[i];
+  tap_ok (!same, "another seed: different losses");
+  nn_run_result_clear (&r1);
+  nn_run_result_clear (&r2);
+  nn_run_result_clear (&r3);
+  free (a);
+  free (b);
+  free (d);
+  free (w1);
+  free (w2);
+}
+
+static void
+test_cancel_callback (void)
+{
+  NnTrainConfig c;
+  NnRunResult r;
+  NnError e;
+  Record *rec = calloc (1, sizeof *rec);
+  NnTrainer *t = NULL;
+  NnStatus s;
+
+  config_for (&c, MLP, 5);
+  c.progress_every = 1;
+  nn_trainer_new (&c, data, &t, &e);
+  rec->monotonic = true;
+  rec->cancel_at = 21; /* in the second epoch */
+  nn_trainer_set_progress (t, record_cb, rec);
+  s = nn_trainer_run (t, &r, &e);
+  tap_ok (s == NN_ERROR_CANCELLED && r.status == NN_RUN_CANCELLED,
+          "callback returning false cancels: %s", e.message);
+  tap_ok (r.step_count == 21, "cancelled within one step (%lld steps run)",
+          (long long) r.step_count);
+  tap_ok (r.epoch_count == 1 && r.epochs[0].test_accuracy > 0.0f,
+          "the finished epoch is kept (%d)", r.epoch_count);
+  tap_ok (r.run_id[0] != '\0' && strstr (r.error, "cancel") != NULL,
+          "a cancelled run is recorded with its reason: %s", r.error);
+  tap_ok (nn_result_write (&r, NULL, test_path ("cancelled.json"), &e) == NN_OK,
+          "a cancelled run's result is written");
+  nn_run_result_clear (&r);
+  nn_trainer_free (t);
+  free (rec);
+}
+
+typedef struct
+{
+  NnTrainer *trainer;
+  atomic_int reached;    /* the training thread is parked in the callback */
+  atomic_int cancelled;  /* the other thread has called nn_trainer_cancel */
+  atomic_llong step;     /* the step the callback saw */
+  NnRunResult result;
+  NnStatus status;
+} ThreadRun;
+
+static bool
+park_cb (const NnProgress *p, void *user_data)
+{
+  ThreadRun *tr = user_data;
+  if (p->kind != NN_PROGRESS_STEP || p->step != 10)
+    return true;
+  atomic_store (&tr->step, p->step);
+  atomic_store (&tr->reached, 1);
+  /* wait (at most 10 s) until the main thread has cancelled */
+  for (int i = 0; i < 10000 && atomic_load (&tr->cancelled) == 0; i++)
+    {
+      struct timespec ts = { 0, 1000000 };
+      nanosleep (&ts, NULL);
+    }
+  return true;
+}
+
+static void *
+thread_main (void *user_data)
+{
+  ThreadRun *tr = user_data;
+  NnError e;
+  tr->status = nn_trainer_run (tr->trainer, &tr->result, &e);
+  return NULL;
+}
+
+static void
+test_cancel_thread (void)
+{
+  NnTrainConfig c;
+  NnError e;
+  ThreadRun *tr = calloc (1, sizeof *tr);
+  pthread_t thread;
+
+  config_for (&c, MLP, 100);
+  c.progress_every = 1;
+  if (!tap_ok (nn_trainer_new (&c, data, &tr->trainer, &e) == NN_OK, "trainer for the thread test"))
+    return;
+  nn_trainer_set_progress (tr->trainer, park_cb, tr);
+  pthread_create (&thread, NULL, thread_main, tr);
+  for (int i = 0; i < 60000 && atomic_load (&tr->reached) == 0; i++)
+    {
+      struct timespec ts = { 0, 1000000 };
+      nanosleep (&ts, NULL);
+    }
+  nn_trainer_cancel (tr->trainer);
+  atomic_store (&tr->cancelled, 1);
+  pthread_join (thread, NULL);
+  tap_ok (tr->status == NN_ERROR_CANCELLED && tr->result.status == NN_RUN_CANCELLED,
+          "nn_trainer_cancel from another thread cancels the run");
+  tap_ok (tr->result.step_count == atomic_load (&tr->step),
+          "it stops before the next step (cancelled at step %lld, %lld run)",
+          (long long) atomic_load (&tr->step), (long long) tr->result.step_count);
+  nn_run_result_clear (&tr->result);
+  nn_trainer_free (tr->trainer);
+  free (tr);
+}
+
+static void
+test_nan_stop (void)
+{
+  NnTrainConfig c;
+  NnRunResult r;
+  NnError e;
+  NnStatus s;
+
+  config_for (&c, MLP, 3);
+  c.optimizer = nn_optimizer_defaults (NN_OPT_SGD);
+  c.optimizer.lr = 1e30f;
+  c.progress_every = 1;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_ERROR_DIVERGED && r.status == NN_RUN_FAILED,
+          "sgd with lr 1e30 stops with 'diverged' (%s)", nn_status_name (s));
+  tap_ok (strstr (e.message, "learning rate") != NULL && strstr (r.error, "step") != NULL,
+          "the message says where and what to do: %s", e.message);
+  tap_ok (r.step_count < 10, "it stops early (%lld steps)", (long long) r.step_count);
+  nn_run_result_clear (&r);
+}
+
+static void
+test_validation (void)
+{
+  NnTrainConfig c;
+  NnTrainer *t = NULL;
+  NnError e;
+  NnStatus s;
+  NnDataset *odd;
+
+  config_for (&c, "flatten; dense 10 softmax", 1);
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_SHAPE && strstr (e.message, "4 classes") != NULL,
+          "last layer against classes: %s", e.message);
+
+  config_for (&c, MLP, 1);
+  c.batch_size = 0;
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && strstr (e.message, "batch") != NULL,
+          "batch 0: %s", e.message);
+  c.batch_size = 70000;
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && strstr (e.message, "batch") != NULL,
+          "batch 70000: %s", e.message);
+
+  config_for (&c, MLP, 0);
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && strstr (e.message, "epochs") != NULL,
+          "epochs 0: %s", e.message);
+
+  config_for (&c, "flatten; dense 4 softmax; bogus 3", 1);
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_SPEC, "bad spec: %s", e.message);
+
+  config_for (&c, "conv2d 4 9 relu; flatten; dense 4 softmax", 1);
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_SHAPE, "kernel larger than the 8x8 images: %s", e.message);
+
+  config_for (&c, MLP, 1);
+  c.optimizer.lr = -1.0f;
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && strstr (e.message, "lr") != NULL,
+          "negative learning rate: %s", e.message);
+
+  config_for (&c, NULL, 1);
+  s = nn_trainer_new (&c, data, &t, &e);
+  tap_ok (s == NN_ERROR_SPEC, "no spec: %s", e.message);
+
+  odd = test_make_dataset (20, 10, 4, 1, 8, 8, 5);
+  odd->test.width = 4; /* pretend the test images are another size */
+  odd->test.height = 16;
+  config_for (&c, MLP, 1);
+  s = nn_trainer_new (&c, odd, &t, &e);
+  tap_ok (s == NN_ERROR_SHAPE && strstr (e.message, "test") != NULL,
+          "training and test images of different shapes: %s", e.message);
+  odd->test.count = 0;
+  s = nn_trainer_new (&c, odd, &t, &e);
+  tap_ok (s == NN_ERROR_INVALID_ARGUMENT && strstr (e.message, "empty") != NULL,
+          "empty test split: %s", e.message);
+  nn_dataset_free (odd);
+  tap_ok (t == NULL, "no trainer is made on errors");
+}
+
+static void
+test_result (void)
+{
+  NnTrainConfig c;
+  NnRunResult r;
+  NnError e;
+  NnTrainer *t = NULL;
+  NnStatus s;
+  float test_loss, test_accuracy;
+  char *json;
+  bool steps_rise = true;
+
+  config_for (&c, CNN, 2);
+  c.model_name = "tiny-cnn";
+  c.progress_every = 1;
+  nn_trainer_new (&c, data, &t, &e);
+  s = nn_trainer_run (t, &r, &e);
+  tap_ok (s == NN_OK && r.status == NN_RUN_COMPLETED && r.error[0] == '\0', "run completes");
+  tap_ok (r.run_id[0] != '\0' && r.started_at[0] != '\0' && strstr (r.run_id, "tiny-cnn") != NULL,
+          "run id %s, started at %s", r.run_id, r.started_at);
+  tap_ok (strcmp (r.spec_text, CNN) == 0 && r.config.spec_text == r.spec_text
+            && strcmp (r.model_name, "tiny-cnn") == 0 && r.config.batch_size == 32,
+          "spec, model name and hyperparameters recorded");
+  tap_ok (r.device.kind == NN_DEVICE_CPU && r.device.name[0] != '\0' && r.threads == 2,
+          "device %s, %d threads", r.device.name, r.threads);
+  tap_ok (strcmp (r.dataset_name, "synthetic") == 0 && r.train_samples == 500
+            && r.test_samples == 200,
+          "data set recorded");
+  tap_ok (r.params == nn_model_param_count (nn_trainer_model (t)) && r.params == 188,
+          "params %lld", (long long) r.params);
+  tap_ok (r.epoch_count == 2 && r.epochs[0].epoch == 1 && r.epochs[1].epoch == 2
+            && r.epochs[1].seconds > 0 && r.epochs[1].samples_per_second > 0
+            && r.epochs[1].train_accuracy > 0 && r.epochs[1].test_loss > 0,
+          "epoch records");
+  tap_ok (r.step_count == 32 && r.step_seconds_p10 > 0 && r.step_seconds_p10 <= r.step_seconds_median
+            && r.step_seconds_median <= r.step_seconds_p90,
+          "step times: p10 %.6f <= median %.6f <= p90 %.6f", r.step_seconds_p10,
+          r.step_seconds_median, r.step_seconds_p90);
+  for (int i = 1; i < r.loss_curve_count; i++)
+    if (r.loss_curve_steps[i] <= r.loss_curve_steps[i - 1])
+      steps_rise = false;
+  tap_ok (r.loss_curve_count == 32 && steps_rise && r.loss_curve_steps[31] == 32
+            && isfinite (r.loss_curve[0]) && r.loss_curve[31] < r.loss_curve[0],
+          "loss curve: %d points, %.3f -> %.3f", r.loss_curve_count, r.loss_curve[0],
+          r.loss_curve_count ? r.loss_curve[r.loss_curve_count - 1] : 0.0f);
+  tap_ok (r.time_to_first_step_seconds > 0 && r.total_seconds >= r.time_to_first_step_seconds
+            && r.total_seconds >= r.epochs[0].seconds + r.epochs[1].seconds,
+          "total %.3f s, first step after %.3f s", r.total_seconds, r.time_to_first_step_seconds);
+
+  s = nn_model_evaluate (nn_trainer_model (t), &data->test, c.loss, &test_loss, &test_accuracy, &e);
+  tap_ok (s == NN_OK && fabsf (test_accuracy - r.epochs[1].test_accuracy) < 1e-6f
+            && fabsf (test_loss - r.epochs[1].test_loss) < 1e-4f * (1.0f + test_loss),
+          "nn_model_evaluate agrees with the last epoch's test figures (%.4f, %.4f)", test_loss,
+          test_accuracy);
+
+  s = nn_result_write (&r, NULL, test_path ("run.json"), &e);
+  json = test_read_file (test_path ("run.json"), NULL);
+  tap_ok (s == NN_OK && json != NULL && strstr (json, "\"schema\"") != NULL
+            && strstr (json, r.run_id) != NULL && strstr (json, "\"completed\"") != NULL,
+          "nn_result_write writes the run (%s)", s ? e.message : "ok");
+  free (json);
+  nn_run_result_clear (&r);
+  nn_trainer_free (t);
+
+  /* a step limit ends the run early, completed, with the partial epoch evaluated */
+  config_for (&c, MLP, 3);
+  c.max_steps = 7;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_OK && r.status == NN_RUN_COMPLETED && r.step_count == 7 && r.epoch_count == 1
+            && r.epochs[0].test_accuracy > 0,
+          "max_steps 7: %lld steps, %d epoch record", (long long) r.step_count, r.epoch_count);
+  nn_run_result_clear (&r);
+
+  /* a run that fails to start is still recorded */
+  config_for (&c, MLP, 1);
+  c.device.kind = NN_DEVICE_CUDA;
+  c.device.index = 57;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s != NN_OK && r.status == NN_RUN_FAILED && r.error[0] != '\0' && r.run_id[0] != '\0',
+          "a missing device fails the run with a message: %s", r.error);
+  nn_run_result_clear (&r);
+}
+
+int
+main (void)
+{
+  data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
+  test_validation ();
+  test_convergence ();
+  test_optimizers ();
+  test_determinism ();
+  test_cancel_callback ();
+  test_cancel_thread ();
+  test_nan_stop ();
+  test_result ();
+  nn_dataset_free (data);
+  return tap_done ();
+}
