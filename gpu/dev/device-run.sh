@@ -10,6 +10,7 @@ set -u
 B=.carry/build-gpu
 DATA=.carry/fashion-mnist
 OUT=${OUT:-/tmp/device-out}
+EPOCHS=${EPOCHS:-2}
 mkdir -p "$OUT"
 parts="${*:-tests sanitizer floor ncu train torch}"
 has () { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
@@ -41,11 +42,11 @@ $B/app/trainbench-cli devices
 
 if has tests; then
   for t in test-cuda-devices test-cuda-parity test-cuda-lost test-cuda-training; do
-    start=$(date +%s.%N)
+    start=$SECONDS
     timeout 300 $B/tests/gpu/$t > "$OUT/$t.tap" 2>&1
     rc=$?
-    printf '%s: rc %d, %s ok, %s not ok, %.1f s\n' $t $rc "$(grep -c '^ok' "$OUT/$t.tap")" \
-      "$(grep -c '^not ok' "$OUT/$t.tap")" "$(echo "$(date +%s.%N) - $start" | bc)"
+    printf '%s: rc %d, %s ok, %s not ok, %d s\n' $t $rc "$(grep -c '^ok' "$OUT/$t.tap")" \
+      "$(grep -c '^not ok' "$OUT/$t.tap")" $((SECONDS - start))
     grep -B1 -A0 '^not ok\|^# ' "$OUT/$t.tap" | grep -v '^--' | head -40
   done
   cat "$OUT"/test-cuda-*.tap > "$OUT/tests.tap"
@@ -63,19 +64,33 @@ if has floor; then
 fi
 
 if has ncu; then
-  ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-    $B/app/trainbench-cli train --preset mlp-small --device cuda --dataset $DATA --epochs 1 \
-    --max-steps 4 --limit-test 64 --quiet --out /tmp/ncu-run.json > "$OUT/ncu-mlp-small.csv" 2>&1
-  echo "ncu: rc $?, $(grep -c gpu__time_duration "$OUT/ncu-mlp-small.csv") kernels measured"
+  # Kernels of a few steps of each preset (TF32 on), one line each.
+  for p in mlp-small mlp-wide cnn; do
+    echo "== ncu $p"
+    ncu --clock-control none --metrics gpu__time_duration.sum --csv \
+      $B/app/trainbench-cli train --preset $p --device cuda --dataset $DATA --epochs 1 --tf32 on \
+      --max-steps 4 --limit-train 1024 --limit-test 64 --quiet --out /tmp/ncu-run.json 2>&1 \
+      | grep gpu__time_duration
+  done > "$OUT/ncu.csv"
+  echo "ncu: $(grep -c gpu__time_duration "$OUT/ncu.csv") kernels measured"
 fi
 
 if has train; then
   for p in mlp-small mlp-wide cnn; do
     for tf in off on; do
-      echo "== $p tf32 $tf: $B/app/trainbench-cli train --preset $p --device cuda --epochs 1 --dataset $DATA --tf32 $tf"
-      $B/app/trainbench-cli train --preset $p --device cuda --epochs 1 --dataset $DATA --tf32 $tf \
-        --out "/tmp/run-$p-$tf.json" 2>&1 | tail -2
-      python3 -c "import json,sys; r=json.load(open('/tmp/run-$p-$tf.json')); e=r['epochs'][0]; print('RESULT $p tf32=$tf epoch_s=%.4f test_acc=%.4f train_loss=%.4f steps=%d step_median_us=%.1f' % (e['seconds'], e['test_accuracy'], e['train_loss'], r['steps']['count'], 1e6*r['steps']['seconds_median']))" || true
+      # --epochs 2: the first epoch also pays the first step and the capture;
+      # the second is the steady state.
+      echo "== $p tf32 $tf: $B/app/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf"
+      $B/app/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf \
+        --out "/tmp/run-$p-$tf.json" 2>&1 | tail -3
+      python3 -c "
+import json
+r = json.load(open('/tmp/run-$p-$tf.json'))
+for e in r['epochs']:
+    print('RESULT $p tf32=$tf epoch %d: %.4f s, test accuracy %.4f, train loss %.4f' % (e['epoch'], e['seconds'], e['test_accuracy'], e['train_loss']))
+s = r['steps']
+print('RESULT $p tf32=$tf steps %d, step median %.1f us (p10 %.1f, p90 %.1f), first step after %.3f s' % (s['count'], 1e6 * s['seconds_median'], 1e6 * s['seconds_p10'], 1e6 * s['seconds_p90'], r['time_to_first_step_seconds']))
+" || true
     done
   done | tee "$OUT/train.txt"
   tar cf "$OUT/runs.tar" -C /tmp $(cd /tmp && ls run-*.json)

@@ -8,10 +8,13 @@
 
 #include "nn-cuda-private.h"
 
+#include <math.h>
+
 struct OptArgs
 {
   int kind, nesterov;
   float lr, momentum, beta1, beta2, rho, epsilon;
+  float log_beta1, log_beta2; /* log (beta), computed in double on the host */
 };
 
 __global__ void
@@ -24,8 +27,13 @@ optimizer_kernel (OptArgs o, float *__restrict__ p, const float *__restrict__ g,
   float *s1 = state + count;
   float lr_t = o.lr;
   if (o.kind == NN_BK_OPT_ADAM)
-    lr_t = (float) ((double) o.lr * sqrt (1.0 - pow ((double) o.beta2, (double) t))
-                    / (1.0 - pow ((double) o.beta1, (double) t)));
+    {
+      /* 1 - beta^t = -expm1 (t log beta): accurate in float also when
+       * beta^t is close to 1 (early steps), where 1 - powf would cancel. */
+      float c1 = -expm1f ((float) t * o.log_beta1);
+      float c2 = -expm1f ((float) t * o.log_beta2);
+      lr_t = o.lr * sqrtf (c2) / c1;
+    }
 
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
        i += (size_t) gridDim.x * blockDim.x)
@@ -109,6 +117,8 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
   o.beta2 = opt->beta2;
   o.rho = opt->rho;
   o.epsilon = opt->epsilon;
+  o.log_beta1 = (float) log ((double) opt->beta1);
+  o.log_beta2 = (float) log ((double) opt->beta2);
   /* Also with count 0 one block runs, so the step still advances. */
   optimizer_kernel<<<_nn_cuda_blocks (ctx, count, 256), 256, 0, ctx->stream>>> (
     o, params, grads, state, count, step, ctx->counters + NN_CUDA_COUNTER_OPTIMIZER);

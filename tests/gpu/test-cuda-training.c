@@ -7,7 +7,8 @@
  * Tolerance: each step's loss within 1% of the CPU's (float summation order
  * differs between cuBLAS/cuDNN and OpenBLAS, and Adam amplifies the
  * difference for near-zero gradients), the mean of the last 10 steps within
- * 0.5%, and the final weights within 5% (relative norm).
+ * 0.5% or 1e-4 (the synthetic set is easy, losses reach 1e-5), and the final
+ * weights within 5% (relative norm).
  */
 
 #include "gpu-test-util.h"
@@ -15,6 +16,7 @@
 #define STEPS 50
 #define TOL_STEP 1e-2
 #define TOL_TAIL 5e-3
+#define TOL_TAIL_ABS 1e-4 /* the synthetic set is easy: losses reach 1e-5 */
 #define TOL_WEIGHTS 5e-2
 
 typedef struct
@@ -147,7 +149,7 @@ main (void)
                 cpu_l.loss[0], gpu_l.loss[0], STEPS, cpu_l.loss[STEPS - 1], gpu_l.loss[STEPS - 1]);
       tap_ok (worst <= TOL_STEP, "%s: every step's loss within %.0f%% (worst %.2g at step %d)",
               preset->name, TOL_STEP * 100, worst, worst_step);
-      tap_close (tail_gpu, tail_cpu, TOL_TAIL, 0.0, "%s: mean loss of the last 10 steps",
+      tap_close (tail_gpu, tail_cpu, TOL_TAIL, TOL_TAIL_ABS, "%s: mean loss of the last 10 steps",
                  preset->name);
       double ew = cpu_n == gpu_n ? gpu_rel_err (gpu_w, cpu_w, (size_t) cpu_n) : INFINITY;
       tap_ok (ew <= TOL_WEIGHTS, "%s: final weights agree (rel err %.2g over %lld)", preset->name,
