@@ -415,8 +415,10 @@ test_conv (void)
   test_conv_case (conv_shape (1, 2, 6, 5, 3, 2, 3, 1, 0));    /* batch 1, valid */
   test_conv_case (conv_shape (7, 1, 11, 11, 6, 5, 5, 1, 1));  /* 5x5 same */
   test_conv_case (conv_shape (33, 1, 28, 28, 4, 3, 3, 1, 0)); /* mnist-like */
-  /* big enough that the backend splits the batch into im2col chunks */
+  /* big enough that the backend splits the batch into im2col chunks of
+   * one sample, and of several with a short last one */
   test_conv_case (conv_shape (33, 9, 48, 48, 3, 3, 3, 1, 1));
+  test_conv_case (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0));
 
   NnConvShape bad = conv_shape (1, 1, 4, 4, 1, 3, 3, 1, 0);
   void *plan = NULL;
