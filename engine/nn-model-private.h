@@ -137,7 +137,8 @@ NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
  * land in model->grads. When input_grad is not NULL, the gradient with
  * respect to model->x is computed too and *input_grad points at it (device,
  * (n, in_size), valid until the next pass). */
-NnStatus _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnError *error);
+NnStatus _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad,
+                             NnError *error);
 
 /* The output of the last forward: device (n, classes). */
 static inline float *
@@ -162,10 +163,16 @@ _nn_model_check (NnModel *model, int rc, const char *what, NnError *error)
   return _nn_backend_check (&model->backend, rc, what, error);
 }
 
-/* Allocate device memory or fail with "cpu:0: out of memory for <what>
- * (1.8 GiB) at batch 512; try a smaller batch". */
-NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, void **ptr,
-                          NnError *error);
+/* Allocate device memory or fail with "cuda:0: out of memory for <what>
+ * (1.8 GiB) at batch 512; try a smaller batch", or with `hint` in place of
+ * the batch advice for what does not depend on the batch size. */
+NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, const char *hint,
+                          void **ptr, NnError *error);
 
 /* "1.8 GiB", "12 KiB" */
 void _nn_format_bytes (double bytes, char *out, size_t size);
+
+/* Tests only: make models on the CPU use `ops` (the CPU table with some
+ * slots replaced, e.g. a fake whole-step capture) instead of the CPU table;
+ * NULL restores it. The table must work on the CPU backend's context. */
+void _nn_model_set_test_ops (const NnBackendOps *ops);

@@ -23,6 +23,14 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+static const NnBackendOps *test_ops; /* tests only; see _nn_model_set_test_ops */
+
+void
+_nn_model_set_test_ops (const NnBackendOps *ops)
+{
+  test_ops = ops;
+}
+
 void
 _nn_format_bytes (double bytes, char *out, size_t size)
 {
@@ -41,7 +49,8 @@ _nn_format_bytes (double bytes, char *out, size_t size)
 }
 
 NnStatus
-_nn_model_alloc (NnModel *model, size_t bytes, const char *what, void **ptr, NnError *error)
+_nn_model_alloc (NnModel *model, size_t bytes, const char *what, const char *hint, void **ptr,
+                 NnError *error)
 {
   int rc;
   char size_text[32];
@@ -54,6 +63,9 @@ _nn_model_alloc (NnModel *model, size_t bytes, const char *what, void **ptr, NnE
     return NN_OK;
   *ptr = NULL;
   _nn_format_bytes ((double) bytes, size_text, sizeof size_text);
+  if ((rc == NN_BACKEND_OUT_OF_MEMORY || rc == NN_BACKEND_OK) && hint != NULL)
+    return _nn_error_set (error, NN_ERROR_DEVICE_MEMORY, "%s: out of memory for %s (%s); %s",
+                          model->device_name, what, size_text, hint);
   if (rc == NN_BACKEND_OUT_OF_MEMORY || rc == NN_BACKEND_OK)
     return _nn_error_set (error, NN_ERROR_DEVICE_MEMORY,
                           "%s: out of memory for %s (%s) at batch %d; try a smaller batch",
@@ -121,7 +133,8 @@ init_weights (NnModel *model, float *host)
   for (int32_t i = 0; i < model->count; i++)
     {
       NnLayer *layer = model->layers[i];
-      uint64_t state = model->seed * 0x2545F4914F6CDD1Dull + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ull;
+      uint64_t state = model->seed * 0x2545F4914F6CDD1Dull
+                       + (uint64_t) (i + 1) * 0x9E3779B97F4A7C15ull;
       float *w = host + layer->param_offset;
       double limit;
 
@@ -228,12 +241,12 @@ allocate_buffers (NnModel *model, NnError *error)
 
   /* parameters and gradients: one flat arena each, same layout */
   status = _nn_model_alloc (model, sizeof (float) * (size_t) model->param_count, "parameters",
-                            &ptr, error);
+                            "the model is too large for this device", &ptr, error);
   if (status != NN_OK)
     return status;
   model->params = ptr;
-  status = _nn_model_alloc (model, sizeof (float) * (size_t) model->param_count, "gradients", &ptr,
-                            error);
+  status = _nn_model_alloc (model, sizeof (float) * (size_t) model->param_count, "gradients",
+                            "the model is too large for this device", &ptr, error);
   if (status != NN_OK)
     return status;
   model->grads = ptr;
@@ -243,22 +256,22 @@ allocate_buffers (NnModel *model, NnError *error)
     if (!model->layers[i]->aliases_input)
       act_floats += (batch * (size_t) model->layers[i]->out_size + ALIGN_FLOATS - 1)
                     / ALIGN_FLOATS * ALIGN_FLOATS;
-  status = _nn_model_alloc (model, sizeof (float) * act_floats, "activations", &model->activations,
-                            error);
+  status = _nn_model_alloc (model, sizeof (float) * act_floats, "activations", NULL,
+                            &model->activations, error);
   if (status != NN_OK)
     return status;
 
-  status = _nn_model_alloc (model, sizeof (float) * batch * (size_t) model->in_size, "input batch",
-                            &ptr, error);
+  status = _nn_model_alloc (model, sizeof (float) * batch * (size_t) model->in_size,
+                            "input batch", NULL, &ptr, error);
   if (status != NN_OK)
     return status;
   model->x = ptr;
-  status = _nn_model_alloc (model, sizeof (int32_t) * batch, "labels", &ptr, error);
+  status = _nn_model_alloc (model, sizeof (int32_t) * batch, "labels", NULL, &ptr, error);
   if (status != NN_OK)
     return status;
   model->labels = ptr;
   status = _nn_model_alloc (model, sizeof (float) * batch * (size_t) model->classes, "targets",
-                            &ptr, error);
+                            NULL, &ptr, error);
   if (status != NN_OK)
     return status;
   model->targets = ptr;
@@ -294,23 +307,23 @@ allocate_buffers (NnModel *model, NnError *error)
   for (int i = 0; i < 2; i++)
     {
       status = _nn_model_alloc (model, sizeof (float) * batch * (size_t) model->max_size,
-                                "gradient buffers", &ptr, error);
+                                "gradient buffers", NULL, &ptr, error);
       if (status != NN_OK)
         return status;
       model->scratch[i] = ptr;
     }
   if (model->workspace_bytes > 0)
     {
-      status = _nn_model_alloc (model, model->workspace_bytes, "convolution workspace",
+      status = _nn_model_alloc (model, model->workspace_bytes, "convolution workspace", NULL,
                                 &model->workspace, error);
       if (status != NN_OK)
         return status;
     }
-  status = _nn_model_alloc (model, 2 * sizeof (float), "statistics", &ptr, error);
+  status = _nn_model_alloc (model, 2 * sizeof (float), "statistics", NULL, &ptr, error);
   if (status != NN_OK)
     return status;
   model->stats = ptr;
-  status = _nn_model_alloc (model, sizeof (int64_t), "step counter", &ptr, error);
+  status = _nn_model_alloc (model, sizeof (int64_t), "step counter", NULL, &ptr, error);
   if (status != NN_OK)
     return status;
   model->step = ptr;
@@ -397,6 +410,8 @@ nn_model_new (const NnSpec *spec,
       nn_model_free (model);
       return status;
     }
+  if (test_ops != NULL && device->kind == NN_DEVICE_CPU)
+    model->backend.ops = test_ops;
   snprintf (model->device_name, sizeof model->device_name, "%s:%d", model->backend.ops->name,
             model->backend.device.index);
 
@@ -570,7 +585,8 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
       NnLayer *layer = model->layers[i];
       /* the input gradient is needed only when a layer below learns */
       bool need_dx = input_grad != NULL || first_with_params < i;
-      float *dx = need_dx ? (dy == model->scratch[0] ? model->scratch[1] : model->scratch[0]) : NULL;
+      float *other = dy == model->scratch[0] ? model->scratch[1] : model->scratch[0];
+      float *dx = need_dx ? other : NULL;
       int rc;
 
       if (!need_dx && layer->w_count == 0)

@@ -402,7 +402,8 @@ run_free (Run *run)
 static NnStatus
 upload_new (Run *run, const void *src, size_t bytes, const char *what, void **out, NnError *error)
 {
-  NnStatus status = _nn_model_alloc (run->model, bytes, what, out, error);
+  NnStatus status = _nn_model_alloc (run->model, bytes, what,
+                                     "the data set does not fit on this device", out, error);
   if (status != NN_OK || bytes == 0)
     return status;
   return _nn_model_check (run->model, run->ops->upload (run->backend->ctx, *out, src, bytes), what,
@@ -459,7 +460,8 @@ run_setup (Run *run, NnError *error)
     return status;
   run->ident = ptr;
   status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
-                            "the training order", &ptr, error);
+                            "the training order", "the data set does not fit on this device", &ptr,
+                            error);
   if (status != NN_OK)
     return status;
   run->perm = ptr;
@@ -477,7 +479,8 @@ run_setup (Run *run, NnError *error)
     }
   status = _nn_model_alloc (model, sizeof (float) * (size_t) run->slots
                                      * (size_t) (model->param_count > 0 ? model->param_count : 1),
-                            "optimizer state", &ptr, error);
+                            "optimizer state",
+                            "the model is too large for this device", &ptr, error);
   if (status != NN_OK)
     return status;
   run->opt_state = ptr;
@@ -535,7 +538,8 @@ run_setup (Run *run, NnError *error)
     return status;
 
   run->step_times_cap = run->total_steps < STEP_TIMES_MAX ? run->total_steps : STEP_TIMES_MAX;
-  run->step_times = malloc (sizeof (double) * (size_t) (run->step_times_cap > 0 ? run->step_times_cap : 1));
+  run->step_times = malloc (sizeof (double)
+                            * (size_t) (run->step_times_cap > 0 ? run->step_times_cap : 1));
   run->epochs = calloc ((size_t) config->epochs, sizeof *run->epochs);
   if (run->step_times == NULL || run->epochs == NULL)
     return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the run's records");
@@ -972,9 +976,10 @@ train_loop (Run *run, double t_entry, NnError *error)
         p.accuracy = rec->train_accuracy;
         p.samples_per_second = rec->samples_per_second;
         p.elapsed_seconds = _nn_now () - t_entry;
-        p.eta_seconds = step > 0 ? (double) (run->total_steps - step) * train_seconds / (double) step
-                                     + (double) (config->epochs - epoch) * (_nn_now () - eval_start)
-                                 : -1.0;
+        p.eta_seconds = -1.0;
+        if (step > 0)
+          p.eta_seconds = (double) (run->total_steps - step) * train_seconds / (double) step
+                          + (double) (config->epochs - epoch) * (_nn_now () - eval_start);
         if (stop)
           p.eta_seconds = 0.0;
         p.epoch_seconds = rec->seconds;

@@ -68,7 +68,7 @@ conv_prepare (NnModel *model, NnLayer *layer, int32_t n, NnError *error)
     {
       /* a later batch size needs more workspace than nn_model_new made */
       void *grown = NULL;
-      status = _nn_model_alloc (model, bytes, "convolution workspace", &grown, error);
+      status = _nn_model_alloc (model, bytes, "convolution workspace", NULL, &grown, error);
       if (status != NN_OK)
         return status;
       if (model->workspace != NULL)

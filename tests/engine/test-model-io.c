@@ -69,7 +69,9 @@ static void
 test_initial_weights (void)
 {
   NnInputShape input = { 1, 8, 8 };
-  NnModel *a = build (MLP, input, 16, 1), *b = build (MLP, input, 16, 1), *c = build (MLP, input, 16, 2);
+  NnModel *a = build (MLP, input, 16, 1);
+  NnModel *b = build (MLP, input, 16, 1);
+  NnModel *c = build (MLP, input, 16, 2);
   NnError error;
   int64_t count;
   float *wa, *wb, *wc;
@@ -156,7 +158,8 @@ test_predict (void)
   tap_ok (p != NULL && rows_sum_to_one (p, 50), "predict: probabilities (softmax output)");
   free (p);
   p = predict (cnn, 50);
-  tap_ok (p != NULL && rows_sum_to_one (p, 50), "predict: probabilities from a model ending in logits");
+  tap_ok (p != NULL && rows_sum_to_one (p, 50),
+          "predict: probabilities from a model ending in logits");
   p2 = calloc (4 * 10, sizeof (float));
   nn_model_predict (cnn, &data->test, 40, 10, p2, &error);
   tap_ok (p != NULL && memcmp (p + 40 * 4, p2, 40 * sizeof (float)) == 0,
@@ -221,7 +224,8 @@ test_files (void)
 {
   NnInputShape input = { 1, 8, 8 };
   NnModel *a = build (CNN, input, 16, 5), *b = build (CNN, input, 16, 6);
-  NnModel *other = build ("conv2d 3 3 relu padding=same; maxpool 2; flatten; dense 4", input, 16, 5);
+  NnModel *other
+    = build ("conv2d 3 3 relu padding=same; maxpool 2; flatten; dense 4", input, 16, 5);
   NnInputShape tall = { 1, 16, 4 };
   NnModel *moved = build (CNN, tall, 16, 5);
   const char *path = test_path ("a.tbw");

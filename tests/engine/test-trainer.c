@@ -7,6 +7,8 @@
 
 #include "test-util.h"
 
+#include "nn-model-private.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -185,7 +187,8 @@ test_determinism (void)
   Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
   /* CNN has 4*1*3*3+4 + 4*3*3*4+4 parameters */
   int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
-  float *w1 = calloc ((size_t) count, sizeof (float)), *w2 = calloc ((size_t) count, sizeof (float));
+  float *w1 = calloc ((size_t) count, sizeof (float));
+  float *w2 = calloc ((size_t) count, sizeof (float));
   bool same;
 
   config_for (&c, CNN, 2);
@@ -211,6 +214,481 @@ test_determinism (void)
   nn_run_result_clear (&r1);
   nn_run_result_clear (&r2);
   nn_run_result_clear (&r3);
+  free (a);
+  free (b);
+  free (d);
+  free (w1);
+  free (w2);
+}
+
+/* ---------------------------------------------------------------- whole-step capture
+ *
+ * The CPU backend has no capture, so a fake one stands in: while capturing,
+ * the compute ops are recorded (arguments copied, as a CUDA graph copies
+ * kernel arguments) instead of run, and graph_launch replays them. Any
+ * upload, download, allocation or wait inside a capture is counted as a
+ * violation: a step must do none of them.
+ */
+
+typedef enum
+{
+  OP_GATHER, OP_GEMM, OP_BIAS_FWD, OP_BIAS_BWD, OP_DROP_FWD, OP_DROP_BWD, OP_CONV_FWD,
+  OP_CONV_BWD, OP_POOL_FWD, OP_POOL_BWD, OP_LOSS, OP_OPT, OP_COPY, OP_FILL,
+} OpKind;
+
+typedef struct
+{
+  OpKind kind;
+  int i[8];
+  float f[2];
+  size_t z;
+  uint64_t u;
+  const void *p[8];
+  NnConvShape conv;
+  NnPoolShape pool;
+  NnBackendOptimizer opt;
+} Op;
+
+#define FAKE_OPS_MAX 256
+
+static struct
+{
+  const NnBackendOps *cpu;
+  NnBackendOps ops;
+  bool capturing;
+  bool fail_end;       /* capture_end reports a failure */
+  Op recorded[FAKE_OPS_MAX];
+  int count;
+  int violations;
+  int captures;
+  int launches;
+} fake;
+
+static Op *
+record (OpKind kind)
+{
+  Op *op;
+  if (fake.count >= FAKE_OPS_MAX)
+    {
+      fake.violations++;
+      return NULL;
+    }
+  op = &fake.recorded[fake.count++];
+  memset (op, 0, sizeof *op);
+  op->kind = kind;
+  return op;
+}
+
+#define CPU fake.cpu
+
+static int
+f_gather (void *ctx, const uint8_t *images, const uint8_t *labels, const int32_t *indices,
+          const int64_t *step, int spe, int bs, int n, int sample, float scale, float *x,
+          int32_t *lo, float *targets, int classes)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->gather_batch (ctx, images, labels, indices, step, spe, bs, n, sample, scale, x, lo,
+                              targets, classes);
+  if ((op = record (OP_GATHER)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = images; op->p[1] = labels; op->p[2] = indices; op->p[3] = step; op->p[4] = x;
+  op->p[5] = lo; op->p[6] = targets;
+  op->i[0] = spe; op->i[1] = bs; op->i[2] = n; op->i[3] = sample; op->i[4] = classes;
+  op->f[0] = scale;
+  return 0;
+}
+
+static int
+f_gemm (void *ctx, int ta, int tb, int m, int n, int k, float alpha, const float *a, int lda,
+        const float *b, int ldb, float beta, float *c, int ldc)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->gemm (ctx, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  if ((op = record (OP_GEMM)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = ta; op->i[1] = tb; op->i[2] = m; op->i[3] = n; op->i[4] = k; op->i[5] = lda;
+  op->i[6] = ldb; op->i[7] = ldc;
+  op->f[0] = alpha; op->f[1] = beta;
+  op->p[0] = a; op->p[1] = b; op->p[2] = c;
+  return 0;
+}
+
+static int
+f_bias_fwd (void *ctx, int act, float *y, const float *bias, int n, int ch, int sp)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->bias_act_forward (ctx, act, y, bias, n, ch, sp);
+  if ((op = record (OP_BIAS_FWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = act; op->i[1] = n; op->i[2] = ch; op->i[3] = sp;
+  op->p[0] = y; op->p[1] = bias;
+  return 0;
+}
+
+static int
+f_bias_bwd (void *ctx, int act, const float *y, float *dy, float *dbias, int n, int ch, int sp)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->bias_act_backward (ctx, act, y, dy, dbias, n, ch, sp);
+  if ((op = record (OP_BIAS_BWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = act; op->i[1] = n; op->i[2] = ch; op->i[3] = sp;
+  op->p[0] = y; op->p[1] = dy; op->p[2] = dbias;
+  return 0;
+}
+
+static int
+f_drop (OpKind kind, void *ctx, float *y, const float *x, size_t count, float rate, uint64_t seed,
+        const int64_t *step)
+{
+  Op *op;
+  if (!fake.capturing)
+    return kind == OP_DROP_FWD ? CPU->dropout_forward (ctx, y, x, count, rate, seed, step)
+                               : CPU->dropout_backward (ctx, y, x, count, rate, seed, step);
+  if ((op = record (kind)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = y; op->p[1] = x; op->p[2] = step;
+  op->z = count; op->f[0] = rate; op->u = seed;
+  return 0;
+}
+
+static int
+f_drop_fwd (void *ctx, float *y, const float *x, size_t count, float rate, uint64_t seed,
+            const int64_t *step)
+{
+  return f_drop (OP_DROP_FWD, ctx, y, x, count, rate, seed, step);
+}
+
+static int
+f_drop_bwd (void *ctx, float *dx, const float *dy, size_t count, float rate, uint64_t seed,
+            const int64_t *step)
+{
+  return f_drop (OP_DROP_BWD, ctx, dx, dy, count, rate, seed, step);
+}
+
+static int
+f_conv_fwd (void *ctx, void *plan, const float *x, const float *w, float *y, void *ws)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->conv2d_forward (ctx, plan, x, w, y, ws);
+  if ((op = record (OP_CONV_FWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = plan; op->p[1] = x; op->p[2] = w; op->p[3] = y; op->p[4] = ws;
+  return 0;
+}
+
+static int
+f_conv_bwd (void *ctx, void *plan, const float *x, const float *w, const float *dy, float *dx,
+            float *dw, void *ws)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->conv2d_backward (ctx, plan, x, w, dy, dx, dw, ws);
+  if ((op = record (OP_CONV_BWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = plan; op->p[1] = x; op->p[2] = w; op->p[3] = dy; op->p[4] = dx; op->p[5] = dw;
+  op->p[6] = ws;
+  return 0;
+}
+
+static int
+f_pool_fwd (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->pool2d_forward (ctx, mode, shape, x, y);
+  if ((op = record (OP_POOL_FWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = mode; op->pool = *shape; op->p[0] = x; op->p[1] = y;
+  return 0;
+}
+
+static int
+f_pool_bwd (void *ctx, int mode, const NnPoolShape *shape, const float *x, const float *y,
+            const float *dy, float *dx)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->pool2d_backward (ctx, mode, shape, x, y, dy, dx);
+  if ((op = record (OP_POOL_BWD)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = mode; op->pool = *shape; op->p[0] = x; op->p[1] = y; op->p[2] = dy; op->p[3] = dx;
+  return 0;
+}
+
+static int
+f_loss (void *ctx, int kind, const float *pred, const int32_t *labels, const float *targets,
+        float *grad, float *stats, int n, int classes)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->loss (ctx, kind, pred, labels, targets, grad, stats, n, classes);
+  if ((op = record (OP_LOSS)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->i[0] = kind; op->i[1] = n; op->i[2] = classes;
+  op->p[0] = pred; op->p[1] = labels; op->p[2] = targets; op->p[3] = grad; op->p[4] = stats;
+  return 0;
+}
+
+static int
+f_opt (void *ctx, const NnBackendOptimizer *opt, float *params, const float *grads, float *state,
+       size_t count, int64_t *step)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->optimizer_update (ctx, opt, params, grads, state, count, step);
+  if ((op = record (OP_OPT)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->opt = *opt; op->p[0] = params; op->p[1] = grads; op->p[2] = state; op->p[3] = step;
+  op->z = count;
+  return 0;
+}
+
+static int
+f_copy (void *ctx, void *dst, const void *src, size_t bytes)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->copy (ctx, dst, src, bytes);
+  if ((op = record (OP_COPY)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = dst; op->p[1] = src; op->z = bytes;
+  return 0;
+}
+
+static int
+f_fill (void *ctx, float *dst, float value, size_t count)
+{
+  Op *op;
+  if (!fake.capturing)
+    return CPU->fill (ctx, dst, value, count);
+  if ((op = record (OP_FILL)) == NULL)
+    return NN_BACKEND_ERROR;
+  op->p[0] = dst; op->f[0] = value; op->z = count;
+  return 0;
+}
+
+/* what a step must never do */
+static int
+f_alloc (void *ctx, size_t bytes, void **ptr)
+{
+  fake.violations += fake.capturing;
+  return CPU->alloc (ctx, bytes, ptr);
+}
+
+static int
+f_upload (void *ctx, void *dst, const void *src, size_t bytes)
+{
+  fake.violations += fake.capturing;
+  return CPU->upload (ctx, dst, src, bytes);
+}
+
+static int
+f_download (void *ctx, void *dst, const void *src, size_t bytes)
+{
+  fake.violations += fake.capturing;
+  return CPU->download (ctx, dst, src, bytes);
+}
+
+static int
+f_synchronize (void *ctx)
+{
+  fake.violations += fake.capturing;
+  return CPU->synchronize (ctx);
+}
+
+static int
+f_plan_new (void *ctx, const NnConvShape *shape, void **plan, size_t *ws)
+{
+  fake.violations += fake.capturing;
+  return CPU->conv2d_plan_new (ctx, shape, plan, ws);
+}
+
+static int
+f_capture_begin (void *ctx)
+{
+  fake.capturing = true;
+  fake.count = 0;
+  return 0;
+}
+
+static int
+f_capture_end (void *ctx, void **graph)
+{
+  fake.capturing = false;
+  fake.captures++;
+  if (fake.fail_end)
+    {
+      *graph = NULL;
+      return NN_BACKEND_ERROR;
+    }
+  *graph = &fake; /* one graph at a time */
+  return 0;
+}
+
+static int
+f_graph_launch (void *ctx, void *graph)
+{
+  fake.launches++;
+  for (int k = 0; k < fake.count; k++)
+    {
+      Op *o = &fake.recorded[k];
+      int rc = 0;
+      switch (o->kind)
+        {
+        case OP_GATHER:
+          rc = CPU->gather_batch (ctx, o->p[0], o->p[1], o->p[2], o->p[3], o->i[0], o->i[1],
+                                  o->i[2], o->i[3], o->f[0], (float *) o->p[4],
+                                  (int32_t *) o->p[5], (float *) o->p[6], o->i[4]);
+          break;
+        case OP_GEMM:
+          rc = CPU->gemm (ctx, o->i[0], o->i[1], o->i[2], o->i[3], o->i[4], o->f[0], o->p[0],
+                          o->i[5], o->p[1], o->i[6], o->f[1], (float *) o->p[2], o->i[7]);
+          break;
+        case OP_BIAS_FWD:
+          rc = CPU->bias_act_forward (ctx, o->i[0], (float *) o->p[0], o->p[1], o->i[1], o->i[2],
+                                      o->i[3]);
+          break;
+        case OP_BIAS_BWD:
+          rc = CPU->bias_act_backward (ctx, o->i[0], o->p[0], (float *) o->p[1], (float *) o->p[2],
+                                       o->i[1], o->i[2], o->i[3]);
+          break;
+        case OP_DROP_FWD:
+          rc = CPU->dropout_forward (ctx, (float *) o->p[0], o->p[1], o->z, o->f[0], o->u, o->p[2]);
+          break;
+        case OP_DROP_BWD:
+          rc = CPU->dropout_backward (ctx, (float *) o->p[0], o->p[1], o->z, o->f[0], o->u,
+                                      o->p[2]);
+          break;
+        case OP_CONV_FWD:
+          rc = CPU->conv2d_forward (ctx, (void *) o->p[0], o->p[1], o->p[2], (float *) o->p[3],
+                                    (void *) o->p[4]);
+          break;
+        case OP_CONV_BWD:
+          rc = CPU->conv2d_backward (ctx, (void *) o->p[0], o->p[1], o->p[2], o->p[3],
+                                     (float *) o->p[4], (float *) o->p[5], (void *) o->p[6]);
+          break;
+        case OP_POOL_FWD:
+          rc = CPU->pool2d_forward (ctx, o->i[0], &o->pool, o->p[0], (float *) o->p[1]);
+          break;
+        case OP_POOL_BWD:
+          rc = CPU->pool2d_backward (ctx, o->i[0], &o->pool, o->p[0], o->p[1], o->p[2],
+                                     (float *) o->p[3]);
+          break;
+        case OP_LOSS:
+          rc = CPU->loss (ctx, o->i[0], o->p[0], o->p[1], o->p[2], (float *) o->p[3],
+                          (float *) o->p[4], o->i[1], o->i[2]);
+          break;
+        case OP_OPT:
+          rc = CPU->optimizer_update (ctx, &o->opt, (float *) o->p[0], o->p[1], (float *) o->p[2],
+                                      o->z, (int64_t *) o->p[3]);
+          break;
+        case OP_COPY:
+          rc = CPU->copy (ctx, (void *) o->p[0], o->p[1], o->z);
+          break;
+        case OP_FILL:
+          rc = CPU->fill (ctx, (float *) o->p[0], o->f[0], o->z);
+          break;
+        }
+      if (rc != 0)
+        return rc;
+    }
+  return 0;
+}
+
+static void
+f_graph_free (void *ctx, void *graph)
+{
+}
+
+static void
+fake_init (void)
+{
+  fake.cpu = nn_backend_cpu_get ();
+  fake.ops = *fake.cpu;
+  fake.ops.name = "fake-capture";
+  fake.ops.gather_batch = f_gather;
+  fake.ops.gemm = f_gemm;
+  fake.ops.bias_act_forward = f_bias_fwd;
+  fake.ops.bias_act_backward = f_bias_bwd;
+  fake.ops.dropout_forward = f_drop_fwd;
+  fake.ops.dropout_backward = f_drop_bwd;
+  fake.ops.conv2d_forward = f_conv_fwd;
+  fake.ops.conv2d_backward = f_conv_bwd;
+  fake.ops.pool2d_forward = f_pool_fwd;
+  fake.ops.pool2d_backward = f_pool_bwd;
+  fake.ops.loss = f_loss;
+  fake.ops.optimizer_update = f_opt;
+  fake.ops.copy = f_copy;
+  fake.ops.fill = f_fill;
+  fake.ops.alloc = f_alloc;
+  fake.ops.upload = f_upload;
+  fake.ops.download = f_download;
+  fake.ops.synchronize = f_synchronize;
+  fake.ops.conv2d_plan_new = f_plan_new;
+  fake.ops.capture_begin = f_capture_begin;
+  fake.ops.capture_end = f_capture_end;
+  fake.ops.graph_launch = f_graph_launch;
+  fake.ops.graph_free = f_graph_free;
+}
+
+static void
+test_capture (void)
+{
+  NnTrainConfig c;
+  NnRunResult plain, captured, fallback;
+  NnError e;
+  Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
+  int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
+  float *w1 = calloc ((size_t) count, sizeof (float));
+  float *w2 = calloc ((size_t) count, sizeof (float));
+  NnStatus s;
+  bool same;
+
+  fake_init ();
+  config_for (&c, CNN, 2); /* conv, pool, dropout; 16 steps an epoch, the last one partial */
+  c.progress_every = 1;
+  train (&c, a, &plain, w1, count, &e);
+
+  _nn_model_set_test_ops (&fake.ops);
+  s = train (&c, b, &captured, w2, count, &e);
+  tap_ok (s == NN_OK && fake.captures == 1 && fake.count > 10,
+          "capture: one step captured (%d ops) (%s)", fake.count, s ? e.message : "ok");
+  /* 30 full steps: one warm-up, then the captured one and 28 more replays */
+  tap_ok (fake.launches == 29, "capture: full steps after the warm-up replay the graph (%d)",
+          fake.launches);
+  tap_ok (fake.violations == 0,
+          "capture: no allocation, copy to or from the host, or wait in a step");
+  same = a->steps == b->steps && a->steps == 32;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == b->losses[i];
+  tap_ok (same && memcmp (w1, w2, sizeof (float) * (size_t) count) == 0,
+          "capture: replayed steps give the very losses and weights of plain steps");
+  tap_ok (captured.step_count == 32 && captured.step_seconds_median > 0
+            && captured.time_to_first_step_seconds > 0,
+          "capture: step times measured over intervals (median %.6f s)",
+          captured.step_seconds_median);
+
+  /* a capture that fails: plain steps, the run goes on */
+  fake.fail_end = true;
+  fake.launches = 0;
+  fake.captures = 0;
+  s = train (&c, d, &fallback, NULL, 0, &e);
+  same = a->steps == d->steps;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == d->losses[i];
+  tap_ok (s == NN_OK && fake.captures == 1 && fake.launches == 0 && same
+            && fallback.status == NN_RUN_COMPLETED,
+          "capture: a failed capture falls back to plain steps with the same losses");
+  _nn_model_set_test_ops (NULL);
+  nn_run_result_clear (&plain);
+  nn_run_result_clear (&captured);
+  nn_run_result_clear (&fallback);
   free (a);
   free (b);
   free (d);
@@ -435,7 +913,8 @@ test_result (void)
             && r.epochs[1].seconds > 0 && r.epochs[1].samples_per_second > 0
             && r.epochs[1].train_accuracy > 0 && r.epochs[1].test_loss > 0,
           "epoch records");
-  tap_ok (r.step_count == 32 && r.step_seconds_p10 > 0 && r.step_seconds_p10 <= r.step_seconds_median
+  tap_ok (r.step_count == 32 && r.step_seconds_p10 > 0
+            && r.step_seconds_p10 <= r.step_seconds_median
             && r.step_seconds_median <= r.step_seconds_p90,
           "step times: p10 %.6f <= median %.6f <= p90 %.6f", r.step_seconds_p10,
           r.step_seconds_median, r.step_seconds_p90);
@@ -492,6 +971,7 @@ main (void)
   test_convergence ();
   test_optimizers ();
   test_determinism ();
+  test_capture ();
   test_cancel_callback ();
   test_cancel_thread ();
   test_nan_stop ();
