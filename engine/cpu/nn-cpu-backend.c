@@ -656,6 +656,79 @@ check_pool (CpuContext *ctx, int mode, const NnPoolShape *s)
   return NN_BACKEND_OK;
 }
 
+/* The common 2x2, stride 2 pooling that tiles the image exactly: no
+ * clipping, so each output reads one aligned pair of input rows. */
+static inline int
+pool_is_2x2 (const NnPoolShape *s)
+{
+  return s->win_h == 2 && s->win_w == 2 && s->stride_h == 2 && s->stride_w == 2
+         && s->pad_h == 0 && s->pad_w == 0 && s->h == 2 * s->out_h && s->w == 2 * s->out_w;
+}
+
+static void
+pool_2x2_forward (int mode, const NnPoolShape *s, const float *x, float *y)
+{
+  long rows = (long) s->n * s->c * s->out_h;
+  int ow = s->out_w, w = s->w;
+
+#pragma omp parallel for if (rows * 4 * ow > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long row = 0; row < rows; row++)
+    {
+      const float *a = x + (size_t) row * 2 * w; /* input rows 2 oy, 2 oy + 1 */
+      const float *b = a + w;
+      float *o = y + (size_t) row * ow;
+      if (mode == 0)
+        for (int j = 0; j < ow; j++)
+          {
+            float m0 = a[2 * j + 1] > a[2 * j] ? a[2 * j + 1] : a[2 * j];
+            float m1 = b[2 * j + 1] > b[2 * j] ? b[2 * j + 1] : b[2 * j];
+            o[j] = m1 > m0 ? m1 : m0;
+          }
+      else
+        for (int j = 0; j < ow; j++)
+          o[j] = 0.25f * ((a[2 * j] + a[2 * j + 1]) + (b[2 * j] + b[2 * j + 1]));
+    }
+}
+
+static void
+pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *dy, float *dx)
+{
+  long rows = (long) s->n * s->c * s->out_h;
+  int ow = s->out_w, w = s->w;
+
+#pragma omp parallel for if (rows * 4 * ow > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  for (long row = 0; row < rows; row++)
+    {
+      const float *a = x + (size_t) row * 2 * w;
+      const float *b = a + w;
+      float *da = dx + (size_t) row * 2 * w;
+      float *db = da + w;
+      const float *g = dy + (size_t) row * ow;
+      for (int j = 0; j < ow; j++)
+        {
+          if (mode == 1)
+            {
+              float q = 0.25f * g[j];
+              da[2 * j] = da[2 * j + 1] = db[2 * j] = db[2 * j + 1] = q;
+              continue;
+            }
+          /* the first maximum in row-major order: a0 a1 b0 b1 */
+          int best = 0;
+          float m = a[2 * j];
+          if (a[2 * j + 1] > m)
+            best = 1, m = a[2 * j + 1];
+          if (b[2 * j] > m)
+            best = 2, m = b[2 * j];
+          if (b[2 * j + 1] > m)
+            best = 3;
+          da[2 * j] = best == 0 ? g[j] : 0.0f;
+          da[2 * j + 1] = best == 1 ? g[j] : 0.0f;
+          db[2 * j] = best == 2 ? g[j] : 0.0f;
+          db[2 * j + 1] = best == 3 ? g[j] : 0.0f;
+        }
+    }
+}
+
 static int
 cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
 {
@@ -663,6 +736,11 @@ cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float 
   int rc = check_pool (vctx, mode, s);
   if (rc != 0)
     return rc;
+  if (pool_is_2x2 (s))
+    {
+      pool_2x2_forward (mode, s, x, y);
+      return NN_BACKEND_OK;
+    }
   long planes = (long) s->n * s->c;
   size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
 
@@ -715,6 +793,11 @@ cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float
   int rc = check_pool (vctx, mode, s);
   if (rc != 0)
     return rc;
+  if (pool_is_2x2 (s))
+    {
+      pool_2x2_backward (mode, s, x, dy, dx);
+      return NN_BACKEND_OK;
+    }
   long planes = (long) s->n * s->c;
   size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
 
