@@ -272,17 +272,21 @@ set_env (const char *name, const char *value)
 static void
 load_blas (void)
 {
-  const char *user = getenv ("OPENBLAS_CORETYPE");
+  const char *env = getenv ("OPENBLAS_CORETYPE");
   const char *want = best_core ();
-  char tried[512] = "";
+  char user_core[64] = "";      /* the user's own OPENBLAS_CORETYPE, if any */
+  const char *user = NULL;
+  char tried[512] = "";         /* why loading failed, for the note */
+  char custom_failed[256] = ""; /* why TRAINBENCH_BLAS_LIBRARY did not load */
 
   snprintf (blas.wanted, sizeof blas.wanted, "%s", want);
-  if (user == NULL || user[0] == '\0')
+  if (env != NULL && env[0] != '\0')
     {
-      if (want[0] != '\0')
-        set_env ("OPENBLAS_CORETYPE", want);
-      user = NULL;
+      snprintf (user_core, sizeof user_core, "%s", env);
+      user = user_core;
     }
+  else if (want[0] != '\0')
+    set_env ("OPENBLAS_CORETYPE", want);
 
 #ifdef _WIN32
   static const char *const candidates[] = { "libopenblas.dll", "openblas.dll", NULL };
@@ -305,24 +309,29 @@ load_blas (void)
       char why[256];
       loaded = try_library (custom, why, sizeof why);
       if (!loaded)
-        snprintf (tried, sizeof tried, "TRAINBENCH_BLAS_LIBRARY: %s; ", why);
+        {
+          snprintf (custom_failed, sizeof custom_failed, "TRAINBENCH_BLAS_LIBRARY=%.200s",
+                    why);
+          snprintf (tried, sizeof tried, "%s; ", custom_failed);
+        }
     }
   for (int i = 0; !loaded && candidates[i] != NULL; i++)
     {
       char why[256];
       loaded = try_library (candidates[i], why, sizeof why);
+      size_t used = strlen (tried);
+      /* The first name's error says the most; the others are only listed. */
       if (!loaded && i == 0)
-        {
-          size_t used = strlen (tried);
-          snprintf (tried + used, sizeof tried - used, "%s", why);
-        }
+        snprintf (tried + used, sizeof tried - used, "%s; also tried", why);
+      else if (!loaded)
+        snprintf (tried + used, sizeof tried - used, " %s", candidates[i]);
     }
 
   if (!loaded)
     {
       snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
       snprintf (blas.note, sizeof blas.note,
-                "OpenBLAS not found (%.180s); matrix products use a slow built-in loop",
+                "OpenBLAS not found (%.190s); matrix products use a slow built-in loop",
                 tried);
       return;
     }
@@ -367,6 +376,13 @@ load_blas (void)
                   "OpenBLAS chose %.40s although the CPU supports %s (%.40s); set "
                   "OPENBLAS_CORETYPE=%.40s before starting",
                   blas.core, isa[best], blas.wanted, blas.wanted);
+    }
+  if (custom_failed[0] != '\0')
+    {
+      char note[sizeof blas.note];
+      snprintf (note, sizeof note, "%s", blas.note);
+      snprintf (blas.note, sizeof blas.note, "%.140s; using %.40s%s%.60s", custom_failed,
+                blas.library, note[0] != '\0' ? "; " : "", note);
     }
 }
 
