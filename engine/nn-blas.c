@@ -482,7 +482,15 @@ nn_threads_set (int32_t threads)
 {
   nn_blas_init ();
   if (threads <= 0)
-    threads = available_processors ();
+    {
+      /* One thread per physical core, as PyTorch does: a second hardware
+       * thread on a core does not speed up dense kernels. Never more than
+       * the processors this process may use. */
+      NnSystemInfo info;
+      nn_system_info (&info);
+      int available = available_processors ();
+      threads = info.cpu_cores > 0 && info.cpu_cores < available ? info.cpu_cores : available;
+    }
   if (threads > 1024)
     threads = 1024;
   if (blas.set_threads != NULL)
