@@ -1,11 +1,12 @@
 #!/bin/bash
 # gpu/dev/device-run.sh: everything one call on the GPU machine does: the
-# GPU tests, compute-sanitizer on the parity test, the launch-latency floor,
+# GPU tests, compute-sanitizer on the parity test, cuDNN's Find for the cnn
+# convolutions (gpu/dev/conv-find.cu), the launch-latency floor,
 # a kernel listing of mlp-small steps (ncu), one-epoch timings of the three
 # presets on CUDA (TF32 off and on) and the PyTorch peer (eager, graph).
 # Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
 # in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
-#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [floor] [ncu] [train] [torch]
+#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [torch]
 set -u
 B=.carry/build-gpu
 DATA=.carry/fashion-mnist
@@ -54,9 +55,13 @@ if has tests; then
 fi
 
 if has sanitizer; then
-  timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+  TRAINBENCH_TEST_SKIP_OOM=1 timeout 240 compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     $B/tests/gpu/test-cuda-parity > "$OUT/memcheck.txt" 2>&1
   echo "memcheck on test-cuda-parity: rc $?"; grep -E "ERROR SUMMARY|LEAK SUMMARY|not ok" "$OUT/memcheck.txt" | head
+fi
+
+if has find; then
+  .carry/conv-find | tee "$OUT/conv-find.txt"
 fi
 
 if has floor; then
@@ -65,7 +70,7 @@ fi
 
 if has ncu; then
   # Kernels of a few steps of each preset (TF32 on), one line each.
-  for p in mlp-small mlp-wide cnn; do
+  for p in ${NCU_PRESETS:-mlp-small mlp-wide cnn}; do
     echo "== ncu $p"
     ncu --clock-control none --metrics gpu__time_duration.sum --csv \
       $B/app/trainbench-cli train --preset $p --device cuda --dataset $DATA --epochs 1 --tf32 on \

@@ -101,31 +101,38 @@ softmax_backward_kernel (const float *__restrict__ y, float *__restrict__ dy, in
     }
 }
 
-/* Dense layout (rows, channels): block (32, 8) owns 32 channels; each thread
- * walks every 8th row, writes dz in place and sums it; dbias when not NULL. */
-__global__ void
+/* Dense layout (rows, channels): block (32, DENSE_ROWS) owns 32 channels;
+ * each thread walks every DENSE_ROWS-th row (unrolled, so several loads are
+ * in flight), writes dz in place and sums it; dbias when not NULL. */
+#define DENSE_ROWS 32
+
+__global__ void __launch_bounds__ (32 * DENSE_ROWS)
 dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__ dy,
                        float *__restrict__ dbias, int rows, int channels)
 {
-  __shared__ float part[8][33];
+  __shared__ float part[DENSE_ROWS][33];
   int c = blockIdx.x * 32 + threadIdx.x;
   float sum = 0.0f;
   if (c < channels)
-    for (int r = threadIdx.y; r < rows; r += 8)
-      {
-        size_t i = (size_t) r * channels + c;
-        float dz = act_backward (act, y[i], dy[i]);
-        dy[i] = dz;
-        sum += dz;
-      }
+    {
+#pragma unroll 4
+      for (int r = threadIdx.y; r < rows; r += DENSE_ROWS)
+        {
+          size_t i = (size_t) r * channels + c;
+          float dz = act_backward (act, y[i], dy[i]);
+          dy[i] = dz;
+          sum += dz;
+        }
+    }
   if (dbias == NULL)
     return;
   part[threadIdx.y][threadIdx.x] = sum;
   __syncthreads ();
+  /* The partial sums of each channel, added in a fixed order. */
   if (threadIdx.y == 0 && c < channels)
     {
       float s = 0.0f;
-      for (int k = 0; k < 8; k++)
+      for (int k = 0; k < DENSE_ROWS; k++)
         s += part[k][threadIdx.x];
       dbias[c] = s;
     }
@@ -146,6 +153,7 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
   for (int r = blockIdx.x; r < rows; r += splits)
     {
       size_t base = ((size_t) r * channels + c) * spatial;
+#pragma unroll 4
       for (int s = threadIdx.x; s < spatial; s += blockDim.x)
         {
           float dz = act_backward (act, y[base + s], dy[base + s]);
@@ -248,13 +256,13 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
     }
   if (spatial == 1)
     {
-      dim3 block (32, 8);
+      dim3 block (32, DENSE_ROWS);
       dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (act, y, dy, dbias, n,
                                                                               channels);
       return _nn_cuda_check_launch (ctx, "bias_act_backward");
     }
   /* Enough blocks to fill the GPU, within the partials scratch. */
-  int splits = (ctx->multiprocessors * 4 + channels - 1) / channels;
+  int splits = (ctx->multiprocessors * 8 + channels - 1) / channels;
   if (splits > n)
     splits = n;
   if (splits < 1)

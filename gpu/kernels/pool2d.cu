@@ -53,16 +53,19 @@ window_count (const PoolGeom &g, int oy, int ox)
   return max (y1 - y0, 0) * max (x1 - x0, 0);
 }
 
+/* One output cell per thread; I is the index type (32-bit when it fits:
+ * 64-bit division is many times slower). */
+template <typename I>
 __global__ void
 pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y)
 {
-  size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
-       i += (size_t) gridDim.x * blockDim.x)
+  I total = (I) g.n * g.c * g.out_h * g.out_w;
+  for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
       int ox = (int) (i % g.out_w);
-      int oy = (int) (i / g.out_w % g.out_h);
-      size_t plane = i / ((size_t) g.out_w * g.out_h);
+      I t = i / g.out_w;
+      int oy = (int) (t % g.out_h);
+      I plane = t / g.out_h;
       const float *xp = x + plane * g.h * g.w;
       if (mode == 0)
         {
@@ -91,17 +94,57 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
     }
 }
 
+/* Windows that tile the input exactly (stride = window, no padding, no
+ * remainder): each cell belongs to one window, so one thread per window
+ * writes all of that window's cells. */
+template <typename I>
+__global__ void
+pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
+                            const float *__restrict__ dy, float *__restrict__ dx)
+{
+  I total = (I) g.n * g.c * g.out_h * g.out_w;
+  for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
+    {
+      int ox = (int) (i % g.out_w);
+      I t = i / g.out_w;
+      int oy = (int) (t % g.out_h);
+      I plane = t / g.out_h;
+      const float *xp = x + plane * g.h * g.w;
+      float *dxp = dx + plane * g.h * g.w;
+      float d = dy[i];
+      int y0 = oy * g.win_h, x0 = ox * g.win_w;
+      if (mode == 0)
+        {
+          int k = window_argmax (xp, g, oy, ox);
+          for (int wy = 0; wy < g.win_h; wy++)
+            for (int wx = 0; wx < g.win_w; wx++)
+              {
+                int cell = (y0 + wy) * g.w + x0 + wx;
+                dxp[cell] = cell == k ? d : 0.0f;
+              }
+        }
+      else
+        {
+          float share = d / (g.win_h * g.win_w);
+          for (int wy = 0; wy < g.win_h; wy++)
+            for (int wx = 0; wx < g.win_w; wx++)
+              dxp[(y0 + wy) * g.w + x0 + wx] = share;
+        }
+    }
+}
+
+template <typename I>
 __global__ void
 pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
                       const float *__restrict__ dy, float *__restrict__ dx)
 {
-  size_t total = (size_t) g.n * g.c * g.h * g.w;
-  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
-       i += (size_t) gridDim.x * blockDim.x)
+  I total = (I) g.n * g.c * g.h * g.w;
+  for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
       int ix = (int) (i % g.w);
-      int iy = (int) (i / g.w % g.h);
-      size_t plane = i / ((size_t) g.w * g.h);
+      I t = i / g.w;
+      int iy = (int) (t % g.h);
+      I plane = t / g.h;
       const float *xp = x + plane * g.h * g.w;
       const float *dyp = dy + plane * g.out_h * g.out_w;
       int cell = iy * g.w + ix;
@@ -170,7 +213,12 @@ _nn_cuda_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const f
   size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
   if (total == 0)
     return NN_BACKEND_OK;
-  pool_forward_kernel<<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g, x, y);
+  if (total < 0x7fffffffu)
+    pool_forward_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
+      mode, g, x, y);
+  else
+    pool_forward_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g,
+                                                                                           x, y);
   return _nn_cuda_check_launch (ctx, "pool2d forward");
 }
 
@@ -188,7 +236,22 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
   size_t total = (size_t) g.n * g.c * g.h * g.w;
   if (total == 0)
     return NN_BACKEND_OK;
-  pool_backward_kernel<<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g, x, dy,
-                                                                                  dx);
+  bool small = total < 0x7fffffffu;
+  if (g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
+      && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w)
+    {
+      size_t outputs = (size_t) g.n * g.c * g.out_h * g.out_w;
+      unsigned int blocks = _nn_cuda_blocks (ctx, outputs, 256);
+      if (small)
+        pool_backward_tiled_kernel<unsigned int><<<blocks, 256, 0, ctx->stream>>> (mode, g, x, dy, dx);
+      else
+        pool_backward_tiled_kernel<size_t><<<blocks, 256, 0, ctx->stream>>> (mode, g, x, dy, dx);
+    }
+  else if (small)
+    pool_backward_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
+      mode, g, x, dy, dx);
+  else
+    pool_backward_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
+      mode, g, x, dy, dx);
   return _nn_cuda_check_launch (ctx, "pool2d backward");
 }

@@ -94,7 +94,15 @@ test_memory (void)
   free2 (e);
   free (host);
 
-  /* out of memory is an error with the size, and the context goes on */
+  /* out of memory is an error with the size, and the context goes on
+   * (compute-sanitizer reports the planted failure as an API error: the
+   * device script sets TRAINBENCH_TEST_SKIP_OOM under it) */
+  if (getenv ("TRAINBENCH_TEST_SKIP_OOM") != NULL)
+    {
+      tap_skip ("TRAINBENCH_TEST_SKIP_OOM is set", "alloc of 4 PiB: out of memory");
+      tap_skip ("TRAINBENCH_TEST_SKIP_OOM is set", "the context works after out of memory");
+      return;
+    }
   p = NULL;
   rc = g->ops->alloc (g->ctx, (size_t) 1 << 52, &p);
   const char *msg = g->ops->last_error (g->ctx);
