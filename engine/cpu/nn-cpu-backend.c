@@ -42,9 +42,6 @@
 #ifndef CONV_CHUNK_FLOATS
 #define CONV_CHUNK_FLOATS (256u << 10)
 #endif
-#ifndef COL_PAR_MIN
-#define COL_PAR_MIN PAR_MIN
-#endif
 
 typedef struct
 {
@@ -507,7 +504,7 @@ im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
   size_t ld = (size_t) nb * p->ohw;
   size_t plane = (size_t) s->h * s->w;
 
-#pragma omp parallel for if ((long) nb * p->crs * p->ohw > COL_PAR_MIN) num_threads (nthreads ()) schedule (static)
+#pragma omp parallel for if ((long) nb * p->crs * p->ohw > PAR_MIN) num_threads (nthreads ()) schedule (static)
   for (long job = 0; job < jobs; job++)
     {
       int b = (int) (job / s->c), c = (int) (job % s->c);
@@ -556,7 +553,7 @@ col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
   size_t ld = (size_t) nb * p->ohw;
   size_t plane = (size_t) s->h * s->w;
 
-#pragma omp parallel for if ((long) nb * p->crs * p->ohw > COL_PAR_MIN) num_threads (nthreads ()) schedule (static)
+#pragma omp parallel for if ((long) nb * p->crs * p->ohw > PAR_MIN) num_threads (nthreads ()) schedule (static)
   for (long job = 0; job < jobs; job++)
     {
       int b = (int) (job / s->c), c = (int) (job % s->c);
