@@ -10,7 +10,10 @@
 
 #include <stdarg.h>
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(__MINGW32__)
+/* mingw's stdio follows C99 (%zu) when built with __USE_MINGW_ANSI_STDIO */
+#define NN_PRINTF(f, a) __attribute__ ((format (__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
 #define NN_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
 #else
 #define NN_PRINTF(f, a)
