@@ -1,0 +1,43 @@
+/* main.c: the `trainbench` program: the desktop app, or, with --export-chart
+ * or --export-runs, a headless export that needs no display.
+ */
+#include "tb-config.h"
+
+#include <locale.h>
+
+#include <glib/gi18n.h>
+
+#include "trainbench.h"
+#include "tb-application.h"
+#include "tb-export.h"
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(TbApplication) app = NULL;
+  g_autoptr(GSettings) settings = NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  nn_blas_init ();
+
+  if (tb_export_wanted (argc, argv))
+    return tb_export_main (argc, argv);
+
+  /* without its settings schema the app cannot keep preferences: say so
+   * instead of letting GSettings abort */
+  settings = tb_settings_new ();
+  if (settings == NULL)
+    {
+      g_printerr ("trainbench: the settings schema %s is not installed; "
+                  "run `ninja install` or set GSETTINGS_SCHEMA_DIR\n", APP_ID);
+      return 1;
+    }
+
+  app = tb_application_new ();
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

@@ -1,0 +1,910 @@
+/* tb-chart.c: the chart renderer. Plain drawing on a cairo_t and a size, no
+ * widgets, so the live chart, PNG/SVG export and the tests draw the same way.
+ */
+#include "tb-config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <cairo-svg.h>
+#include <gio/gio.h>
+#include <glib/gi18n.h>
+#include <pango/pangocairo.h>
+
+#include "tb-chart.h"
+
+#define FONT_SIZE_PX 11.0
+#define PAD 8.0
+
+static const guint32 palette[] = {
+  0x3584e4, /* blue */
+  0xe66100, /* orange */
+  0x26a269, /* green */
+  0x9141ac, /* purple */
+  0xc01c28, /* red */
+  0x986a44, /* brown */
+  0x1c71d8, /* dark blue */
+  0xe5a50a, /* yellow */
+};
+
+guint32
+tb_chart_palette (guint index)
+{
+  return palette[index % G_N_ELEMENTS (palette)];
+}
+
+static void
+series_free (gpointer p)
+{
+  TbChartSeries *s = p;
+
+  g_free (s->label);
+  g_array_unref (s->x);
+  g_array_unref (s->y);
+  g_ptr_array_unref (s->notes);
+  g_free (s);
+}
+
+TbChartData *
+tb_chart_data_new (TbChartKind  kind,
+                   const char  *title,
+                   const char  *x_label,
+                   const char  *y_label)
+{
+  TbChartData *data = g_new0 (TbChartData, 1);
+
+  data->kind = kind;
+  data->title = g_strdup (title);
+  data->x_label = g_strdup (x_label);
+  data->y_label = g_strdup (y_label);
+  data->series = g_ptr_array_new_with_free_func (series_free);
+  data->categories = g_ptr_array_new_with_free_func (g_free);
+  data->y_from_zero = kind == TB_CHART_BARS;
+  data->hover_category = -1;
+  return data;
+}
+
+void
+tb_chart_data_free (TbChartData *data)
+{
+  if (data == NULL)
+    return;
+  g_free (data->title);
+  g_free (data->x_label);
+  g_free (data->y_label);
+  g_ptr_array_unref (data->series);
+  g_ptr_array_unref (data->categories);
+  g_free (data);
+}
+
+TbChartData *
+tb_chart_data_copy (const TbChartData *data)
+{
+  TbChartData *copy;
+
+  g_return_val_if_fail (data != NULL, NULL);
+
+  copy = tb_chart_data_new (data->kind, data->title, data->x_label, data->y_label);
+  copy->y_from_zero = data->y_from_zero;
+  copy->x_integer = data->x_integer;
+  copy->dark = data->dark;
+  for (guint i = 0; i < data->categories->len; i++)
+    g_ptr_array_add (copy->categories, g_strdup (g_ptr_array_index (data->categories, i)));
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+      TbChartSeries *c = tb_chart_data_add_series (copy, s->label, s->color);
+
+      g_array_append_vals (c->x, s->x->data, s->x->len);
+      g_array_append_vals (c->y, s->y->data, s->y->len);
+      for (guint j = 0; j < s->notes->len; j++)
+        g_ptr_array_add (c->notes, g_strdup (g_ptr_array_index (s->notes, j)));
+    }
+  return copy;
+}
+
+void
+tb_chart_data_clear_points (TbChartData *data)
+{
+  g_return_if_fail (data != NULL);
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      TbChartSeries *s = g_ptr_array_index (data->series, i);
+
+      g_array_set_size (s->x, 0);
+      g_array_set_size (s->y, 0);
+      g_ptr_array_set_size (s->notes, 0);
+    }
+}
+
+TbChartSeries *
+tb_chart_data_add_series (TbChartData *data,
+                          const char  *label,
+                          guint32      color)
+{
+  TbChartSeries *s;
+
+  g_return_val_if_fail (data != NULL, NULL);
+
+  s = g_new0 (TbChartSeries, 1);
+  s->label = g_strdup (label);
+  s->color = color != 0 ? color : tb_chart_palette (data->series->len);
+  s->x = g_array_new (FALSE, FALSE, sizeof (double));
+  s->y = g_array_new (FALSE, FALSE, sizeof (double));
+  s->notes = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (data->series, s);
+  return s;
+}
+
+void
+tb_chart_series_append (TbChartSeries *series,
+                        double         x,
+                        double         y)
+{
+  g_return_if_fail (series != NULL);
+
+  g_array_append_val (series->x, x);
+  g_array_append_val (series->y, y);
+}
+
+guint
+tb_chart_data_add_category (TbChartData *data,
+                            const char  *label)
+{
+  g_return_val_if_fail (data != NULL, 0);
+
+  g_ptr_array_add (data->categories, g_strdup (label));
+  return data->categories->len - 1;
+}
+
+void
+tb_chart_series_set_bar (TbChartSeries *series,
+                         guint          category,
+                         double         value,
+                         const char    *note)
+{
+  double none = NAN;
+
+  g_return_if_fail (series != NULL);
+
+  while (series->y->len <= category)
+    {
+      g_array_append_val (series->y, none);
+      g_ptr_array_add (series->notes, NULL);
+    }
+  g_array_index (series->y, double, category) = value;
+  g_free (g_ptr_array_index (series->notes, category));
+  g_ptr_array_index (series->notes, category) = g_strdup (note);
+}
+
+guint
+tb_chart_data_count_points (const TbChartData *data)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (data != NULL, 0);
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+
+      for (guint j = 0; j < s->y->len; j++)
+        if (isfinite (g_array_index (s->y, double, j)))
+          n++;
+    }
+  return n;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static void
+set_rgb (cairo_t *cr,
+         guint32  color,
+         double   alpha)
+{
+  cairo_set_source_rgba (cr,
+                         ((color >> 16) & 0xff) / 255.0,
+                         ((color >> 8) & 0xff) / 255.0,
+                         (color & 0xff) / 255.0,
+                         alpha);
+}
+
+static guint32
+fg_color (const TbChartData *data)
+{
+  return data->dark ? 0xeeeeee : 0x241f31;
+}
+
+static PangoLayout *
+make_layout (cairo_t    *cr,
+             const char *text,
+             double      size_px,
+             gboolean    bold)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+
+  pango_font_description_set_absolute_size (font, size_px * PANGO_SCALE);
+  if (bold)
+    pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
+  pango_layout_set_font_description (layout, font);
+  pango_font_description_free (font);
+  pango_layout_set_text (layout, text != NULL ? text : "", -1);
+  return layout;
+}
+
+/* Draw text with its anchor at (x, y); ax, ay in [0, 1] pick the anchor point. */
+static void
+draw_text (cairo_t    *cr,
+           const char *text,
+           double      x,
+           double      y,
+           double      ax,
+           double      ay,
+           gboolean    bold)
+{
+  PangoLayout *layout = make_layout (cr, text, FONT_SIZE_PX, bold);
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  cairo_move_to (cr, round (x - ax * w), round (y - ay * h));
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
+}
+
+static int
+text_width (cairo_t    *cr,
+            const char *text)
+{
+  PangoLayout *layout = make_layout (cr, text, FONT_SIZE_PX, FALSE);
+  int w, h;
+
+  pango_layout_get_pixel_size (layout, &w, &h);
+  g_object_unref (layout);
+  return w;
+}
+
+/* A "nice" step (1, 2 or 5 times a power of ten) near range / target. */
+static double
+nice_step (double range,
+           int    target)
+{
+  double raw = range / MAX (target, 1);
+  double mag, norm;
+
+  if (!(raw > 0))
+    return 1;
+  mag = pow (10, floor (log10 (raw)));
+  norm = raw / mag;
+  if (norm < 1.5)
+    return mag;
+  if (norm < 3)
+    return 2 * mag;
+  if (norm < 7)
+    return 5 * mag;
+  return 10 * mag;
+}
+
+static char *
+format_tick (double value,
+             double step)
+{
+  if (fabs (value) < step * 1e-6)
+    value = 0;
+  if (fabs (value) >= 10000)
+    return g_strdup_printf ("%.3g", value);
+  if (step >= 1)
+    return g_strdup_printf ("%.0f", value);
+  return g_strdup_printf ("%.*f", (int) ceil (-log10 (step)), value);
+}
+
+static char *
+format_value (double value)
+{
+  if (fabs (value) >= 1000)
+    return g_strdup_printf ("%.0f", value);
+  if (fabs (value) >= 10)
+    return g_strdup_printf ("%.1f", value);
+  return g_strdup_printf ("%.4g", value);
+}
+
+/* ------------------------------------------------------------ layout */
+
+gboolean
+tb_chart_compute_layout (const TbChartData *data,
+                         int                width,
+                         int                height,
+                         TbChartLayout     *layout)
+{
+  double x_min = INFINITY, x_max = -INFINITY, y_min = INFINITY, y_max = -INFINITY;
+  double top;
+
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (layout != NULL, FALSE);
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+
+      for (guint j = 0; j < s->y->len; j++)
+        {
+          double y = g_array_index (s->y, double, j);
+
+          if (!isfinite (y))
+            continue;
+          y_min = MIN (y_min, y);
+          y_max = MAX (y_max, y);
+          if (data->kind == TB_CHART_LINES && j < s->x->len)
+            {
+              double x = g_array_index (s->x, double, j);
+
+              x_min = MIN (x_min, x);
+              x_max = MAX (x_max, x);
+            }
+        }
+    }
+
+  if (data->kind == TB_CHART_BARS)
+    {
+      x_min = 0;
+      x_max = MAX (data->categories->len, 1);
+    }
+
+  top = PAD + FONT_SIZE_PX * 1.6;               /* title */
+  if (data->series->len > 0)
+    top += FONT_SIZE_PX * 1.6;                  /* legend row */
+  layout->left = PAD + FONT_SIZE_PX * 1.5 + 44; /* y label + tick labels */
+  layout->right = width - PAD * 2;
+  layout->top = top + 4;
+  layout->bottom = height - (PAD + FONT_SIZE_PX * 3.2); /* ticks + x label */
+
+  if (!isfinite (y_min) || !isfinite (x_min))
+    {
+      layout->x_min = 0;
+      layout->x_max = 1;
+      layout->y_min = 0;
+      layout->y_max = 1;
+      return FALSE;
+    }
+
+  if (data->y_from_zero)
+    {
+      y_min = MIN (y_min, 0);
+      y_max = MAX (y_max, 0);
+    }
+  if (y_max - y_min < 1e-12)
+    {
+      double pad = fabs (y_max) > 0 ? fabs (y_max) * 0.1 : 1;
+
+      y_max += pad;
+      if (!data->y_from_zero || y_min != 0)
+        y_min -= pad;
+    }
+  else
+    {
+      double step = nice_step (y_max - y_min, 5);
+
+      /* headroom so the top point and bar notes are not on the edge */
+      y_max = ceil ((y_max + (y_max - y_min) * (data->kind == TB_CHART_BARS ? 0.12 : 0.02)) / step) * step;
+      if (!(data->y_from_zero && y_min == 0))
+        y_min = floor (y_min / step) * step;
+    }
+  if (x_max - x_min < 1e-12)
+    {
+      x_min -= 0.5;
+      x_max += 0.5;
+    }
+
+  layout->x_min = x_min;
+  layout->x_max = x_max;
+  layout->y_min = y_min;
+  layout->y_max = y_max;
+  return TRUE;
+}
+
+static double
+map_x (const TbChartLayout *l,
+       double               x)
+{
+  return l->left + (x - l->x_min) / (l->x_max - l->x_min) * (l->right - l->left);
+}
+
+static double
+map_y (const TbChartLayout *l,
+       double               y)
+{
+  return l->bottom - (y - l->y_min) / (l->y_max - l->y_min) * (l->bottom - l->top);
+}
+
+/* ------------------------------------------------------------ drawing */
+
+static void
+draw_axes (cairo_t             *cr,
+           const TbChartData   *data,
+           const TbChartLayout *l,
+           int                  height)
+{
+  guint32 fg = fg_color (data);
+  double step = nice_step (l->y_max - l->y_min, MAX (2, (int) ((l->bottom - l->top) / 40)));
+
+  cairo_set_line_width (cr, 1);
+
+  /* horizontal grid lines and y tick labels */
+  for (double y = ceil (l->y_min / step) * step; y <= l->y_max + step * 1e-6; y += step)
+    {
+      double py = round (map_y (l, y)) + 0.5;
+      g_autofree char *label = format_tick (y, step);
+
+      set_rgb (cr, fg, 0.12);
+      cairo_move_to (cr, l->left, py);
+      cairo_line_to (cr, l->right, py);
+      cairo_stroke (cr);
+      set_rgb (cr, fg, 0.8);
+      draw_text (cr, label, l->left - 5, py, 1.0, 0.5, FALSE);
+    }
+
+  /* x ticks */
+  if (data->kind == TB_CHART_LINES)
+    {
+      double xstep = nice_step (l->x_max - l->x_min, MAX (2, (int) ((l->right - l->left) / 80)));
+
+      if (data->x_integer)
+        xstep = MAX (1, round (xstep));
+      for (double x = ceil (l->x_min / xstep) * xstep; x <= l->x_max + xstep * 1e-6; x += xstep)
+        {
+          double px = round (map_x (l, x)) + 0.5;
+          g_autofree char *label = format_tick (x, xstep);
+
+          set_rgb (cr, fg, 0.6);
+          cairo_move_to (cr, px, l->bottom);
+          cairo_line_to (cr, px, l->bottom + 4);
+          cairo_stroke (cr);
+          set_rgb (cr, fg, 0.8);
+          draw_text (cr, label, px, l->bottom + 5, 0.5, 0.0, FALSE);
+        }
+    }
+  else
+    {
+      double group = (l->right - l->left) / MAX (data->categories->len, 1);
+
+      for (guint c = 0; c < data->categories->len; c++)
+        {
+          const char *label = g_ptr_array_index (data->categories, c);
+          PangoLayout *pl = make_layout (cr, label, FONT_SIZE_PX, FALSE);
+          int w, h;
+
+          pango_layout_set_width (pl, (int) (group - 4) * PANGO_SCALE);
+          pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+          pango_layout_set_alignment (pl, PANGO_ALIGN_CENTER);
+          pango_layout_get_pixel_size (pl, &w, &h);
+          set_rgb (cr, fg, 0.8);
+          cairo_move_to (cr, round (l->left + c * group + 2), round (l->bottom + 5));
+          pango_cairo_show_layout (cr, pl);
+          g_object_unref (pl);
+        }
+    }
+
+  /* the axes themselves */
+  set_rgb (cr, fg, 0.7);
+  cairo_move_to (cr, round (l->left) + 0.5, l->top);
+  cairo_line_to (cr, round (l->left) + 0.5, round (l->bottom) + 0.5);
+  cairo_line_to (cr, l->right, round (l->bottom) + 0.5);
+  cairo_stroke (cr);
+
+  /* axis labels */
+  set_rgb (cr, fg, 0.9);
+  if (data->x_label != NULL && *data->x_label)
+    draw_text (cr, data->x_label, (l->left + l->right) / 2, height - PAD, 0.5, 1.0, FALSE);
+  if (data->y_label != NULL && *data->y_label)
+    {
+      cairo_save (cr);
+      cairo_translate (cr, PAD, (l->top + l->bottom) / 2);
+      cairo_rotate (cr, -G_PI / 2);
+      draw_text (cr, data->y_label, 0, 0, 0.5, 0.0, FALSE);
+      cairo_restore (cr);
+    }
+}
+
+static void
+draw_legend (cairo_t           *cr,
+             const TbChartData *data,
+             int                width)
+{
+  double x = PAD * 2 + 40;
+  double y = PAD + FONT_SIZE_PX * 1.6 + FONT_SIZE_PX * 0.8;
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+      int w = text_width (cr, s->label);
+
+      if (x + 16 + w > width - PAD && i > 0)
+        break;  /* no room: the hover read-out still names every series */
+      set_rgb (cr, s->color, 1);
+      cairo_rectangle (cr, x, y - 5, 12, 10);
+      cairo_fill (cr);
+      set_rgb (cr, fg_color (data), 0.9);
+      draw_text (cr, s->label, x + 16, y, 0.0, 0.5, FALSE);
+      x += 16 + w + 14;
+    }
+}
+
+static void
+draw_lines (cairo_t             *cr,
+            const TbChartData   *data,
+            const TbChartLayout *l)
+{
+  cairo_save (cr);
+  cairo_rectangle (cr, l->left, l->top - 2, l->right - l->left + 2, l->bottom - l->top + 4);
+  cairo_clip (cr);
+  cairo_set_line_width (cr, 2);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+      guint n = MIN (s->x->len, s->y->len);
+      gboolean pen_down = FALSE;
+
+      set_rgb (cr, s->color, 1);
+      for (guint j = 0; j < n; j++)
+        {
+          double x = g_array_index (s->x, double, j);
+          double y = g_array_index (s->y, double, j);
+
+          if (!isfinite (y))
+            {
+              pen_down = FALSE;
+              continue;
+            }
+          if (pen_down)
+            cairo_line_to (cr, map_x (l, x), map_y (l, y));
+          else
+            cairo_move_to (cr, map_x (l, x), map_y (l, y));
+          pen_down = TRUE;
+        }
+      cairo_stroke (cr);
+
+      /* dots where points are sparse (epochs), so one point is visible */
+      if (n > 0 && n <= 40)
+        for (guint j = 0; j < n; j++)
+          {
+            double y = g_array_index (s->y, double, j);
+
+            if (!isfinite (y))
+              continue;
+            cairo_arc (cr, map_x (l, g_array_index (s->x, double, j)), map_y (l, y), 3, 0, 2 * G_PI);
+            cairo_fill (cr);
+          }
+    }
+  cairo_restore (cr);
+}
+
+static void
+bar_geometry (const TbChartData   *data,
+              const TbChartLayout *l,
+              guint                category,
+              guint                series,
+              double              *x,
+              double              *w)
+{
+  double group = (l->right - l->left) / MAX (data->categories->len, 1);
+  double inner = group * 0.8;
+  double bw = inner / MAX (data->series->len, 1);
+
+  *x = l->left + category * group + (group - inner) / 2 + series * bw;
+  *w = MAX (bw - 2, 1);
+}
+
+static void
+draw_bars (cairo_t             *cr,
+           const TbChartData   *data,
+           const TbChartLayout *l)
+{
+  for (guint c = 0; c < data->categories->len; c++)
+    {
+      if ((int) c == data->hover_category && data->hover_active)
+        {
+          double group = (l->right - l->left) / MAX (data->categories->len, 1);
+
+          set_rgb (cr, fg_color (data), 0.06);
+          cairo_rectangle (cr, l->left + c * group, l->top, group, l->bottom - l->top);
+          cairo_fill (cr);
+        }
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double value, x, w, y0, y1;
+          const char *note;
+
+          if (c >= s->y->len)
+            continue;
+          value = g_array_index (s->y, double, c);
+          if (!isfinite (value))
+            continue;
+          bar_geometry (data, l, c, i, &x, &w);
+          y0 = map_y (l, MAX (l->y_min, 0));
+          y1 = map_y (l, value);
+          set_rgb (cr, s->color, 1);
+          cairo_rectangle (cr, round (x), MIN (y0, y1), round (w), fabs (y0 - y1));
+          cairo_fill (cr);
+          note = c < s->notes->len ? g_ptr_array_index (s->notes, c) : NULL;
+          if (note != NULL)
+            {
+              set_rgb (cr, fg_color (data), 0.9);
+              draw_text (cr, note, x + w / 2, MIN (y0, y1) - 2, 0.5, 1.0, FALSE);
+            }
+        }
+    }
+}
+
+/* Nearest x among all series' points to `x`. */
+static gboolean
+nearest_x (const TbChartData *data,
+           double             x,
+           double            *found)
+{
+  double best = INFINITY;
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+
+      for (guint j = 0; j < s->x->len; j++)
+        {
+          double v = g_array_index (s->x, double, j);
+
+          if (fabs (v - x) < fabs (best - x))
+            best = v;
+        }
+    }
+  *found = best;
+  return isfinite (best);
+}
+
+/* Value of a series at the point nearest to x (lines). */
+static gboolean
+series_value_near (const TbChartSeries *s,
+                   double               x,
+                   double              *y)
+{
+  double best_d = INFINITY;
+
+  for (guint j = 0; j < MIN (s->x->len, s->y->len); j++)
+    {
+      double d = fabs (g_array_index (s->x, double, j) - x);
+
+      if (d < best_d)
+        {
+          best_d = d;
+          *y = g_array_index (s->y, double, j);
+        }
+    }
+  return isfinite (best_d);
+}
+
+static char *
+hover_text (const TbChartData *data)
+{
+  GString *text = g_string_new (NULL);
+
+  if (data->kind == TB_CHART_LINES)
+    {
+      g_autofree char *xs = format_value (data->hover_x);
+
+      g_string_append_printf (text, "%s %s", data->x_label ? data->x_label : "x", xs);
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double y = NAN;
+
+          if (series_value_near (s, data->hover_x, &y) && isfinite (y))
+            {
+              g_autofree char *ys = format_value (y);
+
+              g_string_append_printf (text, "\n%s: %s", s->label, ys);
+            }
+        }
+    }
+  else if (data->hover_category >= 0 && data->hover_category < (int) data->categories->len)
+    {
+      g_string_append (text, g_ptr_array_index (data->categories, data->hover_category));
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double y = NAN;
+          const char *note;
+
+          if ((guint) data->hover_category >= s->y->len)
+            continue;
+          y = g_array_index (s->y, double, data->hover_category);
+          if (!isfinite (y))
+            continue;
+          {
+            g_autofree char *ys = format_value (y);
+
+            note = g_ptr_array_index (s->notes, data->hover_category);
+            g_string_append_printf (text, "\n%s: %s%s%s", s->label, ys,
+                                    note ? "  " : "", note ? note : "");
+          }
+        }
+    }
+  return g_string_free (text, FALSE);
+}
+
+static void
+draw_hover (cairo_t             *cr,
+            const TbChartData   *data,
+            const TbChartLayout *l)
+{
+  g_autofree char *text = NULL;
+  PangoLayout *pl;
+  int w, h;
+  double bx, by;
+
+  if (data->kind == TB_CHART_LINES)
+    {
+      double px = map_x (l, data->hover_x);
+
+      set_rgb (cr, fg_color (data), 0.5);
+      cairo_set_line_width (cr, 1);
+      cairo_move_to (cr, round (px) + 0.5, l->top);
+      cairo_line_to (cr, round (px) + 0.5, l->bottom);
+      cairo_stroke (cr);
+    }
+
+  text = hover_text (data);
+  pl = make_layout (cr, text, FONT_SIZE_PX, FALSE);
+  pango_layout_get_pixel_size (pl, &w, &h);
+  bx = l->right - w - 12;
+  by = l->top + 4;
+  if (data->kind == TB_CHART_LINES && map_x (l, data->hover_x) > (l->left + l->right) / 2)
+    bx = l->left + 8;
+  set_rgb (cr, data->dark ? 0x303030 : 0xffffff, 0.92);
+  cairo_rectangle (cr, bx - 4, by - 3, w + 8, h + 6);
+  cairo_fill_preserve (cr);
+  set_rgb (cr, fg_color (data), 0.3);
+  cairo_set_line_width (cr, 1);
+  cairo_stroke (cr);
+  set_rgb (cr, fg_color (data), 1);
+  cairo_move_to (cr, bx, by);
+  pango_cairo_show_layout (cr, pl);
+  g_object_unref (pl);
+}
+
+void
+tb_chart_render (cairo_t           *cr,
+                 int                width,
+                 int                height,
+                 const TbChartData *data)
+{
+  TbChartLayout l;
+  gboolean has_data;
+
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (data != NULL);
+
+  if (width <= 0 || height <= 0)
+    return;
+
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_clip (cr);
+
+  set_rgb (cr, data->dark ? 0x1e1e1e : 0xffffff, 1);
+  cairo_paint (cr);
+
+  set_rgb (cr, fg_color (data), 1);
+  draw_text (cr, data->title, PAD * 2, PAD, 0.0, 0.0, TRUE);
+
+  has_data = tb_chart_compute_layout (data, width, height, &l);
+  if (l.right - l.left < 20 || l.bottom - l.top < 20)
+    {
+      cairo_restore (cr);
+      return;
+    }
+
+  draw_legend (cr, data, width);
+  draw_axes (cr, data, &l, height);
+
+  if (!has_data)
+    {
+      set_rgb (cr, fg_color (data), 0.5);
+      draw_text (cr, _("No data yet"), (l.left + l.right) / 2, (l.top + l.bottom) / 2, 0.5, 0.5, FALSE);
+    }
+  else if (data->kind == TB_CHART_LINES)
+    draw_lines (cr, data, &l);
+  else
+    draw_bars (cr, data, &l);
+
+  if (has_data && data->hover_active)
+    draw_hover (cr, data, &l);
+
+  cairo_restore (cr);
+}
+
+char *
+tb_chart_hover (TbChartData *data,
+                int          width,
+                int          height,
+                double       px,
+                double       py)
+{
+  TbChartLayout l;
+
+  g_return_val_if_fail (data != NULL, NULL);
+
+  data->hover_active = FALSE;
+  if (!tb_chart_compute_layout (data, width, height, &l))
+    return NULL;
+  if (px < l.left || px > l.right || py < l.top || py > l.bottom)
+    return NULL;
+
+  if (data->kind == TB_CHART_LINES)
+    {
+      double x = l.x_min + (px - l.left) / (l.right - l.left) * (l.x_max - l.x_min);
+
+      if (!nearest_x (data, x, &data->hover_x))
+        return NULL;
+    }
+  else
+    {
+      double group = (l.right - l.left) / MAX (data->categories->len, 1);
+
+      data->hover_category = (int) ((px - l.left) / group);
+      if (data->hover_category < 0 || data->hover_category >= (int) data->categories->len)
+        return NULL;
+    }
+  data->hover_active = TRUE;
+  return hover_text (data);
+}
+
+gboolean
+tb_chart_export (const TbChartData *data,
+                 const char        *path,
+                 int                width,
+                 int                height,
+                 GError           **error)
+{
+  cairo_surface_t *surface;
+  cairo_status_t status;
+  cairo_t *cr;
+  gboolean svg;
+
+  g_return_val_if_fail (data != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (width < 16 || height < 16 || width > 16384 || height > 16384)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("Image size %d×%d is out of range (16 to 16384 pixels)"), width, height);
+      return FALSE;
+    }
+
+  svg = g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".SVG");
+  if (svg)
+    surface = cairo_svg_surface_create (path, width, height);
+  else
+    surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+
+  cr = cairo_create (surface);
+  tb_chart_render (cr, width, height, data);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+
+  if (status == CAIRO_STATUS_SUCCESS && !svg)
+    status = cairo_surface_write_to_png (surface, path);
+  cairo_surface_finish (surface);
+  if (status == CAIRO_STATUS_SUCCESS)
+    status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                   _("Could not write “%s”: %s"), path, cairo_status_to_string (status));
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,111 @@
+/* tb-chart.h: chart data (series, categories, axes) and the one renderer that
+ * draws it on any cairo_t: used by the live widget, PNG/SVG export and tests.
+ */
+#pragma once
+
+#include <cairo.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  TB_CHART_LINES,    /* x/y series drawn as lines (curves over steps or epochs) */
+  TB_CHART_BARS,     /* grouped bars: one group per category, one bar per series */
+} TbChartKind;
+
+typedef struct
+{
+  char *label;       /* owned; legend text */
+  guint32 color;     /* 0xRRGGBB */
+  GArray *x;         /* (n) double; for bars: unused */
+  GArray *y;         /* (n) double; for bars: one value per category, NAN = none */
+  GPtrArray *notes;  /* bars: per-category text drawn above the bar ("×3.2"), or NULL entries */
+} TbChartSeries;
+
+typedef struct
+{
+  TbChartKind kind;
+  char *title;          /* owned */
+  char *x_label;        /* owned */
+  char *y_label;        /* owned */
+  GPtrArray *series;    /* TbChartSeries, owned */
+  GPtrArray *categories; /* char *, owned; bars only */
+  gboolean y_from_zero; /* include 0 in the y range */
+  gboolean x_integer;   /* x ticks are whole numbers (epochs, steps) */
+  gboolean dark;        /* draw for a dark background */
+  /* hover read-out, set by the widget; drawn when hover_active */
+  gboolean hover_active;
+  double hover_x;       /* in data units (lines) */
+  int hover_category;   /* bars */
+} TbChartData;
+
+/* Where the plot area lies for a size, and the data ranges mapped onto it. */
+typedef struct
+{
+  double left, top, right, bottom; /* plot rectangle in pixels */
+  double x_min, x_max, y_min, y_max;
+} TbChartLayout;
+
+/* The colour of series `index` in the shared palette (0xRRGGBB). */
+guint32 tb_chart_palette (guint index);
+
+TbChartData *tb_chart_data_new (TbChartKind  kind,
+                                const char  *title,
+                                const char  *x_label,
+                                const char  *y_label);
+void tb_chart_data_free (TbChartData *data);
+TbChartData *tb_chart_data_copy (const TbChartData *data);
+/* Remove every point (keeps series, labels, colours). */
+void tb_chart_data_clear_points (TbChartData *data);
+
+/* The new series is borrowed from `data`. color 0 picks the palette's next. */
+TbChartSeries *tb_chart_data_add_series (TbChartData *data,
+                                         const char  *label,
+                                         guint32      color);
+void tb_chart_series_append (TbChartSeries *series,
+                             double         x,
+                             double         y);
+/* Bars: add a category and return its index. */
+guint tb_chart_data_add_category (TbChartData *data,
+                                  const char  *label);
+/* Bars: set the value (and optional note) of a series in a category. */
+void tb_chart_series_set_bar (TbChartSeries *series,
+                              guint          category,
+                              double         value,
+                              const char    *note);
+/* Number of points over all series (for lines) or bars with a value. */
+guint tb_chart_data_count_points (const TbChartData *data);
+
+/* Compute the plot rectangle and data ranges for a size. Returns FALSE when
+ * there is nothing to plot. */
+gboolean tb_chart_compute_layout (const TbChartData *data,
+                                  int                width,
+                                  int                height,
+                                  TbChartLayout     *layout);
+
+/* Draw the chart into [0, width) x [0, height) of `cr`: background, title,
+ * axes with ticks and labels, series, legend, hover read-out. */
+void tb_chart_render (cairo_t           *cr,
+                      int                width,
+                      int                height,
+                      const TbChartData *data);
+
+/* The hover read-out text for a pointer at (px, py), or NULL; also sets the
+ * hover fields of `data`. */
+char *tb_chart_hover (TbChartData *data,
+                      int          width,
+                      int          height,
+                      double       px,
+                      double       py);
+
+/* Write the chart to a PNG or SVG file (by the file's extension). */
+gboolean tb_chart_export (const TbChartData *data,
+                          const char        *path,
+                          int                width,
+                          int                height,
+                          GError           **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbChartData, tb_chart_data_free)
+
+G_END_DECLS

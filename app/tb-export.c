@@ -1,0 +1,218 @@
+/* tb-export.c: `trainbench --export-chart KIND --runs A.json B.json -o out.png`
+ * and `trainbench --export-runs out.csv --runs ...`: the same charts and
+ * tables as the window, drawn by the same renderer, for reports and CI.
+ */
+#include "tb-config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "tb-chart.h"
+#include "tb-export.h"
+#include "tb-run.h"
+
+static const char usage[] =
+  "Usage:\n"
+  "  trainbench --export-chart KIND --runs FILE.json... -o OUT.png|OUT.svg\n"
+  "             [--size WIDTHxHEIGHT] [--group-by device|os] [--dark]\n"
+  "  trainbench --export-runs OUT.csv|OUT.json --runs FILE.json...\n"
+  "\n"
+  "KIND is one of:\n"
+  "  compare     seconds per epoch, grouped by model and device (or OS), with speed-ups\n"
+  "  accuracy    test accuracy per epoch, one curve per run\n"
+  "  loss        training loss, one curve per run\n"
+  "  epoch-time  seconds of each epoch, one curve per run\n"
+  "\n"
+  "--runs also takes folders (every result file in them).\n";
+
+gboolean
+tb_export_wanted (int    argc,
+                  char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (g_strcmp0 (argv[i], "--export-chart") == 0 || g_strcmp0 (argv[i], "--export-runs") == 0
+        || g_str_has_prefix (argv[i], "--export-chart=") || g_str_has_prefix (argv[i], "--export-runs="))
+      return TRUE;
+  return FALSE;
+}
+
+static TbChartData *
+epoch_time_chart (GPtrArray *runs)
+{
+  TbChartData *data = tb_chart_data_new (TB_CHART_LINES, _("Seconds per epoch"), _("Epoch"), _("Seconds"));
+
+  data->x_integer = TRUE;
+  data->y_from_zero = TRUE;
+  for (guint i = 0; i < runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (runs, i);
+      g_autofree char *dev = tb_run_device_label (run);
+      g_autofree char *label = g_strdup_printf ("%s · %s", tb_run_model_label (run), dev);
+      TbChartSeries *s = tb_chart_data_add_series (data, label, 0);
+
+      for (guint e = 0; e < run->epochs->len; e++)
+        {
+          const TbEpoch *ep = &g_array_index (run->epochs, TbEpoch, e);
+
+          tb_chart_series_append (s, ep->epoch, ep->seconds);
+        }
+    }
+  return data;
+}
+
+static gboolean
+add_runs (GPtrArray  *runs,
+          const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  TbRun *run;
+
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr(GPtrArray) found = tb_run_load_folder (path, NULL);
+
+      for (guint i = 0; i < found->len; i++)
+        g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (found, i)));
+      return TRUE;
+    }
+  run = tb_run_load (path, &error);
+  if (run == NULL)
+    {
+      fprintf (stderr, "trainbench: %s\n", error->message);
+      return FALSE;
+    }
+  g_ptr_array_add (runs, run);
+  return TRUE;
+}
+
+/* "--name=value" or "--name value" */
+static const char *
+option_value (int    argc,
+              char **argv,
+              int   *i,
+              const char *name)
+{
+  size_t n = strlen (name);
+
+  if (strncmp (argv[*i], name, n) == 0 && argv[*i][n] == '=')
+    return argv[*i] + n + 1;
+  if (strcmp (argv[*i], name) == 0)
+    {
+      if (*i + 1 >= argc)
+        return NULL;
+      (*i)++;
+      return argv[*i];
+    }
+  return NULL;
+}
+
+static gboolean
+is_option (const char *arg,
+           const char *name)
+{
+  size_t n = strlen (name);
+
+  return strncmp (arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int
+tb_export_main (int    argc,
+                char **argv)
+{
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(TbChartData) data = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *chart = NULL, *runs_out = NULL, *output = NULL, *group = "device";
+  int width = 1200, height = 700;
+  gboolean dark = FALSE, bad = FALSE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+
+      if (is_option (arg, "--export-chart"))
+        chart = option_value (argc, argv, &i, "--export-chart");
+      else if (is_option (arg, "--export-runs"))
+        runs_out = option_value (argc, argv, &i, "--export-runs");
+      else if (is_option (arg, "-o") || is_option (arg, "--output"))
+        output = option_value (argc, argv, &i, arg[1] == 'o' ? "-o" : "--output");
+      else if (is_option (arg, "--size"))
+        {
+          const char *v = option_value (argc, argv, &i, "--size");
+
+          if (v == NULL || sscanf (v, "%dx%d", &width, &height) != 2)
+            {
+              fprintf (stderr, "trainbench: --size wants WIDTHxHEIGHT, e.g. 1200x700\n");
+              return 2;
+            }
+        }
+      else if (is_option (arg, "--group-by"))
+        group = option_value (argc, argv, &i, "--group-by");
+      else if (strcmp (arg, "--dark") == 0)
+        dark = TRUE;
+      else if (strcmp (arg, "--runs") == 0)
+        {
+          /* every following argument that is not an option is a result */
+          while (i + 1 < argc && argv[i + 1][0] != '-')
+            bad |= !add_runs (runs, argv[++i]);
+        }
+      else if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0)
+        {
+          fputs (usage, stdout);
+          return 0;
+        }
+      else
+        {
+          fprintf (stderr, "trainbench: unknown argument “%s”\n\n%s", arg, usage);
+          return 2;
+        }
+    }
+
+  if (bad)
+    return 1;
+  if ((chart == NULL) == (runs_out == NULL) || runs->len == 0
+      || (chart != NULL && output == NULL)
+      || (group == NULL || (strcmp (group, "device") != 0 && strcmp (group, "os") != 0)))
+    {
+      fputs (usage, stderr);
+      return 2;
+    }
+
+  if (runs_out != NULL)
+    {
+      gboolean ok = g_str_has_suffix (runs_out, ".csv") ? tb_runs_export_csv (runs, runs_out, &error)
+                                                        : tb_runs_export_json (runs, runs_out, &error);
+
+      if (!ok)
+        {
+          fprintf (stderr, "trainbench: %s\n", error->message);
+          return 1;
+        }
+      return 0;
+    }
+
+  if (strcmp (chart, "compare") == 0)
+    data = tb_runs_compare_bars (runs, strcmp (group, "os") == 0 ? TB_GROUP_OS : TB_GROUP_DEVICE);
+  else if (strcmp (chart, "accuracy") == 0)
+    data = tb_runs_compare_accuracy (runs);
+  else if (strcmp (chart, "loss") == 0)
+    data = tb_runs_compare_loss (runs);
+  else if (strcmp (chart, "epoch-time") == 0)
+    data = epoch_time_chart (runs);
+  else
+    {
+      fprintf (stderr, "trainbench: unknown chart “%s”\n\n%s", chart, usage);
+      return 2;
+    }
+  data->dark = dark;
+  if (!tb_chart_export (data, output, width, height, &error))
+    {
+      fprintf (stderr, "trainbench: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}

@@ -1,0 +1,381 @@
+/* tb-inspect.c: the confusion matrix and misclassified images of a finished
+ * run. Predictions run in a GTask worker; the window shows a spinner until
+ * they are in.
+ */
+#include "tb-config.h"
+
+#include <math.h>
+
+#include <glib/gi18n.h>
+#include <pango/pangocairo.h>
+
+#include "tb-inspect.h"
+
+#define PREDICT_CHUNK 256
+#define MAX_WRONG_SHOWN 60
+
+TbConfusion *
+tb_confusion_compute (NnModel          *model,
+                      const NnDataset  *dataset,
+                      GError          **error)
+{
+  g_autoptr(TbConfusion) c = NULL;
+  const NnSplit *split;
+  int outputs;
+  g_autofree float *probs = NULL;
+
+  g_return_val_if_fail (model != NULL, NULL);
+  g_return_val_if_fail (dataset != NULL, NULL);
+
+  split = &dataset->test;
+  outputs = nn_model_output_size (model);
+  if (outputs < 2)
+    {
+      g_set_error (error, TB_SESSION_ERROR, NN_ERROR_INVALID_ARGUMENT,
+                   _("The model has %d output; a confusion matrix needs one per class"), outputs);
+      return NULL;
+    }
+
+  c = g_new0 (TbConfusion, 1);
+  c->classes = MAX (outputs, dataset->classes);
+  c->matrix = g_new0 (guint, (gsize) c->classes * c->classes);
+  c->wrong = g_array_new (FALSE, FALSE, sizeof (int));
+  c->wrong_pred = g_array_new (FALSE, FALSE, sizeof (int));
+  probs = g_new (float, (gsize) PREDICT_CHUNK * outputs); /* (chunk, outputs) */
+
+  for (int first = 0; first < split->count; first += PREDICT_CHUNK)
+    {
+      int n = MIN (PREDICT_CHUNK, split->count - first);
+      NnError err = { 0 };
+
+      if (nn_model_predict (model, split, first, n, probs, &err) != NN_OK)
+        {
+          g_set_error_literal (error, TB_SESSION_ERROR, err.code, err.message);
+          return NULL;
+        }
+      for (int i = 0; i < n; i++)
+        {
+          const float *p = probs + (gsize) i * outputs;
+          int best = 0;
+          int truth = split->labels[first + i];
+
+          for (int k = 1; k < outputs; k++)
+            if (p[k] > p[best])
+              best = k;
+          if (truth >= c->classes)
+            continue;
+          c->matrix[truth * c->classes + best]++;
+          c->count++;
+          if (best == truth)
+            c->correct++;
+          else
+            {
+              int index = first + i;
+
+              g_array_append_val (c->wrong, index);
+              g_array_append_val (c->wrong_pred, best);
+            }
+        }
+    }
+  return g_steal_pointer (&c);
+}
+
+void
+tb_confusion_free (TbConfusion *confusion)
+{
+  if (confusion == NULL)
+    return;
+  g_free (confusion->matrix);
+  g_array_unref (confusion->wrong);
+  g_array_unref (confusion->wrong_pred);
+  g_free (confusion);
+}
+
+static void
+cell_text (cairo_t    *cr,
+           const char *text,
+           double      cx,
+           double      cy,
+           double      size)
+{
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+  PangoFontDescription *font = pango_font_description_from_string ("Sans");
+  int w, h;
+
+  pango_font_description_set_absolute_size (font, size * PANGO_SCALE);
+  pango_layout_set_font_description (layout, font);
+  pango_font_description_free (font);
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  cairo_move_to (cr, cx - w / 2.0, cy - h / 2.0);
+  pango_cairo_show_layout (cr, layout);
+  g_object_unref (layout);
+}
+
+void
+tb_confusion_render (cairo_t           *cr,
+                     int                width,
+                     int                height,
+                     const TbConfusion *c,
+                     gboolean           dark)
+{
+  double margin = 40, side, cell, x0, y0;
+  guint row_max = 1;
+  double fg = dark ? 0.93 : 0.1;
+
+  g_return_if_fail (cr != NULL && c != NULL);
+
+  side = MIN (width, height) - margin - 8;
+  if (side <= 0 || c->classes <= 0)
+    return;
+  cell = side / c->classes;
+  x0 = margin;
+  y0 = margin;
+
+  cairo_set_source_rgb (cr, dark ? 0.12 : 1, dark ? 0.12 : 1, dark ? 0.12 : 1);
+  cairo_paint (cr);
+
+  for (int i = 0; i < c->classes * c->classes; i++)
+    row_max = MAX (row_max, c->matrix[i]);
+
+  for (int t = 0; t < c->classes; t++)
+    for (int p = 0; p < c->classes; p++)
+      {
+        guint v = c->matrix[t * c->classes + p];
+        double a = sqrt ((double) v / row_max);
+        g_autofree char *text = g_strdup_printf ("%u", v);
+
+        if (t == p)
+          cairo_set_source_rgba (cr, 0.15, 0.64, 0.41, 0.15 + 0.85 * a);
+        else
+          cairo_set_source_rgba (cr, 0.75, 0.11, 0.16, v ? 0.15 + 0.85 * a : 0.04);
+        cairo_rectangle (cr, x0 + p * cell + 1, y0 + t * cell + 1, cell - 2, cell - 2);
+        cairo_fill (cr);
+        if (cell >= 18)
+          {
+            double lum = a > 0.6 ? 1 : fg;
+
+            cairo_set_source_rgb (cr, lum, lum, lum);
+            cell_text (cr, text, x0 + (p + 0.5) * cell, y0 + (t + 0.5) * cell, MIN (cell * 0.32, 12));
+          }
+      }
+
+  cairo_set_source_rgb (cr, fg, fg, fg);
+  for (int k = 0; k < c->classes; k++)
+    {
+      char label[16];
+
+      g_snprintf (label, sizeof label, "%d", k);
+      cell_text (cr, label, x0 + (k + 0.5) * cell, y0 - 10, 11);
+      cell_text (cr, label, x0 - 10, y0 + (k + 0.5) * cell, 11);
+    }
+  cell_text (cr, _("predicted →"), x0 + side / 2, 10, 11);
+  cairo_save (cr);
+  cairo_translate (cr, 10, y0 + side / 2);
+  cairo_rotate (cr, -G_PI / 2);
+  cell_text (cr, _("true →"), 0, 0, 11);
+  cairo_restore (cr);
+}
+
+/* ------------------------------------------------------------ window */
+
+typedef struct
+{
+  TbSession *session;      /* owned */
+  TbConfusion *confusion;  /* owned, once computed */
+  GtkWidget *stack;
+  GtkWidget *area;
+  GtkWidget *grid;
+  GtkWidget *summary;
+} Inspect;
+
+static void
+inspect_free (Inspect *in)
+{
+  g_clear_object (&in->session);
+  g_clear_pointer (&in->confusion, tb_confusion_free);
+  g_free (in);
+}
+
+static void
+compute_thread (GTask        *task,
+                gpointer      source_object,
+                gpointer      task_data,
+                GCancellable *cancellable)
+{
+  TbSession *session = task_data;
+  GError *error = NULL;
+  TbConfusion *c = tb_confusion_compute (tb_session_get_model (session),
+                                         tb_session_get_dataset (session), &error);
+
+  if (c == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, c, (GDestroyNotify) tb_confusion_free);
+}
+
+static void
+draw_cb (GtkDrawingArea *area,
+         cairo_t        *cr,
+         int             width,
+         int             height,
+         gpointer        user_data)
+{
+  Inspect *in = user_data;
+
+  if (in->confusion != NULL)
+    tb_confusion_render (cr, width, height, in->confusion,
+                         adw_style_manager_get_dark (adw_style_manager_get_default ()));
+}
+
+static GtkWidget *
+sample_widget (const NnSplit *split,
+               int            index,
+               int            predicted)
+{
+  int h = split->height, w = split->width, ch = split->channels;
+  const guint8 *img = split->images + (gsize) index * ch * h * w; /* (C, H, W) */
+  g_autofree guint8 *rgb = g_malloc ((gsize) h * w * 3);
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  GtkWidget *picture, *label;
+  g_autofree char *text = g_strdup_printf ("%d → %d", split->labels[index], predicted);
+  g_autofree char *a11y = g_strdup_printf (_("Test image %d: a %d taken for a %d"), index, split->labels[index], predicted);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int k = 0; k < 3; k++)
+        rgb[(y * w + x) * 3 + k] = img[((ch >= 3 ? k : 0) * h + y) * w + x];
+  bytes = g_bytes_new_take (g_steal_pointer (&rgb), (gsize) h * w * 3);
+  texture = gdk_memory_texture_new (w, h, GDK_MEMORY_R8G8B8, bytes, (gsize) w * 3);
+
+  picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
+  gtk_widget_set_size_request (picture, w * 2, h * 2);
+  gtk_picture_set_can_shrink (GTK_PICTURE (picture), FALSE);
+  gtk_widget_add_css_class (picture, "tb-pixelated");
+  label = gtk_label_new (text);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_box_append (GTK_BOX (box), picture);
+  gtk_box_append (GTK_BOX (box), label);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (box), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
+  return box;
+}
+
+static void
+computed_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  GtkWidget *window = user_data;
+  Inspect *in = g_object_get_data (G_OBJECT (window), "inspect");
+  g_autoptr(GError) error = NULL;
+  TbConfusion *c = g_task_propagate_pointer (G_TASK (result), &error);
+  const NnDataset *ds;
+  g_autofree char *summary = NULL;
+
+  if (in == NULL)
+    {
+      g_clear_pointer (&c, tb_confusion_free);
+      g_object_unref (window);
+      return;
+    }
+  if (c == NULL)
+    {
+      gtk_label_set_text (GTK_LABEL (in->summary), error->message);
+      gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "result");
+      g_object_unref (window);
+      return;
+    }
+
+  in->confusion = c;
+  ds = tb_session_get_dataset (in->session);
+  summary = g_strdup_printf (_("%d of %d test images right (%.2f %%); %u misclassified"),
+                             c->correct, c->count, c->count ? 100.0 * c->correct / c->count : 0.0,
+                             c->wrong->len);
+  gtk_label_set_text (GTK_LABEL (in->summary), summary);
+  for (guint i = 0; i < MIN (c->wrong->len, MAX_WRONG_SHOWN); i++)
+    gtk_flow_box_append (GTK_FLOW_BOX (in->grid),
+                         sample_widget (&ds->test, g_array_index (c->wrong, int, i),
+                                        g_array_index (c->wrong_pred, int, i)));
+  gtk_widget_queue_draw (in->area);
+  gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "result");
+  g_object_unref (window);
+}
+
+GtkWidget *
+tb_inspect_window_new (GtkWindow *parent,
+                       TbSession *session)
+{
+  GtkWidget *window = adw_window_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *header = adw_header_bar_new ();
+  GtkWidget *spinner = gtk_spinner_new ();
+  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *outer = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *title;
+  Inspect *in = g_new0 (Inspect, 1);
+  g_autoptr(GTask) task = NULL;
+
+  g_return_val_if_fail (TB_IS_SESSION (session), NULL);
+
+  in->session = g_object_ref (session);
+  g_object_set_data_full (G_OBJECT (window), "inspect", in, (GDestroyNotify) inspect_free);
+
+  gtk_window_set_title (GTK_WINDOW (window), _("Inspect Results"));
+  gtk_window_set_transient_for (GTK_WINDOW (window), parent);
+  gtk_window_set_default_size (GTK_WINDOW (window), 900, 560);
+  gtk_box_append (GTK_BOX (box), header);
+
+  in->stack = gtk_stack_new ();
+  gtk_widget_set_vexpand (in->stack, TRUE);
+  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
+  gtk_widget_set_size_request (spinner, 32, 32);
+  gtk_widget_set_halign (spinner, GTK_ALIGN_CENTER);
+  gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
+  gtk_stack_add_named (GTK_STACK (in->stack), spinner, "busy");
+
+  in->area = gtk_drawing_area_new ();
+  gtk_widget_set_size_request (in->area, 360, 360);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (in->area), draw_cb, in, NULL);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (in->area), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Confusion matrix"), -1);
+  gtk_widget_set_hexpand (in->area, TRUE);
+
+  in->summary = gtk_label_new ("");
+  gtk_label_set_wrap (GTK_LABEL (in->summary), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (in->summary), 0);
+  title = gtk_label_new (_("Misclassified test images (true → predicted)"));
+  gtk_widget_add_css_class (title, "heading");
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  in->grid = gtk_flow_box_new ();
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (in->grid), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (in->grid), 12);
+  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (in->grid), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), in->grid);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_vexpand (scroller, TRUE);
+  gtk_widget_set_hexpand (right, TRUE);
+  gtk_box_append (GTK_BOX (right), title);
+  gtk_box_append (GTK_BOX (right), scroller);
+
+  gtk_box_append (GTK_BOX (content), in->area);
+  gtk_box_append (GTK_BOX (content), right);
+  gtk_widget_set_vexpand (content, TRUE);
+  gtk_box_append (GTK_BOX (outer), in->summary);
+  gtk_box_append (GTK_BOX (outer), content);
+  gtk_widget_set_margin_start (outer, 12);
+  gtk_widget_set_margin_end (outer, 12);
+  gtk_widget_set_margin_top (outer, 12);
+  gtk_widget_set_margin_bottom (outer, 12);
+  gtk_stack_add_named (GTK_STACK (in->stack), outer, "result");
+  gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "busy");
+  gtk_box_append (GTK_BOX (box), in->stack);
+  adw_window_set_content (ADW_WINDOW (window), box);
+
+  task = g_task_new (NULL, NULL, computed_cb, g_object_ref (window));
+  g_task_set_task_data (task, g_object_ref (session), g_object_unref);
+  g_task_run_in_thread (task, compute_thread);
+  return window;
+}

@@ -1,0 +1,963 @@
+/* tb-model-builder.c: the layer list, its rows' in-place editors, presets and
+ * the spec text. The layers (an array of NnLayerSpec) are the truth; the text
+ * and the rows are views of them, re-checked with nn_spec_infer on each edit.
+ */
+#include "tb-config.h"
+
+#include <glib/gi18n.h>
+
+#include "tb-model-builder.h"
+
+struct _TbModelBuilder
+{
+  GtkBox parent_instance;
+
+  /* owned */
+  GArray *layers;            /* NnLayerSpec */
+  char *spec_text;           /* canonical text of `layers` */
+  char *preset_name;
+  char *error;               /* what is wrong, or NULL */
+  int error_layer;           /* 0-based, -1 = none or not a layer's */
+  gint64 params;
+  NnInputShape input;
+  int classes;
+  guint updating_text : 1;
+  guint text_invalid : 1;
+
+  /* template widgets (children) */
+  GtkWidget *list;           /* GtkListBox */
+  GtkWidget *entry;          /* spec text */
+  GtkWidget *error_label;
+  GtkWidget *params_label;
+  GtkWidget *input_label;
+};
+
+G_DEFINE_FINAL_TYPE (TbModelBuilder, tb_model_builder, GTK_TYPE_BOX)
+
+enum
+{
+  PROP_0,
+  PROP_VALID,
+  N_PROPS
+};
+
+enum
+{
+  SIGNAL_CHANGED,
+  SIGNAL_PRESET_CHOSEN,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+static const char *activation_ids[] = { "linear", "relu", "sigmoid", "tanh", "softmax", NULL };
+
+static void rebuild_rows (TbModelBuilder *self);
+static void refresh (TbModelBuilder *self, gboolean update_text);
+
+static const char *
+kind_title (NnLayerKind kind)
+{
+  switch (kind)
+    {
+    case NN_LAYER_DENSE:
+      return _("Dense");
+    case NN_LAYER_CONV2D:
+      return _("Conv 2D");
+    case NN_LAYER_MAXPOOL2D:
+      return _("Max pool");
+    case NN_LAYER_AVGPOOL2D:
+      return _("Average pool");
+    case NN_LAYER_FLATTEN:
+      return _("Flatten");
+    case NN_LAYER_DROPOUT:
+      return _("Dropout");
+    case NN_LAYER_ACTIVATION:
+      return _("Activation");
+    default:
+      return "?";
+    }
+}
+
+static NnLayerSpec
+default_layer (NnLayerKind kind)
+{
+  NnLayerSpec l = { .kind = kind };
+
+  switch (kind)
+    {
+    case NN_LAYER_DENSE:
+      l.units = 64;
+      l.activation = NN_ACT_RELU;
+      break;
+    case NN_LAYER_CONV2D:
+      l.filters = 32;
+      l.kernel_h = l.kernel_w = 3;
+      l.stride_h = l.stride_w = 1;
+      l.activation = NN_ACT_RELU;
+      break;
+    case NN_LAYER_MAXPOOL2D:
+    case NN_LAYER_AVGPOOL2D:
+      l.kernel_h = l.kernel_w = 2;
+      l.stride_h = l.stride_w = 2;
+      break;
+    case NN_LAYER_DROPOUT:
+      l.rate = 0.25f;
+      break;
+    case NN_LAYER_ACTIVATION:
+      l.activation = NN_ACT_RELU;
+      break;
+    case NN_LAYER_FLATTEN:
+    default:
+      break;
+    }
+  return l;
+}
+
+static NnSpec
+as_spec (TbModelBuilder *self,
+         guint           count)
+{
+  NnSpec spec = { .count = (int32_t) count, .layers = (NnLayerSpec *) self->layers->data };
+
+  return spec;
+}
+
+static char *
+shape_text (const NnLayerInfo *info)
+{
+  if (info->rank == 1)
+    return g_strdup_printf ("(%d)", info->dims[0]);
+  return g_strdup_printf ("(%d, %d, %d)", info->dims[0], info->dims[1], info->dims[2]);
+}
+
+static void
+set_error (TbModelBuilder *self,
+           const char     *message,
+           int             layer)
+{
+  g_free (self->error);
+  self->error = g_strdup (message);
+  self->error_layer = message ? layer : -1;
+}
+
+/* ------------------------------------------------------------ checking */
+
+static void
+check_layers (TbModelBuilder *self)
+{
+  guint n = self->layers->len;
+  g_autofree NnLayerInfo *infos = g_new0 (NnLayerInfo, MAX (n, 1));
+  NnError err = { 0 };
+  NnSpec spec;
+  gint64 total = 0;
+  guint known = n;   /* layers whose infos[] are filled */
+
+  set_error (self, NULL, -1);
+  self->params = 0;
+
+  if (n == 0)
+    {
+      set_error (self, _("Add a layer to start"), -1);
+      goto rows;
+    }
+
+  spec = as_spec (self, n);
+  if (nn_spec_infer (&spec, self->input, infos, &total, &err) != NN_OK)
+    {
+      int bad = -1;
+
+      /* find the first prefix that fails: that layer is the one to mark */
+      for (guint k = 1; k <= n; k++)
+        {
+          NnSpec prefix = as_spec (self, k);
+          NnError perr = { 0 };
+
+          if (nn_spec_infer (&prefix, self->input, infos, NULL, &perr) != NN_OK)
+            {
+              bad = (int) k - 1;
+              break;
+            }
+        }
+      set_error (self, err.message, bad);
+      known = bad > 0 ? (guint) bad : 0;
+      /* fill the shapes that do fit */
+      if (bad > 0)
+        {
+          NnSpec prefix = as_spec (self, bad);
+
+          nn_spec_infer (&prefix, self->input, infos, NULL, &err);
+        }
+    }
+  else
+    {
+      const NnLayerInfo *last = &infos[n - 1];
+
+      self->params = total;
+      if (last->rank != 1 || last->dims[0] != self->classes)
+        {
+          g_autofree char *shape = shape_text (last);
+          g_autofree char *msg =
+            g_strdup_printf (_("The last layer gives %s outputs; the data set has %d classes: end with “dense %d softmax”"),
+                             shape, self->classes, self->classes);
+
+          set_error (self, msg, (int) n - 1);
+        }
+    }
+
+rows:
+  /* update the rows' shape, parameter and error labels in place */
+  for (guint i = 0; i < n; i++)
+    {
+      GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->list), (int) i);
+      GtkWidget *shape, *params, *error;
+
+      if (row == NULL)
+        break;
+      shape = g_object_get_data (G_OBJECT (row), "shape");
+      params = g_object_get_data (G_OBJECT (row), "params");
+      error = g_object_get_data (G_OBJECT (row), "error");
+      if (i < known)
+        {
+          g_autofree char *s = shape_text (&infos[i]);
+          g_autofree char *p = g_strdup_printf ("%'" G_GINT64_FORMAT, infos[i].params);
+
+          gtk_label_set_text (GTK_LABEL (shape), s);
+          gtk_label_set_text (GTK_LABEL (params), p);
+        }
+      else
+        {
+          gtk_label_set_text (GTK_LABEL (shape), "—");
+          gtk_label_set_text (GTK_LABEL (params), "");
+        }
+      if ((int) i == self->error_layer)
+        {
+          gtk_label_set_text (GTK_LABEL (error), self->error);
+          gtk_widget_set_visible (error, TRUE);
+          gtk_widget_add_css_class (GTK_WIDGET (row), "tb-invalid");
+        }
+      else
+        {
+          gtk_widget_set_visible (error, FALSE);
+          gtk_widget_remove_css_class (GTK_WIDGET (row), "tb-invalid");
+        }
+    }
+}
+
+static void
+refresh (TbModelBuilder *self,
+         gboolean        update_text)
+{
+  gboolean was_valid = tb_model_builder_is_valid (self);
+
+  if (update_text)
+    {
+      NnSpec spec = as_spec (self, self->layers->len);
+      size_t need = nn_spec_format (&spec, NULL, 0);
+
+      g_free (self->spec_text);
+      self->spec_text = g_malloc (need + 1);
+      nn_spec_format (&spec, self->spec_text, need + 1);
+      self->text_invalid = FALSE;
+      self->updating_text = TRUE;
+      gtk_editable_set_text (GTK_EDITABLE (self->entry), self->spec_text);
+      self->updating_text = FALSE;
+      gtk_widget_remove_css_class (self->entry, "error");
+    }
+
+  if (!self->text_invalid)
+    check_layers (self);
+
+  if (self->error != NULL)
+    {
+      g_autofree char *where = self->error_layer >= 0
+        ? g_strdup_printf (_("Layer %d: %s"), self->error_layer + 1, self->error)
+        : g_strdup (self->error);
+
+      gtk_label_set_text (GTK_LABEL (self->error_label), where);
+      gtk_widget_set_visible (self->error_label, TRUE);
+    }
+  else
+    gtk_widget_set_visible (self->error_label, FALSE);
+
+  {
+    g_autofree char *num = g_strdup_printf ("%'" G_GINT64_FORMAT, self->params);
+    g_autofree char *p = g_strdup_printf (_("%s parameters"), num);
+
+    gtk_label_set_text (GTK_LABEL (self->params_label), self->error ? "" : p);
+  }
+
+  if (was_valid != tb_model_builder_is_valid (self))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALID]);
+  g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+}
+
+/* The user changed the layers: they no longer are a preset. */
+static void
+edited (TbModelBuilder *self)
+{
+  g_clear_pointer (&self->preset_name, g_free);
+  refresh (self, TRUE);
+}
+
+/* ------------------------------------------------------------ rows */
+
+static guint
+row_index (GtkWidget *widget)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (widget, GTK_TYPE_LIST_BOX_ROW);
+
+  return (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
+}
+
+static void
+spin_changed_cb (GtkSpinButton  *spin,
+                 TbModelBuilder *self)
+{
+  guint i = row_index (GTK_WIDGET (spin));
+  const char *field = g_object_get_data (G_OBJECT (spin), "field");
+  NnLayerSpec *l;
+
+  if (i >= self->layers->len)
+    return;
+  l = &g_array_index (self->layers, NnLayerSpec, i);
+  if (g_str_equal (field, "units"))
+    l->units = gtk_spin_button_get_value_as_int (spin);
+  else if (g_str_equal (field, "filters"))
+    l->filters = gtk_spin_button_get_value_as_int (spin);
+  else if (g_str_equal (field, "kernel"))
+    {
+      l->kernel_h = l->kernel_w = gtk_spin_button_get_value_as_int (spin);
+      if (l->kind != NN_LAYER_CONV2D)
+        l->stride_h = l->stride_w = l->kernel_h;
+    }
+  else if (g_str_equal (field, "rate"))
+    l->rate = (float) gtk_spin_button_get_value (spin);
+  edited (self);
+}
+
+static void
+dropdown_changed_cb (GtkDropDown    *dropdown,
+                     GParamSpec     *pspec,
+                     TbModelBuilder *self)
+{
+  guint i = row_index (GTK_WIDGET (dropdown));
+  const char *field = g_object_get_data (G_OBJECT (dropdown), "field");
+  NnLayerSpec *l;
+
+  if (i >= self->layers->len)
+    return;
+  l = &g_array_index (self->layers, NnLayerSpec, i);
+  if (g_str_equal (field, "activation"))
+    l->activation = (NnActivation) gtk_drop_down_get_selected (dropdown);
+  else if (g_str_equal (field, "padding"))
+    l->padding = gtk_drop_down_get_selected (dropdown) == 1 ? NN_PADDING_SAME : NN_PADDING_VALID;
+  edited (self);
+}
+
+static void
+move_up_cb (GtkButton      *button,
+            TbModelBuilder *self)
+{
+  guint i = row_index (GTK_WIDGET (button));
+
+  if (i > 0)
+    tb_model_builder_move_layer (self, i, i - 1);
+}
+
+static void
+move_down_cb (GtkButton      *button,
+              TbModelBuilder *self)
+{
+  guint i = row_index (GTK_WIDGET (button));
+
+  if (i + 1 < self->layers->len)
+    tb_model_builder_move_layer (self, i, i + 1);
+}
+
+static void
+remove_cb (GtkButton      *button,
+           TbModelBuilder *self)
+{
+  tb_model_builder_remove_layer (self, row_index (GTK_WIDGET (button)));
+}
+
+static GtkWidget *
+add_spin (TbModelBuilder *self,
+          GtkWidget      *box,
+          const char     *label,
+          const char     *field,
+          double          min,
+          double          max,
+          double          step,
+          int             digits,
+          double          value,
+          guint           index)
+{
+  GtkWidget *l = gtk_label_new (label);
+  GtkWidget *spin = gtk_spin_button_new_with_range (min, max, step);
+  g_autofree char *a11y = g_strdup_printf (_("%s of layer %u"), label, index + 1);
+
+  gtk_widget_add_css_class (l, "dim-label");
+  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), (guint) digits);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
+  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
+  g_object_set_data (G_OBJECT (spin), "field", (gpointer) field);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
+  g_signal_connect (spin, "value-changed", G_CALLBACK (spin_changed_cb), self);
+  gtk_box_append (GTK_BOX (box), l);
+  gtk_box_append (GTK_BOX (box), spin);
+  return spin;
+}
+
+static GtkWidget *
+add_dropdown (TbModelBuilder  *self,
+              GtkWidget       *box,
+              const char      *label,
+              const char      *field,
+              const char     **items,
+              guint            selected,
+              guint            index)
+{
+  GtkWidget *dd = gtk_drop_down_new_from_strings (items);
+  g_autofree char *a11y = g_strdup_printf (_("%s of layer %u"), label, index + 1);
+
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (dd), selected);
+  gtk_widget_set_valign (dd, GTK_ALIGN_CENTER);
+  g_object_set_data (G_OBJECT (dd), "field", (gpointer) field);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (dd), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
+  g_signal_connect (dd, "notify::selected", G_CALLBACK (dropdown_changed_cb), self);
+  gtk_box_append (GTK_BOX (box), dd);
+  return dd;
+}
+
+static GtkWidget *
+icon_button (const char *icon,
+             const char *tooltip,
+             GCallback   callback,
+             gpointer    data)
+{
+  GtkWidget *button = gtk_button_new_from_icon_name (icon);
+
+  gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
+  gtk_widget_add_css_class (button, "flat");
+  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
+  g_signal_connect (button, "clicked", callback, data);
+  return button;
+}
+
+static GtkWidget *
+make_row (TbModelBuilder    *self,
+          const NnLayerSpec *l,
+          guint              index)
+{
+  static const char *padding_ids[] = { "valid", "same", NULL };
+  GtkWidget *row = gtk_list_box_row_new ();
+  GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *hbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *num, *title, *shape, *params, *error;
+  g_autofree char *n = g_strdup_printf ("%u", index + 1);
+
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
+  gtk_widget_set_margin_start (vbox, 8);
+  gtk_widget_set_margin_end (vbox, 4);
+  gtk_widget_set_margin_top (vbox, 4);
+  gtk_widget_set_margin_bottom (vbox, 4);
+
+  num = gtk_label_new (n);
+  gtk_widget_add_css_class (num, "dim-label");
+  gtk_widget_add_css_class (num, "numeric");
+  gtk_label_set_width_chars (GTK_LABEL (num), 2);
+  gtk_box_append (GTK_BOX (hbox), num);
+
+  title = gtk_label_new (kind_title (l->kind));
+  gtk_widget_add_css_class (title, "heading");
+  gtk_label_set_width_chars (GTK_LABEL (title), 10);
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_box_append (GTK_BOX (hbox), title);
+
+  switch (l->kind)
+    {
+    case NN_LAYER_DENSE:
+      add_spin (self, sbox, _("Units"), "units", 1, 65536, 1, 0, l->units, index);
+      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
+      break;
+    case NN_LAYER_CONV2D:
+      add_spin (self, sbox, _("Filters"), "filters", 1, 4096, 1, 0, l->filters, index);
+      add_spin (self, sbox, _("Kernel"), "kernel", 1, 15, 1, 0, l->kernel_h, index);
+      add_dropdown (self, sbox, _("Padding"), "padding", padding_ids, l->padding == NN_PADDING_SAME, index);
+      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
+      break;
+    case NN_LAYER_MAXPOOL2D:
+    case NN_LAYER_AVGPOOL2D:
+      add_spin (self, sbox, _("Window"), "kernel", 1, 16, 1, 0, l->kernel_h, index);
+      break;
+    case NN_LAYER_DROPOUT:
+      add_spin (self, sbox, _("Rate"), "rate", 0, 0.95, 0.05, 2, l->rate, index);
+      break;
+    case NN_LAYER_ACTIVATION:
+      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
+      break;
+    case NN_LAYER_FLATTEN:
+    default:
+      break;
+    }
+  gtk_widget_set_hexpand (sbox, TRUE);
+  gtk_box_append (GTK_BOX (hbox), sbox);
+
+  shape = gtk_label_new ("");
+  gtk_widget_add_css_class (shape, "numeric");
+  gtk_widget_set_tooltip_text (shape, _("Output shape"));
+  gtk_label_set_width_chars (GTK_LABEL (shape), 12);
+  gtk_label_set_xalign (GTK_LABEL (shape), 1);
+  gtk_box_append (GTK_BOX (hbox), shape);
+
+  params = gtk_label_new ("");
+  gtk_widget_add_css_class (params, "numeric");
+  gtk_widget_add_css_class (params, "dim-label");
+  gtk_widget_set_tooltip_text (params, _("Parameters"));
+  gtk_label_set_width_chars (GTK_LABEL (params), 9);
+  gtk_label_set_xalign (GTK_LABEL (params), 1);
+  gtk_box_append (GTK_BOX (hbox), params);
+
+  gtk_box_append (GTK_BOX (hbox), icon_button ("go-up-symbolic", _("Move Up"), G_CALLBACK (move_up_cb), self));
+  gtk_box_append (GTK_BOX (hbox), icon_button ("go-down-symbolic", _("Move Down"), G_CALLBACK (move_down_cb), self));
+  gtk_box_append (GTK_BOX (hbox), icon_button ("user-trash-symbolic", _("Remove Layer"), G_CALLBACK (remove_cb), self));
+
+  error = gtk_label_new ("");
+  gtk_widget_add_css_class (error, "error");
+  gtk_label_set_wrap (GTK_LABEL (error), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (error), 0);
+  gtk_widget_set_margin_start (error, 24);
+  gtk_widget_set_visible (error, FALSE);
+
+  gtk_box_append (GTK_BOX (vbox), hbox);
+  gtk_box_append (GTK_BOX (vbox), error);
+  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), vbox);
+
+  g_object_set_data (G_OBJECT (row), "shape", shape);
+  g_object_set_data (G_OBJECT (row), "params", params);
+  g_object_set_data (G_OBJECT (row), "error", error);
+  {
+    g_autofree char *a11y = g_strdup_printf (_("Layer %u: %s"), index + 1, kind_title (l->kind));
+
+    gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
+  }
+  return row;
+}
+
+static void
+rebuild_rows (TbModelBuilder *self)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (self->list)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (self->list), child);
+  for (guint i = 0; i < self->layers->len; i++)
+    gtk_list_box_append (GTK_LIST_BOX (self->list),
+                         make_row (self, &g_array_index (self->layers, NnLayerSpec, i), i));
+}
+
+/* ------------------------------------------------------------ text */
+
+static void
+entry_changed_cb (GtkEditable    *entry,
+                  TbModelBuilder *self)
+{
+  const char *text;
+  NnSpec *spec = NULL;
+  NnError err = { 0 };
+
+  if (self->updating_text)
+    return;
+
+  text = gtk_editable_get_text (entry);
+  if (nn_spec_parse (text, &spec, &err) != NN_OK)
+    {
+      gboolean was_valid = tb_model_builder_is_valid (self);
+
+      self->text_invalid = TRUE;
+      set_error (self, err.message, -1);
+      gtk_widget_add_css_class (self->entry, "error");
+      gtk_label_set_text (GTK_LABEL (self->error_label), err.message);
+      gtk_widget_set_visible (self->error_label, TRUE);
+      gtk_label_set_text (GTK_LABEL (self->params_label), "");
+      if (was_valid)
+        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALID]);
+      g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+      return;
+    }
+
+  g_array_set_size (self->layers, 0);
+  g_array_append_vals (self->layers, spec->layers, (guint) spec->count);
+  nn_spec_free (spec);
+  self->text_invalid = FALSE;
+  gtk_widget_remove_css_class (self->entry, "error");
+  g_clear_pointer (&self->preset_name, g_free);
+  g_free (self->spec_text);
+  self->spec_text = g_strdup (text);
+  rebuild_rows (self);
+  refresh (self, FALSE);
+}
+
+/* ------------------------------------------------------------ actions */
+
+static void
+preset_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  TbModelBuilder *self = TB_MODEL_BUILDER (widget);
+  const char *name = g_variant_get_string (parameter, NULL);
+
+  if (tb_model_builder_load_preset (self, name))
+    g_signal_emit (self, signals[SIGNAL_PRESET_CHOSEN], 0, nn_preset_find (name));
+}
+
+static void
+add_action (GtkWidget  *widget,
+            const char *action_name,
+            GVariant   *parameter)
+{
+  TbModelBuilder *self = TB_MODEL_BUILDER (widget);
+  int kind = g_variant_get_int32 (parameter);
+
+  tb_model_builder_add_layer (self, (NnLayerKind) kind);
+}
+
+/* ------------------------------------------------------------ class */
+
+static void
+tb_model_builder_get_property (GObject    *object,
+                               guint       prop_id,
+                               GValue     *value,
+                               GParamSpec *pspec)
+{
+  TbModelBuilder *self = TB_MODEL_BUILDER (object);
+
+  switch (prop_id)
+    {
+    case PROP_VALID:
+      g_value_set_boolean (value, tb_model_builder_is_valid (self));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tb_model_builder_finalize (GObject *object)
+{
+  TbModelBuilder *self = TB_MODEL_BUILDER (object);
+
+  g_array_unref (self->layers);
+  g_free (self->spec_text);
+  g_free (self->preset_name);
+  g_free (self->error);
+  G_OBJECT_CLASS (tb_model_builder_parent_class)->finalize (object);
+}
+
+static void
+tb_model_builder_class_init (TbModelBuilderClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = tb_model_builder_get_property;
+  object_class->finalize = tb_model_builder_finalize;
+
+  properties[PROP_VALID] =
+    g_param_spec_boolean ("valid", NULL, NULL, FALSE,
+                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS | G_PARAM_EXPLICIT_NOTIFY);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_CHANGED] =
+    g_signal_new ("changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* A preset was picked from the menu: its hyperparameters come with it. */
+  signals[SIGNAL_PRESET_CHOSEN] =
+    g_signal_new ("preset-chosen", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_POINTER);
+
+  gtk_widget_class_install_action (widget_class, "builder.preset", "s", preset_action);
+  gtk_widget_class_install_action (widget_class, "builder.add", "i", add_action);
+}
+
+static void
+tb_model_builder_init (TbModelBuilder *self)
+{
+  GtkWidget *bar, *preset_button, *add_button, *scroller, *label, *spec_box, *placeholder;
+  g_autoptr(GMenu) presets = g_menu_new ();
+  g_autoptr(GMenu) kinds = g_menu_new ();
+  const NnPreset *p;
+  int count = 0;
+
+  self->layers = g_array_new (FALSE, TRUE, sizeof (NnLayerSpec));
+  self->input = (NnInputShape) { 1, 28, 28 };
+  self->classes = 10;
+  self->error_layer = -1;
+
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
+  gtk_box_set_spacing (GTK_BOX (self), 8);
+
+  /* tool row: presets, add layer, total */
+  p = nn_presets (&count);
+  for (int i = 0; i < count; i++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (p[i].title, NULL);
+
+      g_menu_item_set_action_and_target_value (item, "builder.preset", g_variant_new_string (p[i].name));
+      g_menu_append_item (presets, item);
+    }
+  for (int k = NN_LAYER_DENSE; k <= NN_LAYER_ACTIVATION; k++)
+    {
+      g_autoptr(GMenuItem) item = g_menu_item_new (kind_title ((NnLayerKind) k), NULL);
+
+      g_menu_item_set_action_and_target_value (item, "builder.add", g_variant_new_int32 (k));
+      g_menu_append_item (kinds, item);
+    }
+
+  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  preset_button = gtk_menu_button_new ();
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (preset_button), _("_Presets"));
+  gtk_menu_button_set_use_underline (GTK_MENU_BUTTON (preset_button), TRUE);
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (preset_button), G_MENU_MODEL (presets));
+  gtk_widget_set_tooltip_text (preset_button, _("Load one of the article models"));
+  add_button = gtk_menu_button_new ();
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (add_button), _("_Add Layer"));
+  gtk_menu_button_set_use_underline (GTK_MENU_BUTTON (add_button), TRUE);
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (add_button), G_MENU_MODEL (kinds));
+  gtk_widget_add_css_class (add_button, "suggested-action");
+  self->input_label = gtk_label_new ("");
+  gtk_widget_add_css_class (self->input_label, "dim-label");
+  gtk_widget_set_hexpand (self->input_label, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->input_label), 1);
+  self->params_label = gtk_label_new ("");
+  gtk_widget_add_css_class (self->params_label, "heading");
+  gtk_box_append (GTK_BOX (bar), preset_button);
+  gtk_box_append (GTK_BOX (bar), add_button);
+  gtk_box_append (GTK_BOX (bar), self->input_label);
+  gtk_box_append (GTK_BOX (bar), self->params_label);
+  gtk_box_append (GTK_BOX (self), bar);
+
+  /* the layer list */
+  self->list = gtk_list_box_new ();
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (self->list), GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (self->list, "boxed-list");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Layers"), -1);
+  placeholder = gtk_label_new (_("No layers: pick a preset or add a layer"));
+  gtk_widget_add_css_class (placeholder, "dim-label");
+  gtk_widget_set_margin_top (placeholder, 24);
+  gtk_widget_set_margin_bottom (placeholder, 24);
+  gtk_list_box_set_placeholder (GTK_LIST_BOX (self->list), placeholder);
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->list);
+  gtk_widget_set_vexpand (scroller, TRUE);
+  gtk_box_append (GTK_BOX (self), scroller);
+
+  self->error_label = gtk_label_new ("");
+  gtk_widget_add_css_class (self->error_label, "error");
+  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->error_label), 0);
+  gtk_widget_set_visible (self->error_label, FALSE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->error_label), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model error"), -1);
+  gtk_box_append (GTK_BOX (self), self->error_label);
+
+  /* the spec text, editable */
+  spec_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  label = gtk_label_new_with_mnemonic (_("_Spec"));
+  gtk_widget_add_css_class (label, "heading");
+  self->entry = gtk_entry_new ();
+  gtk_widget_set_hexpand (self->entry, TRUE);
+  gtk_widget_add_css_class (self->entry, "monospace");
+  gtk_label_set_mnemonic_widget (GTK_LABEL (label), self->entry);
+  gtk_widget_set_tooltip_text (self->entry, _("The model as text, e.g. “flatten; dense 128 relu; dense 10 softmax”"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model spec text"), -1);
+  g_signal_connect (self->entry, "changed", G_CALLBACK (entry_changed_cb), self);
+  gtk_box_append (GTK_BOX (spec_box), label);
+  gtk_box_append (GTK_BOX (spec_box), self->entry);
+  gtk_box_append (GTK_BOX (self), spec_box);
+
+  tb_model_builder_set_input (self, self->input, self->classes);
+}
+
+GtkWidget *
+tb_model_builder_new (void)
+{
+  return g_object_new (TB_TYPE_MODEL_BUILDER, NULL);
+}
+
+gboolean
+tb_model_builder_set_spec_text (TbModelBuilder *self,
+                                const char     *text)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  gtk_editable_set_text (GTK_EDITABLE (self->entry), text);
+  return !self->text_invalid;
+}
+
+const char *
+tb_model_builder_get_spec_text (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
+  return self->spec_text != NULL ? self->spec_text : "";
+}
+
+const char *
+tb_model_builder_get_preset_name (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
+  return self->preset_name;
+}
+
+gboolean
+tb_model_builder_load_preset (TbModelBuilder *self,
+                              const char     *name)
+{
+  const NnPreset *preset;
+
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), FALSE);
+
+  preset = nn_preset_find (name);
+  if (preset == NULL)
+    return FALSE;
+  if (!tb_model_builder_set_spec_text (self, preset->spec))
+    return FALSE;
+  /* after set_spec_text, which clears it */
+  g_free (self->preset_name);
+  self->preset_name = g_strdup (preset->name);
+  refresh (self, TRUE);
+  return TRUE;
+}
+
+void
+tb_model_builder_set_input (TbModelBuilder *self,
+                            NnInputShape    input,
+                            int             classes)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (TB_IS_MODEL_BUILDER (self));
+
+  self->input = input;
+  self->classes = MAX (classes, 2);
+  text = g_strdup_printf (_("Input (%d, %d, %d) · %d classes"),
+                          input.channels, input.height, input.width, self->classes);
+  gtk_label_set_text (GTK_LABEL (self->input_label), text);
+  if (!self->text_invalid)
+    refresh (self, FALSE);
+}
+
+guint
+tb_model_builder_get_n_layers (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), 0);
+  return self->layers->len;
+}
+
+const NnLayerSpec *
+tb_model_builder_get_layer (TbModelBuilder *self,
+                            guint           index)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
+  g_return_val_if_fail (index < self->layers->len, NULL);
+  return &g_array_index (self->layers, NnLayerSpec, index);
+}
+
+void
+tb_model_builder_add_layer (TbModelBuilder *self,
+                            NnLayerKind     kind)
+{
+  NnLayerSpec l = default_layer (kind);
+  guint at;
+
+  g_return_if_fail (TB_IS_MODEL_BUILDER (self));
+
+  /* a new layer goes before a final classifier layer, where it is useful */
+  at = self->layers->len;
+  if (at > 0 && kind != NN_LAYER_DENSE
+      && g_array_index (self->layers, NnLayerSpec, at - 1).kind == NN_LAYER_DENSE
+      && g_array_index (self->layers, NnLayerSpec, at - 1).activation == NN_ACT_SOFTMAX)
+    at--;
+  g_array_insert_val (self->layers, at, l);
+  rebuild_rows (self);
+  edited (self);
+}
+
+void
+tb_model_builder_set_layer (TbModelBuilder    *self,
+                            guint              index,
+                            const NnLayerSpec *layer)
+{
+  g_return_if_fail (TB_IS_MODEL_BUILDER (self));
+  g_return_if_fail (index < self->layers->len);
+
+  g_array_index (self->layers, NnLayerSpec, index) = *layer;
+  rebuild_rows (self);
+  edited (self);
+}
+
+void
+tb_model_builder_remove_layer (TbModelBuilder *self,
+                               guint           index)
+{
+  g_return_if_fail (TB_IS_MODEL_BUILDER (self));
+  g_return_if_fail (index < self->layers->len);
+
+  g_array_remove_index (self->layers, index);
+  rebuild_rows (self);
+  edited (self);
+}
+
+void
+tb_model_builder_move_layer (TbModelBuilder *self,
+                             guint           from,
+                             guint           to)
+{
+  NnLayerSpec l;
+  GtkListBoxRow *row;
+
+  g_return_if_fail (TB_IS_MODEL_BUILDER (self));
+  g_return_if_fail (from < self->layers->len && to < self->layers->len);
+
+  l = g_array_index (self->layers, NnLayerSpec, from);
+  g_array_remove_index (self->layers, from);
+  g_array_insert_val (self->layers, to, l);
+  rebuild_rows (self);
+  edited (self);
+
+  /* keep the keyboard on the moved layer */
+  row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->list), (int) to);
+  if (row != NULL)
+    gtk_widget_grab_focus (GTK_WIDGET (row));
+}
+
+gboolean
+tb_model_builder_is_valid (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), FALSE);
+  return self->error == NULL && !self->text_invalid && self->layers->len > 0;
+}
+
+const char *
+tb_model_builder_get_error (TbModelBuilder *self,
+                            int            *layer)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
+  if (layer != NULL)
+    *layer = self->error_layer;
+  return self->error;
+}
+
+gint64
+tb_model_builder_get_params (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), 0);
+  return self->params;
+}

@@ -1,0 +1,104 @@
+/* tb-run.h: a run as read back from its schema-1 result file (json-glib), the
+ * history of a runs folder, CSV/JSON export and the comparison charts.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "tb-chart.h"
+
+G_BEGIN_DECLS
+
+typedef struct
+{
+  int epoch;
+  double seconds;
+  double train_loss;
+  double train_accuracy;
+  double test_loss;
+  double test_accuracy;
+  double samples_per_second;
+} TbEpoch;
+
+typedef struct
+{
+  char *path;           /* the result file */
+  char *run_id;
+  char *started_at;
+  char *status;         /* "completed", "cancelled", "failed" */
+  char *error;
+  char *os_name;
+  char *os_version;
+  char *cpu_model;
+  char *device_kind;    /* "cpu", "cuda" */
+  int device_index;
+  char *device_name;
+  int threads;
+  gboolean tf32;
+  char *dataset_name;
+  int train_samples;
+  int test_samples;
+  char *model_name;
+  char *spec;
+  gint64 params;
+  char *optimizer;
+  double lr;
+  int batch_size;
+  int epochs_planned;
+  GArray *epochs;       /* TbEpoch */
+  GArray *loss_curve;   /* double: loss */
+  GArray *loss_steps;   /* double: the step each loss point ends at */
+  gint64 step_count;
+  double total_seconds;
+  JsonNode *root;       /* the whole file, for JSON export */
+} TbRun;
+
+typedef enum
+{
+  TB_GROUP_DEVICE,
+  TB_GROUP_OS,
+} TbGroupBy;
+
+TbRun *tb_run_ref (TbRun *run);
+void tb_run_unref (TbRun *run);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbRun, tb_run_unref)
+
+/* Read and check a result file. Errors name the file and the field. */
+TbRun *tb_run_load (const char  *path,
+                    GError     **error);
+
+/* Every readable result in a folder, newest first; unreadable files are
+ * skipped and counted in `skipped`. */
+GPtrArray *tb_run_load_folder (const char *folder,
+                               guint      *skipped);
+
+/* Median seconds per epoch (NAN when no epoch finished). */
+double tb_run_seconds_per_epoch (const TbRun *run);
+/* Test accuracy after the last epoch (NAN when none). */
+double tb_run_final_accuracy (const TbRun *run);
+/* "CPU · Intel Xeon" / "GPU · NVIDIA H200" */
+char *tb_run_device_label (const TbRun *run);
+/* "Debian GNU/Linux 12" */
+char *tb_run_os_label (const TbRun *run);
+/* A short model label: the preset name, or "custom" */
+const char *tb_run_model_label (const TbRun *run);
+
+/* Export runs: a CSV table (one line per run) or a JSON array of the files. */
+gboolean tb_runs_export_csv (GPtrArray   *runs,
+                             const char  *path,
+                             GError     **error);
+gboolean tb_runs_export_json (GPtrArray   *runs,
+                              const char  *path,
+                              GError     **error);
+
+/* Comparison: seconds per epoch grouped by model (categories) and device or
+ * OS (series), with the speed-up against the first group as notes. */
+TbChartData *tb_runs_compare_bars (GPtrArray *runs,
+                                   TbGroupBy  group_by);
+/* Overlaid test accuracy per epoch, one series per run. */
+TbChartData *tb_runs_compare_accuracy (GPtrArray *runs);
+/* Overlaid training loss curves, one series per run. */
+TbChartData *tb_runs_compare_loss (GPtrArray *runs);
+
+G_END_DECLS

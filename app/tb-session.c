@@ -1,0 +1,552 @@
+/* tb-session.c: runs nn_trainer_run in a GTask worker that touches no widget,
+ * coalesces the engine's progress under a mutex and flushes it with one
+ * low-priority idle, writes the result file, and keeps the model for later.
+ */
+#include "tb-config.h"
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "tb-session.h"
+
+struct _TbSession
+{
+  GObject parent_instance;
+
+  /* owned */
+  TbSessionConfig config;
+  NnDataset *dataset;       /* set by the worker; read after the run */
+  NnTrainer *trainer;       /* set by the worker under the mutex */
+  char *result_path;
+  TbSessionState state;
+
+  /* shared with the worker, under `lock` */
+  GMutex lock;
+  gboolean stop_requested;
+  gboolean flush_scheduled;
+  gboolean state_loading_done;
+  NnProgress pending_latest;
+  gboolean pending_has_latest;
+  GArray *pending_steps;     /* double pairs: step, loss */
+  GArray *pending_speed;     /* double pairs: seconds, samples per second */
+  GArray *pending_epochs;    /* NnEpochRecord */
+  guint report_count;
+
+  /* main thread only */
+  NnProgress latest;
+  GArray *loss_steps;
+  GArray *loss_values;
+  GArray *speed_times;
+  GArray *speed_values;
+  GArray *epochs;
+  guint flush_count;
+};
+
+G_DEFINE_FINAL_TYPE (TbSession, tb_session, G_TYPE_OBJECT)
+
+enum
+{
+  SIGNAL_PROGRESS,
+  SIGNAL_STATE_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_QUARK (tb-session-error-quark, tb_session_error)
+
+void
+tb_session_config_init (TbSessionConfig *config)
+{
+  NnTrainConfig defaults;
+
+  g_return_if_fail (config != NULL);
+
+  nn_train_config_init (&defaults);
+  memset (config, 0, sizeof *config);
+  config->optimizer = defaults.optimizer;
+  config->batch_size = defaults.batch_size;
+  config->epochs = defaults.epochs;
+  config->seed = defaults.seed;
+  config->device = defaults.device;
+}
+
+void
+tb_session_config_clear (TbSessionConfig *config)
+{
+  g_clear_pointer (&config->spec_text, g_free);
+  g_clear_pointer (&config->model_name, g_free);
+  g_clear_pointer (&config->dataset, g_free);
+  g_clear_pointer (&config->runs_dir, g_free);
+}
+
+void
+tb_session_config_clear_free (TbSessionConfig *config)
+{
+  if (config == NULL)
+    return;
+  tb_session_config_clear (config);
+  g_free (config);
+}
+
+void
+tb_session_config_copy (TbSessionConfig       *dest,
+                        const TbSessionConfig *src)
+{
+  *dest = *src;
+  dest->spec_text = g_strdup (src->spec_text);
+  dest->model_name = g_strdup (src->model_name);
+  dest->dataset = g_strdup (src->dataset);
+  dest->runs_dir = g_strdup (src->runs_dir);
+}
+
+const char *
+tb_session_status_headline (NnStatus status)
+{
+  switch (status)
+    {
+    case NN_OK:
+      return _("Done");
+    case NN_ERROR_INVALID_ARGUMENT:
+      return _("A setting is not valid");
+    case NN_ERROR_IO:
+      return _("A file could not be read or written");
+    case NN_ERROR_FORMAT:
+      return _("The file is not in a format Trainbench reads");
+    case NN_ERROR_SPEC:
+      return _("The model description has an error");
+    case NN_ERROR_SHAPE:
+      return _("A layer does not fit its input");
+    case NN_ERROR_NO_MEMORY:
+      return _("Not enough memory");
+    case NN_ERROR_DEVICE:
+      return _("The device failed");
+    case NN_ERROR_DEVICE_MEMORY:
+      return _("The device ran out of memory");
+    case NN_ERROR_DEVICE_LOST:
+      return _("The device is no longer usable");
+    case NN_ERROR_UNAVAILABLE:
+      return _("Not available on this computer");
+    case NN_ERROR_CANCELLED:
+      return _("Training was stopped");
+    case NN_ERROR_DIVERGED:
+      return _("Training diverged (the loss is not a number)");
+    default:
+      return _("Training failed");
+    }
+}
+
+static void
+tb_session_finalize (GObject *object)
+{
+  TbSession *self = TB_SESSION (object);
+
+  g_clear_pointer (&self->trainer, nn_trainer_free);
+  g_clear_pointer (&self->dataset, nn_dataset_free);
+  tb_session_config_clear (&self->config);
+  g_free (self->result_path);
+  g_array_unref (self->pending_steps);
+  g_array_unref (self->pending_speed);
+  g_array_unref (self->pending_epochs);
+  g_array_unref (self->loss_steps);
+  g_array_unref (self->loss_values);
+  g_array_unref (self->speed_times);
+  g_array_unref (self->speed_values);
+  g_array_unref (self->epochs);
+  g_mutex_clear (&self->lock);
+
+  G_OBJECT_CLASS (tb_session_parent_class)->finalize (object);
+}
+
+static void
+tb_session_class_init (TbSessionClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = tb_session_finalize;
+
+  /* Emitted on the main thread after new progress was flushed. */
+  signals[SIGNAL_PROGRESS] =
+    g_signal_new ("progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_STATE_CHANGED] =
+    g_signal_new ("state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+}
+
+static void
+tb_session_init (TbSession *self)
+{
+  g_mutex_init (&self->lock);
+  self->pending_steps = g_array_new (FALSE, FALSE, sizeof (double));
+  self->pending_speed = g_array_new (FALSE, FALSE, sizeof (double));
+  self->pending_epochs = g_array_new (FALSE, FALSE, sizeof (NnEpochRecord));
+  self->loss_steps = g_array_new (FALSE, FALSE, sizeof (double));
+  self->loss_values = g_array_new (FALSE, FALSE, sizeof (double));
+  self->speed_times = g_array_new (FALSE, FALSE, sizeof (double));
+  self->speed_values = g_array_new (FALSE, FALSE, sizeof (double));
+  self->epochs = g_array_new (FALSE, FALSE, sizeof (NnEpochRecord));
+  self->latest.eta_seconds = -1;
+}
+
+TbSession *
+tb_session_new (const TbSessionConfig *config)
+{
+  TbSession *self;
+
+  g_return_val_if_fail (config != NULL, NULL);
+  g_return_val_if_fail (config->spec_text != NULL, NULL);
+  g_return_val_if_fail (config->dataset != NULL, NULL);
+
+  self = g_object_new (TB_TYPE_SESSION, NULL);
+  tb_session_config_copy (&self->config, config);
+  return self;
+}
+
+const TbSessionConfig *
+tb_session_get_config (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return &self->config;
+}
+
+TbSessionState
+tb_session_get_state (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), TB_SESSION_READY);
+  return self->state;
+}
+
+static void
+set_state (TbSession      *self,
+           TbSessionState  state)
+{
+  if (self->state == state)
+    return;
+  self->state = state;
+  g_signal_emit (self, signals[SIGNAL_STATE_CHANGED], 0);
+}
+
+/* Main thread: move what the worker collected into the public arrays. */
+static void
+flush_pending (TbSession *self)
+{
+  gboolean changed, loading_done;
+
+  g_mutex_lock (&self->lock);
+  self->flush_scheduled = FALSE;
+  loading_done = self->state_loading_done;
+  changed = self->pending_has_latest || self->pending_epochs->len > 0;
+  if (self->pending_has_latest)
+    self->latest = self->pending_latest;
+  self->pending_has_latest = FALSE;
+  for (guint i = 0; i + 1 < self->pending_steps->len; i += 2)
+    {
+      g_array_append_val (self->loss_steps, g_array_index (self->pending_steps, double, i));
+      g_array_append_val (self->loss_values, g_array_index (self->pending_steps, double, i + 1));
+    }
+  for (guint i = 0; i + 1 < self->pending_speed->len; i += 2)
+    {
+      g_array_append_val (self->speed_times, g_array_index (self->pending_speed, double, i));
+      g_array_append_val (self->speed_values, g_array_index (self->pending_speed, double, i + 1));
+    }
+  g_array_append_vals (self->epochs, self->pending_epochs->data, self->pending_epochs->len);
+  g_array_set_size (self->pending_steps, 0);
+  g_array_set_size (self->pending_speed, 0);
+  g_array_set_size (self->pending_epochs, 0);
+  g_mutex_unlock (&self->lock);
+
+  if (loading_done && self->state == TB_SESSION_LOADING)
+    set_state (self, TB_SESSION_RUNNING);
+  if (changed)
+    {
+      self->flush_count++;
+      g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
+    }
+}
+
+static gboolean
+flush_idle_cb (gpointer user_data)
+{
+  flush_pending (TB_SESSION (user_data));
+  return G_SOURCE_REMOVE;
+}
+
+/* Worker thread, with the lock held: make sure one flush is on its way. */
+static void
+schedule_flush_locked (TbSession *self)
+{
+  if (self->flush_scheduled)
+    return;
+  self->flush_scheduled = TRUE;
+  g_idle_add_full (G_PRIORITY_LOW, flush_idle_cb, g_object_ref (self), g_object_unref);
+}
+
+/* Worker thread: called by the engine every few steps. */
+static bool
+progress_cb (const NnProgress *progress,
+             void             *user_data)
+{
+  TbSession *self = user_data;
+  gboolean keep_going;
+
+  g_mutex_lock (&self->lock);
+  self->report_count++;
+  self->pending_latest = *progress;
+  self->pending_has_latest = TRUE;
+  if (progress->kind == NN_PROGRESS_STEP)
+    {
+      double pair[2] = { (double) progress->step, progress->loss };
+      double speed[2] = { progress->elapsed_seconds, progress->samples_per_second };
+
+      g_array_append_vals (self->pending_steps, pair, 2);
+      if (progress->samples_per_second > 0)
+        g_array_append_vals (self->pending_speed, speed, 2);
+    }
+  else
+    {
+      NnEpochRecord record = {
+        .epoch = progress->epoch,
+        .seconds = progress->epoch_seconds,
+        .train_loss = progress->train_loss,
+        .train_accuracy = progress->train_accuracy,
+        .test_loss = progress->test_loss,
+        .test_accuracy = progress->test_accuracy,
+        .samples_per_second = progress->samples_per_second,
+      };
+
+      g_array_append_val (self->pending_epochs, record);
+    }
+  schedule_flush_locked (self);
+  keep_going = !self->stop_requested;
+  g_mutex_unlock (&self->lock);
+
+  return keep_going;
+}
+
+static GError *
+error_from_nn (const NnError *err)
+{
+  return g_error_new_literal (TB_SESSION_ERROR, err->code,
+                              err->message[0] ? err->message : tb_session_status_headline (err->code));
+}
+
+static void
+run_thread (GTask        *task,
+            gpointer      source_object,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  TbSession *self = source_object;
+  const TbSessionConfig *cfg = &self->config;
+  NnTrainConfig tc;
+  NnRunResult result;
+  NnError err = { 0 };
+  NnDataset *dataset = NULL;
+  NnTrainer *trainer = NULL;
+  NnStatus status;
+  g_autofree char *path = NULL;
+  gboolean stop;
+
+  if (nn_dataset_load (cfg->dataset, &dataset, &err) != NN_OK)
+    {
+      g_task_return_error (task, error_from_nn (&err));
+      return;
+    }
+  nn_dataset_truncate (dataset, cfg->train_limit, cfg->test_limit);
+
+  nn_train_config_init (&tc);
+  tc.spec_text = cfg->spec_text;
+  tc.model_name = cfg->model_name;
+  tc.optimizer = cfg->optimizer;
+  tc.batch_size = cfg->batch_size;
+  tc.epochs = cfg->epochs;
+  tc.seed = cfg->seed;
+  tc.device = cfg->device;
+  tc.max_steps = cfg->max_steps;
+
+  if (nn_trainer_new (&tc, dataset, &trainer, &err) != NN_OK)
+    {
+      nn_dataset_free (dataset);
+      g_task_return_error (task, error_from_nn (&err));
+      return;
+    }
+  nn_trainer_set_progress (trainer, progress_cb, self);
+
+  g_mutex_lock (&self->lock);
+  self->dataset = dataset;
+  self->trainer = trainer;
+  self->state_loading_done = TRUE;
+  stop = self->stop_requested;
+  schedule_flush_locked (self);
+  g_mutex_unlock (&self->lock);
+  if (stop)
+    nn_trainer_cancel (trainer);
+
+  memset (&result, 0, sizeof result);
+  status = nn_trainer_run (trainer, &result, &err);
+
+  /* every run is recorded, also a stopped or failed one */
+  if (result.run_id[0] == '\0')
+    nn_run_id_new (cfg->model_name, &result.device, result.run_id, sizeof result.run_id,
+                   result.started_at, sizeof result.started_at);
+  if (cfg->runs_dir != NULL && g_mkdir_with_parents (cfg->runs_dir, 0755) == 0)
+    {
+      g_autofree char *name = g_strconcat (result.run_id, ".json", NULL);
+      NnError werr = { 0 };
+
+      path = g_build_filename (cfg->runs_dir, name, NULL);
+      if (nn_result_write (&result, NULL, path, &werr) != NN_OK)
+        {
+          nn_run_result_clear (&result);
+          g_task_return_error (task, error_from_nn (&werr));
+          return;
+        }
+    }
+  nn_run_result_clear (&result);
+  g_task_set_task_data (task, g_steal_pointer (&path), g_free);
+
+  if (status != NN_OK)
+    {
+      if (err.code == NN_OK)
+        err.code = status;
+      g_task_return_error (task, error_from_nn (&err));
+      return;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+tb_session_run_async (TbSession           *self,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (TB_IS_SESSION (self));
+  g_return_if_fail (self->state == TB_SESSION_READY);
+
+  set_state (self, TB_SESSION_LOADING);
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, tb_session_run_async);
+  g_task_run_in_thread (task, run_thread);
+}
+
+gboolean
+tb_session_run_finish (TbSession     *self,
+                       GAsyncResult  *result,
+                       GError       **error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (TB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  /* the worker is done: take what it reported last, even if its idle has
+   * not run yet */
+  flush_pending (self);
+  g_free (self->result_path);
+  self->result_path = g_strdup (g_task_get_task_data (G_TASK (result)));
+  ok = g_task_propagate_boolean (G_TASK (result), error);
+  set_state (self, TB_SESSION_FINISHED);
+  return ok;
+}
+
+void
+tb_session_stop (TbSession *self)
+{
+  g_return_if_fail (TB_IS_SESSION (self));
+
+  g_mutex_lock (&self->lock);
+  self->stop_requested = TRUE;
+  if (self->trainer != NULL)
+    nn_trainer_cancel (self->trainer);
+  g_mutex_unlock (&self->lock);
+}
+
+const NnProgress *
+tb_session_get_latest (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return &self->latest;
+}
+
+GArray *
+tb_session_get_loss_steps (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->loss_steps;
+}
+
+GArray *
+tb_session_get_loss_values (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->loss_values;
+}
+
+GArray *
+tb_session_get_speed_times (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->speed_times;
+}
+
+GArray *
+tb_session_get_speed_values (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->speed_values;
+}
+
+GArray *
+tb_session_get_epochs (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->epochs;
+}
+
+guint
+tb_session_get_flush_count (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), 0);
+  return self->flush_count;
+}
+
+guint
+tb_session_get_report_count (TbSession *self)
+{
+  guint n;
+
+  g_return_val_if_fail (TB_IS_SESSION (self), 0);
+  g_mutex_lock (&self->lock);
+  n = self->report_count;
+  g_mutex_unlock (&self->lock);
+  return n;
+}
+
+const char *
+tb_session_get_result_path (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  return self->result_path;
+}
+
+NnModel *
+tb_session_get_model (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  if (self->state != TB_SESSION_FINISHED || self->trainer == NULL)
+    return NULL;
+  return nn_trainer_model (self->trainer);
+}
+
+const NnDataset *
+tb_session_get_dataset (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  if (self->state != TB_SESSION_FINISHED)
+    return NULL;
+  return self->dataset;
+}

@@ -1,0 +1,128 @@
+/* tb-window-private.h: the main window's instance struct, shared by
+ * tb-window.c (frame, Train page, runs), tb-window-data.c (Data page) and
+ * tb-window-runs.c (history, comparison, import, export).
+ */
+#pragma once
+
+#include <adwaita.h>
+
+#include "tb-chart-view.h"
+#include "tb-model-builder.h"
+#include "tb-run.h"
+#include "tb-session.h"
+#include "tb-window.h"
+
+#define TB_MAX_DEVICES 16
+
+struct _TbWindow
+{
+  AdwApplicationWindow parent_instance;
+
+  /* owned */
+  GSettings *settings;
+  TbSession *session;            /* the current or last run */
+  GQueue *queue;                 /* TbSessionConfig *: runs still to do (reproduce) */
+  GPtrArray *queue_results;      /* char *: result paths of the queued runs */
+  GPtrArray *runs;               /* TbRun *: the history */
+  GCancellable *download_cancellable;
+  GCancellable *preview_cancellable;
+  char *dataset;                 /* chosen data set: name or path */
+  NnDeviceInfo devices[TB_MAX_DEVICES];
+  int n_devices;
+  int device_index;              /* index into devices[] */
+  guint loss_shown;              /* points already in the loss chart */
+  guint speed_shown;
+  guint epochs_shown;
+
+  /* template widgets */
+  AdwToastOverlay *toast_overlay;
+  AdwViewStack *stack;
+  AdwViewSwitcherTitle *switcher_title;
+  GtkWidget *start_button;
+  GtkWidget *stop_button;
+  GtkBox *model_page;
+  GtkBox *data_page;
+  GtkPaned *train_page;
+  GtkPaned *runs_page;
+
+  /* Model page */
+  TbModelBuilder *builder;
+
+  /* Data page */
+  GtkWidget *dataset_group;       /* AdwPreferencesGroup of known sets */
+  GtkWidget *dataset_first_check; /* radio group leader */
+  GtkWidget *other_row;           /* AdwActionRow for a chosen file */
+  GtkWidget *other_check;
+  GtkWidget *download_row;
+  GtkWidget *download_button;
+  GtkWidget *download_cancel;
+  GtkWidget *download_progress;
+  GtkWidget *train_limit_spin;
+  GtkWidget *test_limit_spin;
+  GtkWidget *samples_picture;
+  GtkWidget *samples_label;
+
+  /* Train page */
+  GtkWidget *device_list;         /* GtkListBox */
+  GtkWidget *threads_spin;
+  GtkWidget *optimizer_row;       /* AdwComboRow */
+  GtkWidget *lr_spin;
+  GtkWidget *momentum_row;
+  GtkWidget *momentum_spin;
+  GtkWidget *rho_row;
+  GtkWidget *rho_spin;
+  GtkWidget *beta1_row;
+  GtkWidget *beta1_spin;
+  GtkWidget *beta2_row;
+  GtkWidget *beta2_spin;
+  GtkWidget *batch_spin;
+  GtkWidget *epochs_spin;
+  GtkWidget *seed_spin;
+  GtkWidget *tf32_switch;
+  GtkWidget *tf32_row;
+  GtkWidget *train_start_button;
+  GtkWidget *inspect_button;
+  GtkWidget *progress_bar;
+  GtkWidget *eta_label;
+  GtkWidget *status_label;
+  TbChartView *loss_chart;
+  TbChartView *accuracy_chart;
+  TbChartView *epoch_time_chart;
+  TbChartView *speed_chart;
+
+  /* Runs page */
+  GtkWidget *runs_list;           /* GtkListBox */
+  GtkWidget *runs_empty;
+  GtkWidget *group_device_toggle;
+  GtkWidget *group_os_toggle;
+  TbChartView *compare_bars;
+  TbChartView *compare_accuracy;
+  TbChartView *compare_loss;
+};
+
+/* tb-window.c */
+void _tb_window_toast (TbWindow   *self,
+                       const char *text);
+void _tb_window_error (TbWindow     *self,
+                       const char   *headline,
+                       const GError *error);
+void _tb_window_update_actions (TbWindow *self);
+char *_tb_window_runs_dir (TbWindow *self);
+
+/* tb-window-data.c */
+void _tb_window_data_init (TbWindow *self);
+void _tb_window_data_set (TbWindow   *self,
+                          const char *name_or_path);
+int _tb_window_data_train_limit (TbWindow *self);
+int _tb_window_data_test_limit (TbWindow *self);
+
+/* tb-window-runs.c */
+void _tb_window_runs_class_init (GtkWidgetClass *widget_class);
+void _tb_window_runs_init (TbWindow *self);
+void _tb_window_runs_reload (TbWindow *self);
+void _tb_window_runs_select (TbWindow   *self,
+                             const char *path,
+                             gboolean    selected);
+void _tb_window_runs_import (TbWindow  *self,
+                             GFile    **files,
+                             guint      n_files);

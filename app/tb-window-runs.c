@@ -1,0 +1,527 @@
+/* tb-window-runs.c: the Runs page: the history of result files, selection
+ * for comparison (grouped bars of seconds per epoch with speed-ups, overlaid
+ * curves, grouped by device or OS), import of other machines' results, and
+ * CSV/JSON export.
+ */
+#include "tb-config.h"
+
+#include <math.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "tb-window-private.h"
+
+static GPtrArray *
+selected_runs (TbWindow *self)
+{
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+
+      if (check != NULL && run != NULL && gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
+        g_ptr_array_add (runs, tb_run_ref (run));
+    }
+  return runs;
+}
+
+static void
+update_comparison (TbWindow *self)
+{
+  g_autoptr(GPtrArray) runs = selected_runs (self);
+  TbGroupBy group_by = gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->group_os_toggle))
+                       ? TB_GROUP_OS : TB_GROUP_DEVICE;
+
+  tb_chart_view_set_data (self->compare_bars, tb_runs_compare_bars (runs, group_by));
+  tb_chart_view_set_data (self->compare_accuracy, tb_runs_compare_accuracy (runs));
+  tb_chart_view_set_data (self->compare_loss, tb_runs_compare_loss (runs));
+}
+
+static void
+check_toggled_cb (GtkCheckButton *check,
+                  TbWindow       *self)
+{
+  update_comparison (self);
+}
+
+static char *
+run_title (const TbRun *run)
+{
+  return g_strdup_printf ("%s · %s", tb_run_model_label (run), run->dataset_name ? run->dataset_name : "?");
+}
+
+static char *
+run_subtitle (const TbRun *run)
+{
+  g_autofree char *dev = tb_run_device_label (run);
+  g_autofree char *os = tb_run_os_label (run);
+  double spe = tb_run_seconds_per_epoch (run);
+  double acc = tb_run_final_accuracy (run);
+  g_autofree char *spe_text = isfinite (spe) ? g_strdup_printf (_("%.2f s/epoch"), spe) : g_strdup ("—");
+  g_autofree char *acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
+
+  return g_strdup_printf ("%s · %s · %s · %s · %s", dev, os, spe_text, acc_text,
+                          run->started_at ? run->started_at : "");
+}
+
+static GtkWidget *
+make_run_row (TbWindow *self,
+              TbRun    *run)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *check = gtk_check_button_new ();
+  g_autofree char *title = run_title (run);
+  g_autofree char *subtitle = run_subtitle (run);
+  g_autofree char *markup_title = g_markup_escape_text (title, -1);
+  g_autofree char *markup_sub = g_markup_escape_text (subtitle, -1);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), markup_title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), markup_sub);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
+
+  if (g_strcmp0 (run->status, "completed") != 0)
+    {
+      GtkWidget *badge = gtk_label_new (g_strcmp0 (run->status, "cancelled") == 0 ? _("cancelled") : _("failed"));
+
+      gtk_widget_add_css_class (badge, g_strcmp0 (run->status, "cancelled") == 0 ? "warning" : "error");
+      gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+      if (run->error != NULL)
+        gtk_widget_set_tooltip_text (badge, run->error);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
+    }
+  gtk_widget_set_tooltip_text (row, run->path);
+  g_object_set_data (G_OBJECT (row), "check", check);
+  g_object_set_data_full (G_OBJECT (row), "run", tb_run_ref (run), (GDestroyNotify) tb_run_unref);
+  g_signal_connect (check, "toggled", G_CALLBACK (check_toggled_cb), self);
+  return row;
+}
+
+void
+_tb_window_runs_reload (TbWindow *self)
+{
+  g_autofree char *folder = _tb_window_runs_dir (self);
+  g_autoptr(GHashTable) was_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GtkWidget *child;
+  guint skipped = 0;
+
+  /* keep the selection across reloads */
+  for (child = gtk_widget_get_first_child (self->runs_list); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (child), "check");
+      TbRun *run = g_object_get_data (G_OBJECT (child), "run");
+
+      if (check != NULL && run != NULL && gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
+        g_hash_table_add (was_selected, g_strdup (run->path));
+    }
+
+  while ((child = gtk_widget_get_first_child (self->runs_list)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), child);
+
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
+  self->runs = tb_run_load_folder (folder, &skipped);
+  for (guint i = 0; i < self->runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (self->runs, i);
+      GtkWidget *row = make_run_row (self, run);
+
+      if (g_hash_table_contains (was_selected, run->path))
+        {
+          GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+          g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+          gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+          g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+        }
+      gtk_list_box_append (GTK_LIST_BOX (self->runs_list), row);
+    }
+  if (skipped > 0)
+    {
+      g_autofree char *msg = g_strdup_printf (ngettext ("%u file in the runs folder is not a readable result",
+                                                        "%u files in the runs folder are not readable results",
+                                                        skipped), skipped);
+
+      _tb_window_toast (self, msg);
+    }
+  update_comparison (self);
+}
+
+void
+_tb_window_runs_select (TbWindow   *self,
+                        const char *path,
+                        gboolean    selected)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+
+      if (check != NULL && run != NULL && g_strcmp0 (run->path, path) == 0)
+        gtk_check_button_set_active (GTK_CHECK_BUTTON (check), selected);
+    }
+}
+
+void
+tb_window_compare (TbWindow    *self,
+                   const char **paths)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+
+  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+      gboolean on = FALSE;
+
+      if (check == NULL || run == NULL)
+        continue;
+      for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
+        if (g_strcmp0 (paths[i], run->path) == 0)
+          on = TRUE;
+      g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), on);
+      g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+    }
+  update_comparison (self);
+}
+
+/* ------------------------------------------------------------ import */
+
+void
+_tb_window_runs_import (TbWindow  *self,
+                        GFile    **files,
+                        guint      n_files)
+{
+  g_autofree char *folder = _tb_window_runs_dir (self);
+  g_autoptr(GPtrArray) imported = g_ptr_array_new_with_free_func (g_free);
+  guint ok = 0;
+
+  if (g_mkdir_with_parents (folder, 0755) != 0)
+    {
+      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
+                                             _("Could not create the runs folder “%s”"), folder);
+
+      _tb_window_error (self, _("Results could not be imported"), error);
+      return;
+    }
+
+  for (guint i = 0; i < n_files; i++)
+    {
+      g_autofree char *path = g_file_get_path (files[i]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TbRun) run = NULL;
+      g_autofree char *name = NULL;
+      g_autofree char *dest = NULL;
+      g_autofree char *contents = NULL;
+      gsize len = 0;
+
+      if (path == NULL)
+        continue;
+      run = tb_run_load (path, &error);
+      if (run == NULL)
+        {
+          _tb_window_error (self, _("This file cannot be imported"), error);
+          continue;
+        }
+      name = g_strconcat (run->run_id, ".json", NULL);
+      dest = g_build_filename (folder, name, NULL);
+      g_ptr_array_add (imported, g_strdup (dest));
+      if (g_file_test (dest, G_FILE_TEST_EXISTS))
+        continue;   /* already in the history */
+      /* the file was checked; copy it whole so no field is lost */
+      if (!g_file_get_contents (path, &contents, &len, &error)
+          || !g_file_set_contents (dest, contents, (gssize) len, &error))
+        {
+          _tb_window_error (self, _("Results could not be imported"), error);
+          continue;
+        }
+      ok++;
+    }
+
+  _tb_window_runs_reload (self);
+  for (guint i = 0; i < imported->len; i++)
+    _tb_window_runs_select (self, g_ptr_array_index (imported, i), TRUE);
+  if (imported->len > 0)
+    {
+      g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", ok), ok);
+
+      _tb_window_toast (self, msg);
+      tb_window_show_page (self, "runs");
+    }
+}
+
+static void
+import_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    TbWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
+      guint n = g_list_model_get_n_items (files);
+      g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
+
+      for (guint i = 0; i < n; i++)
+        g_ptr_array_add (array, g_list_model_get_item (files, i));
+      _tb_window_runs_import (self, (GFile **) array->pdata, array->len);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+  g_object_unref (self);
+}
+
+static void
+import_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  GtkFileChooserNative *dialog =
+    gtk_file_chooser_native_new (_("Import Results"), GTK_WINDOW (self),
+                                 GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"), _("_Cancel"));
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, _("Result files (.json)"));
+  gtk_file_filter_add_suffix (filter, "json");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
+  g_object_unref (filter);
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (import_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* ------------------------------------------------------------ export */
+
+static void
+export_response_cb (GtkNativeDialog *dialog,
+                    int              response,
+                    TbWindow        *self)
+{
+  gboolean csv = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "csv"));
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (file);
+      g_autoptr(GPtrArray) runs = selected_runs (self);
+      g_autoptr(GError) error = NULL;
+      gboolean ok;
+
+      /* nothing selected: export the whole history */
+      if (runs->len == 0 && self->runs != NULL)
+        for (guint i = 0; i < self->runs->len; i++)
+          g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (self->runs, i)));
+      ok = csv ? tb_runs_export_csv (runs, path, &error) : tb_runs_export_json (runs, path, &error);
+      if (ok)
+        {
+          g_autofree char *base = g_path_get_basename (path);
+          g_autofree char *msg = g_strdup_printf (ngettext ("%u run saved as “%s”", "%u runs saved as “%s”", runs->len),
+                                                  runs->len, base);
+
+          _tb_window_toast (self, msg);
+        }
+      else
+        _tb_window_error (self, _("The runs could not be exported"), error);
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+  g_object_unref (self);
+}
+
+static void
+export_runs (TbWindow *self,
+             gboolean  csv)
+{
+  GtkFileChooserNative *dialog =
+    gtk_file_chooser_native_new (csv ? _("Export Runs as CSV") : _("Export Runs as JSON"),
+                                 GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                 _("_Export"), _("_Cancel"));
+
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), csv ? "trainbench-runs.csv" : "trainbench-runs.json");
+  g_object_set_data (G_OBJECT (dialog), "csv", GINT_TO_POINTER (csv));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
+  g_signal_connect (dialog, "response", G_CALLBACK (export_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+static void
+export_csv_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  export_runs (TB_WINDOW (widget), TRUE);
+}
+
+static void
+export_json_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  export_runs (TB_WINDOW (widget), FALSE);
+}
+
+static void
+reload_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  _tb_window_runs_reload (TB_WINDOW (widget));
+}
+
+static void
+select_all_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  gboolean all_on = TRUE;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+      if (check != NULL && !gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
+        all_on = FALSE;
+    }
+  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+      if (check == NULL)
+        continue;
+      g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), !all_on);
+      g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+    }
+  update_comparison (self);
+}
+
+void
+_tb_window_runs_class_init (GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action (widget_class, "win.import", NULL, import_action);
+  gtk_widget_class_install_action (widget_class, "win.export-csv", NULL, export_csv_action);
+  gtk_widget_class_install_action (widget_class, "win.export-json", NULL, export_json_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-runs", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "win.select-all-runs", NULL, select_all_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "win.select-all-runs", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.reload-runs", NULL);
+}
+
+/* ------------------------------------------------------------ page */
+
+static void
+group_toggled_cb (GtkToggleButton *button,
+                  TbWindow        *self)
+{
+  if (gtk_toggle_button_get_active (button))
+    update_comparison (self);
+}
+
+static GtkWidget *
+tool_button (const char *label,
+             const char *action,
+             const char *tooltip)
+{
+  GtkWidget *button = gtk_button_new_with_mnemonic (label);
+
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action);
+  gtk_widget_set_tooltip_text (button, tooltip);
+  return button;
+}
+
+void
+_tb_window_runs_init (TbWindow *self)
+{
+  GtkWidget *top, *bar, *scroller, *bottom, *group_box, *label, *charts, *frame;
+
+  /* top: tool bar and history */
+  top = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (top, 12);
+  gtk_widget_set_margin_end (top, 12);
+  gtk_widget_set_margin_top (top, 12);
+
+  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_box_append (GTK_BOX (bar), tool_button (_("_Import…"), "win.import", _("Add result files from other machines (Ctrl+O); you can also drop them on the window")));
+  gtk_box_append (GTK_BOX (bar), tool_button (_("Select _All"), "win.select-all-runs", _("Select or unselect every run (Ctrl+Shift+A)")));
+  gtk_box_append (GTK_BOX (bar), tool_button (_("_CSV…"), "win.export-csv", _("Export the selected runs (or all) as CSV")));
+  gtk_box_append (GTK_BOX (bar), tool_button (_("_JSON…"), "win.export-json", _("Export the selected runs (or all) as JSON")));
+  label = gtk_label_new (_("Group by"));
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_label_set_xalign (GTK_LABEL (label), 1);
+  gtk_box_append (GTK_BOX (bar), label);
+  group_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (group_box, "linked");
+  self->group_device_toggle = gtk_toggle_button_new_with_mnemonic (_("_Device"));
+  self->group_os_toggle = gtk_toggle_button_new_with_mnemonic (_("_OS"));
+  gtk_toggle_button_set_group (GTK_TOGGLE_BUTTON (self->group_os_toggle), GTK_TOGGLE_BUTTON (self->group_device_toggle));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->group_device_toggle), TRUE);
+  g_signal_connect (self->group_device_toggle, "toggled", G_CALLBACK (group_toggled_cb), self);
+  g_signal_connect (self->group_os_toggle, "toggled", G_CALLBACK (group_toggled_cb), self);
+  gtk_box_append (GTK_BOX (group_box), self->group_device_toggle);
+  gtk_box_append (GTK_BOX (group_box), self->group_os_toggle);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (group_box), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Group by"), -1);
+  gtk_box_append (GTK_BOX (bar), group_box);
+  gtk_box_append (GTK_BOX (top), bar);
+
+  self->runs_list = gtk_list_box_new ();
+  gtk_list_box_set_selection_mode (GTK_LIST_BOX (self->runs_list), GTK_SELECTION_NONE);
+  gtk_widget_add_css_class (self->runs_list, "boxed-list");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->runs_list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Runs"), -1);
+  self->runs_empty = gtk_label_new (_("No runs yet: train a model, or import result files"));
+  gtk_widget_add_css_class (self->runs_empty, "dim-label");
+  gtk_widget_set_margin_top (self->runs_empty, 18);
+  gtk_widget_set_margin_bottom (self->runs_empty, 18);
+  gtk_list_box_set_placeholder (GTK_LIST_BOX (self->runs_list), self->runs_empty);
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->runs_list);
+  gtk_widget_set_vexpand (scroller, TRUE);
+  gtk_widget_set_size_request (scroller, -1, 120);
+  gtk_box_append (GTK_BOX (top), scroller);
+  gtk_paned_set_start_child (self->runs_page, top);
+
+  /* bottom: comparison charts */
+  bottom = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (bottom, 12);
+  gtk_widget_set_margin_end (bottom, 12);
+  gtk_widget_set_margin_bottom (bottom, 12);
+  gtk_widget_set_margin_top (bottom, 6);
+  charts = gtk_grid_new ();
+  gtk_grid_set_column_spacing (GTK_GRID (charts), 6);
+  gtk_grid_set_column_homogeneous (GTK_GRID (charts), TRUE);
+  gtk_widget_set_vexpand (charts, TRUE);
+
+  frame = gtk_frame_new (NULL);
+  self->compare_bars = TB_CHART_VIEW (tb_chart_view_new ());
+  tb_chart_view_set_name (self->compare_bars, "compare-seconds-per-epoch");
+  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_bars));
+  gtk_grid_attach (GTK_GRID (charts), frame, 0, 0, 2, 1);
+  frame = gtk_frame_new (NULL);
+  self->compare_accuracy = TB_CHART_VIEW (tb_chart_view_new ());
+  tb_chart_view_set_name (self->compare_accuracy, "compare-accuracy");
+  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_accuracy));
+  gtk_grid_attach (GTK_GRID (charts), frame, 2, 0, 1, 1);
+  frame = gtk_frame_new (NULL);
+  self->compare_loss = TB_CHART_VIEW (tb_chart_view_new ());
+  tb_chart_view_set_name (self->compare_loss, "compare-loss");
+  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_loss));
+  gtk_grid_attach (GTK_GRID (charts), frame, 3, 0, 1, 1);
+  gtk_box_append (GTK_BOX (bottom), charts);
+  gtk_paned_set_end_child (self->runs_page, bottom);
+
+  _tb_window_runs_reload (self);
+}

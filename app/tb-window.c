@@ -1,0 +1,996 @@
+/* tb-window.c: the main window: its frame and actions, the Train page
+ * (device, optimizer, settings, live charts) and the training session's
+ * life cycle. The Data and Runs pages live in tb-window-data.c and
+ * tb-window-runs.c.
+ */
+#include "tb-config.h"
+
+#include <math.h>
+
+#include <glib/gi18n.h>
+
+#include "tb-application.h"
+#include "tb-inspect.h"
+#include "tb-window-private.h"
+
+G_DEFINE_FINAL_TYPE (TbWindow, tb_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static const char *optimizer_ids[] = { "sgd", "adam", "adadelta", "rmsprop", "adagrad", NULL };
+
+static void start_next (TbWindow *self);
+
+/* ------------------------------------------------------------ messages */
+
+void
+_tb_window_toast (TbWindow   *self,
+                  const char *text)
+{
+  AdwToast *toast = adw_toast_new (text);
+
+  adw_toast_set_timeout (toast, 5);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* A problem the user must read: a dialog with a headline and the detail. */
+void
+_tb_window_error (TbWindow     *self,
+                  const char   *headline,
+                  const GError *error)
+{
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), headline,
+                                              error ? error->message : NULL);
+
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+char *
+_tb_window_runs_dir (TbWindow *self)
+{
+  g_autofree char *folder = g_settings_get_string (self->settings, "runs-folder");
+  char buf[4096];
+
+  if (folder != NULL && *folder)
+    return g_steal_pointer (&folder);
+  nn_runs_dir (buf, sizeof buf);
+  return g_strdup (buf);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+static GtkWidget *
+spin_row (GtkWidget   *group,
+          const char  *title,
+          const char  *subtitle,
+          double       min,
+          double       max,
+          double       step,
+          guint        digits,
+          double       value,
+          GtkWidget  **spin_out)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *spin = gtk_spin_button_new_with_range (min, max, step);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
+  if (subtitle != NULL)
+    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  *spin_out = spin;
+  return row;
+}
+
+static char *
+format_duration (double seconds)
+{
+  int s;
+
+  if (!(seconds >= 0) || !isfinite (seconds))
+    return g_strdup ("—");
+  s = (int) round (seconds);
+  if (s >= 3600)
+    return g_strdup_printf ("%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60);
+  return g_strdup_printf ("%d:%02d", s / 60, s % 60);
+}
+
+/* ------------------------------------------------------------ state */
+
+gboolean
+tb_window_is_training (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
+  return self->session != NULL && tb_session_get_state (self->session) != TB_SESSION_FINISHED;
+}
+
+gboolean
+tb_window_start_enabled (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
+
+  return !tb_window_is_training (self) && self->builder != NULL
+         && tb_model_builder_is_valid (self->builder) && self->dataset != NULL
+         && self->device_index >= 0 && self->device_index < self->n_devices
+         && self->devices[self->device_index].usable;
+}
+
+void
+_tb_window_update_actions (TbWindow *self)
+{
+  gboolean training = tb_window_is_training (self);
+  gboolean can_start = tb_window_start_enabled (self);
+  gboolean can_inspect = !training && self->session != NULL
+                         && tb_session_get_model (self->session) != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.start", can_start);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", training);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reproduce", !training);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.inspect", can_inspect);
+  gtk_widget_set_visible (self->stop_button, training);
+  gtk_widget_set_visible (self->start_button, !training);
+
+  if (self->builder != NULL && !tb_model_builder_is_valid (self->builder))
+    gtk_widget_set_tooltip_text (self->start_button, _("Fix the model first (see the Model page)"));
+  else if (self->dataset == NULL)
+    gtk_widget_set_tooltip_text (self->start_button, _("Choose a data set first (see the Data page)"));
+  else
+    gtk_widget_set_tooltip_text (self->start_button, _("Start training (Ctrl+Enter)"));
+}
+
+/* ------------------------------------------------------------ live charts */
+
+static TbChartData *
+new_loss_data (void)
+{
+  TbChartData *d = tb_chart_data_new (TB_CHART_LINES, _("Training loss per step"), _("Step"), _("Loss"));
+
+  d->x_integer = TRUE;
+  tb_chart_data_add_series (d, _("loss"), 0);
+  return d;
+}
+
+static TbChartData *
+new_accuracy_data (void)
+{
+  TbChartData *d = tb_chart_data_new (TB_CHART_LINES, _("Accuracy per epoch"), _("Epoch"), _("Accuracy"));
+
+  d->x_integer = TRUE;
+  tb_chart_data_add_series (d, _("train"), 0);
+  tb_chart_data_add_series (d, _("test"), 0);
+  return d;
+}
+
+static TbChartData *
+new_epoch_time_data (void)
+{
+  TbChartData *d = tb_chart_data_new (TB_CHART_LINES, _("Seconds per epoch"), _("Epoch"), _("Seconds"));
+
+  d->x_integer = TRUE;
+  d->y_from_zero = TRUE;
+  tb_chart_data_add_series (d, _("seconds"), tb_chart_palette (2));
+  return d;
+}
+
+static TbChartData *
+new_speed_data (void)
+{
+  TbChartData *d = tb_chart_data_new (TB_CHART_LINES, _("Samples per second"), _("Seconds"), _("Samples/s"));
+
+  d->y_from_zero = TRUE;
+  tb_chart_data_add_series (d, _("samples/s"), tb_chart_palette (3));
+  return d;
+}
+
+static void
+reset_charts (TbWindow *self)
+{
+  tb_chart_view_set_data (self->loss_chart, new_loss_data ());
+  tb_chart_view_set_data (self->accuracy_chart, new_accuracy_data ());
+  tb_chart_view_set_data (self->epoch_time_chart, new_epoch_time_data ());
+  tb_chart_view_set_data (self->speed_chart, new_speed_data ());
+  self->loss_shown = self->speed_shown = self->epochs_shown = 0;
+}
+
+/* Main thread, once per flush: append what is new to the charts. */
+static void
+session_progress_cb (TbSession *session,
+                     TbWindow  *self)
+{
+  const NnProgress *p = tb_session_get_latest (session);
+  GArray *steps = tb_session_get_loss_steps (session);
+  GArray *losses = tb_session_get_loss_values (session);
+  GArray *times = tb_session_get_speed_times (session);
+  GArray *speeds = tb_session_get_speed_values (session);
+  GArray *epochs = tb_session_get_epochs (session);
+  TbChartData *loss = tb_chart_view_get_data (self->loss_chart);
+  TbChartData *acc = tb_chart_view_get_data (self->accuracy_chart);
+  TbChartData *secs = tb_chart_view_get_data (self->epoch_time_chart);
+  TbChartData *speed = tb_chart_view_get_data (self->speed_chart);
+  g_autofree char *eta = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *eta_text = NULL;
+  double fraction;
+
+  if (session != self->session)
+    return;
+
+  for (; self->loss_shown < steps->len; self->loss_shown++)
+    tb_chart_series_append (g_ptr_array_index (loss->series, 0),
+                            g_array_index (steps, double, self->loss_shown),
+                            g_array_index (losses, double, self->loss_shown));
+  for (; self->speed_shown < times->len; self->speed_shown++)
+    tb_chart_series_append (g_ptr_array_index (speed->series, 0),
+                            g_array_index (times, double, self->speed_shown),
+                            g_array_index (speeds, double, self->speed_shown));
+  for (; self->epochs_shown < epochs->len; self->epochs_shown++)
+    {
+      const NnEpochRecord *e = &g_array_index (epochs, NnEpochRecord, self->epochs_shown);
+
+      tb_chart_series_append (g_ptr_array_index (acc->series, 0), e->epoch, e->train_accuracy);
+      tb_chart_series_append (g_ptr_array_index (acc->series, 1), e->epoch, e->test_accuracy);
+      tb_chart_series_append (g_ptr_array_index (secs->series, 0), e->epoch, e->seconds);
+    }
+  tb_chart_view_changed (self->loss_chart);
+  tb_chart_view_changed (self->accuracy_chart);
+  tb_chart_view_changed (self->epoch_time_chart);
+  tb_chart_view_changed (self->speed_chart);
+
+  fraction = p->total_steps > 0 ? (double) p->step / (double) p->total_steps : 0;
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), CLAMP (fraction, 0, 1));
+  text = g_strdup_printf (_("Epoch %d of %d · step %lld of %lld · loss %.4f"),
+                          p->epoch, p->epochs, (long long) p->step, (long long) p->total_steps, p->loss);
+  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->progress_bar), text);
+  eta = format_duration (p->eta_seconds);
+  eta_text = g_strdup_printf (_("ETA %s · %.0f samples/s"), eta, p->samples_per_second);
+  gtk_label_set_text (GTK_LABEL (self->eta_label), eta_text);
+}
+
+static void
+session_state_cb (TbSession *session,
+                  TbWindow  *self)
+{
+  if (tb_session_get_state (session) == TB_SESSION_RUNNING)
+    gtk_label_set_text (GTK_LABEL (self->status_label), _("Training…"));
+  _tb_window_update_actions (self);
+}
+
+static void
+session_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(TbWindow) self = user_data;
+  TbSession *session = TB_SESSION (object);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = tb_session_run_finish (session, result, &error);
+  const char *path = tb_session_get_result_path (session);
+
+  if (path != NULL && self->queue_results != NULL)
+    g_ptr_array_add (self->queue_results, g_strdup (path));
+
+  if (ok)
+    {
+      gtk_label_set_text (GTK_LABEL (self->status_label), _("Finished; the run is saved in the Runs page"));
+      gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 1.0);
+      _tb_window_toast (self, _("Training finished; the run is saved"));
+    }
+  else if (g_error_matches (error, TB_SESSION_ERROR, NN_ERROR_CANCELLED))
+    {
+      gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopped; the run is kept as cancelled"));
+      _tb_window_toast (self, _("Training stopped"));
+      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+    }
+  else
+    {
+      gtk_label_set_text (GTK_LABEL (self->status_label), error->message);
+      _tb_window_error (self, tb_session_status_headline ((NnStatus) error->code), error);
+      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+    }
+
+  _tb_window_runs_reload (self);
+  if (path != NULL && self->queue_results == NULL)
+    _tb_window_runs_select (self, path, TRUE);
+  _tb_window_update_actions (self);
+
+  if (!g_queue_is_empty (self->queue))
+    start_next (self);
+  else if (self->queue_results != NULL)
+    {
+      /* reproduce finished: show all its runs side by side */
+      g_ptr_array_add (self->queue_results, NULL);
+      tb_window_compare (self, (const char **) self->queue_results->pdata);
+      g_clear_pointer (&self->queue_results, g_ptr_array_unref);
+      tb_window_show_page (self, "runs");
+    }
+}
+
+static void
+start_session (TbWindow              *self,
+               const TbSessionConfig *config)
+{
+  if (self->session != NULL)
+    g_signal_handlers_disconnect_by_data (self->session, self);
+  g_clear_object (&self->session);
+
+  self->session = tb_session_new (config);
+  g_signal_connect (self->session, "progress", G_CALLBACK (session_progress_cb), self);
+  g_signal_connect (self->session, "state-changed", G_CALLBACK (session_state_cb), self);
+
+  reset_charts (self);
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 0);
+  gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->progress_bar), config->model_name ? config->model_name : _("custom model"));
+  gtk_label_set_text (GTK_LABEL (self->eta_label), "");
+  gtk_label_set_text (GTK_LABEL (self->status_label), _("Loading the data set and building the model…"));
+
+  tb_session_run_async (self->session, NULL, session_done_cb, g_object_ref (self));
+  _tb_window_update_actions (self);
+}
+
+static void
+start_next (TbWindow *self)
+{
+  TbSessionConfig *config = g_queue_pop_head (self->queue);
+
+  if (config == NULL)
+    return;
+  start_session (self, config);
+  tb_session_config_clear_free (config);
+}
+
+/* The settings on the Train page as a session config. */
+static void
+collect_config (TbWindow        *self,
+                TbSessionConfig *config)
+{
+  const NnDeviceInfo *dev = &self->devices[self->device_index];
+  guint opt = adw_combo_row_get_selected (ADW_COMBO_ROW (self->optimizer_row));
+
+  tb_session_config_init (config);
+  config->spec_text = g_strdup (tb_model_builder_get_spec_text (self->builder));
+  config->model_name = g_strdup (tb_model_builder_get_preset_name (self->builder));
+  config->dataset = g_strdup (self->dataset);
+  config->train_limit = _tb_window_data_train_limit (self);
+  config->test_limit = _tb_window_data_test_limit (self);
+  config->optimizer = nn_optimizer_defaults ((NnOptimizerKind) opt);
+  config->optimizer.lr = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->lr_spin));
+  config->optimizer.momentum = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->momentum_spin));
+  if (opt == NN_OPT_ADADELTA || opt == NN_OPT_RMSPROP)
+    config->optimizer.rho = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->rho_spin));
+  if (opt == NN_OPT_ADAM)
+    {
+      config->optimizer.beta1 = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->beta1_spin));
+      config->optimizer.beta2 = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->beta2_spin));
+    }
+  config->batch_size = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->batch_spin));
+  config->epochs = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->epochs_spin));
+  config->seed = (guint64) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->seed_spin));
+  config->device.kind = dev->kind;
+  config->device.index = dev->index;
+  config->device.threads = dev->kind == NN_DEVICE_CPU
+                           ? gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->threads_spin)) : 0;
+  config->device.tf32 = gtk_switch_get_active (GTK_SWITCH (self->tf32_switch));
+  config->runs_dir = _tb_window_runs_dir (self);
+}
+
+/* ------------------------------------------------------------ actions */
+
+static void
+start_action (GtkWidget  *widget,
+              const char *action_name,
+              GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  TbSessionConfig config;
+  NnError err = { 0 };
+
+  if (tb_window_is_training (self))
+    return;
+
+  collect_config (self, &config);
+  if (nn_optimizer_validate (&config.optimizer, &err) != NN_OK)
+    {
+      g_autoptr(GError) error = g_error_new_literal (TB_SESSION_ERROR, err.code, err.message);
+
+      _tb_window_error (self, _("A setting is not valid"), error);
+      tb_session_config_clear (&config);
+      return;
+    }
+  start_session (self, &config);
+  tb_session_config_clear (&config);
+  tb_window_show_page (self, "train");
+}
+
+static void
+stop_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+
+  g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+  if (self->session != NULL)
+    {
+      tb_session_stop (self->session);
+      gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopping…"));
+    }
+}
+
+static void
+reproduce_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       TbWindow         *self)
+{
+  const NnPreset *presets;
+  int count = 0;
+
+  if (g_strcmp0 (response, "run") != 0)
+    return;
+
+  presets = nn_presets (&count);
+  g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+  g_clear_pointer (&self->queue_results, g_ptr_array_unref);
+  self->queue_results = g_ptr_array_new_with_free_func (g_free);
+
+  for (int i = 0; i < count; i++)
+    for (int d = 0; d < self->n_devices; d++)
+      {
+        TbSessionConfig *config;
+        int saved = self->device_index;
+
+        if (!self->devices[d].usable)
+          continue;
+        self->device_index = d;
+        config = g_new0 (TbSessionConfig, 1);
+        collect_config (self, config);
+        self->device_index = saved;
+        g_free (config->spec_text);
+        g_free (config->model_name);
+        config->spec_text = g_strdup (presets[i].spec);
+        config->model_name = g_strdup (presets[i].name);
+        config->optimizer = nn_optimizer_defaults (presets[i].optimizer);
+        config->optimizer.lr = presets[i].lr;
+        config->batch_size = presets[i].batch_size;
+        config->epochs = presets[i].epochs;
+        if (self->devices[d].kind != NN_DEVICE_CPU)
+          config->device.threads = 0;
+        g_queue_push_tail (self->queue, config);
+      }
+  start_next (self);
+}
+
+static void
+reproduce_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  int usable = 0, count = 0;
+  GtkWidget *dialog;
+  g_autofree char *body = NULL;
+
+  nn_presets (&count);
+  for (int d = 0; d < self->n_devices; d++)
+    usable += self->devices[d].usable;
+
+  if (self->dataset == NULL)
+    {
+      _tb_window_toast (self, _("Choose a data set first"));
+      tb_window_show_page (self, "data");
+      return;
+    }
+  body = g_strdup_printf (ngettext ("This trains the %d article models with their own settings on %d device, one after the other, on the chosen data set. It can take a long time.",
+                                    "This trains the %d article models with their own settings on %d devices, one after the other, on the chosen data set. It can take a long time.",
+                                    usable),
+                          count, usable);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Reproduce the Articles?"), body);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "run", _("_Run All"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "run", ADW_RESPONSE_SUGGESTED);
+  g_signal_connect (dialog, "response", G_CALLBACK (reproduce_response_cb), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+inspect_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  GtkWidget *window;
+
+  if (self->session == NULL || tb_session_get_model (self->session) == NULL)
+    return;
+  window = tb_inspect_window_new (GTK_WINDOW (self), self->session);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+page_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  tb_window_show_page (TB_WINDOW (widget), g_variant_get_string (parameter, NULL));
+}
+
+/* ------------------------------------------------------------ Train page */
+
+static void
+optimizer_changed_cb (AdwComboRow *row,
+                      GParamSpec  *pspec,
+                      TbWindow    *self)
+{
+  NnOptimizerKind kind = (NnOptimizerKind) adw_combo_row_get_selected (row);
+  NnOptimizer d = nn_optimizer_defaults (kind);
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->lr_spin), d.lr);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->momentum_spin), d.momentum);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->rho_spin), d.rho);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->beta1_spin), d.beta1);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->beta2_spin), d.beta2);
+  gtk_widget_set_visible (self->momentum_row, kind == NN_OPT_SGD);
+  gtk_widget_set_visible (self->rho_row, kind == NN_OPT_ADADELTA || kind == NN_OPT_RMSPROP);
+  gtk_widget_set_visible (self->beta1_row, kind == NN_OPT_ADAM);
+  gtk_widget_set_visible (self->beta2_row, kind == NN_OPT_ADAM);
+}
+
+static void
+preset_chosen_cb (TbModelBuilder *builder,
+                  gpointer        preset_ptr,
+                  TbWindow       *self)
+{
+  const NnPreset *preset = preset_ptr;
+
+  if (preset == NULL)
+    return;
+  adw_combo_row_set_selected (ADW_COMBO_ROW (self->optimizer_row), preset->optimizer);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->lr_spin), preset->lr);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->batch_spin), preset->batch_size);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->epochs_spin), preset->epochs);
+}
+
+static void
+device_toggled_cb (GtkCheckButton *check,
+                   TbWindow       *self)
+{
+  const NnDeviceInfo *dev;
+
+  if (!gtk_check_button_get_active (check))
+    return;
+  self->device_index = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (check), "device"));
+  dev = &self->devices[self->device_index];
+  /* the rows below the list exist once the page is built */
+  if (self->threads_spin != NULL)
+    gtk_widget_set_sensitive (self->threads_spin, dev->kind == NN_DEVICE_CPU);
+  if (self->tf32_row != NULL)
+    gtk_widget_set_sensitive (self->tf32_row, dev->kind == NN_DEVICE_CUDA);
+  _tb_window_update_actions (self);
+}
+
+static void
+build_device_list (TbWindow  *self,
+                   GtkWidget *group)
+{
+  GtkWidget *first = NULL;
+  g_autofree char *wanted = g_settings_get_string (self->settings, "default-device");
+  NnDeviceKind wanted_kind = NN_DEVICE_CPU;
+  int32_t wanted_index = 0;
+  NnError err = { 0 };
+
+  nn_device_parse (wanted, &wanted_kind, &wanted_index, &err);
+  self->n_devices = nn_device_list (self->devices, TB_MAX_DEVICES);
+  self->device_index = -1;
+
+  for (int i = 0; i < self->n_devices; i++)
+    {
+      const NnDeviceInfo *dev = &self->devices[i];
+      GtkWidget *row = adw_action_row_new ();
+      GtkWidget *check = gtk_check_button_new ();
+      g_autofree char *title = NULL;
+      g_autofree char *subtitle = NULL;
+      g_autofree char *mem = g_format_size (dev->memory_bytes);
+
+      if (dev->kind == NN_DEVICE_CPU)
+        {
+          title = g_strdup_printf (_("CPU · %s"), dev->name);
+          subtitle = g_strdup_printf (ngettext ("%d core · %s memory", "%d cores · %s memory", dev->cores),
+                                      dev->cores, mem);
+        }
+      else
+        {
+          title = g_strdup_printf (_("GPU %d · %s"), dev->index, dev->name);
+          if (dev->usable)
+            subtitle = g_strdup_printf (_("%s memory · compute %d.%d · driver %s"),
+                                        mem, dev->compute_major, dev->compute_minor, dev->driver);
+          else
+            subtitle = g_strdup_printf (_("Not usable: %s"), dev->reason);
+        }
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+      adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
+      adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+      gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
+      g_object_set_data (G_OBJECT (check), "device", GINT_TO_POINTER (i));
+      if (first == NULL)
+        first = check;
+      else
+        gtk_check_button_set_group (GTK_CHECK_BUTTON (check), GTK_CHECK_BUTTON (first));
+      g_signal_connect (check, "toggled", G_CALLBACK (device_toggled_cb), self);
+      /* an unusable GPU is shown, greyed, with the reason */
+      gtk_widget_set_sensitive (row, dev->usable);
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+
+      if (dev->usable && (self->device_index < 0 || (dev->kind == wanted_kind && dev->index == wanted_index)))
+        {
+          gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
+          self->device_index = i;
+        }
+    }
+}
+
+static GtkWidget *
+chart_frame (TbChartView **view,
+             const char   *name)
+{
+  GtkWidget *frame = gtk_frame_new (NULL);
+
+  *view = TB_CHART_VIEW (tb_chart_view_new ());
+  tb_chart_view_set_name (*view, name);
+  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (*view));
+  return frame;
+}
+
+static void
+build_train_page (TbWindow *self)
+{
+  GtkWidget *scroller, *box, *group, *row, *grid, *right, *status_box, *button_box;
+  g_autoptr(GtkStringList) optimizers = gtk_string_list_new (optimizer_ids);
+
+  /* left: settings */
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_size_request (scroller, 300, -1);
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 18);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 12);
+  gtk_widget_set_margin_bottom (box, 12);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Device"));
+  gtk_box_append (GTK_BOX (box), group);
+  build_device_list (self, group);
+  spin_row (group, _("CPU _threads"), _("0 uses every core"), 0, 1024, 1, 0,
+            g_settings_get_int (self->settings, "threads"), &self->threads_spin);
+  self->tf32_row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->tf32_row), _("Allow _TF32"));
+  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (self->tf32_row), TRUE);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->tf32_row), _("Faster convolutions and matrix products on recent GPUs"));
+  self->tf32_switch = gtk_switch_new ();
+  gtk_switch_set_active (GTK_SWITCH (self->tf32_switch), g_settings_get_boolean (self->settings, "tf32"));
+  gtk_widget_set_valign (self->tf32_switch, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (self->tf32_row), self->tf32_switch);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (self->tf32_row), self->tf32_switch);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->tf32_switch), GTK_ACCESSIBLE_RELATION_LABELLED_BY, self->tf32_row, NULL, -1);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), self->tf32_row);
+  if (self->device_index >= 0)
+    {
+      gtk_widget_set_sensitive (self->tf32_row, self->devices[self->device_index].kind == NN_DEVICE_CUDA);
+      gtk_widget_set_sensitive (self->threads_spin, self->devices[self->device_index].kind == NN_DEVICE_CPU);
+    }
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Optimizer"));
+  gtk_box_append (GTK_BOX (box), group);
+  self->optimizer_row = adw_combo_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->optimizer_row), _("_Optimizer"));
+  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (self->optimizer_row), TRUE);
+  adw_combo_row_set_model (ADW_COMBO_ROW (self->optimizer_row), G_LIST_MODEL (optimizers));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), self->optimizer_row);
+  spin_row (group, _("_Learning rate"), NULL, 0.00001, 10, 0.0001, 5, 0.001, &self->lr_spin);
+  self->momentum_row = spin_row (group, _("_Momentum"), NULL, 0, 0.999, 0.01, 3, 0, &self->momentum_spin);
+  self->rho_row = spin_row (group, _("_Rho"), NULL, 0, 0.999, 0.01, 3, 0.9, &self->rho_spin);
+  self->beta1_row = spin_row (group, _("Beta _1"), NULL, 0, 0.9999, 0.001, 4, 0.9, &self->beta1_spin);
+  self->beta2_row = spin_row (group, _("Beta _2"), NULL, 0, 0.99999, 0.0001, 5, 0.999, &self->beta2_spin);
+  g_signal_connect (self->optimizer_row, "notify::selected", G_CALLBACK (optimizer_changed_cb), self);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (self->optimizer_row), NN_OPT_ADAM);
+  optimizer_changed_cb (ADW_COMBO_ROW (self->optimizer_row), NULL, self);
+
+  group = adw_preferences_group_new ();
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Training"));
+  gtk_box_append (GTK_BOX (box), group);
+  spin_row (group, _("_Batch size"), NULL, 1, 65536, 1, 0, 32, &self->batch_spin);
+  spin_row (group, _("_Epochs"), NULL, 1, 1000, 1, 0, 5, &self->epochs_spin);
+  row = spin_row (group, _("_Seed"), _("Same seed, same run"), 0, 4294967295.0, 1, 0, 42, &self->seed_spin);
+  (void) row;
+
+  button_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  gtk_widget_set_halign (button_box, GTK_ALIGN_CENTER);
+  self->train_start_button = gtk_button_new_with_mnemonic (_("_Start Training"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->train_start_button), "win.start");
+  gtk_widget_add_css_class (self->train_start_button, "suggested-action");
+  gtk_widget_add_css_class (self->train_start_button, "pill");
+  self->inspect_button = gtk_button_new_with_mnemonic (_("_Inspect Results…"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->inspect_button), "win.inspect");
+  gtk_widget_add_css_class (self->inspect_button, "pill");
+  gtk_widget_set_tooltip_text (self->inspect_button, _("Confusion matrix and misclassified test images of the last run"));
+  gtk_box_append (GTK_BOX (button_box), self->train_start_button);
+  gtk_box_append (GTK_BOX (button_box), self->inspect_button);
+  gtk_box_append (GTK_BOX (box), button_box);
+
+  gtk_paned_set_start_child (self->train_page, scroller);
+
+  /* right: status and the four live charts */
+  right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (right, 6);
+  gtk_widget_set_margin_end (right, 12);
+  gtk_widget_set_margin_top (right, 12);
+  gtk_widget_set_margin_bottom (right, 12);
+
+  status_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  self->status_label = gtk_label_new (_("Pick a model, a data set and a device, then press Train"));
+  gtk_label_set_xalign (GTK_LABEL (self->status_label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (self->status_label), PANGO_ELLIPSIZE_END);
+  gtk_widget_set_hexpand (self->status_label, TRUE);
+  self->eta_label = gtk_label_new ("");
+  gtk_widget_add_css_class (self->eta_label, "numeric");
+  gtk_box_append (GTK_BOX (status_box), self->status_label);
+  gtk_box_append (GTK_BOX (status_box), self->eta_label);
+  gtk_box_append (GTK_BOX (right), status_box);
+
+  self->progress_bar = gtk_progress_bar_new ();
+  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (self->progress_bar), TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->progress_bar), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Training progress"), -1);
+  gtk_box_append (GTK_BOX (right), self->progress_bar);
+
+  grid = gtk_grid_new ();
+  gtk_grid_set_row_homogeneous (GTK_GRID (grid), TRUE);
+  gtk_grid_set_column_homogeneous (GTK_GRID (grid), TRUE);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 6);
+  gtk_widget_set_vexpand (grid, TRUE);
+  gtk_grid_attach (GTK_GRID (grid), chart_frame (&self->loss_chart, "loss"), 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), chart_frame (&self->accuracy_chart, "accuracy"), 1, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), chart_frame (&self->epoch_time_chart, "seconds-per-epoch"), 0, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), chart_frame (&self->speed_chart, "samples-per-second"), 1, 1, 1, 1);
+  gtk_box_append (GTK_BOX (right), grid);
+  reset_charts (self);
+
+  gtk_paned_set_end_child (self->train_page, right);
+}
+
+/* ------------------------------------------------------------ class */
+
+static void
+builder_changed_cb (TbModelBuilder *builder,
+                    TbWindow       *self)
+{
+  _tb_window_update_actions (self);
+}
+
+static gboolean
+drop_cb (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         TbWindow      *self)
+{
+  GSList *files;
+  g_autoptr(GPtrArray) array = g_ptr_array_new ();
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = g_value_get_boxed (value);
+  for (GSList *l = files; l != NULL; l = l->next)
+    g_ptr_array_add (array, l->data);
+  _tb_window_runs_import (self, (GFile **) array->pdata, array->len);
+  return TRUE;
+}
+
+static void
+tb_window_dispose (GObject *object)
+{
+  TbWindow *self = TB_WINDOW (object);
+
+  if (self->session != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->session, self);
+      tb_session_stop (self->session);
+    }
+  if (self->download_cancellable != NULL)
+    g_cancellable_cancel (self->download_cancellable);
+  if (self->preview_cancellable != NULL)
+    g_cancellable_cancel (self->preview_cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_WINDOW);
+  G_OBJECT_CLASS (tb_window_parent_class)->dispose (object);
+}
+
+static void
+tb_window_finalize (GObject *object)
+{
+  TbWindow *self = TB_WINDOW (object);
+
+  g_clear_object (&self->session);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->download_cancellable);
+  g_clear_object (&self->preview_cancellable);
+  g_queue_free_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+  g_clear_pointer (&self->queue_results, g_ptr_array_unref);
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_free (self->dataset);
+  G_OBJECT_CLASS (tb_window_parent_class)->finalize (object);
+}
+
+static void
+tb_window_class_init (TbWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = tb_window_dispose;
+  object_class->finalize = tb_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, switcher_title);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, start_button);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, stop_button);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, model_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, data_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, train_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, runs_page);
+
+  gtk_widget_class_install_action (widget_class, "win.start", NULL, start_action);
+  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
+  gtk_widget_class_install_action (widget_class, "win.reproduce", NULL, reproduce_action);
+  gtk_widget_class_install_action (widget_class, "win.inspect", NULL, inspect_action);
+  gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
+  _tb_window_runs_class_init (widget_class);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "win.start", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_period, GDK_CONTROL_MASK, "win.stop", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "win.page", "s", "model");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.page", "s", "data");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.page", "s", "train");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_4, GDK_ALT_MASK, "win.page", "s", "runs");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.inspect", NULL);
+}
+
+static void
+tb_window_init (TbWindow *self)
+{
+  GtkDropTarget *drop;
+
+  g_type_ensure (TB_TYPE_CHART_VIEW);
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = tb_settings_new ();
+  self->queue = g_queue_new ();
+  self->device_index = -1;
+
+  /* Model page */
+  self->builder = TB_MODEL_BUILDER (tb_model_builder_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->builder), TRUE);
+  gtk_box_append (self->model_page, GTK_WIDGET (self->builder));
+  g_signal_connect (self->builder, "changed", G_CALLBACK (builder_changed_cb), self);
+  g_signal_connect (self->builder, "preset-chosen", G_CALLBACK (preset_chosen_cb), self);
+
+  build_train_page (self);
+  _tb_window_data_init (self);
+  _tb_window_runs_init (self);
+
+  tb_model_builder_load_preset (self->builder, "mlp-small");
+  {
+    const NnPreset *p = nn_preset_find ("mlp-small");
+
+    if (p != NULL)
+      preset_chosen_cb (self->builder, (gpointer) p, self);
+  }
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  _tb_window_update_actions (self);
+}
+
+TbWindow *
+tb_window_new (AdwApplication *application)
+{
+  return g_object_new (TB_TYPE_WINDOW, "application", application, NULL);
+}
+
+/* ------------------------------------------------------------ public */
+
+TbModelBuilder *
+tb_window_get_builder (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->builder;
+}
+
+void
+tb_window_set_dataset (TbWindow   *self,
+                       const char *name_or_path,
+                       int         train_limit,
+                       int         test_limit)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->train_limit_spin), train_limit);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->test_limit_spin), test_limit);
+  _tb_window_data_set (self, name_or_path);
+}
+
+gboolean
+tb_window_select_device (TbWindow *self,
+                         int       kind,
+                         int       index)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
+
+  for (int i = 0; i < self->n_devices; i++)
+    if ((int) self->devices[i].kind == kind && self->devices[i].index == index && self->devices[i].usable)
+      {
+        self->device_index = i;
+        _tb_window_update_actions (self);
+        return TRUE;
+      }
+  return FALSE;
+}
+
+void
+tb_window_set_epochs (TbWindow *self,
+                      int       epochs)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->epochs_spin), epochs);
+}
+
+gpointer
+tb_window_get_session (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
+TbChartView *
+tb_window_get_chart (TbWindow   *self,
+                     const char *name)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+
+  if (g_strcmp0 (name, "loss") == 0)
+    return self->loss_chart;
+  if (g_strcmp0 (name, "accuracy") == 0)
+    return self->accuracy_chart;
+  if (g_strcmp0 (name, "epoch-time") == 0)
+    return self->epoch_time_chart;
+  if (g_strcmp0 (name, "speed") == 0)
+    return self->speed_chart;
+  if (g_strcmp0 (name, "compare") == 0)
+    return self->compare_bars;
+  if (g_strcmp0 (name, "compare-accuracy") == 0)
+    return self->compare_accuracy;
+  if (g_strcmp0 (name, "compare-loss") == 0)
+    return self->compare_loss;
+  return NULL;
+}
+
+void
+tb_window_show_page (TbWindow   *self,
+                     const char *name)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+  adw_view_stack_set_visible_child_name (self->stack, name);
+}

@@ -1,0 +1,278 @@
+/* test-chart.c: the chart renderer drawn headless to PNG and SVG: the right
+ * size, series pixels where the data says, axes labelled, bars with their
+ * speed-up notes, the hover read-out, and bad sizes refused.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "tb-chart.h"
+#include "test-gui-util.h"
+
+#define RED 0xff0000
+#define GREEN 0x00c000
+
+static guint32
+pixel (cairo_surface_t *s,
+       int              x,
+       int              y)
+{
+  const guint8 *data = cairo_image_surface_get_data (s);
+  int stride = cairo_image_surface_get_stride (s);
+
+  return *(const guint32 *) (data + y * stride + x * 4) & 0xffffff;
+}
+
+static gboolean
+near_color (guint32 a,
+            guint32 b,
+            int     tolerance)
+{
+  for (int shift = 0; shift <= 16; shift += 8)
+    if (ABS ((int) ((a >> shift) & 0xff) - (int) ((b >> shift) & 0xff)) > tolerance)
+      return FALSE;
+  return TRUE;
+}
+
+/* Is there a pixel of `color` within `r` pixels of (x, y)? */
+static gboolean
+color_near (cairo_surface_t *s,
+            double           x,
+            double           y,
+            int              r,
+            guint32          color)
+{
+  for (int dy = -r; dy <= r; dy++)
+    for (int dx = -r; dx <= r; dx++)
+      {
+        int px = (int) round (x) + dx, py = (int) round (y) + dy;
+
+        if (px >= 0 && py >= 0 && px < cairo_image_surface_get_width (s) && py < cairo_image_surface_get_height (s)
+            && near_color (pixel (s, px, py), color, 40))
+          return TRUE;
+      }
+  return FALSE;
+}
+
+/* Count "ink" (dark) pixels in a rectangle: text and axes on white. */
+static int
+dark_pixels (cairo_surface_t *s,
+             int              x0,
+             int              y0,
+             int              x1,
+             int              y1)
+{
+  int n = 0;
+
+  for (int y = MAX (y0, 0); y < MIN (y1, cairo_image_surface_get_height (s)); y++)
+    for (int x = MAX (x0, 0); x < MIN (x1, cairo_image_surface_get_width (s)); x++)
+      {
+        guint32 p = pixel (s, x, y);
+
+        if (((p >> 16) & 0xff) < 128 && ((p >> 8) & 0xff) < 128 && (p & 0xff) < 128)
+          n++;
+      }
+  return n;
+}
+
+static TbChartData *
+line_chart (const char *x_label)
+{
+  TbChartData *data = tb_chart_data_new (TB_CHART_LINES, "Loss", x_label, "Loss");
+  TbChartSeries *s = tb_chart_data_add_series (data, "loss", RED);
+
+  for (int i = 0; i <= 10; i++)
+    tb_chart_series_append (s, i, i);
+  return data;
+}
+
+static double
+map_x (const TbChartLayout *l,
+       double               x)
+{
+  return l->left + (x - l->x_min) / (l->x_max - l->x_min) * (l->right - l->left);
+}
+
+static double
+map_y (const TbChartLayout *l,
+       double               y)
+{
+  return l->bottom - (y - l->y_min) / (l->y_max - l->y_min) * (l->bottom - l->top);
+}
+
+static void
+test_png_lines (void)
+{
+  g_autoptr(TbChartData) data = line_chart ("Step");
+  g_autofree char *path = g_build_filename (tb_test_setup_env (), "lines.png", NULL);
+  g_autoptr(GError) error = NULL;
+  cairo_surface_t *png;
+  TbChartLayout l;
+
+  g_assert_true (tb_chart_export (data, path, 400, 300, &error));
+  g_assert_no_error (error);
+  png = cairo_image_surface_create_from_png (path);
+  g_assert_cmpint (cairo_surface_status (png), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (png), ==, 400);
+  g_assert_cmpint (cairo_image_surface_get_height (png), ==, 300);
+
+  g_assert_true (tb_chart_compute_layout (data, 400, 300, &l));
+  g_assert_cmpfloat (l.x_min, <=, 0);
+  g_assert_cmpfloat (l.x_max, >=, 10);
+  g_assert_cmpfloat (l.y_max, >=, 10);
+  /* the series is drawn where the data says: on the diagonal ... */
+  for (int i = 1; i < 10; i++)
+    g_assert_true (color_near (png, map_x (&l, i), map_y (&l, i), 2, RED));
+  g_assert_true (color_near (png, map_x (&l, 2.5), map_y (&l, 2.5), 2, RED));
+  /* ... and not elsewhere */
+  g_assert_false (color_near (png, map_x (&l, 2), map_y (&l, 8), 3, RED));
+  g_assert_false (color_near (png, map_x (&l, 8), map_y (&l, 2), 3, RED));
+
+  /* axes labelled: tick labels left of the plot and under it */
+  g_assert_cmpint (dark_pixels (png, 0, (int) l.top, (int) l.left - 4, (int) l.bottom), >, 40);
+  g_assert_cmpint (dark_pixels (png, (int) l.left, (int) l.bottom + 3, (int) l.right, 300), >, 40);
+  cairo_surface_destroy (png);
+}
+
+static void
+test_axis_label_drawn (void)
+{
+  g_autoptr(TbChartData) with = line_chart ("Step");
+  g_autoptr(TbChartData) without = line_chart (NULL);
+  cairo_surface_t *a = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_surface_t *b = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_t *cr;
+  TbChartLayout l;
+  int ink_with, ink_without;
+
+  cr = cairo_create (a);
+  tb_chart_render (cr, 400, 300, with);
+  cairo_destroy (cr);
+  cr = cairo_create (b);
+  tb_chart_render (cr, 400, 300, without);
+  cairo_destroy (cr);
+  cairo_surface_flush (a);
+  cairo_surface_flush (b);
+
+  tb_chart_compute_layout (with, 400, 300, &l);
+  /* the x-axis title sits in the bottom band, under the tick labels */
+  ink_with = dark_pixels (a, (int) l.left, 300 - 20, (int) l.right, 300);
+  ink_without = dark_pixels (b, (int) l.left, 300 - 20, (int) l.right, 300);
+  g_assert_cmpint (ink_with, >, ink_without + 10);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+}
+
+static void
+test_bars (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_BARS, "Seconds per epoch", "Model", "Seconds");
+  TbChartSeries *cpu = tb_chart_data_add_series (data, "CPU", RED);
+  TbChartSeries *gpu = tb_chart_data_add_series (data, "GPU", GREEN);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 600, 400);
+  cairo_t *cr = cairo_create (s);
+  TbChartLayout l;
+  double group;
+
+  tb_chart_data_add_category (data, "mlp");
+  tb_chart_data_add_category (data, "cnn");
+  tb_chart_series_set_bar (cpu, 0, 4.0, NULL);
+  tb_chart_series_set_bar (gpu, 0, 1.0, "×4.00");
+  tb_chart_series_set_bar (cpu, 1, 10.0, NULL);
+  tb_chart_series_set_bar (gpu, 1, NAN, NULL);   /* no GPU run of the cnn */
+  g_assert_cmpuint (tb_chart_data_count_points (data), ==, 3);
+
+  tb_chart_render (cr, 600, 400, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+
+  g_assert_true (tb_chart_compute_layout (data, 600, 400, &l));
+  g_assert_cmpfloat (l.y_min, ==, 0);
+  group = (l.right - l.left) / 2;
+  /* category 0: CPU bar (left half of the group) up to 4, GPU bar up to 1 */
+  g_assert_true (color_near (s, l.left + group * 0.3, map_y (&l, 2.0), 1, RED));
+  g_assert_false (color_near (s, l.left + group * 0.3, map_y (&l, 6.0), 1, RED));
+  g_assert_true (color_near (s, l.left + group * 0.7, map_y (&l, 0.5), 1, GREEN));
+  g_assert_false (color_near (s, l.left + group * 0.7, map_y (&l, 2.0), 1, GREEN));
+  /* category 1: only the CPU bar */
+  g_assert_true (color_near (s, l.left + group * 1.3, map_y (&l, 8.0), 1, RED));
+  g_assert_false (color_near (s, l.left + group * 1.7, map_y (&l, 0.5), 2, GREEN));
+  /* the speed-up note is written above the GPU bar */
+  g_assert_cmpint (dark_pixels (s, (int) (l.left + group * 0.5), (int) map_y (&l, 1.0) - 16,
+                                (int) (l.left + group * 0.9), (int) map_y (&l, 1.0) - 1), >, 5);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_svg (void)
+{
+  g_autoptr(TbChartData) data = line_chart ("Step");
+  g_autofree char *path = g_build_filename (tb_test_setup_env (), "lines.svg", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (tb_chart_export (data, path, 640, 480, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "<svg"));
+  g_assert_nonnull (strstr (contents, "640"));
+}
+
+static void
+test_bad_size (void)
+{
+  g_autoptr(TbChartData) data = line_chart ("Step");
+  g_autofree char *path = g_build_filename (tb_test_setup_env (), "tiny.png", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (tb_chart_export (data, path, 0, 10, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+static void
+test_empty_and_hover (void)
+{
+  g_autoptr(TbChartData) empty = tb_chart_data_new (TB_CHART_LINES, "Empty", "x", "y");
+  g_autoptr(TbChartData) data = line_chart ("Step");
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 300, 200);
+  cairo_t *cr = cairo_create (s);
+  g_autofree char *text = NULL;
+  TbChartLayout l;
+
+  /* nothing to plot is drawn (with a hint), not a crash */
+  tb_chart_data_add_series (empty, "nothing", 0);
+  g_assert_false (tb_chart_compute_layout (empty, 300, 200, &l));
+  tb_chart_render (cr, 300, 200, empty);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+
+  /* the read-out names the nearest point */
+  g_assert_true (tb_chart_compute_layout (data, 300, 200, &l));
+  text = tb_chart_hover (data, 300, 200, map_x (&l, 7.2), (l.top + l.bottom) / 2);
+  g_assert_nonnull (text);
+  g_assert_true (data->hover_active);
+  g_assert_cmpfloat (data->hover_x, ==, 7);
+  g_assert_nonnull (strstr (text, "loss: 7"));
+  g_clear_pointer (&text, g_free);
+  text = tb_chart_hover (data, 300, 200, 1, 1);
+  g_assert_null (text);
+  g_assert_false (data->hover_active);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  tb_test_setup_env ();
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/chart/png-lines", test_png_lines);
+  g_test_add_func ("/chart/axis-label", test_axis_label_drawn);
+  g_test_add_func ("/chart/bars", test_bars);
+  g_test_add_func ("/chart/svg", test_svg);
+  g_test_add_func ("/chart/bad-size", test_bad_size);
+  g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
+  return g_test_run ();
+}

@@ -1,0 +1,41 @@
+/* test-gui-util.h: helpers shared by the GUI tests: a private environment
+ * (data home, memory settings), a tiny IDX data set on disk, main-loop waits
+ * and window screenshots.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+G_BEGIN_DECLS
+
+/* Point XDG_DATA_HOME at a fresh folder and use in-memory settings; returns
+ * the folder (owned by the util, removed at exit unless KEEP_TEST_FILES). */
+const char *tb_test_setup_env (void);
+
+/* After g_test_init: warnings stay fatal except the ones about a missing
+ * session bus (CI containers have none; the app works without it). */
+void tb_test_allow_no_session_bus (void);
+
+/* Write a small IDX data set (the four usual raw files) into `folder`:
+ * `classes` classes of 28x28 images, each a bar in its own place. */
+gboolean tb_test_write_idx (const char *folder,
+                            int         train,
+                            int         test,
+                            int         classes);
+
+/* Iterate the main loop until *flag is TRUE or timeout_s passes. */
+gboolean tb_test_wait_for (gboolean *flag,
+                           double    timeout_s);
+/* Iterate until `check (data)` returns TRUE or timeout_s passes. */
+gboolean tb_test_wait_until (gboolean (*check) (gpointer data),
+                             gpointer  data,
+                             double    timeout_s);
+/* Run the main loop for about `ms` milliseconds. */
+void tb_test_spin (guint ms);
+
+/* Render a realized widget (normally a window) to a PNG file. */
+gboolean tb_test_screenshot (GtkWidget  *widget,
+                             const char *path,
+                             GError    **error);
+
+G_END_DECLS

@@ -1,0 +1,149 @@
+/* test-model-builder.c: adding, editing, reordering and removing layers give
+ * the expected spec; the spec text and the layers stay in sync; a layer that
+ * does not fit is marked with the engine's message and disables Start.
+ */
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "tb-application.h"
+#include "tb-model-builder.h"
+#include "tb-window.h"
+#include "test-gui-util.h"
+
+static int valid_notifies;
+
+static void
+valid_cb (GObject    *object,
+          GParamSpec *pspec,
+          gpointer    data)
+{
+  valid_notifies++;
+}
+
+static void
+test_add_edit_remove (void)
+{
+  TbModelBuilder *b = TB_MODEL_BUILDER (g_object_ref_sink (tb_model_builder_new ()));
+  NnLayerSpec l;
+
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 0);
+  g_assert_false (tb_model_builder_is_valid (b));
+
+  tb_model_builder_add_layer (b, NN_LAYER_FLATTEN);
+  tb_model_builder_add_layer (b, NN_LAYER_DENSE);
+  tb_model_builder_add_layer (b, NN_LAYER_DENSE);
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 3);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dense 64 relu");
+  /* 64 outputs, 10 classes: not trainable yet */
+  g_assert_false (tb_model_builder_is_valid (b));
+
+  /* edit the last layer in place: 10 softmax units */
+  l = *tb_model_builder_get_layer (b, 2);
+  l.units = 10;
+  l.activation = NN_ACT_SOFTMAX;
+  tb_model_builder_set_layer (b, 2, &l);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dense 10 softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+  g_assert_cmpint (tb_model_builder_get_params (b), ==, 784 * 64 + 64 + 64 * 10 + 10);
+
+  /* a dropout added goes before the classifier */
+  tb_model_builder_add_layer (b, NN_LAYER_DROPOUT);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dropout 0.25; dense 10 softmax");
+
+  /* reorder, then remove */
+  tb_model_builder_move_layer (b, 2, 1);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dropout 0.25; dense 64 relu; dense 10 softmax");
+  tb_model_builder_remove_layer (b, 1);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dense 10 softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+
+  g_object_unref (b);
+}
+
+static void
+test_text_sync (void)
+{
+  TbModelBuilder *b = TB_MODEL_BUILDER (g_object_ref_sink (tb_model_builder_new ()));
+  int layer = -2;
+
+  g_signal_connect (b, "notify::valid", G_CALLBACK (valid_cb), NULL);
+  valid_notifies = 0;
+
+  g_assert_true (tb_model_builder_set_spec_text (b, "conv2d 8 3 relu; maxpool 2; flatten; dense 10 softmax"));
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 4);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->kind, ==, NN_LAYER_CONV2D);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->filters, ==, 8);
+  g_assert_true (tb_model_builder_is_valid (b));
+  g_assert_cmpint (valid_notifies, ==, 1);
+  /* conv 8*9+8, dense 8*13*13*10+10 */
+  g_assert_cmpint (tb_model_builder_get_params (b), ==, 80 + 8 * 13 * 13 * 10 + 10);
+
+  /* text that does not parse: an error, not valid, layers kept */
+  g_assert_false (tb_model_builder_set_spec_text (b, "conv2d 8 3 relu; frobnicate 3"));
+  g_assert_false (tb_model_builder_is_valid (b));
+  g_assert_nonnull (tb_model_builder_get_error (b, &layer));
+  g_test_message ("parse error: %s", tb_model_builder_get_error (b, NULL));
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 4);
+
+  /* a preset loads its spec and its name; an edit drops the name */
+  g_assert_true (tb_model_builder_load_preset (b, "cnn"));
+  g_assert_cmpstr (tb_model_builder_get_preset_name (b), ==, "cnn");
+  g_assert_true (tb_model_builder_is_valid (b));
+  g_assert_cmpint (tb_model_builder_get_params (b), ==, 1199882);
+  tb_model_builder_remove_layer (b, 3);
+  g_assert_null (tb_model_builder_get_preset_name (b));
+  g_assert_false (tb_model_builder_load_preset (b, "no-such-preset"));
+
+  g_object_unref (b);
+}
+
+static void
+test_invalid_layer (void)
+{
+  TbWindow *window = tb_window_new (NULL);
+  TbModelBuilder *b = tb_window_get_builder (window);
+  int layer = -1;
+  const char *error;
+
+  gtk_window_present (GTK_WINDOW (window));
+  tb_window_set_dataset (window, "/no/such/data", 0, 0);
+  tb_test_spin (300);
+
+  /* a dense layer right on an image input does not fit: flatten is missing */
+  g_assert_true (tb_model_builder_set_spec_text (b, "conv2d 4 3 relu; dense 10 softmax; maxpool 2"));
+  g_assert_false (tb_model_builder_is_valid (b));
+  error = tb_model_builder_get_error (b, &layer);
+  g_assert_nonnull (error);
+  g_test_message ("layer %d: %s", layer + 1, error);
+  /* the engine's message names the layer that does not fit */
+  g_assert_cmpint (layer, ==, 2);
+  g_assert_nonnull (strstr (error, "3"));
+
+  /* Start is disabled while the model is invalid */
+  g_assert_false (tb_window_start_enabled (window));
+  g_assert_true (tb_model_builder_set_spec_text (b, "flatten; dense 10 softmax"));
+  g_assert_true (tb_model_builder_is_valid (b));
+  /* (still no usable data set chosen here, so Start stays off for that) */
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  tb_test_setup_env ();
+  g_test_init (&argc, &argv, NULL);
+  tb_test_allow_no_session_bus ();
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display (run under Xvfb)");
+      return 77;
+    }
+  adw_init ();
+  g_test_add_func ("/builder/add-edit-remove", test_add_edit_remove);
+  g_test_add_func ("/builder/text-sync", test_text_sync);
+  g_test_add_func ("/builder/invalid-layer", test_invalid_layer);
+  return g_test_run ();
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+# test-potfiles.py: every source file with translatable strings (_(...),
+# N_(...), ngettext, translatable="yes") is listed in po/POTFILES.in, and
+# every listed file exists. Usage: test-potfiles.py SOURCE_ROOT   (TAP)
+import os
+import re
+import sys
+
+root = sys.argv[1]
+listed = set()
+with open(os.path.join(root, "po", "POTFILES.in")) as f:
+    for line in f:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            listed.add(line)
+
+pattern = re.compile(r'(\b_\(\s*"|\bN_\(\s*"|\bngettext\s*\(|\bC_\(\s*"|translatable="yes")')
+found = set()
+for folder in ("app", "resources", "data"):
+    for dirpath, _, files in os.walk(os.path.join(root, folder)):
+        for name in files:
+            if not name.endswith((".c", ".h", ".ui", ".in", ".xml")):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+            if pattern.search(text) or (name.endswith(".in") and rel.startswith("data/")) \
+                    or name.endswith(".gschema.xml"):
+                found.add(rel)
+
+n = 0
+for rel in sorted(found):
+    n += 1
+    print(("ok" if rel in listed else "not ok") + " %d - %s is in POTFILES.in" % (n, rel))
+for rel in sorted(listed):
+    n += 1
+    print(("ok" if os.path.exists(os.path.join(root, rel)) else "not ok")
+          + " %d - listed %s exists" % (n, rel))
+print("1..%d" % n)
+sys.exit(0 if found <= listed and all(os.path.exists(os.path.join(root, r)) for r in listed) else 1)

@@ -1,0 +1,170 @@
+/* test-runs.c: result files read back with json-glib, a runs folder listed,
+ * malformed files refused with a message, CSV/JSON export, and the
+ * comparison grouped by device and by OS with speed-ups.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+#include "tb-run.h"
+#include "test-gui-util.h"
+
+static char *
+fixture (const char *name)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", name, NULL);
+}
+
+static GPtrArray *
+load_both (void)
+{
+  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autofree char *cpu = fixture ("run-cpu.json");
+  g_autofree char *gpu = fixture ("run-gpu.json");
+  g_autoptr(GError) error = NULL;
+
+  g_ptr_array_add (runs, tb_run_load (cpu, &error));
+  g_assert_no_error (error);
+  g_ptr_array_add (runs, tb_run_load (gpu, &error));
+  g_assert_no_error (error);
+  return runs;
+}
+
+static void
+test_load (void)
+{
+  g_autofree char *path = fixture ("run-gpu.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) run = tb_run_load (path, &error);
+  g_autofree char *dev = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+  g_assert_cmpstr (run->status, ==, "completed");
+  g_assert_cmpstr (run->device_kind, ==, "cuda");
+  g_assert_cmpstr (run->os_name, ==, "Windows");
+  g_assert_cmpstr (run->optimizer, ==, "adam");
+  g_assert_cmpint (run->batch_size, ==, 32);
+  g_assert_cmpuint (run->epochs->len, ==, 3);
+  g_assert_cmpuint (run->loss_curve->len, ==, 10);
+  /* a spec equal to a preset's gets the preset's name */
+  g_assert_cmpstr (tb_run_model_label (run), ==, "mlp-small");
+  g_assert_cmpfloat_with_epsilon (tb_run_seconds_per_epoch (run), 0.010, 1e-9);
+  g_assert_cmpfloat_with_epsilon (tb_run_final_accuracy (run), 0.98, 1e-9);
+  dev = tb_run_device_label (run);
+  g_assert_nonnull (strstr (dev, "RTX 4090"));
+}
+
+static void
+test_bad_files (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "bad-runs", NULL);
+  const char *cases[][2] = {
+    { "garbage.json", "{ not json" },
+    { "array.json", "[1, 2, 3]" },
+    { "schema.json", "{\"schema\": 99, \"run_id\": \"x\", \"status\": \"completed\"}" },
+    { "no-id.json", "{\"schema\": 1}" },
+  };
+  g_autofree char *good = fixture ("run-cpu.json");
+  g_autofree char *copy = g_build_filename (folder, "good.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autoptr(GPtrArray) runs = NULL;
+  guint skipped = 0;
+
+  g_mkdir_with_parents (folder, 0755);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (folder, cases[i][0], NULL);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (g_file_set_contents (path, cases[i][1], -1, NULL));
+      g_assert_null (tb_run_load (path, &error));
+      g_assert_nonnull (error);
+      /* the message names the file */
+      g_assert_nonnull (strstr (error->message, cases[i][0]));
+    }
+  g_assert_true (g_file_get_contents (good, &contents, NULL, NULL));
+  g_assert_true (g_file_set_contents (copy, contents, -1, NULL));
+
+  runs = tb_run_load_folder (folder, &skipped);
+  g_assert_cmpuint (runs->len, ==, 1);
+  g_assert_cmpuint (skipped, ==, G_N_ELEMENTS (cases));
+}
+
+static void
+test_export (void)
+{
+  g_autoptr(GPtrArray) runs = load_both ();
+  const char *root = tb_test_setup_env ();
+  g_autofree char *csv = g_build_filename (root, "runs.csv", NULL);
+  g_autofree char *json = g_build_filename (root, "runs.json", NULL);
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root_node;
+
+  g_assert_true (tb_runs_export_csv (runs, csv, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (csv, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4); /* header, 2 runs, final "" */
+  g_assert_true (g_str_has_prefix (lines[0], "run_id,started_at,status,model"));
+  g_assert_true (g_str_has_prefix (lines[2], "20261130T040000Z-mlp-small-cuda-0001,"));
+  /* the spec has ';' but no ','; the OS has spaces: no quoting needed, same columns */
+  g_assert_cmpuint (g_strv_length (g_strsplit (lines[1], ",", -1)), ==, g_strv_length (g_strsplit (lines[0], ",", -1)));
+
+  g_assert_true (tb_runs_export_json (runs, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_file (parser, json, &error));
+  root_node = json_parser_get_root (parser);
+  g_assert_true (JSON_NODE_HOLDS_ARRAY (root_node));
+  g_assert_cmpuint (json_array_get_length (json_node_get_array (root_node)), ==, 2);
+}
+
+static void
+test_compare_groups (void)
+{
+  g_autoptr(GPtrArray) runs = load_both ();
+  g_autoptr(TbChartData) by_device = tb_runs_compare_bars (runs, TB_GROUP_DEVICE);
+  g_autoptr(TbChartData) by_os = tb_runs_compare_bars (runs, TB_GROUP_OS);
+  g_autoptr(TbChartData) acc = tb_runs_compare_accuracy (runs);
+  g_autoptr(TbChartData) loss = tb_runs_compare_loss (runs);
+  TbChartSeries *cpu, *gpu;
+  const char *note;
+
+  /* one category (same model and data), two groups: CPU and GPU */
+  g_assert_cmpuint (by_device->categories->len, ==, 1);
+  g_assert_cmpuint (by_device->series->len, ==, 2);
+  cpu = g_ptr_array_index (by_device->series, 0);
+  gpu = g_ptr_array_index (by_device->series, 1);
+  g_assert_true (g_str_has_prefix (cpu->label, "CPU"));
+  g_assert_true (g_str_has_prefix (gpu->label, "GPU"));
+  g_assert_cmpfloat_with_epsilon (g_array_index (cpu->y, double, 0), 0.26, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (gpu->y, double, 0), 0.010, 1e-9);
+  note = g_ptr_array_index (gpu->notes, 0);
+  g_assert_cmpstr (note, ==, "×26.00");
+
+  /* by OS: Linux against Windows */
+  g_assert_cmpuint (by_os->series->len, ==, 2);
+  g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 0))->label, "Debian"));
+  g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 1))->label, "Windows"));
+
+  g_assert_cmpuint (tb_chart_data_count_points (acc), ==, 6);
+  g_assert_cmpuint (tb_chart_data_count_points (loss), ==, 20);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  tb_test_setup_env ();
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/runs/load", test_load);
+  g_test_add_func ("/runs/bad-files", test_bad_files);
+  g_test_add_func ("/runs/export", test_export);
+  g_test_add_func ("/runs/compare-groups", test_compare_groups);
+  return g_test_run ();
+}

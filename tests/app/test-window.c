@@ -1,0 +1,230 @@
+/* test-window.c: the real window driven as a user would: pick a preset, a
+ * small data set and the CPU, start, wait for the run, check the live chart
+ * got points and the result file was written, export a chart to PNG, compare
+ * two runs (one imported from "another machine"), and write screenshots of
+ * the main window into the build folder for people to look at.
+ */
+#include <math.h>
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "tb-application.h"
+#include "tb-chart.h"
+#include "tb-session.h"
+#include "tb-window-private.h"
+#include "test-gui-util.h"
+
+static TbApplication *app;
+static TbWindow *window;
+static char *data_dir;
+static char *first_result;
+
+static const char *
+shot_path (const char *name)
+{
+  static char path[4096];
+
+  g_snprintf (path, sizeof path, "%s/%s", SCREENSHOT_DIR, name);
+  return path;
+}
+
+static void
+screenshot (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+
+  tb_test_spin (300);
+  if (!tb_test_screenshot (GTK_WIDGET (window), shot_path (name), &error))
+    g_test_message ("screenshot %s: %s", name, error->message);
+  else
+    g_test_message ("screenshot written: %s", shot_path (name));
+}
+
+static gboolean
+window_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (window)) && gtk_widget_get_width (GTK_WIDGET (window)) > 0;
+}
+
+static gboolean
+not_training (gpointer data)
+{
+  return !tb_window_is_training (window);
+}
+
+static void
+test_open (void)
+{
+  window = tb_window_new (ADW_APPLICATION (app));
+  gtk_window_set_default_size (GTK_WINDOW (window), 1100, 720);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (tb_test_wait_until (window_mapped, NULL, 10));
+  tb_test_spin (200);
+}
+
+static void
+test_train (void)
+{
+  TbModelBuilder *builder = tb_window_get_builder (window);
+  TbChartData *loss;
+  gpointer session;
+  g_autofree char *runs_dir = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "runs", NULL);
+
+  /* pick a preset, a small data set and the CPU, as a user would */
+  tb_window_show_page (window, "model");
+  gtk_widget_activate_action (GTK_WIDGET (builder), "builder.preset", "s", "mlp-small");
+  g_assert_cmpstr (tb_model_builder_get_preset_name (builder), ==, "mlp-small");
+  g_assert_true (tb_model_builder_is_valid (builder));
+  screenshot ("screenshot-model.png");
+
+  tb_window_show_page (window, "data");
+  tb_window_set_dataset (window, data_dir, 0, 0);
+  tb_test_spin (500);
+  screenshot ("screenshot-data.png");
+
+  g_assert_true (tb_window_select_device (window, 0 /* NN_DEVICE_CPU */, 0));
+  tb_window_set_epochs (window, 3);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (tb_window_is_training (window));
+  session = tb_window_get_session (window);
+  g_assert_nonnull (session);
+
+  /* the window stays responsive: it keeps drawing while the run goes on */
+  g_assert_true (tb_test_wait_until (not_training, NULL, 300));
+
+  loss = tb_chart_view_get_data (tb_window_get_chart (window, "loss"));
+  g_assert_cmpuint (tb_chart_data_count_points (loss), >, 0);
+  g_assert_cmpuint (tb_chart_data_count_points (tb_chart_view_get_data (tb_window_get_chart (window, "accuracy"))), ==, 6);
+  g_assert_cmpuint (tb_chart_data_count_points (tb_chart_view_get_data (tb_window_get_chart (window, "epoch-time"))), ==, 3);
+
+  g_assert_nonnull (tb_session_get_result_path (session));
+  g_assert_true (g_str_has_prefix (tb_session_get_result_path (session), runs_dir));
+  g_assert_true (g_file_test (tb_session_get_result_path (session), G_FILE_TEST_IS_REGULAR));
+  first_result = g_strdup (tb_session_get_result_path (session));
+
+  tb_window_show_page (window, "train");
+  screenshot ("screenshot-main-window.png");
+}
+
+static void
+test_export_png (void)
+{
+  TbChartView *view = tb_window_get_chart (window, "loss");
+  g_autofree char *path = g_build_filename (g_getenv ("XDG_DATA_HOME"), "loss.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GFile) file = NULL;
+  int w = gtk_widget_get_width (GTK_WIDGET (view));
+  int h = gtk_widget_get_height (GTK_WIDGET (view));
+
+  /* what the export dialog does once a file is chosen, at the chart's size */
+  g_assert_true (tb_chart_export (tb_chart_view_get_data (view), path, w, h, &error));
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+  texture = gdk_texture_new_from_file (file, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, w);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, h);
+}
+
+static void
+test_compare (void)
+{
+  g_autofree char *other = g_test_build_filename (G_TEST_DIST, "data", "run-gpu.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (other);
+  g_autofree char *imported = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "runs",
+                                                "20261130T040000Z-mlp-small-cuda-0001.json", NULL);
+  const char *paths[3] = { first_result, imported, NULL };
+  TbChartData *bars;
+
+  /* a result from another machine, as if dropped on the window */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.page", "s", "runs");
+  {
+    GFile *files[1] = { file };
+
+    _tb_window_runs_import (window, files, 1);
+  }
+  g_assert_true (g_file_test (imported, G_FILE_TEST_IS_REGULAR));
+
+  tb_window_compare (window, paths);
+  bars = tb_chart_view_get_data (tb_window_get_chart (window, "compare"));
+  g_assert_cmpuint (bars->series->len, ==, 2);       /* CPU and GPU */
+  g_assert_cmpuint (tb_chart_data_count_points (bars), ==, 2);
+  /* the GPU's bar carries its speed-up against the CPU */
+  g_assert_nonnull (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (bars->series, 1))->notes, 0));
+  g_assert_cmpuint (tb_chart_data_count_points (tb_chart_view_get_data (tb_window_get_chart (window, "compare-accuracy"))), >, 0);
+  screenshot ("screenshot-runs.png");
+}
+
+static void
+test_small_window (void)
+{
+  /* the smallest supported size still shows the pages usably */
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 600);
+  gtk_window_unmaximize (GTK_WINDOW (window));
+  tb_test_spin (500);
+  tb_window_show_page (window, "train");
+  screenshot ("screenshot-800x600.png");
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 820);
+}
+
+static void
+test_stop (void)
+{
+  gpointer session;
+  gint64 t0;
+
+  tb_window_set_epochs (window, 50);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (tb_window_is_training (window));
+  session = tb_window_get_session (window);
+  tb_test_spin (300);
+  t0 = g_get_monotonic_time ();
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
+  g_assert_true (tb_test_wait_until (not_training, NULL, 30));
+  g_test_message ("stopped after %.3f s", (g_get_monotonic_time () - t0) / 1e6);
+  /* a stopped run is kept */
+  g_assert_nonnull (tb_session_get_result_path (session));
+  g_assert_true (g_file_test (tb_session_get_result_path (session), G_FILE_TEST_IS_REGULAR));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *root;
+  int status;
+
+  root = tb_test_setup_env ();
+  g_test_init (&argc, &argv, NULL);
+  tb_test_allow_no_session_bus ();
+  if (!gtk_init_check ())
+    {
+      g_test_skip ("no display (run under Xvfb)");
+      return 77;
+    }
+  adw_init ();
+
+  data_dir = g_build_filename (root, "tiny-idx", NULL);
+  g_assert_true (tb_test_write_idx (data_dir, 600, 200, 10));
+
+  app = tb_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/window/open", test_open);
+  g_test_add_func ("/window/train", test_train);
+  g_test_add_func ("/window/export-png", test_export_png);
+  g_test_add_func ("/window/compare", test_compare);
+  g_test_add_func ("/window/stop", test_stop);
+  g_test_add_func ("/window/small", test_small_window);
+  status = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  g_free (first_result);
+  g_free (data_dir);
+  return status;
+}
