@@ -647,9 +647,11 @@ _nn_model_upload_batch (NnModel *model, const float *x, const int32_t *labels, i
 /* ---------------------------------------------------------------- predict / evaluate */
 
 static NnStatus
-check_split (NnModel *model, const NnSplit *split, int32_t first, int32_t count, NnError *error)
+check_split (NnModel *model, const NnSplit *split, int32_t first, int32_t count, bool labels,
+             NnError *error)
 {
-  if (split == NULL || split->images == NULL || split->labels == NULL)
+  if (split == NULL || (count > 0 && split->images == NULL)
+      || (labels && count > 0 && split->labels == NULL))
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data");
   if (split->channels != model->input.channels || split->height != model->input.height
       || split->width != model->input.width)
@@ -673,8 +675,9 @@ stage_chunk (NnModel *model, const NnSplit *split, int32_t first, int32_t n)
 
   for (size_t i = 0; i < (size_t) n * sample; i++)
     model->host_x[i] = (float) src[i] * (1.0f / 255.0f);
-  for (int32_t i = 0; i < n; i++)
-    model->host_labels[i] = split->labels[first + i];
+  if (split->labels != NULL)
+    for (int32_t i = 0; i < n; i++)
+      model->host_labels[i] = split->labels[first + i];
 }
 
 NnStatus
@@ -686,7 +689,10 @@ nn_model_predict (NnModel *model,
                   NnError *error)
 {
   const NnBackendOps *ops = model->backend.ops;
-  NnStatus status = check_split (model, split, first, count, error);
+  NnStatus status = check_split (model, split, first, count, false, error);
+
+  if (status == NN_OK && count > 0 && probs == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no place for the predictions");
 
   for (int32_t done = 0; status == NN_OK && done < count; done += model->batch_size)
     {
@@ -730,7 +736,7 @@ nn_model_evaluate (NnModel *model,
 {
   const NnBackendOps *ops = model->backend.ops;
   float stats[2] = { 0.0f, 0.0f };
-  NnStatus status = check_split (model, split, 0, split != NULL ? split->count : 0, error);
+  NnStatus status = check_split (model, split, 0, split != NULL ? split->count : 0, true, error);
 
   if (status != NN_OK)
     return status;

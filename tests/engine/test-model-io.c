@@ -170,6 +170,16 @@ test_predict (void)
           "predict past the end: %s", error.message);
   tap_ok (nn_model_predict (cnn, &data->train, 0, 0, NULL, &error) == NN_OK,
           "predict nothing is fine");
+  tap_ok (nn_model_predict (cnn, &data->train, 0, 3, NULL, &error) == NN_ERROR_INVALID_ARGUMENT,
+          "predict into NULL: %s", error.message);
+  {
+    NnSplit unlabelled = data->test;
+    float q[4 * 3];
+    unlabelled.labels = NULL;
+    tap_ok (nn_model_predict (mlp, &unlabelled, 0, 3, q, &error) == NN_OK
+              && rows_sum_to_one (q, 3),
+            "predict needs no labels");
+  }
   loss = accuracy = -1.0f;
   s = nn_model_evaluate (mlp, &data->test, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &loss,
                          &accuracy, &error);
