@@ -3,7 +3,7 @@
  * text and summary work, and whose canonical text parses back to itself.
  */
 
-#include "trainbench.h"
+#include "nn-private.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,8 +55,36 @@ check_shapes (const NnSpec *spec, NnInputShape input)
   status = nn_spec_infer (spec, input, infos, &total, &error);
   if (status != NN_OK && (error.code != status || error.message[0] == '\0'))
     fail ("infer failed without a message", nn_status_name (status));
-  if (status == NN_OK && total < 0)
-    fail ("negative parameter count", "");
+  if (status == NN_OK)
+    {
+      /* Walk the layers again as the model does: shapes agree with the
+       * infos, parameters add up, padding stays inside the window. */
+      NnShape shape = { 3, input.channels, input.height, input.width };
+      int64_t sum = 0;
+      int32_t i;
+
+      for (i = 0; i < spec->count; i++)
+        {
+          const NnLayerSpec *l = &spec->layers[i];
+          NnShape next;
+          int64_t params = -1;
+          int32_t pad_h = -1, pad_w = -1;
+
+          if (_nn_layer_infer (l, shape, &next, &params, NULL) != NN_OK)
+            fail ("a layer fails alone after the model inferred", infos[i].name);
+          if (next.rank != infos[i].rank || next.c != infos[i].dims[0] || params != infos[i].params
+              || params < 0 || next.c < 1 || next.h < 1 || next.w < 1)
+            fail ("layer shapes or parameters disagree", infos[i].name);
+          _nn_layer_padding (l, shape, next, &pad_h, &pad_w);
+          if (pad_h < 0 || pad_w < 0
+              || (pad_h > 0 && pad_h >= l->kernel_h) || (pad_w > 0 && pad_w >= l->kernel_w))
+            fail ("padding outside the window", infos[i].name);
+          sum += params;
+          shape = next;
+        }
+      if (sum != total)
+        fail ("the total is not the sum of the layers", "");
+    }
 
   need = nn_spec_summary (spec, input, NULL, 0);
   summary = malloc (need + 1);
