@@ -8,6 +8,7 @@
 #include "json-check.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +411,60 @@ test_failures (void)
   nn_run_result_clear (&r);
 }
 
+typedef struct
+{
+  const char *path;
+  NnRunResult *result;
+  int failures;
+} Writer;
+
+static void *
+writer_cb (void *data)
+{
+  Writer *w = data;
+  for (int i = 0; i < 20; i++)
+    {
+      NnError error;
+      if (nn_result_write (w->result, NULL, w->path, &error) != NN_OK)
+        w->failures++;
+    }
+  return NULL;
+}
+
+/* Writers racing on one path: each write lands whole, the last one wins. */
+static void
+test_concurrent (void)
+{
+  NnRunResult r;
+  char dir[4096];
+  char path[4200];
+  pthread_t threads[4];
+  Writer writers[4];
+
+  fill_result (&r);
+  snprintf (dir, sizeof dir, "%s", test_path ("race"));
+  snprintf (path, sizeof path, "%s/result.json", dir);
+  for (int t = 0; t < 4; t++)
+    {
+      writers[t] = (Writer) { path, &r, 0 };
+      pthread_create (&threads[t], NULL, writer_cb, &writers[t]);
+    }
+  int failures = 0;
+  for (int t = 0; t < 4; t++)
+    {
+      pthread_join (threads[t], NULL);
+      failures += writers[t].failures;
+    }
+  tap_ok (failures == 0, "4 threads x 20 writes to one path: %d failures", failures);
+  JcParser jp;
+  char *text;
+  tap_ok (load (path, &jp, &text), "the file they leave is valid JSON");
+  free (jp.entries);
+  free (text);
+  tap_ok (count_temp_files (dir) == 0, "no temporary files left by the race");
+  nn_run_result_clear (&r);
+}
+
 static bool
 is_hex4 (const char *s)
 {
@@ -500,6 +555,7 @@ main (void)
 {
   test_write_and_schema ();
   test_failures ();
+  test_concurrent ();
   test_run_ids ();
   test_runs_dir ();
   return tap_done ();
