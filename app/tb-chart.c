@@ -292,8 +292,11 @@ format_tick (double value,
 {
   if (fabs (value) < step * 1e-6)
     value = 0;
+  /* large ticks as 20k, 1.5M: short enough for the narrow y axis */
+  if (fabs (value) >= 1e6)
+    return g_strdup_printf ("%gM", value / 1e6);
   if (fabs (value) >= 10000)
-    return g_strdup_printf ("%.3g", value);
+    return g_strdup_printf ("%gk", value / 1e3);
   if (step >= 1)
     return g_strdup_printf ("%.0f", value);
   return g_strdup_printf ("%.*f", (int) ceil (-log10 (step)), value);
@@ -310,6 +313,9 @@ format_value (double value)
 }
 
 /* ------------------------------------------------------------ layout */
+
+static int legend_rows (const TbChartData *data,
+                        int                width);
 
 gboolean
 tb_chart_compute_layout (const TbChartData *data,
@@ -352,8 +358,7 @@ tb_chart_compute_layout (const TbChartData *data,
     }
 
   top = PAD + FONT_SIZE_PX * 1.6;               /* title */
-  if (data->series->len > 0)
-    top += FONT_SIZE_PX * 1.6;                  /* legend row */
+  top += FONT_SIZE_PX * 1.6 * legend_rows (data, width);
   layout->left = PAD + FONT_SIZE_PX * 1.5 + 44; /* y label + tick labels */
   layout->right = width - PAD * 2;
   layout->top = top + 4;
@@ -506,28 +511,68 @@ draw_axes (cairo_t             *cr,
     }
 }
 
-static void
-draw_legend (cairo_t           *cr,
+/* Lay the legend out in rows that fit the width; draws when `draw`.
+ * Returns the number of rows. */
+static int
+legend_pass (cairo_t           *cr,
              const TbChartData *data,
-             int                width)
+             int                width,
+             gboolean           draw)
 {
-  double x = PAD * 2 + 40;
-  double y = PAD + FONT_SIZE_PX * 1.6 + FONT_SIZE_PX * 0.8;
+  double x0 = PAD * 2 + 40;
+  double x = x0;
+  int rows = data->series->len > 0 ? 1 : 0;
 
   for (guint i = 0; i < data->series->len; i++)
     {
       const TbChartSeries *s = g_ptr_array_index (data->series, i);
       int w = text_width (cr, s->label);
+      double y;
 
-      if (x + 16 + w > width - PAD && i > 0)
-        break;  /* no room: the hover read-out still names every series */
-      set_rgb (cr, s->color, 1);
-      cairo_rectangle (cr, x, y - 5, 12, 10);
-      cairo_fill (cr);
-      set_rgb (cr, fg_color (data), 0.9);
-      draw_text (cr, s->label, x + 16, y, 0.0, 0.5, FALSE);
+      if (x + 16 + w > width - PAD && x > x0)
+        {
+          x = x0;
+          rows++;
+        }
+      y = PAD + FONT_SIZE_PX * 1.6 * rows + FONT_SIZE_PX * 0.8;
+      if (draw)
+        {
+          set_rgb (cr, s->color, 1);
+          cairo_rectangle (cr, x, y - 5, 12, 10);
+          cairo_fill (cr);
+          set_rgb (cr, fg_color (data), 0.9);
+          draw_text (cr, s->label, x + 16, y, 0.0, 0.5, FALSE);
+        }
       x += 16 + w + 14;
     }
+  return rows;
+}
+
+static void
+draw_legend (cairo_t           *cr,
+             const TbChartData *data,
+             int                width)
+{
+  legend_pass (cr, data, width, TRUE);
+}
+
+/* Legend rows without a cairo_t at hand: measure on a scratch surface. */
+static int
+legend_rows (const TbChartData *data,
+             int                width)
+{
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  int rows;
+
+  if (data->series->len == 0)
+    return 0;
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cr = cairo_create (surface);
+  rows = legend_pass (cr, data, width, FALSE);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+  return rows;
 }
 
 static void

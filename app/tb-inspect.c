@@ -294,6 +294,8 @@ computed_cb (GObject      *object,
                              c->correct, c->count, c->count ? 100.0 * c->correct / c->count : 0.0,
                              c->wrong->len);
   gtk_label_set_text (GTK_LABEL (in->summary), summary);
+  if (c->wrong->len == 0)
+    gtk_flow_box_append (GTK_FLOW_BOX (in->grid), gtk_label_new (_("None: every test image is classified right")));
   for (guint i = 0; i < MIN (c->wrong->len, MAX_WRONG_SHOWN); i++)
     gtk_flow_box_append (GTK_FLOW_BOX (in->grid),
                          sample_widget (&ds->test, g_array_index (c->wrong, int, i),

@@ -269,13 +269,10 @@ refresh (TbModelBuilder *self,
   if (!self->text_invalid)
     check_layers (self);
 
-  if (self->error != NULL)
+  /* a layer's problem is shown on its row; the rest under the list */
+  if (self->error != NULL && self->error_layer < 0)
     {
-      g_autofree char *where = self->error_layer >= 0
-        ? g_strdup_printf (_("Layer %d: %s"), self->error_layer + 1, self->error)
-        : g_strdup (self->error);
-
-      gtk_label_set_text (GTK_LABEL (self->error_label), where);
+      gtk_label_set_text (GTK_LABEL (self->error_label), self->error);
       gtk_widget_set_visible (self->error_label, TRUE);
     }
   else
@@ -383,6 +380,17 @@ remove_cb (GtkButton      *button,
   tb_model_builder_remove_layer (self, row_index (GTK_WIDGET (button)));
 }
 
+/* Settings sit in a flow box, so a narrow window wraps them to a new line. */
+static void
+add_setting (GtkWidget *flow,
+             GtkWidget *widget)
+{
+  gtk_widget_set_halign (widget, GTK_ALIGN_START);
+  gtk_flow_box_insert (GTK_FLOW_BOX (flow), widget, -1);
+  /* the child is a container only: keyboard focus goes to the control */
+  gtk_widget_set_focusable (gtk_widget_get_parent (widget), FALSE);
+}
+
 static GtkWidget *
 add_spin (TbModelBuilder *self,
           GtkWidget      *box,
@@ -395,6 +403,7 @@ add_spin (TbModelBuilder *self,
           double          value,
           guint           index)
 {
+  GtkWidget *pair = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *l = gtk_label_new (label);
   GtkWidget *spin = gtk_spin_button_new_with_range (min, max, step);
   g_autofree char *a11y = g_strdup_printf (_("%s of layer %u"), label, index + 1);
@@ -406,8 +415,9 @@ add_spin (TbModelBuilder *self,
   g_object_set_data (G_OBJECT (spin), "field", (gpointer) field);
   gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
   g_signal_connect (spin, "value-changed", G_CALLBACK (spin_changed_cb), self);
-  gtk_box_append (GTK_BOX (box), l);
-  gtk_box_append (GTK_BOX (box), spin);
+  gtk_box_append (GTK_BOX (pair), l);
+  gtk_box_append (GTK_BOX (pair), spin);
+  add_setting (box, pair);
   return spin;
 }
 
@@ -428,7 +438,7 @@ add_dropdown (TbModelBuilder  *self,
   g_object_set_data (G_OBJECT (dd), "field", (gpointer) field);
   gtk_accessible_update_property (GTK_ACCESSIBLE (dd), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
   g_signal_connect (dd, "notify::selected", G_CALLBACK (dropdown_changed_cb), self);
-  gtk_box_append (GTK_BOX (box), dd);
+  add_setting (box, dd);
   return dd;
 }
 
@@ -457,7 +467,7 @@ make_row (TbModelBuilder    *self,
   GtkWidget *row = gtk_list_box_row_new ();
   GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
   GtkWidget *hbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *sbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *sbox = gtk_flow_box_new ();
   GtkWidget *num, *title, *shape, *params, *error;
   g_autofree char *n = g_strdup_printf ("%u", index + 1);
 
@@ -475,7 +485,7 @@ make_row (TbModelBuilder    *self,
 
   title = gtk_label_new (kind_title (l->kind));
   gtk_widget_add_css_class (title, "heading");
-  gtk_label_set_width_chars (GTK_LABEL (title), 10);
+  gtk_label_set_width_chars (GTK_LABEL (title), 9);
   gtk_label_set_xalign (GTK_LABEL (title), 0);
   gtk_box_append (GTK_BOX (hbox), title);
 
@@ -505,13 +515,18 @@ make_row (TbModelBuilder    *self,
     default:
       break;
     }
+  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (sbox), GTK_SELECTION_NONE);
+  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (sbox), 4);
+  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (sbox), 6);
+  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (sbox), 4);
+  gtk_widget_set_valign (sbox, GTK_ALIGN_CENTER);
   gtk_widget_set_hexpand (sbox, TRUE);
   gtk_box_append (GTK_BOX (hbox), sbox);
 
   shape = gtk_label_new ("");
   gtk_widget_add_css_class (shape, "numeric");
   gtk_widget_set_tooltip_text (shape, _("Output shape"));
-  gtk_label_set_width_chars (GTK_LABEL (shape), 12);
+  gtk_label_set_width_chars (GTK_LABEL (shape), 11);
   gtk_label_set_xalign (GTK_LABEL (shape), 1);
   gtk_box_append (GTK_BOX (hbox), shape);
 

@@ -439,9 +439,7 @@ _tb_window_data_init (TbWindow *self)
         adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].path);
       else
         {
-          g_autofree char *why = g_strdup_printf (_("Not found: %s"), known[i].reason);
-
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), why);
+          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].reason);
         }
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
       adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
@@ -522,7 +520,8 @@ _tb_window_data_init (TbWindow *self)
   frame = gtk_frame_new (NULL);
   self->samples_picture = gtk_picture_new ();
   gtk_picture_set_can_shrink (GTK_PICTURE (self->samples_picture), TRUE);
-  gtk_widget_set_size_request (self->samples_picture, -1, 120);
+  gtk_widget_set_size_request (self->samples_picture, -1,
+                               PREVIEW_ROWS * (28 * PREVIEW_SCALE + PREVIEW_LABEL + 4));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->samples_picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Sample images of the chosen data set with their labels"), -1);
   gtk_frame_set_child (GTK_FRAME (frame), self->samples_picture);

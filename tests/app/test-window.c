@@ -108,6 +108,57 @@ test_train (void)
   screenshot ("screenshot-main-window.png");
 }
 
+static gboolean
+inspect_ready (gpointer data)
+{
+  GtkWidget *stack = data;
+
+  return g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (stack)), "result") == 0;
+}
+
+static GtkWidget *
+find_stack (GtkWidget *widget)
+{
+  if (GTK_IS_STACK (widget))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_stack (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_inspect (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint before = g_list_model_get_n_items (toplevels);
+  GtkWidget *inspect = NULL;
+  GtkWidget *stack;
+  g_autoptr(GError) error = NULL;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.inspect", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (toplevels), ==, before + 1);
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+
+      if (w != GTK_WIDGET (window) && gtk_window_get_transient_for (GTK_WINDOW (w)) == GTK_WINDOW (window))
+        inspect = w;
+    }
+  g_assert_nonnull (inspect);
+  stack = find_stack (inspect);
+  g_assert_nonnull (stack);
+  g_assert_true (tb_test_wait_until (inspect_ready, stack, 60));
+  tb_test_spin (300);
+  if (!tb_test_screenshot (inspect, shot_path ("screenshot-inspect.png"), &error))
+    g_test_message ("screenshot: %s", error->message);
+  gtk_window_destroy (GTK_WINDOW (inspect));
+}
+
 static void
 test_export_png (void)
 {
@@ -216,6 +267,7 @@ main (int    argc,
 
   g_test_add_func ("/window/open", test_open);
   g_test_add_func ("/window/train", test_train);
+  g_test_add_func ("/window/inspect", test_inspect);
   g_test_add_func ("/window/export-png", test_export_png);
   g_test_add_func ("/window/compare", test_compare);
   g_test_add_func ("/window/stop", test_stop);
