@@ -1,5 +1,5 @@
 /* conv-find.cu: what cuDNN's Find measures for the cnn preset's two
- * convolutions (batch 256, NCHW, float), with TF32 off (FMA math) and on,
+ * convolutions (batch 256, float, NCHW and NHWC), with TF32 off (FMA math) and on,
  * for each direction: the top algorithms, their time and workspace. A dev
  * aid for choosing the next speed-up; not part of the module.
  * Build: nvcc -O2 -I/usr/local/cuda/include conv-find.cu -o conv-find -lcudnn
@@ -22,7 +22,7 @@
   while (0)
 
 static int
-find (cudnnHandle_t h, int n, int c, int hw, int k, cudnnMathType_t math)
+find (cudnnHandle_t h, int n, int c, int hw, int k, cudnnMathType_t math, cudnnTensorFormat_t fmt)
 {
   cudnnTensorDescriptor_t x, y;
   cudnnFilterDescriptor_t w;
@@ -32,14 +32,15 @@ find (cudnnHandle_t h, int n, int c, int hw, int k, cudnnMathType_t math)
   CK (cudnnCreateTensorDescriptor (&y));
   CK (cudnnCreateFilterDescriptor (&w));
   CK (cudnnCreateConvolutionDescriptor (&conv));
-  CK (cudnnSetTensor4dDescriptor (x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, hw, hw));
-  CK (cudnnSetTensor4dDescriptor (y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, k, out, out));
-  CK (cudnnSetFilter4dDescriptor (w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, k, c, 3, 3));
+  CK (cudnnSetTensor4dDescriptor (x, fmt, CUDNN_DATA_FLOAT, n, c, hw, hw));
+  CK (cudnnSetTensor4dDescriptor (y, fmt, CUDNN_DATA_FLOAT, n, k, out, out));
+  CK (cudnnSetFilter4dDescriptor (w, CUDNN_DATA_FLOAT, fmt, k, c, 3, 3));
   CK (cudnnSetConvolution2dDescriptor (conv, 0, 0, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION,
                                        CUDNN_DATA_FLOAT));
   CK (cudnnSetConvolutionMathType (conv, math));
-  printf ("conv n %d c %d %dx%d -> k %d, %s\n", n, c, hw, hw, k,
-          math == CUDNN_FMA_MATH ? "FMA (TF32 off)" : "tensor op (TF32 on)");
+  printf ("conv n %d c %d %dx%d -> k %d, %s, %s\n", n, c, hw, hw, k,
+          math == CUDNN_FMA_MATH ? "FMA (TF32 off)" : "tensor op (TF32 on)",
+          fmt == CUDNN_TENSOR_NCHW ? "NCHW" : "NHWC");
 
   cudnnConvolutionFwdAlgoPerf_t f[16];
   CK (cudnnFindConvolutionForwardAlgorithm (h, x, w, conv, y, 16, &found, f));
@@ -66,10 +67,12 @@ main (void)
   CK (cudnnCreate (&h));
   printf ("cuDNN %zu\n", cudnnGetVersion ());
   for (int m = 0; m < 2; m++)
-    {
-      cudnnMathType_t math = m == 0 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
-      find (h, 256, 1, 28, 32, math);
-      find (h, 256, 32, 26, 64, math);
-    }
+    for (int f = 0; f < 2; f++)
+      {
+        cudnnMathType_t math = m == 0 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+        cudnnTensorFormat_t fmt = f == 0 ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC;
+        find (h, 256, 1, 28, 32, math, fmt);
+        find (h, 256, 32, 26, 64, math, fmt);
+      }
   return 0;
 }
