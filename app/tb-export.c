@@ -102,7 +102,8 @@ option_value (int    argc,
     return argv[*i] + n + 1;
   if (strcmp (argv[*i], name) == 0)
     {
-      if (*i + 1 >= argc)
+      /* a missing value: do not swallow the next option */
+      if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-'))
         return NULL;
       (*i)++;
       return argv[*i];

@@ -466,7 +466,7 @@ _tb_window_data_init (TbWindow *self)
     gtk_check_button_set_group (GTK_CHECK_BUTTON (self->other_check), g_ptr_array_index (checks, 0));
   g_signal_connect (self->other_check, "toggled", G_CALLBACK (dataset_toggled_cb), self);
   suffix_button (row, _("IDX _Folder…"), G_CALLBACK (open_folder_cb), self);
-  suffix_button (row, _("._npz File…"), G_CALLBACK (open_npz_cb), self);
+  suffix_button (row, _(".npz _File…"), G_CALLBACK (open_npz_cb), self);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
 
   /* download */
