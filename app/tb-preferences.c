@@ -166,8 +166,10 @@ tb_preferences_window_new (GtkWindow *parent)
     {
       g_autofree char *id = devices[i].kind == NN_DEVICE_CPU ? g_strdup ("cpu")
                                                              : g_strdup_printf ("cuda:%d", devices[i].index);
-      g_autofree char *label = g_strdup_printf ("%s%s", devices[i].name,
-                                                devices[i].usable ? "" : _(" (not usable)"));
+      g_autofree char *label = devices[i].kind == NN_DEVICE_CPU
+        ? g_strdup_printf ("CPU · %s", devices[i].name)
+        : g_strdup_printf ("GPU %d · %s%s", devices[i].index, devices[i].name,
+                           devices[i].usable ? "" : _(" (not usable)"));
 
       gtk_string_list_append (device_ids, id);
       gtk_string_list_append (device_names, label);

@@ -777,6 +777,14 @@ builder_changed_cb (TbModelBuilder *builder,
   _tb_window_update_actions (self);
 }
 
+static void
+runs_folder_changed_cb (GSettings  *settings,
+                        const char *key,
+                        TbWindow   *self)
+{
+  _tb_window_runs_reload (self);
+}
+
 static gboolean
 drop_cb (GtkDropTarget *target,
          const GValue  *value,
@@ -896,6 +904,9 @@ tb_window_init (TbWindow *self)
     if (p != NULL)
       preset_chosen_cb (self->builder, (gpointer) p, self);
   }
+
+  g_signal_connect_object (self->settings, "changed::runs-folder",
+                           G_CALLBACK (runs_folder_changed_cb), self, 0);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);

@@ -5,6 +5,7 @@
  * the main window into the build folder for people to look at.
  */
 #include <math.h>
+#include <string.h>
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
@@ -209,6 +210,80 @@ test_compare (void)
   screenshot ("screenshot-runs.png");
 }
 
+static GtkWindow *
+newest_toplevel_except (GtkWindow *except)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWindow *found = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (w != except && w != GTK_WINDOW (window) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        found = w;
+    }
+  return found;
+}
+
+static void
+test_bad_import (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("XDG_DATA_HOME"), "broken.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GFile *files[1] = { file };
+  GtkWindow *dialog;
+
+  /* a malformed file dropped on the window: a dialog says why, the app goes on */
+  g_assert_true (g_file_set_contents (path, "{\"schema\": 1, \"run_id\": ", -1, NULL));
+  _tb_window_runs_import (window, files, 1);
+  tb_test_spin (200);
+  dialog = newest_toplevel_except (NULL);
+  g_assert_nonnull (dialog);
+  g_assert_true (ADW_IS_MESSAGE_DIALOG (dialog));
+  g_test_message ("%s: %s", adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)),
+                  adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "broken.json"));
+  gtk_window_destroy (dialog);
+}
+
+static void
+test_dialogs (void)
+{
+  GtkWindow *w;
+  g_autoptr(GError) error = NULL;
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "preferences", NULL);
+  tb_test_spin (300);
+  w = newest_toplevel_except (NULL);
+  g_assert_true (ADW_IS_PREFERENCES_WINDOW (w));
+  if (!tb_test_screenshot (GTK_WIDGET (w), shot_path ("screenshot-preferences.png"), &error))
+    g_test_message ("screenshot: %s", error->message);
+  gtk_window_destroy (w);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL);
+  tb_test_spin (300);
+  w = newest_toplevel_except (NULL);
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (w));
+  gtk_window_destroy (w);
+
+  g_action_group_activate_action (G_ACTION_GROUP (app), "about", NULL);
+  tb_test_spin (300);
+  w = newest_toplevel_except (NULL);
+  g_assert_true (ADW_IS_ABOUT_WINDOW (w));
+  gtk_window_destroy (w);
+}
+
+static void
+test_dark (void)
+{
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
+  tb_window_show_page (window, "runs");
+  screenshot ("screenshot-dark.png");
+  g_assert_true (tb_chart_view_get_data (tb_window_get_chart (window, "compare"))->dark);
+  adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_DEFAULT);
+}
+
 static void
 test_small_window (void)
 {
@@ -271,6 +346,9 @@ main (int    argc,
   g_test_add_func ("/window/export-png", test_export_png);
   g_test_add_func ("/window/compare", test_compare);
   g_test_add_func ("/window/stop", test_stop);
+  g_test_add_func ("/window/bad-import", test_bad_import);
+  g_test_add_func ("/window/dialogs", test_dialogs);
+  g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/small", test_small_window);
   status = g_test_run ();
 
