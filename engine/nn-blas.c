@@ -2,7 +2,7 @@
  *
  * OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded, and some builds
  * (Debian's 0.3.21) take AVX-512 CPUs they do not know for "Prescott" and
- * run SSE3 kernels at a fifth of the speed. So the engine does not link it:
+ * run SSE3 kernels at a fraction of the speed. So the engine does not link it:
  * nn_blas_init picks the core from the CPU's features, sets the variable
  * (unless the user did), then dlopen()s the library. Without OpenBLAS,
  * _nn_sgemm falls back to a simple blocked loop, slow but correct.
