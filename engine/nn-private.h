@@ -9,6 +9,7 @@
 #include "nn-backend-abi.h"
 
 #include <stdarg.h>
+#include <stdio.h> /* __MINGW_PRINTF_FORMAT on Windows */
 
 #if defined(__MINGW32__)
 /* mingw's stdio follows C99 (%zu) when built with __USE_MINGW_ANSI_STDIO */
