@@ -10,6 +10,55 @@
 
 #include <stdio.h>
 
+/* Products with few output columns (a layer's 10 classes: the forward
+ * product and its weight gradient) and a long enough sum: cuBLAS splits
+ * them over k and adds a reduction kernel, which costs more than the
+ * product. Here one warp (or `split` warps sharing the sum) computes every
+ * column of one output row, in plain float. */
+#define SMALL_N_MAX 16
+
+__global__ void __launch_bounds__ (256)
+gemm_small_n_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
+                     const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
+                     float beta, float *__restrict__ c, int ldc, int split)
+{
+  __shared__ float part[8][SMALL_N_MAX];
+  int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  int row = blockIdx.x * (8 / split) + warp / split;
+  int share = warp % split;
+  float acc[SMALL_N_MAX];
+#pragma unroll
+  for (int j = 0; j < SMALL_N_MAX; j++)
+    acc[j] = 0.0f;
+  if (row < m)
+    for (int kk = share * 32 + lane; kk < k; kk += 32 * split)
+      {
+        float av = trans_a ? a[(size_t) kk * lda + row] : a[(size_t) row * lda + kk];
+#pragma unroll
+        for (int j = 0; j < SMALL_N_MAX; j++)
+          if (j < n)
+            acc[j] += av * (trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j]);
+      }
+#pragma unroll
+  for (int j = 0; j < SMALL_N_MAX; j++)
+    for (int o = 16; o > 0; o >>= 1)
+      acc[j] += __shfl_xor_sync (0xffffffffu, acc[j], o);
+  if (lane == 0)
+#pragma unroll
+    for (int j = 0; j < SMALL_N_MAX; j++)
+      part[warp][j] = acc[j];
+  __syncthreads ();
+  if (share == 0 && lane < n && row < m)
+    {
+      float sum = 0.0f;
+      for (int p = 0; p < split; p++)
+        sum += part[warp + p][lane];
+      float *cp = c + (size_t) row * ldc + lane;
+      /* BLAS: C is not read when beta is 0 */
+      *cp = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
+    }
+}
+
 int
 _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
@@ -23,6 +72,14 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "gemm: negative size (%d, %d, %d)", m, n, k);
   if (m == 0 || n == 0)
     return NN_BACKEND_OK;
+  if (n <= SMALL_N_MAX && k >= 32)
+    {
+      int split = k >= 1024 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
+      int rows_per_block = 8 / split;
+      gemm_small_n_kernel<<<(m + rows_per_block - 1) / rows_per_block, 256, 0, ctx->stream>>> (
+        trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, split);
+      return _nn_cuda_check_launch (ctx, "gemm");
+    }
   cublasStatus_t st = cublasSgemm (ctx->cublas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, b, ldb,
                                    a, lda, &beta, c, ldc);

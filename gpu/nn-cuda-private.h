@@ -95,10 +95,6 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward (void *ctx, void *plan, const float 
 
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
-/* out (batch, cols, rows) = in (batch, rows, cols) transposed, on the stream. */
-NN_CUDA_HIDDEN int _nn_cuda_transpose (NnCudaContext *ctx, const float *in, float *out, int batch,
-                                       int rows, int cols);
-
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, const float *bias,
                                               int n, int channels, int spatial);
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_backward (void *ctx, int act, const float *y, float *dy,
