@@ -6,7 +6,7 @@
 # presets on CUDA (TF32 off and on) and the PyTorch peer (eager, graph).
 # Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
 # in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
-#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [torch]
+#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [bench] [torch]
 set -u
 B=.carry/build-gpu
 DATA=.carry/fashion-mnist
@@ -99,6 +99,18 @@ print('RESULT $p tf32=$tf steps %d, step median %.1f us (p10 %.1f, p90 %.1f), fi
     done
   done | tee "$OUT/train.txt"
   tar cf "$OUT/runs.tar" -C /tmp $(cd /tmp && ls run-*.json)
+fi
+
+if has bench; then
+  # The project's driver: our one-epoch runs and the PyTorch peer (eager and
+  # graph) in the same run; writes <label>.jsonl and <label>.md.
+  for tf in on off; do
+    python3 bench/bench.py --cli $B/app/trainbench-cli --data $DATA --devices cuda \
+      --peer .carry/peers/torch_seed_models.py --tf32 $tf --label h200-trainbench-gpu-bench-tf32$tf \
+      --results "$OUT" > /dev/null 2>&1
+    echo "bench.py tf32 $tf: rc $?"
+  done
+  cat "$OUT"/*.md
 fi
 
 if has torch; then
