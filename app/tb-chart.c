@@ -60,6 +60,7 @@ tb_chart_data_new (TbChartKind  kind,
   data->series = g_ptr_array_new_with_free_func (series_free);
   data->categories = g_ptr_array_new_with_free_func (g_free);
   data->y_from_zero = kind == TB_CHART_BARS;
+  data->y_ceiling = NAN;
   data->hover_category = -1;
   return data;
 }
@@ -86,6 +87,7 @@ tb_chart_data_copy (const TbChartData *data)
 
   copy = tb_chart_data_new (data->kind, data->title, data->x_label, data->y_label);
   copy->y_from_zero = data->y_from_zero;
+  copy->y_ceiling = data->y_ceiling;
   copy->x_integer = data->x_integer;
   copy->dark = data->dark;
   for (guint i = 0; i < data->categories->len; i++)
@@ -395,6 +397,8 @@ tb_chart_compute_layout (const TbChartData *data,
       if (!(data->y_from_zero && y_min == 0))
         y_min = floor (y_min / step) * step;
     }
+  if (isfinite (data->y_ceiling) && y_max > data->y_ceiling && y_min < data->y_ceiling)
+    y_max = data->y_ceiling;
   if (x_max - x_min < 1e-12)
     {
       x_min -= 0.5;
@@ -593,6 +597,46 @@ draw_lines (cairo_t             *cr,
       gboolean pen_down = FALSE;
 
       set_rgb (cr, s->color, 1);
+      if (n > 2 * (l->right - l->left))
+        {
+          /* more points than pixels (a long run's loss per step): draw each
+           * pixel column's range, so the chart stays fast and keeps its
+           * spread */
+          int column = G_MININT;
+          double lo = 0, hi = 0;
+
+          for (guint j = 0; j <= n; j++)
+            {
+              double y = j < n ? g_array_index (s->y, double, j) : NAN;
+              int px = j < n ? (int) floor (map_x (l, g_array_index (s->x, double, j))) : G_MAXINT;
+
+              if (j < n && !isfinite (y))
+                continue;
+              if (px != column || j == n)
+                {
+                  if (column != G_MININT)
+                    {
+                      if (pen_down)
+                        cairo_line_to (cr, column + 0.5, map_y (l, lo));
+                      else
+                        cairo_move_to (cr, column + 0.5, map_y (l, lo));
+                      cairo_line_to (cr, column + 0.5, map_y (l, hi));
+                      pen_down = TRUE;
+                    }
+                  column = px;
+                  lo = hi = y;
+                }
+              else
+                {
+                  lo = MIN (lo, y);
+                  hi = MAX (hi, y);
+                }
+            }
+          cairo_set_line_width (cr, 1.5);
+          cairo_stroke (cr);
+          cairo_set_line_width (cr, 2);
+          continue;
+        }
       for (guint j = 0; j < n; j++)
         {
           double x = g_array_index (s->x, double, j);

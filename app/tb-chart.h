@@ -32,6 +32,7 @@ typedef struct
   GPtrArray *series;    /* TbChartSeries, owned */
   GPtrArray *categories; /* char *, owned; bars only */
   gboolean y_from_zero; /* include 0 in the y range */
+  double y_ceiling;     /* the y axis never goes above this (1 for accuracy); NAN = none */
   gboolean x_integer;   /* x ticks are whole numbers (epochs, steps) */
   gboolean dark;        /* draw for a dark background */
   /* hover read-out, set by the widget; drawn when hover_active */

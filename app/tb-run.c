@@ -633,6 +633,7 @@ tb_runs_compare_accuracy (GPtrArray *runs)
                                          _("Epoch"), _("Accuracy"));
 
   data->x_integer = TRUE;
+  data->y_ceiling = 1.0;
   for (guint i = 0; i < runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (runs, i);

@@ -162,6 +162,7 @@ new_accuracy_data (void)
   TbChartData *d = tb_chart_data_new (TB_CHART_LINES, _("Accuracy per epoch"), _("Epoch"), _("Accuracy"));
 
   d->x_integer = TRUE;
+  d->y_ceiling = 1.0;
   tb_chart_data_add_series (d, _("train"), 0);
   tb_chart_data_add_series (d, _("test"), 0);
   return d;

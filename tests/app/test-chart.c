@@ -262,6 +262,48 @@ test_empty_and_hover (void)
   g_assert_false (data->hover_active);
 }
 
+static void
+test_many_points (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_LINES, "Loss", "Step", "Loss");
+  TbChartSeries *s = tb_chart_data_add_series (data, "loss", RED);
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_t *cr = cairo_create (surface);
+  TbChartLayout l;
+  gint64 t0;
+
+  /* a long run: 100000 steps, loss falling from 1 to 0, all above 0.5 in
+   * the first half */
+  for (int i = 0; i < 100000; i++)
+    tb_chart_series_append (s, i, 1.0 - i / 100000.0);
+  t0 = g_get_monotonic_time ();
+  tb_chart_render (cr, 400, 300, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  g_test_message ("100000 points drawn in %.1f ms", (g_get_monotonic_time () - t0) / 1000.0);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
+  g_assert_true (tb_chart_compute_layout (data, 400, 300, &l));
+  g_assert_true (color_near (surface, map_x (&l, 25000), map_y (&l, 0.75), 2, RED));
+  g_assert_true (color_near (surface, map_x (&l, 75000), map_y (&l, 0.25), 2, RED));
+  g_assert_false (color_near (surface, map_x (&l, 75000), map_y (&l, 0.75), 3, RED));
+  cairo_surface_destroy (surface);
+}
+
+static void
+test_ceiling (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_LINES, "Accuracy", "Epoch", "Accuracy");
+  TbChartSeries *s = tb_chart_data_add_series (data, "test", 0);
+  TbChartLayout l;
+
+  data->y_ceiling = 1.0;
+  tb_chart_series_append (s, 1, 1.0);
+  tb_chart_series_append (s, 2, 1.0);
+  g_assert_true (tb_chart_compute_layout (data, 400, 300, &l));
+  g_assert_cmpfloat (l.y_max, ==, 1.0);
+  g_assert_cmpfloat (l.y_min, <, 1.0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -274,5 +316,7 @@ main (int    argc,
   g_test_add_func ("/chart/svg", test_svg);
   g_test_add_func ("/chart/bad-size", test_bad_size);
   g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
+  g_test_add_func ("/chart/many-points", test_many_points);
+  g_test_add_func ("/chart/ceiling", test_ceiling);
   return g_test_run ();
 }

@@ -274,6 +274,38 @@ test_dialogs (void)
   gtk_window_destroy (w);
 }
 
+static gboolean
+reproduce_done (gpointer data)
+{
+  return !tb_window_is_training (window)
+         && g_strcmp0 (adw_view_stack_get_visible_child_name (window->stack), "runs") == 0;
+}
+
+static void
+test_reproduce (void)
+{
+  GtkWindow *dialog;
+  TbChartData *bars;
+  int presets = 0;
+
+  nn_presets (&presets);
+  tb_window_show_page (window, "train");
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reproduce", NULL);
+  tb_test_spin (200);
+  dialog = newest_toplevel_except (NULL);
+  g_assert_true (ADW_IS_MESSAGE_DIALOG (dialog));
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), "run");
+  g_assert_true (tb_window_is_training (window));
+
+  /* every article model on every usable device (here the CPU), one after the
+   * other, then the comparison of all of them */
+  g_assert_true (tb_test_wait_until (reproduce_done, NULL, 500));
+  bars = tb_chart_view_get_data (tb_window_get_chart (window, "compare"));
+  g_assert_cmpuint (bars->categories->len, ==, (guint) presets);
+  g_assert_cmpuint (tb_chart_data_count_points (bars), ==, (guint) presets);
+  screenshot ("screenshot-reproduce.png");
+}
+
 static void
 test_dark (void)
 {
@@ -348,6 +380,7 @@ main (int    argc,
   g_test_add_func ("/window/stop", test_stop);
   g_test_add_func ("/window/bad-import", test_bad_import);
   g_test_add_func ("/window/dialogs", test_dialogs);
+  g_test_add_func ("/window/reproduce", test_reproduce);
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/small", test_small_window);
   status = g_test_run ();
