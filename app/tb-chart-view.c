@@ -105,6 +105,53 @@ show_toast (TbChartView *self,
     g_message ("%s", text);
 }
 
+gboolean
+tb_chart_view_save (TbChartView  *self,
+                    const char   *path,
+                    const char   *format,
+                    const char   *size,
+                    char        **saved_path,
+                    GError      **error)
+{
+  g_autoptr(TbChartData) copy = NULL;
+  g_autofree char *file = NULL;
+  int width, height;
+
+  g_return_val_if_fail (TB_IS_CHART_VIEW (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (self->data == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("The chart is empty"));
+      return FALSE;
+    }
+
+  /* the format choice adds its extension when the name has none */
+  if (g_str_has_suffix (path, ".png") || g_str_has_suffix (path, ".svg"))
+    file = g_strdup (path);
+  else
+    file = g_strconcat (path, g_strcmp0 (format, "svg") == 0 ? ".svg" : ".png", NULL);
+
+  width = gtk_widget_get_width (GTK_WIDGET (self));
+  height = gtk_widget_get_height (GTK_WIDGET (self));
+  if (size != NULL && g_strcmp0 (size, "widget") != 0
+      && sscanf (size, "%dx%d", &width, &height) != 2)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("“%s” is not a size"), size);
+      return FALSE;
+    }
+
+  /* exports are for documents: light style, no hover box */
+  copy = tb_chart_data_copy (self->data);
+  copy->dark = FALSE;
+  copy->hover_active = FALSE;
+  if (!tb_chart_export (copy, file, width, height, error))
+    return FALSE;
+  if (saved_path != NULL)
+    *saved_path = g_steal_pointer (&file);
+  return TRUE;
+}
+
 static void
 export_response_cb (GtkNativeDialog *dialog,
                     int              response,
@@ -113,49 +160,29 @@ export_response_cb (GtkNativeDialog *dialog,
   g_autoptr(GFile) file = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *path = NULL;
-  const char *size;
-  int width, height;
+  g_autofree char *saved = NULL;
 
-  if (response != GTK_RESPONSE_ACCEPT)
-    goto out;
-
-  file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-  path = g_file_get_path (file);
-  if (path == NULL)
-    goto out;
-  if (!g_str_has_suffix (path, ".png") && !g_str_has_suffix (path, ".svg"))
+  if (response == GTK_RESPONSE_ACCEPT)
     {
-      const char *format = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "format");
-      char *with_ext = g_strconcat (path, g_strcmp0 (format, "svg") == 0 ? ".svg" : ".png", NULL);
+      file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      path = g_file_get_path (file);
+    }
+  if (path != NULL)
+    {
+      if (tb_chart_view_save (self, path,
+                              gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "format"),
+                              gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "size"),
+                              &saved, &error))
+        {
+          g_autofree char *base = g_path_get_basename (saved);
+          g_autofree char *msg = g_strdup_printf (_("Chart saved as “%s”"), base);
 
-      g_free (path);
-      path = with_ext;
+          show_toast (self, msg);
+        }
+      else
+        show_toast (self, error->message);
     }
 
-  width = gtk_widget_get_width (GTK_WIDGET (self));
-  height = gtk_widget_get_height (GTK_WIDGET (self));
-  size = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (dialog), "size");
-  if (size != NULL && g_strcmp0 (size, "widget") != 0)
-    sscanf (size, "%dx%d", &width, &height);
-
-  {
-    g_autoptr(TbChartData) copy = tb_chart_data_copy (self->data);
-
-    /* exports are for documents: light style, no hover box */
-    copy->dark = FALSE;
-    copy->hover_active = FALSE;
-    if (tb_chart_export (copy, path, width, height, &error))
-      {
-        g_autofree char *base = g_path_get_basename (path);
-        g_autofree char *msg = g_strdup_printf (_("Chart saved as “%s”"), base);
-
-        show_toast (self, msg);
-      }
-    else
-      show_toast (self, error->message);
-  }
-
-out:
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
 }

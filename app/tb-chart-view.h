@@ -21,6 +21,15 @@ TbChartData *tb_chart_view_get_data (TbChartView *self);
 void tb_chart_view_changed (TbChartView *self);
 /* Open a save dialog and export the chart (PNG or SVG, chosen size). */
 void tb_chart_view_export (TbChartView *self);
+/* What the export dialog does with its answer: write the chart to `path`
+ * (adding .png or .svg by `format` when it has neither) at `size` ("widget"
+ * or "WIDTHxHEIGHT"); the file written goes to *saved_path. */
+gboolean tb_chart_view_save (TbChartView  *self,
+                             const char   *path,
+                             const char   *format,
+                             const char   *size,
+                             char        **saved_path,
+                             GError      **error);
 /* A file-name stem for exports ("loss"). */
 void tb_chart_view_set_name (TbChartView *self,
                              const char  *name);

@@ -161,24 +161,49 @@ test_inspect (void)
 }
 
 static void
+check_png (const char *path,
+           int         width,
+           int         height)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_file (file, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, width);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, height);
+}
+
+static void
 test_export_png (void)
 {
   TbChartView *view = tb_window_get_chart (window, "loss");
-  g_autofree char *path = g_build_filename (g_getenv ("XDG_DATA_HOME"), "loss.png", NULL);
+  g_autofree char *stem = g_build_filename (g_getenv ("XDG_DATA_HOME"), "loss", NULL);
+  g_autofree char *svg = g_build_filename (g_getenv ("XDG_DATA_HOME"), "accuracy.svg", NULL);
+  g_autofree char *saved = NULL;
+  g_autofree char *contents = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autoptr(GFile) file = NULL;
-  int w = gtk_widget_get_width (GTK_WIDGET (view));
-  int h = gtk_widget_get_height (GTK_WIDGET (view));
 
-  /* what the export dialog does once a file is chosen, at the chart's size */
-  g_assert_true (tb_chart_export (tb_chart_view_get_data (view), path, w, h, &error));
+  /* the export dialog's answers: a name without extension, PNG, the chart's
+   * own size ... */
+  g_assert_true (tb_chart_view_save (view, stem, "png", "widget", &saved, &error));
   g_assert_no_error (error);
-  file = g_file_new_for_path (path);
-  texture = gdk_texture_new_from_file (file, &error);
-  g_assert_no_error (error);
-  g_assert_cmpint (gdk_texture_get_width (texture), ==, w);
-  g_assert_cmpint (gdk_texture_get_height (texture), ==, h);
+  g_assert_true (g_str_has_suffix (saved, "loss.png"));
+  check_png (saved, gtk_widget_get_width (GTK_WIDGET (view)), gtk_widget_get_height (GTK_WIDGET (view)));
+  g_clear_pointer (&saved, g_free);
+
+  /* ... or a chosen size */
+  g_assert_true (tb_chart_view_save (view, stem, "png", "1920x1080", &saved, &error));
+  check_png (saved, 1920, 1080);
+
+  /* SVG by its extension */
+  g_assert_true (tb_chart_view_save (tb_window_get_chart (window, "accuracy"), svg, "png", "1280x720", NULL, &error));
+  g_assert_true (g_file_get_contents (svg, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "<svg"));
+
+  /* a bad size is an error, not a crash */
+  g_assert_false (tb_chart_view_save (view, stem, "png", "huge", NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT);
 }
 
 static void
