@@ -353,9 +353,24 @@ download_done_cb (GObject      *object,
     }
   {
     g_autofree char *path = mnist_download_path ();
+    GPtrArray *checks = g_object_get_data (G_OBJECT (self->dataset_group), "checks");
+    const char *choice = path;
 
+    /* the known "mnist" row is now available: it finds the downloaded file */
+    for (guint i = 0; checks != NULL && i < checks->len; i++)
+      {
+        GtkWidget *check = g_ptr_array_index (checks, i);
+        GtkWidget *row = gtk_widget_get_ancestor (check, ADW_TYPE_ACTION_ROW);
+
+        if (g_strcmp0 (g_object_get_data (G_OBJECT (check), "dataset"), "mnist") == 0 && row != NULL)
+          {
+            gtk_widget_set_sensitive (row, TRUE);
+            adw_action_row_set_subtitle (ADW_ACTION_ROW (row), path);
+            choice = "mnist";
+          }
+      }
     _tb_window_toast (self, _("MNIST downloaded and checked"));
-    _tb_window_data_set (self, path);
+    _tb_window_data_set (self, choice);
   }
 }
 

@@ -350,6 +350,9 @@ test_small_window (void)
   tb_test_spin (500);
   tb_window_show_page (window, "train");
   screenshot ("screenshot-800x600.png");
+  gtk_widget_activate_action (GTK_WIDGET (tb_window_get_builder (window)), "builder.preset", "s", "cnn");
+  tb_window_show_page (window, "model");
+  screenshot ("screenshot-800x600-model.png");
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 820);
 }
 
