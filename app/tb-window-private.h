@@ -33,6 +33,7 @@ struct _TbWindow
   guint loss_shown;              /* points already in the loss chart */
   guint speed_shown;
   guint epochs_shown;
+  AdwToast *last_toast;          /* weak */
 
   /* template widgets */
   AdwToastOverlay *toast_overlay;
@@ -103,6 +104,8 @@ struct _TbWindow
 /* tb-window.c */
 void _tb_window_toast (TbWindow   *self,
                        const char *text);
+/* Dismiss the toast shown last (before a screenshot, say). */
+void _tb_window_dismiss_toast (TbWindow *self);
 void _tb_window_error (TbWindow     *self,
                        const char   *headline,
                        const GError *error);

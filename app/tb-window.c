@@ -28,7 +28,15 @@ _tb_window_toast (TbWindow   *self,
   AdwToast *toast = adw_toast_new (text);
 
   adw_toast_set_timeout (toast, 5);
+  g_set_weak_pointer (&self->last_toast, toast);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+void
+_tb_window_dismiss_toast (TbWindow *self)
+{
+  if (self->last_toast != NULL)
+    adw_toast_dismiss (self->last_toast);
 }
 
 /* A problem the user must read: a dialog with a headline and the detail. */
@@ -828,6 +836,7 @@ tb_window_finalize (GObject *object)
 {
   TbWindow *self = TB_WINDOW (object);
 
+  g_clear_weak_pointer (&self->last_toast);
   g_clear_object (&self->session);
   g_clear_object (&self->settings);
   g_clear_object (&self->download_cancellable);

@@ -35,7 +35,8 @@ screenshot (const char *name)
 {
   g_autoptr(GError) error = NULL;
 
-  tb_test_spin (300);
+  _tb_window_dismiss_toast (window);
+  tb_test_spin (600);
   if (!tb_test_screenshot (GTK_WIDGET (window), shot_path (name), &error))
     g_test_message ("screenshot %s: %s", name, error->message);
   else
