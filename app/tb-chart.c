@@ -530,7 +530,8 @@ legend_pass (cairo_t           *cr,
   for (guint i = 0; i < data->series->len; i++)
     {
       const TbChartSeries *s = g_ptr_array_index (data->series, i);
-      int w = text_width (cr, s->label);
+      int room = (int) (width - PAD - x0 - 16);
+      int w = MIN (text_width (cr, s->label), MAX (room, 20));
       double y;
 
       if (x + 16 + w > width - PAD && x > x0)
@@ -544,8 +545,17 @@ legend_pass (cairo_t           *cr,
           set_rgb (cr, s->color, 1);
           cairo_rectangle (cr, x, y - 5, 12, 10);
           cairo_fill (cr);
+          PangoLayout *pl = make_layout (cr, s->label, FONT_SIZE_PX, FALSE);
+          int lw, lh;
+
+          /* a label longer than the chart is wide ends in "…" */
+          pango_layout_set_width (pl, w * PANGO_SCALE);
+          pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+          pango_layout_get_pixel_size (pl, &lw, &lh);
           set_rgb (cr, fg_color (data), 0.9);
-          draw_text (cr, s->label, x + 16, y, 0.0, 0.5, FALSE);
+          cairo_move_to (cr, round (x + 16), round (y - lh / 2.0));
+          pango_cairo_show_layout (cr, pl);
+          g_object_unref (pl);
         }
       x += 16 + w + 14;
     }
