@@ -59,6 +59,36 @@ gemm_small_n_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
     }
 }
 
+/* Products with a short sum (k <= 64: a dense layer's weight gradient over
+ * a batch of 32, or the input gradient of a 10-class layer) and a small
+ * output: cuBLAS again splits or picks a tile too big for them. One thread
+ * per output element; consecutive threads take consecutive columns, so the
+ * reads of B (not transposed) and the writes of C are coalesced and A's
+ * element is shared by the warp. */
+#define SMALL_K_MAX 64
+#define SMALL_K_OUTPUTS (1 << 18)
+
+__global__ void __launch_bounds__ (256)
+gemm_small_k_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
+                     const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
+                     float beta, float *__restrict__ c, int ldc)
+{
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= m * n)
+    return;
+  int i = idx / n, j = idx % n;
+  float sum = 0.0f;
+  for (int kk = 0; kk < k; kk++)
+    {
+      float av = trans_a ? a[(size_t) kk * lda + i] : a[(size_t) i * lda + kk];
+      float bv = trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j];
+      sum += av * bv;
+    }
+  float *cp = c + (size_t) i * ldc + j;
+  /* BLAS: C is not read when beta is 0 */
+  *cp = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
+}
+
 int
 _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
@@ -72,6 +102,13 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "gemm: negative size (%d, %d, %d)", m, n, k);
   if (m == 0 || n == 0)
     return NN_BACKEND_OK;
+  if (k >= 1 && k <= SMALL_K_MAX && (size_t) m * n <= SMALL_K_OUTPUTS && n > SMALL_N_MAX)
+    {
+      int outputs = m * n;
+      gemm_small_k_kernel<<<(outputs + 255) / 256, 256, 0, ctx->stream>>> (
+        trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return _nn_cuda_check_launch (ctx, "gemm");
+    }
   if (n <= SMALL_N_MAX && k >= 32)
     {
       int split = k >= 1024 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;

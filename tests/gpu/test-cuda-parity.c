@@ -170,6 +170,8 @@ test_gemm (void)
     { 1, 10, 128 }, { 7, 13, 5 }, { 33, 130, 784 }, { 32, 128, 784 }, { 5, 1, 3 }, { 33, 7, 1 },
     /* few output columns and a long sum: the backend's own kernel */
     { 32, 10, 1000 }, { 1000, 10, 32 }, { 33, 16, 300 }, { 7, 1, 2000 }, { 130, 3, 64 },
+    /* a short sum and a small output: the backend's own kernel too */
+    { 784, 128, 32 }, { 32, 128, 10 }, { 7, 33, 64 }, { 1, 17, 1 },
   };
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
     for (int ta = 0; ta < 2; ta++)
