@@ -323,6 +323,15 @@ _nn_json_int (NnJson *json, int64_t value)
   puts_ (json, text);
 }
 
+void
+_nn_json_uint (NnJson *json, uint64_t value)
+{
+  char text[32];
+  before_item (json, false);
+  snprintf (text, sizeof text, "%" PRIu64, value);
+  puts_ (json, text);
+}
+
 /* printf writes the locale's decimal point (a comma in de_DE once the app
  * called setlocale); JSON needs '.'. */
 static void

@@ -46,6 +46,7 @@ void _nn_json_string (NnJson *json, const char *value);
 /* The same for a fixed-size field that may lack its NUL: at most max bytes. */
 void _nn_json_string_bounded (NnJson *json, const char *value, size_t max);
 void _nn_json_int (NnJson *json, int64_t value);
+void _nn_json_uint (NnJson *json, uint64_t value);
 /* Shortest text that reads back to the same double; NaN and infinities
  * (which JSON cannot hold) are written as null. */
 void _nn_json_double (NnJson *json, double value);

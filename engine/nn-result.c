@@ -283,7 +283,7 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
   _nn_json_end_object (j);
 
   _nn_json_key (j, "ram_bytes");
-  _nn_json_int (j, (int64_t) sys->ram_bytes);
+  _nn_json_uint (j, sys->ram_bytes);
 
   _nn_json_key (j, "gpus");
   _nn_json_begin_array (j);
@@ -298,7 +298,7 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
       _nn_json_key (j, "name");
       STR (j, d->name);
       _nn_json_key (j, "memory_bytes");
-      _nn_json_int (j, (int64_t) d->memory_bytes);
+      _nn_json_uint (j, d->memory_bytes);
       _nn_json_key (j, "driver");
       STR (j, d->driver);
       _nn_json_end_object (j);
@@ -459,9 +459,9 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_key (j, "epochs");
   _nn_json_int (j, c->epochs);
   _nn_json_key (j, "seed");
-  /* JSON readers keep integers up to 2^53 exactly; larger seeds as text
-   * would change the type, so they are written as numbers all the same. */
-  _nn_json_int (j, (int64_t) c->seed);
+  /* Readers that store numbers as doubles round seeds above 2^53; still a
+   * number, so the field keeps one type. */
+  _nn_json_uint (j, c->seed);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "epochs");

@@ -148,6 +148,7 @@ test_numbers (void)
   _nn_json_int (&j, INT64_MIN);
   _nn_json_int (&j, INT64_MAX);
   _nn_json_int (&j, 0);
+  _nn_json_uint (&j, UINT64_MAX);
   _nn_json_end_array (&j);
   _nn_json_key (&j, "doubles");
   _nn_json_begin_array (&j);
@@ -175,7 +176,7 @@ test_numbers (void)
       _nn_json_free (&j);
       return;
     }
-  tap_ok (strstr (j.data, "[-9223372036854775808, 9223372036854775807, 0]") != NULL,
+  tap_ok (strstr (j.data, "[-9223372036854775808, 9223372036854775807, 0, 18446744073709551615]") != NULL,
           "64-bit integers exact");
   tap_ok (strstr (j.data, "\"bad\": [null, null, null, null, null]") != NULL,
           "NaN and infinities written as null");
