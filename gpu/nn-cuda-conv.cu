@@ -3,7 +3,9 @@
  * A plan holds the descriptors of one exact shape and the algorithm cuDNN
  * measured fastest for each direction, chosen once at plan time (outside the
  * step, so the timing runs and their allocations never happen in a step).
- * TF32 is allowed or forbidden per context through the math type.
+ * TF32 is allowed or forbidden per context through the math type. Shapes
+ * with few taps per output (a first layer) run forward and weight gradient
+ * on our direct kernels (kernels/conv-direct.cu) instead.
  */
 
 #include "nn-cuda-private.h"
@@ -25,6 +27,7 @@ typedef struct
   cudnnConvolutionBwdDataAlgo_t data_algo;
   cudnnConvolutionBwdFilterAlgo_t filter_algo;
   size_t workspace;
+  int direct; /* forward and weight gradient by kernels/conv-direct.cu */
 } NnCudaConvPlan;
 
 static void
@@ -86,6 +89,12 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
   if (p == NULL)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "conv2d plan: out of host memory");
   p->shape = *s;
+  /* Few taps (a first layer): our direct kernels beat cuDNN there. The
+   * variable is for tests, which check both routes. */
+  {
+    const char *env = getenv ("TRAINBENCH_CUDA_CONV_DIRECT");
+    p->direct = _nn_cuda_conv_direct_ok (s) && !(env != NULL && strcmp (env, "0") == 0);
+  }
 
 #define CK(call)                                                                                   \
   do                                                                                               \
@@ -229,6 +238,8 @@ _nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w,
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
+  if (p->direct)
+    return _nn_cuda_conv_direct_forward (ctx, &p->shape, x, w, y);
   cudnnStatus_t st = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w,
                                               p->fwd_desc, p->fwd_algo, workspace, p->workspace,
                                               &zero, p->y_desc, y);
@@ -249,11 +260,19 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  st = cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
-                                       p->filter_desc, p->filter_algo, workspace, p->workspace,
-                                       &zero, p->w_desc, dw);
-  if (st != CUDNN_STATUS_SUCCESS)
-    return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (weights)");
+  if (p->direct)
+    {
+      if ((rc = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, x, dy, dw)) != 0)
+        return rc;
+    }
+  else
+    {
+      st = cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
+                                           p->filter_desc, p->filter_algo, workspace,
+                                           p->workspace, &zero, p->w_desc, dw);
+      if (st != CUDNN_STATUS_SUCCESS)
+        return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (weights)");
+    }
   if (dx != NULL)
     {
       st = cudnnConvolutionBackwardData (ctx->cudnn, &one, p->w_desc, w, p->y_desc, dy,

@@ -95,6 +95,15 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward (void *ctx, void *plan, const float 
 
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
+/* Direct convolution for few taps (kernels/conv-direct.cu): whether a shape
+ * qualifies, and its forward and weight gradient on the stream. */
+#define NN_CUDA_DIRECT_TAPS 32
+NN_CUDA_HIDDEN int _nn_cuda_conv_direct_ok (const NnConvShape *s);
+NN_CUDA_HIDDEN int _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s,
+                                                 const float *x, const float *w, float *y);
+NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s,
+                                               const float *x, const float *dy, float *dw);
+
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, const float *bias,
                                               int n, int channels, int spatial);
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_backward (void *ctx, int act, const float *y, float *dy,

@@ -9,6 +9,8 @@
  *   pooling, gather, fill, copy, dropout masks: exact.
  */
 
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "gpu-test-util.h"
 
 #define TOL_GEMM 1e-5
@@ -332,7 +334,7 @@ test_dropout (void)
 /* ---------------------------------------------------------------- convolution */
 
 static void
-check_conv (NnConvShape s)
+check_conv (NnConvShape s, const char *route)
 {
   size_t sx = (size_t) s.n * s.c * s.h * s.w, sw = (size_t) s.k * s.c * s.r * s.s;
   size_t sy = (size_t) s.n * s.k * s.out_h * s.out_w;
@@ -381,13 +383,14 @@ check_conv (NnConvShape s)
   double ey = gpu_rel_err (y[1], y[0], sy), edx = gpu_rel_err (dx[1], dx[0], sx);
   double edw = gpu_rel_err (dw[1], dw[0], sw), edw2 = gpu_rel_err (dw_only[1], dw[0], sw);
   tap_ok (rp[0] == 0 && rp[1] == 0 && rf[0] == 0 && rf[1] == 0 && ey <= TOL_CONV,
-          "conv2d forward n %d c %d %dx%d k %d %dx%d stride %d,%d pad %d,%d: rel err %.2g "
+          "conv2d forward (%s) n %d c %d %dx%d k %d %dx%d stride %d,%d pad %d,%d: rel err %.2g "
           "(workspace %zu bytes)",
-          s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, ey, wsb[1]);
+          route, s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, ey,
+          wsb[1]);
   tap_ok (rb[0] == 0 && rb[1] == 0 && rb2[1] == 0 && edx <= TOL_CONV && edw <= TOL_CONV
             && edw2 <= TOL_CONV,
-          "conv2d backward n %d c %d %dx%d k %d: rel err dx %.2g, dw %.2g, dw without dx %.2g", s.n,
-          s.c, s.h, s.w, s.k, edx, edw, edw2);
+          "conv2d backward (%s) n %d c %d %dx%d k %d: rel err dx %.2g, dw %.2g, dw without dx %.2g",
+          route, s.n, s.c, s.h, s.w, s.k, edx, edw, edw2);
   for (int b = 0; b < 2; b++)
     {
       free (y[b]);
@@ -422,11 +425,23 @@ conv_shape (int n, int c, int h, int w, int k, int r, int s, int stride_h, int s
 static void
 test_conv (void)
 {
-  check_conv (conv_shape (1, 1, 28, 28, 4, 3, 3, 1, 1, 0, 0));
-  check_conv (conv_shape (7, 3, 9, 10, 5, 3, 3, 1, 1, 1, 1));
-  check_conv (conv_shape (2, 4, 11, 7, 6, 5, 3, 2, 2, 2, 1));
-  check_conv (conv_shape (33, 2, 6, 6, 3, 2, 2, 2, 2, 0, 0));
-  check_conv (conv_shape (8, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0)); /* the cnn preset's second layer */
+  /* Shapes with few taps (c * r * s <= 32) run on the backend's direct
+   * kernels; TRAINBENCH_CUDA_CONV_DIRECT=0 sends them to cuDNN, so both
+   * routes are checked. */
+  for (int route = 0; route < 2; route++)
+    {
+      const char *name = route == 0 ? "direct where it applies" : "cuDNN only";
+      if (route == 1)
+        setenv ("TRAINBENCH_CUDA_CONV_DIRECT", "0", 1);
+      check_conv (conv_shape (1, 1, 28, 28, 4, 3, 3, 1, 1, 0, 0), name);
+      check_conv (conv_shape (7, 3, 9, 10, 5, 3, 3, 1, 1, 1, 1), name);
+      check_conv (conv_shape (2, 4, 11, 7, 6, 5, 3, 2, 2, 2, 1), name);
+      check_conv (conv_shape (33, 2, 6, 6, 3, 2, 2, 2, 2, 0, 0), name);
+      check_conv (conv_shape (256, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0), name); /* the cnn's first layer */
+      check_conv (conv_shape (3, 2, 12, 11, 7, 3, 3, 2, 1, 1, 0), name);
+      unsetenv ("TRAINBENCH_CUDA_CONV_DIRECT");
+    }
+  check_conv (conv_shape (8, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), "cuDNN"); /* the cnn's second layer */
 
   /* Uneven "same" padding (even kernel): cuDNN cannot, and says so. */
   NnConvShape odd = { 2, 3, 8, 8, 4, 2, 2, 1, 1, 0, 0, 8, 8 };
