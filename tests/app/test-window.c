@@ -35,6 +35,9 @@ screenshot (const char *name)
 {
   g_autoptr(GError) error = NULL;
 
+  /* let a new toast finish its show animation first: libadwaita 1.2
+   * crashes when a toast is dismissed in the middle of it */
+  tb_test_spin (500);
   _tb_window_dismiss_toast (window);
   tb_test_spin (600);
   if (!tb_test_screenshot (GTK_WIDGET (window), shot_path (name), &error))
