@@ -7,6 +7,8 @@
 
 #include "nn-cuda-private.h"
 
+#include <stdint.h>
+
 __device__ __forceinline__ float
 act_forward (int act, float z)
 {
@@ -44,6 +46,25 @@ bias_act_kernel (int act, float *__restrict__ y, const float *__restrict__ bias,
       if (bias != NULL)
         z += bias[spatial == 1 ? i % channels : (i / spatial) % channels];
       y[i] = act_forward (act, z);
+    }
+}
+
+/* The same with float4, when spatial is a multiple of 4 (each quad then
+ * lies in one channel) and the buffer is 16-byte aligned. */
+__global__ void
+bias_act_vec4_kernel (int act, float4 *__restrict__ y, const float *__restrict__ bias,
+                      unsigned int quads, unsigned int channels, unsigned int spatial_quads)
+{
+  for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < quads;
+       i += gridDim.x * blockDim.x)
+    {
+      float4 v = y[i];
+      float b = bias != NULL ? bias[(i / spatial_quads) % channels] : 0.0f;
+      v.x = act_forward (act, v.x + b);
+      v.y = act_forward (act, v.y + b);
+      v.z = act_forward (act, v.z + b);
+      v.w = act_forward (act, v.w + b);
+      y[i] = v;
     }
 }
 
@@ -143,24 +164,48 @@ dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
  * place and its partial sum to partials[channel * splits + split]. */
 __global__ void
 image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__ dy,
-                       float *__restrict__ partials, int rows, int channels, int spatial)
+                       float *__restrict__ partials, int rows, int channels, int spatial,
+                       int vec4)
 {
   __shared__ float warp_sums[32];
   int c = blockIdx.y;
   int splits = gridDim.x;
   float sum = 0.0f;
-  /* Rows of one channel are contiguous runs of `spatial` cells: no division. */
-  for (int r = blockIdx.x; r < rows; r += splits)
+  if (vec4)
     {
-      size_t base = ((size_t) r * channels + c) * spatial;
-#pragma unroll 4
-      for (int s = threadIdx.x; s < spatial; s += blockDim.x)
+      /* Rows of one channel are contiguous runs of `spatial` cells; with
+       * spatial a multiple of 4, runs of float4. The block's rows are
+       * flattened so short runs still keep every thread busy. */
+      int quads = spatial >> 2;
+      int my_rows = (rows - blockIdx.x + splits - 1) / splits;
+      int items = my_rows * quads;
+#pragma unroll 2
+      for (int i = threadIdx.x; i < items; i += blockDim.x)
         {
-          float dz = act_backward (act, y[base + s], dy[base + s]);
-          dy[base + s] = dz;
-          sum += dz;
+          int r = blockIdx.x + (i / quads) * splits;
+          size_t at = ((size_t) r * channels + c) * spatial + ((size_t) (i % quads) << 2);
+          float4 yv = *(const float4 *) (y + at);
+          float4 d = *(float4 *) (dy + at);
+          d.x = act_backward (act, yv.x, d.x);
+          d.y = act_backward (act, yv.y, d.y);
+          d.z = act_backward (act, yv.z, d.z);
+          d.w = act_backward (act, yv.w, d.w);
+          *(float4 *) (dy + at) = d;
+          sum += (d.x + d.y) + (d.z + d.w);
         }
     }
+  else
+    for (int r = blockIdx.x; r < rows; r += splits)
+      {
+        size_t base = ((size_t) r * channels + c) * spatial;
+#pragma unroll 4
+        for (int s = threadIdx.x; s < spatial; s += blockDim.x)
+          {
+            float dz = act_backward (act, y[base + s], dy[base + s]);
+            dy[base + s] = dz;
+            sum += dz;
+          }
+      }
   if (partials == NULL)
     return;
   for (int o = 16; o > 0; o >>= 1)
@@ -214,6 +259,10 @@ _nn_cuda_bias_act_forward (void *vctx, int act, float *y, const float *bias, int
     }
   else if (act == NN_BK_ACT_LINEAR && bias == NULL)
     return NN_BACKEND_OK;
+  else if (spatial % 4 == 0 && (uintptr_t) y % 16 == 0 && total < 0xffffffffu)
+    bias_act_vec4_kernel<<<_nn_cuda_blocks (ctx, total / 4, 256), 256, 0, ctx->stream>>> (
+      act, (float4 *) y, bias, (unsigned int) (total / 4), (unsigned int) channels,
+      (unsigned int) (spatial / 4));
   else if (total < 0xffffffffu)
     bias_act_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
       act, y, bias, (unsigned int) total, (unsigned int) channels, (unsigned int) spatial);
@@ -274,8 +323,9 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
                               "bias_act_backward: %d channels is more than this backend handles",
                               channels);
   dim3 grid (splits, channels);
+  int vec4 = spatial % 4 == 0 && ((uintptr_t) y | (uintptr_t) dy) % 16 == 0;
   image_backward_kernel<<<grid, 256, 0, ctx->stream>>> (act, y, dy, dbias ? ctx->partials : NULL,
-                                                       n, channels, spatial);
+                                                       n, channels, spatial, vec4);
   if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward")) != 0 || dbias == NULL)
     return rc;
   sum_partials_kernel<<<(channels + 127) / 128, 128, 0, ctx->stream>>> (ctx->partials, dbias,

@@ -256,6 +256,8 @@ test_bias_act (void)
 {
   static const int shapes[][3] = {
     { 1, 10, 1 }, { 7, 13, 1 }, { 33, 130, 1 }, { 7, 5, 9 }, { 2, 6, 3 }, { 33, 3, 677 },
+    /* spatial a multiple of 4: the float4 paths */
+    { 5, 7, 16 }, { 33, 3, 676 }, { 2, 64, 576 },
   };
   for (int act = 0; act <= NN_BK_ACT_SOFTMAX; act++)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
