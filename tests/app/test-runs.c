@@ -114,7 +114,12 @@ test_export (void)
   g_assert_true (g_str_has_prefix (lines[0], "run_id,started_at,status,model"));
   g_assert_true (g_str_has_prefix (lines[2], "20261130T040000Z-mlp-small-cuda-0001,"));
   /* the spec has ';' but no ','; the OS has spaces: no quoting needed, same columns */
-  g_assert_cmpuint (g_strv_length (g_strsplit (lines[1], ",", -1)), ==, g_strv_length (g_strsplit (lines[0], ",", -1)));
+  {
+    g_auto(GStrv) header = g_strsplit (lines[0], ",", -1);
+    g_auto(GStrv) row = g_strsplit (lines[1], ",", -1);
+
+    g_assert_cmpuint (g_strv_length (row), ==, g_strv_length (header));
+  }
 
   g_assert_true (tb_runs_export_json (runs, json, &error));
   g_assert_no_error (error);
