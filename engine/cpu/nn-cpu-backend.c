@@ -12,7 +12,6 @@
 
 #include "nn-private.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
