@@ -17,6 +17,7 @@ struct _TbChartView
   TbChartData *data;
   char *name;
   GtkWidget *menu;          /* GtkPopoverMenu, child of this widget */
+  GtkWidget *button;        /* "Export…" in the top right corner, child */
 };
 
 G_DEFINE_FINAL_TYPE (TbChartView, tb_chart_view, GTK_TYPE_WIDGET)
@@ -37,6 +38,8 @@ tb_chart_view_snapshot (GtkWidget   *widget,
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   tb_chart_render (cr, width, height, self->data);
   cairo_destroy (cr);
+
+  gtk_widget_snapshot_child (widget, self->button, snapshot);
 
   if (gtk_widget_has_visible_focus (widget))
     {
@@ -252,6 +255,7 @@ tb_chart_view_dispose (GObject *object)
   TbChartView *self = TB_CHART_VIEW (object);
 
   g_clear_pointer (&self->menu, gtk_widget_unparent);
+  g_clear_pointer (&self->button, gtk_widget_unparent);
   G_OBJECT_CLASS (tb_chart_view_parent_class)->dispose (object);
 }
 
@@ -272,8 +276,13 @@ tb_chart_view_size_allocate (GtkWidget *widget,
                              int        baseline)
 {
   TbChartView *self = TB_CHART_VIEW (widget);
+  GtkRequisition button;
 
   gtk_popover_present (GTK_POPOVER (self->menu));
+  gtk_widget_get_preferred_size (self->button, &button, NULL);
+  gtk_widget_size_allocate (self->button,
+                            &(GtkAllocation) { width - button.width - 4, 4, button.width, button.height },
+                            -1);
 }
 
 static void
@@ -329,12 +338,19 @@ tb_chart_view_init (TbChartView *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
 
   g_menu_append (menu, _("_Export Chart…"), "chart.export");
+  /* the button names the shortcut; the chart itself needs no tooltip */
   self->menu = gtk_popover_menu_new_from_model (G_MENU_MODEL (menu));
   gtk_popover_set_has_arrow (GTK_POPOVER (self->menu), FALSE);
   gtk_widget_set_halign (self->menu, GTK_ALIGN_START);
   gtk_widget_set_parent (self->menu, GTK_WIDGET (self));
 
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self), _("Right-click or press Ctrl+E to export"));
+  self->button = gtk_button_new_from_icon_name ("document-save-symbolic");
+  gtk_widget_add_css_class (self->button, "flat");
+  gtk_widget_add_css_class (self->button, "circular");
+  gtk_widget_set_tooltip_text (self->button, _("Export Chart… (Ctrl+E)"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->button), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Export Chart…"), -1);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->button), "chart.export");
+  gtk_widget_set_parent (self->button, GTK_WIDGET (self));
 }
 
 GtkWidget *

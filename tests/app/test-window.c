@@ -392,8 +392,9 @@ main (int    argc,
   tb_test_allow_no_session_bus ();
   if (!gtk_init_check ())
     {
-      g_test_skip ("no display (run under Xvfb)");
-      return 77;
+      /* TAP's "skip all": CI always has Xvfb, so this shows only by hand */
+      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
+      return 0;
     }
   adw_init ();
 
