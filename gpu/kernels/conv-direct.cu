@@ -18,7 +18,7 @@ struct DirectGeom
 template <int T>
 struct Group
 {
-  static const int K = T <= 9 ? 8 : T <= 16 ? 4 : 2;
+  static const int K = T <= 16 ? 4 : 2;
 };
 
 /* Per tap: channel, row and column offset (shared, computed once per block). */
@@ -154,19 +154,24 @@ conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x, const float
     }
 }
 
-/* dw (k, taps) = the sum over slices, in a fixed order. */
+/* dw (k, taps) = the sum over slices, one warp per weight (lanes take
+ * slices, then a fixed-order shuffle tree). */
 __global__ void
 conv_direct_wgrad_sum_kernel (const float *__restrict__ partials, float *__restrict__ dw, int k,
                               int taps, int slices)
 {
-  int e = blockIdx.x * blockDim.x + threadIdx.x;
+  int e = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  int lane = threadIdx.x & 31;
   if (e >= k * taps)
     return;
   int f = e / taps, q = e % taps;
   float s = 0.0f;
-  for (int sl = 0; sl < slices; sl++)
+  for (int sl = lane; sl < slices; sl += 32)
     s += partials[((size_t) f * slices + sl) * taps + q];
-  dw[e] = s;
+  for (int o = 16; o > 0; o >>= 1)
+    s += __shfl_xor_sync (0xffffffffu, s, o);
+  if (lane == 0)
+    dw[e] = s;
 }
 
 static DirectGeom
@@ -241,7 +246,7 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const floa
   if (rc != 0)
     return rc;
   int outputs = s->k * taps;
-  conv_direct_wgrad_sum_kernel<<<(outputs + 127) / 128, 128, 0, ctx->stream>>> (
+  conv_direct_wgrad_sum_kernel<<<(outputs + 7) / 8, 256, 0, ctx->stream>>> (
     ctx->partials, dw, s->k, taps, slices);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }
