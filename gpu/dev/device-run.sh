@@ -6,7 +6,7 @@
 # presets on CUDA (TF32 off and on) and the PyTorch peer (eager, graph).
 # Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
 # in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
-#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [bench] [torch]
+#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [eager] [bench] [torch]
 set -u
 B=.carry/build-gpu
 DATA=.carry/fashion-mnist
@@ -99,6 +99,20 @@ print('RESULT $p tf32=$tf steps %d, step median %.1f us (p10 %.1f, p90 %.1f), fi
     done
   done | tee "$OUT/train.txt"
   tar cf "$OUT/runs.tar" -C /tmp $(cd /tmp && ls run-*.json)
+fi
+
+if has eager; then
+  # Is the first epoch's extra time lazy kernel loading? The same run with
+  # every kernel loaded when CUDA starts.
+  for mode in LAZY EAGER; do
+    CUDA_MODULE_LOADING=$mode $B/app/trainbench-cli train --preset mlp-small --device cuda \
+      --epochs 2 --dataset $DATA --tf32 on --quiet --out /tmp/eager-$mode.json > /dev/null 2>&1
+    python3 -c "
+import json
+r = json.load(open('/tmp/eager-$mode.json'))
+print('CUDA_MODULE_LOADING=$mode mlp-small epochs', ['%.4f' % e['seconds'] for e in r['epochs']], 'first step after %.3f s' % r['time_to_first_step_seconds'])
+" | tee -a "$OUT/train.txt"
+  done
 fi
 
 if has bench; then
