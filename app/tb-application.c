@@ -69,13 +69,12 @@ quit_action (GSimpleAction *action,
              gpointer       user_data)
 {
   GApplication *app = G_APPLICATION (user_data);
-  GList *windows = gtk_application_get_windows (GTK_APPLICATION (app));
+  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
 
-  /* closing the windows stops their runs; a stopped run is still saved */
+  /* close every window: one that is training stops, saves its run as
+   * cancelled and then goes; the app ends with its last window */
   for (GList *l = windows; l != NULL; l = l->next)
-    if (TB_IS_WINDOW (l->data) && tb_window_is_training (l->data))
-      gtk_widget_activate_action (GTK_WIDGET (l->data), "win.stop", NULL);
-  g_application_quit (app);
+    gtk_window_close (GTK_WINDOW (l->data));
 }
 
 static void

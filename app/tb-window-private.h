@@ -34,6 +34,7 @@ struct _TbWindow
   guint speed_shown;
   guint epochs_shown;
   AdwToast *last_toast;          /* weak */
+  gboolean close_when_done;      /* closed during a run: go once it is saved */
 
   /* template widgets */
   AdwToastOverlay *toast_overlay;

@@ -281,6 +281,13 @@ session_done_cb (GObject      *object,
   gboolean ok = tb_session_run_finish (session, result, &error);
   const char *path = tb_session_get_result_path (session);
 
+  if (self->close_when_done)
+    {
+      /* closed while training: the stopped run is saved now, so go */
+      gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+
   if (path != NULL && self->queue_results != NULL)
     g_ptr_array_add (self->queue_results, g_strdup (path));
 
@@ -813,6 +820,24 @@ drop_cb (GtkDropTarget *target,
   return TRUE;
 }
 
+/* Closing while a run goes on stops it and waits (hidden) until the run is
+ * recorded, so no run is lost. */
+static gboolean
+tb_window_close_request (GtkWindow *window)
+{
+  TbWindow *self = TB_WINDOW (window);
+
+  if (tb_window_is_training (self))
+    {
+      self->close_when_done = TRUE;
+      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+      tb_session_stop (self->session);
+      gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+      return TRUE;
+    }
+  return GTK_WINDOW_CLASS (tb_window_parent_class)->close_request (window);
+}
+
 static void
 tb_window_dispose (GObject *object)
 {
@@ -856,6 +881,7 @@ tb_window_class_init (TbWindowClass *klass)
 
   object_class->dispose = tb_window_dispose;
   object_class->finalize = tb_window_finalize;
+  GTK_WINDOW_CLASS (klass)->close_request = tb_window_close_request;
 
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);

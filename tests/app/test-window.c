@@ -380,6 +380,40 @@ test_stop (void)
   g_assert_true (g_file_test (tb_session_get_result_path (session), G_FILE_TEST_IS_REGULAR));
 }
 
+static gboolean
+window_gone (gpointer data)
+{
+  return window == NULL;
+}
+
+static guint
+count_runs (void)
+{
+  g_autofree char *dir = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "runs", NULL);
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+static void
+test_close_while_training (void)
+{
+  guint before = count_runs ();
+
+  /* last: closing the window during a run stops it, saves it, then goes */
+  tb_window_set_epochs (window, 200);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (tb_window_is_training (window));
+  tb_test_spin (300);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (tb_test_wait_until (window_gone, NULL, 60));
+  g_assert_cmpuint (count_runs (), ==, before + 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -416,9 +450,11 @@ main (int    argc,
   g_test_add_func ("/window/reproduce", test_reproduce);
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/small", test_small_window);
+  g_test_add_func ("/window/close-while-training", test_close_while_training);
   status = g_test_run ();
 
-  gtk_window_destroy (GTK_WINDOW (window));
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
   g_clear_object (&app);
   g_free (first_result);
   g_free (data_dir);
