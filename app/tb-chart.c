@@ -894,8 +894,17 @@ tb_chart_render (cairo_t           *cr,
   set_rgb (cr, data->dark ? 0x1e1e1e : 0xffffff, 1);
   cairo_paint (cr);
 
-  set_rgb (cr, fg_color (data), 1);
-  draw_text (cr, data->title, PAD * 2, PAD, 0.0, 0.0, TRUE);
+  /* the title leaves room at the right for the widget's export button */
+  {
+    PangoLayout *pl = make_layout (cr, data->title, FONT_SIZE_PX, TRUE);
+
+    pango_layout_set_width (pl, MAX (width - PAD * 4 - 32, 20) * PANGO_SCALE);
+    pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+    set_rgb (cr, fg_color (data), 1);
+    cairo_move_to (cr, PAD * 2, PAD);
+    pango_cairo_show_layout (cr, pl);
+    g_object_unref (pl);
+  }
 
   has_data = tb_chart_compute_layout (data, width, height, &l);
   if (l.right - l.left < 20 || l.bottom - l.top < 20)

@@ -357,6 +357,10 @@ test_small_window (void)
   gtk_widget_activate_action (GTK_WIDGET (tb_window_get_builder (window)), "builder.preset", "s", "cnn");
   tb_window_show_page (window, "model");
   screenshot ("screenshot-800x600-model.png");
+  tb_window_show_page (window, "data");
+  screenshot ("screenshot-800x600-data.png");
+  tb_window_show_page (window, "runs");
+  screenshot ("screenshot-800x600-runs.png");
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 820);
 }
 
