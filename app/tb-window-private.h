@@ -30,6 +30,7 @@ struct _TbWindow
   NnDeviceInfo devices[TB_MAX_DEVICES];
   int n_devices;
   int device_index;              /* index into devices[] */
+  GtkWidget *device_checks[TB_MAX_DEVICES]; /* the radio button of each device */
   guint loss_shown;              /* points already in the loss chart */
   guint speed_shown;
   guint epochs_shown;

@@ -635,6 +635,7 @@ build_device_list (TbWindow  *self,
       adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
       gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
       g_object_set_data (G_OBJECT (check), "device", GINT_TO_POINTER (i));
+      self->device_checks[i] = check;
       if (first == NULL)
         first = check;
       else
@@ -667,7 +668,7 @@ chart_frame (TbChartView **view,
 static void
 build_train_page (TbWindow *self)
 {
-  GtkWidget *scroller, *box, *group, *row, *grid, *right, *status_box, *button_box;
+  GtkWidget *scroller, *box, *group, *grid, *right, *status_box, *button_box;
   g_autoptr(GtkStringList) optimizers = gtk_string_list_new (optimizer_ids);
 
   /* left: settings */
@@ -726,8 +727,7 @@ build_train_page (TbWindow *self)
   gtk_box_append (GTK_BOX (box), group);
   spin_row (group, _("_Batch size"), NULL, 1, 65536, 1, 0, 32, &self->batch_spin);
   spin_row (group, _("_Epochs"), NULL, 1, 1000, 1, 0, 5, &self->epochs_spin);
-  row = spin_row (group, _("_Seed"), _("Same seed, same run"), 0, 4294967295.0, 1, 0, 42, &self->seed_spin);
-  (void) row;
+  spin_row (group, _("_Seed"), _("Same seed, same run"), 0, 4294967295.0, 1, 0, 42, &self->seed_spin);
 
   button_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_halign (button_box, GTK_ALIGN_CENTER);
@@ -989,6 +989,8 @@ tb_window_select_device (TbWindow *self,
   for (int i = 0; i < self->n_devices; i++)
     if ((int) self->devices[i].kind == kind && self->devices[i].index == index && self->devices[i].usable)
       {
+        /* as a click on its radio button would */
+        gtk_check_button_set_active (GTK_CHECK_BUTTON (self->device_checks[i]), TRUE);
         self->device_index = i;
         _tb_window_update_actions (self);
         return TRUE;
