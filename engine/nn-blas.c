@@ -53,6 +53,15 @@ typedef void (*SgemmFunc) (int order, int trans_a, int trans_b, int m, int n, in
 typedef void (*SetThreadsFunc) (int threads);
 typedef int (*GetThreadsFunc) (void);
 typedef char *(*GetStringFunc) (void);
+typedef int (*GetParallelFunc) (void);
+
+/* openblas_get_parallel (): how this OpenBLAS build runs its threads. */
+enum
+{
+  OPENBLAS_SEQUENTIAL = 0,
+  OPENBLAS_THREAD = 1,  /* its own pthread pool */
+  OPENBLAS_OPENMP = 2,  /* the OpenMP runtime's pool, the one the engine uses */
+};
 
 /* Everything below is written once by load_blas (under blas_once) and only
  * read afterwards, except `threads`, which nn_threads_set changes. */
@@ -64,6 +73,7 @@ static struct
   GetThreadsFunc get_threads;
   GetStringFunc get_corename;
   GetStringFunc get_config;
+  int parallel;                 /* OPENBLAS_*; anything but OPENMP: split by the engine */
   char library[256];            /* the name that loaded */
   char name[64];                /* "OpenBLAS" or "none (built-in fallback)" */
   char version[64];             /* "0.3.21" */
@@ -253,6 +263,11 @@ try_library (const char *name, char *why, size_t why_size)
   blas.set_threads = (SetThreadsFunc) lib_sym (h, "openblas_set_num_threads");
   blas.get_threads = (GetThreadsFunc) lib_sym (h, "openblas_get_num_threads");
   blas.get_config = (GetStringFunc) lib_sym (h, "openblas_get_config");
+  GetParallelFunc get_parallel = (GetParallelFunc) lib_sym (h, "openblas_get_parallel");
+  blas.parallel = get_parallel != NULL ? get_parallel () : OPENBLAS_THREAD;
+  /* until nn_threads_set: see there why a pthread OpenBLAS runs single-threaded */
+  if (blas.parallel != OPENBLAS_OPENMP && blas.set_threads != NULL)
+    blas.set_threads (1);
   snprintf (blas.library, sizeof blas.library, "%s", name);
   return true;
 }
@@ -493,8 +508,12 @@ nn_threads_set (int32_t threads)
     }
   if (threads > 1024)
     threads = 1024;
+  /* One thread pool: an OpenBLAS with its own pthreads would spin on the
+   * cores the engine's OpenMP loops need next (and the other way round),
+   * so it runs single-threaded and _nn_sgemm splits large products across
+   * the OpenMP pool itself. An OpenMP build of OpenBLAS already shares it. */
   if (blas.set_threads != NULL)
-    blas.set_threads (threads);
+    blas.set_threads (blas.parallel == OPENBLAS_OPENMP ? threads : 1);
 #ifdef _OPENMP
   omp_set_num_threads (threads);
 #endif
@@ -519,8 +538,9 @@ int32_t
 _nn_blas_threads (void)
 {
   nn_blas_init ();
-  if (blas.get_threads != NULL)
+  if (blas.get_threads != NULL && blas.parallel == OPENBLAS_OPENMP)
     return blas.get_threads ();
+  /* split across the engine's threads by _nn_sgemm */
   return _nn_threads ();
 }
 
@@ -571,6 +591,66 @@ sgemm_fallback (bool ta, bool tb, int m, int n, int k, float alpha,
     }
 }
 
+static void
+sgemm_call (int trans_a, int trans_b, int m, int n, int k, float alpha,
+            const float *a, int lda, const float *b, int ldb, float beta,
+            float *c, int ldc)
+{
+  blas.sgemm (CBLAS_ROW_MAJOR, trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
+              trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, m, n, k, alpha, a, lda,
+              b, ldb, beta, c, ldc);
+}
+
+/* A single-threaded OpenBLAS on the engine's OpenMP threads: C is cut into
+ * one block of rows (or of columns, whichever is longer) per thread, each
+ * block a whole sgemm of its own, in multiples of 16 so the kernels stay on
+ * full tiles. Small products run on the calling thread: below about a
+ * million multiply-adds a second thread costs more than it saves. */
+static void
+sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
+             const float *a, int lda, const float *b, int ldb, float beta,
+             float *c, int ldc)
+{
+  int threads = _nn_threads ();
+#ifdef _OPENMP
+  if (omp_in_parallel ())
+    threads = 1;
+#endif
+  double work = (double) m * n * k;
+  if (threads > 1 && work < 1e6)
+    threads = 1;
+  if (threads > 1 && (double) threads * 2e5 > work)
+    threads = (int) (work / 2e5) > 1 ? (int) (work / 2e5) : 2;
+  bool by_rows = m >= n;
+  int length = by_rows ? m : n;
+  int chunk = (length + threads - 1) / threads;
+  chunk = (chunk + 15) / 16 * 16;
+  int blocks = (length + chunk - 1) / chunk;
+  if (threads <= 1 || blocks <= 1)
+    {
+      sgemm_call (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(blocks)
+#endif
+  for (int block = 0; block < blocks; block++)
+    {
+      int first = block * chunk;
+      int count = length - first < chunk ? length - first : chunk;
+      if (by_rows)
+        /* rows of op(A): rows of A, or columns of A when transposed */
+        sgemm_call (trans_a, trans_b, count, n, k, alpha,
+                    trans_a ? a + first : a + (size_t) first * lda, lda, b, ldb, beta,
+                    c + (size_t) first * ldc, ldc);
+      else
+        /* columns of op(B): columns of B, or rows of B when transposed */
+        sgemm_call (trans_a, trans_b, m, count, k, alpha, a, lda,
+                    trans_b ? b + (size_t) first * ldb : b + first, ldb, beta,
+                    c + first, ldc);
+    }
+}
+
 void
 _nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
            const float *a, int lda, const float *b, int ldb, float beta,
@@ -582,9 +662,10 @@ _nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
   /* OpenBLAS rejects lda < 1 with a message on stderr; k = 0 only scales C. */
   if (blas.sgemm != NULL && k > 0)
     {
-      blas.sgemm (CBLAS_ROW_MAJOR, trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
-                  trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, m, n, k, alpha, a, lda,
-                  b, ldb, beta, c, ldc);
+      if (blas.parallel == OPENBLAS_OPENMP)
+        sgemm_call (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      else
+        sgemm_split (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
     }
   sgemm_fallback (trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta,

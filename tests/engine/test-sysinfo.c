@@ -37,7 +37,9 @@ static int
 check_sgemm (bool verbose)
 {
   static const int shapes[][3] = { { 1, 1, 1 }, { 7, 13, 5 }, { 37, 53, 29 }, { 129, 65, 257 },
-                                   { 3, 300, 1 }, { 64, 1, 17 } };
+                                   { 3, 300, 1 }, { 64, 1, 17 },
+                                   /* large enough for _nn_sgemm to split rows, then columns */
+                                   { 301, 97, 100 }, { 33, 515, 130 } };
   uint64_t seed = 7;
   int bad = 0;
 
