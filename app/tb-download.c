@@ -1,4 +1,4 @@
-/* tb-download.c: a small HTTP/1.0 GET client on GSocketClient (TLS through
+/* tb-download.c: a small HTTP/1.1 GET client on GSocketClient (TLS through
  * GIO's backend), run in a GTask worker. The body goes to "<dest>.part",
  * hashed on the way; it is renamed to <dest> only when complete and correct.
  */
@@ -125,6 +125,7 @@ open_request (GUri          *uri,
               int           *status,
               gint64        *length,
               char         **location,
+              gboolean      *chunked,
               GDataInputStream **body_in,
               GError       **error)
 {
@@ -166,7 +167,7 @@ open_request (GUri          *uri,
       return NULL;
     }
 
-  request = g_strdup_printf ("GET %s%s%s HTTP/1.0\r\n"
+  request = g_strdup_printf ("GET %s%s%s HTTP/1.1\r\n"
                              "Host: %s\r\n"
                              "User-Agent: Trainbench/" PACKAGE_VERSION "\r\n"
                              "Accept-Encoding: identity\r\n"
@@ -192,6 +193,7 @@ open_request (GUri          *uri,
     }
 
   *length = -1;
+  *chunked = FALSE;
   for (;;)
     {
       g_autofree char *header = g_data_input_stream_read_line (in, NULL, cancellable, &local_error);
@@ -214,6 +216,8 @@ open_request (GUri          *uri,
       *colon = '\0';
       if (g_ascii_strcasecmp (header, "Content-Length") == 0)
         *length = g_ascii_strtoll (g_strstrip (colon + 1), NULL, 10);
+      else if (g_ascii_strcasecmp (header, "Transfer-Encoding") == 0)
+        *chunked = strstr (colon + 1, "chunked") != NULL;
       else if (g_ascii_strcasecmp (header, "Location") == 0 && location != NULL)
         {
           g_free (*location);
@@ -223,6 +227,48 @@ open_request (GUri          *uri,
 
   *body_in = g_steal_pointer (&in);
   return G_IO_STREAM (g_steal_pointer (&conn));
+}
+
+/* Read up to `size` bytes of the body, plain or in chunked transfer coding
+ * (then *chunk_left counts down the current chunk and *finished is set by
+ * the last, empty chunk). Returns 0 at the end, -1 on error. */
+static gssize
+read_body (GDataInputStream  *in,
+           gboolean           chunked,
+           gint64            *chunk_left,
+           gboolean          *finished,
+           guint8            *buf,
+           gsize              size,
+           GCancellable      *cancellable,
+           GError           **error)
+{
+  gssize n;
+
+  if (!chunked)
+    return g_input_stream_read (G_INPUT_STREAM (in), buf, size, cancellable, error);
+  if (*finished)
+    return 0;
+  if (*chunk_left == 0)
+    {
+      g_autofree char *line = g_data_input_stream_read_line (in, NULL, cancellable, error);
+
+      if (line == NULL)
+        return (error != NULL && *error != NULL) ? -1 : 0;
+      *chunk_left = g_ascii_strtoll (line, NULL, 16);  /* "1f40;ext" reads 0x1f40 */
+      if (*chunk_left <= 0)
+        {
+          *finished = TRUE;
+          return 0;
+        }
+    }
+  n = g_input_stream_read (G_INPUT_STREAM (in), buf, (gsize) MIN ((gint64) size, *chunk_left), cancellable, error);
+  if (n > 0)
+    {
+      *chunk_left -= n;
+      if (*chunk_left == 0)
+        g_free (g_data_input_stream_read_line (in, NULL, cancellable, NULL)); /* the chunk's CRLF */
+    }
+  return n;
 }
 
 static void
@@ -241,7 +287,8 @@ download_thread (GTask        *task,
   g_autofree char *folder = g_path_get_dirname (d->dest);
   g_autofree guint8 *buf = g_malloc (CHUNK);
   FILE *out = NULL;
-  gint64 length = -1, received = 0;
+  gint64 length = -1, received = 0, chunk_left = 0;
+  gboolean chunked = FALSE, finished = FALSE;
   int status = 0;
 
   for (int hop = 0; ; hop++)
@@ -257,7 +304,7 @@ download_thread (GTask        *task,
         }
       g_clear_object (&in);
       g_clear_object (&conn);
-      conn = open_request (uri, cancellable, &status, &length, &location, &in, &error);
+      conn = open_request (uri, cancellable, &status, &length, &location, &chunked, &in, &error);
       if (conn == NULL)
         {
           g_task_return_error (task, g_steal_pointer (&error));
@@ -296,12 +343,18 @@ download_thread (GTask        *task,
   report (task, d, 0, length);
   for (;;)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (in), buf, CHUNK, cancellable, &error);
+      gssize n = read_body (in, chunked, &chunk_left, &finished, buf, CHUNK, cancellable, &error);
 
       if (n < 0)
         break;
       if (n == 0)
-        break;
+        {
+          /* a chunked body must end with its empty last chunk */
+          if (chunked && !finished)
+            g_set_error (&error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_TRUNCATED,
+                         _("the connection closed in the middle of the file"));
+          break;
+        }
       if (fwrite (buf, 1, (size_t) n, out) != (size_t) n)
         {
           int saved = errno;

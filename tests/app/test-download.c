@@ -93,6 +93,26 @@ run_cb (GThreadedSocketService *service,
           g_usleep (50 * 1000);
         }
     }
+  else if (strcmp (path, "/chunked.npz") == 0 || strcmp (path, "/chunked-cut.npz") == 0)
+    {
+      static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+      gboolean cut = strcmp (path, "/chunked-cut.npz") == 0;
+
+      send_all (out, head, strlen (head));
+      for (gsize off = 0; off < BODY_SIZE; off += 7000)
+        {
+          gsize n = MIN (7000, BODY_SIZE - off);
+          g_autofree char *size = g_strdup_printf ("%" G_GSIZE_MODIFIER "x\r\n", n);
+
+          if (cut && off > BODY_SIZE / 2)
+            break;   /* the server goes away between chunks */
+          send_all (out, size, strlen (size));
+          send_all (out, body + off, n);
+          send_all (out, "\r\n", 2);
+        }
+      if (!cut)
+        send_all (out, "0\r\n\r\n", 5);
+    }
   else if (strcmp (path, "/moved") == 0)
     send_head (out, 302, 0, "Location: /good.npz\r\n");
   else
@@ -185,6 +205,29 @@ test_good (void)
   g_assert_false (r.off_main_thread);
   g_assert_cmpint (r.last_total, ==, BODY_SIZE);
   g_assert_cmpint (r.last_received, ==, BODY_SIZE);
+}
+
+static void
+test_chunked (void)
+{
+  g_autofree char *path = dest ("chunked.npz");
+  g_autofree char *cut_path = dest ("chunked-cut.npz");
+  g_autofree guint8 *contents = NULL;
+  gsize len = 0;
+  Result r = { 0 };
+
+  download ("/chunked.npz", path, NULL, &r);
+  g_assert_no_error (r.error);
+  g_assert_true (g_file_get_contents (path, (char **) &contents, &len, NULL));
+  g_assert_cmpmem (contents, len, body, BODY_SIZE);
+  g_assert_cmpint (r.last_total, ==, -1);   /* no length was announced */
+
+  memset (&r, 0, sizeof r);
+  download ("/chunked-cut.npz", cut_path, NULL, &r);
+  g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_TRUNCATED);
+  g_test_message ("%s", r.error->message);
+  g_clear_error (&r.error);
+  g_assert_false (g_file_test (cut_path, G_FILE_TEST_EXISTS));
 }
 
 static void
@@ -354,6 +397,7 @@ main (int    argc,
   g_socket_service_start (service);
 
   g_test_add_func ("/download/good", test_good);
+  g_test_add_func ("/download/chunked", test_chunked);
   g_test_add_func ("/download/redirect", test_redirect);
   g_test_add_func ("/download/bad-checksum", test_bad_checksum);
   g_test_add_func ("/download/server-gone", test_cut);
