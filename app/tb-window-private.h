@@ -35,6 +35,8 @@ struct _TbWindow
   guint speed_shown;
   guint epochs_shown;
   AdwToast *last_toast;          /* weak */
+  gint64 last_redraw;            /* monotonic µs of the last live-chart redraw */
+  guint redraw_source;           /* pending throttled redraw */
   gboolean close_when_done;      /* closed during a run: go once it is saved */
 
   /* template widgets */

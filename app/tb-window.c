@@ -208,11 +208,15 @@ reset_charts (TbWindow *self)
 }
 
 /* Main thread, once per flush: append what is new to the charts. */
+#define REDRAW_INTERVAL_MS 100
+
+static void redraw_progress (TbWindow *self);
+static gboolean redraw_timeout_cb (gpointer user_data);
+
 static void
 session_progress_cb (TbSession *session,
                      TbWindow  *self)
 {
-  const NnProgress *p = tb_session_get_latest (session);
   GArray *steps = tb_session_get_loss_steps (session);
   GArray *losses = tb_session_get_loss_values (session);
   GArray *times = tb_session_get_speed_times (session);
@@ -222,10 +226,6 @@ session_progress_cb (TbSession *session,
   TbChartData *acc = tb_chart_view_get_data (self->accuracy_chart);
   TbChartData *secs = tb_chart_view_get_data (self->epoch_time_chart);
   TbChartData *speed = tb_chart_view_get_data (self->speed_chart);
-  g_autofree char *eta = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *eta_text = NULL;
-  double fraction;
 
   if (session != self->session)
     return;
@@ -246,6 +246,43 @@ session_progress_cb (TbSession *session,
       tb_chart_series_append (g_ptr_array_index (acc->series, 1), e->epoch, e->test_accuracy);
       tb_chart_series_append (g_ptr_array_index (secs->series, 0), e->epoch, e->seconds);
     }
+
+  /* the data is in; drawing it ten times a second is live enough and
+   * leaves the cores to the training */
+  if (tb_session_get_state (session) != TB_SESSION_FINISHED
+      && g_get_monotonic_time () - self->last_redraw < REDRAW_INTERVAL_MS * 1000)
+    {
+      if (self->redraw_source == 0)
+        self->redraw_source = g_timeout_add_full (G_PRIORITY_LOW, REDRAW_INTERVAL_MS,
+                                                  redraw_timeout_cb, self, NULL);
+      return;
+    }
+  redraw_progress (self);
+}
+
+static gboolean
+redraw_timeout_cb (gpointer user_data)
+{
+  TbWindow *self = user_data;
+
+  self->redraw_source = 0;
+  redraw_progress (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+redraw_progress (TbWindow *self)
+{
+  const NnProgress *p;
+  g_autofree char *eta = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *eta_text = NULL;
+  double fraction;
+
+  self->last_redraw = g_get_monotonic_time ();
+  if (self->session == NULL)
+    return;
+  p = tb_session_get_latest (self->session);
   tb_chart_view_changed (self->loss_chart);
   tb_chart_view_changed (self->accuracy_chart);
   tb_chart_view_changed (self->epoch_time_chart);
@@ -290,6 +327,8 @@ session_done_cb (GObject      *object,
 
   if (path != NULL && self->queue_results != NULL)
     g_ptr_array_add (self->queue_results, g_strdup (path));
+  g_clear_handle_id (&self->redraw_source, g_source_remove);
+  redraw_progress (self);
 
   if (ok)
     {
@@ -848,6 +887,7 @@ tb_window_dispose (GObject *object)
       g_signal_handlers_disconnect_by_data (self->session, self);
       tb_session_stop (self->session);
     }
+  g_clear_handle_id (&self->redraw_source, g_source_remove);
   if (self->download_cancellable != NULL)
     g_cancellable_cancel (self->download_cancellable);
   if (self->preview_cancellable != NULL)

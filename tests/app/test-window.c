@@ -370,11 +370,15 @@ test_stop (void)
   gpointer session;
   gint64 t0;
 
-  tb_window_set_epochs (window, 50);
+  tb_window_set_epochs (window, 300);
+  tb_window_show_page (window, "train");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
   g_assert_true (tb_window_is_training (window));
   session = tb_window_get_session (window);
   tb_test_spin (300);
+  /* the live charts while the run goes on */
+  screenshot ("screenshot-training.png");
+  g_assert_true (tb_window_is_training (window));
   t0 = g_get_monotonic_time ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
   g_assert_true (tb_test_wait_until (not_training, NULL, 30));
