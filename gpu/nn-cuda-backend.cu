@@ -372,6 +372,23 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       rc = _nn_cuda_fail_cudnn (ctx, dst, "cuDNN setup");
       goto failed;
     }
+  /* cuBLAS sets itself up on its first product (tens of ms): do that here,
+   * with a 1 x 1 product in each transpose case on the scratch, so it does
+   * not land in the first timed training step. */
+  STEP_CUDA (cudaMemsetAsync (ctx->partials, 0, 3 * sizeof (float), ctx->stream),
+             "cudaMemsetAsync");
+  for (int t = 0; t < 4; t++)
+    {
+      const float one = 1.0f, zero = 0.0f;
+      bst = cublasSgemm (ctx->cublas, t & 1 ? CUBLAS_OP_T : CUBLAS_OP_N,
+                         t & 2 ? CUBLAS_OP_T : CUBLAS_OP_N, 1, 1, 1, &one, ctx->partials, 1,
+                         ctx->partials + 1, 1, &zero, ctx->partials + 2, 1);
+      if (bst != CUBLAS_STATUS_SUCCESS)
+        {
+          rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
+          goto failed;
+        }
+    }
   STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
 #undef STEP_CUDA
 
