@@ -27,10 +27,27 @@ PRESETS = ["mlp-small", "mlp-wide", "cnn"]
 PEER_NAME = {"mlp-small": "mlp_small", "mlp-wide": "mlp_wide", "cnn": "cnn"}
 
 
+class Finished:
+    """What a finished command left: exit status, output, peak memory."""
+
+    def __init__(self, returncode, stdout, stderr, max_rss_bytes):
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.max_rss_bytes = max_rss_bytes
+
+
 def run(cmd, env=None):
+    """Run cmd; its own peak resident memory comes from wait4's rusage."""
     started = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    return p, time.time() - started
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        finished = Finished(p.returncode, out.read(), err.read(), usage.ru_maxrss * 1024)
+    return finished, time.time() - started
 
 
 def ours(cli, preset, device, threads, data, extra, outdir):
@@ -51,6 +68,7 @@ def ours(cli, preset, device, threads, data, extra, outdir):
     row.update(epoch_s=round(epoch["seconds"], 3),
                test_acc_after_1_epoch=epoch["test_accuracy"],
                step_ms_median=round(result["steps"]["seconds_median"] * 1e3, 4),
+               peak_rss_mib=round(p.max_rss_bytes / 2**20, 1),
                blas=result["system"]["blas"], device_name=result["device"]["name"],
                tf32=result["device"].get("tf32"))
     return row
@@ -122,8 +140,8 @@ def main():
     # A readable table: our epoch time against the peer's, same device and threads.
     lines = [f"# {a.label}", "", f"Measured {machine['date']} on {machine['host']}.", "",
              "Command: `" + machine["bench_command"] + "`", "",
-             "| preset | device | threads | trainbench s/epoch | test acc | PyTorch s/epoch | PyTorch + graph s/epoch | speed-up vs PyTorch |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| preset | device | threads | trainbench s/epoch | test acc | peak RSS MiB | PyTorch s/epoch | PyTorch + graph s/epoch | speed-up vs PyTorch |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         if r.get("engine") != "trainbench" or "epoch_s" not in r:
             continue
@@ -141,8 +159,9 @@ def main():
         ratio = f"{eager['epoch_s'] / r['epoch_s']:.1f}x" if eager else "-"
         if graph:
             ratio += f" (graph: {graph['epoch_s'] / r['epoch_s']:.1f}x)"
-        lines.append("| {} | {} | {} | {:.3f} | {:.4f} | {} | {} | {} |".format(
+        lines.append("| {} | {} | {} | {:.3f} | {:.4f} | {} | {} | {} | {} |".format(
             r["preset"], r["device"], r["threads"] or "-", r["epoch_s"], r["test_acc_after_1_epoch"],
+            r["peak_rss_mib"],
             eager["epoch_s"] if eager else "-", graph["epoch_s"] if graph else "-", ratio))
     for r in rows:
         if "error" in r:
