@@ -232,7 +232,12 @@ _tb_window_runs_import (TbWindow  *self,
           _tb_window_error (self, _("This file cannot be imported"), error);
           continue;
         }
+      /* the run id comes from a file of unknown origin: keep it a plain
+       * file name ("../x" or "a/b" must not leave the runs folder) */
       name = g_strconcat (run->run_id, ".json", NULL);
+      g_strcanon (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
+      if (name[0] == '.')
+        name[0] = '_';
       dest = g_build_filename (folder, name, NULL);
       g_ptr_array_add (imported, g_strdup (dest));
       if (g_file_test (dest, G_FILE_TEST_EXISTS))

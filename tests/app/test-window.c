@@ -277,6 +277,30 @@ test_bad_import (void)
 }
 
 static void
+test_import_stays_in_folder (void)
+{
+  g_autofree char *src = g_test_build_filename (G_TEST_DIST, "data", "run-cpu.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *evil = NULL;
+  g_autofree char *path = g_build_filename (g_getenv ("XDG_DATA_HOME"), "evil.json", NULL);
+  g_autofree char *escaped = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "pwned.json", NULL);
+  g_autofree char *kept = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "runs", "_._pwned.json", NULL);
+  g_auto(GStrv) parts = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GFile *files[1] = { file };
+
+  /* a result whose run id is a path must not write outside the runs folder */
+  g_assert_true (g_file_get_contents (src, &contents, NULL, NULL));
+  parts = g_strsplit (contents, "\"20261130T030000Z-mlp-small-cpu-0002\"", -1);
+  g_assert_cmpuint (g_strv_length (parts), ==, 2);
+  evil = g_strjoinv ("\"../pwned\"", parts);
+  g_assert_true (g_file_set_contents (path, evil, -1, NULL));
+  _tb_window_runs_import (window, files, 1);
+  g_assert_false (g_file_test (escaped, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
+}
+
+static void
 test_dialogs (void)
 {
   GtkWindow *w;
@@ -454,6 +478,7 @@ main (int    argc,
   g_test_add_func ("/window/compare", test_compare);
   g_test_add_func ("/window/stop", test_stop);
   g_test_add_func ("/window/bad-import", test_bad_import);
+  g_test_add_func ("/window/import-stays-in-folder", test_import_stays_in_folder);
   g_test_add_func ("/window/dialogs", test_dialogs);
   g_test_add_func ("/window/reproduce", test_reproduce);
   g_test_add_func ("/window/dark", test_dark);
