@@ -2,10 +2,11 @@
  * memory. Matrix products go to OpenBLAS (_nn_sgemm); the engine's own loops
  * (im2col, activations, pooling, optimizer) run with OpenMP.
  *
- * Thread strategy: one GEMM at a time, threaded by OpenBLAS, and OpenMP only
- * between GEMMs, never around one, so the two pools never run together. Both
- * use the count nn_threads_set gave them; loops too small to pay for waking
- * the threads run serially (the if-clauses).
+ * Thread strategy: one pool, the engine's OpenMP threads. OpenBLAS runs
+ * single-threaded; _nn_sgemm splits large products over the pool, or runs
+ * unsplit inside a parallel region, where convolutions give each thread
+ * whole samples. Loops too small to pay for waking the threads run serially
+ * (the if-clauses).
  */
 
 #define _GNU_SOURCE
@@ -16,6 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static inline int omp_get_thread_num (void) { return 0; }
+static inline int omp_get_num_threads (void) { return 1; }
+#endif
 
 #ifdef _WIN32
 #include <malloc.h>
@@ -32,14 +40,17 @@
 #define PAR_MIN 262144
 #endif
 
-/* Floats of im2col scratch per conv chunk (1 MiB): small enough that the
- * columns are still in L2 when the GEMM reads them. For the cnn preset's
- * second conv that is one sample, and the im2col runs serially, so the
- * OpenMP team is not woken between the GEMMs; measured against 4 and 16 MiB
- * chunks with a parallel im2col it was faster, and far steadier on a loaded
- * machine. */
+/* Floats of im2col scratch per chunk of one conv worker (1 MiB): small
+ * enough that the columns are still in L2 when the GEMM reads them. For the
+ * cnn preset's second conv that is one sample, for its first about 40. */
 #ifndef CONV_CHUNK_FLOATS
 #define CONV_CHUNK_FLOATS (256u << 10)
+#endif
+
+/* All workers' im2col scratch together, at most (64 MiB): bounds the
+ * workspace on machines with very many cores. */
+#ifndef CONV_WORKSPACE_FLOATS
+#define CONV_WORKSPACE_FLOATS (16u << 20)
 #endif
 
 typedef struct
@@ -51,10 +62,12 @@ typedef struct
 typedef struct
 {
   NnConvShape s;
-  int chunk;     /* samples per im2col chunk */
-  size_t crs;    /* c * r * s */
-  size_t ohw;    /* out_h * out_w */
-  size_t col_floats;
+  int chunk;          /* samples per im2col chunk of one worker */
+  int workers;        /* threads the workspace has room for */
+  size_t crs;         /* c * r * s */
+  size_t ohw;         /* out_h * out_w */
+  size_t col_floats;  /* one worker's im2col scratch: crs * chunk * ohw */
+  size_t dw_floats;   /* one worker's dw partial sum: k * crs (0 with one worker) */
 } CpuConvPlan;
 
 static int
@@ -453,6 +466,23 @@ cpu_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float
 
 /* ---------------------------------------------------------------- convolution */
 
+/* How many threads one convolution uses. Each takes whole samples, so every
+ * GEMM runs single-threaded on columns still in its core's L2: split 16
+ * ways, a 64x288x576 product spends its time waking and joining threads.
+ * With fewer samples than half the threads the samples run one after
+ * another and _nn_sgemm splits each product instead; tiny convolutions stay
+ * on the calling thread. */
+static int
+conv_workers (const CpuConvPlan *p, int threads)
+{
+  const NnConvShape *s = &p->s;
+  double flops = 2.0 * s->n * s->k * (double) p->crs * (double) p->ohw;
+
+  if (threads <= 1 || flops < 4e6 || 2 * s->n < threads)
+    return 1;
+  return threads < s->n ? threads : s->n;
+}
+
 static int
 cpu_conv2d_plan_new (void *vctx, const NnConvShape *shape, void **plan, size_t *workspace_bytes)
 {
@@ -475,14 +505,22 @@ cpu_conv2d_plan_new (void *vctx, const NnConvShape *shape, void **plan, size_t *
   p->crs = (size_t) s->c * s->r * s->s;
   p->ohw = (size_t) s->out_h * s->out_w;
   size_t per_sample = p->crs * p->ohw;
+  p->workers = conv_workers (p, nthreads ());
+  /* Scratch grows with the thread count: keep all workers' columns within
+   * CONV_WORKSPACE_FLOATS (fewer workers if one sample is that big). */
+  while (p->workers > 1 && (size_t) p->workers * per_sample > CONV_WORKSPACE_FLOATS)
+    p->workers--;
+  size_t per_worker = ((size_t) s->n + p->workers - 1) / p->workers;
   size_t chunk = CONV_CHUNK_FLOATS / per_sample;
   if (chunk < 1)
     chunk = 1;
-  if (chunk > (size_t) s->n)
-    chunk = (size_t) s->n;
+  if (chunk > per_worker)
+    chunk = per_worker;
   p->chunk = (int) chunk;
-  p->col_floats = per_sample * chunk;
-  *workspace_bytes = p->col_floats * sizeof (float);
+  /* multiples of 16 floats: each worker's block starts on a cache line */
+  p->col_floats = (per_sample * chunk + 15) & ~(size_t) 15;
+  p->dw_floats = p->workers > 1 ? ((size_t) s->k * p->crs + 15) & ~(size_t) 15 : 0;
+  *workspace_bytes = (size_t) p->workers * (p->col_floats + p->dw_floats) * sizeof (float);
   *plan = p;
   return NN_BACKEND_OK;
 }
@@ -494,7 +532,8 @@ cpu_conv2d_plan_free (void *ctx, void *plan)
 }
 
 /* col (crs, nb * ohw): column b * ohw + oy * out_w + ox of row (c, r, s) is
- * x[b0 + b][c][oy * stride - pad + r][ox * stride - pad + s], 0 outside. */
+ * x[b0 + b][c][oy * stride - pad + r][ox * stride - pad + s], 0 outside.
+ * Serial: it runs on one worker's samples. */
 static void
 im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
 {
@@ -503,7 +542,6 @@ im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
   size_t ld = (size_t) nb * p->ohw;
   size_t plane = (size_t) s->h * s->w;
 
-#pragma omp parallel for if ((long) nb * p->crs * p->ohw > PAR_MIN) num_threads (nthreads ()) schedule (static)
   for (long job = 0; job < jobs; job++)
     {
       int b = (int) (job / s->c), c = (int) (job % s->c);
@@ -542,8 +580,7 @@ im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
 }
 
 /* The adjoint of im2col: dx[b0 + b] = sum of the col entries that read it
- * (overwritten). Each (sample, channel) plane is one job: no two jobs write
- * the same plane. */
+ * (overwritten). Serial, like im2col: a worker writes only its samples. */
 static void
 col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
 {
@@ -552,7 +589,6 @@ col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
   size_t ld = (size_t) nb * p->ohw;
   size_t plane = (size_t) s->h * s->w;
 
-#pragma omp parallel for if ((long) nb * p->crs * p->ohw > PAR_MIN) num_threads (nthreads ()) schedule (static)
   for (long job = 0; job < jobs; job++)
     {
       int b = (int) (job / s->c), c = (int) (job % s->c);
@@ -584,18 +620,17 @@ col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
     }
 }
 
-static int
-cpu_conv2d_forward (void *ctx, void *plan, const float *x, const float *w, float *y,
-                    void *workspace)
+/* Samples [lo, hi) of the forward pass on one worker's col (crs, chunk * ohw). */
+static void
+conv_forward_range (const CpuConvPlan *p, const float *x, const float *w, float *y,
+                    float *col, int lo, int hi)
 {
-  const CpuConvPlan *p = plan;
   const NnConvShape *s = &p->s;
-  float *col = workspace;   /* (crs, chunk * ohw) */
   size_t y_sample = (size_t) s->k * p->ohw;
 
-  for (int b0 = 0; b0 < s->n; b0 += p->chunk)
+  for (int b0 = lo; b0 < hi; b0 += p->chunk)
     {
-      int nb = s->n - b0 < p->chunk ? s->n - b0 : p->chunk;
+      int nb = hi - b0 < p->chunk ? hi - b0 : p->chunk;
       im2col (p, x, b0, nb, col);
       /* y[b] (k, ohw) = w (k, crs) @ col[:, b] (crs, ohw) */
       for (int b = 0; b < nb; b++)
@@ -603,29 +638,30 @@ cpu_conv2d_forward (void *ctx, void *plan, const float *x, const float *w, float
                    col + (size_t) b * p->ohw, (int) (nb * p->ohw), 0.0f,
                    y + (size_t) (b0 + b) * y_sample, (int) p->ohw);
     }
-  return NN_BACKEND_OK;
 }
 
-static int
-cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, const float *dy,
-                     float *dx, float *dw, void *workspace)
+/* Samples [lo, hi) of the backward pass: dw_part (k, crs) = their weight
+ * gradient (overwritten), dx of those samples when dx is not NULL. */
+static void
+conv_backward_range (const CpuConvPlan *p, const float *x, const float *w, const float *dy,
+                     float *dx, float *dw_part, float *col, int lo, int hi)
 {
-  const CpuConvPlan *p = plan;
   const NnConvShape *s = &p->s;
-  float *col = workspace;   /* (crs, chunk * ohw), then dcol */
   size_t y_sample = (size_t) s->k * p->ohw;
   int first = 1;
 
-  for (int b0 = 0; b0 < s->n; b0 += p->chunk)
+  if (lo >= hi)
+    memset (dw_part, 0, (size_t) s->k * p->crs * sizeof (float));
+  for (int b0 = lo; b0 < hi; b0 += p->chunk)
     {
-      int nb = s->n - b0 < p->chunk ? s->n - b0 : p->chunk;
+      int nb = hi - b0 < p->chunk ? hi - b0 : p->chunk;
       int ld = (int) (nb * p->ohw);
       im2col (p, x, b0, nb, col);
       /* dw (k, crs) += dy[b] (k, ohw) @ col[:, b]^T (ohw, crs) */
       for (int b = 0; b < nb; b++, first = 0)
         _nn_sgemm (0, 1, s->k, (int) p->crs, (int) p->ohw, 1.0f,
                    dy + (size_t) (b0 + b) * y_sample, (int) p->ohw,
-                   col + (size_t) b * p->ohw, ld, first ? 0.0f : 1.0f, dw, (int) p->crs);
+                   col + (size_t) b * p->ohw, ld, first ? 0.0f : 1.0f, dw_part, (int) p->crs);
       if (dx == NULL)
         continue;
       /* dcol[:, b] (crs, ohw) = w^T (crs, k) @ dy[b] (k, ohw), over col. */
@@ -635,6 +671,71 @@ cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, cons
                    col + (size_t) b * p->ohw, ld);
       col2im (p, col, b0, nb, dx);
     }
+}
+
+/* Workers for this call: the plan's room, today's thread count. */
+static int
+conv_run_workers (const CpuConvPlan *p)
+{
+  int t = nthreads ();
+  return conv_workers (p, t < p->workers ? t : p->workers);
+}
+
+static int
+cpu_conv2d_forward (void *ctx, void *plan, const float *x, const float *w, float *y,
+                    void *workspace)
+{
+  const CpuConvPlan *p = plan;
+  float *col = workspace;   /* workers x (crs, chunk * ohw) */
+  int workers = conv_run_workers (p);
+
+  if (workers <= 1)
+    {
+      conv_forward_range (p, x, w, y, col, 0, p->s.n);
+      return NN_BACKEND_OK;
+    }
+#pragma omp parallel num_threads (workers)
+  {
+    int t = omp_get_thread_num (), team = omp_get_num_threads ();
+    int lo = (int) ((long) p->s.n * t / team), hi = (int) ((long) p->s.n * (t + 1) / team);
+    conv_forward_range (p, x, w, y, col + (size_t) t * p->col_floats, lo, hi);
+  }
+  return NN_BACKEND_OK;
+}
+
+static int
+cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, const float *dy,
+                     float *dx, float *dw, void *workspace)
+{
+  const CpuConvPlan *p = plan;
+  float *col = workspace;   /* workers x (crs, chunk * ohw), then dcol */
+  float *parts = col + (size_t) p->workers * p->col_floats; /* workers x (k, crs) */
+  size_t dw_count = (size_t) p->s.k * p->crs;
+  int workers = conv_run_workers (p);
+
+  if (workers <= 1)
+    {
+      conv_backward_range (p, x, w, dy, dx, dw, col, 0, p->s.n);
+      return NN_BACKEND_OK;
+    }
+#pragma omp parallel num_threads (workers)
+  {
+    int t = omp_get_thread_num (), team = omp_get_num_threads ();
+    int lo = (int) ((long) p->s.n * t / team), hi = (int) ((long) p->s.n * (t + 1) / team);
+    conv_backward_range (p, x, w, dy, dx, parts + (size_t) t * p->dw_floats,
+                         col + (size_t) t * p->col_floats, lo, hi);
+#pragma omp barrier
+    /* dw = the partial sums in worker order (the same bits on every run
+     * with this thread count), each thread a slice of the entries. */
+    size_t i0 = dw_count * t / team, i1 = dw_count * (t + 1) / team;
+    memcpy (dw + i0, parts + i0, (i1 - i0) * sizeof (float));
+    for (int u = 1; u < team; u++)
+      {
+        const float *pu = parts + (size_t) u * p->dw_floats;
+        for (size_t i = i0; i < i1; i++)
+          dw[i] += pu[i];
+      }
+  }
   return NN_BACKEND_OK;
 }
 

@@ -13,6 +13,7 @@
 
 static const NnBackendOps *ops;
 static void *ctx;
+static int threads = 2;   /* as the context was made with, or set_threads */
 static uint64_t rng = 12345;
 
 static float *
@@ -332,7 +333,14 @@ conv_shape (int n, int c, int h, int w, int k, int r, int s, int stride, int sam
 }
 
 static void
-test_conv_case (NnConvShape sh)
+set_threads (int count)
+{
+  threads = nn_threads_set (count);
+}
+
+/* run_threads > 0: the thread count changes between plan and run. */
+static void
+test_conv_case_threads (NnConvShape sh, int run_threads)
 {
   size_t xs = (size_t) sh.n * sh.c * sh.h * sh.w;
   size_t ws = (size_t) sh.k * sh.c * sh.r * sh.s;
@@ -345,9 +353,11 @@ test_conv_case (NnConvShape sh)
   size_t work_bytes = 0;
   char what[160];
 
-  snprintf (what, sizeof what, "conv n=%d c=%d %dx%d k=%d %dx%d stride %d pad %d,%d out %dx%d",
+  snprintf (what, sizeof what,
+            "conv n=%d c=%d %dx%d k=%d %dx%d stride %d pad %d,%d out %dx%d, %d threads%s",
             sh.n, sh.c, sh.h, sh.w, sh.k, sh.r, sh.s, sh.stride_h, sh.pad_h, sh.pad_w,
-            sh.out_h, sh.out_w);
+            sh.out_h, sh.out_w, run_threads > 0 ? run_threads : threads,
+            run_threads > 0 ? " (planned for more)" : "");
   for (int b = 0; b < sh.n; b++)
     for (int k = 0; k < sh.k; k++)
       for (int oy = 0; oy < sh.out_h; oy++)
@@ -380,6 +390,8 @@ test_conv_case (NnConvShape sh)
       tap_ok (false, "%s: workspace", what);
       return;
     }
+  if (run_threads > 0)
+    set_threads (run_threads);
   rc = ops->conv2d_forward (ctx, plan, x, w, y, work);
   double err = max_err (y, yr, ys);
   tap_ok (rc == 0 && err < 1e-5, "%s: forward (err %.2g)", what, err);
@@ -388,12 +400,17 @@ test_conv_case (NnConvShape sh)
   double ex = max_err (dx, dxr, xs), ew = max_err (dw, dwr, ws);
   tap_ok (rc == 0 && ex < 1e-5, "%s: backward dx (err %.2g)", what, ex);
   tap_ok (rc == 0 && ew < 1e-4, "%s: backward dw (err %.2g)", what, ew);
-  /* dx NULL: dw alone, still overwritten */
+  /* dx NULL: dw alone, still overwritten, and the same bits (the
+   * per-thread partial sums are added in a fixed order) */
+  float *dw_first = malloc (ws * sizeof (float));
+  memcpy (dw_first, dw, ws * sizeof (float));
   for (size_t i = 0; i < ws; i++)
     dw[i] = 7.0f;
   rc = ops->conv2d_backward (ctx, plan, x, w, dy, NULL, dw, work);
   ew = max_err (dw, dwr, ws);
   tap_ok (rc == 0 && ew < 1e-4, "%s: backward without dx (err %.2g)", what, ew);
+  tap_ok (memcmp (dw, dw_first, ws * sizeof (float)) == 0, "%s: dw repeats bit for bit", what);
+  free (dw_first);
 
   ops->conv2d_plan_free (ctx, plan);
   ops->free (ctx, work);
@@ -409,6 +426,12 @@ test_conv_case (NnConvShape sh)
 }
 
 static void
+test_conv_case (NnConvShape sh)
+{
+  test_conv_case_threads (sh, 0);
+}
+
+static void
 test_conv (void)
 {
   test_conv_case (conv_shape (7, 3, 9, 10, 5, 3, 3, 2, 1));   /* stride 2, same */
@@ -419,6 +442,17 @@ test_conv (void)
    * one sample, and of several with a short last one */
   test_conv_case (conv_shape (33, 9, 48, 48, 3, 3, 3, 1, 1));
   test_conv_case (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0));
+
+  /* Each thread takes whole samples: an uneven split (33 over 3), fewer
+   * samples than threads (2 of 3), and a plan made for 3 threads run on 1
+   * and on 2. */
+  set_threads (3);
+  test_conv_case (conv_shape (33, 9, 48, 48, 3, 3, 3, 1, 1));
+  test_conv_case (conv_shape (2, 9, 48, 48, 8, 3, 3, 1, 1));
+  test_conv_case_threads (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0), 1);
+  set_threads (3);
+  test_conv_case_threads (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0), 2);
+  set_threads (2);
 
   NnConvShape bad = conv_shape (1, 1, 4, 4, 1, 3, 3, 1, 0);
   void *plan = NULL;
@@ -679,7 +713,7 @@ test_optimizer_basics (void)
 int
 main (void)
 {
-  NnBackendOptions options = { 2, 0 };
+  NnBackendOptions options = { threads, 0 };
   char error[256] = "";
   char reason[64];
 
