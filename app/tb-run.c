@@ -521,6 +521,13 @@ index_of (GPtrArray  *labels,
   return -1;
 }
 
+static int
+compare_labels (gconstpointer a,
+                gconstpointer b)
+{
+  return g_utf8_collate (*(const char * const *) a, *(const char * const *) b);
+}
+
 TbChartData *
 tb_runs_compare_bars (GPtrArray *runs,
                       TbGroupBy  group_by)
@@ -559,6 +566,44 @@ tb_runs_compare_bars (GPtrArray *runs,
       else
         g_free (c);
     }
+
+  /* the baseline is the first group: the CPU before GPUs, then by name, so
+   * speed-ups read "GPU ×20" and do not depend on the order of the files */
+  {
+    g_autoptr(GPtrArray) gpu_first = g_ptr_array_new ();
+    g_autoptr(GPtrArray) sorted = g_ptr_array_new_with_free_func (g_free);
+
+    for (guint i = 0; i < groups->len; i++)
+      {
+        gboolean gpu = FALSE;
+
+        for (guint r = 0; r < runs->len; r++)
+          {
+            TbRun *run = g_ptr_array_index (runs, r);
+            g_autofree char *g = group_label (run, group_by);
+
+            if (g_strcmp0 (g, g_ptr_array_index (groups, i)) == 0)
+              gpu = g_strcmp0 (run->device_kind, "cuda") == 0;
+          }
+        g_ptr_array_add (gpu_first, GINT_TO_POINTER (gpu));
+      }
+    for (int pass = 0; pass < 2; pass++)
+      {
+        g_autoptr(GPtrArray) some = g_ptr_array_new ();
+
+        for (guint i = 0; i < groups->len; i++)
+          if (GPOINTER_TO_INT (g_ptr_array_index (gpu_first, i)) == pass || group_by == TB_GROUP_OS)
+            g_ptr_array_add (some, g_ptr_array_index (groups, i));
+        g_ptr_array_sort (some, (GCompareFunc) compare_labels);
+        for (guint i = 0; i < some->len; i++)
+          g_ptr_array_add (sorted, g_strdup (g_ptr_array_index (some, i)));
+        if (group_by == TB_GROUP_OS)
+          break;
+      }
+    g_ptr_array_set_size (groups, 0);
+    for (guint i = 0; i < sorted->len; i++)
+      g_ptr_array_add (groups, g_strdup (g_ptr_array_index (sorted, i)));
+  }
 
   /* mean of the runs in each (category, group) cell */
   sum = g_new0 (double, MAX (groups->len * cats->len, 1));

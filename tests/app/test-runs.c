@@ -157,6 +157,18 @@ test_compare_groups (void)
   g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 0))->label, "Debian"));
   g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 1))->label, "Windows"));
 
+  /* the baseline does not depend on the order of the files */
+  {
+    g_autoptr(GPtrArray) reversed = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+    g_autoptr(TbChartData) again = NULL;
+
+    g_ptr_array_add (reversed, tb_run_ref (g_ptr_array_index (runs, 1)));
+    g_ptr_array_add (reversed, tb_run_ref (g_ptr_array_index (runs, 0)));
+    again = tb_runs_compare_bars (reversed, TB_GROUP_DEVICE);
+    g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (again->series, 0))->label, "CPU"));
+    g_assert_cmpstr (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (again->series, 1))->notes, 0), ==, "×26.00");
+  }
+
   g_assert_cmpuint (tb_chart_data_count_points (acc), ==, 6);
   g_assert_cmpuint (tb_chart_data_count_points (loss), ==, 20);
 }
