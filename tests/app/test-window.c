@@ -220,13 +220,15 @@ test_compare (void)
   const char *paths[3] = { first_result, imported, NULL };
   TbChartData *bars;
 
-  /* a result from another machine, as if dropped on the window */
+  /* a result from another machine, opened as `trainbench run-gpu.json`
+   * would: the running app imports it into the window */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.page", "s", "runs");
   {
     GFile *files[1] = { file };
 
-    _tb_window_runs_import (window, files, 1);
+    g_application_open (G_APPLICATION (app), files, 1, "");
   }
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->stack), ==, "runs");
   g_assert_true (g_file_test (imported, G_FILE_TEST_IS_REGULAR));
 
   tb_window_compare (window, paths);
@@ -468,7 +470,7 @@ main (int    argc,
   g_assert_true (tb_test_write_idx (data_dir, 600, 200, 10));
 
   app = tb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
   g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
 
   g_test_add_func ("/window/open", test_open);
