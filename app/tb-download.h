@@ -8,7 +8,9 @@
 
 G_BEGIN_DECLS
 
-/* Where Keras downloads MNIST from, and the checksum Keras checks. */
+/* Where Keras downloads MNIST from, and the checksum Keras checks. A mirror
+ * (or a test server) may be named in the environment variable
+ * TRAINBENCH_MNIST_URL; the checksum stays the same. */
 #define TB_MNIST_URL "https://storage.googleapis.com/tensorflow/tf-keras-datasets/mnist.npz"
 #define TB_MNIST_SHA256 "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 

@@ -379,6 +379,7 @@ download_cb (GtkButton *button,
              TbWindow  *self)
 {
   g_autofree char *path = mnist_download_path ();
+  const char *url;
 
   if (self->download_cancellable != NULL)
     return;
@@ -388,7 +389,10 @@ download_cb (GtkButton *button,
   gtk_widget_set_visible (self->download_progress, TRUE);
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->download_progress), 0);
   gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->download_progress), _("Connecting…"));
-  tb_download_async (TB_MNIST_URL, path, TB_MNIST_SHA256,
+  url = g_getenv ("TRAINBENCH_MNIST_URL");
+  if (url == NULL || *url == '\0')
+    url = TB_MNIST_URL;
+  tb_download_async (url, path, TB_MNIST_SHA256,
                      download_progress_cb, self, self->download_cancellable,
                      download_done_cb, g_object_ref (self));
 }

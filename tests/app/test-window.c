@@ -302,6 +302,74 @@ test_import_stays_in_folder (void)
   g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
 }
 
+static gboolean
+server_up (gpointer data)
+{
+  g_autoptr(GSocketClient) client = g_socket_client_new ();
+  g_autoptr(GSocketConnection) conn = g_socket_client_connect_to_host (client, "127.0.0.1", GPOINTER_TO_UINT (data), NULL, NULL);
+
+  return conn != NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return ADW_IS_MESSAGE_DIALOG (newest_toplevel_except (NULL));
+}
+
+static void
+test_download_ui (void)
+{
+  g_autofree char *www = g_build_filename (g_getenv ("XDG_DATA_HOME"), "www", NULL);
+  g_autofree char *fake = g_build_filename (www, "mnist.npz", NULL);
+  g_autofree char *url = NULL;
+  g_autofree char *port_text = NULL;
+  g_autofree char *saved = NULL;
+  g_autoptr(GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr(GSubprocess) server = NULL;
+  g_autoptr(GError) error = NULL;
+  char dir[4096];
+  guint16 port;
+  GtkWindow *dialog;
+  GtkWidget *button = window->download_button;
+
+  /* a local server (Python's) stands in for the Keras mirror; its file is
+   * not MNIST, so the checksum check must refuse it */
+  g_assert_cmpint (g_mkdir_with_parents (www, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (fake, "not the real mnist.npz", -1, NULL));
+  port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  g_assert_no_error (error);
+  g_socket_listener_close (listener);
+  port_text = g_strdup_printf ("%u", port);
+  server = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE, &error,
+                             "python3", "-m", "http.server", port_text, "--bind", "127.0.0.1",
+                             "--directory", www, NULL);
+  g_assert_no_error (error);
+  g_assert_true (tb_test_wait_until (server_up, GUINT_TO_POINTER (port), 20));
+  url = g_strdup_printf ("http://127.0.0.1:%u/mnist.npz", port);
+  g_setenv ("TRAINBENCH_MNIST_URL", url, TRUE);
+
+  tb_window_show_page (window, "data");
+  g_signal_emit_by_name (button, "clicked");   /* as a click does */
+  g_assert_false (gtk_widget_get_visible (button));   /* Cancel shows instead */
+  g_assert_true (tb_test_wait_until (dialog_shown, NULL, 30));
+  dialog = newest_toplevel_except (NULL);
+  g_test_message ("%s: %s", adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)),
+                  adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "SHA-256"));
+  gtk_window_destroy (dialog);
+  g_assert_true (gtk_widget_get_visible (button));
+
+  /* nothing was kept */
+  nn_dataset_user_dir (dir, sizeof dir);
+  saved = g_build_filename (dir, "mnist.npz", NULL);
+  g_assert_false (g_file_test (saved, G_FILE_TEST_EXISTS));
+
+  g_subprocess_force_exit (server);
+  g_subprocess_wait (server, NULL, NULL);
+  g_unsetenv ("TRAINBENCH_MNIST_URL");
+}
+
 static void
 test_dialogs (void)
 {
@@ -481,6 +549,7 @@ main (int    argc,
   g_test_add_func ("/window/stop", test_stop);
   g_test_add_func ("/window/bad-import", test_bad_import);
   g_test_add_func ("/window/import-stays-in-folder", test_import_stays_in_folder);
+  g_test_add_func ("/window/download-ui", test_download_ui);
   g_test_add_func ("/window/dialogs", test_dialogs);
   g_test_add_func ("/window/reproduce", test_reproduce);
   g_test_add_func ("/window/dark", test_dark);
