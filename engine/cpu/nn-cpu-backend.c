@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 
 #include "nn-private.h"
+#include "nn-cpu-kernels.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,12 +33,18 @@ static inline int omp_get_num_threads (void) { return 1; }
 #include <unistd.h>
 #endif
 
-/* Below this many elements a loop runs on the calling thread only. Waking
- * the team costs little, but its threads then spin (libgomp's default wait
- * policy) for a while on the cores OpenBLAS wants next: a whole mlp-small
- * step runs 20x slower when its 100k-parameter update goes parallel. */
+/* Below this many elements a loop runs on the calling thread only (the
+ * loops not yet sized by par_threads). */
 #ifndef PAR_MIN
 #define PAR_MIN 262144
+#endif
+
+/* Streaming loops take one thread per PAR_GRAIN elements at most: waking a
+ * thread and joining it costs a few microseconds, about what one thread
+ * needs to stream 64k floats, so a small loop (mlp-small's 100k-parameter
+ * update) stays on the calling thread and a large one uses them all. */
+#ifndef PAR_GRAIN
+#define PAR_GRAIN 65536
 #endif
 
 /* Floats of im2col scratch per chunk of one conv worker (1 MiB): small
@@ -88,6 +95,29 @@ nthreads (void)
 {
   int t = _nn_threads ();
   return t > 0 ? t : 1;
+}
+
+/* Threads worth waking for a streaming loop over `work` elements. */
+static inline int
+par_threads (size_t work)
+{
+  size_t want = work / PAR_GRAIN;
+  int nt = nthreads ();
+  if (want < 2 || nt < 2)
+    return 1;
+  return want < (size_t) nt ? (int) want : nt;
+}
+
+/* The calling thread's share [*lo, *hi) of count items in its team, cut at
+ * multiples of `align` items (16 floats: whole cache lines). */
+static inline void
+thread_share (size_t count, size_t align, size_t *lo, size_t *hi)
+{
+  size_t t = (size_t) omp_get_thread_num (), team = (size_t) omp_get_num_threads ();
+  size_t units = (count + align - 1) / align;
+  size_t a = units * t / team * align, b = units * (t + 1) / team * align;
+  *lo = a < count ? a : count;
+  *hi = b < count ? b : count;
 }
 
 static void
@@ -304,36 +334,29 @@ cpu_bias_act_forward (void *vctx, int act, float *y, const float *bias,
 
   if (act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
     return fail (ctx, NN_BACKEND_ERROR, "unknown activation %d", act);
-  if (act != NN_BK_ACT_SOFTMAX || bias != NULL)
+  if (act != NN_BK_ACT_SOFTMAX ? act != NN_BK_ACT_LINEAR || bias != NULL : bias != NULL)
     {
       int a = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
-#pragma omp parallel for if (rows * (long) sp > PAR_MIN) num_threads (nthreads ()) schedule (static)
-      for (long row = 0; row < rows; row++)
+      int nt = par_threads ((size_t) rows * sp);
+      if (sp == 1)
         {
-          float *p = y + (size_t) row * sp;
-          float bv = bias != NULL ? bias[row % channels] : 0.0f;
-          switch (a)
+          /* dense: rows of `channels` values, the bias along each row */
+          if (nt <= 1)
+            _nn_cpu_bias_act_rows (a, y, bias, (size_t) n, (size_t) channels);
+          else
+#pragma omp parallel num_threads (nt)
             {
-            case NN_BK_ACT_LINEAR:
-              for (size_t i = 0; i < sp; i++)
-                p[i] += bv;
-              break;
-            case NN_BK_ACT_RELU:
-              for (size_t i = 0; i < sp; i++)
-                {
-                  float v = p[i] + bv;
-                  p[i] = v < 0.0f ? 0.0f : v; /* keeps NaN, vectorizes */
-                }
-              break;
-            case NN_BK_ACT_SIGMOID:
-              for (size_t i = 0; i < sp; i++)
-                p[i] = 1.0f / (1.0f + expf (-(p[i] + bv)));
-              break;
-            case NN_BK_ACT_TANH:
-              for (size_t i = 0; i < sp; i++)
-                p[i] = tanhf (p[i] + bv);
-              break;
+              size_t lo, hi;
+              thread_share ((size_t) n, 1, &lo, &hi);
+              _nn_cpu_bias_act_rows (a, y + lo * channels, bias, hi - lo, (size_t) channels);
             }
+        }
+      else
+        {
+#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
+          for (long row = 0; row < rows; row++)
+            _nn_cpu_bias_act_plane (a, y + (size_t) row * sp,
+                                    bias != NULL ? bias[row % channels] : 0.0f, sp);
         }
     }
   if (act == NN_BK_ACT_SOFTMAX)
@@ -381,51 +404,37 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
   if (dbias == NULL && (act == NN_BK_ACT_LINEAR || act == NN_BK_ACT_SOFTMAX))
     return NN_BACKEND_OK;
 
-  /* Per channel: the activation's derivative (not for softmax, done above)
-   * and the bias gradient summed over samples and positions. */
-#pragma omp parallel for if (total > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  /* The activation's derivative (not for softmax, done above) and the bias
+   * gradient summed over samples and positions. */
+  int a = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
+  int nt = par_threads ((size_t) total);
+  if (sp == 1)
+    {
+      /* dense: each thread a block of columns, so no partial sums */
+      if (nt <= 1)
+        _nn_cpu_act_backward_rows (a, y, dy, dbias, (size_t) n, (size_t) channels,
+                                   (size_t) channels);
+      else
+#pragma omp parallel num_threads (nt)
+        {
+          size_t lo, hi;
+          thread_share ((size_t) channels, 16, &lo, &hi);
+          if (hi > lo)
+            _nn_cpu_act_backward_rows (a, y + lo, dy + lo, dbias != NULL ? dbias + lo : NULL,
+                                       (size_t) n, hi - lo, (size_t) channels);
+        }
+      return NN_BACKEND_OK;
+    }
+  if (nt > channels)
+    nt = channels;
+#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
   for (int c = 0; c < channels; c++)
     {
       double acc = 0.0;
       for (int b = 0; b < n; b++)
         {
           size_t off = ((size_t) b * channels + c) * sp;
-          const float *yr = y + off;
-          float *d = dy + off;
-          float part = 0.0f;
-          switch (act)
-            {
-            case NN_BK_ACT_RELU:
-#pragma omp simd reduction (+:part)
-              for (size_t i = 0; i < sp; i++)
-                {
-                  d[i] = yr[i] > 0.0f ? d[i] : 0.0f;
-                  part += d[i];
-                }
-              break;
-            case NN_BK_ACT_SIGMOID:
-#pragma omp simd reduction (+:part)
-              for (size_t i = 0; i < sp; i++)
-                {
-                  d[i] *= yr[i] * (1.0f - yr[i]);
-                  part += d[i];
-                }
-              break;
-            case NN_BK_ACT_TANH:
-#pragma omp simd reduction (+:part)
-              for (size_t i = 0; i < sp; i++)
-                {
-                  d[i] *= 1.0f - yr[i] * yr[i];
-                  part += d[i];
-                }
-              break;
-            default: /* linear, softmax (already applied) */
-#pragma omp simd reduction (+:part)
-              for (size_t i = 0; i < sp; i++)
-                part += d[i];
-              break;
-            }
-          acc += part;
+          acc += _nn_cpu_act_backward_sum (a, y + off, dy + off, sp);
         }
       if (dbias != NULL)
         dbias[c] = (float) acc;
@@ -443,10 +452,20 @@ dropout_apply (CpuContext *ctx, float *y, const float *x, size_t count, float ra
     return fail (ctx, NN_BACKEND_ERROR, "dropout rate %g is outside [0, 1)", (double) rate);
   int64_t st = step != NULL ? *step : 0;
   float scale = 1.0f / (1.0f - rate);
-  long cnt = (long) count;
-#pragma omp parallel for if (cnt > PAR_MIN) num_threads (nthreads ()) schedule (static)
-  for (long i = 0; i < cnt; i++)
-    y[i] = nn_dropout_keep (seed, st, (uint64_t) i, rate) ? x[i] * scale : 0.0f;
+  /* nn_dropout_keep's test on the top 24 bits, as an integer threshold */
+  uint64_t threshold = (uint64_t) ceilf (rate * 16777216.0f);
+  int nt = par_threads (count);
+  if (nt <= 1)
+    {
+      _nn_cpu_dropout (y, x, count, 0, seed, st, threshold, scale);
+      return NN_BACKEND_OK;
+    }
+#pragma omp parallel num_threads (nt)
+  {
+    size_t lo, hi;
+    thread_share (count, 16, &lo, &hi);
+    _nn_cpu_dropout (y + lo, x + lo, hi - lo, lo, seed, st, threshold, scale);
+  }
   return NN_BACKEND_OK;
 }
 
@@ -768,19 +787,16 @@ pool_2x2_forward (int mode, const NnPoolShape *s, const float *x, float *y)
   long rows = (long) s->n * s->c * s->out_h;
   int ow = s->out_w, w = s->w;
 
-#pragma omp parallel for if (rows * 4 * ow > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  int nt = par_threads ((size_t) rows * 4 * ow);
+
+#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
   for (long row = 0; row < rows; row++)
     {
       const float *a = x + (size_t) row * 2 * w; /* input rows 2 oy, 2 oy + 1 */
       const float *b = a + w;
       float *o = y + (size_t) row * ow;
       if (mode == 0)
-        for (int j = 0; j < ow; j++)
-          {
-            float m0 = a[2 * j + 1] > a[2 * j] ? a[2 * j + 1] : a[2 * j];
-            float m1 = b[2 * j + 1] > b[2 * j] ? b[2 * j + 1] : b[2 * j];
-            o[j] = m1 > m0 ? m1 : m0;
-          }
+        _nn_cpu_maxpool2_row (a, b, o, (size_t) ow);
       else
         for (int j = 0; j < ow; j++)
           o[j] = 0.25f * ((a[2 * j] + a[2 * j + 1]) + (b[2 * j] + b[2 * j + 1]));
@@ -793,7 +809,9 @@ pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *
   long rows = (long) s->n * s->c * s->out_h;
   int ow = s->out_w, w = s->w;
 
-#pragma omp parallel for if (rows * 4 * ow > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  int nt = par_threads ((size_t) rows * 4 * ow);
+
+#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
   for (long row = 0; row < rows; row++)
     {
       const float *a = x + (size_t) row * 2 * w;
@@ -801,27 +819,15 @@ pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *
       float *da = dx + (size_t) row * 2 * w;
       float *db = da + w;
       const float *g = dy + (size_t) row * ow;
+      if (mode == 0)
+        {
+          _nn_cpu_maxpool2_row_backward (a, b, g, da, db, (size_t) ow);
+          continue;
+        }
       for (int j = 0; j < ow; j++)
         {
-          if (mode == 1)
-            {
-              float q = 0.25f * g[j];
-              da[2 * j] = da[2 * j + 1] = db[2 * j] = db[2 * j + 1] = q;
-              continue;
-            }
-          /* the first maximum in row-major order: a0 a1 b0 b1 */
-          int best = 0;
-          float m = a[2 * j];
-          if (a[2 * j + 1] > m)
-            best = 1, m = a[2 * j + 1];
-          if (b[2 * j] > m)
-            best = 2, m = b[2 * j];
-          if (b[2 * j + 1] > m)
-            best = 3;
-          da[2 * j] = best == 0 ? g[j] : 0.0f;
-          da[2 * j + 1] = best == 1 ? g[j] : 0.0f;
-          db[2 * j] = best == 2 ? g[j] : 0.0f;
-          db[2 * j + 1] = best == 3 ? g[j] : 0.0f;
+          float q = 0.25f * g[j];
+          da[2 * j] = da[2 * j + 1] = db[2 * j] = db[2 * j + 1] = q;
         }
     }
 }
@@ -1055,14 +1061,12 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
                      labels[rows[i]], rows[i], classes - 1);
     }
 
-#pragma omp parallel for if ((long) n * sample_size > PAR_MIN) num_threads (nthreads ()) schedule (static)
+  int nt = par_threads ((size_t) n * sample_size);
+#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
   for (int i = 0; i < n; i++)
-    {
-      const uint8_t *src = images + (size_t) rows[i] * sample_size;
-      float *dst = x + (size_t) i * sample_size;
-      for (int j = 0; j < sample_size; j++)
-        dst[j] = (float) src[j] * scale;
-    }
+    _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
+                            images + (size_t) rows[i] * sample_size, (size_t) sample_size,
+                            scale);
   for (int i = 0; i < n; i++)
     {
       int label = labels[rows[i]];
@@ -1103,102 +1107,48 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
 {
   CpuContext *ctx = vctx;
   int64_t t = *step + 1;
-  long cnt = (long) count;
   const float lr = opt->lr, eps = opt->epsilon;
-  int nt = nthreads ();
-  int par = cnt > PAR_MIN;
+  float alpha = 0.0f;
 
-  switch (opt->kind)
-    {
-    case NN_BK_OPT_SGD:
+  if (opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
+    return fail (ctx, NN_BACKEND_ERROR, "unknown optimizer %d", opt->kind);
+  if (opt->kind == NN_BK_OPT_ADAM)
+    alpha = (float) ((double) lr * sqrt (1.0 - pow (opt->beta2, (double) t))
+                     / (1.0 - pow (opt->beta1, (double) t)));
+  /* One streaming pass; with many parameters (mlp-wide's 1.8M, 50 MB of
+   * traffic for Adam) every thread streams its own block. */
+  int nt = par_threads (count);
+#pragma omp parallel if (nt > 1) num_threads (nt)
+  {
+    size_t lo = 0, hi = count;
+    if (nt > 1)
+      thread_share (count, 16, &lo, &hi);
+    size_t len = hi - lo;
+    float *p = params + lo;
+    const float *g = grads + lo;
+    float *s0 = state + lo, *s1 = state + count + lo;
+    switch (opt->kind)
       {
-        const float m = opt->momentum;
-        float *v = state;
-        if (m == 0.0f)
-          {
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-            for (long i = 0; i < cnt; i++)
-              params[i] -= lr * grads[i];
-          }
-        else if (opt->nesterov)
-          {
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-            for (long i = 0; i < cnt; i++)
-              {
-                v[i] = m * v[i] - lr * grads[i];
-                params[i] += m * v[i] - lr * grads[i];
-              }
-          }
+      case NN_BK_OPT_SGD:
+        if (opt->momentum == 0.0f)
+          _nn_cpu_sgd (p, g, len, lr);
         else
-          {
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-            for (long i = 0; i < cnt; i++)
-              {
-                v[i] = m * v[i] - lr * grads[i];
-                params[i] += v[i];
-              }
-          }
+          _nn_cpu_momentum (p, g, s0, len, lr, opt->momentum, opt->nesterov);
+        break;
+      case NN_BK_OPT_ADAM:
+        _nn_cpu_adam (p, g, s0, s1, len, opt->beta1, opt->beta2, alpha, eps);
+        break;
+      case NN_BK_OPT_ADADELTA:
+        _nn_cpu_adadelta (p, g, s0, s1, len, lr, opt->rho, eps);
+        break;
+      case NN_BK_OPT_RMSPROP:
+        _nn_cpu_rmsprop (p, g, s0, len, lr, opt->rho, eps);
+        break;
+      default:
+        _nn_cpu_adagrad (p, g, s0, len, lr, eps);
         break;
       }
-    case NN_BK_OPT_ADAM:
-      {
-        const float b1 = opt->beta1, b2 = opt->beta2;
-        const float alpha = (float) ((double) lr * sqrt (1.0 - pow (b2, (double) t))
-                                     / (1.0 - pow (b1, (double) t)));
-        float *m = state, *v = state + count;
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-        for (long i = 0; i < cnt; i++)
-          {
-            float g = grads[i];
-            m[i] = b1 * m[i] + (1.0f - b1) * g;
-            v[i] = b2 * v[i] + (1.0f - b2) * g * g;
-            params[i] -= alpha * m[i] / (sqrtf (v[i]) + eps);
-          }
-        break;
-      }
-    case NN_BK_OPT_ADADELTA:
-      {
-        const float rho = opt->rho;
-        float *eg = state, *ed = state + count;
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-        for (long i = 0; i < cnt; i++)
-          {
-            float g = grads[i];
-            eg[i] = rho * eg[i] + (1.0f - rho) * g * g;
-            float d = sqrtf (ed[i] + eps) / sqrtf (eg[i] + eps) * g;
-            ed[i] = rho * ed[i] + (1.0f - rho) * d * d;
-            params[i] -= lr * d;
-          }
-        break;
-      }
-    case NN_BK_OPT_RMSPROP:
-      {
-        const float rho = opt->rho;
-        float *v = state;
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-        for (long i = 0; i < cnt; i++)
-          {
-            float g = grads[i];
-            v[i] = rho * v[i] + (1.0f - rho) * g * g;
-            params[i] -= lr * g / (sqrtf (v[i]) + eps);
-          }
-        break;
-      }
-    case NN_BK_OPT_ADAGRAD:
-      {
-        float *a = state;
-#pragma omp parallel for if (par) num_threads (nt) schedule (static)
-        for (long i = 0; i < cnt; i++)
-          {
-            float g = grads[i];
-            a[i] += g * g;
-            params[i] -= lr * g / (sqrtf (a[i]) + eps);
-          }
-        break;
-      }
-    default:
-      return fail (ctx, NN_BACKEND_ERROR, "unknown optimizer %d", opt->kind);
-    }
+  }
   *step = t;
   return NN_BACKEND_OK;
 }

@@ -1,0 +1,299 @@
+/* nn-cpu-kernels.c: the CPU backend's streaming inner loops (optimizers,
+ * dropout, bias + activation, byte conversion, 2x2 pooling). The engine is
+ * built for baseline x86-64 (SSE2), so each loop is also built for AVX2 and
+ * AVX-512 and the loader picks the widest the CPU runs (target_clones). */
+
+#include "nn-cpu-kernels.h"
+#include "nn-backend-abi.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__has_attribute)
+#if __has_attribute(target_clones) && defined(__x86_64__) && defined(__linux__) \
+    && !defined(__clang__)
+#define CLONES __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
+#endif
+#ifndef CLONES
+#define CLONES
+#endif
+
+CLONES void
+_nn_cpu_sgd (float *restrict p, const float *restrict g, size_t count, float lr)
+{
+  for (size_t i = 0; i < count; i++)
+    p[i] -= lr * g[i];
+}
+
+CLONES void
+_nn_cpu_momentum (float *restrict p, const float *restrict g, float *restrict v, size_t count,
+                  float lr, float m, int nesterov)
+{
+  if (nesterov)
+    for (size_t i = 0; i < count; i++)
+      {
+        v[i] = m * v[i] - lr * g[i];
+        p[i] += m * v[i] - lr * g[i];
+      }
+  else
+    for (size_t i = 0; i < count; i++)
+      {
+        v[i] = m * v[i] - lr * g[i];
+        p[i] += v[i];
+      }
+}
+
+CLONES void
+_nn_cpu_adam (float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
+              size_t count, float b1, float b2, float alpha, float eps)
+{
+  for (size_t i = 0; i < count; i++)
+    {
+      float gi = g[i];
+      float mi = b1 * m[i] + (1.0f - b1) * gi;
+      float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+      m[i] = mi;
+      v[i] = vi;
+      p[i] -= alpha * mi / (sqrtf (vi) + eps);
+    }
+}
+
+CLONES void
+_nn_cpu_adadelta (float *restrict p, const float *restrict g, float *restrict eg,
+                  float *restrict ed, size_t count, float lr, float rho, float eps)
+{
+  for (size_t i = 0; i < count; i++)
+    {
+      float gi = g[i];
+      float egi = rho * eg[i] + (1.0f - rho) * gi * gi;
+      float d = sqrtf (ed[i] + eps) / sqrtf (egi + eps) * gi;
+      eg[i] = egi;
+      ed[i] = rho * ed[i] + (1.0f - rho) * d * d;
+      p[i] -= lr * d;
+    }
+}
+
+CLONES void
+_nn_cpu_rmsprop (float *restrict p, const float *restrict g, float *restrict v, size_t count,
+                 float lr, float rho, float eps)
+{
+  for (size_t i = 0; i < count; i++)
+    {
+      float gi = g[i];
+      float vi = rho * v[i] + (1.0f - rho) * gi * gi;
+      v[i] = vi;
+      p[i] -= lr * gi / (sqrtf (vi) + eps);
+    }
+}
+
+CLONES void
+_nn_cpu_adagrad (float *restrict p, const float *restrict g, float *restrict a, size_t count,
+                 float lr, float eps)
+{
+  for (size_t i = 0; i < count; i++)
+    {
+      float gi = g[i];
+      float ai = a[i] + gi * gi;
+      a[i] = ai;
+      p[i] -= lr * gi / (sqrtf (ai) + eps);
+    }
+}
+
+/* nn_dropout_keep written so it vectorizes: the hash's input is linear in
+ * the index, and (float) (z >> 40) / 2^24 >= rate is exact on integers as
+ * (z >> 40) >= ceil (rate * 2^24). test-cpu-backend checks the masks
+ * against nn_dropout_keep itself. */
+CLONES void
+_nn_cpu_dropout (float *restrict y, const float *restrict x, size_t count, uint64_t first,
+                 uint64_t seed, int64_t step, uint64_t threshold, float scale)
+{
+  uint64_t base = seed + 0x9E3779B97F4A7C15ull * ((uint64_t) step + 1);
+  for (size_t i = 0; i < count; i++)
+    {
+      uint64_t z = base + 0xD1B54A32D192ED03ull * (first + i);
+      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+      z ^= z >> 31;
+      y[i] = (z >> 40) >= threshold ? x[i] * scale : 0.0f;
+    }
+}
+
+CLONES void
+_nn_cpu_bias_act_rows (int act, float *restrict y, const float *restrict bias, size_t rows,
+                       size_t channels)
+{
+  for (size_t r = 0; r < rows; r++)
+    {
+      float *p = y + r * channels;
+      switch (act)
+        {
+        case NN_BK_ACT_RELU:
+          if (bias != NULL)
+            for (size_t j = 0; j < channels; j++)
+              {
+                float v = p[j] + bias[j];
+                p[j] = v < 0.0f ? 0.0f : v; /* keeps NaN */
+              }
+          else
+            for (size_t j = 0; j < channels; j++)
+              p[j] = p[j] < 0.0f ? 0.0f : p[j];
+          break;
+        case NN_BK_ACT_SIGMOID:
+          for (size_t j = 0; j < channels; j++)
+            p[j] = 1.0f / (1.0f + expf (-(p[j] + (bias != NULL ? bias[j] : 0.0f))));
+          break;
+        case NN_BK_ACT_TANH:
+          for (size_t j = 0; j < channels; j++)
+            p[j] = tanhf (p[j] + (bias != NULL ? bias[j] : 0.0f));
+          break;
+        default: /* linear */
+          if (bias != NULL)
+            for (size_t j = 0; j < channels; j++)
+              p[j] += bias[j];
+          break;
+        }
+    }
+}
+
+CLONES void
+_nn_cpu_bias_act_plane (int act, float *restrict y, float bias, size_t count)
+{
+  switch (act)
+    {
+    case NN_BK_ACT_RELU:
+      for (size_t i = 0; i < count; i++)
+        {
+          float v = y[i] + bias;
+          y[i] = v < 0.0f ? 0.0f : v;
+        }
+      break;
+    case NN_BK_ACT_SIGMOID:
+      for (size_t i = 0; i < count; i++)
+        y[i] = 1.0f / (1.0f + expf (-(y[i] + bias)));
+      break;
+    case NN_BK_ACT_TANH:
+      for (size_t i = 0; i < count; i++)
+        y[i] = tanhf (y[i] + bias);
+      break;
+    default:
+      for (size_t i = 0; i < count; i++)
+        y[i] += bias;
+      break;
+    }
+}
+
+CLONES float
+_nn_cpu_act_backward_sum (int act, const float *restrict y, float *restrict d, size_t count)
+{
+  float sum = 0.0f;
+  switch (act)
+    {
+    case NN_BK_ACT_RELU:
+      for (size_t i = 0; i < count; i++)
+        {
+          float v = y[i] > 0.0f ? d[i] : 0.0f;
+          d[i] = v;
+          sum += v;
+        }
+      break;
+    case NN_BK_ACT_SIGMOID:
+      for (size_t i = 0; i < count; i++)
+        {
+          float v = d[i] * (y[i] * (1.0f - y[i]));
+          d[i] = v;
+          sum += v;
+        }
+      break;
+    case NN_BK_ACT_TANH:
+      for (size_t i = 0; i < count; i++)
+        {
+          float v = d[i] * (1.0f - y[i] * y[i]);
+          d[i] = v;
+          sum += v;
+        }
+      break;
+    default: /* linear, softmax (applied by the caller) */
+      for (size_t i = 0; i < count; i++)
+        sum += d[i];
+      break;
+    }
+  return sum;
+}
+
+CLONES void
+_nn_cpu_act_backward_rows (int act, const float *restrict y, float *restrict dy,
+                           float *restrict dbias, size_t rows, size_t cols, size_t ld)
+{
+  if (dbias != NULL)
+    memset (dbias, 0, cols * sizeof (float));
+  for (size_t r = 0; r < rows; r++)
+    {
+      const float *yr = y + r * ld;
+      float *d = dy + r * ld;
+      switch (act)
+        {
+        case NN_BK_ACT_RELU:
+          for (size_t j = 0; j < cols; j++)
+            d[j] = yr[j] > 0.0f ? d[j] : 0.0f;
+          break;
+        case NN_BK_ACT_SIGMOID:
+          for (size_t j = 0; j < cols; j++)
+            d[j] *= yr[j] * (1.0f - yr[j]);
+          break;
+        case NN_BK_ACT_TANH:
+          for (size_t j = 0; j < cols; j++)
+            d[j] *= 1.0f - yr[j] * yr[j];
+          break;
+        default:
+          break;
+        }
+      if (dbias != NULL)
+        for (size_t j = 0; j < cols; j++)
+          dbias[j] += d[j];
+    }
+}
+
+CLONES void
+_nn_cpu_bytes_to_float (float *restrict dst, const uint8_t *restrict src, size_t count,
+                        float scale)
+{
+  for (size_t i = 0; i < count; i++)
+    dst[i] = (float) src[i] * scale;
+}
+
+CLONES void
+_nn_cpu_maxpool2_row (const float *restrict a, const float *restrict b, float *restrict out,
+                      size_t ow)
+{
+  for (size_t j = 0; j < ow; j++)
+    {
+      float m0 = a[2 * j + 1] > a[2 * j] ? a[2 * j + 1] : a[2 * j];
+      float m1 = b[2 * j + 1] > b[2 * j] ? b[2 * j + 1] : b[2 * j];
+      out[j] = m1 > m0 ? m1 : m0;
+    }
+}
+
+CLONES void
+_nn_cpu_maxpool2_row_backward (const float *restrict a, const float *restrict b,
+                               const float *restrict g, float *restrict da, float *restrict db,
+                               size_t ow)
+{
+  for (size_t j = 0; j < ow; j++)
+    {
+      /* the first maximum in row-major order: a0 a1 b0 b1 */
+      float a0 = a[2 * j], a1 = a[2 * j + 1], b0 = b[2 * j], b1 = b[2 * j + 1];
+      float m = a0;
+      int best = 0;
+      best = a1 > m ? 1 : best;
+      m = a1 > m ? a1 : m;
+      best = b0 > m ? 2 : best;
+      m = b0 > m ? b0 : m;
+      best = b1 > m ? 3 : best;
+      float gj = g[j];
+      da[2 * j] = best == 0 ? gj : 0.0f;
+      da[2 * j + 1] = best == 1 ? gj : 0.0f;
+      db[2 * j] = best == 2 ? gj : 0.0f;
+      db[2 * j + 1] = best == 3 ? gj : 0.0f;
+    }
+}
