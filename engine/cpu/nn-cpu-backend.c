@@ -550,95 +550,6 @@ cpu_conv2d_plan_free (void *ctx, void *plan)
   free (plan);
 }
 
-/* col (crs, nb * ohw): column b * ohw + oy * out_w + ox of row (c, r, s) is
- * x[b0 + b][c][oy * stride - pad + r][ox * stride - pad + s], 0 outside.
- * Serial: it runs on one worker's samples. */
-static void
-im2col (const CpuConvPlan *p, const float *x, int b0, int nb, float *col)
-{
-  const NnConvShape *s = &p->s;
-  long jobs = (long) nb * s->c;
-  size_t ld = (size_t) nb * p->ohw;
-  size_t plane = (size_t) s->h * s->w;
-
-  for (long job = 0; job < jobs; job++)
-    {
-      int b = (int) (job / s->c), c = (int) (job % s->c);
-      const float *xp = x + ((size_t) (b0 + b) * s->c + c) * plane;
-      for (int r = 0; r < s->r; r++)
-        for (int q = 0; q < s->s; q++)
-          {
-            float *dst = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * p->ohw;
-            /* ox range whose input column lies inside the image. */
-            int ox_lo = 0, ox_hi = s->out_w;
-            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
-              ox_lo++;
-            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
-              ox_hi--;
-            for (int oy = 0; oy < s->out_h; oy++, dst += s->out_w)
-              {
-                int iy = oy * s->stride_h - s->pad_h + r;
-                if (iy < 0 || iy >= s->h)
-                  {
-                    memset (dst, 0, (size_t) s->out_w * sizeof (float));
-                    continue;
-                  }
-                const float *src = xp + (size_t) iy * s->w - s->pad_w + q;
-                for (int ox = 0; ox < ox_lo; ox++)
-                  dst[ox] = 0.0f;
-                if (s->stride_w == 1)
-                  memcpy (dst + ox_lo, src + ox_lo, (size_t) (ox_hi - ox_lo) * sizeof (float));
-                else
-                  for (int ox = ox_lo; ox < ox_hi; ox++)
-                    dst[ox] = src[(size_t) ox * s->stride_w];
-                for (int ox = ox_hi; ox < s->out_w; ox++)
-                  dst[ox] = 0.0f;
-              }
-          }
-    }
-}
-
-/* The adjoint of im2col: dx[b0 + b] = sum of the col entries that read it
- * (overwritten). Serial, like im2col: a worker writes only its samples. */
-static void
-col2im (const CpuConvPlan *p, const float *col, int b0, int nb, float *dx)
-{
-  const NnConvShape *s = &p->s;
-  long jobs = (long) nb * s->c;
-  size_t ld = (size_t) nb * p->ohw;
-  size_t plane = (size_t) s->h * s->w;
-
-  for (long job = 0; job < jobs; job++)
-    {
-      int b = (int) (job / s->c), c = (int) (job % s->c);
-      float *xp = dx + ((size_t) (b0 + b) * s->c + c) * plane;
-      memset (xp, 0, plane * sizeof (float));
-      for (int r = 0; r < s->r; r++)
-        for (int q = 0; q < s->s; q++)
-          {
-            const float *src = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * p->ohw;
-            int ox_lo = 0, ox_hi = s->out_w;
-            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
-              ox_lo++;
-            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
-              ox_hi--;
-            for (int oy = 0; oy < s->out_h; oy++, src += s->out_w)
-              {
-                int iy = oy * s->stride_h - s->pad_h + r;
-                if (iy < 0 || iy >= s->h)
-                  continue;
-                float *dst = xp + (size_t) iy * s->w - s->pad_w + q;
-                if (s->stride_w == 1)
-                  for (int ox = ox_lo; ox < ox_hi; ox++)
-                    dst[ox] += src[ox];
-                else
-                  for (int ox = ox_lo; ox < ox_hi; ox++)
-                    dst[(size_t) ox * s->stride_w] += src[ox];
-              }
-          }
-    }
-}
-
 /* Samples [lo, hi) of the forward pass on one worker's col (crs, chunk * ohw). */
 static void
 conv_forward_range (const CpuConvPlan *p, const float *x, const float *w, float *y,
@@ -650,7 +561,7 @@ conv_forward_range (const CpuConvPlan *p, const float *x, const float *w, float 
   for (int b0 = lo; b0 < hi; b0 += p->chunk)
     {
       int nb = hi - b0 < p->chunk ? hi - b0 : p->chunk;
-      im2col (p, x, b0, nb, col);
+      _nn_cpu_im2col (&p->s, x, b0, nb, col);
       /* y[b] (k, ohw) = w (k, crs) @ col[:, b] (crs, ohw) */
       for (int b = 0; b < nb; b++)
         _nn_sgemm (0, 0, s->k, (int) p->ohw, (int) p->crs, 1.0f, w, (int) p->crs,
@@ -675,7 +586,7 @@ conv_backward_range (const CpuConvPlan *p, const float *x, const float *w, const
     {
       int nb = hi - b0 < p->chunk ? hi - b0 : p->chunk;
       int ld = (int) (nb * p->ohw);
-      im2col (p, x, b0, nb, col);
+      _nn_cpu_im2col (&p->s, x, b0, nb, col);
       /* dw (k, crs) += dy[b] (k, ohw) @ col[:, b]^T (ohw, crs) */
       for (int b = 0; b < nb; b++, first = 0)
         _nn_sgemm (0, 1, s->k, (int) p->crs, (int) p->ohw, 1.0f,
@@ -688,7 +599,7 @@ conv_backward_range (const CpuConvPlan *p, const float *x, const float *w, const
         _nn_sgemm (1, 0, (int) p->crs, (int) p->ohw, s->k, 1.0f, w, (int) p->crs,
                    dy + (size_t) (b0 + b) * y_sample, (int) p->ohw, 0.0f,
                    col + (size_t) b * p->ohw, ld);
-      col2im (p, col, b0, nb, dx);
+      _nn_cpu_col2im (&p->s, col, b0, nb, dx);
     }
 }
 

@@ -1,5 +1,5 @@
-/* nn-cpu-kernels.c: the CPU backend's streaming inner loops (optimizers,
- * dropout, bias + activation, byte conversion, 2x2 pooling). The engine is
+/* nn-cpu-kernels.c: the CPU backend's inner loops (optimizers, dropout,
+ * bias + activation, byte conversion, 2x2 pooling, im2col). The engine is
  * built for baseline x86-64 (SSE2), so each loop is also built for AVX2 and
  * AVX-512 and the loader picks the widest the CPU runs (target_clones). */
 
@@ -17,6 +17,14 @@
 #endif
 #ifndef CLONES
 #define CLONES
+#endif
+
+/* im2col copies rows of a few dozen floats; GCC would turn each copy loop
+ * into a memcpy call, which costs more than the copy at that length. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define NO_MEMCPY __attribute__ ((optimize ("no-tree-loop-distribute-patterns")))
+#else
+#define NO_MEMCPY
 #endif
 
 CLONES void
@@ -281,19 +289,110 @@ _nn_cpu_maxpool2_row_backward (const float *restrict a, const float *restrict b,
 {
   for (size_t j = 0; j < ow; j++)
     {
-      /* the first maximum in row-major order: a0 a1 b0 b1 */
+      /* The first maximum in row-major order a0 a1 b0 b1, as float
+       * selects only so the loop vectorizes: b1 if it beats the maximum of
+       * the others, else b0 if it beats a0 a1's, else a1 if it beats a0. */
       float a0 = a[2 * j], a1 = a[2 * j + 1], b0 = b[2 * j], b1 = b[2 * j + 1];
-      float m = a0;
-      int best = 0;
-      best = a1 > m ? 1 : best;
-      m = a1 > m ? a1 : m;
-      best = b0 > m ? 2 : best;
-      m = b0 > m ? b0 : m;
-      best = b1 > m ? 3 : best;
+      float m1 = a1 > a0 ? a1 : a0;
+      float m2 = b0 > m1 ? b0 : m1;
       float gj = g[j];
-      da[2 * j] = best == 0 ? gj : 0.0f;
-      da[2 * j + 1] = best == 1 ? gj : 0.0f;
-      db[2 * j] = best == 2 ? gj : 0.0f;
-      db[2 * j + 1] = best == 3 ? gj : 0.0f;
+      float rest3 = b1 > m2 ? 0.0f : gj;
+      float rest2 = b0 > m1 ? 0.0f : rest3;
+      db[2 * j + 1] = b1 > m2 ? gj : 0.0f;
+      db[2 * j] = b0 > m1 ? rest3 : 0.0f;
+      da[2 * j + 1] = a1 > a0 ? rest2 : 0.0f;
+      da[2 * j] = a1 > a0 ? 0.0f : rest2;
+    }
+}
+
+/* ---------------------------------------------------------------- im2col */
+
+/* Serial: each runs on one conv worker's samples (nn-cpu-backend.c). */
+NO_MEMCPY CLONES void
+_nn_cpu_im2col (const NnConvShape *s, const float *restrict x, int b0, int nb,
+                float *restrict col)
+{
+  size_t ohw = (size_t) s->out_h * s->out_w;
+  long jobs = (long) nb * s->c;
+  size_t ld = (size_t) nb * ohw;
+  size_t plane = (size_t) s->h * s->w;
+
+  for (long job = 0; job < jobs; job++)
+    {
+      int b = (int) (job / s->c), c = (int) (job % s->c);
+      const float *xp = x + ((size_t) (b0 + b) * s->c + c) * plane;
+      for (int r = 0; r < s->r; r++)
+        for (int q = 0; q < s->s; q++)
+          {
+            float *dst = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * ohw;
+            /* ox range whose input column lies inside the image. */
+            int ox_lo = 0, ox_hi = s->out_w;
+            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
+              ox_lo++;
+            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
+              ox_hi--;
+            for (int oy = 0; oy < s->out_h; oy++, dst += s->out_w)
+              {
+                int iy = oy * s->stride_h - s->pad_h + r;
+                if (iy < 0 || iy >= s->h)
+                  {
+                    for (int ox = 0; ox < s->out_w; ox++)
+                      dst[ox] = 0.0f;
+                    continue;
+                  }
+                const float *src = xp + (size_t) iy * s->w - s->pad_w + q;
+                for (int ox = 0; ox < ox_lo; ox++)
+                  dst[ox] = 0.0f;
+                if (s->stride_w == 1)
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[ox] = src[ox];
+                else
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[ox] = src[(size_t) ox * s->stride_w];
+                for (int ox = ox_hi; ox < s->out_w; ox++)
+                  dst[ox] = 0.0f;
+              }
+          }
+    }
+}
+
+NO_MEMCPY CLONES void
+_nn_cpu_col2im (const NnConvShape *s, const float *restrict col, int b0, int nb,
+                float *restrict dx)
+{
+  size_t ohw = (size_t) s->out_h * s->out_w;
+  long jobs = (long) nb * s->c;
+  size_t ld = (size_t) nb * ohw;
+  size_t plane = (size_t) s->h * s->w;
+
+  for (long job = 0; job < jobs; job++)
+    {
+      int b = (int) (job / s->c), c = (int) (job % s->c);
+      float *xp = dx + ((size_t) (b0 + b) * s->c + c) * plane;
+      for (size_t i = 0; i < plane; i++)
+        xp[i] = 0.0f;
+      for (int r = 0; r < s->r; r++)
+        for (int q = 0; q < s->s; q++)
+          {
+            const float *src = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * ohw;
+            int ox_lo = 0, ox_hi = s->out_w;
+            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
+              ox_lo++;
+            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
+              ox_hi--;
+            for (int oy = 0; oy < s->out_h; oy++, src += s->out_w)
+              {
+                int iy = oy * s->stride_h - s->pad_h + r;
+                if (iy < 0 || iy >= s->h)
+                  continue;
+                float *dst = xp + (size_t) iy * s->w - s->pad_w + q;
+                if (s->stride_w == 1)
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[ox] += src[ox];
+                else
+                  for (int ox = ox_lo; ox < ox_hi; ox++)
+                    dst[(size_t) ox * s->stride_w] += src[ox];
+              }
+          }
     }
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nn-backend-abi.h"
+
 /* Optimizer updates over count parameters (rules in nn-cpu-backend.c). */
 void _nn_cpu_sgd (float *p, const float *g, size_t count, float lr);
 void _nn_cpu_momentum (float *p, const float *g, float *v, size_t count, float lr, float m,
@@ -44,3 +46,10 @@ void _nn_cpu_maxpool2_row (const float *a, const float *b, float *out, size_t ow
 /* Its gradient: da, db (2 ow) get g where the first maximum was, else 0. */
 void _nn_cpu_maxpool2_row_backward (const float *a, const float *b, const float *g, float *da,
                                     float *db, size_t ow);
+
+/* col (crs, nb * ohw) from samples [b0, b0 + nb) of x (n, c, h, w): column
+ * b * ohw + oy * out_w + ox of row (c, r, s) is
+ * x[b0 + b][c][oy * stride - pad + r][ox * stride - pad + s], 0 outside. */
+void _nn_cpu_im2col (const NnConvShape *s, const float *x, int b0, int nb, float *col);
+/* Its adjoint: dx[b0 + b] (overwritten) = sum of the col entries that read it. */
+void _nn_cpu_col2im (const NnConvShape *s, const float *col, int b0, int nb, float *dx);
