@@ -973,11 +973,17 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
     }
 
   int nt = par_threads ((size_t) n * sample_size);
-#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
-  for (int i = 0; i < n; i++)
-    _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
-                            images + (size_t) rows[i] * sample_size, (size_t) sample_size,
-                            scale);
+  if (nt <= 1)
+    for (int i = 0; i < n; i++)
+      _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
+                              images + (size_t) rows[i] * sample_size, (size_t) sample_size,
+                              scale);
+  else
+#pragma omp parallel for num_threads (nt) schedule (static)
+    for (int i = 0; i < n; i++)
+      _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
+                              images + (size_t) rows[i] * sample_size, (size_t) sample_size,
+                              scale);
   for (int i = 0; i < n; i++)
     {
       int label = labels[rows[i]];
@@ -1012,13 +1018,47 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
  *   Adagrad    a += g^2;  p -= lr g / (sqrt(a) + eps)
  *
  * State slot j of parameter i is state[j * count + i]. */
+/* Parameters [lo, hi) of count; alpha is Adam's step size. */
+static void
+optimizer_block (const NnBackendOptimizer *opt, float *params, const float *grads,
+                 float *state, size_t count, size_t lo, size_t hi, float alpha)
+{
+  size_t len = hi - lo;
+  float *p = params + lo;
+  const float *g = grads + lo;
+  float *s0 = state + lo, *s1 = state + count + lo;
+  const float lr = opt->lr, eps = opt->epsilon;
+
+  switch (opt->kind)
+    {
+    case NN_BK_OPT_SGD:
+      if (opt->momentum == 0.0f)
+        _nn_cpu_sgd (p, g, len, lr);
+      else
+        _nn_cpu_momentum (p, g, s0, len, lr, opt->momentum, opt->nesterov);
+      break;
+    case NN_BK_OPT_ADAM:
+      _nn_cpu_adam (p, g, s0, s1, len, opt->beta1, opt->beta2, alpha, eps);
+      break;
+    case NN_BK_OPT_ADADELTA:
+      _nn_cpu_adadelta (p, g, s0, s1, len, lr, opt->rho, eps);
+      break;
+    case NN_BK_OPT_RMSPROP:
+      _nn_cpu_rmsprop (p, g, s0, len, lr, opt->rho, eps);
+      break;
+    default:
+      _nn_cpu_adagrad (p, g, s0, len, lr, eps);
+      break;
+    }
+}
+
 static int
 cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
                       const float *grads, float *state, size_t count, int64_t *step)
 {
   CpuContext *ctx = vctx;
   int64_t t = *step + 1;
-  const float lr = opt->lr, eps = opt->epsilon;
+  const float lr = opt->lr;
   float alpha = 0.0f;
 
   if (opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
@@ -1026,40 +1066,21 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
   if (opt->kind == NN_BK_OPT_ADAM)
     alpha = (float) ((double) lr * sqrt (1.0 - pow (opt->beta2, (double) t))
                      / (1.0 - pow (opt->beta1, (double) t)));
-  /* One streaming pass; with many parameters (mlp-wide's 1.8M, 50 MB of
-   * traffic for Adam) every thread streams its own block. */
-  int nt = par_threads (count);
-#pragma omp parallel if (nt > 1) num_threads (nt)
-  {
-    size_t lo = 0, hi = count;
-    if (nt > 1)
+  /* One pass, each thread a block. A square root and a division per
+   * parameter make it compute-bound while it fits in cache, so it goes
+   * parallel 4x sooner than a plain stream (mlp-small's 100k parameters:
+   * 30 us on one AVX-512 core); mlp-wide's 1.8M (50 MB of traffic for
+   * Adam) use every thread. */
+  int nt = par_threads (count * 4);
+  if (nt <= 1)
+    optimizer_block (opt, params, grads, state, count, 0, count, alpha);
+  else
+#pragma omp parallel num_threads (nt)
+    {
+      size_t lo, hi;
       thread_share (count, 16, &lo, &hi);
-    size_t len = hi - lo;
-    float *p = params + lo;
-    const float *g = grads + lo;
-    float *s0 = state + lo, *s1 = state + count + lo;
-    switch (opt->kind)
-      {
-      case NN_BK_OPT_SGD:
-        if (opt->momentum == 0.0f)
-          _nn_cpu_sgd (p, g, len, lr);
-        else
-          _nn_cpu_momentum (p, g, s0, len, lr, opt->momentum, opt->nesterov);
-        break;
-      case NN_BK_OPT_ADAM:
-        _nn_cpu_adam (p, g, s0, s1, len, opt->beta1, opt->beta2, alpha, eps);
-        break;
-      case NN_BK_OPT_ADADELTA:
-        _nn_cpu_adadelta (p, g, s0, s1, len, lr, opt->rho, eps);
-        break;
-      case NN_BK_OPT_RMSPROP:
-        _nn_cpu_rmsprop (p, g, s0, len, lr, opt->rho, eps);
-        break;
-      default:
-        _nn_cpu_adagrad (p, g, s0, len, lr, eps);
-        break;
-      }
-  }
+      optimizer_block (opt, params, grads, state, count, lo, hi, alpha);
+    }
   *step = t;
   return NN_BACKEND_OK;
 }

@@ -303,6 +303,21 @@ test_dropout (void)
   tap_ok (memcmp (dx, y, count * sizeof (float)) == 0, "dropout in place matches");
   tap_ok (ops->dropout_forward (ctx, y, x, count, 1.5f, 99, &step) != 0,
           "dropout rate outside [0, 1) is an error");
+
+  /* The backend tests the hash's top 24 bits against an integer threshold:
+   * the same masks as nn_dropout_keep at rates that are not multiples of
+   * 2^-24, at 0, and on the boundary itself. */
+  const float rates[] = { 0.0f, 0.2f, 0.25f, 1.0f / 3.0f, 0.5f, 0.9f, 0.999999f,
+                          3.0f / 16777216.0f };
+  for (size_t r = 0; r < sizeof rates / sizeof rates[0]; r++)
+    {
+      size_t bad = 0;
+      rc = ops->dropout_forward (ctx, y, x, count, rates[r], 12345 + r, &step);
+      for (size_t i = 0; i < count; i++)
+        bad += (y[i] != 0.0f) != nn_dropout_keep (12345 + r, step, i, rates[r]);
+      tap_ok (rc == 0 && bad == 0, "dropout mask at rate %.9g matches nn_dropout_keep (%zu off)",
+              (double) rates[r], bad);
+    }
   ops->free (ctx, x);
   ops->free (ctx, y);
   ops->free (ctx, dy);
