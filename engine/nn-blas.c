@@ -285,6 +285,17 @@ set_env (const char *name, const char *value)
 }
 
 static void
+unset_env (const char *name)
+{
+#ifdef _WIN32
+  _putenv_s (name, "");
+  SetEnvironmentVariableA (name, NULL);
+#else
+  unsetenv (name);
+#endif
+}
+
+static void
 load_blas (void)
 {
   const char *env = getenv ("OPENBLAS_CORETYPE");
@@ -302,6 +313,17 @@ load_blas (void)
     }
   else if (want[0] != '\0')
     set_env ("OPENBLAS_CORETYPE", want);
+  /* A pthread OpenBLAS starts a pool of one thread per core when it loads,
+   * and those threads spin (sched_yield) for about 0.1 s before sleeping:
+   * right when training starts (the engine loads it after the data set),
+   * on the cores the engine's OpenMP threads need; a 400-step mlp-small
+   * run lasts about that long. The engine runs such a build
+   * single-threaded anyway, so it loads with one thread and no pool; an
+   * OpenMP build gets its count from nn_threads_set. The user's own
+   * setting wins; ours is removed again once the library is loaded. */
+  bool threads_env = getenv ("OPENBLAS_NUM_THREADS") == NULL;
+  if (threads_env)
+    set_env ("OPENBLAS_NUM_THREADS", "1");
 
 #ifdef _WIN32
   static const char *const candidates[] = { "libopenblas.dll", "openblas.dll", NULL };
@@ -317,6 +339,8 @@ load_blas (void)
       snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
       snprintf (blas.note, sizeof blas.note,
                 "TRAINBENCH_BLAS_LIBRARY=none: matrix products use a slow built-in loop");
+      if (threads_env)
+        unset_env ("OPENBLAS_NUM_THREADS");
       return;
     }
   if (custom != NULL && custom[0] != '\0')
@@ -341,6 +365,9 @@ load_blas (void)
       else if (!loaded)
         snprintf (tried + used, sizeof tried - used, " %s", candidates[i]);
     }
+
+  if (threads_env)
+    unset_env ("OPENBLAS_NUM_THREADS");
 
   if (!loaded)
     {
