@@ -244,6 +244,10 @@ test_bias_act (void)
       test_bias_act_case (act, 1, 5, 1);
       test_bias_act_case (act, 7, 13, 9);
       test_bias_act_case (act, 33, 17, 529); /* large enough for the threads */
+      /* dense rows split into column blocks across the threads; more
+       * channels than the per-thread bias partials hold */
+      test_bias_act_case (act, 300, 601, 1);
+      test_bias_act_case (act, 3, 5000, 30);
     }
   test_bias_act_case (NN_BK_ACT_SOFTMAX, 1, 10, 1);
   test_bias_act_case (NN_BK_ACT_SOFTMAX, 33, 13, 1);
