@@ -140,6 +140,17 @@ test_gemm (void)
         test_gemm_case (ta, tb, 1, 5, 1, 0);
       }
   test_gemm_case (0, 1, 33, 129, 70, 5);
+  /* Over a million multiply-adds: split across the threads, in blocks of
+   * columns or of rows, small enough for OpenBLAS's small-matrix kernels
+   * where it has them (k under 32 is a case those refuse when B is
+   * transposed). */
+  for (int ta = 0; ta < 2; ta++)
+    for (int tb = 0; tb < 2; tb++)
+      {
+        test_gemm_case (ta, tb, 33, 1001, 97, 3);
+        test_gemm_case (ta, tb, 1001, 33, 97, 1);
+        test_gemm_case (ta, tb, 64, 1000, 20, 0);
+      }
 }
 
 /* ---------------------------------------------------------------- bias + activation */
