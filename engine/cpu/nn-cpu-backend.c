@@ -1017,9 +1017,20 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
   int nt = par_threads ((size_t) n * sample_size);
   if (nt <= 1)
     for (int i = 0; i < n; i++)
-      _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
-                              images + (size_t) rows[i] * sample_size, (size_t) sample_size,
-                              scale);
+      {
+        /* Rows are scattered over the data set (47 MB for Fashion-MNIST):
+         * fetch the rows two ahead while this one converts, so the loop
+         * does not wait on memory once per row. */
+        if (i + 2 < n)
+          {
+            const uint8_t *ahead = images + (size_t) rows[i + 2] * sample_size;
+            for (int off = 0; off < sample_size; off += 64)
+              __builtin_prefetch (ahead + off);
+          }
+        _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
+                                images + (size_t) rows[i] * sample_size, (size_t) sample_size,
+                                scale);
+      }
   else
 #pragma omp parallel for num_threads (nt) schedule (static)
     for (int i = 0; i < n; i++)
