@@ -60,6 +60,12 @@ static inline int omp_get_num_threads (void) { return 1; }
 #define CONV_WORKSPACE_FLOATS (16u << 20)
 #endif
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch (p)
+#else
+#define PREFETCH(p) ((void) (p))
+#endif
+
 typedef struct
 {
   char last_error[1024];
@@ -1025,7 +1031,7 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
           {
             const uint8_t *ahead = images + (size_t) rows[i + 2] * sample_size;
             for (int off = 0; off < sample_size; off += 64)
-              __builtin_prefetch (ahead + off);
+              PREFETCH (ahead + off);
           }
         _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
                                 images + (size_t) rows[i] * sample_size, (size_t) sample_size,
