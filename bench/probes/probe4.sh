@@ -1,0 +1,9 @@
+#!/bin/bash
+D=.carry/data/fashion-mnist
+one () { # variant threads preset steps
+  .carry/b$1/app/trainbench-cli train --preset $3 --dataset $D --epochs 1 --threads $2 --max-steps $4 --quiet --out /tmp/r.json >/tmp/log 2>&1 || cat /tmp/log
+  python3 -c "
+import json; r=json.load(open('/tmp/r.json')); s=r['steps']; print('$1', $2, '$3', 'median_ms', round(s['seconds_median']*1000,3), 'p10', round(s['seconds_p10']*1000,3), 'p90', round(s['seconds_p90']*1000,3))"
+}
+for rep in 1 2 3; do for v in D E; do one $v 16 mlp-small 1500; one $v 2 mlp-small 1500; done; done
+for v in D E; do one $v 16 mlp-wide 600; one $v 16 cnn 30; done
