@@ -16,6 +16,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <pmmintrin.h>
+#include <xmmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +191,21 @@ cpu_device_info (int index, NnBackendDeviceInfo *info)
 
 /* ---------------------------------------------------------------- context */
 
+/* Flush denormal floats to zero on this thread, as TensorFlow's CPU threads
+ * do under Keras. Late in training Adam's moments and many gradients fall
+ * below 1.2e-38, and on Intel cores each denormal operand costs a
+ * microcode assist of about a hundred cycles: on the GPU machine's host the
+ * median step of a full mlp-wide epoch grew from 3 to 9 ms as they
+ * appeared. The FP environment is per thread, so every worker sets it. */
+static void
+flush_denormals (void)
+{
+#if defined(__SSE2__) || defined(_M_X64)
+  _MM_SET_FLUSH_ZERO_MODE (_MM_FLUSH_ZERO_ON);
+  _MM_SET_DENORMALS_ZERO_MODE (_MM_DENORMALS_ZERO_ON);
+#endif
+}
+
 static int
 cpu_context_new (int device_index, const NnBackendOptions *options, void **out,
                  char *error, size_t error_size)
@@ -207,6 +226,11 @@ cpu_context_new (int device_index, const NnBackendOptions *options, void **out,
     }
   /* OpenBLAS and our OpenMP loops take the same count. */
   ctx->threads = nn_threads_set (options != NULL ? options->threads : 0);
+  /* The calling thread first, so pool threads created from now on inherit
+   * it; then each pool thread that already exists. */
+  flush_denormals ();
+#pragma omp parallel num_threads (ctx->threads)
+  flush_denormals ();
   *out = ctx;
   return NN_BACKEND_OK;
 }
