@@ -1,6 +1,7 @@
 #!/bin/bash
 # The final benchmark on the GPU machine: CPU (2 and 16 threads) and GPU,
-# our engine and the PyTorch peer in the same call.
+# our engine and the PyTorch peer in the same call. The build (.carry/bfinal),
+# data and peer script it expects are described in bench/results/README.md.
 set -u
 D=.carry/data/fashion-mnist
 CLI=.carry/bfinal/app/trainbench-cli

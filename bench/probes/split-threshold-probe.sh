@@ -1,4 +1,11 @@
 #!/bin/bash
+# How many multiply-adds a thread needs before it joins a split product, on
+# the GPU machine's host; median ms per step, three repeats (commit 66d7e9c).
+#   .carry/bD: commit 12232a2 (1.5 million multiply-adds per thread)
+#   .carry/bE: commit 66d7e9c (0.75 million)
+# Reproduce: build each commit with `meson setup .carry/bX -Dgui=disabled
+# -Dcuda=disabled`, put Fashion-MNIST's IDX files in .carry/data/fashion-mnist
+# and run `bash bench/probes/split-threshold-probe.sh` from the repository root.
 D=.carry/data/fashion-mnist
 one () { # variant threads preset steps
   .carry/b$1/app/trainbench-cli train --preset $3 --dataset $D --epochs 1 --threads $2 --max-steps $4 --quiet --out /tmp/r.json >/tmp/log 2>&1 || cat /tmp/log

@@ -1,5 +1,12 @@
 #!/bin/bash
-# Compare the two BLAS threading schemes on the device host's CPU.
+# Compare the two BLAS threading schemes on the device host's CPU (first
+# table of bench/results/h200host-cpu-threading-2026-11-30.md):
+#   .carry/bA: commit 5d5f545 (OpenBLAS's own pthread pool beside OpenMP)
+#   .carry/bB: commit 5395be0 (single-threaded OpenBLAS, products split over OpenMP)
+# Reproduce: build each with `meson setup .carry/bX -Dgui=disabled
+# -Dcuda=disabled`, Fashion-MNIST's IDX files in .carry/data/fashion-mnist and
+# the peer script (../shared/bench/peers/torch_seed_models.py) in .carry/peer,
+# then `bash bench/probes/threads-probe.sh` from the repository root.
 D=.carry/data/fashion-mnist
 nproc; lscpu | grep -E "Model name|^CPU\(s\)|Thread|Core" ; ls /usr/lib/x86_64-linux-gnu/ | grep -i blas | head
 .carry/bB/app/trainbench-cli sysinfo | head -8

@@ -1,6 +1,11 @@
 #!/bin/bash
 # Does libgomp's wait policy explain the host's unstable 2-thread MLP steps?
-# Median ms per step, each configuration twice.
+# Median ms per step, each configuration twice, one build with OMP_WAIT_POLICY
+# unset, active and passive. Its figures were not recorded in bench/results.
+#   .carry/bfinal: the build bench/results/README.md describes
+# Reproduce: `meson setup .carry/bfinal -Dgui=disabled -Dcuda=disabled`,
+# Fashion-MNIST's IDX files in .carry/data/fashion-mnist, then
+# `bash bench/probes/wait-policy-probe.sh` from the repository root.
 D=.carry/data/fashion-mnist
 CLI=.carry/bfinal/app/trainbench-cli
 one () { # policy threads preset steps
