@@ -21,7 +21,6 @@ import shlex
 import subprocess
 import sys
 import tempfile
-import time
 
 PRESETS = ["mlp-small", "mlp-wide", "cnn"]
 PEER_NAME = {"mlp-small": "mlp_small", "mlp-wide": "mlp_wide", "cnn": "cnn"}
@@ -37,17 +36,15 @@ class Finished:
         self.max_rss_bytes = max_rss_bytes
 
 
-def run(cmd, env=None):
+def run(cmd):
     """Run cmd; its own peak resident memory comes from wait4's rusage."""
-    started = time.time()
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=env)
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
         _, status, usage = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
         err.seek(0)
-        finished = Finished(p.returncode, out.read(), err.read(), usage.ru_maxrss * 1024)
-    return finished, time.time() - started
+        return Finished(p.returncode, out.read(), err.read(), usage.ru_maxrss * 1024)
 
 
 def ours(cli, preset, device, threads, data, extra, outdir, epochs):
@@ -56,14 +53,15 @@ def ours(cli, preset, device, threads, data, extra, outdir, epochs):
            "--dataset", data, "--out", out, "--quiet"] + extra
     if device == "cpu":
         cmd += ["--threads", str(threads)]
-    p, wall = run(cmd)
+    p = run(cmd)
     row = dict(engine="trainbench", preset=preset, device=device,
                threads=threads if device == "cpu" else None,
                command=" ".join(shlex.quote(c) for c in cmd), exit=p.returncode)
     if p.returncode != 0:
         row["error"] = (p.stderr or p.stdout).strip()[-2000:]
         return row
-    result = json.load(open(out))
+    with open(out) as f:
+        result = json.load(f)
     # epoch_s is the last epoch: the peer, too, times steps after its
     # warm-up; the first epoch (warm-up and graph capture included) is kept.
     first, last = result["epochs"][0], result["epochs"][-1]
@@ -84,7 +82,7 @@ def peer(script, device, threads, data, graph, cpu_steps):
         cmd += ["--threads", str(threads), "--cpu-steps", str(cpu_steps)]
     if graph:
         cmd += ["--graph"]
-    p, wall = run(cmd)
+    p = run(cmd)
     rows = []
     for line in p.stdout.splitlines():
         try:
