@@ -43,11 +43,11 @@ static inline int omp_get_num_threads (void) { return 1; }
 #define PAR_MIN 262144
 #endif
 
-/* Streaming loops take one thread per PAR_GRAIN elements at most: waking a
- * thread and joining it costs a few microseconds, about what one thread
- * needs to stream 64k floats, so a small loop (a dense layer's 32x128
- * activations) stays on the calling thread and a large one uses them all.
- * The optimizer counts 4 per parameter (see there). */
+/* Streaming loops take one thread per PAR_GRAIN elements at most, so that
+ * each thread's share outweighs the cost of waking and joining it (an
+ * estimate; the constant was not timed on its own): a small loop (a dense
+ * layer's 32x128 activations) stays on the calling thread and a large one
+ * uses them all. The optimizer counts 4 per parameter (see there). */
 #ifndef PAR_GRAIN
 #define PAR_GRAIN 65536
 #endif
@@ -194,9 +194,11 @@ cpu_device_info (int index, NnBackendDeviceInfo *info)
 /* Flush denormal floats to zero on this thread, as TensorFlow's CPU threads
  * do under Keras. Late in training Adam's moments and many gradients fall
  * below 1.2e-38, and on Intel cores each denormal operand costs a
- * microcode assist of about a hundred cycles: on the GPU machine's host the
- * median step of a full mlp-wide epoch grew from 3 to 9 ms as they
- * appeared. The FP environment is per thread, so every worker sets it. */
+ * microcode assist: on the GPU machine's host, 2 threads, a full mlp-wide
+ * epoch took 12.6 s (median step 8.3 ms) without the flush and 4.7 s
+ * (2.4 ms) with it (bench/results/h200host-cpu-66d7e9c.md against
+ * h200host-cpu-final.md). The FP environment is per thread, so every
+ * worker sets it. */
 static void
 flush_denormals (void)
 {
@@ -458,7 +460,9 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
     }
   /* Images: walk the planes in memory order (each thread whole samples),
    * so y and dy stream; visiting one channel across the batch jumps a
-   * sample's size between planes and ran at half the speed. The bias sums
+   * sample's size between planes and was slower (commit c4c9011, one thread
+   * on the 2-core development machine: cnn's first conv 5.0 -> 4.2 ms, its
+   * second 8.2 -> 7.1 ms). The bias sums
    * go to per-thread partials, added in thread order: the same bits on
    * every run with this thread count. */
   enum { PARTS = 8192 };
@@ -559,8 +563,9 @@ cpu_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float
 /* ---------------------------------------------------------------- convolution */
 
 /* How many threads one convolution uses. Each takes whole samples, so every
- * GEMM runs single-threaded on columns still in its core's L2: split 16
- * ways, a 64x288x576 product spends its time waking and joining threads.
+ * GEMM runs single-threaded on columns still in its core's L2 instead of a
+ * 64x288x576 product split over all threads, which stalls when a core is
+ * busy (commit 12e7996, measured on the 2-core development machine).
  * With fewer samples than half the threads the samples run one after
  * another and _nn_sgemm splits each product instead; tiny convolutions stay
  * on the calling thread. */
@@ -1152,9 +1157,9 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
                      / (1.0 - pow (opt->beta1, (double) t)));
   /* One pass, each thread a block. A square root and a division per
    * parameter make it compute-bound while it fits in cache, so it goes
-   * parallel 4x sooner than a plain stream (mlp-small's 100k parameters:
-   * 30 us on one AVX-512 core); mlp-wide's 1.8M (50 MB of traffic for
-   * Adam) use every thread. */
+   * parallel 4x sooner than a plain stream (mlp-small's 100k parameters
+   * get up to 6 threads); mlp-wide's 1.8M (50 MB of traffic for Adam) use
+   * every thread. */
   int nt = par_threads (count * 4);
   if (nt <= 1)
     optimizer_block (opt, params, grads, state, count, 0, count, alpha);
