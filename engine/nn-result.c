@@ -240,6 +240,30 @@ write_atomically (const char *path, const char *data, size_t size, NnError *erro
 
 #define STR(json, field) _nn_json_string_bounded ((json), (field), sizeof (field))
 
+/* Object members: the key and its value in one call. */
+#define KEY_STR(json, key, field) (_nn_json_key ((json), (key)), STR ((json), (field)))
+
+static void
+key_int (NnJson *j, const char *key, int64_t value)
+{
+  _nn_json_key (j, key);
+  _nn_json_int (j, value);
+}
+
+static void
+key_double (NnJson *j, const char *key, double value)
+{
+  _nn_json_key (j, key);
+  _nn_json_double (j, value);
+}
+
+static void
+key_float (NnJson *j, const char *key, float value)
+{
+  _nn_json_key (j, key);
+  _nn_json_float (j, value);
+}
+
 static const char *
 status_text (NnRunStatus status)
 {
@@ -264,22 +288,16 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
 
   _nn_json_key (j, "os");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "name");
-  STR (j, sys->os_name);
-  _nn_json_key (j, "version");
-  STR (j, sys->os_version);
-  _nn_json_key (j, "kernel");
-  STR (j, sys->kernel);
+  KEY_STR (j, "name", sys->os_name);
+  KEY_STR (j, "version", sys->os_version);
+  KEY_STR (j, "kernel", sys->kernel);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "cpu");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "model");
-  STR (j, sys->cpu_model);
-  _nn_json_key (j, "cores");
-  _nn_json_int (j, sys->cpu_cores);
-  _nn_json_key (j, "threads");
-  _nn_json_int (j, sys->cpu_threads);
+  KEY_STR (j, "model", sys->cpu_model);
+  key_int (j, "cores", sys->cpu_cores);
+  key_int (j, "threads", sys->cpu_threads);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "ram_bytes");
@@ -295,28 +313,21 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
       if (cuda == NULL)
         cuda = d;
       _nn_json_begin_object (j);
-      _nn_json_key (j, "name");
-      STR (j, d->name);
+      KEY_STR (j, "name", d->name);
       _nn_json_key (j, "memory_bytes");
       _nn_json_uint (j, d->memory_bytes);
-      _nn_json_key (j, "driver");
-      STR (j, d->driver);
+      KEY_STR (j, "driver", d->driver);
       _nn_json_end_object (j);
     }
   _nn_json_end_array (j);
 
   _nn_json_key (j, "blas");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "name");
-  STR (j, sys->blas_name);
-  _nn_json_key (j, "version");
-  STR (j, sys->blas_version);
-  _nn_json_key (j, "core");
-  STR (j, sys->blas_core);
-  _nn_json_key (j, "threads");
-  _nn_json_int (j, sys->blas_threads);
-  _nn_json_key (j, "note");
-  STR (j, sys->blas_note);
+  KEY_STR (j, "name", sys->blas_name);
+  KEY_STR (j, "version", sys->blas_version);
+  KEY_STR (j, "core", sys->blas_core);
+  key_int (j, "threads", sys->blas_threads);
+  KEY_STR (j, "note", sys->blas_note);
   _nn_json_end_object (j);
 
   /* The versions of the run's own GPU when it ran on one, else of the first. */
@@ -326,25 +337,14 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
     {
       _nn_json_key (j, "cuda");
       _nn_json_begin_object (j);
-      _nn_json_key (j, "runtime");
-      STR (j, cuda->runtime);
-      _nn_json_key (j, "cublas");
-      STR (j, cuda->cublas);
-      _nn_json_key (j, "cudnn");
-      STR (j, cuda->cudnn);
+      KEY_STR (j, "runtime", cuda->runtime);
+      KEY_STR (j, "cublas", cuda->cublas);
+      KEY_STR (j, "cudnn", cuda->cudnn);
       _nn_json_end_object (j);
     }
 
-  _nn_json_key (j, "compiler");
-  STR (j, sys->compiler);
+  KEY_STR (j, "compiler", sys->compiler);
   _nn_json_end_object (j);
-}
-
-static void
-key_float (NnJson *j, const char *key, float value)
-{
-  _nn_json_key (j, key);
-  _nn_json_float (j, value);
 }
 
 /* The optimizer and the settings that apply to it, by their Keras names. */
@@ -391,21 +391,15 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   const NnTrainConfig *c = &r->config;
 
   _nn_json_begin_object (j);
-  _nn_json_key (j, "schema");
-  _nn_json_int (j, NN_RESULT_SCHEMA);
+  key_int (j, "schema", NN_RESULT_SCHEMA);
   _nn_json_key (j, "app_version");
   _nn_json_string (j, NN_VERSION_STRING);
-  _nn_json_key (j, "run_id");
-  STR (j, r->run_id);
-  _nn_json_key (j, "started_at");
-  STR (j, r->started_at);
+  KEY_STR (j, "run_id", r->run_id);
+  KEY_STR (j, "started_at", r->started_at);
   _nn_json_key (j, "status");
   _nn_json_string (j, status_text (r->status));
   if (r->error[0] != '\0')
-    {
-      _nn_json_key (j, "error");
-      STR (j, r->error);
-    }
+    KEY_STR (j, "error", r->error);
 
   write_system (j, sys, r);
 
@@ -413,34 +407,25 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_begin_object (j);
   _nn_json_key (j, "kind");
   _nn_json_string (j, r->device.kind == NN_DEVICE_CUDA ? "cuda" : "cpu");
-  _nn_json_key (j, "index");
-  _nn_json_int (j, r->device.index);
-  _nn_json_key (j, "name");
-  STR (j, r->device.name);
-  _nn_json_key (j, "threads");
-  _nn_json_int (j, r->threads);
+  key_int (j, "index", r->device.index);
+  KEY_STR (j, "name", r->device.name);
+  key_int (j, "threads", r->threads);
   _nn_json_key (j, "tf32");
   _nn_json_bool (j, c->device.tf32);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "dataset");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "name");
-  STR (j, r->dataset_name);
-  _nn_json_key (j, "path");
-  STR (j, r->dataset_path);
-  _nn_json_key (j, "train_samples");
-  _nn_json_int (j, r->train_samples);
-  _nn_json_key (j, "test_samples");
-  _nn_json_int (j, r->test_samples);
+  KEY_STR (j, "name", r->dataset_name);
+  KEY_STR (j, "path", r->dataset_path);
+  key_int (j, "train_samples", r->train_samples);
+  key_int (j, "test_samples", r->test_samples);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "model");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "spec");
-  STR (j, r->spec_text);
-  _nn_json_key (j, "params");
-  _nn_json_int (j, r->params);
+  KEY_STR (j, "spec", r->spec_text);
+  key_int (j, "params", r->params);
   _nn_json_key (j, "name");
   if (r->model_name[0] != '\0')
     STR (j, r->model_name);
@@ -454,10 +439,8 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_key (j, "loss");
   _nn_json_string (j, nn_loss_name (c->loss));
   key_float (j, "lr", c->optimizer.lr);
-  _nn_json_key (j, "batch_size");
-  _nn_json_int (j, c->batch_size);
-  _nn_json_key (j, "epochs");
-  _nn_json_int (j, c->epochs);
+  key_int (j, "batch_size", c->batch_size);
+  key_int (j, "epochs", c->epochs);
   _nn_json_key (j, "seed");
   /* Readers that store numbers as doubles round seeds above 2^53; still a
    * number, so the field keeps one type. */
@@ -470,30 +453,23 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
     {
       const NnEpochRecord *e = &r->epochs[i];
       _nn_json_begin_object (j);
-      _nn_json_key (j, "epoch");
-      _nn_json_int (j, e->epoch);
-      _nn_json_key (j, "seconds");
-      _nn_json_double (j, e->seconds);
+      key_int (j, "epoch", e->epoch);
+      key_double (j, "seconds", e->seconds);
       key_float (j, "train_loss", e->train_loss);
       key_float (j, "train_accuracy", e->train_accuracy);
       key_float (j, "test_loss", e->test_loss);
       key_float (j, "test_accuracy", e->test_accuracy);
-      _nn_json_key (j, "samples_per_second");
-      _nn_json_double (j, e->samples_per_second);
+      key_double (j, "samples_per_second", e->samples_per_second);
       _nn_json_end_object (j);
     }
   _nn_json_end_array (j);
 
   _nn_json_key (j, "steps");
   _nn_json_begin_object (j);
-  _nn_json_key (j, "count");
-  _nn_json_int (j, r->step_count);
-  _nn_json_key (j, "seconds_median");
-  _nn_json_double (j, r->step_seconds_median);
-  _nn_json_key (j, "seconds_p10");
-  _nn_json_double (j, r->step_seconds_p10);
-  _nn_json_key (j, "seconds_p90");
-  _nn_json_double (j, r->step_seconds_p90);
+  key_int (j, "count", r->step_count);
+  key_double (j, "seconds_median", r->step_seconds_median);
+  key_double (j, "seconds_p10", r->step_seconds_p10);
+  key_double (j, "seconds_p90", r->step_seconds_p90);
   _nn_json_key (j, "loss_curve");   /* [[step, loss], ...] */
   _nn_json_begin_array (j);
   int32_t points = r->loss_curve_count;
@@ -509,10 +485,8 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_end_array (j);
   _nn_json_end_object (j);
 
-  _nn_json_key (j, "total_seconds");
-  _nn_json_double (j, r->total_seconds);
-  _nn_json_key (j, "time_to_first_step_seconds");
-  _nn_json_double (j, r->time_to_first_step_seconds);
+  key_double (j, "total_seconds", r->total_seconds);
+  key_double (j, "time_to_first_step_seconds", r->time_to_first_step_seconds);
   _nn_json_end_object (j);
 }
 
