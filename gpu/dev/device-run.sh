@@ -2,10 +2,13 @@
 # gpu/dev/device-run.sh: everything one call on the GPU machine does: the
 # GPU tests, compute-sanitizer on the parity test, cuDNN's Find for the cnn
 # convolutions (gpu/dev/conv-find.cu), the launch-latency floor,
-# a kernel listing of mlp-small steps (ncu), one-epoch timings of the three
-# presets on CUDA (TF32 off and on) and the PyTorch peer (eager, graph).
+# a kernel listing of a few steps of each preset (ncu; NCU_PRESETS picks),
+# one-epoch timings of the three presets on CUDA (TF32 off and on) and the
+# PyTorch peer (eager, graph).
 # Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
 # in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
+# "find" and "floor" run .carry/conv-find and .carry/launch-floor, built from
+# gpu/dev/conv-find.cu and gpu/dev/launch-floor.cu (see each file's Build line).
 #   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [eager] [bench] [torch]
 set -u
 B=.carry/build-gpu
