@@ -1,10 +1,11 @@
 /* conv-direct.cu: convolutions with few taps per output (c * r * s <= 32,
  * a first layer on 1 or 3 channels), forward and weight gradient, NCHW.
- * cuDNN spends ~50 us forward and ~85 us on the weight gradient of the cnn
+ * cuDNN spends ~54 us forward and ~84 us on the weight gradient of the cnn
  * preset's first layer (1 -> 32 channels, 28x28, batch 256: 0.1 GFLOP),
  * bound by launches and layout; here a thread loads its input patch once
- * and uses it for every filter. T is the tap count rounded up (9, 16, 32)
- * so the patch and the sums stay in registers.
+ * and uses it for every filter: 13 and 41 us (H200, ncu; see
+ * bench/results/h200-trainbench-gpu-2026-11-30.txt). T is the tap count
+ * rounded up (9, 16, 32) so the patch and the sums stay in registers.
  */
 
 #include "nn-cuda-private.h"
