@@ -145,9 +145,10 @@ best_core (void)
                 && ((r7[1] >> 31) & 1)  /* VL */
                 && (xcr0 & 0xe0) == 0xe0; /* opmask, ZMM_Hi256, Hi16_ZMM */
   /* Cooperlake and SapphireRapids add only bf16 kernels (sbgemm) to
-   * SkylakeX; their sgemm is the same (measured on 0.3.21: 195 GFLOP/s
-   * either way). A library that lacks a named core prints a warning and
-   * falls back to its own detection, and every DYNAMIC_ARCH build since
+   * SkylakeX; their sgemm is the same (it ran at the same speed under
+   * either name with the 2-core development machine's OpenBLAS 0.3.21;
+   * no record kept). A library that lacks a named core prints a warning
+   * and falls back to its own detection, and every DYNAMIC_ARCH build since
    * 0.2.20 knows SkylakeX, so SkylakeX for every AVX-512 CPU. */
   if (avx512)
     return "SkylakeX";
@@ -200,8 +201,9 @@ core_rank (const char *core)
  * place, without packing and without a buffer from its allocator. That
  * allocator takes a lock per call, and threads entering together queue on
  * it (OpenBLAS issue 5589: callers stop scaling at about 8 threads); the
- * small kernels were also 8-20% faster per flop on an AVX-512 core
- * (32x16x1000: 109 GFLOP/s against 87 for the whole 32x1000x1000). */
+ * small kernels were also faster per flop on the 2-core development
+ * machine's AVX-512 core (commit 957a5a8: 32x16x1000 at 109 GFLOP/s against
+ * 87 for the whole 32x1000x1000). */
 static bool
 small_kernels (void)
 {
@@ -335,9 +337,9 @@ load_blas (void)
    * and those threads spin (sched_yield) for about 0.1 s before sleeping:
    * right when training starts (the engine loads it after the data set),
    * on the cores the engine's OpenMP threads need; a 400-step mlp-small
-   * run lasts about that long. The engine runs such a build
-   * single-threaded anyway, so it loads with one thread and no pool; an
-   * OpenMP build gets its count from nn_threads_set. The user's own
+   * run lasts about that long (commit 777e8d5). The engine runs such a
+   * build single-threaded anyway, so it loads with one thread and no pool;
+   * an OpenMP build gets its count from nn_threads_set. The user's own
    * setting wins; ours is removed again once the library is loaded. */
   bool threads_env = getenv ("OPENBLAS_NUM_THREADS") == NULL;
   if (threads_env)
@@ -709,7 +711,8 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
   /* Each thread's share must be worth waking it for, about 0.75 million
    * multiply-adds: mlp-small's 32x784x128 product gets 4 of 16 threads.
    * On the GPU machine's host, 16 threads, mlp-small's median step was
-   * 0.39 ms with 0.2M, 0.28-0.32 with 1.5M and 0.23-0.26 with 0.75M. */
+   * 0.39 ms with 0.2M, 0.28-0.32 with 1.5M and 0.23-0.26 with 0.75M
+   * (commits 12232a2 and 66d7e9c). */
   double work = (double) m * n * k;
   if (threads > 1 && (double) threads * 0.75e6 > work)
     threads = work >= 1.5e6 ? (int) (work / 0.75e6) : 1;
