@@ -364,28 +364,6 @@ tb_cli_format_bytes (uint64_t bytes, char *out, size_t size)
 }
 
 void
-tb_cli_format_count (int64_t n, char *out, size_t size)
-{
-  char digits[32];
-  char buf[48];
-  int len, j = 0;
-  bool negative = n < 0;
-  unsigned long long v = negative ? (unsigned long long) (-(n + 1)) + 1 : (unsigned long long) n;
-
-  len = snprintf (digits, sizeof digits, "%llu", v);
-  if (negative)
-    buf[j++] = '-';
-  for (int i = 0; i < len; i++)
-    {
-      if (i > 0 && (len - i) % 3 == 0)
-        buf[j++] = ',';
-      buf[j++] = digits[i];
-    }
-  buf[j] = '\0';
-  snprintf (out, size, "%s", buf);
-}
-
-void
 tb_cli_format_duration (double seconds, char *out, size_t size)
 {
   if (!(seconds >= 0) || seconds > 1e7)

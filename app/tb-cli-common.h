@@ -94,9 +94,8 @@ const char *tb_cli_help_text (const char *command);
 /* Print the help of a command to stdout. */
 void tb_cli_print_help (const char *command);
 
-/* Human-readable sizes and counts. */
+/* Human-readable sizes and durations. */
 void tb_cli_format_bytes (uint64_t bytes, char *out, size_t size);   /* "23.4 GiB" */
-void tb_cli_format_count (int64_t n, char *out, size_t size);        /* "1,199,882" */
 void tb_cli_format_duration (double seconds, char *out, size_t size); /* "1:05", "2:03:04" */
 
 /* ---------------------------------------------------------------- progress */
