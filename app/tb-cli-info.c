@@ -170,12 +170,11 @@ print_device (const NnDeviceInfo *d)
 {
   char label[32], mem[32];
 
-  if (d->kind == NN_DEVICE_CPU)
-    snprintf (label, sizeof label, "cpu");
-  else if (d->usable)
-    snprintf (label, sizeof label, "cuda:%d", d->index);
-  else
+  /* The one unusable CUDA entry stands for no GPU at all: no index. */
+  if (d->kind == NN_DEVICE_CUDA && !d->usable)
     snprintf (label, sizeof label, "cuda");
+  else
+    tb_cli_device_label (d->kind, d->index, label, sizeof label);
   tb_cli_format_bytes (d->memory_bytes, mem, sizeof mem);
 
   if (!d->usable)
