@@ -303,12 +303,25 @@ load_dataset (const char *name, int32_t limit_train, int32_t limit_test, char *w
 }
 
 static void
-parse_device (const char *command, const char *text, NnDeviceKind *kind, int32_t *index)
+parse_device (const char *command, const char *option, const char *text, NnDeviceKind *kind,
+              int32_t *index)
 {
   NnError error;
   nn_error_clear (&error);
   if (nn_device_parse (text, kind, index, &error) != NN_OK)
-    tb_cli_usage_error (command, "--device: %s", error.message);
+    tb_cli_usage_error (command, "--%s: %s", option, error.message);
+}
+
+/* A preset's model and training defaults (options given later override them). */
+static void
+config_from_preset (NnTrainConfig *c, const NnPreset *preset)
+{
+  c->spec_text = preset->spec;
+  c->model_name = preset->name;
+  c->optimizer = nn_optimizer_defaults (preset->optimizer);
+  c->optimizer.lr = preset->lr;
+  c->batch_size = preset->batch_size;
+  c->epochs = preset->epochs;
 }
 
 /* What a run is about to do: a block of lines for train, one line per run
@@ -419,12 +432,7 @@ tb_cli_cmd_train (int argc, char **argv)
   if (preset_name != NULL)
     {
       preset = tb_cli_find_preset (cmd, preset_name);
-      c->spec_text = preset->spec;
-      c->model_name = preset->name;
-      c->optimizer = nn_optimizer_defaults (preset->optimizer);
-      c->optimizer.lr = preset->lr;
-      c->batch_size = preset->batch_size;
-      c->epochs = preset->epochs;
+      config_from_preset (c, preset);
     }
   else
     {
@@ -465,7 +473,7 @@ tb_cli_cmd_train (int argc, char **argv)
   if ((value = tb_cli_arg (&args, "seed")) != NULL)
     c->seed = tb_cli_parse_u64 (cmd, "seed", value);
   if ((value = tb_cli_arg (&args, "device")) != NULL)
-    parse_device (cmd, value, &c->device.kind, &c->device.index);
+    parse_device (cmd, "device", value, &c->device.kind, &c->device.index);
   if ((value = tb_cli_arg (&args, "threads")) != NULL)
     c->device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
   if ((value = tb_cli_arg (&args, "tf32")) != NULL)
@@ -544,7 +552,7 @@ tb_cli_cmd_evaluate (int argc, char **argv)
     tb_cli_usage_error (cmd, "which weights? Give --weights FILE (saved by train "
                              "--save-weights)");
   if ((value = tb_cli_arg (&args, "device")) != NULL)
-    parse_device (cmd, value, &device.kind, &device.index);
+    parse_device (cmd, "device", value, &device.kind, &device.index);
   if ((value = tb_cli_arg (&args, "threads")) != NULL)
     device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
   if ((value = tb_cli_arg (&args, "tf32")) != NULL)
@@ -766,13 +774,9 @@ tb_cli_cmd_reproduce (int argc, char **argv)
       int n = split_list (buf, words, 64);
       for (int i = 0; i < n; i++)
         {
-          NnError error;
           if (device_count == MAX_DEVICES)
             tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
-          nn_error_clear (&error);
-          if (nn_device_parse (words[i], &kinds[device_count], &indices[device_count], &error)
-              != NN_OK)
-            tb_cli_usage_error (cmd, "--devices: %s", error.message);
+          parse_device (cmd, "devices", words[i], &kinds[device_count], &indices[device_count]);
           device_count++;
         }
     }
@@ -869,12 +873,9 @@ tb_cli_cmd_reproduce (int argc, char **argv)
 
         memset (&run, 0, sizeof run);
         nn_train_config_init (c);
-        c->spec_text = presets[p]->spec;
-        c->model_name = presets[p]->name;
-        c->optimizer = nn_optimizer_defaults (presets[p]->optimizer);
-        c->optimizer.lr = presets[p]->lr;
-        c->batch_size = presets[p]->batch_size;
-        c->epochs = epochs > 0 ? epochs : presets[p]->epochs;
+        config_from_preset (c, presets[p]);
+        if (epochs > 0)
+          c->epochs = epochs;
         if (seed_given)
           c->seed = seed;
         c->device.kind = kinds[d];
