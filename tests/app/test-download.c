@@ -200,7 +200,7 @@ test_good (void)
   g_assert_cmpuint (len, ==, BODY_SIZE);
   g_assert_cmpmem (contents, len, body, BODY_SIZE);
   g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
-  /* progress reached the main thread, coalesced, and says how far */
+  /* progress reached the main thread and says how far */
   g_assert_cmpuint (r.progress_calls, >, 0);
   g_assert_false (r.off_main_thread);
   g_assert_cmpint (r.last_total, ==, BODY_SIZE);
@@ -241,37 +241,35 @@ test_redirect (void)
   g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 }
 
+/* a download that fails with `code` leaves nothing under either name */
 static void
-test_bad_checksum (void)
+check_fails_cleanly (const char *server_path,
+                     const char *name,
+                     int         code)
 {
-  g_autofree char *path = dest ("bad.npz");
+  g_autofree char *path = dest (name);
   g_autofree char *part = g_strconcat (path, ".part", NULL);
   Result r = { 0 };
 
-  download ("/bad.npz", path, NULL, &r);
+  download (server_path, path, NULL, &r);
   g_assert_false (r.ok);
-  g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_CHECKSUM);
+  g_assert_error (r.error, TB_DOWNLOAD_ERROR, code);
   g_test_message ("%s", r.error->message);
   g_clear_error (&r.error);
-  /* nothing is left under either name */
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
 }
 
 static void
+test_bad_checksum (void)
+{
+  check_fails_cleanly ("/bad.npz", "bad.npz", TB_DOWNLOAD_ERROR_CHECKSUM);
+}
+
+static void
 test_cut (void)
 {
-  g_autofree char *path = dest ("cut.npz");
-  g_autofree char *part = g_strconcat (path, ".part", NULL);
-  Result r = { 0 };
-
-  download ("/cut.npz", path, NULL, &r);
-  g_assert_false (r.ok);
-  g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_TRUNCATED);
-  g_test_message ("%s", r.error->message);
-  g_clear_error (&r.error);
-  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
-  g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
+  check_fails_cleanly ("/cut.npz", "cut.npz", TB_DOWNLOAD_ERROR_TRUNCATED);
 }
 
 static gboolean
