@@ -108,19 +108,13 @@ _tb_window_runs_reload (TbWindow *self)
 {
   g_autofree char *folder = _tb_window_runs_dir (self);
   g_autoptr(GHashTable) was_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GPtrArray) selected = selected_runs (self);
   GtkWidget *child;
   guint skipped = 0;
 
   /* keep the selection across reloads */
-  for (child = gtk_widget_get_first_child (self->runs_list); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (child), "check");
-      TbRun *run = g_object_get_data (G_OBJECT (child), "run");
-
-      if (check != NULL && run != NULL && gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
-        g_hash_table_add (was_selected, g_strdup (run->path));
-    }
+  for (guint i = 0; i < selected->len; i++)
+    g_hash_table_add (was_selected, g_strdup (((TbRun *) g_ptr_array_index (selected, i))->path));
 
   while ((child = gtk_widget_get_first_child (self->runs_list)) != NULL)
     gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), child);
