@@ -490,7 +490,7 @@ _tb_window_data_init (TbWindow *self)
 
   /* download */
   group = group_new (self, _("Download"), NULL);
-  self->download_row = row = adw_action_row_new ();
+  row = adw_action_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("MNIST from the Keras mirror"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("11 MB, checked with SHA-256"));
   self->download_progress = gtk_progress_bar_new ();

@@ -55,10 +55,8 @@ struct _TbWindow
 
   /* Data page */
   GtkWidget *dataset_group;       /* AdwPreferencesGroup of known sets */
-  GtkWidget *dataset_first_check; /* radio group leader */
   GtkWidget *other_row;           /* AdwActionRow for a chosen file */
   GtkWidget *other_check;
-  GtkWidget *download_row;
   GtkWidget *download_button;
   GtkWidget *download_cancel;
   GtkWidget *download_progress;
@@ -68,7 +66,6 @@ struct _TbWindow
   GtkWidget *samples_label;
 
   /* Train page */
-  GtkWidget *device_list;         /* GtkListBox */
   GtkWidget *threads_spin;
   GtkWidget *optimizer_row;       /* AdwComboRow */
   GtkWidget *lr_spin;
