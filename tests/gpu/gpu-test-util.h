@@ -1,6 +1,7 @@
 /* gpu-test-util.h: what the GPU tests share: opening the CPU and CUDA
  * backends through the engine's normal path, moving host arrays in and out,
- * and comparing results. Header-only, static functions.
+ * and comparing results. Header-only: static inline, so a test that uses
+ * only some of them compiles without unused-function warnings.
  */
 #pragma once
 
@@ -13,7 +14,7 @@
 #include <string.h>
 
 /* Why no CUDA device can be used (from nn_device_list), or NULL when one can. */
-static const char *
+static inline const char *
 gpu_unusable_reason (void)
 {
   static char reason[300];
@@ -31,7 +32,7 @@ gpu_unusable_reason (void)
   return reason;
 }
 
-static bool
+static inline bool
 gpu_open (NnDeviceKind kind, bool tf32, NnBackend *backend)
 {
   NnDeviceOptions options = { .kind = kind, .index = 0, .threads = 0, .tf32 = tf32 };
@@ -46,7 +47,7 @@ gpu_open (NnDeviceKind kind, bool tf32, NnBackend *backend)
 }
 
 /* Device copy of a host array (bytes), or NULL (with a diagnostic). */
-static void *
+static inline void *
 gpu_put (NnBackend *b, const void *host, size_t bytes)
 {
   void *p = NULL;
@@ -65,7 +66,7 @@ gpu_put (NnBackend *b, const void *host, size_t bytes)
 }
 
 /* Host copy (malloc'd) of device bytes. */
-static void *
+static inline void *
 gpu_get (NnBackend *b, const void *dev, size_t bytes)
 {
   void *host = malloc (bytes > 0 ? bytes : 1);
@@ -79,7 +80,7 @@ gpu_get (NnBackend *b, const void *dev, size_t bytes)
 }
 
 /* ||a - b|| / ||b|| (0 when both are 0); infinity when a has a NaN. */
-static double
+static inline double
 gpu_rel_err (const float *a, const float *b, size_t count)
 {
   double num = 0.0, den = 0.0;
@@ -98,7 +99,7 @@ gpu_rel_err (const float *a, const float *b, size_t count)
   return sqrt (num) / (den > 0.0 ? sqrt (den) : 1e-30);
 }
 
-static void
+static inline void
 gpu_fill_random (float *x, size_t count, uint64_t *rng, float lo, float hi)
 {
   for (size_t i = 0; i < count; i++)
