@@ -17,10 +17,10 @@ empty_kernel (float *p)
 #define CHECK(x)                                                                                   \
   do                                                                                               \
     {                                                                                              \
-      cudaError_t err_ = (x);                                                                         \
-      if (err_ != cudaSuccess)                                                                      \
+      cudaError_t err_ = (x);                                                                      \
+      if (err_ != cudaSuccess)                                                                     \
         {                                                                                          \
-          fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (err_));                              \
+          fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (err_));                             \
           return 1;                                                                                \
         }                                                                                          \
     }                                                                                              \
