@@ -93,36 +93,39 @@ home_dir (char *out, size_t size)
 }
 
 void
-nn_dataset_user_dir (char *out, size_t size)
+_nn_user_data_dir (const char *leaf, char *out, size_t size)
 {
+  char home[PATH_SIZE];
+
   if (out == NULL || size == 0)
     return;
 #ifdef _WIN32
-  {
-    const char *base = getenv ("LOCALAPPDATA");
-    if (base != NULL && base[0] != '\0')
-      snprintf (out, size, "%s\\Trainbench\\datasets", base);
-    else
-      {
-        char home[PATH_SIZE];
-        home_dir (home, sizeof home);
-        snprintf (out, size, "%s\\AppData\\Local\\Trainbench\\datasets", home);
-      }
-  }
+  const char *base = getenv ("LOCALAPPDATA");
+  if (base != NULL && base[0] != '\0')
+    {
+      snprintf (out, size, "%s\\Trainbench\\%s", base, leaf);
+      return;
+    }
+  home_dir (home, sizeof home);
+  snprintf (out, size, "%s\\AppData\\Local\\Trainbench\\%s", home[0] != '\0' ? home : ".",
+            leaf);
 #else
-  {
-    /* The XDG spec says a relative XDG_DATA_HOME is invalid and to be ignored. */
-    const char *xdg = getenv ("XDG_DATA_HOME");
-    if (xdg != NULL && xdg[0] == '/')
-      snprintf (out, size, "%s/trainbench/datasets", xdg);
-    else
-      {
-        char home[PATH_SIZE];
-        home_dir (home, sizeof home);
-        snprintf (out, size, "%s/.local/share/trainbench/datasets", home);
-      }
-  }
+  /* The XDG spec says a relative XDG_DATA_HOME is invalid and to be ignored. */
+  const char *xdg = getenv ("XDG_DATA_HOME");
+  if (xdg != NULL && xdg[0] == '/')
+    {
+      snprintf (out, size, "%s/trainbench/%s", xdg, leaf);
+      return;
+    }
+  home_dir (home, sizeof home);
+  snprintf (out, size, "%s/.local/share/trainbench/%s", home[0] != '\0' ? home : ".", leaf);
 #endif
+}
+
+void
+nn_dataset_user_dir (char *out, size_t size)
+{
+  _nn_user_data_dir ("datasets", out, size);
 }
 
 /* ---------------------------------------------------------------- IDX folders */

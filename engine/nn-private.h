@@ -34,6 +34,13 @@ void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3)
 /* Monotonic seconds from an arbitrary origin. */
 double _nn_now (void);
 
+/* ---------------------------------------------------------------- folders */
+
+/* The user's Trainbench folder `leaf` ("datasets", "runs"):
+ * $XDG_DATA_HOME/trainbench/LEAF or ~/.local/share/trainbench/LEAF, on
+ * Windows %LOCALAPPDATA%\Trainbench\LEAF. In nn-dataset.c. */
+void _nn_user_data_dir (const char *leaf, char *out, size_t size);
+
 /* ---------------------------------------------------------------- shapes */
 
 /* A sample's shape: rank 1 (c = features, h = w = 1) or rank 3 (c, h, w). */

@@ -27,7 +27,6 @@
 #include <process.h>
 #include <windows.h>
 #else
-#include <pwd.h>
 #include <sys/random.h>
 #include <unistd.h>
 #endif
@@ -601,34 +600,7 @@ nn_run_id_new (const char *model_name,
 void
 nn_runs_dir (char *out, size_t size)
 {
-  if (out == NULL || size == 0)
-    return;
-#ifdef _WIN32
-  const char *base = getenv ("LOCALAPPDATA");
-  if (base != NULL && base[0] != '\0')
-    snprintf (out, size, "%s\\Trainbench\\runs", base);
-  else
-    {
-      const char *home = getenv ("USERPROFILE");
-      snprintf (out, size, "%s\\AppData\\Local\\Trainbench\\runs",
-                home != NULL && home[0] != '\0' ? home : ".");
-    }
-#else
-  /* XDG: a relative XDG_DATA_HOME is invalid and must be ignored. */
-  const char *xdg = getenv ("XDG_DATA_HOME");
-  if (xdg != NULL && xdg[0] == '/')
-    {
-      snprintf (out, size, "%s/trainbench/runs", xdg);
-      return;
-    }
-  const char *home = getenv ("HOME");
-  if (home == NULL || home[0] == '\0')
-    {
-      struct passwd *pw = getpwuid (getuid ());
-      home = pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : ".";
-    }
-  snprintf (out, size, "%s/.local/share/trainbench/runs", home);
-#endif
+  _nn_user_data_dir ("runs", out, size);
 }
 
 void
