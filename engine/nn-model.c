@@ -80,20 +80,11 @@ device_free (NnModel *model, void *ptr)
     model->backend.ops->free (model->backend.ctx, ptr);
 }
 
-static uint64_t
-splitmix64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 uint64_t
 _nn_layer_seed (const NnModel *model, const NnLayer *layer)
 {
   uint64_t state = model->seed ^ (0xA0761D6478BD642Full * (uint64_t) (layer->index + 1));
-  return splitmix64 (&state);
+  return _nn_splitmix64 (&state);
 }
 
 static const NnLayerClass *
@@ -143,7 +134,7 @@ init_weights (NnModel *model, float *host)
       limit = sqrt (6.0 / (double) (layer->fan_in + layer->fan_out));
       for (int64_t j = 0; j < layer->w_count; j++)
         {
-          double u = (double) (splitmix64 (&state) >> 11) * (1.0 / 9007199254740992.0);
+          double u = (double) (_nn_splitmix64 (&state) >> 11) * (1.0 / 9007199254740992.0);
           w[j] = (float) ((2.0 * u - 1.0) * limit);
         }
       memset (w + layer->w_count, 0, sizeof (float) * (size_t) layer->b_count);

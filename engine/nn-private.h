@@ -34,6 +34,18 @@ void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3)
 /* Monotonic seconds from an arbitrary origin. */
 double _nn_now (void);
 
+/* ---------------------------------------------------------------- randomness */
+
+/* The next number of a splitmix64 sequence (weights, shuffles, sampling). */
+static inline uint64_t
+_nn_splitmix64 (uint64_t *state)
+{
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 /* ---------------------------------------------------------------- folders */
 
 /* The user's Trainbench folder `leaf` ("datasets", "runs"):

@@ -300,15 +300,6 @@ typedef struct
   int32_t epoch_count;
 } Run;
 
-static uint64_t
-splitmix64 (uint64_t *state)
-{
-  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static void
 record_step_time (Run *run, double seconds)
 {
@@ -317,7 +308,7 @@ record_step_time (Run *run, double seconds)
   else
     {
       /* reservoir sampling: keep a uniform sample of all steps */
-      uint64_t j = splitmix64 (&run->reservoir_rng) % (uint64_t) (run->step_times_count + 1);
+      uint64_t j = _nn_splitmix64 (&run->reservoir_rng) % (uint64_t) (run->step_times_count + 1);
       if (j < (uint64_t) run->step_times_cap)
         run->step_times[j] = seconds;
     }
@@ -724,7 +715,7 @@ shuffle (int32_t *perm, int32_t count, uint64_t seed, int32_t epoch)
     perm[i] = i;
   for (int32_t i = count - 1; i > 0; i--)
     {
-      int32_t j = (int32_t) (splitmix64 (&state) % (uint64_t) (i + 1));
+      int32_t j = (int32_t) (_nn_splitmix64 (&state) % (uint64_t) (i + 1));
       int32_t t = perm[i];
       perm[i] = perm[j];
       perm[j] = t;
