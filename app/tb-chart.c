@@ -105,21 +105,6 @@ tb_chart_data_copy (const TbChartData *data)
   return copy;
 }
 
-void
-tb_chart_data_clear_points (TbChartData *data)
-{
-  g_return_if_fail (data != NULL);
-
-  for (guint i = 0; i < data->series->len; i++)
-    {
-      TbChartSeries *s = g_ptr_array_index (data->series, i);
-
-      g_array_set_size (s->x, 0);
-      g_array_set_size (s->y, 0);
-      g_ptr_array_set_size (s->notes, 0);
-    }
-}
-
 TbChartSeries *
 tb_chart_data_add_series (TbChartData *data,
                           const char  *label,

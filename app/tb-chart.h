@@ -57,8 +57,6 @@ TbChartData *tb_chart_data_new (TbChartKind  kind,
                                 const char  *y_label);
 void tb_chart_data_free (TbChartData *data);
 TbChartData *tb_chart_data_copy (const TbChartData *data);
-/* Remove every point (keeps series, labels, colours). */
-void tb_chart_data_clear_points (TbChartData *data);
 
 /* The new series is borrowed from `data`. color 0 picks the palette's next. */
 TbChartSeries *tb_chart_data_add_series (TbChartData *data,

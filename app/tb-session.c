@@ -203,13 +203,6 @@ tb_session_new (const TbSessionConfig *config)
   return self;
 }
 
-const TbSessionConfig *
-tb_session_get_config (TbSession *self)
-{
-  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
-  return &self->config;
-}
-
 TbSessionState
 tb_session_get_state (TbSession *self)
 {

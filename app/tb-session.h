@@ -49,7 +49,6 @@ typedef enum
 G_DECLARE_FINAL_TYPE (TbSession, tb_session, TB, SESSION, GObject)
 
 TbSession *tb_session_new (const TbSessionConfig *config);
-const TbSessionConfig *tb_session_get_config (TbSession *self);
 TbSessionState tb_session_get_state (TbSession *self);
 
 void tb_session_run_async (TbSession           *self,
