@@ -799,6 +799,15 @@ report (Run *run, NnProgress *progress)
   return trainer->progress (progress, trainer->progress_data);
 }
 
+/* Marks the run cancelled and says where it stopped. */
+static NnStatus
+cancelled_at (Run *run, int64_t step, int32_t epoch, NnError *error)
+{
+  run->cancelled = true;
+  return _nn_error_set (error, NN_ERROR_CANCELLED, "training was cancelled at step %lld (epoch %d)",
+                        (long long) step, epoch);
+}
+
 static NnStatus
 train_loop (Run *run, double t_entry, NnError *error)
 {
@@ -835,12 +844,7 @@ train_loop (Run *run, double t_entry, NnError *error)
           bool last_in_epoch, due;
 
           if (atomic_load (&trainer->cancel) != 0)
-            {
-              run->cancelled = true;
-              return _nn_error_set (error, NN_ERROR_CANCELLED,
-                                    "training was cancelled at step %lld (epoch %d)",
-                                    (long long) step, epoch);
-            }
+            return cancelled_at (run, step, epoch, error);
           n = step_in_epoch == run->steps_per_epoch - 1 && run->remainder > 0 ? run->remainder
                                                                                : model->batch_size;
           t0 = _nn_now ();
@@ -934,12 +938,7 @@ train_loop (Run *run, double t_entry, NnError *error)
         double eval_start;
 
         if (atomic_load (&trainer->cancel) != 0)
-          {
-            run->cancelled = true;
-            return _nn_error_set (error, NN_ERROR_CANCELLED,
-                                  "training was cancelled at step %lld (epoch %d)",
-                                  (long long) step, epoch);
-          }
+          return cancelled_at (run, step, epoch, error);
         eval_start = _nn_now ();
         memset (rec, 0, sizeof *rec);
         rec->epoch = epoch;
