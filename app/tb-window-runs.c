@@ -147,10 +147,11 @@ _tb_window_runs_reload (TbWindow *self)
   update_comparison (self);
 }
 
-void
-_tb_window_runs_select (TbWindow   *self,
-                        const char *path,
-                        gboolean    selected)
+/* Tick or untick the run at `path` without redrawing the comparison. */
+static void
+set_selected (TbWindow   *self,
+              const char *path,
+              gboolean    selected)
 {
   for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
        row = gtk_widget_get_next_sibling (row))
@@ -159,8 +160,21 @@ _tb_window_runs_select (TbWindow   *self,
       TbRun *run = g_object_get_data (G_OBJECT (row), "run");
 
       if (check != NULL && run != NULL && g_strcmp0 (run->path, path) == 0)
-        gtk_check_button_set_active (GTK_CHECK_BUTTON (check), selected);
+        {
+          g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+          gtk_check_button_set_active (GTK_CHECK_BUTTON (check), selected);
+          g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+        }
     }
+}
+
+void
+_tb_window_runs_select (TbWindow   *self,
+                        const char *path,
+                        gboolean    selected)
+{
+  set_selected (self, path, selected);
+  update_comparison (self);
 }
 
 void
@@ -247,12 +261,14 @@ _tb_window_runs_import (TbWindow  *self,
     }
 
   _tb_window_runs_reload (self);
-  for (guint i = 0; i < imported->len; i++)
-    _tb_window_runs_select (self, g_ptr_array_index (imported, i), TRUE);
   if (imported->len > 0)
     {
       g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", ok), ok);
 
+      /* one comparison for all of them, not one per file */
+      for (guint i = 0; i < imported->len; i++)
+        set_selected (self, g_ptr_array_index (imported, i), TRUE);
+      update_comparison (self);
       _tb_window_toast (self, msg);
       tb_window_show_page (self, "runs");
     }
