@@ -304,7 +304,8 @@ nn_device_list (NnDeviceInfo *out, int max)
           memset (&out[n], 0, sizeof out[n]);
           out[n].kind = NN_DEVICE_CUDA;
           snprintf (out[n].name, sizeof out[n].name, "CUDA GPU");
-          snprintf (out[n].reason, sizeof out[n].reason, "%s", reason[0] ? reason : "no CUDA device");
+          snprintf (out[n].reason, sizeof out[n].reason, "%.255s",
+                    reason[0] ? reason : "no CUDA device");
           n++;
         }
       return n;

@@ -71,7 +71,8 @@ _nn_error_prefix (NnError *error, const char *format, ...)
   vsnprintf (prefix, sizeof prefix, format, args);
   va_end (args);
   memcpy (old, error->message, sizeof old);
-  snprintf (error->message, sizeof error->message, "%s: %s", prefix, old);
+  /* bounded so the pair fits: a long prefix must not push out the cause */
+  snprintf (error->message, sizeof error->message, "%.300s: %.700s", prefix, old);
 }
 
 double
