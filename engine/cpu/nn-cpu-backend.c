@@ -821,6 +821,17 @@ pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *
     }
 }
 
+/* The input rows (or columns) [*lo, *hi) under output position o's
+ * window, clipped to the image; empty where the window lies wholly in the
+ * padding. */
+static inline void
+pool_span (int o, int stride, int pad, int win, int size, int *lo, int *hi)
+{
+  int a = o * stride - pad, b = a + win;
+  *lo = a < 0 ? 0 : a;
+  *hi = b > size ? size : b;
+}
+
 static int
 cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
 {
@@ -843,16 +854,12 @@ cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float 
       float *yp = y + pl * out_plane;
       for (int oy = 0; oy < s->out_h; oy++)
         {
-          int y0 = oy * s->stride_h - s->pad_h;
-          int y1 = y0 + s->win_h;
-          y0 = y0 < 0 ? 0 : y0;
-          y1 = y1 > s->h ? s->h : y1;
+          int y0, y1;
+          pool_span (oy, s->stride_h, s->pad_h, s->win_h, s->h, &y0, &y1);
           for (int ox = 0; ox < s->out_w; ox++)
             {
-              int x0 = ox * s->stride_w - s->pad_w;
-              int x1 = x0 + s->win_w;
-              x0 = x0 < 0 ? 0 : x0;
-              x1 = x1 > s->w ? s->w : x1;
+              int x0, x1;
+              pool_span (ox, s->stride_w, s->pad_w, s->win_w, s->w, &x0, &x1);
               float v;
               if (mode == 0)
                 {
@@ -902,16 +909,12 @@ cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float
       memset (dxp, 0, in_plane * sizeof (float));
       for (int oy = 0; oy < s->out_h; oy++)
         {
-          int y0 = oy * s->stride_h - s->pad_h;
-          int y1 = y0 + s->win_h;
-          y0 = y0 < 0 ? 0 : y0;
-          y1 = y1 > s->h ? s->h : y1;
+          int y0, y1;
+          pool_span (oy, s->stride_h, s->pad_h, s->win_h, s->h, &y0, &y1);
           for (int ox = 0; ox < s->out_w; ox++)
             {
-              int x0 = ox * s->stride_w - s->pad_w;
-              int x1 = x0 + s->win_w;
-              x0 = x0 < 0 ? 0 : x0;
-              x1 = x1 > s->w ? s->w : x1;
+              int x0, x1;
+              pool_span (ox, s->stride_w, s->pad_w, s->win_w, s->w, &x0, &x1);
               float g = dyp[oy * s->out_w + ox];
               if (y1 <= y0 || x1 <= x0)
                 continue;
