@@ -73,7 +73,7 @@ add_runs (GPtrArray  *runs,
 
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
-      g_autoptr(GPtrArray) found = tb_run_load_folder (path, NULL);
+      g_autoptr(GPtrArray) found = tb_run_load_folder (path, NULL, NULL, NULL);
 
       for (guint i = 0; i < found->len; i++)
         g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (found, i)));

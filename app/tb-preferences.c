@@ -104,6 +104,29 @@ scheme_set_mapping (const GValue       *value,
   return g_variant_new_string (i < 3 ? scheme_ids[i] : "default");
 }
 
+/* ------------------------------------------------------------ devices */
+
+/* Listing the devices loads the CUDA module and asks the driver, which can
+ * take seconds: a worker does it while a spinner row waits in its place. */
+
+typedef struct
+{
+  NnDeviceInfo devices[16];
+  int n;
+} DeviceList;
+
+static void
+list_devices_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  DeviceList *list = g_new0 (DeviceList, 1);
+
+  list->n = nn_device_list (list->devices, G_N_ELEMENTS (list->devices));
+  g_task_return_pointer (task, list, g_free);
+}
+
 static void
 device_selected_cb (AdwComboRow *row,
                     GParamSpec  *pspec,
@@ -117,20 +140,77 @@ device_selected_cb (AdwComboRow *row,
     g_settings_set_string (settings, "default-device", id);
 }
 
+/* Main thread: the devices are known; the combo row takes the spinner's
+ * place. */
+static void
+devices_listed_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree DeviceList *list = g_task_propagate_pointer (G_TASK (result), &error);
+  GtkWidget *window = GTK_WIDGET (object);
+  GSettings *settings;
+  GtkWidget *row, *looking;
+  GtkStringList *device_ids;
+  g_autoptr(GtkStringList) device_names = NULL;
+  g_autofree char *current = NULL;
+  guint selected = 0;
+
+  if (list == NULL)
+    return;   /* cancelled: the window closed first */
+
+  settings = g_object_get_data (G_OBJECT (window), "settings");
+  row = g_object_get_data (G_OBJECT (window), "device-row");
+  looking = g_object_get_data (G_OBJECT (window), "device-looking-row");
+  device_ids = g_object_get_data (G_OBJECT (row), "ids");
+  device_names = gtk_string_list_new (NULL);
+  current = g_settings_get_string (settings, "default-device");
+
+  for (int i = 0; i < list->n; i++)
+    {
+      const NnDeviceInfo *dev = &list->devices[i];
+      g_autofree char *id = dev->kind == NN_DEVICE_CPU ? g_strdup ("cpu")
+                                                       : g_strdup_printf ("cuda:%d", dev->index);
+      g_autofree char *label = NULL;
+
+      if (dev->kind == NN_DEVICE_CPU)
+        label = g_strdup_printf (_("CPU · %s"), dev->name);
+      else if (dev->usable)
+        label = g_strdup_printf (_("GPU %d · %s"), dev->index, dev->name);
+      else
+        label = g_strdup_printf (_("GPU %d · %s (not usable)"), dev->index, dev->name);
+
+      gtk_string_list_append (device_ids, id);
+      gtk_string_list_append (device_names, label);
+      if (g_strcmp0 (id, current) == 0)
+        selected = (guint) i;
+    }
+  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (device_names));
+  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected);
+  /* connected now, so showing the stored choice does not write it back */
+  g_signal_connect (row, "notify::selected", G_CALLBACK (device_selected_cb), settings);
+  gtk_widget_set_visible (looking, FALSE);
+  gtk_widget_set_visible (row, TRUE);
+}
+
+static void
+cancel_on_destroy_cb (GtkWidget    *window,
+                      GCancellable *cancellable)
+{
+  g_cancellable_cancel (cancellable);
+}
+
 GtkWidget *
 tb_preferences_window_new (GtkWindow *parent)
 {
   GSettings *settings = tb_settings_new ();
   GtkWidget *window = adw_preferences_window_new ();
   GtkWidget *page = adw_preferences_page_new ();
-  GtkWidget *group, *row, *button, *reset, *spin, *sw;
+  GtkWidget *group, *row, *button, *reset, *spin, *sw, *spinner;
   g_autoptr(GtkStringList) schemes = gtk_string_list_new (NULL);
-  g_autoptr(GtkStringList) device_names = gtk_string_list_new (NULL);
-  GtkStringList *device_ids = gtk_string_list_new (NULL);
-  NnDeviceInfo devices[16];
-  int n = nn_device_list (devices, 16);
-  g_autofree char *current = g_settings_get_string (settings, "default-device");
-  guint selected = 0;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GTask) task = NULL;
 
   gtk_window_set_transient_for (GTK_WINDOW (window), parent);
   gtk_window_set_modal (GTK_WINDOW (window), TRUE);
@@ -162,28 +242,34 @@ tb_preferences_window_new (GtkWindow *parent)
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Training Defaults"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
 
-  for (int i = 0; i < n; i++)
-    {
-      g_autofree char *id = devices[i].kind == NN_DEVICE_CPU ? g_strdup ("cpu")
-                                                             : g_strdup_printf ("cuda:%d", devices[i].index);
-      g_autofree char *label = devices[i].kind == NN_DEVICE_CPU
-        ? g_strdup_printf ("CPU · %s", devices[i].name)
-        : g_strdup_printf ("GPU %d · %s%s", devices[i].index, devices[i].name,
-                           devices[i].usable ? "" : _(" (not usable)"));
+  /* until the worker answers: a spinner row in the combo row's place */
+  row = adw_action_row_new ();
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Default device"));
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Looking for devices…"));
+  gtk_widget_set_name (row, "device-looking-row");
+  spinner = gtk_spinner_new ();
+  gtk_spinner_start (GTK_SPINNER (spinner));
+  gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spinner);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  g_object_set_data (G_OBJECT (window), "device-looking-row", row);
 
-      gtk_string_list_append (device_ids, id);
-      gtk_string_list_append (device_names, label);
-      if (g_strcmp0 (id, current) == 0)
-        selected = (guint) i;
-    }
   row = adw_combo_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Default _device"));
   adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (device_names));
-  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected);
-  g_object_set_data_full (G_OBJECT (row), "ids", device_ids, g_object_unref);
-  g_signal_connect (row, "notify::selected", G_CALLBACK (device_selected_cb), settings);
+  gtk_widget_set_name (row, "device-row");
+  gtk_widget_set_visible (row, FALSE);
+  g_object_set_data_full (G_OBJECT (row), "ids", gtk_string_list_new (NULL), g_object_unref);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  g_object_set_data (G_OBJECT (window), "device-row", row);
+
+  /* the task holds the window until the worker returns; closing the window
+   * cancels it, so the answer then touches nothing */
+  g_object_set_data_full (G_OBJECT (window), "device-cancellable", g_object_ref (cancellable), g_object_unref);
+  g_signal_connect (window, "destroy", G_CALLBACK (cancel_on_destroy_cb), cancellable);
+  task = g_task_new (window, cancellable, devices_listed_cb, NULL);
+  g_task_set_source_tag (task, tb_preferences_window_new);
+  g_task_run_in_thread (task, list_devices_thread);
 
   row = adw_action_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("CPU _threads"));

@@ -3,6 +3,7 @@
  */
 #include "tb-config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -141,24 +142,49 @@ TbRun *
 tb_run_load (const char  *path,
              GError     **error)
 {
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!g_file_get_contents (path, &contents, &length, &local_error))
+    {
+      g_autofree char *display = g_filename_display_basename (path);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("“%s” is not a readable result file: %s"), display, local_error->message);
+      return NULL;
+    }
+  return tb_run_load_data (path, contents, length, error);
+}
+
+TbRun *
+tb_run_load_data (const char  *path,
+                  const char  *data,
+                  gsize        length,
+                  GError     **error)
+{
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
   g_autoptr(TbRun) run = NULL;
   g_autofree char *display = NULL;
+  g_autoptr(JsonNode) node = NULL;
   JsonObject *root, *system, *os, *cpu, *device, *dataset, *model, *hyper, *steps;
-  JsonNode *node;
   double schema;
 
   g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
 
   display = g_filename_display_basename (path);
-  if (!json_parser_load_from_file (parser, path, &local_error))
+  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) length, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                    _("“%s” is not a readable result file: %s"), display, local_error->message);
       return NULL;
     }
-  node = json_parser_get_root (parser);
+  /* the run keeps the tree for JSON export: taken, not copied */
+  node = json_parser_steal_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -174,7 +200,7 @@ tb_run_load (const char  *path,
     }
 
   run = g_atomic_rc_box_new0 (TbRun);
-  run->root = json_node_copy (node);
+  run->root = json_node_ref (node);
   run->path = g_strdup (path);
   run->run_id = get_string (root, "run_id");
   run->started_at = get_string (root, "started_at");
@@ -292,35 +318,52 @@ tb_run_load (const char  *path,
   return g_steal_pointer (&run);
 }
 
-static int
-compare_newest_first (gconstpointer a,
-                      gconstpointer b)
+int
+tb_run_compare (const TbRun *a,
+                const TbRun *b)
 {
-  const TbRun *ra = *(TbRun * const *) a;
-  const TbRun *rb = *(TbRun * const *) b;
+  int by_time;
 
-  return g_strcmp0 (rb->started_at, ra->started_at);
+  g_return_val_if_fail (a != NULL && b != NULL, 0);
+
+  /* ISO 8601 UTC strings sort as text; the path breaks ties, so runs that
+   * started in the same second keep one order however they were read */
+  by_time = g_strcmp0 (b->started_at, a->started_at);
+  return by_time != 0 ? by_time : g_strcmp0 (a->path, b->path);
+}
+
+static int
+compare_cb (gconstpointer a,
+            gconstpointer b)
+{
+  return tb_run_compare (*(TbRun * const *) a, *(TbRun * const *) b);
 }
 
 GPtrArray *
-tb_run_load_folder (const char *folder,
-                    guint      *skipped)
+tb_run_load_folder (const char    *folder,
+                    guint         *skipped,
+                    GCancellable  *cancellable,
+                    GError       **error)
 {
-  GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
   g_autoptr(GDir) dir = NULL;
   const char *name;
+
+  g_return_val_if_fail (folder != NULL, NULL);
 
   if (skipped != NULL)
     *skipped = 0;
   dir = g_dir_open (folder, 0, NULL);
   if (dir == NULL)
-    return runs;
+    return g_steal_pointer (&runs);   /* no runs yet */
 
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *path = NULL;
       TbRun *run;
 
+      if (g_cancellable_set_error_if_cancelled (cancellable, error))
+        return NULL;
       if (!g_str_has_suffix (name, ".json"))
         continue;
       path = g_build_filename (folder, name, NULL);
@@ -330,8 +373,72 @@ tb_run_load_folder (const char *folder,
       else if (skipped != NULL)
         (*skipped)++;
     }
-  g_ptr_array_sort (runs, compare_newest_first);
-  return runs;
+  g_ptr_array_sort (runs, compare_cb);
+  return g_steal_pointer (&runs);
+}
+
+/* The run id comes from a file of unknown origin: keep it a plain file name
+ * ("../x" or "a/b" must not leave the runs folder). */
+static char *
+import_name (const char *run_id)
+{
+  char *name = g_strconcat (run_id, ".json", NULL);
+
+  g_strcanon (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
+  if (name[0] == '.')
+    name[0] = '_';
+  return name;
+}
+
+TbRun *
+tb_run_import (const char  *source,
+               const char  *folder,
+               gboolean    *copied,
+               GError     **error)
+{
+  g_autofree char *contents = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *dest = NULL;
+  g_autoptr(TbRun) run = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (source != NULL, NULL);
+  g_return_val_if_fail (folder != NULL, NULL);
+
+  if (copied != NULL)
+    *copied = FALSE;
+  /* read once: the bytes checked are the bytes copied */
+  if (!g_file_get_contents (source, &contents, &length, &local_error))
+    {
+      g_autofree char *display = g_filename_display_basename (source);
+
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("“%s” is not a readable result file: %s"), display, local_error->message);
+      return NULL;
+    }
+  run = tb_run_load_data (source, contents, length, error);
+  if (run == NULL)
+    return NULL;
+
+  name = import_name (run->run_id);
+  dest = g_build_filename (folder, name, NULL);
+  g_free (run->path);
+  run->path = g_strdup (dest);
+  if (g_file_test (dest, G_FILE_TEST_EXISTS))
+    return g_steal_pointer (&run);   /* already in the history */
+  if (g_mkdir_with_parents (folder, 0755) != 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
+                   _("Could not create the runs folder “%s”"), folder);
+      return NULL;
+    }
+  /* copied whole, so no field is lost */
+  if (!g_file_set_contents (dest, contents, (gssize) length, error))
+    return NULL;
+  if (copied != NULL)
+    *copied = TRUE;
+  return g_steal_pointer (&run);
 }
 
 static int

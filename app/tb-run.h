@@ -64,14 +64,37 @@ TbRun *tb_run_ref (TbRun *run);
 void tb_run_unref (TbRun *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbRun, tb_run_unref)
 
-/* Read and check a result file. Errors name the file and the field. */
+/* Read and check a result file. Errors name the file and the field. The
+ * tb_run_load* and tb_run_import functions touch no shared state, so the app
+ * calls them in worker threads. */
 TbRun *tb_run_load (const char  *path,
                     GError     **error);
+/* The same for a file already read into memory; `path` is where it came
+ * from: the run's path and the name in errors. */
+TbRun *tb_run_load_data (const char  *path,
+                         const char  *data,
+                         gsize        length,
+                         GError     **error);
 
-/* Every readable result in a folder, newest first; unreadable files are
- * skipped and counted in `skipped`. */
-GPtrArray *tb_run_load_folder (const char *folder,
-                               guint      *skipped);
+/* The history's order: newest first, then by path (a stable total order). */
+int tb_run_compare (const TbRun *a,
+                    const TbRun *b);
+
+/* Every readable result in a folder in tb_run_compare order; unreadable
+ * files are skipped and counted in `skipped`. A missing folder has no runs.
+ * NULL with G_IO_ERROR_CANCELLED when `cancellable` is cancelled midway. */
+GPtrArray *tb_run_load_folder (const char    *folder,
+                               guint         *skipped,
+                               GCancellable  *cancellable,
+                               GError       **error);
+
+/* Check the result file `source` (read once) and copy it whole into
+ * `folder` under its run id; a run already there is not written again
+ * (`copied` FALSE). The run returned has the copy's path. */
+TbRun *tb_run_import (const char  *source,
+                      const char  *folder,
+                      gboolean    *copied,
+                      GError     **error);
 
 /* Median seconds per epoch (NAN when no epoch finished). */
 double tb_run_seconds_per_epoch (const TbRun *run);

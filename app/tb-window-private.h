@@ -14,6 +14,8 @@
 
 #define TB_MAX_DEVICES 16
 
+typedef struct _TbRunsJob TbRunsJob;
+
 struct _TbWindow
 {
   AdwApplicationWindow parent_instance;
@@ -23,7 +25,10 @@ struct _TbWindow
   TbSession *session;            /* the current or last run */
   GQueue *queue;                 /* TbSessionConfig *: runs still to do (reproduce) */
   GPtrArray *queue_results;      /* char *: result paths of the queued runs */
-  GPtrArray *runs;               /* TbRun *: the history */
+  GPtrArray *runs;               /* TbRun *: the history, in tb_run_compare order, one per row */
+  GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order */
+  TbRunsJob *runs_job;           /* borrowed from its GTask: the load in its worker, or NULL */
+  GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
   GCancellable *download_cancellable;
   GCancellable *preview_cancellable;
   char *dataset;                 /* chosen data set: name or path */
@@ -123,10 +128,19 @@ int _tb_window_data_test_limit (TbWindow *self);
 /* tb-window-runs.c */
 void _tb_window_runs_class_init (GtkWidgetClass *widget_class);
 void _tb_window_runs_init (TbWindow *self);
+/* Read the whole runs folder again, in a worker; the rows follow. */
 void _tb_window_runs_reload (TbWindow *self);
-void _tb_window_runs_select (TbWindow   *self,
-                             const char *path,
-                             gboolean    selected);
+/* Read one new result file (a run just saved), in a worker, and add its
+ * row; `select` ticks it for the comparison. */
+void _tb_window_runs_add (TbWindow   *self,
+                          const char *path,
+                          gboolean    select);
+/* History loads queued or in their worker (0: the rows are up to date). */
+guint _tb_window_runs_pending (TbWindow *self);
+/* Cancel the loads: the window is going. */
+void _tb_window_runs_dispose (TbWindow *self);
+/* Check and copy result files into the runs folder, in a worker; they are
+ * then listed once each, ticked, and the Runs page shown. */
 void _tb_window_runs_import (TbWindow  *self,
                              GFile    **files,
                              guint      n_files);

@@ -103,78 +103,445 @@ make_run_row (TbWindow *self,
   return row;
 }
 
-void
-_tb_window_runs_reload (TbWindow *self)
+/* ------------------------------------------------------------ loading */
+
+/* The history is read in a worker, one load at a time and in the order
+ * asked, so a reload, a new run and an import never race over the rows.
+ * The worker only reads files (and copies imported ones); rows are made
+ * here on the main thread when a load is done. */
+
+typedef enum
 {
-  g_autofree char *folder = _tb_window_runs_dir (self);
-  g_autoptr(GHashTable) was_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  JOB_FOLDER,     /* the whole runs folder */
+  JOB_FILES,      /* new result files: one saved run each */
+  JOB_IMPORT,     /* files from elsewhere, checked and copied in */
+} JobKind;
+
+struct _TbRunsJob
+{
+  JobKind kind;
+  char *folder;                  /* the runs folder when the job was asked */
+  GPtrArray *paths;              /* char *: JOB_FILES: results; JOB_IMPORT: sources */
+  GCancellable *cancellable;
+
+  /* filled in by the worker, read on the main thread once it returned */
+  GPtrArray *runs;               /* TbRun * */
+  GPtrArray *errors;             /* GError *: JOB_IMPORT's refusals, in file order */
+  guint skipped;                 /* unreadable files */
+  guint copied;                  /* JOB_IMPORT: files new to the folder */
+};
+
+static void
+job_free (TbRunsJob *job)
+{
+  g_free (job->folder);
+  g_clear_pointer (&job->paths, g_ptr_array_unref);
+  g_clear_object (&job->cancellable);
+  g_clear_pointer (&job->runs, g_ptr_array_unref);
+  g_clear_pointer (&job->errors, g_ptr_array_unref);
+  g_free (job);
+}
+
+static TbRunsJob *
+job_new (TbWindow *self,
+         JobKind   kind)
+{
+  TbRunsJob *job = g_new0 (TbRunsJob, 1);
+
+  job->kind = kind;
+  job->folder = _tb_window_runs_dir (self);
+  job->paths = g_ptr_array_new_with_free_func (g_free);
+  job->cancellable = g_cancellable_new ();
+  job->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  job->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  return job;
+}
+
+/* Worker thread: touches the job only, never the window. */
+static void
+job_thread (GTask        *task,
+            gpointer      source_object,
+            gpointer      task_data,
+            GCancellable *cancellable)
+{
+  TbRunsJob *job = task_data;
+  GError *error = NULL;
+
+  if (job->kind == JOB_FOLDER)
+    {
+      GPtrArray *runs = tb_run_load_folder (job->folder, &job->skipped, cancellable, &error);
+
+      if (runs == NULL)
+        {
+          g_task_return_error (task, error);
+          return;
+        }
+      g_ptr_array_unref (job->runs);
+      job->runs = runs;
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  for (guint i = 0; i < job->paths->len; i++)
+    {
+      const char *path = g_ptr_array_index (job->paths, i);
+      TbRun *run;
+
+      if (g_task_return_error_if_cancelled (task))
+        return;
+      if (job->kind == JOB_FILES)
+        {
+          run = tb_run_load (path, NULL);
+          if (run == NULL)
+            job->skipped++;
+        }
+      else
+        {
+          gboolean copied = FALSE;
+
+          run = tb_run_import (path, job->folder, &copied, &error);
+          if (run == NULL)
+            g_ptr_array_add (job->errors, g_steal_pointer (&error));
+          job->copied += copied;
+        }
+      if (run != NULL)
+        g_ptr_array_add (job->runs, run);
+    }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void job_done_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data);
+
+static void
+set_loading (TbWindow *self,
+             gboolean  loading)
+{
+  gtk_label_set_text (GTK_LABEL (self->runs_empty),
+                      loading ? _("Reading the runs…") : _("No runs yet: train a model, or import result files"));
+}
+
+static void
+start_next_job (TbWindow *self)
+{
+  g_autoptr(GTask) task = NULL;
+  TbRunsJob *job;
+
+  if (self->runs_job != NULL || self->runs_jobs == NULL)
+    return;
+  job = g_queue_pop_head (self->runs_jobs);
+  if (job == NULL)
+    {
+      /* every load is in: ticks asked for rows that never came are void */
+      g_hash_table_remove_all (self->runs_want_selected);
+      return;
+    }
+  if (job->kind == JOB_FOLDER && (self->runs == NULL || self->runs->len == 0))
+    set_loading (self, TRUE);
+  self->runs_job = job;
+  task = g_task_new (self, job->cancellable, job_done_cb, NULL);
+  g_task_set_source_tag (task, start_next_job);
+  g_task_set_task_data (task, job, (GDestroyNotify) job_free);
+  g_task_run_in_thread (task, job_thread);
+}
+
+static void
+queue_job (TbWindow  *self,
+           TbRunsJob *job)
+{
+  if (self->runs_jobs == NULL)
+    {
+      job_free (job);   /* disposed */
+      return;
+    }
+  g_queue_push_tail (self->runs_jobs, job);
+  start_next_job (self);
+}
+
+guint
+_tb_window_runs_pending (TbWindow *self)
+{
+  return (self->runs_jobs != NULL ? g_queue_get_length (self->runs_jobs) : 0)
+         + (self->runs_job != NULL ? 1 : 0);
+}
+
+void
+_tb_window_runs_dispose (TbWindow *self)
+{
+  /* the worker stops at its next file; its callback then finds no queue */
+  if (self->runs_job != NULL)
+    g_cancellable_cancel (self->runs_job->cancellable);
+  self->runs_job = NULL;
+  if (self->runs_jobs != NULL)
+    g_queue_free_full (g_steal_pointer (&self->runs_jobs), (GDestroyNotify) job_free);
+  g_clear_pointer (&self->runs_want_selected, g_hash_table_unref);
+}
+
+/* The row of the run at `path`, or NULL. */
+static GtkWidget *
+find_row (TbWindow   *self,
+          const char *path)
+{
+  if (self->runs == NULL)
+    return NULL;
+  for (guint i = 0; i < self->runs->len; i++)
+    if (g_strcmp0 (((TbRun *) g_ptr_array_index (self->runs, i))->path, path) == 0)
+      return GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), (int) i));
+  return NULL;
+}
+
+static void
+set_row_checked (TbWindow  *self,
+                 GtkWidget *row,
+                 gboolean   on)
+{
+  GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+  if (check == NULL)
+    return;
+  g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), on);
+  g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+}
+
+/* Tick a new row if it was asked for before it existed. */
+static void
+apply_wanted (TbWindow  *self,
+              GtkWidget *row,
+              TbRun     *run)
+{
+  if (g_hash_table_remove (self->runs_want_selected, run->path))
+    set_row_checked (self, row, TRUE);
+}
+
+/* Add `run` at its place in the order, once: a run already listed keeps its
+ * row. Returns the row (borrowed). */
+static GtkWidget *
+insert_run (TbWindow *self,
+            TbRun    *run)
+{
+  GtkWidget *row = find_row (self, run->path);
+  guint pos = 0;
+
+  if (row != NULL)
+    return row;
+  if (self->runs == NULL)
+    self->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  while (pos < self->runs->len && tb_run_compare (g_ptr_array_index (self->runs, pos), run) < 0)
+    pos++;
+  g_ptr_array_insert (self->runs, (int) pos, tb_run_ref (run));
+  row = make_run_row (self, run);
+  gtk_list_box_insert (GTK_LIST_BOX (self->runs_list), row, (int) pos);
+  return row;
+}
+
+static void
+toast_skipped (TbWindow *self,
+               guint     skipped)
+{
+  g_autofree char *msg = NULL;
+
+  if (skipped == 0)
+    return;
+  msg = g_strdup_printf (ngettext ("%u file in the runs folder is not a readable result",
+                                   "%u files in the runs folder are not readable results",
+                                   skipped), skipped);
+  _tb_window_toast (self, msg);
+}
+
+static void
+folder_loaded (TbWindow  *self,
+               TbRunsJob *job)
+{
+  g_autoptr(GHashTable) was_selected = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) selected = selected_runs (self);
-  GtkWidget *child;
-  guint skipped = 0;
+  g_autoptr(GPtrArray) old = g_steal_pointer (&self->runs);
+  GtkListBoxRow *child;
 
-  /* keep the selection across reloads */
+  /* keep the selection as it is now, not as it was when the load began */
   for (guint i = 0; i < selected->len; i++)
-    g_hash_table_add (was_selected, g_strdup (((TbRun *) g_ptr_array_index (selected, i))->path));
+    g_hash_table_add (was_selected, ((TbRun *) g_ptr_array_index (selected, i))->path);
 
-  while ((child = gtk_widget_get_first_child (self->runs_list)) != NULL)
-    gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), child);
+  /* the rows only: the first child may be the placeholder, which stays */
+  while ((child = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), 0)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), GTK_WIDGET (child));
 
-  g_clear_pointer (&self->runs, g_ptr_array_unref);
-  self->runs = tb_run_load_folder (folder, &skipped);
+  self->runs = g_steal_pointer (&job->runs);
   for (guint i = 0; i < self->runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (self->runs, i);
       GtkWidget *row = make_run_row (self, run);
 
       if (g_hash_table_contains (was_selected, run->path))
-        {
-          GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-
-          g_signal_handlers_block_by_func (check, check_toggled_cb, self);
-          gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
-          g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
-        }
+        set_row_checked (self, row, TRUE);
+      apply_wanted (self, row, run);
       gtk_list_box_append (GTK_LIST_BOX (self->runs_list), row);
     }
-  if (skipped > 0)
-    {
-      g_autofree char *msg = g_strdup_printf (ngettext ("%u file in the runs folder is not a readable result",
-                                                        "%u files in the runs folder are not readable results",
-                                                        skipped), skipped);
-
-      _tb_window_toast (self, msg);
-    }
-  update_comparison (self);
+  set_loading (self, FALSE);
+  toast_skipped (self, job->skipped);
 }
 
-/* Tick or untick the run at `path` without redrawing the comparison. */
+/* Is `path` in the runs folder shown now? (A run saved before the folder
+ * was changed is not.) */
+static gboolean
+in_runs_folder (TbWindow   *self,
+                const char *path)
+{
+  g_autofree char *folder = _tb_window_runs_dir (self);
+  g_autoptr(GFile) dir = g_file_new_for_path (folder);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFile) parent = g_file_get_parent (file);
+
+  return parent != NULL && g_file_equal (parent, dir);
+}
+
+static void
+files_loaded (TbWindow  *self,
+              TbRunsJob *job)
+{
+  for (guint i = 0; i < job->runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (job->runs, i);
+
+      if (in_runs_folder (self, run->path))
+        apply_wanted (self, insert_run (self, run), run);
+    }
+  toast_skipped (self, job->skipped);
+}
+
+static void
+import_done (TbWindow  *self,
+             TbRunsJob *job)
+{
+  for (guint i = 0; i < job->errors->len; i++)
+    {
+      const GError *error = g_ptr_array_index (job->errors, i);
+
+      /* a bad file, or a folder that cannot take it */
+      _tb_window_error (self,
+                        g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA)
+                        ? _("This file cannot be imported") : _("Results could not be imported"),
+                        error);
+    }
+  if (job->runs->len == 0)
+    return;
+
+  /* each run once, ticked; one comparison for all of them (by the caller) */
+  for (guint i = 0; i < job->runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (job->runs, i);
+      GtkWidget *row = insert_run (self, run);
+
+      g_hash_table_remove (self->runs_want_selected, run->path);
+      set_row_checked (self, row, TRUE);
+    }
+  {
+    g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", job->copied),
+                                            job->copied);
+
+    _tb_window_toast (self, msg);
+  }
+  tb_window_show_page (self, "runs");
+}
+
+static void
+job_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  TbWindow *self = TB_WINDOW (object);
+  TbRunsJob *job = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
+
+  if (self->runs_jobs == NULL)
+    return;   /* the window is gone */
+  g_assert (self->runs_job == job);
+  self->runs_job = NULL;
+
+  /* cancelled: a newer reload of the folder replaces this one */
+  if (ok)
+    {
+      if (job->kind == JOB_FOLDER)
+        folder_loaded (self, job);
+      else if (job->kind == JOB_FILES)
+        files_loaded (self, job);
+      else
+        import_done (self, job);
+      update_comparison (self);
+    }
+  start_next_job (self);
+}
+
+void
+_tb_window_runs_reload (TbWindow *self)
+{
+  GList *l, *next;
+
+  if (self->runs_jobs == NULL)
+    return;
+  /* a whole-folder read supersedes the reads not yet begun (their files
+   * are in the folder) and the folder read under way, which may be of a
+   * folder no longer chosen; imports still copy their files */
+  for (l = self->runs_jobs->head; l != NULL; l = next)
+    {
+      TbRunsJob *job = l->data;
+
+      next = l->next;
+      if (job->kind != JOB_IMPORT)
+        {
+          job_free (job);
+          g_queue_delete_link (self->runs_jobs, l);
+        }
+    }
+  if (self->runs_job != NULL && self->runs_job->kind == JOB_FOLDER)
+    g_cancellable_cancel (self->runs_job->cancellable);
+  queue_job (self, job_new (self, JOB_FOLDER));
+}
+
+void
+_tb_window_runs_add (TbWindow   *self,
+                     const char *path,
+                     gboolean    select)
+{
+  TbRunsJob *last;
+
+  g_return_if_fail (path != NULL);
+
+  if (self->runs_jobs == NULL)
+    return;
+  if (select)
+    g_hash_table_add (self->runs_want_selected, g_strdup (path));
+  /* runs finishing one after the other join one read */
+  last = g_queue_peek_tail (self->runs_jobs);
+  if (last != NULL && last->kind == JOB_FILES)
+    {
+      g_ptr_array_add (last->paths, g_strdup (path));
+      return;
+    }
+  last = job_new (self, JOB_FILES);
+  g_ptr_array_add (last->paths, g_strdup (path));
+  queue_job (self, last);
+}
+
+/* Tick or untick the run at `path` without redrawing the comparison; a run
+ * not listed yet is ticked when its row arrives. */
 static void
 set_selected (TbWindow   *self,
               const char *path,
               gboolean    selected)
 {
-  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+  GtkWidget *row = find_row (self, path);
 
-      if (check != NULL && run != NULL && g_strcmp0 (run->path, path) == 0)
-        {
-          g_signal_handlers_block_by_func (check, check_toggled_cb, self);
-          gtk_check_button_set_active (GTK_CHECK_BUTTON (check), selected);
-          g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
-        }
-    }
-}
-
-void
-_tb_window_runs_select (TbWindow   *self,
-                        const char *path,
-                        gboolean    selected)
-{
-  set_selected (self, path, selected);
-  update_comparison (self);
+  if (self->runs_want_selected == NULL)
+    return;   /* disposed */
+  if (row != NULL)
+    set_row_checked (self, row, selected);
+  else if (selected && _tb_window_runs_pending (self) > 0)
+    g_hash_table_add (self->runs_want_selected, g_strdup (path));
+  else
+    g_hash_table_remove (self->runs_want_selected, path);
 }
 
 void
@@ -183,22 +550,15 @@ tb_window_compare (TbWindow    *self,
 {
   g_return_if_fail (TB_IS_WINDOW (self));
 
+  if (self->runs_want_selected == NULL)
+    return;   /* disposed */
+  /* exactly these runs, also those whose rows are still on their way */
+  g_hash_table_remove_all (self->runs_want_selected);
   for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
        row = gtk_widget_get_next_sibling (row))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
-      gboolean on = FALSE;
-
-      if (check == NULL || run == NULL)
-        continue;
-      for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
-        if (g_strcmp0 (paths[i], run->path) == 0)
-          on = TRUE;
-      g_signal_handlers_block_by_func (check, check_toggled_cb, self);
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), on);
-      g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
-    }
+    set_row_checked (self, row, FALSE);
+  for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
+    set_selected (self, paths[i], TRUE);
   update_comparison (self);
 }
 
@@ -209,69 +569,24 @@ _tb_window_runs_import (TbWindow  *self,
                         GFile    **files,
                         guint      n_files)
 {
-  g_autofree char *folder = _tb_window_runs_dir (self);
-  g_autoptr(GPtrArray) imported = g_ptr_array_new_with_free_func (g_free);
-  guint ok = 0;
+  TbRunsJob *job;
 
-  if (g_mkdir_with_parents (folder, 0755) != 0)
-    {
-      g_autoptr(GError) error = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
-                                             _("Could not create the runs folder “%s”"), folder);
-
-      _tb_window_error (self, _("Results could not be imported"), error);
-      return;
-    }
-
+  if (self->runs_jobs == NULL)
+    return;
+  job = job_new (self, JOB_IMPORT);
   for (guint i = 0; i < n_files; i++)
     {
-      g_autofree char *path = g_file_get_path (files[i]);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(TbRun) run = NULL;
-      g_autofree char *name = NULL;
-      g_autofree char *dest = NULL;
-      g_autofree char *contents = NULL;
-      gsize len = 0;
+      char *path = g_file_get_path (files[i]);
 
-      if (path == NULL)
-        continue;
-      run = tb_run_load (path, &error);
-      if (run == NULL)
-        {
-          _tb_window_error (self, _("This file cannot be imported"), error);
-          continue;
-        }
-      /* the run id comes from a file of unknown origin: keep it a plain
-       * file name ("../x" or "a/b" must not leave the runs folder) */
-      name = g_strconcat (run->run_id, ".json", NULL);
-      g_strcanon (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
-      if (name[0] == '.')
-        name[0] = '_';
-      dest = g_build_filename (folder, name, NULL);
-      g_ptr_array_add (imported, g_strdup (dest));
-      if (g_file_test (dest, G_FILE_TEST_EXISTS))
-        continue;   /* already in the history */
-      /* the file was checked; copy it whole so no field is lost */
-      if (!g_file_get_contents (path, &contents, &len, &error)
-          || !g_file_set_contents (dest, contents, (gssize) len, &error))
-        {
-          _tb_window_error (self, _("Results could not be imported"), error);
-          continue;
-        }
-      ok++;
+      if (path != NULL)
+        g_ptr_array_add (job->paths, path);
     }
-
-  _tb_window_runs_reload (self);
-  if (imported->len > 0)
+  if (job->paths->len == 0)
     {
-      g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", ok), ok);
-
-      /* one comparison for all of them, not one per file */
-      for (guint i = 0; i < imported->len; i++)
-        set_selected (self, g_ptr_array_index (imported, i), TRUE);
-      update_comparison (self);
-      _tb_window_toast (self, msg);
-      tb_window_show_page (self, "runs");
+      job_free (job);
+      return;
     }
+  queue_job (self, job);
 }
 
 static void
@@ -538,5 +853,7 @@ _tb_window_runs_init (TbWindow *self)
   gtk_box_append (GTK_BOX (bottom), charts);
   gtk_paned_set_end_child (self->runs_page, bottom);
 
+  self->runs_jobs = g_queue_new ();
+  self->runs_want_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   _tb_window_runs_reload (self);
 }

@@ -349,9 +349,9 @@ session_done_cb (GObject      *object,
       g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
     }
 
-  _tb_window_runs_reload (self);
-  if (path != NULL && self->queue_results == NULL)
-    _tb_window_runs_select (self, path, TRUE);
+  /* only the new file is read; the rest of the history has not changed */
+  if (path != NULL)
+    _tb_window_runs_add (self, path, self->queue_results == NULL);
   _tb_window_update_actions (self);
 
   if (!g_queue_is_empty (self->queue))
@@ -888,6 +888,7 @@ tb_window_dispose (GObject *object)
       tb_session_stop (self->session);
     }
   g_clear_handle_id (&self->redraw_source, g_source_remove);
+  _tb_window_runs_dispose (self);
   if (self->download_cancellable != NULL)
     g_cancellable_cancel (self->download_cancellable);
   if (self->preview_cancellable != NULL)

@@ -88,7 +88,7 @@ test_bad_files (void)
   g_assert_true (g_file_get_contents (good, &contents, NULL, NULL));
   g_assert_true (g_file_set_contents (copy, contents, -1, NULL));
 
-  runs = tb_run_load_folder (folder, &skipped);
+  runs = tb_run_load_folder (folder, &skipped, NULL, NULL);
   g_assert_cmpuint (runs->len, ==, 1);
   g_assert_cmpuint (skipped, ==, G_N_ELEMENTS (cases));
 }

@@ -58,6 +58,13 @@ not_training (gpointer data)
   return !tb_window_is_training (window);
 }
 
+/* the history is read in a worker: its rows come a few iterations later */
+static gboolean
+runs_loaded (gpointer data)
+{
+  return _tb_window_runs_pending (window) == 0;
+}
+
 static void
 test_open (void)
 {
@@ -228,6 +235,7 @@ test_compare (void)
 
     g_application_open (G_APPLICATION (app), files, 1, "");
   }
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->stack), ==, "runs");
   g_assert_true (g_file_test (imported, G_FILE_TEST_IS_REGULAR));
 
@@ -268,6 +276,7 @@ test_bad_import (void)
   /* a malformed file dropped on the window: a dialog says why, the app goes on */
   g_assert_true (g_file_set_contents (path, "{\"schema\": 1, \"run_id\": ", -1, NULL));
   _tb_window_runs_import (window, files, 1);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   tb_test_spin (200);
   dialog = newest_toplevel_except (NULL);
   g_assert_nonnull (dialog);
@@ -298,6 +307,7 @@ test_import_stays_in_folder (void)
   evil = g_strjoinv ("\"../pwned\"", parts);
   g_assert_true (g_file_set_contents (path, evil, -1, NULL));
   _tb_window_runs_import (window, files, 1);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_false (g_file_test (escaped, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
 }
@@ -401,7 +411,8 @@ static gboolean
 reproduce_done (gpointer data)
 {
   return !tb_window_is_training (window)
-         && g_strcmp0 (adw_view_stack_get_visible_child_name (window->stack), "runs") == 0;
+         && g_strcmp0 (adw_view_stack_get_visible_child_name (window->stack), "runs") == 0
+         && _tb_window_runs_pending (window) == 0;
 }
 
 static void

@@ -1,0 +1,344 @@
+/* test-history.c: the Runs page's history is read in a worker, not on the
+ * main thread: result files written into a fresh runs folder become rows
+ * once the main loop has turned (a malformed file is skipped with a toast),
+ * newest first; a reload keeps the ticks; a saved run adds its own row
+ * without reading the folder again; an imported file is listed once however
+ * often it comes; closing the window in the middle of a load is safe.
+ */
+#include <string.h>
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "tb-application.h"
+#include "tb-window-private.h"
+#include "test-gui-util.h"
+
+#define N_GOOD 6
+
+static TbApplication *app;
+static TbWindow *window;
+static char *runs_dir;
+
+/* The fixture run-cpu.json under another run id and start time. */
+static char *
+write_run (const char *name,
+           const char *run_id,
+           const char *started_at)
+{
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "run-cpu.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *path = g_build_filename (runs_dir, name, NULL);
+  g_autoptr(GString) text = NULL;
+  g_autofree char *id_field = g_strdup_printf ("\"%s\"", run_id);
+  g_autofree char *at_field = g_strdup_printf ("\"%s\"", started_at);
+
+  g_assert_true (g_file_get_contents (fixture, &contents, NULL, NULL));
+  text = g_string_new (contents);
+  g_assert_cmpuint (g_string_replace (text, "\"20261130T030000Z-mlp-small-cpu-0002\"", id_field, 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (text, "\"2026-11-30T03:00:00Z\"", at_field, 1), ==, 1);
+  g_assert_true (g_file_set_contents (path, text->str, -1, NULL));
+  return g_steal_pointer (&path);
+}
+
+/* The run rows (the list's children also hold its placeholder). */
+static guint
+count_rows (void)
+{
+  guint n = 0;
+
+  for (GtkWidget *row = gtk_widget_get_first_child (window->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    n += g_object_get_data (G_OBJECT (row), "run") != NULL;
+  return n;
+}
+
+static GtkWidget *
+row_of (const char *path)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (window->runs_list); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    {
+      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+
+      if (run != NULL && g_strcmp0 (run->path, path) == 0)
+        return row;
+    }
+  return NULL;
+}
+
+static gboolean
+is_ticked (GtkWidget *row)
+{
+  GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (check));
+}
+
+static gboolean
+runs_loaded (gpointer data)
+{
+  return _tb_window_runs_pending (window) == 0;
+}
+
+static gboolean
+window_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (window)) && gtk_widget_get_width (GTK_WIDGET (window)) > 0;
+}
+
+/* Rows and the history agree, newest first, equal start times by path. */
+static void
+check_order (void)
+{
+  g_assert_cmpuint (count_rows (), ==, window->runs->len);
+  for (guint i = 0; i < window->runs->len; i++)
+    {
+      GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (window->runs_list), (int) i));
+      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+
+      g_assert_true (run == g_ptr_array_index (window->runs, i));
+      if (i > 0)
+        g_assert_cmpint (tb_run_compare (g_ptr_array_index (window->runs, i - 1), run), <, 0);
+    }
+}
+
+static void
+test_load (void)
+{
+  g_autofree char *broken = g_build_filename (runs_dir, "broken.json", NULL);
+  g_autofree char *notes = g_build_filename (runs_dir, "notes.txt", NULL);
+  g_autofree char *tie_a = NULL;
+  g_autofree char *tie_b = NULL;
+  const char *title;
+
+  g_assert_cmpint (g_mkdir_with_parents (runs_dir, 0755), ==, 0);
+  for (int i = 0; i < N_GOOD - 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("run-%d.json", i);
+      g_autofree char *id = g_strdup_printf ("run-%d", i);
+      g_autofree char *at = g_strdup_printf ("2026-11-2%dT10:00:00Z", i);
+      g_autofree char *path = write_run (name, id, at);
+    }
+  /* two runs that started in the same second */
+  tie_b = write_run ("tie-b.json", "tie-b", "2026-11-25T10:00:00Z");
+  tie_a = write_run ("tie-a.json", "tie-a", "2026-11-25T10:00:00Z");
+  g_assert_true (g_file_set_contents (broken, "{\"schema\": 1, \"run_id\": ", -1, NULL));
+  g_assert_true (g_file_set_contents (notes, "not a result", -1, NULL));
+
+  window = tb_window_new (ADW_APPLICATION (app));
+  /* built, but the files are not read on the main thread: the rows come
+   * once the worker has answered through the main loop */
+  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_assert_cmpuint (count_rows (), ==, 0);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (window->runs_empty)), ==, "Reading the runs…");
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (tb_test_wait_until (window_mapped, NULL, 10));
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+
+  g_assert_cmpuint (count_rows (), ==, N_GOOD);
+  check_order ();
+  /* newest first; the tie in path order */
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 0))->run_id, ==, "tie-a");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 1))->run_id, ==, "tie-b");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 2))->run_id, ==, "run-3");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, N_GOOD - 1))->run_id, ==, "run-0");
+  g_assert_true (row_of (tie_a) != NULL);
+
+  /* the malformed file is skipped, and a toast says so */
+  g_assert_nonnull (window->last_toast);
+  title = adw_toast_get_title (window->last_toast);
+  g_test_message ("toast: %s", title);
+  g_assert_nonnull (strstr (title, "1 file in the runs folder"));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (window->runs_empty)), ==,
+                   "No runs yet: train a model, or import result files");
+}
+
+static void
+test_reload_keeps_ticks (void)
+{
+  TbRun *second = g_ptr_array_index (window->runs, 2);
+  g_autofree char *path = g_strdup (second->path);
+  TbChartData *bars;
+
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (g_object_get_data (G_OBJECT (row_of (path)), "check")), TRUE);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
+  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+
+  g_assert_cmpuint (count_rows (), ==, N_GOOD);
+  check_order ();
+  g_assert_true (is_ticked (row_of (path)));
+  for (guint i = 0; i < window->runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (window->runs, i);
+
+      if (g_strcmp0 (run->path, path) != 0)
+        g_assert_false (is_ticked (row_of (run->path)));
+    }
+  bars = tb_chart_view_get_data (tb_window_get_chart (window, "compare"));
+  g_assert_cmpuint (tb_chart_data_count_points (bars), ==, 1);
+  /* clearing the rows left the placeholder in the list, for an empty folder */
+  g_assert_true (gtk_widget_get_parent (window->runs_empty) == window->runs_list);
+}
+
+static void
+test_add_one (void)
+{
+  g_autofree char *gone = g_strdup (((TbRun *) g_ptr_array_index (window->runs, N_GOOD - 1))->path);
+  g_autofree char *unannounced = NULL;
+  g_autofree char *saved = NULL;
+
+  /* a run was saved; meanwhile the folder changed in ways nobody told the
+   * window about: only the new file may be read, not the folder */
+  g_assert_cmpint (g_unlink (gone), ==, 0);
+  unannounced = write_run ("unannounced.json", "unannounced", "2026-11-29T09:00:00Z");
+  saved = write_run ("saved.json", "saved", "2026-11-30T12:00:00Z");
+
+  _tb_window_runs_add (window, saved, TRUE);
+  g_assert_null (row_of (saved));
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+
+  g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
+  check_order ();
+  g_assert_true (row_of (saved) == GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (window->runs_list), 0)));
+  g_assert_true (is_ticked (row_of (saved)));
+  g_assert_nonnull (row_of (gone));
+  g_assert_null (row_of (unannounced));
+
+  /* the same file again: still one row */
+  _tb_window_runs_add (window, saved, FALSE);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+  g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
+
+  /* F5 reads the folder as it is now */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+  g_assert_null (row_of (gone));
+  g_assert_nonnull (row_of (unannounced));
+  g_assert_true (is_ticked (row_of (saved)));
+  check_order ();
+}
+
+static guint
+rows_with_id (const char *run_id)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < window->runs->len; i++)
+    n += g_strcmp0 (((TbRun *) g_ptr_array_index (window->runs, i))->run_id, run_id) == 0;
+  return n;
+}
+
+static void
+test_import_once (void)
+{
+  g_autofree char *source = g_test_build_filename (G_TEST_DIST, "data", "run-gpu.json", NULL);
+  g_autofree char *dest = g_build_filename (runs_dir, "20261130T040000Z-mlp-small-cuda-0001.json", NULL);
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (source);
+  GFile *twice[2] = { file, file };
+  guint before = count_rows ();
+
+  /* the same file twice in one drop, then once more */
+  _tb_window_runs_import (window, twice, 2);
+  _tb_window_runs_import (window, twice, 1);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+
+  g_assert_cmpuint (rows_with_id ("20261130T040000Z-mlp-small-cuda-0001"), ==, 1);
+  g_assert_cmpuint (count_rows (), ==, before + 1);
+  check_order ();
+  g_assert_true (is_ticked (row_of (dest)));
+  g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->stack), ==, "runs");
+  /* copied whole */
+  g_assert_true (g_file_get_contents (source, &a, NULL, NULL));
+  g_assert_true (g_file_get_contents (dest, &b, NULL, NULL));
+  g_assert_cmpstr (a, ==, b);
+
+  /* a reload finds it once too */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+  g_assert_cmpuint (rows_with_id ("20261130T040000Z-mlp-small-cuda-0001"), ==, 1);
+
+  tb_test_spin (500);
+  _tb_window_dismiss_toast (window);
+  tb_test_spin (600);
+  {
+    g_autofree char *shot = g_build_filename (SCREENSHOT_DIR, "screenshot-history.png", NULL);
+    g_autoptr(GError) error = NULL;
+
+    if (!tb_test_screenshot (GTK_WIDGET (window), shot, &error))
+      g_test_message ("screenshot: %s", error->message);
+    else
+      g_test_message ("screenshot written: %s", shot);
+  }
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return window == NULL;
+}
+
+static void
+test_close_while_loading (void)
+{
+  /* many files, so the worker is still reading when the window goes */
+  for (int i = 0; i < 400; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("many-%03d.json", i);
+      g_autofree char *id = g_strdup_printf ("many-%03d", i);
+      g_autofree char *path = write_run (name, id, "2026-11-01T00:00:00Z");
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
+  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
+  gtk_window_destroy (GTK_WINDOW (window));
+  /* the cancelled load lets the window go, and its answer touches nothing */
+  g_assert_true (tb_test_wait_until (window_gone, NULL, 30));
+  tb_test_spin (200);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *root;
+  int status;
+
+  root = tb_test_setup_env ();
+  g_test_init (&argc, &argv, NULL);
+  tb_test_allow_no_session_bus ();
+  if (!gtk_init_check ())
+    {
+      if (g_getenv ("TRAINBENCH_REQUIRE_DISPLAY") != NULL)
+        {
+          g_print ("Bail out! no display although TRAINBENCH_REQUIRE_DISPLAY is set\n");
+          return 1;
+        }
+      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
+      return 0;
+    }
+  adw_init ();
+  runs_dir = g_build_filename (root, "trainbench", "runs", NULL);
+
+  app = tb_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+
+  g_test_add_func ("/history/load", test_load);
+  g_test_add_func ("/history/reload-keeps-ticks", test_reload_keeps_ticks);
+  g_test_add_func ("/history/add-one", test_add_one);
+  g_test_add_func ("/history/import-once", test_import_once);
+  g_test_add_func ("/history/close-while-loading", test_close_while_loading);
+  status = g_test_run ();
+
+  if (window != NULL)
+    gtk_window_destroy (GTK_WINDOW (window));
+  g_clear_object (&app);
+  g_free (runs_dir);
+  return status;
+}
