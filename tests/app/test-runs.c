@@ -1,6 +1,7 @@
-/* test-runs.c: result files read back with json-glib, a runs folder listed,
- * malformed files refused with a message, CSV/JSON export, and the
- * comparison grouped by device and by OS with speed-ups.
+/* test-runs.c: result files read back with json-glib (from a file or from
+ * memory), a runs folder listed in a stable order or cancelled, malformed
+ * files refused with a message, import (checked and copied once), CSV/JSON
+ * export, and the comparison grouped by device and by OS with speed-ups.
  */
 #include <math.h>
 #include <string.h>
@@ -94,6 +95,121 @@ test_bad_files (void)
 }
 
 static void
+test_import (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "import-runs", NULL);
+  g_autofree char *source = fixture ("run-gpu.json");
+  g_autofree char *dest = g_build_filename (folder, "20261130T040000Z-mlp-small-cuda-0001.json", NULL);
+  g_autofree char *bad = g_build_filename (root, "bad-import.json", NULL);
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) first = NULL;
+  g_autoptr(TbRun) again = NULL;
+  gboolean copied = FALSE;
+
+  /* checked, then copied byte for byte under its run id; the folder is made */
+  first = tb_run_import (source, folder, &copied, &error);
+  g_assert_no_error (error);
+  g_assert_true (copied);
+  g_assert_cmpstr (first->path, ==, dest);
+  g_assert_cmpstr (first->device_kind, ==, "cuda");
+  g_assert_true (g_file_get_contents (source, &a, NULL, NULL));
+  g_assert_true (g_file_get_contents (dest, &b, NULL, NULL));
+  g_assert_cmpstr (a, ==, b);
+
+  /* the same run again: not written twice */
+  again = tb_run_import (source, folder, &copied, &error);
+  g_assert_no_error (error);
+  g_assert_false (copied);
+  g_assert_cmpstr (again->path, ==, dest);
+
+  /* a malformed file: refused, named, nothing written */
+  g_assert_true (g_file_set_contents (bad, "{\"schema\": 1, \"run_id\": ", -1, NULL));
+  g_assert_null (tb_run_import (bad, folder, &copied, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "bad-import.json"));
+  g_assert_false (copied);
+  g_clear_error (&error);
+
+  /* a file that is not there */
+  g_assert_null (tb_run_import ("/nonexistent/run.json", folder, &copied, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "run.json"));
+}
+
+static void
+test_load_data (void)
+{
+  g_autofree char *path = fixture ("run-cpu.json");
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) run = NULL;
+  gsize length = 0;
+
+  /* the same run from memory, under the name given */
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  run = tb_run_load_data ("/elsewhere/given.json", contents, length, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (run->path, ==, "/elsewhere/given.json");
+  g_assert_cmpstr (run->run_id, ==, "20261130T030000Z-mlp-small-cpu-0002");
+  g_assert_cmpuint (run->epochs->len, ==, 3);
+  /* the whole tree is kept for JSON export */
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (run->root));
+
+  /* cut short: an error naming the file, no crash */
+  g_assert_null (tb_run_load_data ("/elsewhere/cut.json", contents, length / 2, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "cut.json"));
+}
+
+static void
+test_folder_order_and_cancel (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "order-runs", NULL);
+  g_autofree char *cpu = fixture ("run-cpu.json");
+  g_autofree char *contents = NULL;
+  g_autoptr(GPtrArray) runs = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+  const char *names[] = { "c.json", "a.json", "b.json" };
+  guint skipped = 7;
+
+  /* three runs that started in the same second: listed by path, always */
+  g_assert_true (g_file_get_contents (cpu, &contents, NULL, NULL));
+  g_mkdir_with_parents (folder, 0755);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (folder, names[i], NULL);
+
+      g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+    }
+  runs = tb_run_load_folder (folder, &skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (skipped, ==, 0);
+  g_assert_cmpuint (runs->len, ==, 3);
+  g_assert_true (g_str_has_suffix (((TbRun *) g_ptr_array_index (runs, 0))->path, "a.json"));
+  g_assert_true (g_str_has_suffix (((TbRun *) g_ptr_array_index (runs, 2))->path, "c.json"));
+  g_assert_cmpint (tb_run_compare (g_ptr_array_index (runs, 0), g_ptr_array_index (runs, 1)), <, 0);
+  g_assert_cmpint (tb_run_compare (g_ptr_array_index (runs, 1), g_ptr_array_index (runs, 1)), ==, 0);
+  g_clear_pointer (&runs, g_ptr_array_unref);
+
+  /* a missing folder has no runs, and is no error */
+  runs = tb_run_load_folder ("/nonexistent/runs", &skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (runs->len, ==, 0);
+  g_clear_pointer (&runs, g_ptr_array_unref);
+
+  /* cancelled: no half list */
+  g_cancellable_cancel (cancellable);
+  runs = tb_run_load_folder (folder, &skipped, cancellable, &error);
+  g_assert_null (runs);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+}
+
+static void
 test_export (void)
 {
   g_autoptr(GPtrArray) runs = load_both ();
@@ -181,6 +297,9 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/runs/load", test_load);
   g_test_add_func ("/runs/bad-files", test_bad_files);
+  g_test_add_func ("/runs/load-data", test_load_data);
+  g_test_add_func ("/runs/folder-order-and-cancel", test_folder_order_and_cancel);
+  g_test_add_func ("/runs/import", test_import);
   g_test_add_func ("/runs/export", test_export);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
   return g_test_run ();
