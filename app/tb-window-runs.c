@@ -356,7 +356,6 @@ folder_loaded (TbWindow  *self,
 {
   g_autoptr(GHashTable) was_selected = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr(GPtrArray) selected = selected_runs (self);
-  g_autoptr(GPtrArray) old = g_steal_pointer (&self->runs);
   GtkListBoxRow *child;
 
   /* keep the selection as it is now, not as it was when the load began */
@@ -367,6 +366,7 @@ folder_loaded (TbWindow  *self,
   while ((child = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), 0)) != NULL)
     gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), GTK_WIDGET (child));
 
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
   self->runs = g_steal_pointer (&job->runs);
   for (guint i = 0; i < self->runs->len; i++)
     {
@@ -431,10 +431,10 @@ import_done (TbWindow  *self,
   for (guint i = 0; i < job->runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (job->runs, i);
-      GtkWidget *row = insert_run (self, run);
 
+      if (in_runs_folder (self, run->path))
+        set_row_checked (self, insert_run (self, run), TRUE);
       g_hash_table_remove (self->runs_want_selected, run->path);
-      set_row_checked (self, row, TRUE);
     }
   {
     g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", job->copied),
