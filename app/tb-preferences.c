@@ -1,5 +1,6 @@
 /* tb-preferences.c: the preferences window. Every control is bound to a
- * GSettings key, so changes apply at once and persist.
+ * GSettings key, so changes apply at once and persist; the device list is
+ * asked for in a worker, behind a spinner row.
  */
 #include "tb-config.h"
 
@@ -246,7 +247,7 @@ tb_preferences_window_new (GtkWindow *parent)
   row = adw_action_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Default device"));
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Looking for devices…"));
-  gtk_widget_set_name (row, "device-looking-row");
+  gtk_widget_set_name (row, "device-looking-row");   /* the names: for tests */
   spinner = gtk_spinner_new ();
   gtk_spinner_start (GTK_SPINNER (spinner));
   gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);

@@ -1,14 +1,13 @@
-/* tb-window-runs.c: the Runs page: the history of result files, selection
- * for comparison (grouped bars of seconds per epoch with speed-ups, overlaid
- * curves, grouped by device or OS), import of other machines' results, and
- * CSV/JSON export.
+/* tb-window-runs.c: the Runs page: the history of result files (read in a
+ * worker), selection for comparison (grouped bars of seconds per epoch with
+ * speed-ups, overlaid curves, grouped by device or OS), import of other
+ * machines' results, and CSV/JSON export.
  */
 #include "tb-config.h"
 
 #include <math.h>
 
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 
 #include "tb-window-private.h"
 
