@@ -17,8 +17,10 @@
 extern "C" {
 #endif
 
-/* Bump on any change to a struct or a slot below. */
-#define NN_BACKEND_ABI_VERSION 1
+/* Bump on any change to a struct or a slot below. Version 2 added the
+ * optional fused dense ops at the end of NnBackendOps; the loader still
+ * takes version-1 modules (their table is shorter: those slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 2
 
 typedef enum
 {
@@ -238,7 +240,28 @@ struct NnBackendOps
   /* --- optional: host-visible copy without waiting (may be NULL; the engine
    *     then uses download). Completion is known after synchronize. --- */
   int (*download_async) (void *ctx, void *dst, const void *src, size_t bytes);
+
+  /* --- optional: a dense layer's ops fused (ABI 2; may be NULL: the engine
+   *     then runs gemm, bias_act_* and dropout_* one by one, and these give
+   *     the same results up to float summation order). Rows are contiguous. --- */
+
+  /* y (n, out) = act (x (n, in) @ w (in, out) + bias); bias may be NULL; act
+   * is not softmax. When rate > 0 also drop_y (n, out) = dropout_forward of y
+   * with (rate, seed, *step); drop_y is not read and may be NULL otherwise. */
+  int (*dense_forward) (void *ctx, int act, int n, int in, int out, const float *x,
+                        const float *w, const float *bias, float *y, float *drop_y, float rate,
+                        uint64_t seed, const int64_t *step);
+  /* dy (n, out) is the gradient of drop_y when rate > 0 (of y otherwise); the
+   * op may overwrite it. With dz = act' (y) * (dropout_backward of dy when
+   * rate > 0): dw (in, out) = x^T @ dz; dbias (out) = column sums of dz when
+   * not NULL; dx (n, in) = dz @ w^T when not NULL; all overwritten. */
+  int (*dense_backward) (void *ctx, int act, int n, int in, int out, const float *x,
+                         const float *w, const float *y, float *dy, float *dw, float *dbias,
+                         float *dx, float rate, uint64_t seed, const int64_t *step);
 };
+
+/* The size of a version-1 table: everything before the dense ops. */
+#define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

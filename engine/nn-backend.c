@@ -177,6 +177,15 @@ load_cuda_locked (char *reason, size_t reason_size)
       return NULL;
     }
   const NnBackendOps *ops = get ();
+  if (ops != NULL && ops->abi_version == 1 && ops->struct_size >= NN_BACKEND_OPS_V1_SIZE)
+    {
+      /* A version-1 module lacks the optional slots added since: copy its
+       * table into a full one whose newer slots are NULL. */
+      static NnBackendOps v1_table;
+      memset (&v1_table, 0, sizeof v1_table);
+      memcpy (&v1_table, ops, NN_BACKEND_OPS_V1_SIZE);
+      return &v1_table;
+    }
   if (ops == NULL || ops->abi_version != NN_BACKEND_ABI_VERSION
       || ops->struct_size < sizeof (NnBackendOps))
     {

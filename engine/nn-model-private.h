@@ -126,6 +126,11 @@ _nn_layer_act (const NnLayer *layer, const NnPass *pass)
 /* The seed of a dropout layer: from the model seed and the layer index. */
 uint64_t _nn_layer_seed (const NnModel *model, const NnLayer *layer);
 
+/* The dropout layer right after `layer` when `layer` is a dense layer that
+ * applies that dropout itself in this pass (the backend's fused dense ops),
+ * else NULL. The dropout layer then does nothing in either direction. */
+NnLayer *_nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass);
+
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
 NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);

@@ -1,4 +1,5 @@
-/* nn-cuda-blas.cu: row-major matrix products on cuBLAS.
+/* nn-cuda-blas.cu: row-major matrix products on cuBLAS and our own kernels,
+ * and the fused dense ops built on them.
  *
  * cuBLAS is column-major; a row-major (m, n) matrix with row stride ld is
  * the column-major (n, m) matrix with leading dimension ld. So
@@ -7,8 +8,56 @@
  */
 
 #include "nn-cuda-private.h"
+#include "kernels/act.cuh"
 
 #include <stdio.h>
+
+/* What a product's kernel does with each output's sum. Off: C = alpha sum +
+ * beta C (BLAS). On (the fused dense forward): y = act (sum + bias), and
+ * with drop_y also drop_y = y * keep / (1 - rate) with dropout_forward's mask
+ * (index row * n + col, so rows must be contiguous: ldc == n). */
+struct Epilogue
+{
+  int on;
+  int act;
+  const float *bias;     /* (n) or NULL */
+  float *drop_y;         /* (m, n) or NULL */
+  float rate, scale;     /* scale = 1 / (1 - rate), as dropout_forward has it */
+  uint64_t seed;
+  const int64_t *step;   /* device, or NULL for step 0 */
+};
+
+static const Epilogue no_epilogue = { 0, 0, NULL, NULL, 0.0f, 1.0f, 0, NULL };
+
+__device__ __forceinline__ int64_t
+epilogue_step (const Epilogue &e)
+{
+  return e.drop_y != NULL && e.step != NULL ? *e.step : 0;
+}
+
+__device__ __forceinline__ void
+store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, float alpha,
+           float beta, float *c, int ldc)
+{
+  float *cp = c + (size_t) row * ldc + col;
+  if (!e.on)
+    {
+      /* BLAS: C is not read when beta is 0 */
+      *cp = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
+      return;
+    }
+  /* the order of bias_act_forward and dropout_forward, so results match them */
+  float z = sum;
+  if (e.bias != NULL)
+    z += e.bias[col];
+  float v = act_forward (e.act, z);
+  *cp = v;
+  if (e.drop_y != NULL)
+    {
+      size_t i = (size_t) row * n + col;
+      e.drop_y[i] = nn_dropout_keep (e.seed, t, i, e.rate) ? v * e.scale : 0.0f;
+    }
+}
 
 /* Products with few output columns (a layer's 10 classes: the forward
  * product and its weight gradient) and a long enough sum: cuBLAS splits
@@ -17,27 +66,47 @@
  * column of one output row, in plain float. */
 #define SMALL_N_MAX 16
 
-__global__ void __launch_bounds__ (256)
-gemm_small_n_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
-                     const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
-                     float beta, float *__restrict__ c, int ldc, int split)
+struct SmallN
+{
+  int trans_a, trans_b, m, n, k;
+  float alpha;
+  const float *a;
+  int lda;
+  const float *b;
+  int ldb;
+  float beta;
+  float *c;
+  int ldc;
+  int split;      /* warps sharing one row's sum: 1, 2, 4 or 8 */
+  float *colsum;  /* (n) or NULL: row m is a row of ones, its outputs B's column sums */
+  Epilogue e;
+};
+
+/* Block `bid` of the small-n product (256 threads). */
+__device__ __forceinline__ void
+small_n_block (const SmallN &g, int bid)
 {
   __shared__ float part[8][SMALL_N_MAX];
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  int row = blockIdx.x * (8 / split) + warp / split;
-  int share = warp % split;
+  int row = bid * (8 / g.split) + warp / g.split;
+  int share = warp % g.split;
+  int m = g.m, n = g.n, k = g.k, lda = g.lda, ldb = g.ldb;
+  const float *__restrict__ a = g.a;
+  const float *__restrict__ b = g.b;
+  int rows = m + (g.colsum != NULL);
   float acc[SMALL_N_MAX];
 #pragma unroll
   for (int j = 0; j < SMALL_N_MAX; j++)
     acc[j] = 0.0f;
-  if (row < m)
-    for (int kk = share * 32 + lane; kk < k; kk += 32 * split)
+  if (row < rows)
+    for (int kk = share * 32 + lane; kk < k; kk += 32 * g.split)
       {
-        float av = trans_a ? a[(size_t) kk * lda + row] : a[(size_t) row * lda + kk];
+        float av = row == m ? 1.0f
+                   : g.trans_a ? a[(size_t) kk * lda + row] : a[(size_t) row * lda + kk];
 #pragma unroll
         for (int j = 0; j < SMALL_N_MAX; j++)
           if (j < n)
-            acc[j] += av * (trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j]);
+            acc[j] += av * (g.trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j]);
       }
 #pragma unroll
   for (int j = 0; j < SMALL_N_MAX; j++)
@@ -48,15 +117,46 @@ gemm_small_n_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
     for (int j = 0; j < SMALL_N_MAX; j++)
       part[warp][j] = acc[j];
   __syncthreads ();
-  if (share == 0 && lane < n && row < m)
+  if (share == 0 && lane < n && row < rows)
     {
       float sum = 0.0f;
-      for (int p = 0; p < split; p++)
+      for (int p = 0; p < g.split; p++)
         sum += part[warp + p][lane];
-      float *cp = c + (size_t) row * ldc + lane;
-      /* BLAS: C is not read when beta is 0 */
-      *cp = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
+      if (row == m)
+        g.colsum[lane] = sum;
+      else
+        store_out (g.e, epilogue_step (g.e), sum, row, lane, n, g.alpha, g.beta, g.c, g.ldc);
     }
+}
+
+__global__ void __launch_bounds__ (256)
+gemm_small_n_kernel (SmallN g)
+{
+  small_n_block (g, blockIdx.x);
+}
+
+static SmallN
+small_n_args (int trans_a, int trans_b, int m, int n, int k, float alpha, const float *a, int lda,
+              const float *b, int ldb, float beta, float *c, int ldc, float *colsum,
+              const Epilogue &e, unsigned int *blocks)
+{
+  int split = k >= 1024 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
+  int rows_per_block = 8 / split;
+  int rows = m + (colsum != NULL);
+  *blocks = (unsigned int) ((rows + rows_per_block - 1) / rows_per_block);
+  return SmallN { trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, split, colsum, e };
+}
+
+static int
+launch_small_n (NnCudaContext *ctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc,
+                float *colsum, const Epilogue &e, const char *what)
+{
+  unsigned int blocks;
+  SmallN g = small_n_args (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, colsum,
+                           e, &blocks);
+  gemm_small_n_kernel<<<blocks, 256, 0, ctx->stream>>> (g);
+  return _nn_cuda_check_launch (ctx, what);
 }
 
 /* Products with a short sum (k <= 64: a dense layer's weight gradient over
@@ -68,25 +168,63 @@ gemm_small_n_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
 #define SMALL_K_MAX 64
 #define SMALL_K_OUTPUTS (1 << 18)
 
-__global__ void __launch_bounds__ (256)
-gemm_small_k_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
-                     const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
-                     float beta, float *__restrict__ c, int ldc)
+struct SmallK
 {
-  int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx >= m * n)
+  int trans_a, trans_b, m, n, k;
+  float alpha;
+  const float *a;
+  int lda;
+  const float *b;
+  int ldb;
+  float beta;
+  float *c;
+  int ldc;
+};
+
+/* Block `bid` of the small-k product (256 threads). */
+__device__ __forceinline__ void
+small_k_block (const SmallK &g, int bid)
+{
+  int idx = bid * blockDim.x + threadIdx.x;
+  if (idx >= g.m * g.n)
     return;
-  int i = idx / n, j = idx % n;
+  int i = idx / g.n, j = idx % g.n;
+  const float *__restrict__ a = g.a;
+  const float *__restrict__ b = g.b;
   float sum = 0.0f;
-  for (int kk = 0; kk < k; kk++)
+  for (int kk = 0; kk < g.k; kk++)
     {
-      float av = trans_a ? a[(size_t) kk * lda + i] : a[(size_t) i * lda + kk];
-      float bv = trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j];
+      float av = g.trans_a ? a[(size_t) kk * g.lda + i] : a[(size_t) i * g.lda + kk];
+      float bv = g.trans_b ? b[(size_t) j * g.ldb + kk] : b[(size_t) kk * g.ldb + j];
       sum += av * bv;
     }
-  float *cp = c + (size_t) i * ldc + j;
+  float *cp = g.c + (size_t) i * g.ldc + j;
   /* BLAS: C is not read when beta is 0 */
-  *cp = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
+  *cp = g.beta == 0.0f ? g.alpha * sum : g.alpha * sum + g.beta * *cp;
+}
+
+__global__ void __launch_bounds__ (256)
+gemm_small_k_kernel (SmallK g)
+{
+  small_k_block (g, blockIdx.x);
+}
+
+static int
+small_k_fits (int m, int n, int k)
+{
+  return k >= 1 && k <= SMALL_K_MAX && (size_t) m * n <= SMALL_K_OUTPUTS && n > SMALL_N_MAX;
+}
+
+/* A small-n and a small-k product in one launch (a dense layer's weight and
+ * input gradients, which do not depend on each other): the first n_blocks
+ * blocks run the first. */
+__global__ void __launch_bounds__ (256)
+gemm_pair_kernel (SmallN first, unsigned int n_blocks, SmallK second)
+{
+  if (blockIdx.x < n_blocks)
+    small_n_block (first, blockIdx.x);
+  else
+    small_k_block (second, blockIdx.x - n_blocks);
 }
 
 int
@@ -102,21 +240,16 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "gemm: negative size (%d, %d, %d)", m, n, k);
   if (m == 0 || n == 0)
     return NN_BACKEND_OK;
-  if (k >= 1 && k <= SMALL_K_MAX && (size_t) m * n <= SMALL_K_OUTPUTS && n > SMALL_N_MAX)
+  if (small_k_fits (m, n, k))
     {
       int outputs = m * n;
       gemm_small_k_kernel<<<(outputs + 255) / 256, 256, 0, ctx->stream>>> (
-        trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+        SmallK { trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc });
       return _nn_cuda_check_launch (ctx, "gemm");
     }
   if (n <= SMALL_N_MAX && k >= 32)
-    {
-      int split = k >= 1024 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
-      int rows_per_block = 8 / split;
-      gemm_small_n_kernel<<<(m + rows_per_block - 1) / rows_per_block, 256, 0, ctx->stream>>> (
-        trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, split);
-      return _nn_cuda_check_launch (ctx, "gemm");
-    }
+    return launch_small_n (ctx, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                           NULL, no_epilogue, "gemm");
   cublasStatus_t st = cublasSgemm (ctx->cublas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
                                    trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, b, ldb,
                                    a, lda, &beta, c, ldc);
@@ -128,4 +261,326 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
       return _nn_cuda_fail_cublas (ctx, st, what);
     }
   return _nn_cuda_check_launch (ctx, "gemm");
+}
+
+/* ---------------------------------------------------------------- tiled split-K */
+
+/* Products with few rows (a batch of 32) and a long sum, e.g. a dense
+ * layer's forward 32 x 128 x 784: cuBLAS splits the sum and adds a reduction
+ * kernel, and the layer then runs bias + activation and dropout as two more.
+ * Here one kernel does all of it: block (x, y, z) computes the 32 x 32
+ * output tile (y, x) over the z-th slice of the sum, through shared memory;
+ * each slice's tile goes to the split-K scratch, and the block that finishes
+ * its tile last (a counter per tile) adds the slices in a fixed order, so
+ * the result does not depend on which block came last, and applies the
+ * epilogue. 256 threads: thread (tx, ty) owns column tx of rows ty + 8 r. */
+#define TILE 32
+#define TILED_MAX_SPLITS 16
+
+/* One TILE-deep step's elements of A (rows i0.., sum k0..) and B (sum
+ * k0.., columns j0..) into registers, all loads issued before any is used;
+ * consecutive threads read consecutive addresses in either layout. */
+__device__ __forceinline__ void
+tile_load (int trans_a, int trans_b, int m, int n, int ke, int i0, int j0, int k0,
+           const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb, float ra[4],
+           float rb[4])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++)
+    {
+      int e_ = threadIdx.x + q * 256;
+      int u = e_ & 31, v = e_ >> 5;
+      int r = trans_a ? u : v, kk = trans_a ? v : u;
+      int i = i0 + r, kx = k0 + kk;
+      ra[q] = i < m && kx < ke
+                ? __ldg (trans_a ? a + (size_t) kx * lda + i : a + (size_t) i * lda + kx)
+                : 0.0f;
+      int kk2 = trans_b ? u : v, col = trans_b ? v : u;
+      int j = j0 + col, ky = k0 + kk2;
+      rb[q] = j < n && ky < ke
+                ? __ldg (trans_b ? b + (size_t) j * ldb + ky : b + (size_t) ky * ldb + j)
+                : 0.0f;
+    }
+}
+
+__device__ __forceinline__ void
+tile_store (int trans_a, int trans_b, const float ra[4], const float rb[4],
+            float (*as)[TILE + 1], float (*bs)[TILE + 1])
+{
+#pragma unroll
+  for (int q = 0; q < 4; q++)
+    {
+      int e_ = threadIdx.x + q * 256;
+      int u = e_ & 31, v = e_ >> 5;
+      as[trans_a ? u : v][trans_a ? v : u] = ra[q];
+      bs[trans_b ? u : v][trans_b ? v : u] = rb[q];
+    }
+}
+
+__global__ void __launch_bounds__ (256)
+gemm_tiled_kernel (int trans_a, int trans_b, int m, int n, int k, float alpha,
+                   const float *__restrict__ a, int lda, const float *__restrict__ b, int ldb,
+                   float beta, float *__restrict__ c, int ldc, int kchunk,
+                   float *__restrict__ partials, unsigned int *__restrict__ counters, Epilogue e)
+{
+  __shared__ float as[TILE][TILE + 1]; /* as[row][kk] */
+  __shared__ float bs[TILE][TILE + 1]; /* bs[kk][col] */
+  __shared__ int is_last;
+  int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
+  int i0 = blockIdx.y * TILE, j0 = blockIdx.x * TILE;
+  int splits = gridDim.z;
+  int kb = blockIdx.z * kchunk;
+  int ke = min (k, kb + kchunk);
+  float acc[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+  float ra[4], rb[4];
+
+  /* the next step's loads are in flight while this step computes */
+  if (kb < ke)
+    tile_load (trans_a, trans_b, m, n, ke, i0, j0, kb, a, lda, b, ldb, ra, rb);
+  for (int k0 = kb; k0 < ke; k0 += TILE)
+    {
+      tile_store (trans_a, trans_b, ra, rb, as, bs);
+      __syncthreads ();
+      if (k0 + TILE < ke)
+        tile_load (trans_a, trans_b, m, n, ke, i0, j0, k0 + TILE, a, lda, b, ldb, ra, rb);
+#pragma unroll
+      for (int kk = 0; kk < TILE; kk++)
+        {
+          float bv = bs[kk][tx];
+#pragma unroll
+          for (int r = 0; r < 4; r++)
+            acc[r] += as[ty + 8 * r][kk] * bv;
+        }
+      __syncthreads ();
+    }
+
+  int col = j0 + tx;
+  if (splits > 1)
+    {
+      size_t tile = (size_t) blockIdx.y * gridDim.x + blockIdx.x;
+      float *mine = partials + (tile * splits + blockIdx.z) * (TILE * TILE);
+#pragma unroll
+      for (int r = 0; r < 4; r++)
+        mine[(ty + 8 * r) * TILE + tx] = acc[r];
+      __threadfence ();
+      __syncthreads ();
+      if (threadIdx.x == 0)
+        {
+          unsigned int done = atomicAdd (&counters[tile], 1u);
+          is_last = done == (unsigned int) splits - 1;
+        }
+      __syncthreads ();
+      if (!is_last)
+        return;
+      __threadfence ();
+      /* the slices in order 0, 1, ...; 16 loads in flight per round */
+      const float *all = partials + tile * splits * (TILE * TILE) + ty * TILE + tx;
+#pragma unroll
+      for (int r = 0; r < 4; r++)
+        acc[r] = 0.0f;
+      for (int p = 0; p < splits; p += 4)
+        {
+          float v[4][4];
+#pragma unroll
+          for (int d = 0; d < 4; d++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+              v[d][r] = p + d < splits
+                          ? __ldcg (all + (size_t) (p + d) * (TILE * TILE) + 8 * r * TILE)
+                          : 0.0f;
+#pragma unroll
+          for (int d = 0; d < 4; d++)
+#pragma unroll
+            for (int r = 0; r < 4; r++)
+              if (p + d < splits)
+                acc[r] += v[d][r];
+        }
+      if (threadIdx.x == 0)
+        counters[tile] = 0; /* ready for the next op */
+    }
+  int64_t t = epilogue_step (e);
+#pragma unroll
+  for (int r = 0; r < 4; r++)
+    {
+      int row = i0 + ty + 8 * r;
+      if (row < m && col < n)
+        store_out (e, t, acc[r], row, col, n, alpha, beta, c, ldc);
+    }
+}
+
+static int
+launch_tiled (NnCudaContext *ctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
+              const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc,
+              const Epilogue &e, int splits, const char *what)
+{
+  int tiles_m = (m + TILE - 1) / TILE, tiles_n = (n + TILE - 1) / TILE;
+  int steps = (k + TILE - 1) / TILE; /* TILE-deep steps of the sum */
+  size_t tiles = (size_t) tiles_m * tiles_n;
+
+  if (tiles_m > 65535)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED, "%s: %d rows is too many", what, m);
+  if (splits <= 0)
+    {
+      /* about two blocks per multiprocessor, each slice at least one step */
+      size_t want = ((size_t) ctx->multiprocessors * 2 + tiles - 1) / tiles;
+      splits = want > TILED_MAX_SPLITS ? TILED_MAX_SPLITS : (int) want;
+    }
+  if (splits > steps)
+    splits = steps;
+  if (splits < 1)
+    splits = 1;
+  int steps_per_split = (steps + splits - 1) / splits;
+  if (steps_per_split < 1)
+    steps_per_split = 1;
+  splits = (steps + steps_per_split - 1) / steps_per_split;
+  if (splits < 1)
+    splits = 1;
+  if (splits > 1
+      && (tiles > NN_CUDA_SPLITK_TILES
+          || tiles * splits * TILE * TILE > (size_t) NN_CUDA_SPLITK_FLOATS))
+    {
+      splits = 1;
+      steps_per_split = steps;
+    }
+  dim3 grid (tiles_n, tiles_m, splits);
+  gemm_tiled_kernel<<<grid, 256, 0, ctx->stream>>> (trans_a, trans_b, m, n, k, alpha, a, lda, b,
+                                                     ldb, beta, c, ldc, steps_per_split * TILE,
+                                                     ctx->splitk, ctx->splitk_counters, e);
+  return _nn_cuda_check_launch (ctx, what);
+}
+
+int
+_nn_cuda_gemm_tiled (NnCudaContext *ctx, int trans_a, int trans_b, int m, int n, int k,
+                     float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                     float *c, int ldc, int splits)
+{
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (m <= 0 || n <= 0 || k < 0)
+    return NN_BACKEND_OK;
+  return launch_tiled (ctx, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                       no_epilogue, splits, "gemm (tiled)");
+}
+
+/* ---------------------------------------------------------------- fused dense ops */
+
+/* The epilogue over a finished product y (rows, cols): where cuBLAS made it. */
+__global__ void
+epilogue_kernel (Epilogue e, float *__restrict__ y, int rows, int cols)
+{
+  int64_t t = epilogue_step (e);
+  size_t total = (size_t) rows * cols;
+  for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
+       i += (size_t) gridDim.x * blockDim.x)
+    store_out (e, t, y[i], (int) (i / cols), (int) (i % cols), cols, 1.0f, 0.0f, y, cols);
+}
+
+int
+_nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int in, int out,
+                              const float *x, const float *w, const float *bias, float *y,
+                              float *drop_y, float rate, uint64_t seed, const int64_t *step)
+{
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (n < 0 || in < 0 || out < 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
+      || !(rate >= 0.0f && rate < 1.0f) || (rate > 0.0f && drop_y == NULL))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_forward: bad arguments");
+  if (n == 0 || out == 0)
+    return NN_BACKEND_OK;
+
+  Epilogue e = { 1, act, bias, rate > 0.0f ? drop_y : NULL, rate,
+                 rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step };
+  /* Wider products go to cuBLAS and one epilogue kernel: on the H200 in a
+   * graph (gpu/dev/dense-bench.cu, bench/results/h200-gpu-mlp-2026-11-30.md)
+   * 32 x 128 x 784 takes 6.4 us so, 8.5 us on the tiled kernel, 7.3 us as
+   * gemm + bias_act + dropout. */
+  if (route == NN_CUDA_DENSE_AUTO)
+    route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N : NN_CUDA_DENSE_CUBLAS;
+  if (route == NN_CUDA_DENSE_SMALL_N)
+    return launch_small_n (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e,
+                           "dense_forward");
+  if (route == NN_CUDA_DENSE_TILED)
+    return launch_tiled (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, e, 0,
+                         "dense_forward");
+  /* cuBLAS, then one kernel for bias, activation and dropout */
+  if ((rc = _nn_cuda_gemm (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out)) != 0)
+    return rc;
+  if (act == NN_BK_ACT_LINEAR && bias == NULL && e.drop_y == NULL)
+    return NN_BACKEND_OK;
+  epilogue_kernel<<<_nn_cuda_blocks (ctx, (size_t) n * out, 256), 256, 0, ctx->stream>>> (e, y, n,
+                                                                                         out);
+  return _nn_cuda_check_launch (ctx, "dense_forward");
+}
+
+int
+_nn_cuda_dense_forward (void *ctx, int act, int n, int in, int out, const float *x,
+                        const float *w, const float *bias, float *y, float *drop_y, float rate,
+                        uint64_t seed, const int64_t *step)
+{
+  return _nn_cuda_dense_forward_route ((NnCudaContext *) ctx, NN_CUDA_DENSE_AUTO, act, n, in, out,
+                                       x, w, bias, y, drop_y, rate, seed, step);
+}
+
+int
+_nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const float *x,
+                         const float *w, const float *y, float *dy, float *dw, float *dbias,
+                         float *dx, float rate, uint64_t seed, const int64_t *step)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (n < 0 || in < 0 || out < 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
+      || !(rate >= 0.0f && rate < 1.0f))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward: bad arguments");
+  if (out == 0)
+    return NN_BACKEND_OK;
+
+  /* dz in place of dy, with the bias gradient on the way */
+  int dbias_done = 0;
+  if (act != NN_BK_ACT_LINEAR || rate > 0.0f || n == 0)
+    {
+      if ((rc = _nn_cuda_dense_dz (ctx, act, y, dy, dbias, n, out, rate, seed, step)) != 0)
+        return rc;
+      dbias_done = 1;
+    }
+  if (in == 0)
+    return dbias_done || dbias == NULL
+             ? NN_BACKEND_OK
+             : _nn_cuda_dense_dz (ctx, NN_BK_ACT_LINEAR, y, dy, dbias, n, out, 0.0f, 0, NULL);
+
+  /* dW (in, out) = x^T (in, n) @ dz (n, out): with few outputs on the
+   * small-n kernel, which adds dz's column sums (the bias gradient) as one
+   * more row; dx (n, in) = dz (n, out) @ W^T (out, in) on the small-k kernel
+   * in the same launch when it fits */
+  if (out <= SMALL_N_MAX && n >= 32)
+    {
+      unsigned int n_blocks;
+      SmallN dw_args = small_n_args (1, 0, in, out, n, 1.0f, x, in, dy, out, 0.0f, dw, out,
+                                     dbias_done ? NULL : dbias, no_epilogue, &n_blocks);
+      if (dx != NULL && small_k_fits (n, in, out))
+        {
+          unsigned int k_blocks = (unsigned int) (((size_t) n * in + 255) / 256);
+          gemm_pair_kernel<<<n_blocks + k_blocks, 256, 0, ctx->stream>>> (
+            dw_args, n_blocks, SmallK { 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in });
+          return _nn_cuda_check_launch (ctx, "dense_backward");
+        }
+      gemm_small_n_kernel<<<n_blocks, 256, 0, ctx->stream>>> (dw_args);
+      if ((rc = _nn_cuda_check_launch (ctx, "dense_backward")) != 0)
+        return rc;
+      dbias_done = 1;
+    }
+  else if ((rc = _nn_cuda_gemm (ctx, 1, 0, in, out, n, 1.0f, x, in, dy, out, 0.0f, dw, out)) != 0)
+    return rc;
+  if (!dbias_done && dbias != NULL
+      && (rc = _nn_cuda_dense_dz (ctx, NN_BK_ACT_LINEAR, y, dy, dbias, n, out, 0.0f, 0, NULL)) != 0)
+    return rc;
+
+  if (dx != NULL)
+    return _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
+  return NN_BACKEND_OK;
 }

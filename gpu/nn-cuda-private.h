@@ -23,6 +23,11 @@
 #define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
 #define NN_CUDA_COUNTER_OPTIMIZER 0
 
+/* Split-K products (nn-cuda-blas.cu): partial tiles and one last-block-done
+ * counter per output tile (zero between ops). */
+#define NN_CUDA_SPLITK_FLOATS (1 << 20)
+#define NN_CUDA_SPLITK_TILES 4096
+
 /* Host staging for download_async into pageable memory. */
 #define NN_CUDA_STAGING_SLOTS 64
 #define NN_CUDA_STAGING_SLOT_BYTES 4096
@@ -48,6 +53,8 @@ typedef struct
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
   float *partials;           /* (NN_CUDA_PARTIALS) device */
   unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
+  float *splitk;             /* (NN_CUDA_SPLITK_FLOATS) device: split-K partial tiles */
+  unsigned int *splitk_counters; /* (NN_CUDA_SPLITK_TILES) device, zero between ops */
   unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
@@ -133,6 +140,40 @@ NN_CUDA_HIDDEN int _nn_cuda_gather_batch (void *ctx, const uint8_t *images, cons
 NN_CUDA_HIDDEN int _nn_cuda_optimizer_update (void *ctx, const NnBackendOptimizer *opt,
                                               float *params, const float *grads, float *state,
                                               size_t count, int64_t *step);
+
+/* The fused dense ops (nn-cuda-blas.cu), and their dz step (kernels/bias-act.cu):
+ * dy (n, channels) = act' (y) * (dropout mask of dy when rate > 0) in place,
+ * dbias = its column sums when not NULL. */
+NN_CUDA_HIDDEN int _nn_cuda_dense_forward (void *ctx, int act, int n, int in, int out,
+                                           const float *x, const float *w, const float *bias,
+                                           float *y, float *drop_y, float rate, uint64_t seed,
+                                           const int64_t *step);
+NN_CUDA_HIDDEN int _nn_cuda_dense_backward (void *ctx, int act, int n, int in, int out,
+                                            const float *x, const float *w, const float *y,
+                                            float *dy, float *dw, float *dbias, float *dx,
+                                            float rate, uint64_t seed, const int64_t *step);
+NN_CUDA_HIDDEN int _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy,
+                                      float *dbias, int n, int channels, float rate,
+                                      uint64_t seed, const int64_t *step);
+/* The fused dense forward on a given route (NN_CUDA_DENSE_AUTO: chosen
+ * from the shape), for gpu/dev benchmarks. */
+enum
+{
+  NN_CUDA_DENSE_AUTO = 0,
+  NN_CUDA_DENSE_SMALL_N = 1, /* out <= 16, in >= 32 */
+  NN_CUDA_DENSE_TILED = 2,
+  NN_CUDA_DENSE_CUBLAS = 3,
+};
+NN_CUDA_HIDDEN int _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n,
+                                                 int in, int out, const float *x, const float *w,
+                                                 const float *bias, float *y, float *drop_y,
+                                                 float rate, uint64_t seed, const int64_t *step);
+/* Row-major C = alpha op(A) op(B) + beta C on the tiled split-K kernel
+ * (splits 0: chosen from the shape); for gpu/dev benchmarks and the routes. */
+NN_CUDA_HIDDEN int _nn_cuda_gemm_tiled (NnCudaContext *ctx, int trans_a, int trans_b, int m,
+                                        int n, int k, float alpha, const float *a, int lda,
+                                        const float *b, int ldb, float beta, float *c, int ldc,
+                                        int splits);
 
 #ifdef __cplusplus
 }

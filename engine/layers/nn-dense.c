@@ -19,6 +19,28 @@ dense_setup (NnModel *model, NnLayer *layer, NnError *error)
   return NN_OK;
 }
 
+/* Whether the backend's fused dense ops serve this layer in this pass. */
+static bool
+dense_fused (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  const NnBackendOps *ops = model->backend.ops;
+  return ops->dense_forward != NULL && ops->dense_backward != NULL
+         && layer->klass == &_nn_dense_class && _nn_layer_act (layer, pass) != NN_BK_ACT_SOFTMAX;
+}
+
+NnLayer *
+_nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  NnLayer *next;
+
+  if (!pass->training || layer->index + 1 >= model->count || !dense_fused (model, layer, pass))
+    return NULL;
+  next = model->layers[layer->index + 1];
+  if (next->klass != &_nn_dropout_class || !(next->spec.rate > 0.0f))
+    return NULL;
+  return next;
+}
+
 static int
 dense_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 {
@@ -27,6 +49,16 @@ dense_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
   int in = (int) layer->in_size;
   int out = (int) layer->out_size;
   int rc;
+
+  if (dense_fused (model, layer, pass))
+    {
+      /* one op: product, bias, activation and the next layer's dropout */
+      NnLayer *drop = _nn_dense_fused_dropout (model, layer, pass);
+      return ops->dense_forward (ctx, _nn_layer_act (layer, pass), pass->n, in, out, layer->x,
+                                 layer->w, layer->b, layer->y, drop ? drop->y : NULL,
+                                 drop ? drop->spec.rate : 0.0f,
+                                 drop ? _nn_layer_seed (model, drop) : 0, model->step);
+    }
 
   /* y (n, out) = x (n, in) @ W (in, out) */
   rc = ops->gemm (ctx, 0, 0, pass->n, out, in, 1.0f, layer->x, in, layer->w, out, 0.0f,
@@ -45,6 +77,16 @@ dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, f
   int in = (int) layer->in_size;
   int out = (int) layer->out_size;
   int rc;
+
+  if (dense_fused (model, layer, pass))
+    {
+      /* dy is the gradient of the dropout's output when that is fused */
+      NnLayer *drop = _nn_dense_fused_dropout (model, layer, pass);
+      return ops->dense_backward (ctx, _nn_layer_act (layer, pass), pass->n, in, out, layer->x,
+                                  layer->w, layer->y, dy, layer->dw, layer->db, *dx,
+                                  drop ? drop->spec.rate : 0.0f,
+                                  drop ? _nn_layer_seed (model, drop) : 0, model->step);
+    }
 
   /* dz (n, out) in place of dy; db (out) */
   rc = ops->bias_act_backward (ctx, _nn_layer_act (layer, pass), layer->y, dy, layer->db,

@@ -6,33 +6,9 @@
  */
 
 #include "nn-cuda-private.h"
+#include "kernels/act.cuh"
 
 #include <stdint.h>
-
-__device__ __forceinline__ float
-act_forward (int act, float z)
-{
-  switch (act)
-    {
-    case NN_BK_ACT_RELU: return z > 0.0f ? z : 0.0f;
-    case NN_BK_ACT_SIGMOID: return 1.0f / (1.0f + expf (-z));
-    case NN_BK_ACT_TANH: return tanhf (z);
-    default: return z;
-    }
-}
-
-/* dz from y = act (z) and dy (softmax is handled by its own kernel). */
-__device__ __forceinline__ float
-act_backward (int act, float y, float dy)
-{
-  switch (act)
-    {
-    case NN_BK_ACT_RELU: return y > 0.0f ? dy : 0.0f;
-    case NN_BK_ACT_SIGMOID: return dy * y * (1.0f - y);
-    case NN_BK_ACT_TANH: return dy * (1.0f - y * y);
-    default: return dy;
-    }
-}
 
 /* y (total) = act (y + bias[(i / spatial) % channels]). */
 template <typename I>
@@ -124,15 +100,19 @@ softmax_backward_kernel (const float *__restrict__ y, float *__restrict__ dy, in
 
 /* Dense layout (rows, channels): block (32, DENSE_ROWS) owns 32 channels;
  * each thread walks every DENSE_ROWS-th row (unrolled, so several loads are
- * in flight), writes dz in place and sums it; dbias when not NULL. */
+ * in flight), writes dz in place and sums it; dbias when not NULL. With
+ * rate > 0, dy first goes through the dropout mask of (seed, *step), as
+ * dropout_backward would do it (the fused dense backward). */
 #define DENSE_ROWS 32
 
 __global__ void __launch_bounds__ (32 * DENSE_ROWS)
 dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__ dy,
-                       float *__restrict__ dbias, int rows, int channels)
+                       float *__restrict__ dbias, int rows, int channels, float rate,
+                       float scale, uint64_t seed, const int64_t *__restrict__ step)
 {
   __shared__ float part[DENSE_ROWS][33];
   int c = blockIdx.x * 32 + threadIdx.x;
+  int64_t t = rate > 0.0f && step != NULL ? *step : 0;
   float sum = 0.0f;
   if (c < channels)
     {
@@ -140,7 +120,10 @@ dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
       for (int r = threadIdx.y; r < rows; r += DENSE_ROWS)
         {
           size_t i = (size_t) r * channels + c;
-          float dz = act_backward (act, y[i], dy[i]);
+          float g = dy[i];
+          if (rate > 0.0f)
+            g = nn_dropout_keep (seed, t, i, rate) ? g * scale : 0.0f;
+          float dz = act_backward (act, y[i], g);
           dy[i] = dz;
           sum += dz;
         }
@@ -306,8 +289,8 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
   if (spatial == 1)
     {
       dim3 block (32, DENSE_ROWS);
-      dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (act, y, dy, dbias, n,
-                                                                              channels);
+      dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (
+        act, y, dy, dbias, n, channels, 0.0f, 1.0f, 0, NULL);
       return _nn_cuda_check_launch (ctx, "bias_act_backward");
     }
   /* Enough blocks to fill the GPU, within the partials scratch. */
@@ -331,4 +314,24 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
   sum_partials_kernel<<<(channels + 127) / 128, 128, 0, ctx->stream>>> (ctx->partials, dbias,
                                                                         channels, splits);
   return _nn_cuda_check_launch (ctx, "bias_act_backward (bias sum)");
+}
+
+int
+_nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy, float *dbias, int n,
+                   int channels, float rate, uint64_t seed, const int64_t *step)
+{
+  if (channels <= 0)
+    return NN_BACKEND_OK;
+  if (n <= 0)
+    {
+      if (dbias != NULL)
+        return _nn_cuda_fail (ctx, cudaMemsetAsync (dbias, 0, channels * sizeof (float),
+                                                    ctx->stream),
+                              "dense_backward");
+      return NN_BACKEND_OK;
+    }
+  dim3 block (32, DENSE_ROWS);
+  dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (
+    act, y, dy, dbias, n, channels, rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
+  return _nn_cuda_check_launch (ctx, "dense_backward");
 }

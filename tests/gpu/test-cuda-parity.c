@@ -670,6 +670,176 @@ test_gather (void)
   check_gather (false, false, 7);
 }
 
+/* ---------------------------------------------------------------- fused dense ops */
+
+/* The backend's fused dense_forward / dense_backward against the CPU's
+ * separate ops in the order the engine runs them without the fusion:
+ * gemm, bias_act_forward, dropout_forward; dropout_backward,
+ * bias_act_backward, gemm (dW), gemm (dx). */
+static void
+check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool with_dx)
+{
+  size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
+  float *x = malloc ((sx + 1) * sizeof (float)), *w = malloc ((sw + 1) * sizeof (float));
+  float *bias = malloc ((out + 1) * sizeof (float)), *dy = malloc ((sy + 1) * sizeof (float));
+  float *y[2] = { 0 }, *yd[2] = { 0 }, *dz[2] = { 0 }, *dw[2] = { 0 }, *db[2] = { 0 };
+  float *dx[2] = { 0 };
+  void *vx[2] = { 0 }, *vw[2] = { 0 }, *vb[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 };
+  void *vdy[2] = { 0 }, *vdw[2] = { 0 }, *vdb[2] = { 0 }, *vdx[2] = { 0 }, *vstep[2] = { 0 };
+  int64_t step = 4321;
+  uint64_t seed = 99;
+  int rf[2] = { -1, -1 }, rb[2] = { -1, -1 };
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w, sw, &rng, -0.2f, 0.2f);
+  gpu_fill_random (bias, out, &rng, -0.5f, 0.5f);
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  if (gpu.ops->dense_forward == NULL || gpu.ops->dense_backward == NULL)
+    {
+      tap_ok (false, "dense n %d in %d out %d: the CUDA backend has no fused dense ops", n, in,
+              out);
+      goto done;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vw[b] = gpu_put (k, w, sw * sizeof (float));
+      vb[b] = gpu_put (k, bias, out * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vyd[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vdw[b] = gpu_put (k, NULL, sw * sizeof (float));
+      vdb[b] = gpu_put (k, NULL, out * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      vstep[b] = gpu_put (k, &step, sizeof step);
+      if (!vx[b] || !vw[b] || !vb[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdw[b] || !vdb[b]
+          || !vdx[b] || !vstep[b])
+        continue;
+      if (b == 0)
+        {
+          rf[b] = k->ops->gemm (k->ctx, 0, 0, n, out, in, 1.0f, vx[b], in, vw[b], out, 0.0f,
+                                vy[b], out);
+          if (rf[b] == 0)
+            rf[b] = k->ops->bias_act_forward (k->ctx, act, vy[b], with_bias ? vb[b] : NULL, n,
+                                              out, 1);
+          if (rf[b] == 0 && rate > 0.0f)
+            rf[b] = k->ops->dropout_forward (k->ctx, vyd[b], vy[b], sy, rate, seed, vstep[b]);
+        }
+      else
+        rf[b] = k->ops->dense_forward (k->ctx, act, n, in, out, vx[b], vw[b],
+                                       with_bias ? vb[b] : NULL, vy[b], vyd[b], rate, seed,
+                                       vstep[b]);
+      if (rf[b] != 0)
+        tap_diag ("%s dense forward: %s", k->ops->name, k->ops->last_error (k->ctx));
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      yd[b] = gpu_get (k, vyd[b], sy * sizeof (float));
+    }
+  /* Backward from the CPU's y on both, so only the backward is compared. */
+  for (int b = 0; b < 2 && y[0] != NULL; b++)
+    {
+      NnBackend *k = backend (b);
+      if (!vdx[b] || !vstep[b])
+        continue;
+      k->ops->upload (k->ctx, vy[b], y[0], sy * sizeof (float));
+      if (b == 0)
+        {
+          rb[b] = 0;
+          if (rate > 0.0f)
+            rb[b] = k->ops->dropout_backward (k->ctx, vdy[b], vdy[b], sy, rate, seed, vstep[b]);
+          if (rb[b] == 0)
+            rb[b] = k->ops->bias_act_backward (k->ctx, act, vy[b], vdy[b],
+                                               with_bias ? vdb[b] : NULL, n, out, 1);
+          if (rb[b] == 0)
+            rb[b] = k->ops->gemm (k->ctx, 1, 0, in, out, n, 1.0f, vx[b], in, vdy[b], out, 0.0f,
+                                  vdw[b], out);
+          if (rb[b] == 0 && with_dx)
+            rb[b] = k->ops->gemm (k->ctx, 0, 1, n, in, out, 1.0f, vdy[b], out, vw[b], out, 0.0f,
+                                  vdx[b], in);
+        }
+      else
+        rb[b] = k->ops->dense_backward (k->ctx, act, n, in, out, vx[b], vw[b], vy[b], vdy[b],
+                                        vdw[b], with_bias ? vdb[b] : NULL,
+                                        with_dx ? vdx[b] : NULL, rate, seed, vstep[b]);
+      if (rb[b] != 0)
+        tap_diag ("%s dense backward: %s", k->ops->name, k->ops->last_error (k->ctx));
+      dz[b] = gpu_get (k, vdy[b], sy * sizeof (float));
+      dw[b] = gpu_get (k, vdw[b], sw * sizeof (float));
+      db[b] = gpu_get (k, vdb[b], out * sizeof (float));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+    }
+  {
+    /* masks: where both outputs are nonzero before dropout, dropped alike */
+    size_t mask_diff = 0, kept = 0;
+    if (y[0] && y[1] && yd[0] && yd[1] && rate > 0.0f)
+      for (size_t i = 0; i < sy; i++)
+        if (y[0][i] != 0.0f && y[1][i] != 0.0f)
+          {
+            kept += yd[0][i] != 0.0f;
+            mask_diff += (yd[0][i] != 0.0f) != (yd[1][i] != 0.0f);
+          }
+    double ey = gpu_rel_err (y[1], y[0], sy);
+    double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
+    double ez = gpu_rel_err (dz[1], dz[0], sy);
+    double ew = gpu_rel_err (dw[1], dw[0], sw);
+    double eb = with_bias ? gpu_rel_err (db[1], db[0], out) : 0.0;
+    double ex = with_dx ? gpu_rel_err (dx[1], dx[0], sx) : 0.0;
+    tap_ok (rf[0] == 0 && rf[1] == 0 && ey <= TOL_GEMM && eyd <= TOL_GEMM && mask_diff == 0,
+            "dense_forward %s n %d in %d out %d%s, dropout %.2f: rel err y %.2g, dropped y %.2g, "
+            "%zu mask differences (%zu kept)",
+            act_names[act], n, in, out, with_bias ? " + bias" : "", rate, ey, eyd, mask_diff,
+            kept);
+    tap_ok (rb[0] == 0 && rb[1] == 0 && ez <= TOL_ELEMENTWISE && ew <= TOL_GEMM
+              && eb <= TOL_GEMM && ex <= TOL_GEMM,
+            "dense_backward %s n %d in %d out %d%s%s, dropout %.2f: rel err dz %.2g, dW %.2g, "
+            "dbias %.2g, dx %.2g",
+            act_names[act], n, in, out, with_bias ? " + dbias" : "", with_dx ? " + dx" : "",
+            rate, ez, ew, eb, ex);
+  }
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (yd[b]);
+      free (dz[b]);
+      free (dw[b]);
+      free (db[b]);
+      free (dx[b]);
+    }
+  free2 (vx);
+  free2 (vw);
+  free2 (vb);
+  free2 (vy);
+  free2 (vyd);
+  free2 (vdy);
+  free2 (vdw);
+  free2 (vdb);
+  free2 (vdx);
+  free2 (vstep);
+done:
+  free (x);
+  free (w);
+  free (bias);
+  free (dy);
+}
+
+static void
+test_dense (void)
+{
+  /* the presets' layers (batch 32 and an odd 33), then odd sizes through
+   * every route: few outputs, the tiled split-K kernel, cuBLAS (> 64 rows) */
+  check_dense (32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false);
+  check_dense (32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true);
+  check_dense (33, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false);
+  check_dense (33, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true);
+  check_dense (32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, true, true);
+  check_dense (1, 10, 128, NN_BK_ACT_SIGMOID, 0.0f, true, true);
+  check_dense (7, 13, 5, NN_BK_ACT_TANH, 0.5f, true, true);
+  check_dense (33, 130, 7, NN_BK_ACT_RELU, 0.25f, false, true);
+  check_dense (7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true);
+  check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, true, true);
+  check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false);
+}
+
 /* ---------------------------------------------------------------- optimizer */
 
 static void
@@ -867,6 +1037,7 @@ main (void)
   test_gemm ();
   test_bias_act ();
   test_dropout ();
+  test_dense ();
   test_conv ();
   test_pool ();
   test_loss ();

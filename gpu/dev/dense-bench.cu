@@ -1,0 +1,269 @@
+/* dense-bench.cu: per-op times of the MLP presets' dense layers and
+ * optimizer on the GPU, to choose the fused dense ops' routes: each op is
+ * captured 50 times into one CUDA graph (as a training step runs it) and the
+ * graph replayed; the figure is microseconds per op, launch included.
+ * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
+ * dense ops, cuBLAS with the tiled split-K kernel at several splits, and,
+ * given a version-1 module (the code before the fused ops), its op table too.
+ * Build (from the repository root, after building the module in BUILD):
+ *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
+ *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
+ * Run: dense-bench [old-module.so]
+ */
+
+#include "nn-cuda-private.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern "C" const NnBackendOps *nn_backend_cuda_get (void);
+
+#define REPEATS 50
+#define LAUNCHES 40
+
+static double
+now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct
+{
+  const NnBackendOps *ops;
+  void *ctx;
+  float *x, *w, *b, *y, *yd, *dy, *dw, *db, *dx, *params, *grads, *state;
+  int64_t *step;
+} Bench;
+
+/* Microseconds per call of body (b, arg) as a node of a replayed graph. */
+template <typename F>
+static double
+time_op (Bench *k, F body)
+{
+  void *graph = NULL;
+  if (k->ops->capture_begin (k->ctx) != 0)
+    return -1.0;
+  for (int r = 0; r < REPEATS; r++)
+    if (body () != 0)
+      {
+        k->ops->capture_end (k->ctx, &graph);
+        fprintf (stderr, "op failed: %s\n", k->ops->last_error (k->ctx));
+        return -1.0;
+      }
+  if (k->ops->capture_end (k->ctx, &graph) != 0)
+    return -1.0;
+  k->ops->graph_launch (k->ctx, graph);
+  k->ops->synchronize (k->ctx);
+  double best = 1e30;
+  for (int trial = 0; trial < 3; trial++)
+    {
+      double t0 = now ();
+      for (int i = 0; i < LAUNCHES; i++)
+        k->ops->graph_launch (k->ctx, graph);
+      k->ops->synchronize (k->ctx);
+      double us = (now () - t0) * 1e6 / (LAUNCHES * REPEATS);
+      if (us < best)
+        best = us;
+    }
+  k->ops->graph_free (k->ctx, graph);
+  return best;
+}
+
+static void *
+dalloc (Bench *k, size_t floats)
+{
+  void *p = NULL;
+  if (k->ops->alloc (k->ctx, floats * sizeof (float), &p) != 0)
+    {
+      fprintf (stderr, "alloc: %s\n", k->ops->last_error (k->ctx));
+      exit (1);
+    }
+  return p;
+}
+
+static int
+open_bench (const NnBackendOps *ops, Bench *k)
+{
+  NnBackendOptions opt = { 0, 1 };
+  char err[512];
+  memset (k, 0, sizeof *k);
+  k->ops = ops;
+  if (ops->context_new (0, &opt, &k->ctx, err, sizeof err) != 0)
+    {
+      fprintf (stderr, "context: %s\n", err);
+      return 0;
+    }
+  size_t big = 2u << 20;
+  k->x = (float *) dalloc (k, big);
+  k->w = (float *) dalloc (k, big);
+  k->b = (float *) dalloc (k, 4096);
+  k->y = (float *) dalloc (k, big);
+  k->yd = (float *) dalloc (k, big);
+  k->dy = (float *) dalloc (k, big);
+  k->dw = (float *) dalloc (k, big);
+  k->db = (float *) dalloc (k, 4096);
+  k->dx = (float *) dalloc (k, big);
+  k->params = (float *) dalloc (k, big);
+  k->grads = (float *) dalloc (k, big);
+  k->state = (float *) dalloc (k, 2 * big);
+  k->step = (int64_t *) dalloc (k, 2);
+  ops->fill (k->ctx, k->x, 0.5f, big);
+  ops->fill (k->ctx, k->w, 0.01f, big);
+  ops->fill (k->ctx, k->dy, 0.1f, big);
+  ops->fill (k->ctx, k->grads, 0.001f, big);
+  return 1;
+}
+
+/* The unfused layer ops as the engine runs them without the fusion. */
+static void
+layer_unfused (Bench *k, const char *label, int n, int in, int out, int act, float rate,
+               int with_dx)
+{
+  const NnBackendOps *o = k->ops;
+  void *c = k->ctx;
+  double f = time_op (k, [&] {
+    int rc = o->gemm (c, 0, 0, n, out, in, 1.0f, k->x, in, k->w, out, 0.0f, k->y, out);
+    if (rc == 0)
+      rc = o->bias_act_forward (c, act, k->y, k->b, n, out, 1);
+    if (rc == 0 && rate > 0.0f)
+      rc = o->dropout_forward (c, k->yd, k->y, (size_t) n * out, rate, 7, k->step);
+    return rc;
+  });
+  double bw = time_op (k, [&] {
+    int rc = 0;
+    if (rate > 0.0f)
+      rc = o->dropout_backward (c, k->dy, k->dy, (size_t) n * out, rate, 7, k->step);
+    if (rc == 0)
+      rc = o->bias_act_backward (c, act, k->y, k->dy, k->db, n, out, 1);
+    if (rc == 0)
+      rc = o->gemm (c, 1, 0, in, out, n, 1.0f, k->x, in, k->dy, out, 0.0f, k->dw, out);
+    if (rc == 0 && with_dx)
+      rc = o->gemm (c, 0, 1, n, in, out, 1.0f, k->dy, out, k->w, out, 0.0f, k->dx, in);
+    return rc;
+  });
+  printf ("%-8s %-34s forward %6.2f us  backward %6.2f us\n", label, "unfused", f, bw);
+  if (o->dense_forward == NULL)
+    return;
+  f = time_op (k, [&] {
+    return o->dense_forward (c, act, n, in, out, k->x, k->w, k->b, k->y, k->yd, rate, 7, k->step);
+  });
+  bw = time_op (k, [&] {
+    return o->dense_backward (c, act, n, in, out, k->x, k->w, k->y, k->dy, k->dw, k->db,
+                              with_dx ? k->dx : NULL, rate, 7, k->step);
+  });
+  printf ("%-8s %-34s forward %6.2f us  backward %6.2f us\n", label, "fused dense ops", f, bw);
+}
+
+static void
+product (Bench *k, const char *label, int ta, int tb, int m, int n, int kk, int tiled)
+{
+  int lda = ta ? m : kk, ldb = tb ? kk : n;
+  double t = time_op (k, [&] {
+    return k->ops->gemm (k->ctx, ta, tb, m, n, kk, 1.0f, k->x, lda, k->w, ldb, 0.0f, k->y, n);
+  });
+  printf ("%-8s gemm%s%s %4d x %4d x %4d  ops->gemm %6.2f us", label, ta ? " A^T" : "    ",
+          tb ? " B^T" : "    ", m, n, kk, t);
+  if (tiled)
+    {
+      static const int splits[] = { 0, 1, 2, 4, 8, 16, 32 };
+      printf ("  tiled");
+      for (int s = 0; s < 7; s++)
+        {
+          double tt = time_op (k, [&] {
+            return _nn_cuda_gemm_tiled ((NnCudaContext *) k->ctx, ta, tb, m, n, kk, 1.0f, k->x,
+                                        lda, k->w, ldb, 0.0f, k->y, n, splits[s]);
+          });
+          printf (" s%d %.2f", splits[s], tt);
+        }
+    }
+  printf ("\n");
+}
+
+/* The fused forward on each route. */
+static void
+routes (Bench *k, const char *label, int n, int in, int out)
+{
+  static const char *names[] = { "auto", "small-n", "tiled", "cublas+epilogue" };
+  printf ("%-8s dense_forward %4d x %4d x %4d:", label, n, out, in);
+  for (int r = 0; r < 4; r++)
+    {
+      if (r == NN_CUDA_DENSE_SMALL_N && out > 16)
+        continue;
+      double t = time_op (k, [&] {
+        return _nn_cuda_dense_forward_route ((NnCudaContext *) k->ctx, r, NN_BK_ACT_RELU, n, in,
+                                             out, k->x, k->w, k->b, k->y, k->yd, 0.2f, 7, k->step);
+      });
+      printf ("  %s %.2f", names[r], t);
+    }
+  printf ("\n");
+}
+
+static void
+optimizer (Bench *k, const char *label, size_t count)
+{
+  NnBackendOptimizer adam = { NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f, 0.999f, 0.0f, 1e-7f };
+  double t = time_op (k, [&] {
+    return k->ops->optimizer_update (k->ctx, &adam, k->params, k->grads, k->state, count,
+                                     k->step);
+  });
+  printf ("%-8s adam over %zu parameters %6.2f us\n", label, count, t);
+}
+
+static void
+run (Bench *k, const char *label, int internals)
+{
+  layer_unfused (k, label, 32, 784, 128, NN_BK_ACT_RELU, 0.2f, 0);
+  layer_unfused (k, label, 32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, 1);
+  layer_unfused (k, label, 32, 784, 1000, NN_BK_ACT_RELU, 0.2f, 0);
+  layer_unfused (k, label, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, 1);
+  layer_unfused (k, label, 32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, 1);
+  if (internals)
+    {
+      routes (k, label, 32, 784, 128);
+      routes (k, label, 32, 784, 1000);
+      routes (k, label, 32, 1000, 1000);
+      routes (k, label, 32, 128, 10);
+    }
+  product (k, label, 0, 0, 32, 128, 784, internals);
+  product (k, label, 0, 0, 32, 1000, 784, internals);
+  product (k, label, 0, 0, 32, 1000, 1000, internals);
+  product (k, label, 1, 0, 784, 128, 32, internals);
+  product (k, label, 1, 0, 784, 1000, 32, internals);
+  product (k, label, 1, 0, 1000, 1000, 32, internals);
+  product (k, label, 0, 1, 32, 1000, 1000, internals);
+  product (k, label, 0, 1, 32, 784, 128, internals);
+  optimizer (k, label, 101770);
+  optimizer (k, label, 1796010);
+}
+
+int
+main (int argc, char **argv)
+{
+  Bench now_k, old_k;
+  if (!open_bench (nn_backend_cuda_get (), &now_k))
+    return 1;
+  run (&now_k, "new", 1);
+  if (argc > 1)
+    {
+      void *h = dlopen (argv[1], RTLD_NOW | RTLD_LOCAL);
+      NnBackendGetFunc get = h ? (NnBackendGetFunc) dlsym (h, NN_BACKEND_CUDA_SYMBOL) : NULL;
+      if (get == NULL)
+        {
+          fprintf (stderr, "%s: %s\n", argv[1], dlerror ());
+          return 1;
+        }
+      /* a version-1 table is shorter: copy it into a zeroed full one */
+      static NnBackendOps table;
+      const NnBackendOps *t = get ();
+      memcpy (&table, t, t->abi_version == 1 ? NN_BACKEND_OPS_V1_SIZE : sizeof table);
+      if (!open_bench (&table, &old_k))
+        return 1;
+      run (&old_k, "old", 0);
+    }
+  return 0;
+}
