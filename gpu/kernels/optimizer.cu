@@ -9,6 +9,7 @@
 #include "nn-cuda-private.h"
 
 #include <math.h>
+#include <stdint.h>
 
 struct OptArgs
 {
@@ -131,6 +132,95 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
     }
 }
 
+/* Adam with 16-byte loads: params, grads and m as float4; v (which starts
+ * `count` floats after m, so its alignment depends on count) as float4,
+ * two float2 or four floats (V_VEC 4, 2, 1). Each element gets the same
+ * update_one as in optimizer_kernel. The count % 4 tail is block 0's. */
+template <int V_VEC>
+__device__ __forceinline__ float4
+load_v (const float *v, size_t q)
+{
+  if (V_VEC == 4)
+    return ((const float4 *) v)[q];
+  if (V_VEC == 2)
+    {
+      float2 lo = ((const float2 *) v)[2 * q], hi = ((const float2 *) v)[2 * q + 1];
+      return make_float4 (lo.x, lo.y, hi.x, hi.y);
+    }
+  return make_float4 (v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+}
+
+template <int V_VEC>
+__device__ __forceinline__ void
+store_v (float *v, size_t q, float4 b)
+{
+  if (V_VEC == 4)
+    ((float4 *) v)[q] = b;
+  else if (V_VEC == 2)
+    {
+      ((float2 *) v)[2 * q] = make_float2 (b.x, b.y);
+      ((float2 *) v)[2 * q + 1] = make_float2 (b.z, b.w);
+    }
+  else
+    {
+      v[4 * q] = b.x;
+      v[4 * q + 1] = b.y;
+      v[4 * q + 2] = b.z;
+      v[4 * q + 3] = b.w;
+    }
+}
+
+template <int V_VEC>
+__global__ void __launch_bounds__ (256)
+adam_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
+                 float *__restrict__ state, size_t count, int64_t *step,
+                 unsigned int *__restrict__ done)
+{
+  int64_t t = *(volatile int64_t *) step + 1;
+  float c1 = -expm1f ((float) t * o.log_beta1);
+  float c2 = -expm1f ((float) t * o.log_beta2);
+  float lr_t = o.lr * sqrtf (c2) / c1;
+  float *m = state, *v = state + count;
+  size_t quads = count / 4;
+  size_t stride = (size_t) gridDim.x * blockDim.x;
+
+  for (size_t q = blockIdx.x * (size_t) blockDim.x + threadIdx.x; q < quads; q += stride)
+    {
+      float4 g = ((const float4 *) grads)[q];
+      float4 p = ((float4 *) params)[q];
+      float4 a = ((float4 *) m)[q];
+      float4 b = load_v<V_VEC> (v, q);
+      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.x, p.x, a.x, b.x);
+      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.y, p.y, a.y, b.y);
+      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.z, p.z, a.z, b.z);
+      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.w, p.w, a.w, b.w);
+      ((float4 *) params)[q] = p;
+      ((float4 *) m)[q] = a;
+      store_v<V_VEC> (v, q, b);
+    }
+  if (blockIdx.x == 0)
+    for (size_t i = quads * 4 + threadIdx.x; i < count; i += blockDim.x)
+      {
+        float p = params[i], a = m[i], b = v[i];
+        update_one<NN_BK_OPT_ADAM> (o, lr_t, grads[i], p, a, b);
+        params[i] = p;
+        m[i] = a;
+        v[i] = b;
+      }
+
+  /* The last block to finish stores the step: every block has read it. */
+  __syncthreads ();
+  if (threadIdx.x == 0)
+    {
+      __threadfence ();
+      if (atomicAdd (done, 1u) == gridDim.x - 1)
+        {
+          *step = t;
+          *done = 0;
+        }
+    }
+}
+
 int
 _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
                            const float *grads, float *state, size_t count, int64_t *step)
@@ -157,6 +247,25 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
    * so the step advances. */
   unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
   unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
+  if (o.kind == NN_BK_OPT_ADAM && count >= 4
+      && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
+    {
+      /* one float4 per thread: no grid-stride passes for the presets */
+      unsigned int vblocks = (unsigned int) ((count / 4 + 255) / 256);
+      if (vblocks > 65535u)
+        vblocks = 65535u;
+      uintptr_t v_at = (uintptr_t) (state + count);
+      if (v_at % 16 == 0)
+        adam_vec_kernel<4><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
+                                                             done);
+      else if (v_at % 8 == 0)
+        adam_vec_kernel<2><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
+                                                             done);
+      else
+        adam_vec_kernel<1><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
+                                                             done);
+      return _nn_cuda_check_launch (ctx, "optimizer_update");
+    }
   switch (o.kind)
     {
     case NN_BK_OPT_SGD:
