@@ -191,41 +191,58 @@ _nn_cpu_bias_act_plane (int act, float *restrict y, float bias, size_t count)
     }
 }
 
+/* The sum runs in LANES partial sums (element i into lane i % LANES), added
+ * together at the end: one running float sum is a chain of dependent adds
+ * that the compiler may not reorder, a few cycles per element, and it set
+ * the pace of the whole pass (cnn's conv activations: 9.4M and 5.5M
+ * elements a step). */
+enum { LANES = 32 };
+
+/* d[i] = EXPR (of y[i] and d[i]) for i < count, and the sum of the new d. */
+#define ACT_BACKWARD_SUM(EXPR) \
+  do \
+    { \
+      for (size_t i0 = 0; i0 < whole; i0 += LANES) \
+        for (size_t l = 0; l < LANES; l++) \
+          { \
+            size_t i = i0 + l; \
+            float v = (EXPR); \
+            d[i] = v; \
+            lane[l] += v; \
+          } \
+      for (size_t i = whole; i < count; i++) \
+        { \
+          float v = (EXPR); \
+          d[i] = v; \
+          lane[i - whole] += v; \
+        } \
+    } \
+  while (0)
+
 CLONES float
 _nn_cpu_act_backward_sum (int act, const float *restrict y, float *restrict d, size_t count)
 {
-  float sum = 0.0f;
+  float lane[LANES] = { 0.0f };
+  size_t whole = count / LANES * LANES;
+
   switch (act)
     {
     case NN_BK_ACT_RELU:
-      for (size_t i = 0; i < count; i++)
-        {
-          float v = y[i] > 0.0f ? d[i] : 0.0f;
-          d[i] = v;
-          sum += v;
-        }
+      ACT_BACKWARD_SUM (y[i] > 0.0f ? d[i] : 0.0f);
       break;
     case NN_BK_ACT_SIGMOID:
-      for (size_t i = 0; i < count; i++)
-        {
-          float v = d[i] * (y[i] * (1.0f - y[i]));
-          d[i] = v;
-          sum += v;
-        }
+      ACT_BACKWARD_SUM (d[i] * (y[i] * (1.0f - y[i])));
       break;
     case NN_BK_ACT_TANH:
-      for (size_t i = 0; i < count; i++)
-        {
-          float v = d[i] * (1.0f - y[i] * y[i]);
-          d[i] = v;
-          sum += v;
-        }
+      ACT_BACKWARD_SUM (d[i] * (1.0f - y[i] * y[i]));
       break;
     default: /* linear, softmax (applied by the caller) */
-      for (size_t i = 0; i < count; i++)
-        sum += d[i];
+      ACT_BACKWARD_SUM (d[i]);
       break;
     }
+  float sum = 0.0f;
+  for (size_t l = 0; l < LANES; l++)
+    sum += lane[l];
   return sum;
 }
 
