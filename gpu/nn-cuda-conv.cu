@@ -1,11 +1,18 @@
-/* nn-cuda-conv.cu: 2-D convolutions on cuDNN.
+/* nn-cuda-conv.cu: 2-D convolutions: which kernels run each direction.
  *
- * A plan holds the descriptors of one exact shape and the algorithm cuDNN
- * measured fastest for each direction, chosen once at plan time (outside the
- * step, so the timing runs and their allocations never happen in a step).
- * TF32 is allowed or forbidden per context through the math type. Shapes
- * with few taps per output (a first layer) run forward and weight gradient
- * on our direct kernels (kernels/conv-direct.cu) instead.
+ * A plan is made once per exact shape, outside the step, and picks a route
+ * per direction:
+ *   - few taps per output (a first layer): forward and weight gradient on our
+ *     direct kernels (kernels/conv-direct.cu);
+ *   - TF32 allowed on sm_80+, stride 1, up to 9 taps: every other pass on
+ *     our implicit GEMM on tensor cores (kernels/conv-igemm.cu), which also
+ *     pads unevenly;
+ *   - otherwise cuDNN, with the algorithm its Find measured fastest (the
+ *     timing runs and their allocations happen here, never in a step); TF32
+ *     is allowed or forbidden through the math type.
+ * cuDNN's descriptors and Find are made only for the directions it runs.
+ * TRAINBENCH_CUDA_CONV_ROUTE=cudnn|igemm forces a route, for tests and
+ * measurements; igemm fails the plan where it cannot run.
  */
 
 #include "nn-cuda-private.h"
@@ -17,10 +24,10 @@
 typedef struct
 {
   NnConvShape shape;
-  cudnnTensorDescriptor_t x_desc;          /* (n, c, h, w) */
-  cudnnTensorDescriptor_t y_desc;          /* (n, k, out_h, out_w) */
-  cudnnFilterDescriptor_t w_desc;          /* (k, c, r, s) */
-  cudnnConvolutionDescriptor_t fwd_desc;   /* one per direction: each has its math type */
+  cudnnTensorDescriptor_t x_desc;        /* (n, c, h, w) */
+  cudnnTensorDescriptor_t y_desc;        /* (n, k, out_h, out_w) */
+  cudnnFilterDescriptor_t w_desc;        /* (k, c, r, s) */
+  cudnnConvolutionDescriptor_t fwd_desc; /* one per direction: each has its math type */
   cudnnConvolutionDescriptor_t data_desc;
   cudnnConvolutionDescriptor_t filter_desc;
   cudnnConvolutionFwdAlgo_t fwd_algo;
@@ -28,6 +35,9 @@ typedef struct
   cudnnConvolutionBwdFilterAlgo_t filter_algo;
   size_t workspace;
   int direct; /* forward and weight gradient by kernels/conv-direct.cu */
+  int igemm;  /* every direction not direct by kernels/conv-igemm.cu */
+  int cudnn_fwd, cudnn_data, cudnn_filter; /* directions left to cuDNN */
+  NnCudaIgemmPlan igemm_plan;
 } NnCudaConvPlan;
 
 static void
@@ -89,12 +99,28 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
   if (p == NULL)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "conv2d plan: out of host memory");
   p->shape = *s;
-  /* Few taps (a first layer): our direct kernels beat cuDNN there. The
-   * variable is for tests, which check both routes. */
   {
-    const char *env = getenv ("TRAINBENCH_CUDA_CONV_DIRECT");
-    p->direct = _nn_cuda_conv_direct_ok (s) && !(env != NULL && strcmp (env, "0") == 0);
+    const char *route = getenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+    int force_cudnn = route != NULL && strcmp (route, "cudnn") == 0;
+    int force_igemm = route != NULL && strcmp (route, "igemm") == 0;
+    p->igemm = !force_cudnn && _nn_cuda_conv_igemm_ok (ctx, s);
+    p->direct = !force_cudnn && !force_igemm && _nn_cuda_conv_direct_ok (s);
+    if (force_igemm && !p->igemm)
+      {
+        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                "conv2d: the implicit-GEMM route needs TF32 allowed, a GPU of "
+                                "compute capability 8.0 or newer, stride 1, at most 9 taps and "
+                                "padding below the kernel size");
+        goto failed;
+      }
+    p->cudnn_fwd = !p->direct && !p->igemm;
+    p->cudnn_filter = !p->direct && !p->igemm;
+    p->cudnn_data = !p->igemm;
   }
+  if (p->igemm && (rc = _nn_cuda_conv_igemm_plan (ctx, s, &p->igemm_plan, &p->workspace)) != 0)
+    goto failed;
+  if (!p->cudnn_fwd && !p->cudnn_data && !p->cudnn_filter)
+    goto planned;
 
 #define CK(call)                                                                                   \
   do                                                                                               \
@@ -124,9 +150,8 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
     for (int i = 0; i < 3; i++)
       {
         /* Keras convolutions are cross-correlations. */
-        CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h,
-                                             s->stride_w, 1, 1, CUDNN_CROSS_CORRELATION,
-                                             CUDNN_DATA_FLOAT));
+        CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h, s->stride_w,
+                                             1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
         CK (cudnnSetConvolutionMathType (descs[i], math));
       }
   }
@@ -152,66 +177,76 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
     int i;
 
     /* Find runs and times every algorithm (results fastest first). */
-    what = "conv2d plan: choosing the forward algorithm";
-    CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc, p->fwd_desc,
-                                              p->y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found,
-                                              fwd));
-    for (i = 0; i < found; i++)
-      if (fwd[i].status == CUDNN_STATUS_SUCCESS && fwd[i].memory <= limit)
-        break;
-    if (i == found)
+    if (p->cudnn_fwd)
       {
-        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                "conv2d: cuDNN has no forward algorithm for this shape");
-        goto failed;
+        what = "conv2d plan: choosing the forward algorithm";
+        CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc, p->fwd_desc,
+                                                  p->y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                  &found, fwd));
+        for (i = 0; i < found; i++)
+          if (fwd[i].status == CUDNN_STATUS_SUCCESS && fwd[i].memory <= limit)
+            break;
+        if (i == found)
+          {
+            rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                    "conv2d: cuDNN has no forward algorithm for this shape");
+            goto failed;
+          }
+        p->fwd_algo = fwd[i].algo;
+        CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType));
+        if (fwd[i].memory > p->workspace)
+          p->workspace = fwd[i].memory;
       }
-    p->fwd_algo = fwd[i].algo;
-    CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType));
-    p->workspace = fwd[i].memory;
 
-    what = "conv2d plan: choosing the backward-data algorithm";
-    CK (cudnnFindConvolutionBackwardDataAlgorithm (ctx->cudnn, p->w_desc, p->y_desc, p->data_desc,
-                                                   p->x_desc,
-                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found,
-                                                   data));
-    for (i = 0; i < found; i++)
-      if (data[i].status == CUDNN_STATUS_SUCCESS && data[i].memory <= limit)
-        break;
-    if (i == found)
+    if (p->cudnn_data)
       {
-        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                "conv2d: cuDNN has no backward-data algorithm for this shape");
-        goto failed;
+        what = "conv2d plan: choosing the backward-data algorithm";
+        CK (cudnnFindConvolutionBackwardDataAlgorithm (
+            ctx->cudnn, p->w_desc, p->y_desc, p->data_desc, p->x_desc,
+            CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data));
+        for (i = 0; i < found; i++)
+          if (data[i].status == CUDNN_STATUS_SUCCESS && data[i].memory <= limit)
+            break;
+        if (i == found)
+          {
+            rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                    "conv2d: cuDNN has no backward-data algorithm for this shape");
+            goto failed;
+          }
+        p->data_algo = data[i].algo;
+        CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType));
+        if (data[i].memory > p->workspace)
+          p->workspace = data[i].memory;
       }
-    p->data_algo = data[i].algo;
-    CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType));
-    if (data[i].memory > p->workspace)
-      p->workspace = data[i].memory;
 
-    what = "conv2d plan: choosing the backward-filter algorithm";
-    CK (cudnnFindConvolutionBackwardFilterAlgorithm (ctx->cudnn, p->x_desc, p->y_desc,
-                                                     p->filter_desc, p->w_desc,
-                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
-                                                     &found, filt));
-    for (i = 0; i < found; i++)
-      if (filt[i].status == CUDNN_STATUS_SUCCESS && filt[i].memory <= limit)
-        break;
-    if (i == found)
+    if (p->cudnn_filter)
       {
-        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                "conv2d: cuDNN has no backward-filter algorithm for this shape");
-        goto failed;
+        what = "conv2d plan: choosing the backward-filter algorithm";
+        CK (cudnnFindConvolutionBackwardFilterAlgorithm (
+            ctx->cudnn, p->x_desc, p->y_desc, p->filter_desc, p->w_desc,
+            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filt));
+        for (i = 0; i < found; i++)
+          if (filt[i].status == CUDNN_STATUS_SUCCESS && filt[i].memory <= limit)
+            break;
+        if (i == found)
+          {
+            rc = _nn_cuda_fail_msg (
+                ctx, NN_BACKEND_UNSUPPORTED,
+                "conv2d: cuDNN has no backward-filter algorithm for this shape");
+            goto failed;
+          }
+        p->filter_algo = filt[i].algo;
+        CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType));
+        if (filt[i].memory > p->workspace)
+          p->workspace = filt[i].memory;
       }
-    p->filter_algo = filt[i].algo;
-    CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType));
-    if (filt[i].memory > p->workspace)
-      p->workspace = filt[i].memory;
   }
 #undef CK
 
   /* Find may have left an error of its own trials behind. */
   if ((rc = _nn_cuda_check_launch (ctx, "conv2d plan")) != 0)
     goto failed;
+planned:
   *workspace_bytes = p->workspace;
   *out = p;
   return NN_BACKEND_OK;
@@ -240,9 +275,11 @@ _nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w,
     return rc;
   if (p->direct)
     return _nn_cuda_conv_direct_forward (ctx, &p->shape, x, w, y);
-  cudnnStatus_t st = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w,
-                                              p->fwd_desc, p->fwd_algo, workspace, p->workspace,
-                                              &zero, p->y_desc, y);
+  if (p->igemm)
+    return _nn_cuda_conv_igemm_forward (ctx, &p->shape, &p->igemm_plan, x, w, y, workspace);
+  cudnnStatus_t st
+      = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w, p->fwd_desc,
+                                 p->fwd_algo, workspace, p->workspace, &zero, p->y_desc, y);
   if (st != CUDNN_STATUS_SUCCESS)
     return _nn_cuda_fail_cudnn (ctx, st, "conv2d forward");
   return _nn_cuda_check_launch (ctx, "conv2d forward");
@@ -265,19 +302,30 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
       if ((rc = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, x, dy, dw)) != 0)
         return rc;
     }
+  else if (p->igemm)
+    {
+      if ((rc = _nn_cuda_conv_igemm_weights (ctx, &p->shape, &p->igemm_plan, x, dy, dw, workspace))
+          != 0)
+        return rc;
+    }
   else
     {
       st = cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
-                                           p->filter_desc, p->filter_algo, workspace,
-                                           p->workspace, &zero, p->w_desc, dw);
+                                           p->filter_desc, p->filter_algo, workspace, p->workspace,
+                                           &zero, p->w_desc, dw);
       if (st != CUDNN_STATUS_SUCCESS)
         return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (weights)");
     }
-  if (dx != NULL)
+  if (dx != NULL && p->igemm)
+    {
+      if ((rc = _nn_cuda_conv_igemm_data (ctx, &p->shape, &p->igemm_plan, w, dy, dx, workspace)) != 0)
+        return rc;
+    }
+  else if (dx != NULL)
     {
       st = cudnnConvolutionBackwardData (ctx->cudnn, &one, p->w_desc, w, p->y_desc, dy,
-                                         p->data_desc, p->data_algo, workspace, p->workspace,
-                                         &zero, p->x_desc, dx);
+                                         p->data_desc, p->data_algo, workspace, p->workspace, &zero,
+                                         p->x_desc, dx);
       if (st != CUDNN_STATUS_SUCCESS)
         return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (input)");
     }

@@ -111,6 +111,29 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnCon
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s,
                                                const float *x, const float *dy, float *dw);
 
+/* Stride-1 convolution as implicit GEMMs on TF32 tensor cores
+ * (kernels/conv-igemm.cu): whether a context and shape can use it (TF32
+ * allowed, sm_80+), the plan, and the three passes on the stream. The weight
+ * gradient needs `workspace_bytes` from the plan for its split partial sums. */
+typedef struct
+{
+  int splits;          /* blocks sharing the weight gradient's pixel reduction */
+  int items_per_split; /* (image, pixel tile) items each of them sums */
+  size_t partials_offset; /* workspace: packed weights, then the partials */
+} NnCudaIgemmPlan;
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s,
+                                             NnCudaIgemmPlan *plan, size_t *workspace_bytes);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s,
+                                                const NnCudaIgemmPlan *plan, const float *x,
+                                                const float *w, float *y, void *workspace);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s,
+                                             const NnCudaIgemmPlan *plan, const float *w,
+                                             const float *dy, float *dx, void *workspace);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
+                                                const NnCudaIgemmPlan *plan, const float *x,
+                                                const float *dy, float *dw, void *workspace);
+
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, const float *bias,
                                               int n, int channels, int spatial);
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_backward (void *ctx, int act, const float *y, float *dy,

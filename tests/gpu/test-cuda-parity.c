@@ -7,6 +7,9 @@
  *   gemm 1e-5; convolution 1e-4 (cuDNN may pick FFT or Winograd, whose
  *   rounding differs more); bias/activation, softmax, loss, optimizer 1e-5;
  *   pooling, gather, fill, copy, dropout masks: exact.
+ * The implicit-GEMM convolutions run only with TF32 allowed: they are
+ * checked in a second context with TF32 on, at 2e-3 (TF32 keeps 10 bits of
+ * mantissa, ~5e-4 relative per product).
  */
 
 #define _POSIX_C_SOURCE 200809L /* setenv */
@@ -15,6 +18,7 @@
 
 #define TOL_GEMM 1e-5
 #define TOL_CONV 1e-4
+#define TOL_CONV_TF32 2e-3
 #define TOL_ELEMENTWISE 1e-5
 
 static NnBackend cpu, gpu;
@@ -336,7 +340,7 @@ test_dropout (void)
 /* ---------------------------------------------------------------- convolution */
 
 static void
-check_conv (NnConvShape s, const char *route)
+check_conv (NnConvShape s, const char *route, double tol)
 {
   size_t sx = (size_t) s.n * s.c * s.h * s.w, sw = (size_t) s.k * s.c * s.r * s.s;
   size_t sy = (size_t) s.n * s.k * s.out_h * s.out_w;
@@ -384,13 +388,12 @@ check_conv (NnConvShape s, const char *route)
     }
   double ey = gpu_rel_err (y[1], y[0], sy), edx = gpu_rel_err (dx[1], dx[0], sx);
   double edw = gpu_rel_err (dw[1], dw[0], sw), edw2 = gpu_rel_err (dw_only[1], dw[0], sw);
-  tap_ok (rp[0] == 0 && rp[1] == 0 && rf[0] == 0 && rf[1] == 0 && ey <= TOL_CONV,
+  tap_ok (rp[0] == 0 && rp[1] == 0 && rf[0] == 0 && rf[1] == 0 && ey <= tol,
           "conv2d forward (%s) n %d c %d %dx%d k %d %dx%d stride %d,%d pad %d,%d: rel err %.2g "
           "(workspace %zu bytes)",
           route, s.n, s.c, s.h, s.w, s.k, s.r, s.s, s.stride_h, s.stride_w, s.pad_h, s.pad_w, ey,
           wsb[1]);
-  tap_ok (rb[0] == 0 && rb[1] == 0 && rb2[1] == 0 && edx <= TOL_CONV && edw <= TOL_CONV
-            && edw2 <= TOL_CONV,
+  tap_ok (rb[0] == 0 && rb[1] == 0 && rb2[1] == 0 && edx <= tol && edw <= tol && edw2 <= tol,
           "conv2d backward (%s) n %d c %d %dx%d k %d: rel err dx %.2g, dw %.2g, dw without dx %.2g",
           route, s.n, s.c, s.h, s.w, s.k, edx, edw, edw2);
   for (int b = 0; b < 2; b++)
@@ -428,22 +431,78 @@ static void
 test_conv (void)
 {
   /* Shapes with few taps (c * r * s <= 32) run on the backend's direct
-   * kernels; TRAINBENCH_CUDA_CONV_DIRECT=0 sends them to cuDNN, so both
-   * routes are checked. */
+   * kernels; TRAINBENCH_CUDA_CONV_ROUTE=cudnn sends them to cuDNN, so both
+   * routes are checked (TF32 off: the implicit GEMM is not used). */
+  static const int shapes[][11] = {
+    { 1, 1, 28, 28, 4, 3, 3, 1, 1, 0, 0 },
+    { 7, 3, 9, 10, 5, 3, 3, 1, 1, 1, 1 },
+    { 2, 4, 11, 7, 6, 5, 3, 2, 2, 2, 1 },
+    { 33, 2, 6, 6, 3, 2, 2, 2, 2, 0, 0 },
+    { 256, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0 }, /* the cnn's first layer */
+    { 3, 2, 12, 11, 7, 3, 3, 2, 1, 1, 0 },
+    { 8, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0 },  /* the cnn's second layer */
+    { 5, 13, 9, 7, 70, 3, 3, 1, 1, 1, 1 },    /* odd channels, more than one row tile */
+    { 3, 40, 10, 9, 33, 5, 3, 2, 3, 2, 1 },   /* strides, reductions not multiples of 32 */
+    { 2, 40, 10, 9, 33, 3, 2, 1, 1, 1, 0 },   /* channels over one 32-group, filter tails */
+    { 3, 70, 7, 5, 20, 1, 1, 1, 1, 0, 0 },    /* 1x1 */
+    { 2, 8, 5, 300, 16, 3, 3, 1, 1, 1, 1 },   /* rows wider than a pixel tile */
+  };
+  size_t count = sizeof shapes / sizeof shapes[0];
+#define SHAPE(i)                                                                                   \
+  conv_shape (shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3], shapes[i][4], shapes[i][5], \
+              shapes[i][6], shapes[i][7], shapes[i][8], shapes[i][9], shapes[i][10])
   for (int route = 0; route < 2; route++)
     {
       const char *name = route == 0 ? "direct where it applies" : "cuDNN only";
       if (route == 1)
-        setenv ("TRAINBENCH_CUDA_CONV_DIRECT", "0", 1);
-      check_conv (conv_shape (1, 1, 28, 28, 4, 3, 3, 1, 1, 0, 0), name);
-      check_conv (conv_shape (7, 3, 9, 10, 5, 3, 3, 1, 1, 1, 1), name);
-      check_conv (conv_shape (2, 4, 11, 7, 6, 5, 3, 2, 2, 2, 1), name);
-      check_conv (conv_shape (33, 2, 6, 6, 3, 2, 2, 2, 2, 0, 0), name);
-      check_conv (conv_shape (256, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0), name); /* the cnn's first layer */
-      check_conv (conv_shape (3, 2, 12, 11, 7, 3, 3, 2, 1, 1, 0), name);
-      unsetenv ("TRAINBENCH_CUDA_CONV_DIRECT");
+        setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "cudnn", 1);
+      for (size_t i = 0; i < count; i++)
+        check_conv (SHAPE (i), name, TOL_CONV);
+      unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
     }
-  check_conv (conv_shape (8, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), "cuDNN"); /* the cnn's second layer */
+
+  /* TF32 on: stride-1 shapes with up to 9 taps on the implicit GEMM (forced,
+   * so a plan that could not use it fails instead of quietly taking cuDNN);
+   * the others on the direct kernels or cuDNN with tensor-op math. */
+  NnBackend tf32, saved = gpu;
+  if (tap_ok (gpu_open (NN_DEVICE_CUDA, true, &tf32), "CUDA backend opens (TF32 on)"))
+    {
+      gpu = tf32;
+      for (size_t i = 0; i < count; i++)
+        {
+          NnConvShape sh = SHAPE (i);
+          bool igemm = sh.stride_h == 1 && sh.stride_w == 1 && sh.r * sh.s <= 9
+                       && sh.pad_h < sh.r && sh.pad_w < sh.s;
+          if (igemm)
+            setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+          check_conv (sh, igemm ? "implicit GEMM, TF32" : "TF32, direct or cuDNN", TOL_CONV_TF32);
+          unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+        }
+      /* uneven "same" padding: the implicit GEMM pads bottom and right itself */
+      setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+      check_conv ((NnConvShape){ 3, 5, 8, 9, 6, 2, 2, 1, 1, 0, 0, 8, 9 },
+                  "implicit GEMM, TF32, uneven padding", TOL_CONV_TF32);
+      check_conv ((NnConvShape){ 2, 6, 7, 7, 40, 2, 3, 1, 1, 0, 1, 7, 7 },
+                  "implicit GEMM, TF32, uneven padding 2x3", TOL_CONV_TF32);
+      /* and a stride it does not take is refused with the reason */
+      {
+        NnConvShape strided = SHAPE (2);
+        void *plan = NULL;
+        size_t wsb = 0;
+        int rc = gpu.ops->conv2d_plan_new (gpu.ctx, &strided, &plan, &wsb);
+        tap_ok (rc == NN_BACKEND_UNSUPPORTED && strstr (gpu.ops->last_error (gpu.ctx), "stride"),
+                "implicit GEMM forced on stride 2: unsupported (rc %d: %s)", rc,
+                gpu.ops->last_error (gpu.ctx));
+        if (rc == 0)
+          gpu.ops->conv2d_plan_free (gpu.ctx, plan);
+      }
+      unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+      tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
+              gpu.ops->last_error (gpu.ctx));
+      gpu = saved;
+      _nn_backend_close (&tf32);
+    }
+#undef SHAPE
 
   /* Uneven "same" padding (even kernel): cuDNN cannot, and says so (gpu/README.md,
    * Known limits). Every plan, direct route included, goes through that check. */

@@ -1,0 +1,658 @@
+/* conv-igemm.cu: stride-1 convolutions as implicit GEMMs on TF32 tensor
+ * cores (mma.sync m16n8k8), NCHW, used when TF32 is allowed on sm_80+.
+ *
+ * cuDNN 9.14 on the H200 spends 127 + 165 + 212 us on the forward, data
+ * gradient and weight gradient of the cnn preset's second layer (32 -> 64
+ * channels, 3x3, 26x26, batch 256: 5.4 GFLOP each), ~500 of a 660 us step
+ * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels take
+ * 63, 94 and 123 + 13 us (ncu, each kernel alone), and the cnn step goes
+ * from 690 to 569 us (bench/results/h200-gpu-conv-2026-11-30.md).
+ *
+ * The reduction runs tap by tap, 8 input channels at a time. For one tap
+ * (ky, kx) the operand "8 channels x 8 pixels" is a block of the input tile
+ * held in shared memory, shifted by the tap, so the input is read from
+ * global memory once per block and never expanded (im2col would write and
+ * read 9 copies). The tile keeps the 8 channels of a pixel together, so
+ * ldmatrix can fetch four 8x4 fragment blocks at any shift in one
+ * instruction.
+ *
+ *   forward      y (k, pixels)  = sum over taps of w[tap] (k, c) @ x shifted by tap (c, pixels)
+ *   data grad    the same kernel: dy convolved with the flipped, transposed
+ *                filters and padding r - 1 - pad, which is dx for stride 1
+ *   weight grad  dw (k, c, tap) = dy (k, pixels) @ x shifted by tap (pixels, c), the pixel
+ *                reduction split over blocks; each writes its partial sums
+ *                and a second kernel adds them in a fixed order, so results
+ *                are deterministic
+ *
+ * Operands are rounded to TF32 (nearest) once, on their way into shared
+ * memory or when the weights are packed. Shared-memory strides make the 32
+ * lanes of a fragment load hit 32 different banks (8 or 4 modulo 32 against
+ * the fragment's lane layout) and are compile-time constants where they can
+ * be, so the innermost loop is loads with immediate offsets and mma.
+ */
+
+#include "nn-cuda-private.h"
+
+#include <string.h>
+
+#define TC_THREADS 256 /* 8 warps */
+#define TC_CHUNK 8     /* input channels per reduction slice (the mma's k) */
+#define TC_NT 6        /* forward: 8-pixel tiles per warp */
+#define TC_WG_TAPS 9   /* weight gradient: taps per warp (r * s <= 9) */
+#define TC_WG_PIXELS 192 /* weight gradient: pixels per work item */
+/* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
+ * channel) of a fragment load then hit 32 different banks. */
+#define FWD_CS 12      /* 8 channels */
+#define WG_CS 40       /* 32 channels */
+
+struct TcGeom
+{
+  int n;
+  int ci, ih, iw;     /* the tensor read: x (forward, weights) or dy (data) */
+  int co, oh, ow;     /* the tensor written (forward, data) or dy (weights) */
+  int r, s;
+  int pad_h, pad_w;   /* input row = output row + ky - pad_h */
+  int co_pad;         /* forward: packed weight rows, co rounded up to the block's rows */
+  int tiles;          /* pixel tiles per image */
+  int tile_pixels;    /* pixels per tile */
+  int tile_rows;      /* input rows a tile can touch */
+  int sw;             /* tile row length: ow + s - 1 */
+  int plane;          /* floats of the input tile: tile_rows * sw cells */
+  int bm;             /* forward: filters per block (32 or 64) */
+  int items_per_split; /* weight gradient */
+};
+
+/* TF32 operand from a float: adding half a TF32 unit to the bits rounds to
+ * nearest (ties away from zero) once the tensor core drops the 13 low bits.
+ * cvt.rna.tf32.f32 does the same at a quarter of the rate (16 per clock per
+ * SM), which made it the forward kernel's bottleneck. */
+__device__ __forceinline__ unsigned int
+to_tf32 (float x)
+{
+  return __float_as_uint (x) + 0x1000u;
+}
+
+__device__ __forceinline__ void
+mma_tf32 (float c[4], const unsigned int a[4], unsigned int b0, unsigned int b1)
+{
+  asm volatile ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/* 16-byte asynchronous copy, global to shared. */
+__device__ __forceinline__ void
+copy_async16 (float *dst, const float *src)
+{
+  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src));
+}
+
+/* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
+__device__ __forceinline__ void
+ldmatrix_x4 (unsigned int d[4], unsigned int addr)
+{
+  asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+                : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+                : "r"(addr));
+}
+
+__device__ __forceinline__ void
+copy_async_wait (void)
+{
+  asm volatile ("cp.async.wait_all;" ::);
+}
+
+/* Channels [c0, c0 + COUNT) of image img, rows from `row0` (input row
+ * coordinates, may be negative) into a tile of (tile_rows * sw) cells of CS
+ * floats, channel fastest, rounded to TF32; cells outside the tensor are
+ * zero. Column j of the tile is input column j - pad_w. A lane reads one
+ * column of 4 channels (4 coalesced loads across the warp) and writes them
+ * as one 16-byte store: with CS = 12 or 40 the 8 lanes of each store phase
+ * then hit different banks, where 4-byte copies of single channels
+ * conflicted 4 ways (37% excess shared wavefronts, ncu). */
+template <int COUNT, int CS>
+__device__ __forceinline__ void
+load_input_tile (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
+                 float *tile)
+{
+  const int QUADS = COUNT / 4;
+  int lane = threadIdx.x & 31;
+  size_t plane = (size_t) g.ih * g.iw;
+  for (int rq = threadIdx.x >> 5; rq < g.tile_rows * QUADS; rq += TC_THREADS / 32)
+    {
+      int row = rq / QUADS, quad = rq % QUADS;
+      int iy = row0 + row, ch0 = c0 + quad * 4;
+      bool row_in = (unsigned) iy < (unsigned) g.ih;
+      const float *src = x + ((size_t) img * g.ci + ch0) * plane + (size_t) (row_in ? iy : 0) * g.iw;
+      float *dst = tile + row * g.sw * CS + quad * 4;
+      for (int col = lane; col < g.sw; col += 32)
+        {
+          int ix = col - g.pad_w;
+          bool in = row_in && (unsigned) ix < (unsigned) g.iw;
+          float v[4];
+#pragma unroll
+          for (int k = 0; k < 4; k++)
+            v[k] = in && ch0 + k < g.ci ? __ldg (src + k * plane + ix) : 0.0f;
+          *(float4 *) (dst + col * CS)
+            = make_float4 (__uint_as_float (to_tf32 (v[0])), __uint_as_float (to_tf32 (v[1])),
+                           __uint_as_float (to_tf32 (v[2])), __uint_as_float (to_tf32 (v[3])));
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- forward and data gradient */
+
+/* Block: BM output channels x (WARPS_N * TC_NT * 8) pixels of one image;
+ * warps are 32 channels x TC_NT * 8 pixels each. */
+template <int BM>
+struct FwdTile
+{
+  static const int WARPS_M = BM / 32;
+  static const int WARPS_N = 8 / WARPS_M;
+  static const int PIXELS = WARPS_N * TC_NT * 8;
+};
+
+template <int BM>
+__global__ void __launch_bounds__ (TC_THREADS, 2)
+conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
+                        float *__restrict__ y)
+{
+#if __CUDA_ARCH__ >= 800
+  typedef FwdTile<BM> T;
+  extern __shared__ __align__ (16) float smem[];
+  const int taps = g.r * g.s;
+  float *xs = smem;                      /* (tile_rows * sw, FWD_CS): cells of 8 channels */
+  float *ws = smem + g.plane;            /* (taps, BM, FWD_CS): filter rows of 8 channels */
+
+  int img = blockIdx.x / g.tiles, tile = blockIdx.x - img * g.tiles;
+  int m0 = blockIdx.y * BM;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int gid = lane >> 2, tig = lane & 3;
+  int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
+  int pixels = g.oh * g.ow;
+  int p0 = tile * g.tile_pixels;
+  int oy_first = p0 / g.ow;
+
+  /* ldmatrix.x4 gives a lane one 32-bit value of each of four 8x4 blocks
+   * whose rows are addressed by lanes 8q .. 8q + 7: for A the blocks are
+   * (rows 0-7 | 8-15) x (channels 0-3 | 4-7) of a 16-filter tile, for B
+   * (channels 0-3 | 4-7) x (pixels of tile j | j + 1), which is exactly the
+   * mma's fragment layout. The row this lane addresses: */
+  int q = lane >> 3, r = lane & 7;
+  unsigned int ws_lane = (unsigned int) __cvta_generic_to_shared (ws)
+                         + ((wm * 32 + (q & 1) * 8 + r) * FWD_CS + (q >> 1) * 4) * 4;
+  unsigned int xs_lane[TC_NT / 2];
+#pragma unroll
+  for (int jp = 0; jp < TC_NT / 2; jp++)
+    {
+      int p = p0 + wn * TC_NT * 8 + (2 * jp + (q >> 1)) * 8 + r;
+      p = p < pixels ? p : p0;
+      int oy = p / g.ow;
+      xs_lane[jp] = (unsigned int) __cvta_generic_to_shared (xs)
+                    + (((oy - oy_first) * g.sw + p - oy * g.ow) * FWD_CS + (q & 1) * 4) * 4;
+    }
+
+  float acc[2][TC_NT][4];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < TC_NT; j++)
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        acc[i][j][k] = 0.0f;
+
+  for (int c0 = 0; c0 < g.ci; c0 += TC_CHUNK)
+    {
+      __syncthreads (); /* the previous slice is consumed */
+      load_input_tile<TC_CHUNK, FWD_CS> (g, x, img, c0, oy_first - g.pad_h, xs);
+      /* this slice's packed weights: (taps, BM) rows of 8 channels, two
+       * 16-byte copies each */
+      {
+        const float *src = wpack + ((size_t) (c0 / TC_CHUNK) * taps * g.co_pad + m0) * TC_CHUNK;
+        for (int e = threadIdx.x; e < taps * BM * 2; e += TC_THREADS)
+          {
+            int row = e >> 1, half = e & 1;
+            int tap = row / BM, m = row % BM;
+            copy_async16 (ws + row * FWD_CS + half * 4,
+                          src + ((size_t) tap * g.co_pad + m) * TC_CHUNK + half * 4);
+          }
+      }
+      copy_async_wait ();
+      __syncthreads ();
+
+      /* Both operands were rounded to TF32 on their way into shared memory. */
+      int ky = 0, kx = 0;
+      for (int tap = 0; tap < taps; tap++)
+        {
+          unsigned int a[2][4];
+          unsigned int wt = ws_lane + tap * BM * FWD_CS * 4;
+          ldmatrix_x4 (a[0], wt);
+          ldmatrix_x4 (a[1], wt + 16 * FWD_CS * 4);
+          unsigned int shift = (ky * g.sw + kx) * FWD_CS * 4;
+#pragma unroll
+          for (int jp = 0; jp < TC_NT / 2; jp++)
+            {
+              unsigned int b[4];
+              ldmatrix_x4 (b, xs_lane[jp] + shift);
+              mma_tf32 (acc[0][2 * jp], a[0], b[0], b[1]);
+              mma_tf32 (acc[1][2 * jp], a[1], b[0], b[1]);
+              mma_tf32 (acc[0][2 * jp + 1], a[0], b[2], b[3]);
+              mma_tf32 (acc[1][2 * jp + 1], a[1], b[2], b[3]);
+            }
+          if (++kx == g.s)
+            {
+              kx = 0;
+              ky++;
+            }
+        }
+    }
+
+  /* c0/c1: channel row gid, pixels 2 tig and 2 tig + 1; c2/c3: row gid + 8. */
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
+        if (m >= g.co)
+          continue;
+        float *row = y + ((size_t) img * g.co + m) * pixels;
+#pragma unroll
+        for (int j = 0; j < TC_NT; j++)
+          {
+            int p = p0 + wn * TC_NT * 8 + j * 8 + 2 * tig;
+            if (p >= p0 + g.tile_pixels)
+              continue;
+            float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+            if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
+              *(float2 *) (row + p) = make_float2 (v0, v1);
+            else
+              {
+                if (p < pixels)
+                  row[p] = v0;
+                if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels)
+                  row[p + 1] = v1;
+              }
+          }
+      }
+#endif
+}
+
+/* Weights packed for the forward-style kernel: (ci in slices of TC_CHUNK,
+ * taps, co_pad, TC_CHUNK), zero where there is no weight and rounded to
+ * TF32, so a block copies its filters' rows of 8 channels with aligned
+ * 16-byte copies. Forward: w (co, ci, r, s). Data gradient (flip): w (ci,
+ * co, r, s) of the layer, read at the flipped tap. */
+__global__ void
+conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__restrict__ wpack)
+{
+  int taps = g.r * g.s;
+  int slices = (g.ci + TC_CHUNK - 1) / TC_CHUNK;
+  int count = slices * taps * g.co_pad * TC_CHUNK;
+  for (int e = blockIdx.x * blockDim.x + threadIdx.x; e < count; e += gridDim.x * blockDim.x)
+    {
+      int ch = e % TC_CHUNK, rest = e / TC_CHUNK;
+      int m = rest % g.co_pad;
+      rest /= g.co_pad;
+      int tap = rest % taps, c = rest / taps * TC_CHUNK + ch;
+      float v = 0.0f;
+      if (m < g.co && c < g.ci)
+        v = flip ? w[((size_t) c * g.co + m) * taps + taps - 1 - tap]
+                 : w[((size_t) m * g.ci + c) * taps + tap];
+      wpack[e] = __uint_as_float (to_tf32 (v)); /* rounded once here, not per fragment */
+    }
+}
+
+/* ---------------------------------------------------------------- weight gradient */
+
+/* Block: 64 filters x 32 channels x up to 9 taps; warp (wm, wc) owns 32
+ * filters x 8 channels x every tap. Work items are (image, TC_WG_PIXELS-pixel tile),
+ * a contiguous range of them per block (blockIdx.x), summed in registers. */
+__global__ void __launch_bounds__ (TC_THREADS, 2)
+conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
+                      float *__restrict__ part)
+{
+#if __CUDA_ARCH__ >= 800
+  extern __shared__ __align__ (16) float smem[];
+  const int taps = g.r * g.s;
+  const int ld = TC_WG_PIXELS + 4;
+  float *dys = smem;                       /* (64, ld) */
+  float *xs = smem + 64 * ld;              /* (tile_rows * sw, WG_CS) */
+  int *pofs = (int *) (xs + g.plane);      /* (TC_WG_PIXELS) */
+
+  int k0 = blockIdx.z * 64, c0 = blockIdx.y * 32;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int gid = lane >> 2, tig = lane & 3;
+  int wm = warp >> 2, wc = warp & 3;
+  int pixels = g.oh * g.ow;
+  int items = g.n * g.tiles;
+  int item0 = blockIdx.x * g.items_per_split;
+  int item1 = min (items, item0 + g.items_per_split);
+
+  /* ldmatrix rows: filter (q & 1) * 8 + r of the warp's 16, pixels (q >> 1) * 4 on */
+  int q = lane >> 3, r = lane & 7;
+  unsigned int dys_lane = (unsigned int) __cvta_generic_to_shared (dys)
+                          + ((wm * 32 + (q & 1) * 8 + r) * ld + (q >> 1) * 4) * 4;
+  int tap_off[TC_WG_TAPS];
+  float acc[2][TC_WG_TAPS][4];
+#pragma unroll
+  for (int j = 0; j < TC_WG_TAPS; j++)
+    tap_off[j] = j < taps ? ((j / g.s) * g.sw + j % g.s) * WG_CS : 0;
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < TC_WG_TAPS; j++)
+#pragma unroll
+      for (int q = 0; q < 4; q++)
+        acc[i][j][q] = 0.0f;
+
+  for (int item = item0; item < item1; item++)
+    {
+      int img = item / g.tiles, p0 = (item - img * g.tiles) * TC_WG_PIXELS;
+      int oy_first = p0 / g.ow;
+      __syncthreads (); /* the previous item is consumed */
+      /* dy rows, rounded to TF32 on the way; 16-byte loads when rows of a
+       * plane start 16-byte aligned (planes of a multiple of 4 pixels). */
+      if ((pixels & 3) == 0)
+        for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS / 4; e += TC_THREADS)
+          {
+            int m = e / (TC_WG_PIXELS / 4), pl = (e % (TC_WG_PIXELS / 4)) * 4;
+            float4 v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+            if (k0 + m < g.co && p0 + pl < pixels)
+              v = __ldg ((const float4 *) (dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl));
+            *(float4 *) (dys + m * ld + pl)
+              = make_float4 (__uint_as_float (to_tf32 (v.x)), __uint_as_float (to_tf32 (v.y)),
+                             __uint_as_float (to_tf32 (v.z)), __uint_as_float (to_tf32 (v.w)));
+          }
+      else
+        for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS; e += TC_THREADS)
+          {
+            int m = e / TC_WG_PIXELS, pl = e % TC_WG_PIXELS;
+            bool in = k0 + m < g.co && p0 + pl < pixels;
+            float v = in ? __ldg (dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl) : 0.0f;
+            dys[m * ld + pl] = __uint_as_float (to_tf32 (v));
+          }
+      load_input_tile<32, WG_CS> (g, x, img, c0, oy_first - g.pad_h, xs);
+      for (int pl = threadIdx.x; pl < TC_WG_PIXELS; pl += TC_THREADS)
+        {
+          int p = p0 + pl < pixels ? p0 + pl : p0; /* its dy is zero */
+          int oy = p / g.ow;
+          pofs[pl] = ((oy - oy_first) * g.sw + p - oy * g.ow) * WG_CS;
+        }
+      __syncthreads ();
+
+#pragma unroll 2
+      for (int k8 = 0; k8 < TC_WG_PIXELS; k8 += 8)
+        {
+          /* A: 16 filters x 8 pixels of dy per ldmatrix.x4 (see the forward kernel) */
+          unsigned int a[2][4];
+#pragma unroll
+          for (int i = 0; i < 2; i++)
+            ldmatrix_x4 (a[i], dys_lane + (i * 16 * ld + k8) * 4);
+          const float *xc = xs + wc * 8 + gid; /* x was rounded to TF32 by the tile load */
+          int o0 = pofs[k8 + tig], o1 = pofs[k8 + tig + 4];
+#pragma unroll
+          for (int j = 0; j < TC_WG_TAPS; j++)
+            {
+              if (j >= taps)
+                break;
+              unsigned int b0 = __float_as_uint (xc[o0 + tap_off[j]]);
+              unsigned int b1 = __float_as_uint (xc[o1 + tap_off[j]]);
+              mma_tf32 (acc[0][j], a[0], b0, b1);
+              mma_tf32 (acc[1][j], a[1], b0, b1);
+            }
+        }
+    }
+
+  /* Partial dw of this split, laid out as dw (co, ci, r, s). c0/c1: filter
+   * row gid, channels 2 tig and 2 tig + 1; c2/c3: filter row gid + 8. */
+  float *out = part + (size_t) blockIdx.x * g.co * g.ci * taps;
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < TC_WG_TAPS; j++)
+      {
+        if (j >= taps)
+          break;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+          {
+            int k = k0 + wm * 32 + i * 16 + gid + (q >> 1) * 8;
+            int c = c0 + wc * 8 + 2 * tig + (q & 1);
+            if (k < g.co && c < g.ci)
+              out[((size_t) k * g.ci + c) * taps + j] = acc[i][j][q];
+          }
+      }
+#endif
+}
+
+/* dw[i] = sum of the splits' partials, in split order. */
+__global__ void
+conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count, int splits)
+{
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+    {
+      float sum = 0.0f;
+      for (int s = 0; s < splits; s++)
+        sum += part[(size_t) s * count + i];
+      dw[i] = sum;
+    }
+}
+
+/* ---------------------------------------------------------------- host side */
+
+/* Tile geometry of the forward-style kernel for a convolution reading
+ * (ci, ih, iw) and writing (co, oh, ow). */
+static TcGeom
+forward_geom (const NnConvShape *s, int ci, int ih, int iw, int co, int oh, int ow, int pad_h,
+              int pad_w)
+{
+  TcGeom g;
+  int bm = co <= 32 ? 32 : 64;
+  memset (&g, 0, sizeof g);
+  g.n = s->n;
+  g.ci = ci, g.ih = ih, g.iw = iw;
+  g.co = co, g.oh = oh, g.ow = ow;
+  g.r = s->r, g.s = s->s;
+  g.pad_h = pad_h, g.pad_w = pad_w;
+  g.tile_pixels = bm == 64 ? FwdTile<64>::PIXELS : FwdTile<32>::PIXELS;
+  g.tiles = (oh * ow + g.tile_pixels - 1) / g.tile_pixels;
+  g.sw = ow + s->s - 1;
+  g.tile_rows = (g.tile_pixels - 1) / ow + 2 + s->r - 1;
+  g.plane = g.tile_rows * g.sw * FWD_CS;
+  g.bm = bm;
+  g.co_pad = (co + bm - 1) / bm * bm;
+  return g;
+}
+
+/* The forward pass and the data gradient (dy through the flipped filters,
+ * padding r - 1 - pad) as forward-style convolutions. */
+static TcGeom
+geom_forward (const NnConvShape *s)
+{
+  return forward_geom (s, s->c, s->h, s->w, s->k, s->out_h, s->out_w, s->pad_h, s->pad_w);
+}
+
+static TcGeom
+geom_data (const NnConvShape *s)
+{
+  return forward_geom (s, s->k, s->out_h, s->out_w, s->c, s->h, s->w, s->r - 1 - s->pad_h,
+                       s->s - 1 - s->pad_w);
+}
+
+static int
+block_rows (const TcGeom &g)
+{
+  return g.bm;
+}
+
+static size_t
+forward_smem (const TcGeom &g)
+{
+  return ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) * sizeof (float);
+}
+
+/* Packed weights (see conv_tc_pack_kernel), a multiple of 256 bytes. */
+static size_t
+pack_bytes (const TcGeom &g)
+{
+  size_t slices = (size_t) (g.ci + TC_CHUNK - 1) / TC_CHUNK;
+  size_t bytes = slices * TC_CHUNK * g.r * g.s * g.co_pad * sizeof (float);
+  return (bytes + 255) / 256 * 256;
+}
+
+static TcGeom
+wgrad_geom (const NnConvShape *s)
+{
+  TcGeom g;
+  memset (&g, 0, sizeof g);
+  g.n = s->n;
+  g.ci = s->c, g.ih = s->h, g.iw = s->w;
+  g.co = s->k, g.oh = s->out_h, g.ow = s->out_w;
+  g.r = s->r, g.s = s->s;
+  g.pad_h = s->pad_h, g.pad_w = s->pad_w;
+  g.tile_pixels = TC_WG_PIXELS;
+  g.tiles = (s->out_h * s->out_w + TC_WG_PIXELS - 1) / TC_WG_PIXELS;
+  g.sw = s->out_w + s->s - 1;
+  g.tile_rows = (TC_WG_PIXELS - 1) / s->out_w + 2 + s->r - 1;
+  g.plane = g.tile_rows * g.sw * WG_CS;
+  return g;
+}
+
+static size_t
+wgrad_smem (const TcGeom &g)
+{
+  return ((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
+         + TC_WG_PIXELS * sizeof (int);
+}
+
+/* Lets a kernel use more than 48 KiB of shared memory. */
+static cudaError_t
+allow_smem (const void *kernel, size_t bytes)
+{
+  if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  return cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+}
+
+int
+_nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
+{
+  int major = 0, optin = 0;
+  if (!ctx->tf32)
+    return 0; /* FP32 answers are cuDNN's (or the direct kernels') */
+  if (s->stride_h != 1 || s->stride_w != 1 || s->r * s->s > TC_WG_TAPS)
+    return 0;
+  /* The data gradient reads dy with padding r - 1 - pad: pad must not exceed r - 1. */
+  if (s->pad_h > s->r - 1 || s->pad_w > s->s - 1)
+    return 0;
+  if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, ctx->device)
+        != cudaSuccess
+      || cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device)
+           != cudaSuccess)
+    {
+      cudaGetLastError ();
+      return 0;
+    }
+  TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
+  return major >= 8 && forward_smem (f) <= (size_t) optin && forward_smem (d) <= (size_t) optin
+         && wgrad_smem (wg) <= (size_t) optin;
+}
+
+template <int BM>
+static cudaError_t
+allow_forward_smem (const TcGeom &g)
+{
+  return allow_smem ((const void *) conv_tc_forward_kernel<BM>, forward_smem (g));
+}
+
+int
+_nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmPlan *plan,
+                          size_t *workspace_bytes)
+{
+  TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
+  cudaError_t err = cudaSuccess;
+
+  memset (plan, 0, sizeof *plan);
+  for (int i = 0; i < 2 && err == cudaSuccess; i++)
+    {
+      const TcGeom &g = i == 0 ? f : d;
+      err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
+    }
+  if (err == cudaSuccess)
+    err = allow_smem ((const void *) conv_tc_wgrad_kernel, wgrad_smem (wg));
+  if (err != cudaSuccess)
+    return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
+
+  /* Weight gradient: two blocks per multiprocessor in all, each summing a
+   * contiguous range of (image, tile) items. */
+  int groups = ((s->c + 31) / 32) * ((s->k + 63) / 64);
+  int items = s->n * wg.tiles;
+  int want = (2 * (ctx->multiprocessors > 0 ? ctx->multiprocessors : 16) + groups - 1) / groups;
+  int splits = want < items ? want : items;
+  plan->items_per_split = (items + splits - 1) / splits;
+  plan->splits = (items + plan->items_per_split - 1) / plan->items_per_split;
+
+  /* Workspace: packed weights first, then the weight gradient's partials. */
+  plan->partials_offset = pack_bytes (f) > pack_bytes (d) ? pack_bytes (f) : pack_bytes (d);
+  *workspace_bytes = plan->partials_offset
+                     + (size_t) plan->splits * s->k * s->c * s->r * s->s * sizeof (float);
+  return NN_BACKEND_OK;
+}
+
+/* Pack the weights into the workspace, then run the forward-style kernel. */
+static int
+run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, const float *w,
+             float *y, void *workspace, const char *what)
+{
+  float *wpack = (float *) workspace;
+  size_t packed = pack_bytes (g) / sizeof (float);
+  conv_tc_pack_kernel<<<_nn_cuda_blocks (ctx, packed, 256), 256, 0, ctx->stream>>> (g, flip, w,
+                                                                                     wpack);
+  int rc = _nn_cuda_check_launch (ctx, what);
+  if (rc != 0)
+    return rc;
+  dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
+  if (block_rows (g) == 64)
+    conv_tc_forward_kernel<64><<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, y);
+  else
+    conv_tc_forward_kernel<32><<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, y);
+  return _nn_cuda_check_launch (ctx, what);
+}
+
+int
+_nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
+                             const float *x, const float *w, float *y, void *workspace)
+{
+  return run_forward (ctx, geom_forward (s), 0, x, w, y, workspace,
+                      "conv2d forward (implicit GEMM)");
+}
+
+int
+_nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
+                          const float *w, const float *dy, float *dx, void *workspace)
+{
+  return run_forward (ctx, geom_data (s), 1, dy, w, dx, workspace,
+                      "conv2d backward input (implicit GEMM)");
+}
+
+int
+_nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
+                             const NnCudaIgemmPlan *plan, const float *x, const float *dy,
+                             float *dw, void *workspace)
+{
+  TcGeom g = wgrad_geom (s);
+  g.items_per_split = plan->items_per_split;
+  float *part = (float *) ((char *) workspace + plan->partials_offset);
+  int count = s->k * s->c * s->r * s->s;
+  dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
+  conv_tc_wgrad_kernel<<<grid, TC_THREADS, wgrad_smem (g), ctx->stream>>> (g, x, dy, part);
+  int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
+  if (rc != 0)
+    return rc;
+  conv_tc_sum_kernel<<<_nn_cuda_blocks (ctx, (size_t) count, 256), 256, 0, ctx->stream>>> (
+    part, dw, count, plan->splits);
+  return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
+}
