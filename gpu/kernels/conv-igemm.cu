@@ -81,6 +81,29 @@ mma_tf32 (float c[4], const unsigned int a[4], unsigned int b0, unsigned int b1)
                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+/* 4-byte asynchronous copy; `in` false writes a zero (padding). */
+__device__ __forceinline__ void
+copy_async (float *dst, const float *src, bool in)
+{
+  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
+  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(d), "l"(src),
+                "r"(in ? 4 : 0));
+}
+
+__device__ __forceinline__ void
+copy_async_commit (void)
+{
+  asm volatile ("cp.async.commit_group;" ::);
+}
+
+/* Wait until at most N committed groups are still in flight. */
+template <int N>
+__device__ __forceinline__ void
+copy_async_wait_pending (void)
+{
+  asm volatile ("cp.async.wait_group %0;" ::"n"(N));
+}
+
 /* 16-byte asynchronous copy, global to shared. */
 __device__ __forceinline__ void
 copy_async16 (float *dst, const float *src)
@@ -142,6 +165,36 @@ load_input_tile (const TcGeom &g, const float *__restrict__ x, int img, int c0, 
     }
 }
 
+/* The same tile as load_input_tile, 8 channels, by asynchronous 4-byte
+ * copies, so the forward kernel can fetch the next slice while it works on
+ * this one. A warp instruction copies 4 channels x 8 columns: at CS = 12
+ * those 32 words fall in 32 different banks. The copies cannot round, so x
+ * reaches the tensor core as raw bits, truncated to TF32 (on average 2^-11
+ * relative low; the weights, packed by conv_tc_pack_kernel, are rounded). */
+__device__ __forceinline__ void
+load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
+                       float *tile)
+{
+  int lane = threadIdx.x & 31;
+  int k = lane & 3, col0 = lane >> 2;
+  size_t plane = (size_t) g.ih * g.iw;
+  for (int rq = threadIdx.x >> 5; rq < g.tile_rows * 2; rq += TC_THREADS / 32)
+    {
+      int row = rq >> 1, ch = c0 + (rq & 1) * 4 + k;
+      int iy = row0 + row;
+      bool row_in = (unsigned) iy < (unsigned) g.ih && ch < g.ci;
+      const float *src = x + ((size_t) img * g.ci + (row_in ? ch : 0)) * plane
+                         + (size_t) (row_in ? iy : 0) * g.iw;
+      float *dst = tile + row * g.sw * FWD_CS + (rq & 1) * 4 + k;
+      for (int col = col0; col < g.sw; col += 8)
+        {
+          int ix = col - g.pad_w;
+          bool in = row_in && (unsigned) ix < (unsigned) g.iw;
+          copy_async (dst + col * FWD_CS, in ? src + ix : x, in);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------- forward and data gradient */
 
 /* Block: BM output channels x (WARPS_N * TC_NT * 8) pixels of one image;
@@ -163,8 +216,12 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
   typedef FwdTile<BM> T;
   extern __shared__ __align__ (16) float smem[];
   const int taps = g.r * g.s;
-  float *xs = smem;                      /* (tile_rows * sw, FWD_CS): cells of 8 channels */
-  float *ws = smem + g.plane;            /* (taps, BM, FWD_CS): filter rows of 8 channels */
+  /* Two stages, each an input tile (tile_rows * sw, FWD_CS): cells of 8
+   * channels, then the slice's weights (taps, BM, FWD_CS): filter rows of 8
+   * channels. One is filled while the other is used. */
+  const int stage = g.plane + taps * BM * FWD_CS;
+  float *xs = smem;
+  float *ws = smem + g.plane;
 
   int img = blockIdx.x / g.tiles, tile = blockIdx.x - img * g.tiles;
   int m0 = blockIdx.y * BM;
@@ -203,34 +260,41 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       for (int k = 0; k < 4; k++)
         acc[i][j][k] = 0.0f;
 
-  for (int c0 = 0; c0 < g.ci; c0 += TC_CHUNK)
-    {
-      __syncthreads (); /* the previous slice is consumed */
-      load_input_tile<TC_CHUNK, FWD_CS> (g, x, img, c0, oy_first - g.pad_h, xs);
-      /* this slice's packed weights: (taps, BM) rows of 8 channels, two
-       * 16-byte copies each */
+  /* Queue slice c0's input tile and weights into stage `st`. */
+  auto fetch = [&] (int c0, int st) {
+    load_input_tile_async (g, x, img, c0, oy_first - g.pad_h, xs + st * stage);
+    const float *src = wpack + ((size_t) (c0 / TC_CHUNK) * taps * g.co_pad + m0) * TC_CHUNK;
+    for (int e = threadIdx.x; e < taps * BM * 2; e += TC_THREADS)
       {
-        const float *src = wpack + ((size_t) (c0 / TC_CHUNK) * taps * g.co_pad + m0) * TC_CHUNK;
-        for (int e = threadIdx.x; e < taps * BM * 2; e += TC_THREADS)
-          {
-            int row = e >> 1, half = e & 1;
-            int tap = row / BM, m = row % BM;
-            copy_async16 (ws + row * FWD_CS + half * 4,
-                          src + ((size_t) tap * g.co_pad + m) * TC_CHUNK + half * 4);
-          }
+        int row = e >> 1, half = e & 1;
+        int tap = row / BM, m = row % BM;
+        copy_async16 (ws + st * stage + row * FWD_CS + half * 4,
+                      src + ((size_t) tap * g.co_pad + m) * TC_CHUNK + half * 4);
       }
-      copy_async_wait ();
-      __syncthreads ();
+    copy_async_commit ();
+  };
 
-      /* Both operands were rounded to TF32 on their way into shared memory. */
+  fetch (0, 0);
+  for (int c0 = 0, st = 0; c0 < g.ci; c0 += TC_CHUNK, st ^= 1)
+    {
+      if (c0 + TC_CHUNK < g.ci)
+        {
+          fetch (c0 + TC_CHUNK, st ^ 1); /* the stage the previous slice used */
+          copy_async_wait_pending<1> ();
+        }
+      else
+        copy_async_wait_pending<0> ();
+      __syncthreads (); /* slice c0 has arrived for every thread */
+      unsigned int stage_bytes = st * stage * 4;
+
       int ky = 0, kx = 0;
       for (int tap = 0; tap < taps; tap++)
         {
           unsigned int a[2][4];
-          unsigned int wt = ws_lane + tap * BM * FWD_CS * 4;
+          unsigned int wt = ws_lane + stage_bytes + tap * BM * FWD_CS * 4;
           ldmatrix_x4 (a[0], wt);
           ldmatrix_x4 (a[1], wt + 16 * FWD_CS * 4);
-          unsigned int shift = (ky * g.sw + kx) * FWD_CS * 4;
+          unsigned int shift = stage_bytes + (ky * g.sw + kx) * FWD_CS * 4;
 #pragma unroll
           for (int jp = 0; jp < TC_NT / 2; jp++)
             {
@@ -247,6 +311,7 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
               ky++;
             }
         }
+      __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
   /* c0/c1: channel row gid, pixels 2 tig and 2 tig + 1; c2/c3: row gid + 8. */
@@ -491,7 +556,7 @@ block_rows (const TcGeom &g)
 static size_t
 forward_smem (const TcGeom &g)
 {
-  return ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) * sizeof (float);
+  return 2 * ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) * sizeof (float);
 }
 
 /* Packed weights (see conv_tc_pack_kernel), a multiple of 256 bytes. */
