@@ -5,8 +5,8 @@
  * gradient and weight gradient of the cnn preset's second layer (32 -> 64
  * channels, 3x3, 26x26, batch 256: 5.4 GFLOP each), ~500 of a 660 us step
  * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels take
- * 63, 94 and 123 + 13 us (ncu, each kernel alone), and the cnn step goes
- * from 690 to 569 us (bench/results/h200-gpu-conv-2026-11-30.md).
+ * 55, 88 and 114 + 13 us (ncu, each kernel alone), and the cnn step goes
+ * from 685 to 535 us (bench/results/h200-gpu-conv-2026-11-30.md).
  *
  * The reduction runs tap by tap, 8 input channels at a time. For one tap
  * (ky, kx) the operand "8 channels x 8 pixels" is a block of the input tile
@@ -24,8 +24,9 @@
  *                and a second kernel adds them in a fixed order, so results
  *                are deterministic
  *
- * Operands are rounded to TF32 (nearest) once, on their way into shared
- * memory or when the weights are packed. Shared-memory strides make the 32
+ * Each kernel fetches its next tile (cp.async) while its tensor cores work
+ * on the current one. Weights and dy are rounded to TF32 (nearest); x is
+ * truncated (see load_input_tile_async). Shared-memory strides make the 32
  * lanes of a fragment load hit 32 different banks (8 or 4 modulo 32 against
  * the fragment's lane layout) and are compile-time constants where they can
  * be, so the innermost loop is loads with immediate offsets and mma.
@@ -39,7 +40,7 @@
 #define TC_CHUNK 8     /* input channels per reduction slice (the mma's k) */
 #define TC_NT 6        /* forward: 8-pixel tiles per warp */
 #define TC_WG_TAPS 9   /* weight gradient: taps per warp (r * s <= 9) */
-#define TC_WG_PIXELS 192 /* weight gradient: pixels per work item */
+#define TC_WG_PIXELS 96 /* weight gradient: pixels per work item */
 /* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
  * channel) of a fragment load then hit 32 different banks. */
 #define FWD_CS 12      /* 8 channels */
@@ -106,10 +107,11 @@ copy_async_wait_pending (void)
 
 /* 16-byte asynchronous copy, global to shared. */
 __device__ __forceinline__ void
-copy_async16 (float *dst, const float *src)
+copy_async16 (float *dst, const float *src, bool in = true)
 {
   unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(d), "l"(src));
+  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
+                "r"(in ? 16 : 0));
 }
 
 /* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
@@ -129,68 +131,36 @@ copy_async_wait (void)
 
 /* Channels [c0, c0 + COUNT) of image img, rows from `row0` (input row
  * coordinates, may be negative) into a tile of (tile_rows * sw) cells of CS
- * floats, channel fastest, rounded to TF32; cells outside the tensor are
- * zero. Column j of the tile is input column j - pad_w. A lane reads one
- * column of 4 channels (4 coalesced loads across the warp) and writes them
- * as one 16-byte store: with CS = 12 or 40 the 8 lanes of each store phase
- * then hit different banks, where 4-byte copies of single channels
- * conflicted 4 ways (37% excess shared wavefronts, ncu). */
-template <int COUNT, int CS>
-__device__ __forceinline__ void
-load_input_tile (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
-                 float *tile)
-{
-  const int QUADS = COUNT / 4;
-  int lane = threadIdx.x & 31;
-  size_t plane = (size_t) g.ih * g.iw;
-  for (int rq = threadIdx.x >> 5; rq < g.tile_rows * QUADS; rq += TC_THREADS / 32)
-    {
-      int row = rq / QUADS, quad = rq % QUADS;
-      int iy = row0 + row, ch0 = c0 + quad * 4;
-      bool row_in = (unsigned) iy < (unsigned) g.ih;
-      const float *src = x + ((size_t) img * g.ci + ch0) * plane + (size_t) (row_in ? iy : 0) * g.iw;
-      float *dst = tile + row * g.sw * CS + quad * 4;
-      for (int col = lane; col < g.sw; col += 32)
-        {
-          int ix = col - g.pad_w;
-          bool in = row_in && (unsigned) ix < (unsigned) g.iw;
-          float v[4];
-#pragma unroll
-          for (int k = 0; k < 4; k++)
-            v[k] = in && ch0 + k < g.ci ? __ldg (src + k * plane + ix) : 0.0f;
-          *(float4 *) (dst + col * CS)
-            = make_float4 (__uint_as_float (to_tf32 (v[0])), __uint_as_float (to_tf32 (v[1])),
-                           __uint_as_float (to_tf32 (v[2])), __uint_as_float (to_tf32 (v[3])));
-        }
-    }
-}
-
-/* The same tile as load_input_tile, 8 channels, by asynchronous 4-byte
- * copies, so the forward kernel can fetch the next slice while it works on
- * this one. A warp instruction copies 4 channels x 8 columns: at CS = 12
- * those 32 words fall in 32 different banks. The copies cannot round, so x
- * reaches the tensor core as raw bits, truncated to TF32 (on average 2^-11
- * relative low; the weights, packed by conv_tc_pack_kernel, are rounded). */
+ * floats, channel fastest; cells outside the tensor are zero. Column j of
+ * the tile is input column j - pad_w. Asynchronous 4-byte copies, so a
+ * kernel can fetch its next tile while it works on this one. A warp
+ * instruction copies KL channels x 32 / KL columns: for (8 channels, CS 12)
+ * KL = 4, for (32 channels, CS 40) KL = 8 put those 32 words in 32
+ * different banks. The copies cannot round, so x reaches the tensor core as
+ * raw bits, truncated to TF32 (on average 2^-11 relative low; the other
+ * operand is rounded). */
+template <int COUNT, int CS, int KL>
 __device__ __forceinline__ void
 load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
                        float *tile)
 {
+  const int GROUPS = COUNT / KL;
   int lane = threadIdx.x & 31;
-  int k = lane & 3, col0 = lane >> 2;
+  int k = lane % KL, col0 = lane / KL;
   size_t plane = (size_t) g.ih * g.iw;
-  for (int rq = threadIdx.x >> 5; rq < g.tile_rows * 2; rq += TC_THREADS / 32)
+  for (int rq = threadIdx.x >> 5; rq < g.tile_rows * GROUPS; rq += TC_THREADS / 32)
     {
-      int row = rq >> 1, ch = c0 + (rq & 1) * 4 + k;
+      int row = rq / GROUPS, ch = c0 + (rq % GROUPS) * KL + k;
       int iy = row0 + row;
       bool row_in = (unsigned) iy < (unsigned) g.ih && ch < g.ci;
       const float *src = x + ((size_t) img * g.ci + (row_in ? ch : 0)) * plane
                          + (size_t) (row_in ? iy : 0) * g.iw;
-      float *dst = tile + row * g.sw * FWD_CS + (rq & 1) * 4 + k;
-      for (int col = col0; col < g.sw; col += 8)
+      float *dst = tile + row * g.sw * CS + (rq % GROUPS) * KL + k;
+      for (int col = col0; col < g.sw; col += 32 / KL)
         {
           int ix = col - g.pad_w;
           bool in = row_in && (unsigned) ix < (unsigned) g.iw;
-          copy_async (dst + col * FWD_CS, in ? src + ix : x, in);
+          copy_async (dst + col * CS, in ? src + ix : x, in);
         }
     }
 }
@@ -262,7 +232,7 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
 
   /* Queue slice c0's input tile and weights into stage `st`. */
   auto fetch = [&] (int c0, int st) {
-    load_input_tile_async (g, x, img, c0, oy_first - g.pad_h, xs + st * stage);
+    load_input_tile_async<TC_CHUNK, FWD_CS, 4> (g, x, img, c0, oy_first - g.pad_h, xs + st * stage);
     const float *src = wpack + ((size_t) (c0 / TC_CHUNK) * taps * g.co_pad + m0) * TC_CHUNK;
     for (int e = threadIdx.x; e < taps * BM * 2; e += TC_THREADS)
       {
@@ -383,9 +353,13 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
   extern __shared__ __align__ (16) float smem[];
   const int taps = g.r * g.s;
   const int ld = TC_WG_PIXELS + 4;
-  float *dys = smem;                       /* (64, ld) */
-  float *xs = smem + 64 * ld;              /* (tile_rows * sw, WG_CS) */
-  int *pofs = (int *) (xs + g.plane);      /* (TC_WG_PIXELS) */
+  /* Two stages, each dy (64, ld), the input tile (tile_rows * sw, WG_CS)
+   * and the pixels' tile offsets (TC_WG_PIXELS ints): one is filled while
+   * the other is used. */
+  const int stage = 64 * ld + g.plane + TC_WG_PIXELS;
+  float *dys = smem;
+  float *xs = smem + 64 * ld;
+  int *pofs = (int *) (xs + g.plane);
 
   int k0 = blockIdx.z * 64, c0 = blockIdx.y * 32;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -410,54 +384,73 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 #pragma unroll
     for (int j = 0; j < TC_WG_TAPS; j++)
 #pragma unroll
-      for (int q = 0; q < 4; q++)
-        acc[i][j][q] = 0.0f;
+      for (int k = 0; k < 4; k++)
+        acc[i][j][k] = 0.0f;
 
-  for (int item = item0; item < item1; item++)
-    {
-      int img = item / g.tiles, p0 = (item - img * g.tiles) * TC_WG_PIXELS;
-      int oy_first = p0 / g.ow;
-      __syncthreads (); /* the previous item is consumed */
-      /* dy rows, rounded to TF32 on the way; 16-byte loads when rows of a
-       * plane start 16-byte aligned (planes of a multiple of 4 pixels). */
-      if ((pixels & 3) == 0)
-        for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS / 4; e += TC_THREADS)
-          {
-            int m = e / (TC_WG_PIXELS / 4), pl = (e % (TC_WG_PIXELS / 4)) * 4;
-            float4 v = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
-            if (k0 + m < g.co && p0 + pl < pixels)
-              v = __ldg ((const float4 *) (dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl));
-            *(float4 *) (dys + m * ld + pl)
-              = make_float4 (__uint_as_float (to_tf32 (v.x)), __uint_as_float (to_tf32 (v.y)),
-                             __uint_as_float (to_tf32 (v.z)), __uint_as_float (to_tf32 (v.w)));
-          }
-      else
-        for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS; e += TC_THREADS)
-          {
-            int m = e / TC_WG_PIXELS, pl = e % TC_WG_PIXELS;
-            bool in = k0 + m < g.co && p0 + pl < pixels;
-            float v = in ? __ldg (dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl) : 0.0f;
-            dys[m * ld + pl] = __uint_as_float (to_tf32 (v));
-          }
-      load_input_tile<32, WG_CS> (g, x, img, c0, oy_first - g.pad_h, xs);
-      for (int pl = threadIdx.x; pl < TC_WG_PIXELS; pl += TC_THREADS)
+  /* Queue item `item`'s dy rows, input tile and pixel offsets into stage st. */
+  auto fetch = [&] (int item, int st) {
+    int img = item / g.tiles, p0 = (item - img * g.tiles) * TC_WG_PIXELS;
+    int oy_first = p0 / g.ow;
+    float *d = dys + st * stage;
+    /* 16-byte copies when rows of a plane start 16-byte aligned (planes of a
+     * multiple of 4 pixels) */
+    if ((pixels & 3) == 0)
+      for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS / 4; e += TC_THREADS)
         {
-          int p = p0 + pl < pixels ? p0 + pl : p0; /* its dy is zero */
-          int oy = p / g.ow;
-          pofs[pl] = ((oy - oy_first) * g.sw + p - oy * g.ow) * WG_CS;
+          int m = e / (TC_WG_PIXELS / 4), pl = (e % (TC_WG_PIXELS / 4)) * 4;
+          bool in = k0 + m < g.co && p0 + pl < pixels;
+          copy_async16 (d + m * ld + pl,
+                        in ? dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl : dy, in);
         }
-      __syncthreads ();
+    else
+      for (int e = threadIdx.x; e < 64 * TC_WG_PIXELS; e += TC_THREADS)
+        {
+          int m = e / TC_WG_PIXELS, pl = e % TC_WG_PIXELS;
+          bool in = k0 + m < g.co && p0 + pl < pixels;
+          copy_async (d + m * ld + pl, in ? dy + ((size_t) img * g.co + k0 + m) * pixels + p0 + pl : dy,
+                      in);
+        }
+    load_input_tile_async<32, WG_CS, 8> (g, x, img, c0, oy_first - g.pad_h, xs + st * stage);
+    for (int pl = threadIdx.x; pl < TC_WG_PIXELS; pl += TC_THREADS)
+      {
+        int p = p0 + pl < pixels ? p0 + pl : p0; /* its dy is zero */
+        int oy = p / g.ow;
+        pofs[st * stage + pl] = ((oy - oy_first) * g.sw + p - oy * g.ow) * WG_CS;
+      }
+    copy_async_commit ();
+  };
 
+  if (item0 < item1)
+    fetch (item0, 0);
+  for (int item = item0, st = 0; item < item1; item++, st ^= 1)
+    {
+      if (item + 1 < item1)
+        {
+          fetch (item + 1, st ^ 1);
+          copy_async_wait_pending<1> ();
+        }
+      else
+        copy_async_wait_pending<0> ();
+      __syncthreads (); /* item has arrived for every thread */
+
+      const float *xc = xs + st * stage + wc * 8 + gid; /* x truncated to TF32, see the loader */
+      const int *po = pofs + st * stage;
+      unsigned int dys_stage = dys_lane + st * stage * 4;
 #pragma unroll 2
       for (int k8 = 0; k8 < TC_WG_PIXELS; k8 += 8)
         {
-          /* A: 16 filters x 8 pixels of dy per ldmatrix.x4 (see the forward kernel) */
+          /* A: 16 filters x 8 pixels of dy per ldmatrix.x4 (see the forward
+           * kernel), rounded to TF32 here */
           unsigned int a[2][4];
 #pragma unroll
           for (int i = 0; i < 2; i++)
-            ldmatrix_x4 (a[i], dys_lane + (i * 16 * ld + k8) * 4);
-          const float *xc = xs + wc * 8 + gid; /* x was rounded to TF32 by the tile load */
-          int o0 = pofs[k8 + tig], o1 = pofs[k8 + tig + 4];
+            {
+              ldmatrix_x4 (a[i], dys_stage + (i * 16 * ld + k8) * 4);
+#pragma unroll
+              for (int k = 0; k < 4; k++)
+                a[i][k] = to_tf32 (__uint_as_float (a[i][k]));
+            }
+          int o0 = po[k8 + tig], o1 = po[k8 + tig + 4];
 #pragma unroll
           for (int j = 0; j < TC_WG_TAPS; j++)
             {
@@ -469,6 +462,7 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
               mma_tf32 (acc[1][j], a[1], b0, b1);
             }
         }
+      __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
   /* Partial dw of this split, laid out as dw (co, ci, r, s). c0/c1: filter
@@ -482,12 +476,12 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
         if (j >= taps)
           break;
 #pragma unroll
-        for (int q = 0; q < 4; q++)
+        for (int qq = 0; qq < 4; qq++)
           {
-            int k = k0 + wm * 32 + i * 16 + gid + (q >> 1) * 8;
-            int c = c0 + wc * 8 + 2 * tig + (q & 1);
+            int k = k0 + wm * 32 + i * 16 + gid + (qq >> 1) * 8;
+            int c = c0 + wc * 8 + 2 * tig + (qq & 1);
             if (k < g.co && c < g.ci)
-              out[((size_t) k * g.ci + c) * taps + j] = acc[i][j][q];
+              out[((size_t) k * g.ci + c) * taps + j] = acc[i][j][qq];
           }
       }
 #endif
@@ -589,8 +583,8 @@ wgrad_geom (const NnConvShape *s)
 static size_t
 wgrad_smem (const TcGeom &g)
 {
-  return ((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
-         + TC_WG_PIXELS * sizeof (int);
+  return 2 * (((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
+              + TC_WG_PIXELS * sizeof (int));
 }
 
 /* Lets a kernel use more than 48 KiB of shared memory. */

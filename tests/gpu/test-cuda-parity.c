@@ -445,7 +445,7 @@ test_conv (void)
     { 3, 40, 10, 9, 33, 5, 3, 2, 3, 2, 1 },   /* strides, reductions not multiples of 32 */
     { 2, 40, 10, 9, 33, 3, 2, 1, 1, 1, 0 },   /* channels over one 32-group, filter tails */
     { 3, 70, 7, 5, 20, 1, 1, 1, 1, 0, 0 },    /* 1x1 */
-    { 2, 8, 5, 300, 16, 3, 3, 1, 1, 1, 1 },   /* rows wider than a pixel tile */
+    { 2, 8, 5, 120, 16, 3, 3, 1, 1, 1, 1 },   /* rows wider than a weight-gradient tile */
   };
   size_t count = sizeof shapes / sizeof shapes[0];
 #define SHAPE(i)                                                                                   \
