@@ -1,0 +1,198 @@
+/* test-dense-fused.c: the dense layer on a backend with the optional fused
+ * dense ops (ABI 2), without a GPU. A CPU op table whose dense_forward and
+ * dense_backward run the CPU's own gemm, bias_act and dropout in the order
+ * the separate ops run must train to the very losses and weights of the
+ * plain CPU table; every dense layer must use the fused ops, and a dropout
+ * that follows a dense layer must be left to it in both directions (and
+ * only then: one after a convolution still runs its own ops).
+ */
+
+#include "test-util.h"
+
+#include "nn-model-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static NnDataset *data; /* 500 training samples: 15 full batches of 32 and one of 20 */
+
+static struct
+{
+  const NnBackendOps *cpu;
+  NnBackendOps ops;
+  int forward, backward;           /* fused op calls */
+  int forward_drop, backward_drop; /* ... that applied a dropout */
+  int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
+} fake;
+
+static int
+f_dense_forward (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                 const float *bias, float *y, float *drop_y, float rate, uint64_t seed,
+                 const int64_t *step)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc;
+
+  fake.forward++;
+  fake.forward_drop += rate > 0.0f;
+  rc = c->gemm (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out);
+  if (rc == 0)
+    rc = c->bias_act_forward (ctx, act, y, bias, n, out, 1);
+  if (rc == 0 && rate > 0.0f)
+    rc = c->dropout_forward (ctx, drop_y, y, (size_t) n * out, rate, seed, step);
+  return rc;
+}
+
+static int
+f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                  const float *y, float *dy, float *dw, float *dbias, float *dx, float rate,
+                  uint64_t seed, const int64_t *step)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc = 0;
+
+  fake.backward++;
+  fake.backward_drop += rate > 0.0f;
+  if (rate > 0.0f)
+    rc = c->dropout_backward (ctx, dy, dy, (size_t) n * out, rate, seed, step);
+  if (rc == 0)
+    rc = c->bias_act_backward (ctx, act, y, dy, dbias, n, out, 1);
+  if (rc == 0)
+    rc = c->gemm (ctx, 1, 0, in, out, n, 1.0f, x, in, dy, out, 0.0f, dw, out);
+  if (rc == 0 && dx != NULL)
+    rc = c->gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
+  return rc;
+}
+
+static int
+f_dropout_forward (void *ctx, float *y, const float *x, size_t count, float rate, uint64_t seed,
+                   const int64_t *step)
+{
+  fake.dropout_ops++;
+  return fake.cpu->dropout_forward (ctx, y, x, count, rate, seed, step);
+}
+
+static int
+f_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float rate,
+                    uint64_t seed, const int64_t *step)
+{
+  fake.dropout_ops++;
+  return fake.cpu->dropout_backward (ctx, dx, dy, count, rate, seed, step);
+}
+
+typedef struct
+{
+  int steps;
+  float losses[64];
+} Record;
+
+static bool
+record_cb (const NnProgress *p, void *user_data)
+{
+  Record *r = user_data;
+  if (p->kind == NN_PROGRESS_STEP && r->steps < 64)
+    r->losses[r->steps++] = p->loss;
+  return true;
+}
+
+/* Two epochs of `spec`; the losses, the run result and (malloc'd) weights. */
+static NnStatus
+train (const char *spec, Record *rec, NnRunResult *result, float **weights, int64_t *count)
+{
+  NnTrainConfig c;
+  NnTrainer *t = NULL;
+  NnError e;
+  NnStatus s;
+
+  nn_train_config_init (&c);
+  c.spec_text = spec;
+  c.epochs = 2;
+  c.batch_size = 32;
+  c.device.threads = 2;
+  c.progress_every = 1;
+  memset (rec, 0, sizeof *rec);
+  *weights = NULL;
+  *count = 0;
+  s = nn_trainer_new (&c, data, &t, &e);
+  if (s == NN_OK)
+    {
+      nn_trainer_set_progress (t, record_cb, rec);
+      s = nn_trainer_run (t, result, &e);
+    }
+  if (s == NN_OK)
+    {
+      *count = nn_model_param_count (nn_trainer_model (t));
+      *weights = malloc (sizeof (float) * (size_t) *count);
+      s = nn_model_get_weights (nn_trainer_model (t), *weights, *count, &e);
+    }
+  if (s != NN_OK)
+    tap_diag ("%s: %s", spec, e.message);
+  nn_trainer_free (t);
+  return s;
+}
+
+static void
+check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts)
+{
+  Record plain, fused;
+  NnRunResult rp, rf;
+  float *wp = NULL, *wf = NULL;
+  int64_t cp = 0, cf = 0;
+  NnStatus sp, sf;
+  bool same;
+
+  _nn_model_set_test_ops (NULL);
+  sp = train (spec, &plain, &rp, &wp, &cp);
+  fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
+  _nn_model_set_test_ops (&fake.ops);
+  sf = train (spec, &fused, &rf, &wf, &cf);
+  _nn_model_set_test_ops (NULL);
+
+  same = sp == NN_OK && sf == NN_OK && plain.steps == 32 && fused.steps == plain.steps
+         && rp.epoch_count == 2 && rf.epoch_count == 2 && cp == cf
+         && memcmp (wp, wf, sizeof (float) * (size_t) cp) == 0;
+  for (int i = 0; same && i < plain.steps; i++)
+    same = plain.losses[i] == fused.losses[i];
+  for (int i = 0; same && i < 2; i++)
+    same = rp.epochs[i].test_loss == rf.epochs[i].test_loss
+           && rp.epochs[i].test_accuracy == rf.epochs[i].test_accuracy;
+  tap_ok (same, "%s: the fused dense ops give the very losses, test results and weights", spec);
+  /* 32 training steps; evaluation passes run the forward only */
+  tap_ok (fake.backward == 32 * dense_layers && fake.forward > fake.backward
+            && fake.forward % dense_layers == 0,
+          "%s: every dense layer runs on the fused ops (%d forward, %d backward)", spec,
+          fake.forward, fake.backward);
+  tap_ok (fake.forward_drop == 32 * fused_dropouts && fake.backward_drop == fake.forward_drop,
+          "%s: a dropout after a dense layer is applied by it, in both directions (%d, %d)",
+          spec, fake.forward_drop, fake.backward_drop);
+  tap_ok (other_dropouts ? fake.dropout_ops == 2 * 32 : fake.dropout_ops == 0,
+          "%s: dropout layers ran %d dropout ops of their own", spec, fake.dropout_ops);
+  if (sp == NN_OK)
+    nn_run_result_clear (&rp);
+  if (sf == NN_OK)
+    nn_run_result_clear (&rf);
+  free (wp);
+  free (wf);
+}
+
+int
+main (void)
+{
+  fake.cpu = nn_backend_cpu_get ();
+  fake.ops = *fake.cpu;
+  fake.ops.name = "fake-fused";
+  fake.ops.dense_forward = f_dense_forward;
+  fake.ops.dense_backward = f_dense_backward;
+  fake.ops.dropout_forward = f_dropout_forward;
+  fake.ops.dropout_backward = f_dropout_backward;
+  data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
+
+  check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
+         false);
+  check ("conv2d 4 3 relu; dropout 0.25; flatten; dense 8 relu; dropout 0.5; dense 4 softmax", 2,
+         1, true);
+  check ("flatten; dense 16 sigmoid; dense 4 softmax", 2, 0, false);
+
+  nn_dataset_free (data);
+  return tap_done ();
+}
