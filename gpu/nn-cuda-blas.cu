@@ -273,7 +273,9 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
  * each slice's tile goes to the split-K scratch, and the block that finishes
  * its tile last (a counter per tile) adds the slices in a fixed order, so
  * the result does not depend on which block came last, and applies the
- * epilogue. 256 threads: thread (tx, ty) owns column tx of rows ty + 8 r. */
+ * epilogue. 256 threads: thread (tx, ty) owns column tx of rows ty + 8 r.
+ * On no route for now: it lost to cuBLAS with the epilogue kernel (see
+ * _nn_cuda_dense_forward_route); gpu/dev/dense-bench.cu times it. */
 #define TILE 32
 #define TILED_MAX_SPLITS 16
 
@@ -493,10 +495,11 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
 
   Epilogue e = { 1, act, bias, rate > 0.0f ? drop_y : NULL, rate,
                  rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step };
-  /* Wider products go to cuBLAS and one epilogue kernel: on the H200 in a
-   * graph (gpu/dev/dense-bench.cu, bench/results/h200-gpu-mlp-2026-11-30.md)
-   * 32 x 128 x 784 takes 6.4 us so, 8.5 us on the tiled kernel, 7.3 us as
-   * gemm + bias_act + dropout. */
+  /* Wider products go to cuBLAS and one epilogue kernel: on the H200, in a
+   * replayed graph (gpu/dev/dense-bench.cu; bench/results/
+   * h200-gpu-mlp-2026-11-30.md), 32 x 128 x 784 with relu and dropout takes
+   * 6.4 us this way, 8.5 us on the tiled kernel above and 7.3 us as gemm,
+   * bias_act_forward and dropout_forward. */
   if (route == NN_CUDA_DENSE_AUTO)
     route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N : NN_CUDA_DENSE_CUBLAS;
   if (route == NN_CUDA_DENSE_SMALL_N)

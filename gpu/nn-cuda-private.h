@@ -192,7 +192,7 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, 
                                                  const float *bias, float *y, float *drop_y,
                                                  float rate, uint64_t seed, const int64_t *step);
 /* Row-major C = alpha op(A) op(B) + beta C on the tiled split-K kernel
- * (splits 0: chosen from the shape); for gpu/dev benchmarks and the routes. */
+ * (splits 0: chosen from the shape); for gpu/dev benchmarks. */
 NN_CUDA_HIDDEN int _nn_cuda_gemm_tiled (NnCudaContext *ctx, int trans_a, int trans_b, int m,
                                         int n, int k, float alpha, const float *a, int lda,
                                         const float *b, int ldb, float beta, float *c, int ldc,

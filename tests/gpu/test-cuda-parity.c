@@ -885,7 +885,7 @@ static void
 test_dense (void)
 {
   /* the presets' layers (batch 32 and an odd 33), then odd sizes through
-   * every route: few outputs, the tiled split-K kernel, cuBLAS (> 64 rows) */
+   * each route: few outputs (the small-n kernel), cuBLAS + the epilogue kernel */
   check_dense (32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false);
   check_dense (32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true);
   check_dense (33, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false);
