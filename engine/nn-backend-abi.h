@@ -18,9 +18,10 @@ extern "C" {
 #endif
 
 /* Bump on any change to a struct or a slot below. Version 2 added the
- * optional fused dense ops at the end of NnBackendOps; the loader still
- * takes version-1 modules (their table is shorter: those slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 2
+ * optional fused dense ops at the end of NnBackendOps, version 3 the
+ * optional convolution with bias and activation; the loader still takes
+ * older modules (their table is shorter: the newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 3
 
 typedef enum
 {
@@ -258,10 +259,18 @@ struct NnBackendOps
   int (*dense_backward) (void *ctx, int act, int n, int in, int out, const float *x,
                          const float *w, const float *y, float *dy, float *dw, float *dbias,
                          float *dx, float rate, uint64_t seed, const int64_t *step);
+
+  /* --- optional: a convolution with its bias and activation (ABI 3; may be
+   *     NULL: the engine then runs conv2d_forward and bias_act_forward). --- */
+
+  /* y = act (conv (x, w) + bias[channel]); bias may be NULL; act is not softmax. */
+  int (*conv2d_forward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
+                                  const float *bias, int act, float *y, void *workspace);
 };
 
-/* The size of a version-1 table: everything before the dense ops. */
+/* The sizes of older tables: everything before the slots added since. */
 #define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
+#define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -177,14 +177,18 @@ load_cuda_locked (char *reason, size_t reason_size)
       return NULL;
     }
   const NnBackendOps *ops = get ();
-  if (ops != NULL && ops->abi_version == 1 && ops->struct_size >= NN_BACKEND_OPS_V1_SIZE)
+  if (ops != NULL && ops->abi_version >= 1 && ops->abi_version < NN_BACKEND_ABI_VERSION)
     {
-      /* A version-1 module lacks the optional slots added since: copy its
+      /* An older module lacks the optional slots added since: copy its
        * table into a full one whose newer slots are NULL. */
-      static NnBackendOps v1_table;
-      memset (&v1_table, 0, sizeof v1_table);
-      memcpy (&v1_table, ops, NN_BACKEND_OPS_V1_SIZE);
-      return &v1_table;
+      static NnBackendOps old_table;
+      size_t size = ops->abi_version == 1 ? NN_BACKEND_OPS_V1_SIZE : NN_BACKEND_OPS_V2_SIZE;
+      if (ops->struct_size >= size)
+        {
+          memset (&old_table, 0, sizeof old_table);
+          memcpy (&old_table, ops, size);
+          return &old_table;
+        }
     }
   if (ops == NULL || ops->abi_version != NN_BACKEND_ABI_VERSION
       || ops->struct_size < sizeof (NnBackendOps))

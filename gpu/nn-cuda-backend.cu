@@ -754,6 +754,7 @@ static const NnBackendOps cuda_ops = {
   cuda_download_async,
   _nn_cuda_dense_forward,
   _nn_cuda_dense_backward,
+  _nn_cuda_conv2d_forward_bias_act,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

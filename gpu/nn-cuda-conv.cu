@@ -262,27 +262,45 @@ _nn_cuda_conv2d_plan_free (void *vctx, void *plan)
   plan_destroy ((NnCudaConvPlan *) plan);
 }
 
+/* y = act (conv (x, w) + bias): our kernels apply the bias and activation
+ * as they store y; after cuDNN it is one more pass. */
 int
-_nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w, float *y,
-                         void *workspace)
+_nn_cuda_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const float *w,
+                                  const float *bias, int act, float *y, void *workspace)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  const NnConvShape *s = &p->shape;
   const float one = 1.0f, zero = 0.0f;
   int rc;
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
+  if (act == NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d: softmax is not an element-wise activation");
   if (p->direct)
-    return _nn_cuda_conv_direct_forward (ctx, &p->shape, x, w, y);
+    return _nn_cuda_conv_direct_forward (ctx, s, x, w, bias, act, y);
   if (p->igemm)
-    return _nn_cuda_conv_igemm_forward (ctx, &p->shape, &p->igemm_plan, x, w, y, workspace);
+    return _nn_cuda_conv_igemm_forward (ctx, s, &p->igemm_plan, x, w, bias, act, y, workspace);
   cudnnStatus_t st
       = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w, p->fwd_desc,
                                  p->fwd_algo, workspace, p->workspace, &zero, p->y_desc, y);
   if (st != CUDNN_STATUS_SUCCESS)
     return _nn_cuda_fail_cudnn (ctx, st, "conv2d forward");
-  return _nn_cuda_check_launch (ctx, "conv2d forward");
+  if ((rc = _nn_cuda_check_launch (ctx, "conv2d forward")) != 0)
+    return rc;
+  if (bias == NULL && act == NN_BK_ACT_LINEAR)
+    return 0;
+  return _nn_cuda_bias_act_forward (ctx, act, y, bias, s->n, s->k, s->out_h * s->out_w);
+}
+
+int
+_nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w, float *y,
+                         void *workspace)
+{
+  return _nn_cuda_conv2d_forward_bias_act (vctx, plan, x, w, NULL, NN_BK_ACT_LINEAR, y,
+                                           workspace);
 }
 
 int

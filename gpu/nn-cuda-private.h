@@ -97,6 +97,9 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_plan_new (void *ctx, const NnConvShape *shape
 NN_CUDA_HIDDEN void _nn_cuda_conv2d_plan_free (void *ctx, void *plan);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward (void *ctx, void *plan, const float *x, const float *w,
                                             float *y, void *workspace);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_bias_act (void *ctx, void *plan, const float *x,
+                                                     const float *w, const float *bias, int act,
+                                                     float *y, void *workspace);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward (void *ctx, void *plan, const float *x, const float *w,
                                              const float *dy, float *dx, float *dw, void *workspace);
 
@@ -107,7 +110,8 @@ NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t cou
 #define NN_CUDA_DIRECT_TAPS 32
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_ok (const NnConvShape *s);
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s,
-                                                 const float *x, const float *w, float *y);
+                                                 const float *x, const float *w,
+                                                 const float *bias, int act, float *y);
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s,
                                                const float *x, const float *dy, float *dw);
 
@@ -126,7 +130,8 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvSha
                                              NnCudaIgemmPlan *plan, size_t *workspace_bytes);
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s,
                                                 const NnCudaIgemmPlan *plan, const float *x,
-                                                const float *w, float *y, void *workspace);
+                                                const float *w, const float *bias, int act,
+                                                float *y, void *workspace);
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s,
                                              const NnCudaIgemmPlan *plan, const float *w,
                                              const float *dy, float *dx, void *workspace);

@@ -132,14 +132,17 @@ conv_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (plan == NULL)
     return NN_BACKEND_ERROR; /* _nn_model_forward prepares first */
-  /* y (n, k, out_h, out_w) */
+  /* y (n, k, out_h, out_w); in one op where the backend has it */
+  int act = _nn_layer_act (layer, pass);
+  if (ops->conv2d_forward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
+    return ops->conv2d_forward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->b,
+                                         act, layer->y, model->workspace);
   rc = ops->conv2d_forward (model->backend.ctx, plan, layer->x, layer->w, layer->y,
                             model->workspace);
   if (rc != 0)
     return rc;
-  return ops->bias_act_forward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y,
-                                layer->b, pass->n, self->shape.k,
-                                self->shape.out_h * self->shape.out_w);
+  return ops->bias_act_forward (model->backend.ctx, act, layer->y, layer->b, pass->n,
+                                self->shape.k, self->shape.out_h * self->shape.out_w);
 }
 
 static int

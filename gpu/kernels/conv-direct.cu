@@ -9,6 +9,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "act.cuh"
 
 struct DirectGeom
 {
@@ -61,7 +62,8 @@ load_patch (const DirectGeom &g, const float *__restrict__ x, int n, int oy, int
 template <int T>
 __global__ void
 conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
-                            const float *__restrict__ w, float *__restrict__ y)
+                            const float *__restrict__ w, const float *__restrict__ bias, int act,
+                            float *__restrict__ y)
 {
   extern __shared__ float ws[];
   __shared__ int tc[T], tr[T], ts[T];
@@ -85,7 +87,7 @@ conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
 #pragma unroll
           for (int q = 0; q < T; q++)
             acc += patch[q] * wf[q];
-          yp[(size_t) f * plane] = acc;
+          yp[(size_t) f * plane] = act_forward (act, bias != NULL ? acc + bias[f] : acc);
         }
     }
 }
@@ -202,7 +204,7 @@ _nn_cuda_conv_direct_ok (const NnConvShape *s)
 
 int
 _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const float *x,
-                              const float *w, float *y)
+                              const float *w, const float *bias, int act, float *y)
 {
   DirectGeom g = geom (s);
   size_t positions = (size_t) s->n * s->out_h * s->out_w;
@@ -210,11 +212,11 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   size_t smem = (size_t) s->k * t * sizeof (float);
   unsigned int blocks = _nn_cuda_blocks (ctx, positions, 256);
   if (t == 9)
-    conv_direct_forward_kernel<9><<<blocks, 256, smem, ctx->stream>>> (g, x, w, y);
+    conv_direct_forward_kernel<9><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
   else if (t == 16)
-    conv_direct_forward_kernel<16><<<blocks, 256, smem, ctx->stream>>> (g, x, w, y);
+    conv_direct_forward_kernel<16><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
   else
-    conv_direct_forward_kernel<32><<<blocks, 256, smem, ctx->stream>>> (g, x, w, y);
+    conv_direct_forward_kernel<32><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 

@@ -33,6 +33,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "act.cuh"
 
 #include <string.h>
 
@@ -180,7 +181,7 @@ struct FwdTile
 template <int BM>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
-                        float *__restrict__ y)
+                        const float *__restrict__ bias, int act, float *__restrict__ y)
 {
 #if __CUDA_ARCH__ >= 800
   typedef FwdTile<BM> T;
@@ -294,13 +295,15 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
         if (m >= g.co)
           continue;
         float *row = y + ((size_t) img * g.co + m) * pixels;
+        float b = bias != NULL ? bias[m] : 0.0f;
 #pragma unroll
         for (int j = 0; j < TC_NT; j++)
           {
             int p = p0 + wn * TC_NT * 8 + j * 8 + 2 * tig;
             if (p >= p0 + g.tile_pixels)
               continue;
-            float v0 = acc[i][j][2 * half], v1 = acc[i][j][2 * half + 1];
+            float v0 = act_forward (act, acc[i][j][2 * half] + b);
+            float v1 = act_forward (act, acc[i][j][2 * half + 1] + b);
             if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
               *(float2 *) (row + p) = make_float2 (v0, v1);
             else
@@ -664,7 +667,7 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
 /* Pack the weights into the workspace, then run the forward-style kernel. */
 static int
 run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, const float *w,
-             float *y, void *workspace, const char *what)
+             const float *bias, int act, float *y, void *workspace, const char *what)
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
@@ -675,17 +678,20 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
   if (block_rows (g) == 64)
-    conv_tc_forward_kernel<64><<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, y);
+    conv_tc_forward_kernel<64>
+      <<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, bias, act, y);
   else
-    conv_tc_forward_kernel<32><<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, y);
+    conv_tc_forward_kernel<32>
+      <<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, bias, act, y);
   return _nn_cuda_check_launch (ctx, what);
 }
 
 int
 _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
-                             const float *x, const float *w, float *y, void *workspace)
+                             const float *x, const float *w, const float *bias, int act, float *y,
+                             void *workspace)
 {
-  return run_forward (ctx, geom_forward (s), 0, x, w, y, workspace,
+  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, workspace,
                       "conv2d forward (implicit GEMM)");
 }
 
@@ -693,7 +699,7 @@ int
 _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
                           const float *w, const float *dy, float *dx, void *workspace)
 {
-  return run_forward (ctx, geom_data (s), 1, dy, w, dx, workspace,
+  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, workspace,
                       "conv2d backward input (implicit GEMM)");
 }
 

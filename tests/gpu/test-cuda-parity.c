@@ -346,15 +346,20 @@ check_conv (NnConvShape s, const char *route, double tol)
   size_t sy = (size_t) s.n * s.k * s.out_h * s.out_w;
   float *x = malloc (sx * sizeof (float)), *w = malloc (sw * sizeof (float));
   float *dy = malloc (sy * sizeof (float));
-  float *y[2] = { 0 }, *dx[2] = { 0 }, *dw[2] = { 0 }, *dw_only[2] = { 0 };
+  float *bias = malloc ((size_t) s.k * sizeof (float));
+  float *y[2] = { 0 }, *dx[2] = { 0 }, *dw[2] = { 0 }, *dw_only[2] = { 0 }, *yb[2] = { 0 };
   void *vx[2] = { 0 }, *vw[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
-  void *vdw[2] = { 0 }, *ws[2] = { 0 }, *plan[2] = { 0 };
+  void *vdw[2] = { 0 }, *ws[2] = { 0 }, *plan[2] = { 0 }, *vb[2] = { 0 };
   int rp[2] = { -1, -1 }, rf[2] = { -1, -1 }, rb[2] = { -1, -1 }, rb2[2] = { -1, -1 };
+  int rfb[2] = { -1, -1 };
   size_t wsb[2] = { 0, 0 };
+  /* the fused forward: relu, or tanh for odd filter counts */
+  int act = s.k % 2 ? NN_BK_ACT_TANH : NN_BK_ACT_RELU;
 
   gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
   gpu_fill_random (w, sw, &rng, -0.5f, 0.5f);
   gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  gpu_fill_random (bias, s.k, &rng, -0.5f, 0.5f);
   for (int b = 0; b < 2; b++)
     {
       NnBackend *k = backend (b);
@@ -383,7 +388,20 @@ check_conv (NnConvShape s, const char *route, double tol)
       rb2[b] = k->ops->conv2d_backward (k->ctx, plan[b], vx[b], vw[b], vdy[b], NULL, vdw[b],
                                         ws[b]);
       dw_only[b] = gpu_get (k, vdw[b], sw * sizeof (float));
-      if (rf[b] || rb[b] || rb2[b])
+      /* y = act (conv + bias): the CPU's two ops against CUDA's one */
+      vb[b] = gpu_put (k, bias, (size_t) s.k * sizeof (float));
+      if (vb[b] != NULL && k->ops->conv2d_forward_bias_act != NULL)
+        rfb[b] = k->ops->conv2d_forward_bias_act (k->ctx, plan[b], vx[b], vw[b], vb[b], act, vy[b],
+                                                  ws[b]);
+      else if (vb[b] != NULL && b == 0)
+        {
+          rfb[b] = k->ops->conv2d_forward (k->ctx, plan[b], vx[b], vw[b], vy[b], ws[b]);
+          if (rfb[b] == 0)
+            rfb[b] = k->ops->bias_act_forward (k->ctx, act, vy[b], vb[b], s.n, s.k,
+                                               s.out_h * s.out_w);
+        }
+      yb[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      if (rf[b] || rb[b] || rb2[b] || rfb[b])
         tap_diag ("%s conv2d: %s", k->ops->name, k->ops->last_error (k->ctx));
     }
   double ey = gpu_rel_err (y[1], y[0], sy), edx = gpu_rel_err (dx[1], dx[0], sx);
@@ -396,9 +414,14 @@ check_conv (NnConvShape s, const char *route, double tol)
   tap_ok (rb[0] == 0 && rb[1] == 0 && rb2[1] == 0 && edx <= tol && edw <= tol && edw2 <= tol,
           "conv2d backward (%s) n %d c %d %dx%d k %d: rel err dx %.2g, dw %.2g, dw without dx %.2g",
           route, s.n, s.c, s.h, s.w, s.k, edx, edw, edw2);
+  double eyb = gpu_rel_err (yb[1], yb[0], sy);
+  tap_ok (rfb[0] == 0 && rfb[1] == 0 && eyb <= tol,
+          "conv2d forward + bias + %s in one op (%s) n %d c %d k %d: rel err %.2g",
+          act == NN_BK_ACT_RELU ? "relu" : "tanh", route, s.n, s.c, s.k, eyb);
   for (int b = 0; b < 2; b++)
     {
       free (y[b]);
+      free (yb[b]);
       free (dx[b]);
       free (dw[b]);
       free (dw_only[b]);
@@ -412,9 +435,11 @@ check_conv (NnConvShape s, const char *route, double tol)
   free2 (vdx);
   free2 (vdw);
   free2 (ws);
+  free2 (vb);
   free (x);
   free (w);
   free (dy);
+  free (bias);
 }
 
 static NnConvShape
