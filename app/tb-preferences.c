@@ -8,6 +8,7 @@
 
 #include "trainbench.h"
 #include "tb-application.h"
+#include "tb-devices.h"
 #include "tb-preferences.h"
 
 static const char *scheme_ids[] = { "default", "light", "dark", NULL };
@@ -107,26 +108,8 @@ scheme_set_mapping (const GValue       *value,
 
 /* ------------------------------------------------------------ devices */
 
-/* Listing the devices loads the CUDA module and asks the driver, which can
- * take seconds: a worker does it while a spinner row waits in its place. */
-
-typedef struct
-{
-  NnDeviceInfo devices[16];
-  int n;
-} DeviceList;
-
-static void
-list_devices_thread (GTask        *task,
-                     gpointer      source_object,
-                     gpointer      task_data,
-                     GCancellable *cancellable)
-{
-  DeviceList *list = g_new0 (DeviceList, 1);
-
-  list->n = nn_device_list (list->devices, G_N_ELEMENTS (list->devices));
-  g_task_return_pointer (task, list, g_free);
-}
+/* Listing the devices can take seconds (tb-devices.h): a spinner row waits
+ * in the combo row's place until the worker answers. */
 
 static void
 device_selected_cb (AdwComboRow *row,
@@ -149,17 +132,17 @@ devices_listed_cb (GObject      *object,
                    gpointer      user_data)
 {
   g_autoptr(GError) error = NULL;
-  g_autofree DeviceList *list = g_task_propagate_pointer (G_TASK (result), &error);
-  GtkWidget *window = GTK_WIDGET (object);
+  g_autofree TbDeviceList *list = tb_device_list_finish (result, &error);
+  GtkWidget *window = user_data;
   GSettings *settings;
   GtkWidget *row, *looking;
   GtkStringList *device_ids;
   g_autoptr(GtkStringList) device_names = NULL;
   g_autofree char *current = NULL;
-  guint selected = 0;
+  int selected;
 
   if (list == NULL)
-    return;   /* cancelled: the window closed first */
+    return;   /* cancelled: the window closed first, and may be freed */
 
   settings = g_object_get_data (G_OBJECT (window), "settings");
   row = g_object_get_data (G_OBJECT (window), "device-row");
@@ -171,24 +154,20 @@ devices_listed_cb (GObject      *object,
   for (int i = 0; i < list->n; i++)
     {
       const NnDeviceInfo *dev = &list->devices[i];
-      g_autofree char *id = dev->kind == NN_DEVICE_CPU ? g_strdup ("cpu")
-                                                       : g_strdup_printf ("cuda:%d", dev->index);
+      g_autofree char *id = tb_device_id (dev);
       g_autofree char *label = NULL;
 
-      if (dev->kind == NN_DEVICE_CPU)
-        label = g_strdup_printf (_("CPU · %s"), dev->name);
-      else if (dev->usable)
-        label = g_strdup_printf (_("GPU %d · %s"), dev->index, dev->name);
-      else
+      if (dev->kind == NN_DEVICE_CUDA && !dev->usable)
         label = g_strdup_printf (_("GPU %d · %s (not usable)"), dev->index, dev->name);
-
+      else
+        label = tb_device_title (dev);
       gtk_string_list_append (device_ids, id);
       gtk_string_list_append (device_names, label);
-      if (g_strcmp0 (id, current) == 0)
-        selected = (guint) i;
     }
+  /* the stored choice, even a GPU not usable here (the setting stays) */
+  selected = tb_device_list_find (list, current);
   adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (device_names));
-  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected >= 0 ? (guint) selected : 0);
   /* connected now, so showing the stored choice does not write it back */
   g_signal_connect (row, "notify::selected", G_CALLBACK (device_selected_cb), settings);
   gtk_widget_set_visible (looking, FALSE);
@@ -208,10 +187,9 @@ tb_preferences_window_new (GtkWindow *parent)
   GSettings *settings = tb_settings_new ();
   GtkWidget *window = adw_preferences_window_new ();
   GtkWidget *page = adw_preferences_page_new ();
-  GtkWidget *group, *row, *button, *reset, *spin, *sw, *spinner;
+  GtkWidget *group, *row, *button, *reset, *spin, *sw;
   g_autoptr(GtkStringList) schemes = gtk_string_list_new (NULL);
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GTask) task = NULL;
 
   gtk_window_set_transient_for (GTK_WINDOW (window), parent);
   gtk_window_set_modal (GTK_WINDOW (window), TRUE);
@@ -244,14 +222,7 @@ tb_preferences_window_new (GtkWindow *parent)
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
 
   /* until the worker answers: a spinner row in the combo row's place */
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Default device"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("Looking for devices…"));
-  gtk_widget_set_name (row, "device-looking-row");   /* the names: for tests */
-  spinner = gtk_spinner_new ();
-  gtk_spinner_start (GTK_SPINNER (spinner));
-  gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spinner);
+  row = tb_device_looking_row_new (_("Default device"));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
   g_object_set_data (G_OBJECT (window), "device-looking-row", row);
 
@@ -264,13 +235,11 @@ tb_preferences_window_new (GtkWindow *parent)
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
   g_object_set_data (G_OBJECT (window), "device-row", row);
 
-  /* the task holds the window until the worker returns; closing the window
-   * cancels it, so the answer then touches nothing */
+  /* the task does not hold the window, so closing it disposes it at once
+   * and cancels; the answer then touches nothing */
   g_object_set_data_full (G_OBJECT (window), "device-cancellable", g_object_ref (cancellable), g_object_unref);
   g_signal_connect (window, "destroy", G_CALLBACK (cancel_on_destroy_cb), cancellable);
-  task = g_task_new (window, cancellable, devices_listed_cb, NULL);
-  g_task_set_source_tag (task, tb_preferences_window_new);
-  g_task_run_in_thread (task, list_devices_thread);
+  tb_device_list_async (cancellable, devices_listed_cb, window);
 
   row = adw_action_row_new ();
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("CPU _threads"));

@@ -7,12 +7,11 @@
 #include <adwaita.h>
 
 #include "tb-chart-view.h"
+#include "tb-devices.h"
 #include "tb-model-builder.h"
 #include "tb-run.h"
 #include "tb-session.h"
 #include "tb-window.h"
-
-#define TB_MAX_DEVICES 16
 
 typedef struct _TbRunsJob TbRunsJob;
 
@@ -31,9 +30,10 @@ struct _TbWindow
   GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
   GCancellable *download_cancellable;
   GCancellable *preview_cancellable;
+  GCancellable *devices_cancellable; /* the device list's worker; NULL once it answered */
   char *dataset;                 /* chosen data set: name or path */
   NnDeviceInfo devices[TB_MAX_DEVICES];
-  int n_devices;
+  int n_devices;                 /* 0 until the worker has listed them */
   int device_index;              /* index into devices[] */
   GtkWidget *device_checks[TB_MAX_DEVICES]; /* the radio button of each device */
   guint loss_shown;              /* points already in the loss chart */
@@ -71,6 +71,8 @@ struct _TbWindow
   GtkWidget *samples_label;
 
   /* Train page */
+  GtkWidget *device_group;        /* AdwPreferencesGroup: a radio row per device */
+  GtkWidget *device_looking_row;  /* in the group until the devices are listed */
   GtkWidget *threads_spin;
   GtkWidget *optimizer_row;       /* AdwComboRow */
   GtkWidget *lr_spin;
@@ -117,6 +119,8 @@ void _tb_window_error (TbWindow     *self,
                        const GError *error);
 void _tb_window_update_actions (TbWindow *self);
 char *_tb_window_runs_dir (TbWindow *self);
+/* Is the device list still being asked for (Train disabled until then)? */
+gboolean _tb_window_devices_pending (TbWindow *self);
 
 /* tb-window-data.c */
 void _tb_window_data_init (TbWindow *self);

@@ -6,6 +6,7 @@
 #include "tb-config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -139,7 +140,8 @@ _tb_window_update_actions (TbWindow *self)
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.start", can_start);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.stop", training);
-  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reproduce", !training);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reproduce",
+                                 !training && !_tb_window_devices_pending (self));
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.inspect", can_inspect);
   gtk_widget_set_visible (self->stop_button, training);
   gtk_widget_set_visible (self->start_button, !training);
@@ -148,6 +150,8 @@ _tb_window_update_actions (TbWindow *self)
     gtk_widget_set_tooltip_text (self->start_button, _("Fix the model first (see the Model page)"));
   else if (self->dataset == NULL)
     gtk_widget_set_tooltip_text (self->start_button, _("Choose a data set first (see the Data page)"));
+  else if (_tb_window_devices_pending (self))
+    gtk_widget_set_tooltip_text (self->start_button, _("Looking for devices…"));
   else
     gtk_widget_set_tooltip_text (self->start_button, _("Start training (Ctrl+Enter)"));
 }
@@ -612,36 +616,54 @@ preset_chosen_cb (TbModelBuilder *builder,
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->epochs_spin), preset->epochs);
 }
 
+/* The rows that only make sense for the chosen device's kind. */
+static void
+update_device_rows (TbWindow *self)
+{
+  const NnDeviceInfo *dev;
+
+  if (self->device_index < 0)
+    return;
+  dev = &self->devices[self->device_index];
+  gtk_widget_set_sensitive (self->threads_spin, dev->kind == NN_DEVICE_CPU);
+  gtk_widget_set_sensitive (self->tf32_row, dev->kind == NN_DEVICE_CUDA);
+}
+
 static void
 device_toggled_cb (GtkCheckButton *check,
                    TbWindow       *self)
 {
-  const NnDeviceInfo *dev;
-
   if (!gtk_check_button_get_active (check))
     return;
   self->device_index = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (check), "device"));
-  dev = &self->devices[self->device_index];
-  /* the rows below the list exist once the page is built */
-  if (self->threads_spin != NULL)
-    gtk_widget_set_sensitive (self->threads_spin, dev->kind == NN_DEVICE_CPU);
-  if (self->tf32_row != NULL)
-    gtk_widget_set_sensitive (self->tf32_row, dev->kind == NN_DEVICE_CUDA);
+  update_device_rows (self);
   _tb_window_update_actions (self);
 }
 
+/* Main thread: the devices are known; a radio row each takes the spinner
+ * row's place, the stored default chosen. */
 static void
-build_device_list (TbWindow  *self,
-                   GtkWidget *group)
+devices_listed_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
 {
+  g_autoptr(GError) error = NULL;
+  g_autofree TbDeviceList *list = tb_device_list_finish (result, &error);
+  TbWindow *self;
   GtkWidget *first = NULL;
-  g_autofree char *wanted = g_settings_get_string (self->settings, "default-device");
-  NnDeviceKind wanted_kind = NN_DEVICE_CPU;
-  int32_t wanted_index = 0;
-  NnError err = { 0 };
+  g_autofree char *wanted = NULL;
+  int chosen;
 
-  nn_device_parse (wanted, &wanted_kind, &wanted_index, &err);
-  self->n_devices = nn_device_list (self->devices, TB_MAX_DEVICES);
+  if (list == NULL)
+    return;   /* cancelled: the window is gone, self with it */
+
+  self = TB_WINDOW (user_data);
+
+  g_clear_object (&self->devices_cancellable);
+  wanted = g_settings_get_string (self->settings, "default-device");
+  chosen = tb_device_list_choose (list, wanted);
+  memcpy (self->devices, list->devices, sizeof list->devices);
+  self->n_devices = list->n;
   self->device_index = -1;
 
   for (int i = 0; i < self->n_devices; i++)
@@ -649,25 +671,18 @@ build_device_list (TbWindow  *self,
       const NnDeviceInfo *dev = &self->devices[i];
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *check = gtk_check_button_new ();
-      g_autofree char *title = NULL;
+      g_autofree char *title = tb_device_title (dev);
       g_autofree char *subtitle = NULL;
       g_autofree char *mem = g_format_size (dev->memory_bytes);
 
       if (dev->kind == NN_DEVICE_CPU)
-        {
-          title = g_strdup_printf (_("CPU · %s"), dev->name);
-          subtitle = g_strdup_printf (ngettext ("%d core · %s memory", "%d cores · %s memory", dev->cores),
-                                      dev->cores, mem);
-        }
+        subtitle = g_strdup_printf (ngettext ("%d core · %s memory", "%d cores · %s memory", dev->cores),
+                                    dev->cores, mem);
+      else if (dev->usable)
+        subtitle = g_strdup_printf (_("%s memory · compute %d.%d · driver %s"),
+                                    mem, dev->compute_major, dev->compute_minor, dev->driver);
       else
-        {
-          title = g_strdup_printf (_("GPU %d · %s"), dev->index, dev->name);
-          if (dev->usable)
-            subtitle = g_strdup_printf (_("%s memory · compute %d.%d · driver %s"),
-                                        mem, dev->compute_major, dev->compute_minor, dev->driver);
-          else
-            subtitle = g_strdup_printf (_("Not usable: %s"), dev->reason);
-        }
+        subtitle = g_strdup_printf (_("Not usable: %s"), dev->reason);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
@@ -679,17 +694,41 @@ build_device_list (TbWindow  *self,
         first = check;
       else
         gtk_check_button_set_group (GTK_CHECK_BUTTON (check), GTK_CHECK_BUTTON (first));
-      g_signal_connect (check, "toggled", G_CALLBACK (device_toggled_cb), self);
       /* an unusable GPU is shown, greyed, with the reason */
       gtk_widget_set_sensitive (row, dev->usable);
-      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-      if (dev->usable && (self->device_index < 0 || (dev->kind == wanted_kind && dev->index == wanted_index)))
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (self->device_group), row);
+      if (i == chosen)
         {
           gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
           self->device_index = i;
         }
+      /* connected after the preselection, which device_index already says */
+      g_signal_connect (check, "toggled", G_CALLBACK (device_toggled_cb), self);
     }
+  gtk_widget_set_visible (self->device_looking_row, FALSE);
+  update_device_rows (self);
+  _tb_window_update_actions (self);
+}
+
+gboolean
+_tb_window_devices_pending (TbWindow *self)
+{
+  return self->devices_cancellable != NULL;
+}
+
+/* The device list can take seconds (tb-devices.h): a spinner row stands in
+ * for it, and Train stays off, until the worker answers. */
+static void
+build_device_group (TbWindow  *self,
+                    GtkWidget *group)
+{
+  self->device_group = group;
+  self->device_looking_row = tb_device_looking_row_new (NULL);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), self->device_looking_row);
+  self->devices_cancellable = g_cancellable_new ();
+  /* the task does not hold the window: closing or disposing it cancels,
+   * and the answer then leaves `self` alone */
+  tb_device_list_async (self->devices_cancellable, devices_listed_cb, self);
 }
 
 static GtkWidget *
@@ -707,7 +746,7 @@ chart_frame (TbChartView **view,
 static void
 build_train_page (TbWindow *self)
 {
-  GtkWidget *scroller, *box, *group, *grid, *right, *status_box, *button_box;
+  GtkWidget *scroller, *box, *device_box, *group, *grid, *right, *status_box, *button_box;
   g_autoptr(GtkStringList) optimizers = gtk_string_list_new (optimizer_ids);
 
   /* left: settings */
@@ -721,10 +760,16 @@ build_train_page (TbWindow *self)
   gtk_widget_set_margin_bottom (box, 12);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
 
+  /* the device rows come later, into their own group: the threads and TF32
+   * rows follow in a second one, right under it */
+  device_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  gtk_box_append (GTK_BOX (box), device_box);
   group = adw_preferences_group_new ();
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Device"));
-  gtk_box_append (GTK_BOX (box), group);
-  build_device_list (self, group);
+  gtk_box_append (GTK_BOX (device_box), group);
+  build_device_group (self, group);
+  group = adw_preferences_group_new ();
+  gtk_box_append (GTK_BOX (device_box), group);
   spin_row (group, _("CPU _threads"), _("0 uses every core"), 0, 1024, 1, 0,
             g_settings_get_int (self->settings, "threads"), &self->threads_spin);
   self->tf32_row = adw_action_row_new ();
@@ -738,11 +783,6 @@ build_train_page (TbWindow *self)
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (self->tf32_row), self->tf32_switch);
   gtk_accessible_update_relation (GTK_ACCESSIBLE (self->tf32_switch), GTK_ACCESSIBLE_RELATION_LABELLED_BY, self->tf32_row, NULL, -1);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), self->tf32_row);
-  if (self->device_index >= 0)
-    {
-      gtk_widget_set_sensitive (self->tf32_row, self->devices[self->device_index].kind == NN_DEVICE_CUDA);
-      gtk_widget_set_sensitive (self->threads_spin, self->devices[self->device_index].kind == NN_DEVICE_CPU);
-    }
 
   group = adw_preferences_group_new ();
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Optimizer"));
@@ -866,6 +906,10 @@ tb_window_close_request (GtkWindow *window)
 {
   TbWindow *self = TB_WINDOW (window);
 
+  /* here, not only in dispose: the history's worker holds the window, so
+   * its dispose can come after the device list's answer */
+  if (self->devices_cancellable != NULL)
+    g_cancellable_cancel (self->devices_cancellable);
   if (tb_window_is_training (self))
     {
       self->close_when_done = TRUE;
@@ -893,6 +937,8 @@ tb_window_dispose (GObject *object)
     g_cancellable_cancel (self->download_cancellable);
   if (self->preview_cancellable != NULL)
     g_cancellable_cancel (self->preview_cancellable);
+  if (self->devices_cancellable != NULL)
+    g_cancellable_cancel (self->devices_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_WINDOW);
   G_OBJECT_CLASS (tb_window_parent_class)->dispose (object);
 }
@@ -907,6 +953,7 @@ tb_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->download_cancellable);
   g_clear_object (&self->preview_cancellable);
+  g_clear_object (&self->devices_cancellable);
   g_queue_free_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
   g_clear_pointer (&self->queue_results, g_ptr_array_unref);
   g_clear_pointer (&self->runs, g_ptr_array_unref);

@@ -65,6 +65,13 @@ runs_loaded (gpointer data)
   return _tb_window_runs_pending (window) == 0;
 }
 
+/* the device list comes from a worker too */
+static gboolean
+devices_listed (gpointer data)
+{
+  return !_tb_window_devices_pending (window);
+}
+
 static void
 test_open (void)
 {
@@ -72,6 +79,7 @@ test_open (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 720);
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (tb_test_wait_until (window_mapped, NULL, 10));
+  g_assert_true (tb_test_wait_until (devices_listed, NULL, 60));
   tb_test_spin (200);
 }
 
