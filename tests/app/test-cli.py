@@ -293,6 +293,63 @@ ok(rc == 1 and re.search(r"^mlp-small\s+cpu\s+[\d.]+", out, re.M)
    and re.search(r"^mlp-small\s+cuda:7\s+failed", out, re.M),
    "reproduce reports a failed device in the table, runs the rest and exits 1", both(out, err))
 
+# The data set is read once for the whole queue, not once per run: once
+# reproduce has said which data it loaded, the folder is moved away, and the
+# second run must still complete. The CLI is paused (SIGSTOP) while the
+# folder moves, so we know the first run had not ended yet.
+def reproduce_with_data_moved(data, moved, timeout=300):
+    import pty
+    import select
+    master, slave = pty.openpty()   # a terminal: stdout is line-buffered
+    proc = subprocess.Popen([CLI, "reproduce", "--presets", "cnn,mlp-small", "--devices", "cpu",
+                             "--epochs", "1", "--dataset", data, "--limit-test", "50",
+                             "--out-dir", os.path.join(TMP, "repro-once")],
+                            stdout=slave, stderr=subprocess.STDOUT, env=ENV, cwd=TMP)
+    os.close(slave)
+    text = b""
+    moved_before_first_result = None
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            text += chunk
+            if moved_before_first_result is None and b"\ndata: " in b"\n" + text:
+                os.kill(proc.pid, signal.SIGSTOP)
+                os.rename(data, moved)
+                # what it printed before it stopped
+                while select.select([master], [], [], 0.2)[0]:
+                    chunk = os.read(master, 65536)
+                    if not chunk:
+                        break
+                    text += chunk
+                moved_before_first_result = b"result (" not in text
+                os.kill(proc.pid, signal.SIGCONT)
+        elif proc.poll() is not None:
+            break
+    os.close(master)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return proc.returncode, text.decode("utf-8", "replace"), moved_before_first_result
+
+
+once_data = os.path.join(TMP, "tiny-once")
+shutil.copytree(DATA, once_data)
+rc, text, moved_early = reproduce_with_data_moved(once_data, once_data + "-moved")
+ok(moved_early, "the data set was moved while reproduce's first run went on", text[-3000:])
+ok(rc == 0 and re.search(r"^cnn\s+cpu\s+[\d.]+\s+[\d.]+", text, re.M)
+   and re.search(r"^mlp-small\s+cpu\s+[\d.]+\s+[\d.]+", text, re.M),
+   "reproduce loads the data set once: its second run completes with the folder gone",
+   text[-3000:])
+
 # ------------------------------------------------------------------ usage errors (exit 2)
 
 usage_cases = [
