@@ -720,6 +720,40 @@ test_gather (void)
   tap_ok (rc != 0, "gather with a label beyond the classes is an error");
 }
 
+/* Batches large enough for the threaded gathers: 32 rows of 784 bytes (two
+ * threads, each half of every row), 256 rows (threads over the rows). */
+static void
+test_gather_large (void)
+{
+  enum { COUNT = 300, SAMPLE = 784, CLASSES = 10 };
+  uint8_t *images = malloc ((size_t) COUNT * SAMPLE), labels[COUNT];
+  int32_t indices[256], lab[256];
+  float *x = malloc (sizeof (float) * 256 * SAMPLE);
+
+  for (int i = 0; i < COUNT * SAMPLE; i++)
+    images[i] = (uint8_t) (i * 131 + 7);
+  for (int i = 0; i < COUNT; i++)
+    labels[i] = (uint8_t) (i % CLASSES);
+  for (int i = 0; i < 256; i++)
+    indices[i] = (i * 97 + 5) % COUNT;
+  for (int n = 32; n <= 256; n *= 8)
+    {
+      int ok = 1;
+      int rc = ops->gather_batch (ctx, images, labels, indices, NULL, 1, n, n, SAMPLE,
+                                  1.0f / 255.0f, x, lab, NULL, CLASSES);
+      for (int i = 0; i < n; i++)
+        {
+          for (int j = 0; j < SAMPLE; j++)
+            ok &= x[(size_t) i * SAMPLE + j]
+                  == (float) images[(size_t) indices[i] * SAMPLE + j] * (1.0f / 255.0f);
+          ok &= lab[i] == labels[indices[i]];
+        }
+      tap_ok (rc == 0 && ok, "gather of %d rows of %d bytes", n, SAMPLE);
+    }
+  free (images);
+  free (x);
+}
+
 /* ---------------------------------------------------------------- optimizer basics */
 
 static void
@@ -776,6 +810,7 @@ main (void)
   test_pool ();
   test_loss ();
   test_gather ();
+  test_gather_large ();
   test_optimizer_basics ();
 
   ops->context_free (ctx);
