@@ -19,7 +19,8 @@ void tb_window_set_dataset (TbWindow   *self,
                             const char *name_or_path,
                             int         train_limit,
                             int         test_limit);
-/* Choose a device by kind and index; FALSE when there is no usable one. */
+/* Choose a device by kind and index; FALSE when there is no usable one, or
+ * while the device list is still being read (tb-devices.c). */
 gboolean tb_window_select_device (TbWindow *self,
                                   int       kind,
                                   int       index);
