@@ -473,6 +473,47 @@ test_conv_case (NnConvShape sh)
   test_conv_case_threads (sh, 0);
 }
 
+/* conv2d_forward_bias_act against conv2d_forward then bias_act_forward:
+ * the same bits, for each activation, with and without a bias. */
+static void
+test_conv_bias_act_case (NnConvShape sh)
+{
+  size_t xs = (size_t) sh.n * sh.c * sh.h * sh.w;
+  size_t ws = (size_t) sh.k * sh.c * sh.r * sh.s;
+  size_t ys = (size_t) sh.n * sh.k * sh.out_h * sh.out_w;
+  float *x = rand_buf (xs, -1, 1), *w = rand_buf (ws, -1, 1), *bias = rand_buf (sh.k, -1, 1);
+  float *y = buf (ys), *want = buf (ys);
+  void *plan = NULL, *work = NULL;
+  size_t work_bytes = 0;
+
+  if (ops->conv2d_plan_new (ctx, &sh, &plan, &work_bytes) != 0
+      || (work_bytes > 0 && ops->alloc (ctx, work_bytes, &work) != 0))
+    {
+      tap_ok (false, "conv bias+act n=%d k=%d: plan", sh.n, sh.k);
+      return;
+    }
+  for (int act = NN_BK_ACT_LINEAR; act <= NN_BK_ACT_TANH; act++)
+    for (int with_bias = 0; with_bias < 2; with_bias++)
+      {
+        const float *b = with_bias ? bias : NULL;
+        int rc = ops->conv2d_forward (ctx, plan, x, w, want, work);
+        rc |= ops->bias_act_forward (ctx, act, want, b, sh.n, sh.k, sh.out_h * sh.out_w);
+        rc |= ops->conv2d_forward_bias_act (ctx, plan, x, w, b, act, y, work);
+        tap_ok (rc == 0 && memcmp (y, want, ys * sizeof (float)) == 0,
+                "conv n=%d c=%d k=%d bias+act in one op, act %d%s: the bits of the two ops",
+                sh.n, sh.c, sh.k, act, with_bias ? ", bias" : "");
+      }
+  tap_ok (ops->conv2d_forward_bias_act (ctx, plan, x, w, bias, NN_BK_ACT_SOFTMAX, y, work) != 0,
+          "conv bias+act with softmax is an error");
+  ops->conv2d_plan_free (ctx, plan);
+  ops->free (ctx, work);
+  ops->free (ctx, x);
+  ops->free (ctx, w);
+  ops->free (ctx, bias);
+  ops->free (ctx, y);
+  ops->free (ctx, want);
+}
+
 static void
 test_conv (void)
 {
@@ -495,6 +536,11 @@ test_conv (void)
   set_threads (3);
   test_conv_case_threads (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0), 2);
   set_threads (2);
+
+  /* one worker, chunks of several samples; two workers, one sample each */
+  test_conv_bias_act_case (conv_shape (3, 2, 9, 9, 4, 3, 3, 1, 1));
+  test_conv_bias_act_case (conv_shape (33, 4, 26, 26, 5, 3, 3, 1, 0));
+  test_conv_bias_act_case (conv_shape (4, 32, 26, 26, 64, 3, 3, 1, 0));
 
   NnConvShape bad = conv_shape (1, 1, 4, 4, 1, 3, 3, 1, 0);
   void *plan = NULL;
