@@ -292,10 +292,6 @@ context_release (NnCudaContext *ctx)
     cudaFree (ctx->partials);
   if (ctx->counters != NULL)
     cudaFree (ctx->counters);
-  if (ctx->splitk != NULL)
-    cudaFree (ctx->splitk);
-  if (ctx->splitk_counters != NULL)
-    cudaFree (ctx->splitk_counters);
   if (ctx->staging != NULL)
     cudaFreeHost (ctx->staging);
   if (ctx->stream != NULL)
@@ -352,14 +348,6 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
              "counters");
   STEP_CUDA (cudaMemsetAsync (ctx->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
                               ctx->stream),
-             "cudaMemsetAsync");
-  STEP_CUDA (cudaMalloc ((void **) &ctx->splitk, NN_CUDA_SPLITK_FLOATS * sizeof (float)),
-             "split-K scratch (4 MiB)");
-  STEP_CUDA (cudaMalloc ((void **) &ctx->splitk_counters,
-                         NN_CUDA_SPLITK_TILES * sizeof (unsigned int)),
-             "split-K counters");
-  STEP_CUDA (cudaMemsetAsync (ctx->splitk_counters, 0,
-                              NN_CUDA_SPLITK_TILES * sizeof (unsigned int), ctx->stream),
              "cudaMemsetAsync");
   STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,
                             (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES,

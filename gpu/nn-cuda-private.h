@@ -25,8 +25,6 @@
 
 /* Split-K products (nn-cuda-blas.cu): partial tiles and one last-block-done
  * counter per output tile (zero between ops). */
-#define NN_CUDA_SPLITK_FLOATS (1 << 20)
-#define NN_CUDA_SPLITK_TILES 4096
 
 /* Host staging for download_async into pageable memory. */
 #define NN_CUDA_STAGING_SLOTS 64
@@ -53,8 +51,6 @@ typedef struct
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
   float *partials;           /* (NN_CUDA_PARTIALS) device */
   unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
-  float *splitk;             /* (NN_CUDA_SPLITK_FLOATS) device: split-K partial tiles */
-  unsigned int *splitk_counters; /* (NN_CUDA_SPLITK_TILES) device, zero between ops */
   unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
@@ -189,19 +185,12 @@ enum
 {
   NN_CUDA_DENSE_AUTO = 0,
   NN_CUDA_DENSE_SMALL_N = 1, /* out <= 16, in >= 32 */
-  NN_CUDA_DENSE_TILED = 2,
   NN_CUDA_DENSE_CUBLAS = 3,
 };
 NN_CUDA_HIDDEN int _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n,
                                                  int in, int out, const float *x, const float *w,
                                                  const float *bias, float *y, float *drop_y,
                                                  float rate, uint64_t seed, const int64_t *step);
-/* Row-major C = alpha op(A) op(B) + beta C on the tiled split-K kernel
- * (splits 0: chosen from the shape); for gpu/dev benchmarks. */
-NN_CUDA_HIDDEN int _nn_cuda_gemm_tiled (NnCudaContext *ctx, int trans_a, int trans_b, int m,
-                                        int n, int k, float alpha, const float *a, int lda,
-                                        const float *b, int ldb, float beta, float *c, int ldc,
-                                        int splits);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,8 @@
  * captured 50 times into one CUDA graph (as a training step runs it) and the
  * graph replayed; the figure is microseconds per op, launch included.
  * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
- * dense ops, cuBLAS with the tiled split-K kernel at several splits, and,
- * given a version-1 module (the code before the fused ops), its op table too.
+ * dense ops on each route, the products on cuBLAS, and, given a version-1
+ * module (the code before the fused ops), its op table too.
  * Build (from the repository root, after building the module in BUILD):
  *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
  *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
@@ -160,42 +160,29 @@ layer_unfused (Bench *k, const char *label, int n, int in, int out, int act, flo
 }
 
 static void
-product (Bench *k, const char *label, int ta, int tb, int m, int n, int kk, int tiled)
+product (Bench *k, const char *label, int ta, int tb, int m, int n, int kk)
 {
   int lda = ta ? m : kk, ldb = tb ? kk : n;
   double t = time_op (k, [&] {
     return k->ops->gemm (k->ctx, ta, tb, m, n, kk, 1.0f, k->x, lda, k->w, ldb, 0.0f, k->y, n);
   });
-  printf ("%-8s gemm%s%s %4d x %4d x %4d  ops->gemm %6.2f us", label, ta ? " A^T" : "    ",
+  printf ("%-8s gemm%s%s %4d x %4d x %4d  ops->gemm %6.2f us\n", label, ta ? " A^T" : "    ",
           tb ? " B^T" : "    ", m, n, kk, t);
-  if (tiled)
-    {
-      static const int splits[] = { 0, 1, 2, 4, 8, 16, 32 };
-      printf ("  tiled");
-      for (int s = 0; s < 7; s++)
-        {
-          double tt = time_op (k, [&] {
-            return _nn_cuda_gemm_tiled ((NnCudaContext *) k->ctx, ta, tb, m, n, kk, 1.0f, k->x,
-                                        lda, k->w, ldb, 0.0f, k->y, n, splits[s]);
-          });
-          printf (" s%d %.2f", splits[s], tt);
-        }
-    }
-  printf ("\n");
 }
 
 /* The fused forward on each route. */
 static void
 routes (Bench *k, const char *label, int n, int in, int out)
 {
-  static const char *names[] = { "auto", "small-n", "tiled", "cublas+epilogue" };
+  static const char *names[] = { "auto", "small-n", "cublas+epilogue" };
+  static const int route[] = { NN_CUDA_DENSE_AUTO, NN_CUDA_DENSE_SMALL_N, NN_CUDA_DENSE_CUBLAS };
   printf ("%-8s dense_forward %4d x %4d x %4d:", label, n, out, in);
-  for (int r = 0; r < 4; r++)
+  for (int r = 0; r < 3; r++)
     {
-      if (r == NN_CUDA_DENSE_SMALL_N && out > 16)
+      if (route[r] == NN_CUDA_DENSE_SMALL_N && out > 16)
         continue;
       double t = time_op (k, [&] {
-        return _nn_cuda_dense_forward_route ((NnCudaContext *) k->ctx, r, NN_BK_ACT_RELU, n, in,
+        return _nn_cuda_dense_forward_route ((NnCudaContext *) k->ctx, route[r], NN_BK_ACT_RELU, n, in,
                                              out, k->x, k->w, k->b, k->y, k->yd, 0.2f, 7, k->step);
       });
       printf ("  %s %.2f", names[r], t);
@@ -229,14 +216,14 @@ run (Bench *k, const char *label, int internals)
       routes (k, label, 32, 1000, 1000);
       routes (k, label, 32, 128, 10);
     }
-  product (k, label, 0, 0, 32, 128, 784, internals);
-  product (k, label, 0, 0, 32, 1000, 784, internals);
-  product (k, label, 0, 0, 32, 1000, 1000, internals);
-  product (k, label, 1, 0, 784, 128, 32, internals);
-  product (k, label, 1, 0, 784, 1000, 32, internals);
-  product (k, label, 1, 0, 1000, 1000, 32, internals);
-  product (k, label, 0, 1, 32, 1000, 1000, internals);
-  product (k, label, 0, 1, 32, 784, 128, internals);
+  product (k, label, 0, 0, 32, 128, 784);
+  product (k, label, 0, 0, 32, 1000, 784);
+  product (k, label, 0, 0, 32, 1000, 1000);
+  product (k, label, 1, 0, 784, 128, 32);
+  product (k, label, 1, 0, 784, 1000, 32);
+  product (k, label, 1, 0, 1000, 1000, 32);
+  product (k, label, 0, 1, 32, 1000, 1000);
+  product (k, label, 0, 1, 32, 784, 128);
   optimizer (k, label, 101770);
   optimizer (k, label, 1796010);
 }
@@ -260,7 +247,10 @@ main (int argc, char **argv)
       /* a version-1 table is shorter: copy it into a zeroed full one */
       static NnBackendOps table;
       const NnBackendOps *t = get ();
-      memcpy (&table, t, t->abi_version == 1 ? NN_BACKEND_OPS_V1_SIZE : sizeof table);
+      memcpy (&table, t,
+              t->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
+              : t->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
+                                    : sizeof table);
       if (!open_bench (&table, &old_k))
         return 1;
       run (&old_k, "old", 0);
