@@ -714,17 +714,17 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
 }
 
 /* C = alpha op(A) B + beta C with each thread a contiguous range of B's
- * rows, for a small C and a long k (mlp-small's 32x784 @ 784x128): thread
- * t reads rows [k t / T, k (t + 1) / T) of B, about the slab of the
- * weights that the optimizer's flat split hands thread t later in the
- * step, so Adam finds those lines in its own core's cache. Cut by C's
- * columns, each thread read a part of every row, and Adam then pulled half
- * of its lines from the other core: on the 2-core development machine
- * (per-op timer over the backend ops of an mlp-small step, 2 threads)
- * Adam took 45 us after that product and 18 us after this one, the step
- * 138 -> 110 us. Thread 0 writes C, the others a partial C added after a
- * barrier in thread order (the same bits on every run with this thread
- * count). */
+ * rows (at least 16: none is empty), for a small C and a long k
+ * (mlp-small's 32x784 @ 784x128): thread t reads rows [k t / T,
+ * k (t + 1) / T) of B, about the slab of the weights that the optimizer's
+ * flat split hands thread t later in the step, so Adam finds those lines
+ * in its own core's cache. Cut by C's columns, each thread read a part of
+ * every row, and Adam then pulled half of its lines from the other core:
+ * on the 2-core development machine (per-op timer over the backend ops of
+ * an mlp-small step, 2 threads) Adam took 45 us after that product and
+ * 18 us after this one, the step 138 -> 110 us. Thread 0 writes C, the
+ * others a partial C added after a barrier in thread order (the same bits
+ * on every run with this thread count). */
 static void
 sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, int lda,
                const float *b, int ldb, float beta, float *c, int ldc, int threads, int kb)
@@ -809,7 +809,7 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
     threads = work >= 1.5e6 ? (int) (work / 0.75e6) : 1;
   /* a small C and a long k: split over k (see sgemm_split_k) */
   if (threads > 1 && threads <= 64 && !trans_b && (size_t) m * n <= SPLIT_K_FLOATS
-      && k >= 4 * (m > n ? m : n))
+      && k >= 4 * (m > n ? m : n) && k >= 16 * threads)
     {
       int kb = k;
       if (blas.small)
