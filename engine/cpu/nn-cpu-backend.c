@@ -1101,10 +1101,6 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
 
 /* ---------------------------------------------------------------- data */
 
-/* Bytes of a batch from which a gather too small for par_threads takes two
- * threads (see cpu_gather_batch). */
-#define GATHER_PAIR_MIN 16384
-
 static int
 cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
                   const int32_t *indices, const int64_t *step, int steps_per_epoch,
@@ -1132,32 +1128,7 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
     }
 
   int nt = par_threads ((size_t) n * sample_size);
-  if (nt <= 1 && nthreads () > 1 && (size_t) n * sample_size >= GATHER_PAIR_MIN)
-    /* A small batch (mlp-small's 32 rows) waits on memory, one scattered
-     * row after another, not on the conversion: two threads keep twice the
-     * rows in flight. Each takes half of every row, the pixels that its
-     * half of the first dense layer's product, split over k, reads (see
-     * sgemm_split_k in nn-blas.c). Per-op timer over the backend ops of an
-     * mlp-small step (2 threads, 2-core development machine), 4 rounds:
-     * the gather 9.3-9.8 -> 6.4-6.7 us, the step 100.0-103.6 -> 98.0-99.5
-     * us (one round with other load on the host: 35.0 -> 22.0 us). */
-#pragma omp parallel num_threads (2)
-    {
-      int t = omp_get_thread_num (), team = omp_get_num_threads ();
-      size_t lo = (size_t) sample_size * t / team, hi = (size_t) sample_size * (t + 1) / team;
-      for (int i = 0; i < n; i++)
-        {
-          if (i + 2 < n)
-            {
-              const uint8_t *ahead = images + (size_t) rows[i + 2] * sample_size;
-              for (size_t off = lo; off < hi; off += 64)
-                PREFETCH (ahead + off);
-            }
-          _nn_cpu_bytes_to_float (x + (size_t) i * sample_size + lo,
-                                  images + (size_t) rows[i] * sample_size + lo, hi - lo, scale);
-        }
-    }
-  else if (nt <= 1)
+  if (nt <= 1)
     for (int i = 0; i < n; i++)
       {
         /* Rows are scattered over the data set (47 MB for Fashion-MNIST):

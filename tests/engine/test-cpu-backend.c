@@ -766,8 +766,8 @@ test_gather (void)
   tap_ok (rc != 0, "gather with a label beyond the classes is an error");
 }
 
-/* Batches large enough for the threaded gathers: 32 rows of 784 bytes (two
- * threads, each half of every row), 256 rows (threads over the rows). */
+/* Batches of real sizes: 32 rows of 784 bytes (one thread, rows fetched
+ * ahead), 256 rows (threads over the rows). */
 static void
 test_gather_large (void)
 {
