@@ -694,9 +694,11 @@ small_block (int trans_a, int trans_b, bool by_rows, int m, int n, int k, int li
  * stack (48 KiB; mlp-wide's last layer, 1000x10, fits). */
 #define TRANSPOSE_FLOATS 12288
 
-/* C (m, n) is at most this many floats for a split over k: each thread
- * but the first sums its share into a partial C on its own stack (32 KiB). */
-#define SPLIT_K_FLOATS 8192
+/* A split over k takes at most SPLIT_K_TEAM threads and a C (m, n) of at
+ * most SPLIT_K_FLOATS floats: the partial Cs of all but the first thread
+ * live on the caller's stack (112 KiB). */
+#define SPLIT_K_TEAM 8
+#define SPLIT_K_FLOATS 4096
 
 /* The rows of B (and columns of A) [k0, k1) of the product, in sub-blocks
  * of at most `kb` (OpenBLAS' small kernels), the first with `beta`, the
@@ -729,7 +731,7 @@ static void
 sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, int lda,
                const float *b, int ldb, float beta, float *c, int ldc, int threads, int kb)
 {
-  float *parts[64];
+  float parts[(SPLIT_K_TEAM - 1) * SPLIT_K_FLOATS]; /* (team - 1) x (m, n) */
 
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
@@ -740,13 +742,12 @@ sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, in
 #else
     int t = 0, team = 1;
 #endif
-    float part[SPLIT_K_FLOATS]; /* (m, n), threads after the first */
     int k0 = (int) ((long) k * t / team), k1 = (int) ((long) k * (t + 1) / team);
     if (t == 0)
       sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, beta, c, ldc);
     else
-      sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, 0.0f, part, n);
-    parts[t] = part;
+      sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, 0.0f,
+                     parts + (size_t) (t - 1) * m * n, n);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -755,14 +756,10 @@ sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, in
       for (int i = r0; i < r1; i++)
         {
           float *ci = c + (size_t) i * ldc;
-          const float *pi = parts[u] + (size_t) i * n;
+          const float *pi = parts + (size_t) (u - 1) * m * n + (size_t) i * n;
           for (int j = 0; j < n; j++)
             ci[j] += pi[j];
         }
-#ifdef _OPENMP
-    /* the partials live on the threads' stacks until every sum is done */
-#pragma omp barrier
-#endif
   }
 }
 
@@ -808,7 +805,7 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
   if (threads > 1 && (double) threads * 0.75e6 > work)
     threads = work >= 1.5e6 ? (int) (work / 0.75e6) : 1;
   /* a small C and a long k: split over k (see sgemm_split_k) */
-  if (threads > 1 && threads <= 64 && !trans_b && (size_t) m * n <= SPLIT_K_FLOATS
+  if (threads > 1 && threads <= SPLIT_K_TEAM && !trans_b && (size_t) m * n <= SPLIT_K_FLOATS
       && k >= 4 * (m > n ? m : n) && k >= 16 * threads)
     {
       int kb = k;
