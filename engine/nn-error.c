@@ -91,3 +91,20 @@ _nn_now (void)
   return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 #endif
 }
+
+void
+_nn_format_bytes (double bytes, char *out, size_t size)
+{
+  static const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  int u = 0;
+
+  while (bytes >= 1024.0 && u < 6)
+    {
+      bytes /= 1024.0;
+      u++;
+    }
+  if (u == 0)
+    snprintf (out, size, "%.0f %s", bytes, units[u]);
+  else
+    snprintf (out, size, "%.1f %s", bytes, units[u]);
+}

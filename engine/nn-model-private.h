@@ -174,9 +174,6 @@ _nn_model_check (NnModel *model, int rc, const char *what, NnError *error)
 NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, const char *hint,
                           void **ptr, NnError *error);
 
-/* "1.8 GiB", "12 KiB" */
-void _nn_format_bytes (double bytes, char *out, size_t size);
-
 /* Tests only: make models on the CPU use `ops` (the CPU table with some
  * slots replaced, e.g. a fake whole-step capture) instead of the CPU table;
  * NULL restores it. The table must work on the CPU backend's context. */

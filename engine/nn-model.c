@@ -31,23 +31,6 @@ _nn_model_set_test_ops (const NnBackendOps *ops)
   test_ops = ops;
 }
 
-void
-_nn_format_bytes (double bytes, char *out, size_t size)
-{
-  static const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
-  int u = 0;
-
-  while (bytes >= 1024.0 && u < 4)
-    {
-      bytes /= 1024.0;
-      u++;
-    }
-  if (u == 0)
-    snprintf (out, size, "%.0f %s", bytes, units[u]);
-  else
-    snprintf (out, size, "%.1f %s", bytes, units[u]);
-}
-
 NnStatus
 _nn_model_alloc (NnModel *model, size_t bytes, const char *what, const char *hint, void **ptr,
                  NnError *error)

@@ -29,6 +29,15 @@ NnStatus _nn_error_set (NnError *error, NnStatus code, const char *format, ...) 
 /* Put "prefix: " in front of an error's message (for context as it rises). */
 void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3);
 
+/* ---------------------------------------------------------------- sizes */
+
+/* "1.8 GiB", "12 KiB", for messages (nn-error.c). */
+void _nn_format_bytes (double bytes, char *out, size_t size);
+
+/* This machine's physical memory in bytes, 0 when unknown (nn-sysinfo.c,
+ * read once). */
+uint64_t _nn_physical_memory (void);
+
 /* ---------------------------------------------------------------- clock */
 
 /* Monotonic seconds from an arbitrary origin. */

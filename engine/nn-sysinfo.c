@@ -314,16 +314,30 @@ read_fixed_once (PINIT_ONCE once, PVOID param, PVOID *context)
 static pthread_once_t fixed_once = PTHREAD_ONCE_INIT;
 #endif
 
-void
-nn_system_info (NnSystemInfo *info)
+/* The parts that do not change while the process runs, read once. */
+static void
+ensure_fixed (void)
 {
-  if (info == NULL)
-    return;
 #ifdef _WIN32
   InitOnceExecuteOnce (&fixed_once, read_fixed_once, NULL, NULL);
 #else
   pthread_once (&fixed_once, read_fixed);
 #endif
+}
+
+uint64_t
+_nn_physical_memory (void)
+{
+  ensure_fixed ();
+  return fixed.ram_bytes;
+}
+
+void
+nn_system_info (NnSystemInfo *info)
+{
+  if (info == NULL)
+    return;
+  ensure_fixed ();
   *info = fixed;
   _nn_blas_info (info->blas_name, sizeof info->blas_name,
                  info->blas_version, sizeof info->blas_version,

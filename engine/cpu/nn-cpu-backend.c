@@ -144,43 +144,6 @@ thread_share (size_t count, size_t align, size_t *lo, size_t *hi)
   *hi = b < count ? b : count;
 }
 
-static void
-format_bytes (char *out, size_t size, size_t bytes)
-{
-  const char *units[] = { "bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
-  double v = (double) bytes;
-  int u = 0;
-  while (v >= 1024.0 && u < 6)
-    {
-      v /= 1024.0;
-      u++;
-    }
-  if (u == 0)
-    snprintf (out, size, "%zu bytes", bytes);
-  else
-    snprintf (out, size, "%.1f %s (%zu bytes)", v, units[u], bytes);
-}
-
-/* Physical memory, or 0 when unknown: asking for more can only end with
- * the kernel killing us later, so such a request fails at once. */
-static uint64_t
-physical_memory (void)
-{
-#ifdef _WIN32
-  MEMORYSTATUSEX st;
-  st.dwLength = sizeof st;
-  if (GlobalMemoryStatusEx (&st))
-    return st.ullTotalPhys;
-  return 0;
-#else
-  long pages = sysconf (_SC_PHYS_PAGES);
-  long page = sysconf (_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0)
-    return 0;
-  return (uint64_t) pages * (uint64_t) page;
-#endif
-}
-
 /* ---------------------------------------------------------------- devices */
 
 static int
@@ -198,7 +161,7 @@ cpu_device_info (int index, NnBackendDeviceInfo *info)
     return NN_BACKEND_ERROR;
   memset (info, 0, sizeof *info);
   snprintf (info->name, sizeof info->name, "CPU");
-  info->memory_bytes = physical_memory ();
+  info->memory_bytes = _nn_physical_memory ();
   return NN_BACKEND_OK;
 }
 
@@ -268,14 +231,16 @@ static int
 cpu_alloc (void *vctx, size_t bytes, void **ptr)
 {
   CpuContext *ctx = vctx;
-  uint64_t ram = physical_memory ();
+  /* Asking for more than the machine has can only end with the kernel
+   * killing us later, so such a request fails at once. */
+  uint64_t ram = _nn_physical_memory ();
   char size_text[96];
   void *p = NULL;
 
   *ptr = NULL;
   if (bytes == 0)
     bytes = 1;
-  format_bytes (size_text, sizeof size_text, bytes);
+  _nn_format_bytes ((double) bytes, size_text, sizeof size_text);
   if (bytes > SIZE_MAX - 64 || (ram > 0 && bytes > ram))
     return fail (ctx, NN_BACKEND_OUT_OF_MEMORY,
                  "out of memory: cannot allocate %s, more than this machine's memory",
