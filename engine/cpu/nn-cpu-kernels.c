@@ -324,6 +324,20 @@ _nn_cpu_maxpool2_row_backward (const float *restrict a, const float *restrict b,
 
 /* ---------------------------------------------------------------- im2col */
 
+/* [lo, hi): the output columns whose input column, at filter column q,
+ * lies inside the image (the rest read padding). */
+static inline void
+inside_columns (const NnConvShape *s, int q, int *lo, int *hi)
+{
+  int ox_lo = 0, ox_hi = s->out_w;
+  while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
+    ox_lo++;
+  while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
+    ox_hi--;
+  *lo = ox_lo;
+  *hi = ox_hi;
+}
+
 /* Serial: each runs on one conv worker's samples (nn-cpu-backend.c). */
 NO_MEMCPY CLONES void
 _nn_cpu_im2col (const NnConvShape *s, const float *restrict x, int b0, int nb,
@@ -342,12 +356,8 @@ _nn_cpu_im2col (const NnConvShape *s, const float *restrict x, int b0, int nb,
         for (int q = 0; q < s->s; q++)
           {
             float *dst = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * ohw;
-            /* ox range whose input column lies inside the image. */
-            int ox_lo = 0, ox_hi = s->out_w;
-            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
-              ox_lo++;
-            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
-              ox_hi--;
+            int ox_lo, ox_hi;
+            inside_columns (s, q, &ox_lo, &ox_hi);
             for (int oy = 0; oy < s->out_h; oy++, dst += s->out_w)
               {
                 int iy = oy * s->stride_h - s->pad_h + r;
@@ -392,11 +402,8 @@ _nn_cpu_col2im (const NnConvShape *s, const float *restrict col, int b0, int nb,
         for (int q = 0; q < s->s; q++)
           {
             const float *src = col + (((size_t) c * s->r + r) * s->s + q) * ld + (size_t) b * ohw;
-            int ox_lo = 0, ox_hi = s->out_w;
-            while (ox_lo < s->out_w && ox_lo * s->stride_w - s->pad_w + q < 0)
-              ox_lo++;
-            while (ox_hi > ox_lo && (ox_hi - 1) * s->stride_w - s->pad_w + q >= s->w)
-              ox_hi--;
+            int ox_lo, ox_hi;
+            inside_columns (s, q, &ox_lo, &ox_hi);
             for (int oy = 0; oy < s->out_h; oy++, src += s->out_w)
               {
                 int iy = oy * s->stride_h - s->pad_h + r;
