@@ -215,20 +215,8 @@ main (int    argc,
   const char *root;
   int status;
 
-  root = tb_test_setup_env ();
-  g_test_init (&argc, &argv, NULL);
-  tb_test_allow_no_session_bus ();
-  if (!gtk_init_check ())
-    {
-      if (g_getenv ("TRAINBENCH_REQUIRE_DISPLAY") != NULL)
-        {
-          g_print ("Bail out! no display although TRAINBENCH_REQUIRE_DISPLAY is set\n");
-          return 1;
-        }
-      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
-      return 0;
-    }
-  adw_init ();
+  if ((status = tb_test_gui_init (&argc, &argv, &root)) >= 0)
+    return status;
 
   data_dir = g_build_filename (root, "tiny-idx", NULL);
   g_assert_true (tb_test_write_idx (data_dir, 60, 20, 10));

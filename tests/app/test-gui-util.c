@@ -5,6 +5,8 @@
 
 #include "test-gui-util.h"
 
+#include <adwaita.h>
+
 static char *tmp_root;
 
 static void
@@ -68,6 +70,31 @@ void
 tb_test_allow_no_session_bus (void)
 {
   g_log_set_writer_func (log_writer_cb, NULL, NULL);
+}
+
+int
+tb_test_gui_init (int          *argc,
+                  char       ***argv,
+                  const char  **root)
+{
+  const char *folder = tb_test_setup_env ();
+
+  if (root != NULL)
+    *root = folder;
+  g_test_init (argc, argv, NULL);
+  tb_test_allow_no_session_bus ();
+  if (!gtk_init_check ())
+    {
+      if (g_getenv ("TRAINBENCH_REQUIRE_DISPLAY") != NULL)
+        {
+          g_print ("Bail out! no display although TRAINBENCH_REQUIRE_DISPLAY is set\n");
+          return 1;
+        }
+      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
+      return 0;
+    }
+  adw_init ();
+  return -1;
 }
 
 static gboolean

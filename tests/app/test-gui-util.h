@@ -16,6 +16,16 @@ const char *tb_test_setup_env (void);
  * session bus (CI containers have none; the app works without it). */
 void tb_test_allow_no_session_bus (void);
 
+/* The start of every GUI test's main: tb_test_setup_env (its folder in
+ * *root, may be NULL), g_test_init, tb_test_allow_no_session_bus, then GTK
+ * and libadwaita. Returns -1 to go on, or the status main returns: without a
+ * display the test is skipped (TAP's "skip all"), or it fails when
+ * TRAINBENCH_REQUIRE_DISPLAY is set (.ci/run starts Xvfb and sets it, so
+ * a missing display there cannot pass unseen). */
+int tb_test_gui_init (int          *argc,
+                      char       ***argv,
+                      const char  **root);
+
 /* Write a small IDX data set (the four usual raw files) into `folder`:
  * `classes` classes of 28x28 images, each a bar in its own place. */
 gboolean tb_test_write_idx (const char *folder,

@@ -150,22 +150,10 @@ int
 main (int    argc,
       char **argv)
 {
-  tb_test_setup_env ();
-  g_test_init (&argc, &argv, NULL);
-  tb_test_allow_no_session_bus ();
-  if (!gtk_init_check ())
-    {
-      /* TAP's "skip all" by hand; .ci/run starts Xvfb and asks for a display,
-       * so there a missing one fails instead of passing unseen */
-      if (g_getenv ("TRAINBENCH_REQUIRE_DISPLAY") != NULL)
-        {
-          g_print ("Bail out! no display although TRAINBENCH_REQUIRE_DISPLAY is set\n");
-          return 1;
-        }
-      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
-      return 0;
-    }
-  adw_init ();
+  int status;
+
+  if ((status = tb_test_gui_init (&argc, &argv, NULL)) >= 0)
+    return status;
   g_test_add_func ("/builder/add-edit-remove", test_add_edit_remove);
   g_test_add_func ("/builder/text-sync", test_text_sync);
   g_test_add_func ("/builder/invalid-layer", test_invalid_layer);

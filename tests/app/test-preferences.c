@@ -95,21 +95,10 @@ main (int    argc,
       char **argv)
 {
   g_autoptr(TbApplication) app = NULL;
+  int status;
 
-  tb_test_setup_env ();
-  g_test_init (&argc, &argv, NULL);
-  tb_test_allow_no_session_bus ();
-  if (!gtk_init_check ())
-    {
-      if (g_getenv ("TRAINBENCH_REQUIRE_DISPLAY") != NULL)
-        {
-          g_print ("Bail out! no display although TRAINBENCH_REQUIRE_DISPLAY is set\n");
-          return 1;
-        }
-      g_print ("1..0 # SKIP no display (run under Xvfb)\n");
-      return 0;
-    }
-  adw_init ();
+  if ((status = tb_test_gui_init (&argc, &argv, NULL)) >= 0)
+    return status;
 
   /* the app's style and settings, as when the window is opened from it */
   app = tb_application_new ();
