@@ -310,14 +310,14 @@ download_progress_cb (gint64   received,
                       gpointer user_data)
 {
   TbWindow *self = user_data;
-  g_autofree char *got = g_format_size ((guint64) received);
+  g_autofree char *got = g_format_size_full ((guint64) received, G_FORMAT_SIZE_IEC_UNITS);
   g_autofree char *text = NULL;
 
   if (self->download_cancellable == NULL)
     return;
   if (total > 0)
     {
-      g_autofree char *all = g_format_size ((guint64) total);
+      g_autofree char *all = g_format_size_full ((guint64) total, G_FORMAT_SIZE_IEC_UNITS);
 
       text = g_strdup_printf (_("%s of %s"), got, all);
       gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->download_progress), (double) received / (double) total);

@@ -673,7 +673,7 @@ devices_listed_cb (GObject      *object,
       GtkWidget *check = gtk_check_button_new ();
       g_autofree char *title = tb_device_title (dev);
       g_autofree char *subtitle = NULL;
-      g_autofree char *mem = g_format_size (dev->memory_bytes);
+      g_autofree char *mem = g_format_size_full (dev->memory_bytes, G_FORMAT_SIZE_IEC_UNITS);
 
       if (dev->kind == NN_DEVICE_CPU)
         subtitle = g_strdup_printf (ngettext ("%d core · %s memory", "%d cores · %s memory", dev->cores),
