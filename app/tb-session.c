@@ -16,6 +16,8 @@ struct _TbSession
   /* owned */
   TbSessionConfig config;
   NnDataset *dataset;       /* set by the worker; read after the run */
+  NnDataset *preloaded;     /* handed over before the run (tb_session_adopt_dataset);
+                             * the worker takes it instead of loading */
   NnTrainer *trainer;       /* set by the worker under the mutex */
   char *result_path;
   TbSessionState state;
@@ -143,6 +145,7 @@ tb_session_finalize (GObject *object)
 
   g_clear_pointer (&self->trainer, nn_trainer_free);
   g_clear_pointer (&self->dataset, nn_dataset_free);
+  g_clear_pointer (&self->preloaded, nn_dataset_free);
   tb_session_config_clear (&self->config);
   g_free (self->result_path);
   g_array_unref (self->pending_steps);
@@ -341,12 +344,17 @@ run_thread (GTask        *task,
   g_autofree char *path = NULL;
   gboolean stop;
 
-  if (nn_dataset_load (cfg->dataset, &dataset, &err) != NN_OK)
+  /* the main thread no longer touches `preloaded` once the run started */
+  dataset = g_steal_pointer (&self->preloaded);
+  if (dataset == NULL)
     {
-      g_task_return_error (task, error_from_nn (&err));
-      return;
+      if (nn_dataset_load (cfg->dataset, &dataset, &err) != NN_OK)
+        {
+          g_task_return_error (task, error_from_nn (&err));
+          return;
+        }
+      nn_dataset_truncate (dataset, cfg->train_limit, cfg->test_limit);
     }
-  nn_dataset_truncate (dataset, cfg->train_limit, cfg->test_limit);
 
   nn_train_config_init (&tc);
   tc.spec_text = cfg->spec_text;
@@ -533,6 +541,22 @@ tb_session_get_model (TbSession *self)
   if (self->state != TB_SESSION_FINISHED || self->trainer == NULL)
     return NULL;
   return nn_trainer_model (self->trainer);
+}
+
+gboolean
+tb_session_adopt_dataset (TbSession *self,
+                          TbSession *previous)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (TB_IS_SESSION (previous), FALSE);
+  if (self->state != TB_SESSION_READY || self->preloaded != NULL
+      || previous->state != TB_SESSION_FINISHED || previous->dataset == NULL
+      || g_strcmp0 (self->config.dataset, previous->config.dataset) != 0
+      || self->config.train_limit != previous->config.train_limit
+      || self->config.test_limit != previous->config.test_limit)
+    return FALSE;
+  self->preloaded = g_steal_pointer (&previous->dataset);
+  return TRUE;
 }
 
 const NnDataset *

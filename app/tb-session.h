@@ -81,6 +81,11 @@ guint tb_session_get_report_count (TbSession *self);
 const char *tb_session_get_result_path (TbSession *self);
 NnModel *tb_session_get_model (TbSession *self);
 const NnDataset *tb_session_get_dataset (TbSession *self);
+/* Before the run: take over the data set `previous` (a finished session)
+ * loaded, when both read the same data set with the same limits, so a queue
+ * (reproduce) reads it once. TRUE when it did; `previous` then has none. */
+gboolean tb_session_adopt_dataset (TbSession *self,
+                                   TbSession *previous);
 /* A translated headline for an engine status ("The model does not fit"). */
 const char *tb_session_status_headline (NnStatus status);
 

@@ -374,11 +374,16 @@ static void
 start_session (TbWindow              *self,
                const TbSessionConfig *config)
 {
-  if (self->session != NULL)
-    g_signal_handlers_disconnect_by_data (self->session, self);
-  g_clear_object (&self->session);
+  TbSession *previous = g_steal_pointer (&self->session);
 
   self->session = tb_session_new (config);
+  if (previous != NULL)
+    {
+      /* the next run of a queue reads the data set the last one loaded */
+      tb_session_adopt_dataset (self->session, previous);
+      g_signal_handlers_disconnect_by_data (previous, self);
+      g_object_unref (previous);
+    }
   g_signal_connect (self->session, "progress", G_CALLBACK (session_progress_cb), self);
   g_signal_connect (self->session, "state-changed", G_CALLBACK (session_state_cb), self);
 

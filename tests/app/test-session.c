@@ -5,6 +5,8 @@
  */
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "tb-run.h"
 #include "tb-session.h"
 #include "test-gui-util.h"
@@ -110,6 +112,53 @@ test_complete (void)
   /* the trained model is kept for inspection */
   g_assert_nonnull (tb_session_get_model (session));
   g_assert_nonnull (tb_session_get_dataset (session));
+}
+
+/* A queue's next session takes over the data set the last one loaded: it
+ * trains with the files gone, and the first keeps no copy. */
+static void
+test_adopt_dataset (void)
+{
+  g_autofree char *dir = g_build_filename (tb_test_setup_env (), "adopt-idx", NULL);
+  g_autofree char *other = g_build_filename (tb_test_setup_env (), "other-idx", NULL);
+  const char *spec = "flatten; dense 16 relu; dense 10 softmax";
+  Run first = { 0 }, second = { 0 }, third = { 0 };
+  g_autoptr(TbSession) a = NULL;
+  g_autoptr(TbSession) b = NULL;
+  g_autoptr(TbSession) c = NULL;
+  GDir *d;
+  const char *name;
+
+  g_assert_true (tb_test_write_idx (dir, 64, 32, 10));
+  a = new_session (1, spec, dir, &first);
+  tb_session_run_async (a, NULL, done_cb, &first);
+  g_assert_true (tb_test_wait_for (&first.done, 60));
+  g_assert_true (first.ok);
+
+  /* a different data set is not taken */
+  c = new_session (1, spec, other, &third);
+  g_assert_false (tb_session_adopt_dataset (c, a));
+  g_assert_nonnull (tb_session_get_dataset (a));
+
+  b = new_session (1, spec, dir, &second);
+  g_assert_true (tb_session_adopt_dataset (b, a));
+  g_assert_null (tb_session_get_dataset (a));
+  g_assert_false (tb_session_adopt_dataset (b, a)); /* nothing left to take */
+
+  /* the files go: only the handed-over copy can feed the second run */
+  d = g_dir_open (dir, 0, NULL);
+  g_assert_nonnull (d);
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_assert_cmpint (g_remove (path), ==, 0);
+    }
+  g_dir_close (d);
+  tb_session_run_async (b, NULL, done_cb, &second);
+  g_assert_true (tb_test_wait_for (&second.done, 60));
+  g_assert_no_error (second.error);
+  g_assert_true (second.ok);
+  g_assert_nonnull (tb_session_get_dataset (b));
 }
 
 static void
@@ -233,6 +282,7 @@ main (int    argc,
   g_assert_true (tb_test_write_idx (data_dir, 512, 128, 10));
 
   g_test_add_func ("/session/complete", test_complete);
+  g_test_add_func ("/session/adopt-dataset", test_adopt_dataset);
   g_test_add_func ("/session/coalesced", test_coalesced);
   g_test_add_func ("/session/stop", test_stop);
   g_test_add_func ("/session/stop-before-start", test_stop_before_start);
