@@ -721,10 +721,10 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
  * k (t + 1) / T) of B, about the slab of the weights that the optimizer's
  * flat split hands thread t later in the step, so Adam finds those lines
  * in its own core's cache. Cut by C's columns, each thread read a part of
- * every row, and Adam then pulled half of its lines from the other core:
- * on the 2-core development machine (per-op timer over the backend ops of
- * an mlp-small step, 2 threads) Adam took 45 us after that product and
- * 18 us after this one, the step 138 -> 110 us. Thread 0 writes C, the
+ * every row, and Adam then pulled half of its lines from the other core
+ * (2-core development machine, 2 threads, with the day's other changes:
+ * Adam 45 -> 19 us, the mlp-small step 140 -> 101 us;
+ * bench/results/local2core-cpu-ops-2026-11-30.md). Thread 0 writes C, the
  * others a partial C added after a barrier in thread order (the same bits
  * on every run with this thread count). */
 static void
@@ -781,9 +781,9 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
     {
       /* A small product with B transposed that the small kernels refuse
        * (small_block): B^T copied to the stack, so it runs on them after
-       * all. On the development machine, one thread, in a loop: mlp-small's
-       * 32x10 @ (128x10)^T 1.51 -> 0.83 us without the copy, cnn's 256-row
-       * one 9.6 -> 6.7 us. */
+       * all: mlp-small's 32x10 @ (128x10)^T 2.95 -> 1.95 us in the step
+       * (bench/results/local2core-cpu-ops-2026-11-30.md; cnn's 256-row one
+       * did not change there). */
       float bt[TRANSPOSE_FLOATS]; /* (k, n) */
       for (int j = 0; j < n; j++)
         for (int p = 0; p < k; p++)
@@ -837,7 +837,7 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
           /* each thread's share in equal blocks, so the threads' ranges
            * end where the optimizer's flat split does (dW of mlp-small's
            * first layer: 400 and 384 rows, not 480 and 304 in blocks of
-           * 240; that product 36.5 -> 31.6 us, same timer as above) */
+           * 240; that product 36.2 -> 31.4 us, same file as above) */
           int parts = (chunk + small - 1) / small;
           chunk = ((chunk + parts - 1) / parts + 15) / 16 * 16;
         }

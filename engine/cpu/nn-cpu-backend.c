@@ -43,10 +43,9 @@ static inline int omp_get_num_threads (void) { return 1; }
  * transparent huge pages, which Debian and Ubuntu give only on request
  * (madvise mode): with 4 KiB pages a batch gathered from 47 MB of images
  * and every pass over cnn's 37 MB activations miss the TLB page after
- * page. On the 2-core development machine, 2 threads, median step of
- * trainbench-cli train --max-steps 30: cnn 122.8 -> 121.2 ms (3 rounds);
- * per-op timer over the backend ops of an mlp-small step, 4 rounds: step
- * 107.0-108.0 -> 103.6-105.1 us, its batch gather 11.6 -> 9.3 us. */
+ * page. The batch gather is the clearest case: 12.4 -> 8.8 us for
+ * mlp-small, 130 -> 59 us for cnn (2-core development machine, with the
+ * day's other changes; bench/results/local2core-cpu-ops-2026-11-30.md). */
 #define HUGE_PAGE ((size_t) 2 << 20)
 #define HUGE_MIN ((size_t) 4 << 20)
 
@@ -449,11 +448,11 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
     }
   /* Images: walk the planes in memory order (each thread whole samples),
    * so y and dy stream; visiting one channel across the batch jumps a
-   * sample's size between planes and was slower (commit c4c9011, one thread
-   * on the 2-core development machine: cnn's first conv 5.0 -> 4.2 ms, its
-   * second 8.2 -> 7.1 ms). The bias sums
-   * go to per-thread partials, added in thread order: the same bits on
-   * every run with this thread count. */
+   * sample's size between planes. The bias sums go to per-thread partials,
+   * added in thread order: the same bits on every run with this thread
+   * count. With the sums vectorised (nn-cpu-kernels.c, LANES), cnn's two
+   * activation gradients take 2.2 -> 0.9 ms and 3.6 -> 1.3 ms a step
+   * (bench/results/local2core-cpu-ops-2026-11-30.md). */
   enum { PARTS = 8192 };
   double parts[PARTS]; /* (threads, channels) */
   if (nt > n)
@@ -1025,7 +1024,7 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
       /* log-sum-exp from the logits, so large logits do not overflow. The
        * exponentials are kept in ex for the softmax below: computing them
        * once, not twice, took the loss op of an mlp-small step (32 rows of
-       * 10) from 4.6 to 3.1 us on the development machine. */
+       * 10) from 4.5 to 3.2 us (bench/results/local2core-cpu-ops-2026-11-30.md). */
       float mx = z[0];
       for (int j = 1; j < classes; j++)
         mx = fmaxf (mx, z[j]);
