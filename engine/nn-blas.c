@@ -799,8 +799,9 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
   /* Each thread's share must be worth waking it for, about 0.75 million
    * multiply-adds: mlp-small's 32x784x128 product gets 4 of 16 threads.
    * On the GPU machine's host, 16 threads, mlp-small's median step was
-   * 0.39 ms with 0.2M, 0.28-0.32 with 1.5M and 0.23-0.26 with 0.75M
-   * (commits 12232a2 and 66d7e9c). */
+   * 0.39 ms with every thread woken and 0.25 ms with at least 1.5M each
+   * (bench/results/h200host-cpu-threading-2026-11-30.md); 0.75M came from
+   * bench/probes/split-threshold-probe.sh, whose figures were not kept. */
   double work = (double) m * n * k;
   if (threads > 1 && (double) threads * 0.75e6 > work)
     threads = work >= 1.5e6 ? (int) (work / 0.75e6) : 1;
