@@ -308,7 +308,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   cudaError_t err;
   cublasStatus_t bst;
   cudnnStatus_t dst;
-  int count = 0, rc = NN_BACKEND_OK;
+  int count = 0, major = 0, rc = NN_BACKEND_OK;
+  const char *pdl_env;
   const char *what = "";
 
   *out = NULL;
@@ -339,6 +340,10 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   STEP_CUDA (cudaDeviceGetAttribute (&ctx->multiprocessors, cudaDevAttrMultiProcessorCount,
                                      device_index),
              "cudaDeviceGetAttribute");
+  STEP_CUDA (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device_index),
+             "cudaDeviceGetAttribute");
+  pdl_env = getenv ("TRAINBENCH_CUDA_PDL");
+  ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   STEP_CUDA (cudaMalloc (&ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
              "cuBLAS workspace (32 MiB)");

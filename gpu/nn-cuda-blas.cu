@@ -8,6 +8,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "kernels/launch.cuh"
 #include "kernels/act.cuh"
 
 #include <stdio.h>
@@ -132,6 +133,7 @@ small_n_block (const SmallN &g, int bid)
 __global__ void __launch_bounds__ (256)
 gemm_small_n_kernel (SmallN g)
 {
+  nn_kernel_enter ();
   small_n_block (g, blockIdx.x);
 }
 
@@ -155,7 +157,7 @@ launch_small_n (NnCudaContext *ctx, int trans_a, int trans_b, int m, int n, int 
   unsigned int blocks;
   SmallN g = small_n_args (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, colsum,
                            e, &blocks);
-  gemm_small_n_kernel<<<blocks, 256, 0, ctx->stream>>> (g);
+  _nn_cuda_launch (ctx, gemm_small_n_kernel, blocks, 256, 0, g);
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -206,6 +208,7 @@ small_k_block (const SmallK &g, int bid)
 __global__ void __launch_bounds__ (256)
 gemm_small_k_kernel (SmallK g)
 {
+  nn_kernel_enter ();
   small_k_block (g, blockIdx.x);
 }
 
@@ -221,6 +224,7 @@ small_k_fits (int m, int n, int k)
 __global__ void __launch_bounds__ (256)
 gemm_pair_kernel (SmallN first, unsigned int n_blocks, SmallK second)
 {
+  nn_kernel_enter ();
   if (blockIdx.x < n_blocks)
     small_n_block (first, blockIdx.x);
   else
@@ -243,8 +247,8 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
   if (small_k_fits (m, n, k))
     {
       int outputs = m * n;
-      gemm_small_k_kernel<<<(outputs + 255) / 256, 256, 0, ctx->stream>>> (
-        SmallK { trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc });
+      _nn_cuda_launch (ctx, gemm_small_k_kernel, (outputs + 255) / 256, 256, 0,
+                       SmallK{ trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc });
       return _nn_cuda_check_launch (ctx, "gemm");
     }
   if (n <= SMALL_N_MAX && k >= 32)
@@ -267,6 +271,7 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
 __global__ void
 epilogue_kernel (Epilogue e, float *__restrict__ y, int rows, int cols)
 {
+  nn_kernel_enter ();
   int64_t t = epilogue_step (e);
   size_t total = (size_t) rows * cols;
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < total;
@@ -307,8 +312,8 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
     return rc;
   if (act == NN_BK_ACT_LINEAR && bias == NULL && e.drop_y == NULL)
     return NN_BACKEND_OK;
-  epilogue_kernel<<<_nn_cuda_blocks (ctx, (size_t) n * out, 256), 256, 0, ctx->stream>>> (e, y, n,
-                                                                                         out);
+  _nn_cuda_launch (ctx, epilogue_kernel, _nn_cuda_blocks (ctx, (size_t) n * out, 256), 256, 0, e, y,
+                   n, out);
   return _nn_cuda_check_launch (ctx, "dense_forward");
 }
 
@@ -319,6 +324,101 @@ _nn_cuda_dense_forward (void *ctx, int act, int n, int in, int out, const float 
 {
   return _nn_cuda_dense_forward_route ((NnCudaContext *) ctx, NN_CUDA_DENSE_AUTO, act, n, in, out,
                                        x, w, bias, y, drop_y, rate, seed, step);
+}
+
+/* A dense layer's weight gradient with its dz step built in, for a batch of
+ * at most DW_MAX_ROWS rows and a small layer (the outputs the small-k kernel
+ * would take): separately, dz (relu' and the dropout mask) and dW = x^T dz
+ * are two kernels, each mostly waiting on memory (mlp-small's first layer).
+ * Block (bx, by) forms dz (n, 32) of its 32 outputs in shared memory from dy,
+ * y and the mask, as dense_backward_kernel does, and the (64 inputs, 32
+ * outputs) tile of dW from it; the blocks of row by = 0 also write the bias
+ * gradient (summed in row order) and, when dz_out is not NULL, dz for the
+ * input gradient. dy is only read, since every block of a column forms dz
+ * from it. 256 threads: warp tr, lane tc owns output column tc of dW rows
+ * 8 tr .. 8 tr + 7 of the tile. */
+#define DW_MAX_ROWS 64
+#define DW_TILE_IN 64
+#define DW_TILE_OUT 32
+
+__global__ void __launch_bounds__ (256)
+    dense_dw_kernel (int act, const float *__restrict__ x, const float *__restrict__ y,
+                     const float *__restrict__ dy, float *__restrict__ dw,
+                     float *__restrict__ dbias, float *__restrict__ dz_out, int n, int in, int out,
+                     float rate, float scale, uint64_t seed, const int64_t *__restrict__ step)
+{
+  nn_kernel_enter ();
+  __shared__ float dzs[DW_MAX_ROWS][DW_TILE_OUT];
+  __shared__ __align__ (16) float xs[DW_MAX_ROWS][DW_TILE_IN];
+  int j0 = blockIdx.x * DW_TILE_OUT, i0 = blockIdx.y * DW_TILE_IN;
+  int64_t t = rate > 0.0f && step != NULL ? *step : 0;
+
+#pragma unroll 4
+  for (int e = threadIdx.x; e < n * DW_TILE_OUT; e += 256)
+    {
+      int r = e / DW_TILE_OUT, c = e % DW_TILE_OUT, j = j0 + c;
+      float dz = 0.0f;
+      if (j < out)
+        {
+          size_t i = (size_t) r * out + j;
+          float g = dy[i];
+          if (rate > 0.0f)
+            g = nn_dropout_keep (seed, t, i, rate) ? g * scale : 0.0f;
+          dz = act_backward (act, y[i], g);
+        }
+      dzs[r][c] = dz;
+    }
+#pragma unroll 4
+  for (int e = threadIdx.x; e < n * DW_TILE_IN; e += 256)
+    {
+      int r = e / DW_TILE_IN, c = e % DW_TILE_IN, i = i0 + c;
+      xs[r][c] = i < in ? x[(size_t) r * in + i] : 0.0f;
+    }
+  __syncthreads ();
+
+  if (blockIdx.y == 0)
+    {
+      if (dbias != NULL && threadIdx.x < DW_TILE_OUT && j0 + (int) threadIdx.x < out)
+        {
+          float sum = 0.0f;
+          for (int r = 0; r < n; r++)
+            sum += dzs[r][threadIdx.x];
+          dbias[j0 + threadIdx.x] = sum;
+        }
+      if (dz_out != NULL)
+        for (int e = threadIdx.x; e < n * DW_TILE_OUT; e += 256)
+          {
+            int r = e / DW_TILE_OUT, c = e % DW_TILE_OUT;
+            if (j0 + c < out)
+              dz_out[(size_t) r * out + j0 + c] = dzs[r][c];
+          }
+    }
+
+  int tc = threadIdx.x & 31, tr = threadIdx.x >> 5;
+  float acc[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+  for (int r = 0; r < n; r++)
+    {
+      float d = dzs[r][tc];
+      float4 a0 = *(const float4 *) &xs[r][tr * 8];
+      float4 a1 = *(const float4 *) &xs[r][tr * 8 + 4];
+      acc[0] += a0.x * d;
+      acc[1] += a0.y * d;
+      acc[2] += a0.z * d;
+      acc[3] += a0.w * d;
+      acc[4] += a1.x * d;
+      acc[5] += a1.y * d;
+      acc[6] += a1.z * d;
+      acc[7] += a1.w * d;
+    }
+  int j = j0 + tc;
+  if (j < out)
+#pragma unroll
+    for (int q = 0; q < 8; q++)
+      {
+        int i = i0 + tr * 8 + q;
+        if (i < in)
+          dw[(size_t) i * out + j] = acc[q];
+      }
 }
 
 int
@@ -336,6 +436,23 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward: bad arguments");
   if (out == 0)
     return NN_BACKEND_OK;
+
+  /* A small layer and a batch of at most DW_MAX_ROWS rows: dz, the bias
+   * gradient and dW in one kernel, where they were two (on the H200, see
+   * bench/results/h200-gpu-mlp-2026-11-30.md); dz for dx goes to the
+   * reduction scratch, which the products below do not use. */
+  if (n >= 1 && n <= DW_MAX_ROWS && in > 0 && out > SMALL_N_MAX
+      && (size_t) in * out <= SMALL_K_OUTPUTS
+      && (dx == NULL || (size_t) n * out <= NN_CUDA_PARTIALS))
+    {
+      float *dz = dx != NULL ? ctx->partials : NULL;
+      dim3 grid ((out + DW_TILE_OUT - 1) / DW_TILE_OUT, (in + DW_TILE_IN - 1) / DW_TILE_IN);
+      _nn_cuda_launch (ctx, dense_dw_kernel, grid, 256, 0, act, x, y, dy, dw, dbias, dz, n, in, out,
+                       rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
+      if ((rc = _nn_cuda_check_launch (ctx, "dense_backward")) != 0 || dx == NULL)
+        return rc;
+      return _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dz, out, w, out, 0.0f, dx, in);
+    }
 
   /* dz in place of dy, with the bias gradient on the way */
   int dbias_done = 0;
@@ -362,11 +479,11 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
       if (dx != NULL && small_k_fits (n, in, out))
         {
           unsigned int k_blocks = (unsigned int) (((size_t) n * in + 255) / 256);
-          gemm_pair_kernel<<<n_blocks + k_blocks, 256, 0, ctx->stream>>> (
-            dw_args, n_blocks, SmallK { 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in });
+          _nn_cuda_launch (ctx, gemm_pair_kernel, n_blocks + k_blocks, 256, 0, dw_args, n_blocks,
+                           SmallK{ 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in });
           return _nn_cuda_check_launch (ctx, "dense_backward");
         }
-      gemm_small_n_kernel<<<n_blocks, 256, 0, ctx->stream>>> (dw_args);
+      _nn_cuda_launch (ctx, gemm_small_n_kernel, n_blocks, 256, 0, dw_args);
       if ((rc = _nn_cuda_check_launch (ctx, "dense_backward")) != 0)
         return rc;
       dbias_done = 1;

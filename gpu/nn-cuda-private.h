@@ -44,6 +44,7 @@ typedef struct
   int device;
   int tf32;
   int multiprocessors;
+  int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int several_devices;       /* set the current device in every op */
   cudaStream_t stream;       /* owned: every op of this context runs here */
   cublasHandle_t cublas;     /* owned, bound to stream */

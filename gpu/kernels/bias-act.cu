@@ -6,6 +6,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "kernels/launch.cuh"
 #include "kernels/act.cuh"
 
 #include <stdint.h>
@@ -16,6 +17,7 @@ __global__ void
 bias_act_kernel (int act, float *__restrict__ y, const float *__restrict__ bias, I total,
                  I channels, I spatial)
 {
+  nn_kernel_enter ();
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
       float z = y[i];
@@ -31,6 +33,7 @@ __global__ void
 bias_act_vec4_kernel (int act, float4 *__restrict__ y, const float *__restrict__ bias,
                       unsigned int quads, unsigned int channels, unsigned int spatial_quads)
 {
+  nn_kernel_enter ();
   for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < quads;
        i += gridDim.x * blockDim.x)
     {
@@ -50,6 +53,7 @@ __global__ void
 softmax_kernel (float *__restrict__ y, const float *__restrict__ bias, int rows, int channels,
                 int spatial)
 {
+  nn_kernel_enter ();
   int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (warp >= rows * spatial)
@@ -81,6 +85,7 @@ __global__ void
 softmax_backward_kernel (const float *__restrict__ y, float *__restrict__ dy, int rows,
                          int channels, int spatial)
 {
+  nn_kernel_enter ();
   int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (warp >= rows * spatial)
@@ -110,6 +115,7 @@ dense_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
                        float *__restrict__ dbias, int rows, int channels, float rate,
                        float scale, uint64_t seed, const int64_t *__restrict__ step)
 {
+  nn_kernel_enter ();
   __shared__ float part[DENSE_ROWS][33];
   int c = blockIdx.x * 32 + threadIdx.x;
   int64_t t = rate > 0.0f && step != NULL ? *step : 0;
@@ -150,6 +156,7 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
                        float *__restrict__ partials, int rows, int channels, int spatial,
                        int vec4)
 {
+  nn_kernel_enter ();
   __shared__ float warp_sums[32];
   int c = blockIdx.y;
   int splits = gridDim.x;
@@ -212,6 +219,7 @@ __global__ void
 sum_partials_kernel (const float *__restrict__ partials, float *__restrict__ dbias, int channels,
                      int splits)
 {
+  nn_kernel_enter ();
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= channels)
     return;
@@ -237,21 +245,22 @@ _nn_cuda_bias_act_forward (void *vctx, int act, float *y, const float *bias, int
   if (act == NN_BK_ACT_SOFTMAX)
     {
       size_t warps = (size_t) n * spatial;
-      softmax_kernel<<<(unsigned int) ((warps * 32 + 255) / 256), 256, 0, ctx->stream>>> (
-        y, bias, n, channels, spatial);
+      _nn_cuda_launch (ctx, softmax_kernel, (unsigned int) ((warps * 32 + 255) / 256), 256, 0, y,
+                       bias, n, channels, spatial);
     }
   else if (act == NN_BK_ACT_LINEAR && bias == NULL)
     return NN_BACKEND_OK;
   else if (spatial % 4 == 0 && (uintptr_t) y % 16 == 0 && total < 0xffffffffu)
-    bias_act_vec4_kernel<<<_nn_cuda_blocks (ctx, total / 4, 256), 256, 0, ctx->stream>>> (
-      act, (float4 *) y, bias, (unsigned int) (total / 4), (unsigned int) channels,
-      (unsigned int) (spatial / 4));
+    _nn_cuda_launch (ctx, bias_act_vec4_kernel, _nn_cuda_blocks (ctx, total / 4, 256), 256, 0, act,
+                     (float4 *) y, bias, (unsigned int) (total / 4), (unsigned int) channels,
+                     (unsigned int) (spatial / 4));
   else if (total < 0xffffffffu)
-    bias_act_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
-      act, y, bias, (unsigned int) total, (unsigned int) channels, (unsigned int) spatial);
+    _nn_cuda_launch (ctx, bias_act_kernel<unsigned int>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
+                     act, y, bias, (unsigned int) total, (unsigned int) channels,
+                     (unsigned int) spatial);
   else
-    bias_act_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
-      act, y, bias, total, (size_t) channels, (size_t) spatial);
+    _nn_cuda_launch (ctx, bias_act_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0, act,
+                     y, bias, total, (size_t) channels, (size_t) spatial);
   return _nn_cuda_check_launch (ctx, "bias_act_forward");
 }
 
@@ -278,8 +287,8 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
   if (act == NN_BK_ACT_SOFTMAX)
     {
       size_t warps = (size_t) n * spatial;
-      softmax_backward_kernel<<<(unsigned int) ((warps * 32 + 255) / 256), 256, 0, ctx->stream>>> (
-        y, dy, n, channels, spatial);
+      _nn_cuda_launch (ctx, softmax_backward_kernel, (unsigned int) ((warps * 32 + 255) / 256), 256,
+                       0, y, dy, n, channels, spatial);
       if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward (softmax)")) != 0)
         return rc;
       if (dbias == NULL)
@@ -289,8 +298,8 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
   if (spatial == 1)
     {
       dim3 block (32, DENSE_ROWS);
-      dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (
-        act, y, dy, dbias, n, channels, 0.0f, 1.0f, 0, NULL);
+      _nn_cuda_launch (ctx, dense_backward_kernel, (channels + 31) / 32, block, 0, act, y, dy,
+                       dbias, n, channels, 0.0f, 1.0f, 0, (const int64_t *) NULL);
       return _nn_cuda_check_launch (ctx, "bias_act_backward");
     }
   /* Enough blocks to fill the GPU, within the partials scratch. */
@@ -307,12 +316,12 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
                               channels);
   dim3 grid (splits, channels);
   int vec4 = spatial % 4 == 0 && ((uintptr_t) y | (uintptr_t) dy) % 16 == 0;
-  image_backward_kernel<<<grid, 256, 0, ctx->stream>>> (act, y, dy, dbias ? ctx->partials : NULL,
-                                                       n, channels, spatial, vec4);
+  _nn_cuda_launch (ctx, image_backward_kernel, grid, 256, 0, act, y, dy,
+                   dbias ? ctx->partials : NULL, n, channels, spatial, vec4);
   if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward")) != 0 || dbias == NULL)
     return rc;
-  sum_partials_kernel<<<(channels + 127) / 128, 128, 0, ctx->stream>>> (ctx->partials, dbias,
-                                                                        channels, splits);
+  _nn_cuda_launch (ctx, sum_partials_kernel, (channels + 127) / 128, 128, 0, ctx->partials, dbias,
+                   channels, splits);
   return _nn_cuda_check_launch (ctx, "bias_act_backward (bias sum)");
 }
 
@@ -331,7 +340,7 @@ _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy, float
       return NN_BACKEND_OK;
     }
   dim3 block (32, DENSE_ROWS);
-  dense_backward_kernel<<<(channels + 31) / 32, block, 0, ctx->stream>>> (
-    act, y, dy, dbias, n, channels, rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
+  _nn_cuda_launch (ctx, dense_backward_kernel, (channels + 31) / 32, block, 0, act, y, dy, dbias, n,
+                   channels, rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
   return _nn_cuda_check_launch (ctx, "dense_backward");
 }

@@ -9,6 +9,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 #include "act.cuh"
 
 struct DirectGeom
@@ -65,6 +66,7 @@ conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
                             const float *__restrict__ w, const float *__restrict__ bias, int act,
                             float *__restrict__ y)
 {
+  nn_kernel_enter ();
   extern __shared__ float ws[];
   __shared__ int tc[T], tr[T], ts[T];
   int taps = g.c * g.r * g.s;
@@ -99,6 +101,7 @@ __global__ void __launch_bounds__ (256)
 conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x, const float *__restrict__ dy,
                           float *__restrict__ partials)
 {
+  nn_kernel_enter ();
   const int KG = Group<T>::K;
   __shared__ float red[8][KG * T];
   __shared__ int tc[T], tr[T], ts[T];
@@ -163,6 +166,7 @@ __global__ void
 conv_direct_wgrad_sum_kernel (const float *__restrict__ partials, float *__restrict__ dw, int k,
                               int taps, int slices)
 {
+  nn_kernel_enter ();
   int e = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
   if (e >= k * taps)
@@ -212,11 +216,11 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   size_t smem = (size_t) s->k * t * sizeof (float);
   unsigned int blocks = _nn_cuda_blocks (ctx, positions, 256);
   if (t == 9)
-    conv_direct_forward_kernel<9><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
+    _nn_cuda_launch (ctx, conv_direct_forward_kernel<9>, blocks, 256, smem, g, x, w, bias, act, y);
   else if (t == 16)
-    conv_direct_forward_kernel<16><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
+    _nn_cuda_launch (ctx, conv_direct_forward_kernel<16>, blocks, 256, smem, g, x, w, bias, act, y);
   else
-    conv_direct_forward_kernel<32><<<blocks, 256, smem, ctx->stream>>> (g, x, w, bias, act, y);
+    _nn_cuda_launch (ctx, conv_direct_forward_kernel<32>, blocks, 256, smem, g, x, w, bias, act, y);
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 
@@ -240,16 +244,16 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const floa
     slices = 1;
   dim3 grid (slices, groups);
   if (t == 9)
-    conv_direct_wgrad_kernel<9><<<grid, 256, 0, ctx->stream>>> (g, x, dy, ctx->partials);
+    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<9>, grid, 256, 0, g, x, dy, ctx->partials);
   else if (t == 16)
-    conv_direct_wgrad_kernel<16><<<grid, 256, 0, ctx->stream>>> (g, x, dy, ctx->partials);
+    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<16>, grid, 256, 0, g, x, dy, ctx->partials);
   else
-    conv_direct_wgrad_kernel<32><<<grid, 256, 0, ctx->stream>>> (g, x, dy, ctx->partials);
+    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<32>, grid, 256, 0, g, x, dy, ctx->partials);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward (direct weights)");
   if (rc != 0)
     return rc;
   int outputs = s->k * taps;
-  conv_direct_wgrad_sum_kernel<<<(outputs + 7) / 8, 256, 0, ctx->stream>>> (
-    ctx->partials, dw, s->k, taps, slices);
+  _nn_cuda_launch (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, ctx->partials, dw,
+                   s->k, taps, slices);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }

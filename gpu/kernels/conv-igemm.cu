@@ -34,6 +34,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 #include "act.cuh"
 
 #include <string.h>
@@ -184,6 +185,7 @@ __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
                         const float *__restrict__ bias, int act, float *__restrict__ y)
 {
+  nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
   typedef FwdTile<BM> T;
   extern __shared__ __align__ (16) float smem[];
@@ -327,6 +329,7 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
 __global__ void
 conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__restrict__ wpack)
 {
+  nn_kernel_enter ();
   int taps = g.r * g.s;
   int slices = (g.ci + TC_CHUNK - 1) / TC_CHUNK;
   int count = slices * taps * g.co_pad * TC_CHUNK;
@@ -353,6 +356,7 @@ __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
                       float *__restrict__ part)
 {
+  nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
   extern __shared__ __align__ (16) float smem[];
   const int taps = g.r * g.s;
@@ -495,6 +499,7 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 __global__ void
 conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count, int splits)
 {
+  nn_kernel_enter ();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
     {
       float sum = 0.0f;
@@ -672,18 +677,18 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
-  conv_tc_pack_kernel<<<_nn_cuda_blocks (ctx, packed, 256), 256, 0, ctx->stream>>> (g, flip, w,
-                                                                                     wpack);
+  _nn_cuda_launch (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g, flip, w,
+                   wpack);
   int rc = _nn_cuda_check_launch (ctx, what);
   if (rc != 0)
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
   if (block_rows (g) == 64)
-    conv_tc_forward_kernel<64>
-      <<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, bias, act, y);
+    _nn_cuda_launch (ctx, conv_tc_forward_kernel<64>, grid, TC_THREADS, forward_smem (g), g, x,
+                     wpack, bias, act, y);
   else
-    conv_tc_forward_kernel<32>
-      <<<grid, TC_THREADS, forward_smem (g), ctx->stream>>> (g, x, wpack, bias, act, y);
+    _nn_cuda_launch (ctx, conv_tc_forward_kernel<32>, grid, TC_THREADS, forward_smem (g), g, x,
+                     wpack, bias, act, y);
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -714,11 +719,11 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   float *part = (float *) ((char *) workspace + plan->partials_offset);
   int count = s->k * s->c * s->r * s->s;
   dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  conv_tc_wgrad_kernel<<<grid, TC_THREADS, wgrad_smem (g), ctx->stream>>> (g, x, dy, part);
+  _nn_cuda_launch (ctx, conv_tc_wgrad_kernel, grid, TC_THREADS, wgrad_smem (g), g, x, dy, part);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;
-  conv_tc_sum_kernel<<<_nn_cuda_blocks (ctx, (size_t) count, 256), 256, 0, ctx->stream>>> (
-    part, dw, count, plan->splits);
+  _nn_cuda_launch (ctx, conv_tc_sum_kernel, _nn_cuda_blocks (ctx, (size_t) count, 256), 256, 0,
+                   part, dw, count, plan->splits);
   return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }

@@ -4,11 +4,13 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 
 __global__ void
 dropout_kernel (float *__restrict__ y, const float *__restrict__ x, size_t count, float rate,
                 float scale, uint64_t seed, const int64_t *__restrict__ step)
 {
+  nn_kernel_enter ();
   int64_t t = step != NULL ? *step : 0;
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
        i += (size_t) gridDim.x * blockDim.x)
@@ -26,8 +28,8 @@ dropout (NnCudaContext *ctx, float *y, const float *x, size_t count, float rate,
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: rate %g is not in [0, 1)", what, rate);
   if (count == 0)
     return NN_BACKEND_OK;
-  dropout_kernel<<<_nn_cuda_blocks (ctx, count, 256), 256, 0, ctx->stream>>> (
-    y, x, count, rate, 1.0f / (1.0f - rate), seed, step);
+  _nn_cuda_launch (ctx, dropout_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0, y, x, count,
+                   rate, 1.0f / (1.0f - rate), seed, step);
   return _nn_cuda_check_launch (ctx, what);
 }
 

@@ -1,10 +1,12 @@
 /* fill.cu: set a float buffer to one value. */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 
 __global__ void
 fill_kernel (float *__restrict__ dst, float value, size_t count)
 {
+  nn_kernel_enter ();
   for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < count;
        i += (size_t) gridDim.x * blockDim.x)
     dst[i] = value;
@@ -22,6 +24,6 @@ _nn_cuda_fill (void *vctx, float *dst, float value, size_t count)
   if (value == 0.0f && !signbit (value))
     return _nn_cuda_fail (ctx, cudaMemsetAsync (dst, 0, count * sizeof (float), ctx->stream),
                           "fill");
-  fill_kernel<<<_nn_cuda_blocks (ctx, count, 256), 256, 0, ctx->stream>>> (dst, value, count);
+  _nn_cuda_launch (ctx, fill_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0, dst, value, count);
   return _nn_cuda_check_launch (ctx, "fill");
 }

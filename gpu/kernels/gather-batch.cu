@@ -6,6 +6,9 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
+
+#include <stdint.h>
 
 /* grid (x: chunks of a sample, y: batch rows). */
 __global__ void
@@ -15,6 +18,7 @@ gather_kernel (const uint8_t *__restrict__ images, const uint8_t *__restrict__ l
                float *__restrict__ x, int32_t *__restrict__ labels_out,
                float *__restrict__ targets, int classes)
 {
+  nn_kernel_enter ();
   int row = blockIdx.y;
   size_t offset = 0;
   if (step != NULL)
@@ -22,8 +26,23 @@ gather_kernel (const uint8_t *__restrict__ images, const uint8_t *__restrict__ l
   int src = indices[offset + row];
   const uint8_t *in = images + (size_t) src * sample_size;
   float *out = x + (size_t) row * sample_size;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < sample_size; i += gridDim.x * blockDim.x)
-    out[i] = in[i] * scale;
+  if (sample_size % 4 == 0 && (uintptr_t) in % 4 == 0 && (uintptr_t) out % 16 == 0)
+    {
+      /* Four pixels a load: for a 28 x 28 image one load per thread, where
+       * the byte loop made each thread wait on three loads in turn. */
+      const uchar4 *in4 = (const uchar4 *) in;
+      float4 *out4 = (float4 *) out;
+      for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < sample_size / 4;
+           i += gridDim.x * blockDim.x)
+        {
+          uchar4 v = in4[i];
+          out4[i] = make_float4 (v.x * scale, v.y * scale, v.z * scale, v.w * scale);
+        }
+    }
+  else
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < sample_size;
+         i += gridDim.x * blockDim.x)
+      out[i] = in[i] * scale;
   if (blockIdx.x == 0)
     {
       int label = labels[src];
@@ -54,8 +73,8 @@ _nn_cuda_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
   dim3 grid ((unsigned int) ((sample_size + threads * 4 - 1) / (threads * 4)), (unsigned int) n);
   if (grid.x == 0)
     grid.x = 1;
-  gather_kernel<<<grid, threads, 0, ctx->stream>>> (images, labels, indices, step,
-                                                    steps_per_epoch, batch_size, sample_size,
-                                                    scale, x, labels_out, targets, classes);
+  _nn_cuda_launch (ctx, gather_kernel, grid, threads, 0, images, labels, indices, step,
+                   steps_per_epoch, batch_size, sample_size, scale, x, labels_out, targets,
+                   classes);
   return _nn_cuda_check_launch (ctx, "gather_batch");
 }

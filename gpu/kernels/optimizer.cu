@@ -7,6 +7,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 
 #include <math.h>
 #include <stdint.h>
@@ -66,6 +67,7 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
                   float *__restrict__ state, size_t count, int64_t *step,
                   unsigned int *__restrict__ done)
 {
+  nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
   /* slots used: sgd 1 only with momentum, adam and adadelta 2, the rest 1 */
   const int slots = KIND == NN_BK_OPT_ADAM || KIND == NN_BK_OPT_ADADELTA ? 2
@@ -176,6 +178,7 @@ adam_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict_
                  float *__restrict__ state, size_t count, int64_t *step,
                  unsigned int *__restrict__ done)
 {
+  nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
   float c1 = -expm1f ((float) t * o.log_beta1);
   float c2 = -expm1f ((float) t * o.log_beta2);
@@ -256,38 +259,37 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
         vblocks = 65535u;
       uintptr_t v_at = (uintptr_t) (state + count);
       if (v_at % 16 == 0)
-        adam_vec_kernel<4><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
-                                                             done);
+        _nn_cuda_launch (ctx, adam_vec_kernel<4>, vblocks, 256, 0, o, params, grads, state, count,
+                         step, done);
       else if (v_at % 8 == 0)
-        adam_vec_kernel<2><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
-                                                             done);
+        _nn_cuda_launch (ctx, adam_vec_kernel<2>, vblocks, 256, 0, o, params, grads, state, count,
+                         step, done);
       else
-        adam_vec_kernel<1><<<vblocks, 256, 0, ctx->stream>>> (o, params, grads, state, count, step,
-                                                             done);
+        _nn_cuda_launch (ctx, adam_vec_kernel<1>, vblocks, 256, 0, o, params, grads, state, count,
+                         step, done);
       return _nn_cuda_check_launch (ctx, "optimizer_update");
     }
   switch (o.kind)
     {
     case NN_BK_OPT_SGD:
-      optimizer_kernel<NN_BK_OPT_SGD><<<blocks, 256, 0, ctx->stream>>> (o, params, grads, state,
-                                                                          count, step, done);
+      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_SGD>, blocks, 256, 0, o, params, grads,
+                       state, count, step, done);
       break;
     case NN_BK_OPT_ADAM:
-      optimizer_kernel<NN_BK_OPT_ADAM><<<blocks, 256, 0, ctx->stream>>> (o, params, grads, state,
-                                                                           count, step, done);
+      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADAM>, blocks, 256, 0, o, params, grads,
+                       state, count, step, done);
       break;
     case NN_BK_OPT_ADADELTA:
-      optimizer_kernel<NN_BK_OPT_ADADELTA><<<blocks, 256, 0, ctx->stream>>> (o, params, grads,
-                                                                               state, count, step,
-                                                                               done);
+      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADADELTA>, blocks, 256, 0, o, params, grads,
+                       state, count, step, done);
       break;
     case NN_BK_OPT_RMSPROP:
-      optimizer_kernel<NN_BK_OPT_RMSPROP><<<blocks, 256, 0, ctx->stream>>> (o, params, grads, state,
-                                                                              count, step, done);
+      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_RMSPROP>, blocks, 256, 0, o, params, grads,
+                       state, count, step, done);
       break;
     default:
-      optimizer_kernel<NN_BK_OPT_ADAGRAD><<<blocks, 256, 0, ctx->stream>>> (o, params, grads, state,
-                                                                              count, step, done);
+      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADAGRAD>, blocks, 256, 0, o, params, grads,
+                       state, count, step, done);
       break;
     }
   return _nn_cuda_check_launch (ctx, "optimizer_update");

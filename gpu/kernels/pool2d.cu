@@ -8,6 +8,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 
 struct PoolGeom
 {
@@ -59,6 +60,7 @@ template <typename I>
 __global__ void
 pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y)
 {
+  nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
@@ -102,6 +104,7 @@ __global__ void
 pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
                             const float *__restrict__ dy, float *__restrict__ dx)
 {
+  nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
@@ -138,6 +141,7 @@ __global__ void
 pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
                       const float *__restrict__ dy, float *__restrict__ dx)
 {
+  nn_kernel_enter ();
   I total = (I) g.n * g.c * g.h * g.w;
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
@@ -214,11 +218,11 @@ _nn_cuda_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const f
   if (total == 0)
     return NN_BACKEND_OK;
   if (total < 0x7fffffffu)
-    pool_forward_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
-      mode, g, x, y);
+    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int>, _nn_cuda_blocks (ctx, total, 256), 256,
+                     0, mode, g, x, y);
   else
-    pool_forward_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (mode, g,
-                                                                                           x, y);
+    _nn_cuda_launch (ctx, pool_forward_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
+                     mode, g, x, y);
   return _nn_cuda_check_launch (ctx, "pool2d forward");
 }
 
@@ -243,15 +247,17 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
       size_t outputs = (size_t) g.n * g.c * g.out_h * g.out_w;
       unsigned int blocks = _nn_cuda_blocks (ctx, outputs, 256);
       if (small)
-        pool_backward_tiled_kernel<unsigned int><<<blocks, 256, 0, ctx->stream>>> (mode, g, x, dy, dx);
+        _nn_cuda_launch (ctx, pool_backward_tiled_kernel<unsigned int>, blocks, 256, 0, mode, g, x,
+                         dy, dx);
       else
-        pool_backward_tiled_kernel<size_t><<<blocks, 256, 0, ctx->stream>>> (mode, g, x, dy, dx);
+        _nn_cuda_launch (ctx, pool_backward_tiled_kernel<size_t>, blocks, 256, 0, mode, g, x, dy,
+                         dx);
     }
   else if (small)
-    pool_backward_kernel<unsigned int><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
-      mode, g, x, dy, dx);
+    _nn_cuda_launch (ctx, pool_backward_kernel<unsigned int>, _nn_cuda_blocks (ctx, total, 256),
+                     256, 0, mode, g, x, dy, dx);
   else
-    pool_backward_kernel<size_t><<<_nn_cuda_blocks (ctx, total, 256), 256, 0, ctx->stream>>> (
-      mode, g, x, dy, dx);
+    _nn_cuda_launch (ctx, pool_backward_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
+                     mode, g, x, dy, dx);
   return _nn_cuda_check_launch (ctx, "pool2d backward");
 }

@@ -5,6 +5,7 @@
  */
 
 #include "nn-cuda-private.h"
+#include "launch.cuh"
 
 #define LOSS_THREADS 256
 
@@ -37,6 +38,7 @@ loss_kernel (int kind, const float *__restrict__ pred, const int32_t *__restrict
              const float *__restrict__ targets, float *__restrict__ grad, float *stats, int n,
              int classes)
 {
+  nn_kernel_enter ();
   __shared__ float block_loss[LOSS_THREADS / 32];
   __shared__ float block_correct[LOSS_THREADS / 32];
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -162,7 +164,7 @@ _nn_cuda_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
   if (n == 0)
     return NN_BACKEND_OK;
   unsigned int blocks = (unsigned int) ((n + LOSS_THREADS / 32 - 1) / (LOSS_THREADS / 32));
-  loss_kernel<<<blocks, LOSS_THREADS, 0, ctx->stream>>> (kind, pred, labels, targets, grad, stats,
-                                                         n, classes);
+  _nn_cuda_launch (ctx, loss_kernel, blocks, LOSS_THREADS, 0, kind, pred, labels, targets, grad,
+                   stats, n, classes);
   return _nn_cuda_check_launch (ctx, "loss");
 }

@@ -676,10 +676,16 @@ test_loss (void)
 /* ---------------------------------------------------------------- gather */
 
 static void
-check_gather (bool with_step, bool with_targets, int n)
+check_gather (bool with_step, bool with_targets, int n, int sample)
 {
-  enum { COUNT = 50, SAMPLE = 13, CLASSES = 7, BATCH = 8, STEPS = 6 };
-  uint8_t images[COUNT * SAMPLE], labels[COUNT];
+  enum
+  {
+    COUNT = 50,
+    CLASSES = 7,
+    BATCH = 8,
+    STEPS = 6
+  };
+  uint8_t *images = malloc ((size_t) COUNT * sample), labels[COUNT];
   int32_t perm[COUNT];
   int64_t step = 9; /* picks batch 9 % 6 = 3 */
   float *x[2] = { 0 }, *t[2] = { 0 };
@@ -688,7 +694,7 @@ check_gather (bool with_step, bool with_targets, int n)
   void *vlo[2] = { 0 }, *vt[2] = { 0 };
   int rc[2] = { -1, -1 };
 
-  for (int i = 0; i < COUNT * SAMPLE; i++)
+  for (int i = 0; i < COUNT * sample; i++)
     images[i] = (uint8_t) test_randf (&rng, 0.0f, 256.0f);
   for (int i = 0; i < COUNT; i++)
     {
@@ -706,30 +712,30 @@ check_gather (bool with_step, bool with_targets, int n)
   for (int b = 0; b < 2; b++)
     {
       NnBackend *k = backend (b);
-      vi[b] = gpu_put (k, images, sizeof images);
+      vi[b] = gpu_put (k, images, (size_t) COUNT * sample);
       vl[b] = gpu_put (k, labels, sizeof labels);
       vp[b] = gpu_put (k, perm, sizeof perm);
       vs[b] = gpu_put (k, &step, sizeof step);
-      vx[b] = gpu_put (k, NULL, BATCH * SAMPLE * sizeof (float));
+      vx[b] = gpu_put (k, NULL, BATCH * sample * sizeof (float));
       vlo[b] = gpu_put (k, NULL, BATCH * sizeof (int32_t));
       vt[b] = gpu_put (k, NULL, BATCH * CLASSES * sizeof (float));
       if (!vi[b] || !vl[b] || !vp[b] || !vs[b] || !vx[b] || !vlo[b] || !vt[b])
         continue;
-      rc[b] = k->ops->gather_batch (k->ctx, vi[b], vl[b],
-                                    with_step ? vp[b] : (int32_t *) vp[b] + 17,
-                                    with_step ? vs[b] : NULL, STEPS, BATCH, n, SAMPLE,
-                                    1.0f / 255.0f, vx[b], vlo[b], with_targets ? vt[b] : NULL,
-                                    CLASSES);
-      x[b] = gpu_get (k, vx[b], BATCH * SAMPLE * sizeof (float));
+      rc[b]
+          = k->ops->gather_batch (k->ctx, vi[b], vl[b], with_step ? vp[b] : (int32_t *) vp[b] + 17,
+                                  with_step ? vs[b] : NULL, STEPS, BATCH, n, sample, 1.0f / 255.0f,
+                                  vx[b], vlo[b], with_targets ? vt[b] : NULL, CLASSES);
+      x[b] = gpu_get (k, vx[b], BATCH * sample * sizeof (float));
       lo[b] = gpu_get (k, vlo[b], BATCH * sizeof (int32_t));
       t[b] = gpu_get (k, vt[b], BATCH * CLASSES * sizeof (float));
     }
   bool same = x[0] && x[1] && lo[0] && lo[1] && t[0] && t[1]
-              && memcmp (x[0], x[1], BATCH * SAMPLE * sizeof (float)) == 0
+              && memcmp (x[0], x[1], BATCH * sample * sizeof (float)) == 0
               && memcmp (lo[0], lo[1], BATCH * sizeof (int32_t)) == 0
               && memcmp (t[0], t[1], BATCH * CLASSES * sizeof (float)) == 0;
-  tap_ok (rc[0] == 0 && rc[1] == 0 && same, "gather_batch n %d%s%s: identical", n,
-          with_step ? " by step counter" : " from an offset", with_targets ? ", one-hot targets" : "");
+  tap_ok (rc[0] == 0 && rc[1] == 0 && same, "gather_batch n %d, %d pixels%s%s: identical", n,
+          sample, with_step ? " by step counter" : " from an offset",
+          with_targets ? ", one-hot targets" : "");
   for (int b = 0; b < 2; b++)
     {
       free (x[b]);
@@ -743,15 +749,19 @@ check_gather (bool with_step, bool with_targets, int n)
   free2 (vx);
   free2 (vlo);
   free2 (vt);
+  free (images);
 }
 
 static void
 test_gather (void)
 {
-  check_gather (true, false, 8);
-  check_gather (true, true, 8);
-  check_gather (false, true, 1);
-  check_gather (false, false, 7);
+  /* 13 pixels a sample: the byte loop; 28 x 28: four pixels a load */
+  check_gather (true, false, 8, 13);
+  check_gather (true, true, 8, 13);
+  check_gather (false, true, 1, 13);
+  check_gather (false, false, 7, 13);
+  check_gather (true, true, 8, 784);
+  check_gather (false, false, 7, 784);
 }
 
 /* ---------------------------------------------------------------- fused dense ops */
@@ -759,14 +769,15 @@ test_gather (void)
 /* The backend's fused dense_forward / dense_backward against the CPU's
  * separate ops in the order the engine runs them without the fusion:
  * gemm, bias_act_forward, dropout_forward; dropout_backward,
- * bias_act_backward, gemm (dW), gemm (dx). */
+ * bias_act_backward, gemm (dW), gemm (dx). dz is not compared: the slot
+ * may leave it in dy or not (the one-kernel weight gradient does not). */
 static void
 check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool with_dx)
 {
   size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
   float *x = malloc ((sx + 1) * sizeof (float)), *w = malloc ((sw + 1) * sizeof (float));
   float *bias = malloc ((out + 1) * sizeof (float)), *dy = malloc ((sy + 1) * sizeof (float));
-  float *y[2] = { 0 }, *yd[2] = { 0 }, *dz[2] = { 0 }, *dw[2] = { 0 }, *db[2] = { 0 };
+  float *y[2] = { 0 }, *yd[2] = { 0 }, *dw[2] = { 0 }, *db[2] = { 0 };
   float *dx[2] = { 0 };
   void *vx[2] = { 0 }, *vw[2] = { 0 }, *vb[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 };
   void *vdy[2] = { 0 }, *vdw[2] = { 0 }, *vdb[2] = { 0 }, *vdx[2] = { 0 }, *vstep[2] = { 0 };
@@ -847,7 +858,6 @@ check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool w
                                         with_dx ? vdx[b] : NULL, rate, seed, vstep[b]);
       if (rb[b] != 0)
         tap_diag ("%s dense backward: %s", k->ops->name, k->ops->last_error (k->ctx));
-      dz[b] = gpu_get (k, vdy[b], sy * sizeof (float));
       dw[b] = gpu_get (k, vdw[b], sw * sizeof (float));
       db[b] = gpu_get (k, vdb[b], out * sizeof (float));
       dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
@@ -864,7 +874,6 @@ check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool w
           }
     double ey = gpu_rel_err (y[1], y[0], sy);
     double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
-    double ez = gpu_rel_err (dz[1], dz[0], sy);
     double ew = gpu_rel_err (dw[1], dw[0], sw);
     double eb = with_bias ? gpu_rel_err (db[1], db[0], out) : 0.0;
     double ex = with_dx ? gpu_rel_err (dx[1], dx[0], sx) : 0.0;
@@ -873,18 +882,16 @@ check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool w
             "%zu mask differences (%zu kept)",
             act_names[act], n, in, out, with_bias ? " + bias" : "", rate, ey, eyd, mask_diff,
             kept);
-    tap_ok (rb[0] == 0 && rb[1] == 0 && ez <= TOL_ELEMENTWISE && ew <= TOL_GEMM
-              && eb <= TOL_GEMM && ex <= TOL_GEMM,
-            "dense_backward %s n %d in %d out %d%s%s, dropout %.2f: rel err dz %.2g, dW %.2g, "
+    tap_ok (rb[0] == 0 && rb[1] == 0 && ew <= TOL_GEMM && eb <= TOL_GEMM && ex <= TOL_GEMM,
+            "dense_backward %s n %d in %d out %d%s%s, dropout %.2f: rel err dW %.2g, "
             "dbias %.2g, dx %.2g",
-            act_names[act], n, in, out, with_bias ? " + dbias" : "", with_dx ? " + dx" : "",
-            rate, ez, ew, eb, ex);
+            act_names[act], n, in, out, with_bias ? " + dbias" : "", with_dx ? " + dx" : "", rate,
+            ew, eb, ex);
   }
   for (int b = 0; b < 2; b++)
     {
       free (y[b]);
       free (yd[b]);
-      free (dz[b]);
       free (dw[b]);
       free (db[b]);
       free (dx[b]);
@@ -920,6 +927,7 @@ test_dense (void)
   check_dense (7, 13, 5, NN_BK_ACT_TANH, 0.5f, true, true);
   check_dense (33, 130, 7, NN_BK_ACT_RELU, 0.25f, false, true);
   check_dense (7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true);
+  check_dense (64, 100, 33, NN_BK_ACT_RELU, 0.2f, true, true);
   check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, true, true);
   check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false);
 }
