@@ -61,6 +61,24 @@ update_one (const OptArgs &o, float lr_t, float g, float &p, float &a, float &b)
     }
 }
 
+/* The last block to arrive stores the new step count t, once every block has
+ * read the old one. No fence: a block counts itself only after all its
+ * threads passed the barrier, by which time their reads of the step have
+ * returned, and nothing else the kernel wrote needs ordering against the
+ * step (the next kernel waits for this one to complete). A fence here would
+ * make each block wait for its stores to drain before counting itself, on
+ * the step's critical path. */
+__device__ __forceinline__ void
+advance_step (int64_t *step, int64_t t, unsigned int *done)
+{
+  __syncthreads ();
+  if (threadIdx.x == 0 && atomicAdd (done, 1u) == gridDim.x - 1)
+    {
+      *step = t;
+      *done = 0;
+    }
+}
+
 template <int KIND>
 __global__ void
 optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
@@ -121,17 +139,7 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
         }
     }
 
-  /* The last block to finish stores the step: every block has read it. */
-  __syncthreads ();
-  if (threadIdx.x == 0)
-    {
-      __threadfence ();
-      if (atomicAdd (done, 1u) == gridDim.x - 1)
-        {
-          *step = t;
-          *done = 0;
-        }
-    }
+  advance_step (step, t, done);
 }
 
 /* Adam with 16-byte loads: params, grads and m as float4; v (which starts
@@ -211,17 +219,7 @@ adam_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict_
         v[i] = b;
       }
 
-  /* The last block to finish stores the step: every block has read it. */
-  __syncthreads ();
-  if (threadIdx.x == 0)
-    {
-      __threadfence ();
-      if (atomicAdd (done, 1u) == gridDim.x - 1)
-        {
-          *step = t;
-          *done = 0;
-        }
-    }
+  advance_step (step, t, done);
 }
 
 int
