@@ -19,9 +19,10 @@ extern "C" {
 
 /* Bump on any change to a struct or a slot below. Version 2 added the
  * optional fused dense ops at the end of NnBackendOps, version 3 the
- * optional convolution with bias and activation; the loader still takes
- * older modules (their table is shorter: the newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 3
+ * optional convolution with bias and activation, version 4 the optional
+ * output layer with the loss; the loader still takes older modules (their
+ * table is shorter: the newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 4
 
 typedef enum
 {
@@ -266,11 +267,22 @@ struct NnBackendOps
   /* y = act (conv (x, w) + bias[channel]); bias may be NULL; act is not softmax. */
   int (*conv2d_forward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
                                   const float *bias, int act, float *y, void *workspace);
+
+  /* --- optional: the output layer with the loss (ABI 4; may be NULL: the
+   *     engine then runs dense_forward and loss). --- */
+
+  /* y (n, out) = act (x (n, in) @ w (in, out) + bias) as dense_forward
+   * without dropout, then the loss op on it: loss (kind, y, labels, targets,
+   * grad, stats, n, out). */
+  int (*dense_loss) (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                     const float *bias, float *y, int kind, const int32_t *labels,
+                     const float *targets, float *grad, float *stats);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
 #define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
 #define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
+#define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

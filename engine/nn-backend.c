@@ -182,7 +182,9 @@ load_cuda_locked (char *reason, size_t reason_size)
       /* An older module lacks the optional slots added since: copy its
        * table into a full one whose newer slots are NULL. */
       static NnBackendOps old_table;
-      size_t size = ops->abi_version == 1 ? NN_BACKEND_OPS_V1_SIZE : NN_BACKEND_OPS_V2_SIZE;
+      size_t size = ops->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
+                    : ops->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
+                                            : NN_BACKEND_OPS_V3_SIZE;
       if (ops->struct_size >= size)
         {
           memset (&old_table, 0, sizeof old_table);

@@ -131,12 +131,27 @@ uint64_t _nn_layer_seed (const NnModel *model, const NnLayer *layer);
  * else NULL. The dropout layer then does nothing in either direction. */
 NnLayer *_nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass);
 
+/* Whether `layer`, the model's output layer, runs with the loss as one op in
+ * this pass (the backend's dense_loss), and that op: forward into layer->y,
+ * then the loss of the batch against model->labels / targets into
+ * model->stats, and d(mean loss)/d(y) into grad when it is not NULL. */
+bool _nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnPass *pass);
+int _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss,
+                            float *grad);
+
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
 NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);
 
 /* Forward model->x (n rows) through every layer. */
 NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
+
+/* Forward, then the loss of the batch against model->labels / targets:
+ * added to model->stats, and d(mean loss)/d(output) into grad when grad is
+ * not NULL. The output layer and the loss run as one op where the backend
+ * has it. */
+NnStatus _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
+                                 NnError *error);
 
 /* Backward from dy (n, classes), which must be model->scratch[0]; gradients
  * land in model->grads. When input_grad is not NULL, the gradient with

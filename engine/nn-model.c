@@ -519,15 +519,16 @@ _nn_model_prepare (NnModel *model, int32_t n, NnError *error)
   return NN_OK;
 }
 
-NnStatus
-_nn_model_forward (NnModel *model, const NnPass *pass, NnError *error)
+/* Forward through the first `count` layers. */
+static NnStatus
+forward_layers (NnModel *model, const NnPass *pass, int32_t count, NnError *error)
 {
   NnStatus status = _nn_model_prepare (model, pass->n, error);
   char what[64];
 
   if (status != NN_OK)
     return status;
-  for (int32_t i = 0; i < model->count; i++)
+  for (int32_t i = 0; i < count; i++)
     {
       NnLayer *layer = model->layers[i];
       int rc = layer->klass->forward (model, layer, pass);
@@ -538,6 +539,33 @@ _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error)
         }
     }
   return NN_OK;
+}
+
+NnStatus
+_nn_model_forward (NnModel *model, const NnPass *pass, NnError *error)
+{
+  return forward_layers (model, pass, model->count, error);
+}
+
+NnStatus
+_nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
+                        NnError *error)
+{
+  NnLayer *last = model->layers[model->count - 1];
+  bool fused = _nn_dense_fuses_loss (model, last, pass);
+  NnStatus status = forward_layers (model, pass, model->count - (fused ? 1 : 0), error);
+
+  if (status != NN_OK)
+    return status;
+  if (fused)
+    return _nn_model_check (model, _nn_dense_forward_loss (model, last, pass, (int) loss, grad),
+                            "output layer and loss", error);
+  return _nn_model_check (model,
+                          model->backend.ops->loss (model->backend.ctx, (int) loss,
+                                                    _nn_model_output (model), model->labels,
+                                                    model->targets, grad, model->stats, pass->n,
+                                                    model->classes),
+                          "loss", error);
 }
 
 NnStatus
@@ -728,14 +756,7 @@ nn_model_evaluate (NnModel *model,
       stage_chunk (model, split, done, n);
       status = _nn_model_upload_batch (model, model->host_x, model->host_labels, n, error);
       if (status == NN_OK)
-        status = _nn_model_forward (model, &pass, error);
-      if (status == NN_OK)
-        status = _nn_model_check (model,
-                                  ops->loss (model->backend.ctx, (int) loss,
-                                             _nn_model_output (model), model->labels,
-                                             model->targets, NULL, model->stats, n,
-                                             model->classes),
-                                  "loss", error);
+        status = _nn_model_forward_loss (model, &pass, loss, NULL, error);
     }
   if (status == NN_OK)
     status = _nn_model_check (model,

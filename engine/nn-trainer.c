@@ -586,22 +586,15 @@ step_ops (Run *run, int32_t n, NnError *error)
 
   status = _nn_model_check (model,
                             ops->gather_batch (ctx, run->train_images, run->train_labels, run->perm,
-                                               model->step, run->steps_per_epoch,
-                                               model->batch_size, n, run->sample_size,
-                                               1.0f / 255.0f, model->x, model->labels,
-                                               sparse ? NULL : model->targets, model->classes),
+                                               model->step, run->steps_per_epoch, model->batch_size,
+                                               n, run->sample_size, 1.0f / 255.0f, model->x,
+                                               model->labels, sparse ? NULL : model->targets,
+                                               model->classes),
                             "gathering a batch", error);
   if (status != NN_OK)
     return status;
-  status = _nn_model_forward (model, &pass, error);
-  if (status != NN_OK)
-    return status;
   /* d(mean loss)/d(output) (n, classes) into scratch[0] */
-  status = _nn_model_check (model,
-                            ops->loss (ctx, (int) config->loss, _nn_model_output (model),
-                                       model->labels, model->targets, model->scratch[0],
-                                       model->stats, n, model->classes),
-                            "loss", error);
+  status = _nn_model_forward_loss (model, &pass, config->loss, model->scratch[0], error);
   if (status != NN_OK)
     return status;
   status = _nn_model_backward (model, &pass, NULL, error);
@@ -689,13 +682,7 @@ evaluate_test (Run *run, float *loss_out, float *accuracy_out, NnError *error)
                                                    model->classes),
                                 "gathering a test batch", error);
       if (status == NN_OK)
-        status = _nn_model_forward (model, &pass, error);
-      if (status == NN_OK)
-        status = _nn_model_check (model,
-                                  ops->loss (ctx, (int) config->loss, _nn_model_output (model),
-                                             model->labels, model->targets, NULL, model->stats, n,
-                                             model->classes),
-                                  "test loss", error);
+        status = _nn_model_forward_loss (model, &pass, config->loss, NULL, error);
     }
   if (status == NN_OK)
     status = read_stats (run, stats, error);

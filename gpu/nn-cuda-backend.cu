@@ -748,6 +748,7 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_dense_forward,
   _nn_cuda_dense_backward,
   _nn_cuda_conv2d_forward_bias_act,
+  _nn_cuda_dense_loss,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -23,9 +23,6 @@
 #define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
 #define NN_CUDA_COUNTER_OPTIMIZER 0
 
-/* Split-K products (nn-cuda-blas.cu): partial tiles and one last-block-done
- * counter per output tile (zero between ops). */
-
 /* Host staging for download_async into pageable memory. */
 #define NN_CUDA_STAGING_SLOTS 64
 #define NN_CUDA_STAGING_SLOT_BYTES 4096
@@ -180,6 +177,11 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward (void *ctx, int act, int n, int in, i
 NN_CUDA_HIDDEN int _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy,
                                       float *dbias, int n, int channels, float rate,
                                       uint64_t seed, const int64_t *step);
+/* The output layer with the loss (ABI 4; nn-cuda-blas.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
+                                        const float *x, const float *w, const float *bias,
+                                        float *y, int kind, const int32_t *labels,
+                                        const float *targets, float *grad, float *stats);
 /* The fused dense forward on a given route (NN_CUDA_DENSE_AUTO: chosen
  * from the shape), for gpu/dev benchmarks. */
 enum

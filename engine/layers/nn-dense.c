@@ -69,6 +69,21 @@ dense_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
                                 out, 1);
 }
 
+bool
+_nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  return model->backend.ops->dense_loss != NULL && layer->last && dense_fused (model, layer, pass);
+}
+
+int
+_nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss, float *grad)
+{
+  return model->backend.ops->dense_loss (model->backend.ctx, _nn_layer_act (layer, pass), pass->n,
+                                         (int) layer->in_size, (int) layer->out_size, layer->x,
+                                         layer->w, layer->b, layer->y, loss, model->labels,
+                                         model->targets, grad, model->stats);
+}
+
 static int
 dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, float **dx)
 {

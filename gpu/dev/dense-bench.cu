@@ -3,12 +3,13 @@
  * captured 50 times into one CUDA graph (as a training step runs it) and the
  * graph replayed; the figure is microseconds per op, launch included.
  * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
- * dense ops on each route, the products on cuBLAS, and, given a version-1
- * module (the code before the fused ops), its op table too.
+ * dense ops on each route, the output layer with and without the loss
+ * fused, the products on cuBLAS, and, given another module (an older
+ * version, or a variant), its op table too.
  * Build (from the repository root, after building the module in BUILD):
  *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
  *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
- * Run: dense-bench [old-module.so]
+ * Run: dense-bench [other-module.so]
  */
 
 #include "nn-cuda-private.h"
@@ -190,6 +191,28 @@ routes (Bench *k, const char *label, int n, int in, int out)
   printf ("\n");
 }
 
+/* The output layer and the loss: as two ops, and as dense_loss (ABI 4). */
+static void
+output_layer (Bench *k, const char *label, int n, int in, int out)
+{
+  const NnBackendOps *o = k->ops;
+  const int32_t *labels = NULL; /* cross-entropy reads the one-hot targets (dy here) */
+  double two = time_op (k, [&] {
+    int rc = o->dense_forward (k->ctx, NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b, k->y, NULL,
+                               0.0f, 0, k->step);
+    return rc != 0 ? rc
+                   : o->loss (k->ctx, NN_BK_LOSS_XENT, k->y, labels, k->dy, k->dx, k->db, n, out);
+  });
+  printf ("%-8s output layer %4d x %4d x %4d  dense_forward + loss %6.2f us", label, n, out, in,
+          two);
+  if (o->abi_version >= 4 && o->dense_loss != NULL)
+    printf ("  dense_loss %6.2f us", time_op (k, [&] {
+              return o->dense_loss (k->ctx, NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b, k->y,
+                                    NN_BK_LOSS_XENT, labels, k->dy, k->dx, k->db);
+            }));
+  printf ("\n");
+}
+
 static void
 optimizer (Bench *k, const char *label, size_t count)
 {
@@ -216,6 +239,8 @@ run (Bench *k, const char *label, int internals)
       routes (k, label, 32, 1000, 1000);
       routes (k, label, 32, 128, 10);
     }
+  output_layer (k, label, 32, 128, 10);
+  output_layer (k, label, 32, 1000, 10);
   product (k, label, 0, 0, 32, 128, 784);
   product (k, label, 0, 0, 32, 1000, 784);
   product (k, label, 0, 0, 32, 1000, 1000);
@@ -250,6 +275,7 @@ main (int argc, char **argv)
       memcpy (&table, t,
               t->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
               : t->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
+              : t->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
                                     : sizeof table);
       if (!open_bench (&table, &old_k))
         return 1;

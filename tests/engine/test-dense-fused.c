@@ -1,10 +1,12 @@
 /* test-dense-fused.c: the dense layer on a backend with the optional fused
- * dense ops (ABI 2), without a GPU. A CPU op table whose dense_forward and
- * dense_backward run the CPU's own gemm, bias_act and dropout in the order
- * the separate ops run must train to the very losses and weights of the
- * plain CPU table; every dense layer must use the fused ops, and a dropout
+ * dense ops (ABI 2) and the output layer fused with the loss (ABI 4),
+ * without a GPU. A CPU op table whose dense_forward, dense_backward and
+ * dense_loss run the CPU's own gemm, bias_act, dropout and loss in the
+ * order the separate ops run must train to the very losses and weights of
+ * the plain CPU table; every dense layer must use the fused ops, a dropout
  * that follows a dense layer must be left to it in both directions (and
- * only then: one after a convolution still runs its own ops).
+ * only then: one after a convolution still runs its own ops), and a dense
+ * output layer must run with the loss as one op in training and evaluation.
  */
 
 #include "test-util.h"
@@ -23,6 +25,7 @@ static struct
   int forward, backward;           /* fused op calls */
   int forward_drop, backward_drop; /* ... that applied a dropout */
   int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
+  int dense_losses, losses;        /* dense_loss calls; loss calls from the engine */
 } fake;
 
 static int
@@ -62,6 +65,31 @@ f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, co
   if (rc == 0 && dx != NULL)
     rc = c->gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   return rc;
+}
+
+static int
+f_dense_loss (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+              const float *bias, float *y, int kind, const int32_t *labels, const float *targets,
+              float *grad, float *stats)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc;
+
+  fake.dense_losses++;
+  rc = c->gemm (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out);
+  if (rc == 0)
+    rc = c->bias_act_forward (ctx, act, y, bias, n, out, 1);
+  if (rc == 0)
+    rc = c->loss (ctx, kind, y, labels, targets, grad, stats, n, out);
+  return rc;
+}
+
+static int
+f_loss (void *ctx, int kind, const float *pred, const int32_t *labels, const float *targets,
+        float *grad, float *stats, int n, int classes)
+{
+  fake.losses++;
+  return fake.cpu->loss (ctx, kind, pred, labels, targets, grad, stats, n, classes);
 }
 
 static int
@@ -144,6 +172,7 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   _nn_model_set_test_ops (NULL);
   sp = train (spec, &plain, &rp, &wp, &cp);
   fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
+  fake.dense_losses = fake.losses = 0;
   _nn_model_set_test_ops (&fake.ops);
   sf = train (spec, &fused, &rf, &wf, &cf);
   _nn_model_set_test_ops (NULL);
@@ -157,11 +186,18 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
     same = rp.epochs[i].test_loss == rf.epochs[i].test_loss
            && rp.epochs[i].test_accuracy == rf.epochs[i].test_accuracy;
   tap_ok (same, "%s: the fused dense ops give the very losses, test results and weights", spec);
-  /* 32 training steps; evaluation passes run the forward only */
-  tap_ok (fake.backward == 32 * dense_layers && fake.forward > fake.backward
-            && fake.forward % dense_layers == 0,
-          "%s: every dense layer runs on the fused ops (%d forward, %d backward)", spec,
-          fake.forward, fake.backward);
+  /* 32 training steps; evaluation passes run the forward only. The output
+   * layer's forward is part of dense_loss. */
+  tap_ok (fake.backward == 32 * dense_layers && fake.forward + fake.dense_losses > fake.backward
+              && fake.forward % (dense_layers - 1) == 0
+              && fake.forward / (dense_layers - 1) == fake.dense_losses,
+          "%s: every dense layer runs on the fused ops (%d forward, %d with the loss, %d "
+          "backward)",
+          spec, fake.forward, fake.dense_losses, fake.backward);
+  /* 32 steps and 2 x 7 test batches of the 200 test samples */
+  tap_ok (fake.dense_losses == 32 + 2 * 7 && fake.losses == 0,
+          "%s: the output layer and the loss run as one op (%d dense_loss, %d loss)", spec,
+          fake.dense_losses, fake.losses);
   tap_ok (fake.forward_drop == 32 * fused_dropouts && fake.backward_drop == fake.forward_drop,
           "%s: a dropout after a dense layer is applied by it, in both directions (%d, %d)",
           spec, fake.forward_drop, fake.backward_drop);
@@ -183,6 +219,8 @@ main (void)
   fake.ops.name = "fake-fused";
   fake.ops.dense_forward = f_dense_forward;
   fake.ops.dense_backward = f_dense_backward;
+  fake.ops.dense_loss = f_dense_loss;
+  fake.ops.loss = f_loss;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);

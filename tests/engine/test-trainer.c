@@ -639,6 +639,7 @@ fake_init (void)
   fake.ops.dense_forward = NULL;
   fake.ops.dense_backward = NULL;
   fake.ops.conv2d_forward_bias_act = NULL;
+  fake.ops.dense_loss = NULL;
 }
 
 static void

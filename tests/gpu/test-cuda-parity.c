@@ -932,6 +932,122 @@ test_dense (void)
   check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false);
 }
 
+/* The output layer with the loss (dense_loss) against the CPU's gemm,
+ * bias_act_forward and loss: logits, gradient and statistics. */
+static void
+check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
+{
+  static const char *names[] = { "sparse cross-entropy", "cross-entropy", "mse" };
+  size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
+  float *x = malloc (sx * sizeof (float)), *w = malloc (sw * sizeof (float));
+  float *bias = malloc (out * sizeof (float)), *targets = calloc (sy, sizeof (float));
+  int32_t *labels = malloc (n * sizeof (int32_t));
+  float stats0[2] = { 0.5f, 1.0f };
+  float *y[2] = { 0 }, *grad[2] = { 0 }, *stats[2] = { 0 };
+  void *vx[2] = { 0 }, *vw[2] = { 0 }, *vb[2] = { 0 }, *vy[2] = { 0 }, *vl[2] = { 0 };
+  void *vt[2] = { 0 }, *vg[2] = { 0 }, *vs[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w, sw, &rng, -0.3f, 0.3f);
+  gpu_fill_random (bias, out, &rng, -0.5f, 0.5f);
+  for (int i = 0; i < n; i++)
+    {
+      labels[i] = (int32_t) test_randf (&rng, 0.0f, (float) out);
+      if (labels[i] >= out)
+        labels[i] = out - 1;
+      targets[(size_t) i * out + labels[i]] = 1.0f;
+    }
+  if (gpu.ops->dense_loss == NULL)
+    {
+      tap_ok (false, "dense_loss: the CUDA backend has no dense_loss");
+      goto done;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      const float *t;
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vw[b] = gpu_put (k, w, sw * sizeof (float));
+      vb[b] = gpu_put (k, bias, out * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vl[b] = gpu_put (k, labels, n * sizeof (int32_t));
+      vt[b] = gpu_put (k, targets, sy * sizeof (float));
+      vg[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vs[b] = gpu_put (k, stats0, sizeof stats0);
+      if (!vx[b] || !vw[b] || !vb[b] || !vy[b] || !vl[b] || !vt[b] || !vg[b] || !vs[b])
+        continue;
+      t = kind == NN_BK_LOSS_SPARSE_XENT ? NULL : vt[b];
+      if (b == 0)
+        {
+          rc[b] = k->ops->gemm (k->ctx, 0, 0, n, out, in, 1.0f, vx[b], in, vw[b], out, 0.0f, vy[b],
+                                out);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_forward (k->ctx, act, vy[b], vb[b], n, out, 1);
+          if (rc[b] == 0)
+            rc[b] = k->ops->loss (k->ctx, kind, vy[b], vl[b], t, with_grad ? vg[b] : NULL, vs[b], n,
+                                  out);
+        }
+      else
+        rc[b] = k->ops->dense_loss (k->ctx, act, n, in, out, vx[b], vw[b], vb[b], vy[b], kind,
+                                    vl[b], t, with_grad ? vg[b] : NULL, vs[b]);
+      if (rc[b] != 0)
+        tap_diag ("%s dense_loss: %s", k->ops->name, k->ops->last_error (k->ctx));
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      grad[b] = gpu_get (k, vg[b], sy * sizeof (float));
+      stats[b] = gpu_get (k, vs[b], sizeof stats0);
+    }
+  {
+    double ey = gpu_rel_err (y[1], y[0], sy);
+    double eg = with_grad ? gpu_rel_err (grad[1], grad[0], sy) : 0.0;
+    bool ok = rc[0] == 0 && rc[1] == 0 && stats[0] && stats[1] && ey <= TOL_GEMM && eg <= TOL_GEMM
+              && fabs ((double) stats[1][0] - stats[0][0]) <= 1e-4 * fabs ((double) stats[0][0])
+              && stats[1][1] == stats[0][1];
+    tap_ok (ok,
+            "dense_loss %s n %d in %d out %d %s%s: rel err y %.2g, grad %.2g; loss %.6g vs "
+            "%.6g, correct %g vs %g",
+            names[kind], n, in, out, act_names[act], with_grad ? ", gradient" : "", ey, eg,
+            stats[1] ? stats[1][0] : NAN, stats[0] ? stats[0][0] : NAN,
+            stats[1] ? stats[1][1] : NAN, stats[0] ? stats[0][1] : NAN);
+  }
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (grad[b]);
+      free (stats[b]);
+    }
+  free2 (vx);
+  free2 (vw);
+  free2 (vb);
+  free2 (vy);
+  free2 (vl);
+  free2 (vt);
+  free2 (vg);
+  free2 (vs);
+done:
+  free (x);
+  free (w);
+  free (bias);
+  free (targets);
+  free (labels);
+}
+
+static void
+test_dense_loss (void)
+{
+  /* the presets' output layers, a batch of 1 and odd sizes: one kernel for
+   * at most 16 outputs over a sum of 32 to 255, else the forward, then the
+   * loss */
+  check_dense_loss (NN_BK_LOSS_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true);
+  check_dense_loss (NN_BK_LOSS_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true);
+  check_dense_loss (NN_BK_LOSS_XENT, 1, 64, 16, NN_BK_ACT_LINEAR, false);
+  check_dense_loss (NN_BK_LOSS_MSE, 7, 40, 3, NN_BK_ACT_SIGMOID, true);
+  check_dense_loss (NN_BK_LOSS_XENT, 65, 300, 10, NN_BK_ACT_LINEAR, true);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true);
+  check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_TANH, true);
+}
+
 /* ---------------------------------------------------------------- optimizer */
 
 static void
@@ -1134,6 +1250,7 @@ main (void)
   test_bias_act ();
   test_dropout ();
   test_dense ();
+  test_dense_loss ();
   test_conv ();
   test_pool ();
   test_loss ();
