@@ -216,11 +216,14 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   size_t smem = (size_t) s->k * t * sizeof (float);
   unsigned int blocks = _nn_cuda_blocks (ctx, positions, 256);
   if (t == 9)
-    _nn_cuda_launch (ctx, conv_direct_forward_kernel<9>, blocks, 256, smem, g, x, w, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_direct_forward_kernel<9>, blocks, 256, smem, g, x, w, bias,
+                            act, y);
   else if (t == 16)
-    _nn_cuda_launch (ctx, conv_direct_forward_kernel<16>, blocks, 256, smem, g, x, w, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_direct_forward_kernel<16>, blocks, 256, smem, g, x, w, bias,
+                            act, y);
   else
-    _nn_cuda_launch (ctx, conv_direct_forward_kernel<32>, blocks, 256, smem, g, x, w, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_direct_forward_kernel<32>, blocks, 256, smem, g, x, w, bias,
+                            act, y);
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 
@@ -244,16 +247,19 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const floa
     slices = 1;
   dim3 grid (slices, groups);
   if (t == 9)
-    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<9>, grid, 256, 0, g, x, dy, ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9>, grid, 256, 0, g, x, dy,
+                            ctx->partials);
   else if (t == 16)
-    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<16>, grid, 256, 0, g, x, dy, ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16>, grid, 256, 0, g, x, dy,
+                            ctx->partials);
   else
-    _nn_cuda_launch (ctx, conv_direct_wgrad_kernel<32>, grid, 256, 0, g, x, dy, ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32>, grid, 256, 0, g, x, dy,
+                            ctx->partials);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward (direct weights)");
   if (rc != 0)
     return rc;
   int outputs = s->k * taps;
-  _nn_cuda_launch (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, ctx->partials, dw,
-                   s->k, taps, slices);
+  _nn_cuda_launch_serial (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0,
+                          ctx->partials, dw, s->k, taps, slices);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }

@@ -677,18 +677,18 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
-  _nn_cuda_launch (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g, flip, w,
-                   wpack);
+  _nn_cuda_launch_serial (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g,
+                          flip, w, wpack);
   int rc = _nn_cuda_check_launch (ctx, what);
   if (rc != 0)
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
   if (block_rows (g) == 64)
-    _nn_cuda_launch (ctx, conv_tc_forward_kernel<64>, grid, TC_THREADS, forward_smem (g), g, x,
-                     wpack, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64>, grid, TC_THREADS, forward_smem (g), g,
+                            x, wpack, bias, act, y);
   else
-    _nn_cuda_launch (ctx, conv_tc_forward_kernel<32>, grid, TC_THREADS, forward_smem (g), g, x,
-                     wpack, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32>, grid, TC_THREADS, forward_smem (g), g,
+                            x, wpack, bias, act, y);
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -719,11 +719,12 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   float *part = (float *) ((char *) workspace + plan->partials_offset);
   int count = s->k * s->c * s->r * s->s;
   dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  _nn_cuda_launch (ctx, conv_tc_wgrad_kernel, grid, TC_THREADS, wgrad_smem (g), g, x, dy, part);
+  _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel, grid, TC_THREADS, wgrad_smem (g), g, x, dy,
+                          part);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;
-  _nn_cuda_launch (ctx, conv_tc_sum_kernel, _nn_cuda_blocks (ctx, (size_t) count, 256), 256, 0,
-                   part, dw, count, plan->splits);
+  _nn_cuda_launch_serial (ctx, conv_tc_sum_kernel, _nn_cuda_blocks (ctx, (size_t) count, 256), 256,
+                          0, part, dw, count, plan->splits);
   return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }

@@ -32,12 +32,12 @@ nn_kernel_enter (void)
 }
 
 /* kernel<<<grid, block, smem, ctx->stream>>> (args), with the attribute
- * above where the context allows it. Errors are left for
+ * above when `early` and the context allows it. Errors are left for
  * _nn_cuda_check_launch, as with <<<>>>. */
 template <typename... Params, typename... Args>
 static inline void
-_nn_cuda_launch (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid, dim3 block,
-                 size_t smem, Args &&...args)
+nn_cuda_launch_config (const NnCudaContext *ctx, bool early, void (*kernel) (Params...),
+                       dim3 grid, dim3 block, size_t smem, Args &&...args)
 {
   cudaLaunchAttribute attr;
   attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -48,6 +48,29 @@ _nn_cuda_launch (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid
   config.dynamicSmemBytes = smem;
   config.stream = ctx->stream;
   config.attrs = &attr;
-  config.numAttrs = ctx->dependent_launch ? 1 : 0;
+  config.numAttrs = early && ctx->dependent_launch ? 1 : 0;
   (void) cudaLaunchKernelEx (&config, kernel, std::forward<Args> (args)...);
+}
+
+/* Launches that may start while the kernel before them finishes. */
+template <typename... Params, typename... Args>
+static inline void
+_nn_cuda_launch (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid, dim3 block,
+                 size_t smem, Args &&...args)
+{
+  nn_cuda_launch_config (ctx, true, kernel, grid, block, smem, std::forward<Args> (args)...);
+}
+
+/* Launches that start only once the kernel before them has completed: the
+ * convolutions, whose grids are sized in waves of blocks over the whole GPU.
+ * Started early, their blocks land on whichever multiprocessors the kernel
+ * before frees first, and the cnn step took 531-535 us instead of 516-519
+ * (H200, bench/results/h200-gpu-session3-2026-11-30.md). They still begin
+ * with nn_kernel_enter, so the kernels after them may start early. */
+template <typename... Params, typename... Args>
+static inline void
+_nn_cuda_launch_serial (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid,
+                        dim3 block, size_t smem, Args &&...args)
+{
+  nn_cuda_launch_config (ctx, false, kernel, grid, block, smem, std::forward<Args> (args)...);
 }
