@@ -20,9 +20,10 @@ extern "C" {
 /* Bump on any change to a struct or a slot below. Version 2 added the
  * optional fused dense ops at the end of NnBackendOps, version 3 the
  * optional convolution with bias and activation, version 4 the optional
- * output layer with the loss; the loader still takes older modules (their
- * table is shorter: the newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 4
+ * output layer with the loss, version 5 pooling's backward with the
+ * activation below; the loader still takes older modules (their table is
+ * shorter: the newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 5
 
 typedef enum
 {
@@ -277,12 +278,23 @@ struct NnBackendOps
   int (*dense_loss) (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
                      const float *bias, float *y, int kind, const int32_t *labels,
                      const float *targets, float *grad, float *stats);
+
+  /* --- optional: pooling's backward with the activation backward of the
+   *     layer below (ABI 5; may be NULL: the engine then runs
+   *     pool2d_backward and that layer's bias_act_backward). --- */
+
+  /* dx = act' (x) * (pool2d_backward of dy), where x, the pooling's input,
+   * is the output of an activation act (not softmax); dbias (c) = the sums
+   * of dx over (n, h, w) when not NULL. */
+  int (*pool2d_backward_act) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
+                              const float *y, const float *dy, int act, float *dx, float *dbias);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
 #define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
 #define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
 #define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
+#define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_backward_act)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -184,7 +184,8 @@ load_cuda_locked (char *reason, size_t reason_size)
       static NnBackendOps old_table;
       size_t size = ops->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
                     : ops->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
-                                            : NN_BACKEND_OPS_V3_SIZE;
+                    : ops->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
+                                            : NN_BACKEND_OPS_V4_SIZE;
       if (ops->struct_size >= size)
         {
           memset (&old_table, 0, sizeof old_table);
@@ -195,8 +196,14 @@ load_cuda_locked (char *reason, size_t reason_size)
   if (ops == NULL || ops->abi_version != NN_BACKEND_ABI_VERSION
       || ops->struct_size < sizeof (NnBackendOps))
     {
-      snprintf (reason, reason_size, "CUDA module ABI mismatch (module %u, engine %u)",
-                ops ? ops->abi_version : 0u, (unsigned) NN_BACKEND_ABI_VERSION);
+      if (ops != NULL && ops->abi_version == NN_BACKEND_ABI_VERSION)
+        snprintf (reason, reason_size,
+                  "CUDA module ABI mismatch (version %u, but its op table has %u bytes where "
+                  "the engine's has %u: a module built from other sources)",
+                  ops->abi_version, (unsigned) ops->struct_size, (unsigned) sizeof (NnBackendOps));
+      else
+        snprintf (reason, reason_size, "CUDA module ABI mismatch (module %u, engine %u)",
+                  ops ? ops->abi_version : 0u, (unsigned) NN_BACKEND_ABI_VERSION);
       return NULL;
     }
   /* The module stays loaded for the life of the process: its table is static. */

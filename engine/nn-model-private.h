@@ -139,6 +139,12 @@ bool _nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnP
 int _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss,
                             float *grad);
 
+/* The convolution right below `pool` when the pooling's backward also does
+ * that layer's activation backward and bias gradient in this pass (the
+ * backend's pool2d_backward_act), else NULL. The convolution then starts its
+ * backward from dz. */
+NnLayer *_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass);
+
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
 NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);

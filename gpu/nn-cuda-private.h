@@ -138,6 +138,14 @@ NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, cons
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_backward (void *ctx, int act, const float *y, float *dy,
                                                float *dbias, int n, int channels, int spatial);
 
+/* Bias gradients over images (kernels/bias-act.cu): blocks (split, channel)
+ * leave one partial sum each in ctx->partials[channel * splits + split];
+ * how many splits fill the GPU (0: too many channels), and the sums of the
+ * partials into dbias. */
+NN_CUDA_HIDDEN int _nn_cuda_channel_splits (const NnCudaContext *ctx, int n, int channels);
+NN_CUDA_HIDDEN int _nn_cuda_sum_partials (NnCudaContext *ctx, float *dbias, int channels,
+                                          int splits, const char *what);
+
 NN_CUDA_HIDDEN int _nn_cuda_dropout_forward (void *ctx, float *y, const float *x, size_t count,
                                              float rate, uint64_t seed, const int64_t *step);
 NN_CUDA_HIDDEN int _nn_cuda_dropout_backward (void *ctx, float *dx, const float *dy, size_t count,
@@ -148,6 +156,10 @@ NN_CUDA_HIDDEN int _nn_cuda_pool2d_forward (void *ctx, int mode, const NnPoolSha
 NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward (void *ctx, int mode, const NnPoolShape *shape,
                                              const float *x, const float *y, const float *dy,
                                              float *dx);
+
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPoolShape *shape,
+                                                 const float *x, const float *y, const float *dy,
+                                                 int act, float *dx, float *dbias);
 
 NN_CUDA_HIDDEN int _nn_cuda_loss (void *ctx, int kind, const float *pred, const int32_t *labels,
                                   const float *targets, float *grad, float *stats, int n,

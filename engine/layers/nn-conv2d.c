@@ -155,12 +155,18 @@ conv_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
 
   if (plan == NULL)
     return NN_BACKEND_ERROR;
-  /* dz (n, k, out_h, out_w) in place of dy; db (k) */
-  rc = ops->bias_act_backward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y, dy,
-                               layer->db, pass->n, self->shape.k,
-                               self->shape.out_h * self->shape.out_w);
-  if (rc != 0)
-    return rc;
+  /* dz (n, k, out_h, out_w) in place of dy; db (k); unless a pooling above
+   * did both in its backward */
+  bool done_above = layer->index + 1 < model->count
+                    && _nn_pool_fused_act (model, model->layers[layer->index + 1], pass) == layer;
+  if (!done_above)
+    {
+      rc = ops->bias_act_backward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y, dy,
+                                   layer->db, pass->n, self->shape.k,
+                                   self->shape.out_h * self->shape.out_w);
+      if (rc != 0)
+        return rc;
+    }
   return ops->conv2d_backward (model->backend.ctx, plan, layer->x, layer->w, dy, *dx, layer->dw,
                                model->workspace);
 }

@@ -52,15 +52,35 @@ pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
                                              layer->y);
 }
 
+NnLayer *
+_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass)
+{
+  NnLayer *below;
+
+  if (model->backend.ops->pool2d_backward_act == NULL || pool->index < 1
+      || (pool->klass != &_nn_maxpool2d_class && pool->klass != &_nn_avgpool2d_class))
+    return NULL;
+  below = model->layers[pool->index - 1];
+  if (below->klass != &_nn_conv2d_class || _nn_layer_act (below, pass) == NN_BK_ACT_SOFTMAX)
+    return NULL;
+  return below;
+}
+
 static int
 pool_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, float **dx)
 {
   NnPoolLayer *self = (NnPoolLayer *) layer;
   NnPoolShape s = self->shape;
+  NnLayer *below = _nn_pool_fused_act (model, layer, pass);
 
   if (*dx == NULL)
     return 0;
   s.n = pass->n;
+  if (below != NULL)
+    /* dz of the convolution below, and its bias gradient, in one op */
+    return model->backend.ops->pool2d_backward_act (model->backend.ctx, self->mode, &s, layer->x,
+                                                    layer->y, dy, _nn_layer_act (below, pass), *dx,
+                                                    below->db);
   return model->backend.ops->pool2d_backward (model->backend.ctx, self->mode, &s, layer->x,
                                               layer->y, dy, *dx);
 }

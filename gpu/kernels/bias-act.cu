@@ -8,6 +8,7 @@
 #include "nn-cuda-private.h"
 #include "kernels/launch.cuh"
 #include "kernels/act.cuh"
+#include "kernels/reduce.cuh"
 
 #include <stdint.h>
 
@@ -157,7 +158,6 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
                        int vec4)
 {
   nn_kernel_enter ();
-  __shared__ float warp_sums[32];
   int c = blockIdx.y;
   int splits = gridDim.x;
   float sum = 0.0f;
@@ -196,22 +196,8 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
             sum += dz;
           }
       }
-  if (partials == NULL)
-    return;
-  for (int o = 16; o > 0; o >>= 1)
-    sum += __shfl_xor_sync (0xffffffffu, sum, o);
-  if ((threadIdx.x & 31) == 0)
-    warp_sums[threadIdx.x >> 5] = sum;
-  __syncthreads ();
-  if (threadIdx.x < 32)
-    {
-      int nw = blockDim.x >> 5;
-      float s = threadIdx.x < nw ? warp_sums[threadIdx.x] : 0.0f;
-      for (int o = 16; o > 0; o >>= 1)
-        s += __shfl_xor_sync (0xffffffffu, s, o);
-      if (threadIdx.x == 0)
-        partials[(size_t) c * splits + blockIdx.x] = s;
-    }
+  if (partials != NULL)
+    block_sum_store (sum, &partials[(size_t) c * splits + blockIdx.x]);
 }
 
 /* dbias[c] = sum of partials[c * splits ...], in a fixed order. */
@@ -302,15 +288,8 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
                        dbias, n, channels, 0.0f, 1.0f, 0, (const int64_t *) NULL);
       return _nn_cuda_check_launch (ctx, "bias_act_backward");
     }
-  /* Enough blocks to fill the GPU, within the partials scratch. */
-  int splits = (ctx->multiprocessors * 8 + channels - 1) / channels;
-  if (splits > n)
-    splits = n;
+  int splits = _nn_cuda_channel_splits (ctx, n, channels);
   if (splits < 1)
-    splits = 1;
-  if ((size_t) splits * channels > NN_CUDA_PARTIALS)
-    splits = NN_CUDA_PARTIALS / channels;
-  if (channels > 65535 || (dbias != NULL && splits < 1))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
                               "bias_act_backward: %d channels is more than this backend handles",
                               channels);
@@ -320,9 +299,31 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
                    dbias ? ctx->partials : NULL, n, channels, spatial, vec4);
   if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward")) != 0 || dbias == NULL)
     return rc;
+  return _nn_cuda_sum_partials (ctx, dbias, channels, splits, "bias_act_backward (bias sum)");
+}
+
+int
+_nn_cuda_channel_splits (const NnCudaContext *ctx, int n, int channels)
+{
+  /* Enough blocks to fill the GPU, within the partials scratch. */
+  if (channels < 1 || channels > 65535)
+    return 0;
+  int splits = (ctx->multiprocessors * 8 + channels - 1) / channels;
+  if (splits > n)
+    splits = n;
+  if (splits < 1)
+    splits = 1;
+  if ((size_t) splits * channels > NN_CUDA_PARTIALS)
+    splits = NN_CUDA_PARTIALS / channels;
+  return splits;
+}
+
+int
+_nn_cuda_sum_partials (NnCudaContext *ctx, float *dbias, int channels, int splits, const char *what)
+{
   _nn_cuda_launch (ctx, sum_partials_kernel, (channels + 127) / 128, 128, 0, ctx->partials, dbias,
                    channels, splits);
-  return _nn_cuda_check_launch (ctx, "bias_act_backward (bias sum)");
+  return _nn_cuda_check_launch (ctx, what);
 }
 
 int

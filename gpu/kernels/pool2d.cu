@@ -9,6 +9,8 @@
 
 #include "nn-cuda-private.h"
 #include "launch.cuh"
+#include "act.cuh"
+#include "reduce.cuh"
 
 struct PoolGeom
 {
@@ -136,6 +138,80 @@ pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
     }
 }
 
+/* The tiled backward fused with the activation backward of the layer below
+ * (pool2d_backward_act): block (split, channel) takes images split,
+ * split + splits, ... of one channel, a window per thread, writes
+ * dz = act' (x) * (the window's gradient) into every cell of the window, and
+ * leaves the block's sum of dz in partials[channel * splits + split] for the
+ * bias gradient. Separately, the activation backward read the pooling's
+ * input and gradient again and wrote dz over it: on the cnn's second
+ * convolution, 37.7 MB each. */
+template <bool TWO_BY_TWO>
+__global__ void
+pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict__ x,
+                          const float *__restrict__ dy, float *__restrict__ dx,
+                          float *__restrict__ partials)
+{
+  nn_kernel_enter ();
+  const int c = blockIdx.y, splits = gridDim.x;
+  const int windows = g.out_h * g.out_w;
+  const int images = (g.n - (int) blockIdx.x + splits - 1) / splits;
+  float sum = 0.0f;
+#pragma unroll 2
+  for (int i = threadIdx.x; i < images * windows; i += blockDim.x)
+    {
+      int image = blockIdx.x + (i / windows) * splits, win = i % windows;
+      int oy = win / g.out_w, ox = win % g.out_w;
+      size_t plane = (size_t) image * g.c + c;
+      const float *xp = x + plane * g.h * g.w;
+      float *dxp = dx + plane * g.h * g.w;
+      float d = dy[plane * windows + win];
+      if (TWO_BY_TWO)
+        {
+          /* the window's two rows as float2 (w is even); the first
+           * maximum in row order, as window_argmax takes it */
+          int at = 2 * oy * g.w + 2 * ox;
+          float2 r0 = *(const float2 *) (xp + at), r1 = *(const float2 *) (xp + at + g.w);
+          float g00 = d / 4.0f, g01 = g00, g10 = g00, g11 = g00;
+          if (mode == 0)
+            {
+              int k = 0;
+              float best = r0.x;
+              if (r0.y > best)
+                best = r0.y, k = 1;
+              if (r1.x > best)
+                best = r1.x, k = 2;
+              if (r1.y > best)
+                k = 3;
+              g00 = k == 0 ? d : 0.0f;
+              g01 = k == 1 ? d : 0.0f;
+              g10 = k == 2 ? d : 0.0f;
+              g11 = k == 3 ? d : 0.0f;
+            }
+          float2 z0 = make_float2 (act_backward (act, r0.x, g00), act_backward (act, r0.y, g01));
+          float2 z1 = make_float2 (act_backward (act, r1.x, g10), act_backward (act, r1.y, g11));
+          *(float2 *) (dxp + at) = z0;
+          *(float2 *) (dxp + at + g.w) = z1;
+          sum += (z0.x + z0.y) + (z1.x + z1.y);
+          continue;
+        }
+      int k = mode == 0 ? window_argmax (xp, g, oy, ox) : -1;
+      float share = d / (g.win_h * g.win_w);
+      int y0 = oy * g.win_h, x0 = ox * g.win_w;
+      for (int wy = 0; wy < g.win_h; wy++)
+        for (int wx = 0; wx < g.win_w; wx++)
+          {
+            int cell = (y0 + wy) * g.w + x0 + wx;
+            float grad = mode == 0 ? (cell == k ? d : 0.0f) : share;
+            float dz = act_backward (act, xp[cell], grad);
+            dxp[cell] = dz;
+            sum += dz;
+          }
+    }
+  if (partials != NULL)
+    block_sum_store (sum, &partials[(size_t) c * splits + blockIdx.x]);
+}
+
 template <typename I>
 __global__ void
 pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
@@ -260,4 +336,41 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
     _nn_cuda_launch (ctx, pool_backward_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
                      mode, g, x, dy, dx);
   return _nn_cuda_check_launch (ctx, "pool2d backward");
+}
+
+int
+_nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, const float *x,
+                              const float *y, const float *dy, int act, float *dx, float *dbias)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  PoolGeom g;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
+    return rc;
+  if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d backward: activation %d", act);
+  int splits = _nn_cuda_channel_splits (ctx, g.n, g.c);
+  bool tiled = g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
+               && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w;
+  if (!tiled || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu)
+    {
+      /* other shapes: the two ops */
+      if ((rc = _nn_cuda_pool2d_backward (ctx, mode, shape, x, y, dy, dx)) != 0)
+        return rc;
+      return _nn_cuda_bias_act_backward (ctx, act, x, dx, dbias, g.n, g.c, g.h * g.w);
+    }
+  if (g.n == 0)
+    return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
+  float *partials = dbias != NULL ? ctx->partials : NULL;
+  if (g.win_h == 2 && g.win_w == 2 && g.w % 2 == 0 && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
+    _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, dim3 (splits, g.c), 256, 0, mode, g, act,
+                     x, dy, dx, partials);
+  else
+    _nn_cuda_launch (ctx, pool_backward_act_kernel<false>, dim3 (splits, g.c), 256, 0, mode, g, act,
+                     x, dy, dx, partials);
+  if ((rc = _nn_cuda_check_launch (ctx, "pool2d backward")) != 0 || dbias == NULL)
+    return rc;
+  return _nn_cuda_sum_partials (ctx, dbias, g.c, splits, "pool2d backward (bias sum)");
 }

@@ -603,6 +603,98 @@ test_pool (void)
       check_pool (mode, shapes[i]);
 }
 
+/* pool2d_backward_act against the CPU's pool2d_backward, then
+ * bias_act_backward of the layer below (whose output x is). */
+static void
+check_pool_act (int mode, NnPoolShape s, int act, bool with_bias)
+{
+  size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
+  float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
+  float *dx[2] = { 0 }, *db[2] = { 0 };
+  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 }, *vdb[2] = { 0 };
+  int rc[2] = { -1, -1 };
+
+  /* x as the activation below leaves it (relu: a quarter of it zero) */
+  gpu_fill_random (x, sx, &rng, -1.0f, 3.0f);
+  for (size_t i = 0; i < sx; i++)
+    x[i] = act == NN_BK_ACT_RELU      ? (x[i] > 0.0f ? x[i] : 0.0f)
+           : act == NN_BK_ACT_SIGMOID ? 1.0f / (1.0f + expf (-x[i]))
+           : act == NN_BK_ACT_TANH    ? tanhf (x[i])
+                                      : x[i];
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  if (gpu.ops->pool2d_backward_act == NULL)
+    {
+      tap_ok (false, "pool2d_backward_act: the CUDA backend has none");
+      goto done;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      vdb[b] = gpu_put (k, NULL, s.c * sizeof (float));
+      if (!vx[b] || !vy[b] || !vdy[b] || !vdx[b] || !vdb[b])
+        continue;
+      k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
+      k->ops->fill (k->ctx, vdb[b], 7.0f, s.c);
+      rc[b] = k->ops->pool2d_forward (k->ctx, mode, &s, vx[b], vy[b]);
+      if (rc[b] == 0 && b == 0)
+        {
+          rc[b] = k->ops->pool2d_backward (k->ctx, mode, &s, vx[b], vy[b], vdy[b], vdx[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, act, vx[b], vdx[b],
+                                               with_bias ? vdb[b] : NULL, s.n, s.c, s.h * s.w);
+        }
+      else if (rc[b] == 0)
+        rc[b] = k->ops->pool2d_backward_act (k->ctx, mode, &s, vx[b], vy[b], vdy[b], act, vdx[b],
+                                             with_bias ? vdb[b] : NULL);
+      if (rc[b] != 0)
+        tap_diag ("%s: %s", k->ops->name, k->ops->last_error (k->ctx));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+      db[b] = gpu_get (k, vdb[b], s.c * sizeof (float));
+    }
+  {
+    double ed = gpu_rel_err (dx[1], dx[0], sx);
+    double eb = with_bias ? gpu_rel_err (db[1], db[0], s.c) : 0.0;
+    tap_ok (rc[0] == 0 && rc[1] == 0 && ed <= 1e-6 && eb <= TOL_GEMM,
+            "%s pool backward with %s below%s, n %d c %d %dx%d window %dx%d stride %d pad %d: "
+            "rel err dx %.2g, dbias %.2g",
+            mode == 0 ? "max" : "average", act_names[act], with_bias ? " and its bias" : "", s.n,
+            s.c, s.h, s.w, s.win_h, s.win_w, s.stride_h, s.pad_h, ed, eb);
+  }
+  for (int b = 0; b < 2; b++)
+    {
+      free (dx[b]);
+      free (db[b]);
+    }
+  free2 (vx);
+  free2 (vy);
+  free2 (vdy);
+  free2 (vdx);
+  free2 (vdb);
+done:
+  free (x);
+  free (dy);
+}
+
+static void
+test_pool_act (void)
+{
+  static const NnPoolShape cnn = { 33, 64, 24, 24, 2, 2, 2, 2, 0, 0, 12, 12 };
+  static const NnPoolShape tiled = { 3, 5, 9, 6, 3, 2, 3, 2, 0, 0, 3, 3 };
+  static const NnPoolShape overhang = { 7, 3, 7, 7, 2, 2, 2, 2, 0, 0, 4, 4 };
+  /* the cnn's second convolution and pooling (one kernel), an odd tiling,
+   * and a shape with overhanging windows (the two ops inside) */
+  check_pool_act (0, cnn, NN_BK_ACT_RELU, true);
+  check_pool_act (1, cnn, NN_BK_ACT_RELU, true);
+  check_pool_act (0, tiled, NN_BK_ACT_TANH, true);
+  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, false);
+  check_pool_act (1, tiled, NN_BK_ACT_LINEAR, true);
+  check_pool_act (0, overhang, NN_BK_ACT_RELU, true);
+}
+
 /* ---------------------------------------------------------------- loss */
 
 static void
@@ -1253,6 +1345,7 @@ main (void)
   test_dense_loss ();
   test_conv ();
   test_pool ();
+  test_pool_act ();
   test_loss ();
   test_gather ();
   test_optimizer ();

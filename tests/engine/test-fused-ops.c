@@ -1,12 +1,15 @@
-/* test-dense-fused.c: the dense layer on a backend with the optional fused
- * dense ops (ABI 2) and the output layer fused with the loss (ABI 4),
- * without a GPU. A CPU op table whose dense_forward, dense_backward and
- * dense_loss run the CPU's own gemm, bias_act, dropout and loss in the
- * order the separate ops run must train to the very losses and weights of
- * the plain CPU table; every dense layer must use the fused ops, a dropout
- * that follows a dense layer must be left to it in both directions (and
- * only then: one after a convolution still runs its own ops), and a dense
- * output layer must run with the loss as one op in training and evaluation.
+/* test-fused-ops.c: the engine on a backend with the optional fused ops,
+ * without a GPU: the dense layer's (ABI 2), the output layer with the loss
+ * and pooling's backward with the activation below (ABI 4). A CPU op table
+ * whose fused ops run the CPU's own gemm, bias_act, dropout, loss and
+ * pooling ops in the order the separate ops run must train to the very
+ * losses and weights of the plain CPU table. Every dense layer must use the
+ * fused ops; a dropout that follows a dense layer must be left to it in
+ * both directions (and only then: one after a convolution still runs its
+ * own ops); a dense output layer must run with the loss as one op in
+ * training and evaluation; a pooling right above a convolution must do that
+ * convolution's activation backward and bias gradient, which then runs
+ * neither.
  */
 
 #include "test-util.h"
@@ -26,6 +29,8 @@ static struct
   int forward_drop, backward_drop; /* ... that applied a dropout */
   int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
   int dense_losses, losses;        /* dense_loss calls; loss calls from the engine */
+  int pool_acts;                   /* pool2d_backward_act calls */
+  int image_bias_acts;             /* bias_act_backward calls on images (spatial > 1) */
 } fake;
 
 static int
@@ -93,6 +98,28 @@ f_loss (void *ctx, int kind, const float *pred, const int32_t *labels, const flo
 }
 
 static int
+f_pool_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float *x, const float *y,
+                     const float *dy, int act, float *dx, float *dbias)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc;
+
+  fake.pool_acts++;
+  rc = c->pool2d_backward (ctx, mode, shape, x, y, dy, dx);
+  if (rc == 0)
+    rc = c->bias_act_backward (ctx, act, x, dx, dbias, shape->n, shape->c, shape->h * shape->w);
+  return rc;
+}
+
+static int
+f_bias_act_backward (void *ctx, int act, const float *y, float *dy, float *dbias, int n,
+                     int channels, int spatial)
+{
+  fake.image_bias_acts += spatial > 1;
+  return fake.cpu->bias_act_backward (ctx, act, y, dy, dbias, n, channels, spatial);
+}
+
+static int
 f_dropout_forward (void *ctx, float *y, const float *x, size_t count, float rate, uint64_t seed,
                    const int64_t *step)
 {
@@ -101,8 +128,8 @@ f_dropout_forward (void *ctx, float *y, const float *x, size_t count, float rate
 }
 
 static int
-f_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float rate,
-                    uint64_t seed, const int64_t *step)
+f_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float rate, uint64_t seed,
+                    const int64_t *step)
 {
   fake.dropout_ops++;
   return fake.cpu->dropout_backward (ctx, dx, dy, count, rate, seed, step);
@@ -160,7 +187,8 @@ train (const char *spec, Record *rec, NnRunResult *result, float **weights, int6
 }
 
 static void
-check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts)
+check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts, int conv_layers,
+       int pool_fusions)
 {
   Record plain, fused;
   NnRunResult rp, rf;
@@ -172,7 +200,7 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   _nn_model_set_test_ops (NULL);
   sp = train (spec, &plain, &rp, &wp, &cp);
   fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
-  fake.dense_losses = fake.losses = 0;
+  fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
   _nn_model_set_test_ops (&fake.ops);
   sf = train (spec, &fused, &rf, &wf, &cf);
   _nn_model_set_test_ops (NULL);
@@ -185,7 +213,7 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   for (int i = 0; same && i < 2; i++)
     same = rp.epochs[i].test_loss == rf.epochs[i].test_loss
            && rp.epochs[i].test_accuracy == rf.epochs[i].test_accuracy;
-  tap_ok (same, "%s: the fused dense ops give the very losses, test results and weights", spec);
+  tap_ok (same, "%s: the fused ops give the very losses, test results and weights", spec);
   /* 32 training steps; evaluation passes run the forward only. The output
    * layer's forward is part of dense_loss. */
   tap_ok (fake.backward == 32 * dense_layers && fake.forward + fake.dense_losses > fake.backward
@@ -199,10 +227,15 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
           "%s: the output layer and the loss run as one op (%d dense_loss, %d loss)", spec,
           fake.dense_losses, fake.losses);
   tap_ok (fake.forward_drop == 32 * fused_dropouts && fake.backward_drop == fake.forward_drop,
-          "%s: a dropout after a dense layer is applied by it, in both directions (%d, %d)",
-          spec, fake.forward_drop, fake.backward_drop);
+          "%s: a dropout after a dense layer is applied by it, in both directions (%d, %d)", spec,
+          fake.forward_drop, fake.backward_drop);
   tap_ok (other_dropouts ? fake.dropout_ops == 2 * 32 : fake.dropout_ops == 0,
           "%s: dropout layers ran %d dropout ops of their own", spec, fake.dropout_ops);
+  tap_ok (fake.pool_acts == 32 * pool_fusions
+              && fake.image_bias_acts == 32 * (conv_layers - pool_fusions),
+          "%s: poolings do the activation backward of the convolutions below them (%d fused, "
+          "%d separate)",
+          spec, fake.pool_acts, fake.image_bias_acts);
   if (sp == NN_OK)
     nn_run_result_clear (&rp);
   if (sf == NN_OK)
@@ -221,15 +254,20 @@ main (void)
   fake.ops.dense_backward = f_dense_backward;
   fake.ops.dense_loss = f_dense_loss;
   fake.ops.loss = f_loss;
+  fake.ops.pool2d_backward_act = f_pool_backward_act;
+  fake.ops.bias_act_backward = f_bias_act_backward;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
-         false);
-  check ("conv2d 4 3 relu; dropout 0.25; flatten; dense 8 relu; dropout 0.5; dense 4 softmax", 2,
-         1, true);
-  check ("flatten; dense 16 sigmoid; dense 4 softmax", 2, 0, false);
+         false, 0, 0);
+  check ("conv2d 4 3 relu; dropout 0.25; flatten; dense 8 relu; dropout 0.5; dense 4 softmax", 2, 1,
+         true, 1, 0);
+  check ("flatten; dense 16 sigmoid; dense 4 softmax", 2, 0, false, 0, 0);
+  check ("conv2d 4 3 relu; maxpool 2; conv2d 6 2 tanh; avgpool 2; flatten; dense 8 relu; "
+         "dense 4 softmax",
+         2, 0, false, 2, 2);
 
   nn_dataset_free (data);
   return tap_done ();
