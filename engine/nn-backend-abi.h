@@ -20,10 +20,11 @@ extern "C" {
 /* Bump on any change to a struct or a slot below. Version 2 added the
  * optional fused dense ops at the end of NnBackendOps, version 3 the
  * optional convolution with bias and activation, version 4 the optional
- * output layer with the loss, version 5 pooling's backward with the
- * activation below; the loader still takes older modules (their table is
- * shorter: the newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 5
+ * output layer with the loss, version 6 pooling with the activation below
+ * and the dropout above (version 5 had the backward only, without the
+ * dropout); the loader still takes older modules (their table is shorter:
+ * the newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 6
 
 typedef enum
 {
@@ -279,22 +280,31 @@ struct NnBackendOps
                      const float *bias, float *y, int kind, const int32_t *labels,
                      const float *targets, float *grad, float *stats);
 
-  /* --- optional: pooling's backward with the activation backward of the
-   *     layer below (ABI 5; may be NULL: the engine then runs
-   *     pool2d_backward and that layer's bias_act_backward). --- */
+  /* --- optional: pooling between a convolution's activation and a dropout
+   *     (ABI 6; may be NULL: the engine then runs pool2d_forward,
+   *     dropout_forward, dropout_backward, pool2d_backward and the
+   *     convolution's bias_act_backward). --- */
 
-  /* dx = act' (x) * (pool2d_backward of dy), where x, the pooling's input,
-   * is the output of an activation act (not softmax); dbias (c) = the sums
-   * of dx over (n, h, w) when not NULL. */
+  /* y = pool2d_forward of x; when rate > 0 also drop_y = dropout_forward of
+   * y with (rate, seed, *step) (drop_y is not written otherwise). */
+  int (*pool2d_forward_dropout) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
+                                 float *y, float *drop_y, float rate, uint64_t seed,
+                                 const int64_t *step);
+  /* dx = act' (x) * (pool2d_backward of g), where x, the pooling's input, is
+   * the output of an activation act (not softmax) and g is dy, or when
+   * rate > 0 dropout_backward of dy (the gradient of drop_y) with (rate,
+   * seed, *step); dbias (c) = the sums of dx over (n, h, w) when not NULL.
+   * The op may overwrite dy. */
   int (*pool2d_backward_act) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
-                              const float *y, const float *dy, int act, float *dx, float *dbias);
+                              const float *y, float *dy, int act, float *dx, float *dbias,
+                              float rate, uint64_t seed, const int64_t *step);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
 #define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
 #define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
 #define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
-#define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_backward_act)
+#define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_forward_dropout)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -182,6 +182,7 @@ load_cuda_locked (char *reason, size_t reason_size)
       /* An older module lacks the optional slots added since: copy its
        * table into a full one whose newer slots are NULL. */
       static NnBackendOps old_table;
+      /* version 5's one pooling slot had another signature: left NULL */
       size_t size = ops->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
                     : ops->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
                     : ops->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE

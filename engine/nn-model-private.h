@@ -145,6 +145,12 @@ int _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, 
  * backward from dz. */
 NnLayer *_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass);
 
+/* The dropout layer right after `pool` when the pooling applies it in this
+ * pass, forward and backward (the backend's pool2d_forward_dropout and
+ * pool2d_backward_act; only with the convolution below fused too), else
+ * NULL. The dropout layer then does nothing in either direction. */
+NnLayer *_nn_pool_fused_dropout (const NnModel *model, const NnLayer *pool, const NnPass *pass);
+
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
 NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);

@@ -749,6 +749,7 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_dense_backward,
   _nn_cuda_conv2d_forward_bias_act,
   _nn_cuda_dense_loss,
+  _nn_cuda_pool2d_forward_dropout,
   _nn_cuda_pool2d_backward_act,
 };
 

@@ -157,9 +157,13 @@ NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward (void *ctx, int mode, const NnPoolSh
                                              const float *x, const float *y, const float *dy,
                                              float *dx);
 
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_forward_dropout (void *ctx, int mode, const NnPoolShape *shape,
+                                                    const float *x, float *y, float *drop_y,
+                                                    float rate, uint64_t seed, const int64_t *step);
 NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPoolShape *shape,
-                                                 const float *x, const float *y, const float *dy,
-                                                 int act, float *dx, float *dbias);
+                                                 const float *x, const float *y, float *dy,
+                                                 int act, float *dx, float *dbias, float rate,
+                                                 uint64_t seed, const int64_t *step);
 
 NN_CUDA_HIDDEN int _nn_cuda_loss (void *ctx, int kind, const float *pred, const int32_t *labels,
                                   const float *targets, float *grad, float *stats, int n,

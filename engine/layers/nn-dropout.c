@@ -5,13 +5,18 @@
 
 #include "nn-model-private.h"
 
-/* Whether the dense layer before this one applies this dropout (forward
- * and backward) in its fused ops. */
+/* Whether the layer before this one applies this dropout (forward and
+ * backward) in its fused ops: a dense layer or a pooling. */
 static bool
-applied_by_dense (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+applied_below (const NnModel *model, const NnLayer *layer, const NnPass *pass)
 {
-  return layer->index > 0
-         && _nn_dense_fused_dropout (model, model->layers[layer->index - 1], pass) == layer;
+  const NnLayer *below;
+
+  if (layer->index < 1)
+    return false;
+  below = model->layers[layer->index - 1];
+  return _nn_dense_fused_dropout (model, below, pass) == layer
+         || _nn_pool_fused_dropout (model, below, pass) == layer;
 }
 
 static int
@@ -22,7 +27,7 @@ dropout_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (!pass->training || layer->spec.rate <= 0.0f)
     return ops->copy (model->backend.ctx, layer->y, layer->x, count * sizeof (float));
-  if (applied_by_dense (model, layer, pass))
+  if (applied_below (model, layer, pass))
     return 0;
   return ops->dropout_forward (model->backend.ctx, layer->y, layer->x, count, layer->spec.rate,
                                _nn_layer_seed (model, layer), model->step);
@@ -42,7 +47,7 @@ dropout_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy,
     }
   /* in place: the mask depends only on the index */
   *dx = dy;
-  if (applied_by_dense (model, layer, pass))
+  if (applied_below (model, layer, pass))
     return 0;
   return model->backend.ops->dropout_backward (model->backend.ctx, dy, dy, count, layer->spec.rate,
                                                _nn_layer_seed (model, layer), model->step);

@@ -41,17 +41,6 @@ pool_setup (NnModel *model, NnLayer *layer, NnError *error)
   return NN_OK;
 }
 
-static int
-pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
-{
-  NnPoolLayer *self = (NnPoolLayer *) layer;
-  NnPoolShape s = self->shape;
-
-  s.n = pass->n;
-  return model->backend.ops->pool2d_forward (model->backend.ctx, self->mode, &s, layer->x,
-                                             layer->y);
-}
-
 NnLayer *
 _nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass)
 {
@@ -66,21 +55,55 @@ _nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pas
   return below;
 }
 
+NnLayer *
+_nn_pool_fused_dropout (const NnModel *model, const NnLayer *pool, const NnPass *pass)
+{
+  NnLayer *next;
+
+  if (!pass->training || pool->index + 1 >= model->count
+      || model->backend.ops->pool2d_forward_dropout == NULL
+      || _nn_pool_fused_act (model, pool, pass) == NULL)
+    return NULL;
+  next = model->layers[pool->index + 1];
+  if (next->klass != &_nn_dropout_class || !(next->spec.rate > 0.0f))
+    return NULL;
+  return next;
+}
+
+static int
+pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
+{
+  NnPoolLayer *self = (NnPoolLayer *) layer;
+  NnPoolShape s = self->shape;
+  NnLayer *drop = _nn_pool_fused_dropout (model, layer, pass);
+
+  s.n = pass->n;
+  if (drop != NULL)
+    return model->backend.ops->pool2d_forward_dropout (model->backend.ctx, self->mode, &s, layer->x,
+                                                       layer->y, drop->y, drop->spec.rate,
+                                                       _nn_layer_seed (model, drop), model->step);
+  return model->backend.ops->pool2d_forward (model->backend.ctx, self->mode, &s, layer->x,
+                                             layer->y);
+}
+
 static int
 pool_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, float **dx)
 {
   NnPoolLayer *self = (NnPoolLayer *) layer;
   NnPoolShape s = self->shape;
   NnLayer *below = _nn_pool_fused_act (model, layer, pass);
+  NnLayer *drop = _nn_pool_fused_dropout (model, layer, pass);
 
   if (*dx == NULL)
     return 0;
   s.n = pass->n;
   if (below != NULL)
-    /* dz of the convolution below, and its bias gradient, in one op */
-    return model->backend.ops->pool2d_backward_act (model->backend.ctx, self->mode, &s, layer->x,
-                                                    layer->y, dy, _nn_layer_act (below, pass), *dx,
-                                                    below->db);
+    /* dz of the convolution below and its bias gradient, in one op; dy is
+     * the gradient of the dropout above when that is fused too */
+    return model->backend.ops->pool2d_backward_act (
+        model->backend.ctx, self->mode, &s, layer->x, layer->y, dy, _nn_layer_act (below, pass),
+        *dx, below->db, drop ? drop->spec.rate : 0.0f, drop ? _nn_layer_seed (model, drop) : 0,
+        model->step);
   return model->backend.ops->pool2d_backward (model->backend.ctx, self->mode, &s, layer->x,
                                               layer->y, dy, *dx);
 }

@@ -276,7 +276,7 @@ main (int argc, char **argv)
               t->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
               : t->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
               : t->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
-              : t->abi_version == 4 ? NN_BACKEND_OPS_V4_SIZE
+              : t->abi_version <= 5 ? NN_BACKEND_OPS_V4_SIZE
                                     : sizeof table);
       if (!open_bench (&table, &old_k))
         return 1;

@@ -18,6 +18,39 @@ struct PoolGeom
   int win_h, win_w, stride_h, stride_w, pad_h, pad_w, out_h, out_w;
 };
 
+/* The dropout after a pooling, applied by its kernels (pool2d_forward_dropout,
+ * pool2d_backward_act): off when rate is 0. scale = 1 / (1 - rate), as
+ * dropout.cu has it; the mask index is the pooling output's index. */
+struct PoolDrop
+{
+  float rate, scale;
+  uint64_t seed;
+  const int64_t *step; /* device, or NULL for step 0 */
+};
+
+__device__ __forceinline__ int64_t
+drop_step (const PoolDrop &d)
+{
+  return d.rate > 0.0f && d.step != NULL ? *d.step : 0;
+}
+
+/* Windows that tile the input exactly: stride = window, no padding, no
+ * remainder, so each cell belongs to one window. */
+__host__ __device__ __forceinline__ bool
+tiles_exactly (const PoolGeom &g)
+{
+  return g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
+         && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w;
+}
+
+/* ... with 2 x 2 windows (the cnn's pooling), which the kernels read as two
+ * float2 rows (w is even, so rows stay 8-byte aligned). */
+__host__ __device__ __forceinline__ bool
+two_by_two (const PoolGeom &g)
+{
+  return tiles_exactly (g) && g.win_h == 2 && g.win_w == 2;
+}
+
 /* Index, within the plane, of the first maximum of window (oy, ox); -1 if empty. */
 __device__ __forceinline__ int
 window_argmax (const float *__restrict__ plane, const PoolGeom &g, int oy, int ox)
@@ -57,13 +90,22 @@ window_count (const PoolGeom &g, int oy, int ox)
 }
 
 /* One output cell per thread; I is the index type (32-bit when it fits:
- * 64-bit division is many times slower). */
-template <typename I>
+ * 64-bit division is many times slower). TWO_BY_TWO: 2 x 2 windows that
+ * tile the input (the cnn's pooling), read as two float2 rows. */
+template <typename I, bool TWO_BY_TWO>
 __global__ void
-pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y)
+pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y,
+                     float *__restrict__ drop_y, PoolDrop drop)
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
+  int64_t t = drop_step (drop);
+  /* y[i] = v, and its dropout as dropout_forward makes it */
+  auto store = [&] (I i, float v) {
+    y[i] = v;
+    if (drop.rate > 0.0f)
+      drop_y[i] = nn_dropout_keep (drop.seed, t, (uint64_t) i, drop.rate) ? v * drop.scale : 0.0f;
+  };
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
       int ox = (int) (i % g.out_w);
@@ -71,10 +113,37 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
       int oy = (int) (t % g.out_h);
       I plane = t / g.out_h;
       const float *xp = x + plane * g.h * g.w;
+      if (TWO_BY_TWO)
+        {
+          /* in the generic loops' order, so results match them */
+          int at = 2 * oy * g.w + 2 * ox;
+          float2 r0 = *(const float2 *) (xp + at), r1 = *(const float2 *) (xp + at + g.w);
+          float v;
+          if (mode == 0)
+            {
+              v = r0.x;
+              if (r0.y > v)
+                v = r0.y;
+              if (r1.x > v)
+                v = r1.x;
+              if (r1.y > v)
+                v = r1.y;
+            }
+          else
+            {
+              float s = r0.x;
+              s += r0.y;
+              s += r1.x;
+              s += r1.y;
+              v = s / 4;
+            }
+          store (i, v);
+          continue;
+        }
       if (mode == 0)
         {
           int k = window_argmax (xp, g, oy, ox);
-          y[i] = k >= 0 ? xp[k] : 0.0f;
+          store (i, k >= 0 ? xp[k] : 0.0f);
         }
       else
         {
@@ -93,14 +162,13 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
                 }
             }
           int count = window_count (g, oy, ox);
-          y[i] = count > 0 ? s / count : 0.0f;
+          store (i, count > 0 ? s / count : 0.0f);
         }
     }
 }
 
-/* Windows that tile the input exactly (stride = window, no padding, no
- * remainder): each cell belongs to one window, so one thread per window
- * writes all of that window's cells. */
+/* Windows that tile the input exactly: one thread per window writes all of
+ * that window's cells. */
 template <typename I>
 __global__ void
 pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
@@ -150,9 +218,10 @@ template <bool TWO_BY_TWO>
 __global__ void
 pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict__ x,
                           const float *__restrict__ dy, float *__restrict__ dx,
-                          float *__restrict__ partials)
+                          float *__restrict__ partials, PoolDrop drop)
 {
   nn_kernel_enter ();
+  const int64_t t = drop_step (drop);
   const int c = blockIdx.y, splits = gridDim.x;
   const int windows = g.out_h * g.out_w;
   const int images = (g.n - (int) blockIdx.x + splits - 1) / splits;
@@ -165,7 +234,10 @@ pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict
       size_t plane = (size_t) image * g.c + c;
       const float *xp = x + plane * g.h * g.w;
       float *dxp = dx + plane * g.h * g.w;
-      float d = dy[plane * windows + win];
+      size_t at_y = plane * windows + win;
+      float d = dy[at_y];
+      if (drop.rate > 0.0f)
+        d = nn_dropout_keep (drop.seed, t, at_y, drop.rate) ? d * drop.scale : 0.0f;
       if (TWO_BY_TWO)
         {
           /* the window's two rows as float2 (w is even); the first
@@ -280,26 +352,59 @@ geometry (NnCudaContext *ctx, int mode, const NnPoolShape *s, PoolGeom *g, const
   return NN_BACKEND_OK;
 }
 
-int
-_nn_cuda_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+/* Checks a dropout's arguments and makes its kernel form (rate 0: off). */
+static int
+pool_drop (NnCudaContext *ctx, float rate, uint64_t seed, const int64_t *step, PoolDrop *d,
+           const char *what)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  if (!(rate >= 0.0f && rate < 1.0f))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: dropout rate %g", what, rate);
+  *d = PoolDrop{ rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step };
+  return NN_BACKEND_OK;
+}
+
+static int
+pool_forward (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const float *x, float *y,
+              float *drop_y, float rate, uint64_t seed, const int64_t *step)
+{
   PoolGeom g;
+  PoolDrop drop;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0)
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0
+      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d forward")) != 0)
     return rc;
+  if (rate > 0.0f && drop_y == NULL)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d forward: dropout without an output");
   size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
   if (total == 0)
     return NN_BACKEND_OK;
-  if (total < 0x7fffffffu)
-    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int>, _nn_cuda_blocks (ctx, total, 256), 256,
-                     0, mode, g, x, y);
+  unsigned int blocks = _nn_cuda_blocks (ctx, total, 256);
+  if (two_by_two (g) && ((uintptr_t) x % 8) == 0 && (size_t) g.n * g.c * g.h * g.w < 0x7fffffffu)
+    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int, true>, blocks, 256, 0, mode, g, x, y,
+                     drop_y, drop);
+  else if (total < 0x7fffffffu)
+    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int, false>, blocks, 256, 0, mode, g, x, y,
+                     drop_y, drop);
   else
-    _nn_cuda_launch (ctx, pool_forward_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
-                     mode, g, x, y);
+    _nn_cuda_launch (ctx, pool_forward_kernel<size_t, false>, blocks, 256, 0, mode, g, x, y, drop_y,
+                     drop);
   return _nn_cuda_check_launch (ctx, "pool2d forward");
+}
+
+int
+_nn_cuda_pool2d_forward (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+{
+  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, NULL, 0.0f, 0, NULL);
+}
+
+int
+_nn_cuda_pool2d_forward_dropout (void *ctx, int mode, const NnPoolShape *shape, const float *x,
+                                 float *y, float *drop_y, float rate, uint64_t seed,
+                                 const int64_t *step)
+{
+  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, drop_y, rate, seed, step);
 }
 
 int
@@ -317,8 +422,7 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
   if (total == 0)
     return NN_BACKEND_OK;
   bool small = total < 0x7fffffffu;
-  if (g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
-      && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w)
+  if (tiles_exactly (g))
     {
       size_t outputs = (size_t) g.n * g.c * g.out_h * g.out_w;
       unsigned int blocks = _nn_cuda_blocks (ctx, outputs, 256);
@@ -340,23 +444,29 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
 
 int
 _nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, const float *x,
-                              const float *y, const float *dy, int act, float *dx, float *dbias)
+                              const float *y, float *dy, int act, float *dx, float *dbias,
+                              float rate, uint64_t seed, const int64_t *step)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   PoolGeom g;
+  PoolDrop drop;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0
+      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d backward")) != 0)
     return rc;
   if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d backward: activation %d", act);
   int splits = _nn_cuda_channel_splits (ctx, g.n, g.c);
-  bool tiled = g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
-               && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w;
-  if (!tiled || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu)
+  if (!tiles_exactly (g) || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu)
     {
-      /* other shapes: the two ops */
+      /* other shapes: the separate ops */
+      if (rate > 0.0f
+          && (rc = _nn_cuda_dropout_backward (ctx, dy, dy, (size_t) g.n * g.c * g.out_h * g.out_w,
+                                              rate, seed, step))
+                 != 0)
+        return rc;
       if ((rc = _nn_cuda_pool2d_backward (ctx, mode, shape, x, y, dy, dx)) != 0)
         return rc;
       return _nn_cuda_bias_act_backward (ctx, act, x, dx, dbias, g.n, g.c, g.h * g.w);
@@ -364,12 +474,12 @@ _nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, co
   if (g.n == 0)
     return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
   float *partials = dbias != NULL ? ctx->partials : NULL;
-  if (g.win_h == 2 && g.win_w == 2 && g.w % 2 == 0 && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
+  if (two_by_two (g) && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
     _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, dim3 (splits, g.c), 256, 0, mode, g, act,
-                     x, dy, dx, partials);
+                     x, dy, dx, partials, drop);
   else
     _nn_cuda_launch (ctx, pool_backward_act_kernel<false>, dim3 (splits, g.c), 256, 0, mode, g, act,
-                     x, dy, dx, partials);
+                     x, dy, dx, partials, drop);
   if ((rc = _nn_cuda_check_launch (ctx, "pool2d backward")) != 0 || dbias == NULL)
     return rc;
   return _nn_cuda_sum_partials (ctx, dbias, g.c, splits, "pool2d backward (bias sum)");

@@ -9,7 +9,7 @@
  * own ops); a dense output layer must run with the loss as one op in
  * training and evaluation; a pooling right above a convolution must do that
  * convolution's activation backward and bias gradient, which then runs
- * neither.
+ * neither, and a dropout right after such a pooling in both directions.
  */
 
 #include "test-util.h"
@@ -30,6 +30,8 @@ static struct
   int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
   int dense_losses, losses;        /* dense_loss calls; loss calls from the engine */
   int pool_acts;                   /* pool2d_backward_act calls */
+  int pool_drop_forward;           /* pool2d_forward_dropout calls that applied a dropout */
+  int pool_drop_backward;          /* pool2d_backward_act calls that applied one */
   int image_bias_acts;             /* bias_act_backward calls on images (spatial > 1) */
 } fake;
 
@@ -98,14 +100,36 @@ f_loss (void *ctx, int kind, const float *pred, const int32_t *labels, const flo
 }
 
 static int
-f_pool_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float *x, const float *y,
-                     const float *dy, int act, float *dx, float *dbias)
+f_pool_forward_dropout (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y,
+                        float *drop_y, float rate, uint64_t seed, const int64_t *step)
 {
   const NnBackendOps *c = fake.cpu;
   int rc;
 
+  fake.pool_drop_forward += rate > 0.0f;
+  rc = c->pool2d_forward (ctx, mode, shape, x, y);
+  if (rc == 0 && rate > 0.0f)
+    rc = c->dropout_forward (ctx, drop_y, y,
+                             (size_t) shape->n * shape->c * shape->out_h * shape->out_w, rate, seed,
+                             step);
+  return rc;
+}
+
+static int
+f_pool_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float *x, const float *y,
+                     float *dy, int act, float *dx, float *dbias, float rate, uint64_t seed,
+                     const int64_t *step)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc = 0;
+
   fake.pool_acts++;
-  rc = c->pool2d_backward (ctx, mode, shape, x, y, dy, dx);
+  fake.pool_drop_backward += rate > 0.0f;
+  if (rate > 0.0f)
+    rc = c->dropout_backward (
+        ctx, dy, dy, (size_t) shape->n * shape->c * shape->out_h * shape->out_w, rate, seed, step);
+  if (rc == 0)
+    rc = c->pool2d_backward (ctx, mode, shape, x, y, dy, dx);
   if (rc == 0)
     rc = c->bias_act_backward (ctx, act, x, dx, dbias, shape->n, shape->c, shape->h * shape->w);
   return rc;
@@ -188,7 +212,7 @@ train (const char *spec, Record *rec, NnRunResult *result, float **weights, int6
 
 static void
 check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts, int conv_layers,
-       int pool_fusions)
+       int pool_fusions, int pool_dropouts)
 {
   Record plain, fused;
   NnRunResult rp, rf;
@@ -201,6 +225,7 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   sp = train (spec, &plain, &rp, &wp, &cp);
   fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
   fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
+  fake.pool_drop_forward = fake.pool_drop_backward = 0;
   _nn_model_set_test_ops (&fake.ops);
   sf = train (spec, &fused, &rf, &wf, &cf);
   _nn_model_set_test_ops (NULL);
@@ -236,6 +261,10 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
           "%s: poolings do the activation backward of the convolutions below them (%d fused, "
           "%d separate)",
           spec, fake.pool_acts, fake.image_bias_acts);
+  tap_ok (fake.pool_drop_forward == 32 * pool_dropouts
+              && fake.pool_drop_backward == fake.pool_drop_forward,
+          "%s: a dropout after such a pooling is applied by it, in both directions (%d, %d)", spec,
+          fake.pool_drop_forward, fake.pool_drop_backward);
   if (sp == NN_OK)
     nn_run_result_clear (&rp);
   if (sf == NN_OK)
@@ -254,6 +283,7 @@ main (void)
   fake.ops.dense_backward = f_dense_backward;
   fake.ops.dense_loss = f_dense_loss;
   fake.ops.loss = f_loss;
+  fake.ops.pool2d_forward_dropout = f_pool_forward_dropout;
   fake.ops.pool2d_backward_act = f_pool_backward_act;
   fake.ops.bias_act_backward = f_bias_act_backward;
   fake.ops.dropout_forward = f_dropout_forward;
@@ -261,13 +291,17 @@ main (void)
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
-         false, 0, 0);
+         false, 0, 0, 0);
   check ("conv2d 4 3 relu; dropout 0.25; flatten; dense 8 relu; dropout 0.5; dense 4 softmax", 2, 1,
-         true, 1, 0);
-  check ("flatten; dense 16 sigmoid; dense 4 softmax", 2, 0, false, 0, 0);
+         true, 1, 0, 0);
+  check ("flatten; dense 16 sigmoid; dense 4 softmax", 2, 0, false, 0, 0, 0);
   check ("conv2d 4 3 relu; maxpool 2; conv2d 6 2 tanh; avgpool 2; flatten; dense 8 relu; "
          "dense 4 softmax",
-         2, 0, false, 2, 2);
+         2, 0, false, 2, 2, 0);
+  /* the cnn preset's order */
+  check ("conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; dense 8 relu; "
+         "dropout 0.5; dense 4 softmax",
+         2, 1, false, 2, 1, 1);
 
   nn_dataset_free (data);
   return tap_done ();

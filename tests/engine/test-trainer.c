@@ -640,6 +640,7 @@ fake_init (void)
   fake.ops.dense_backward = NULL;
   fake.ops.conv2d_forward_bias_act = NULL;
   fake.ops.dense_loss = NULL;
+  fake.ops.pool2d_forward_dropout = NULL;
   fake.ops.pool2d_backward_act = NULL;
 }
 

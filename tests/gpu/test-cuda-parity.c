@@ -603,15 +603,20 @@ test_pool (void)
       check_pool (mode, shapes[i]);
 }
 
-/* pool2d_backward_act against the CPU's pool2d_backward, then
- * bias_act_backward of the layer below (whose output x is). */
+/* Pooling between an activation and a dropout: pool2d_forward_dropout and
+ * pool2d_backward_act against the CPU's pool2d_forward and dropout_forward;
+ * dropout_backward, pool2d_backward, then bias_act_backward of the layer
+ * below (whose output x is). */
 static void
-check_pool_act (int mode, NnPoolShape s, int act, bool with_bias)
+check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate)
 {
   size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
   float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
-  float *dx[2] = { 0 }, *db[2] = { 0 };
-  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 }, *vdb[2] = { 0 };
+  float *y[2] = { 0 }, *yd[2] = { 0 }, *dx[2] = { 0 }, *db[2] = { 0 };
+  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
+  void *vdb[2] = { 0 }, *vstep[2] = { 0 };
+  int64_t step = 77;
+  uint64_t seed = 5;
   int rc[2] = { -1, -1 };
 
   /* x as the activation below leaves it (relu: a quarter of it zero) */
@@ -622,9 +627,10 @@ check_pool_act (int mode, NnPoolShape s, int act, bool with_bias)
            : act == NN_BK_ACT_TANH    ? tanhf (x[i])
                                       : x[i];
   gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
-  if (gpu.ops->pool2d_backward_act == NULL)
+  if (gpu.ops->pool2d_backward_act == NULL || gpu.ops->pool2d_forward_dropout == NULL)
     {
-      tap_ok (false, "pool2d_backward_act: the CUDA backend has none");
+      tap_ok (false, "pooling with the activation below and the dropout above: the CUDA "
+                     "backend has neither");
       goto done;
     }
   for (int b = 0; b < 2; b++)
@@ -632,48 +638,69 @@ check_pool_act (int mode, NnPoolShape s, int act, bool with_bias)
       NnBackend *k = backend (b);
       vx[b] = gpu_put (k, x, sx * sizeof (float));
       vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vyd[b] = gpu_put (k, NULL, sy * sizeof (float));
       vdy[b] = gpu_put (k, dy, sy * sizeof (float));
       vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
       vdb[b] = gpu_put (k, NULL, s.c * sizeof (float));
-      if (!vx[b] || !vy[b] || !vdy[b] || !vdx[b] || !vdb[b])
+      vstep[b] = gpu_put (k, &step, sizeof step);
+      if (!vx[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdx[b] || !vdb[b] || !vstep[b])
         continue;
       k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
       k->ops->fill (k->ctx, vdb[b], 7.0f, s.c);
-      rc[b] = k->ops->pool2d_forward (k->ctx, mode, &s, vx[b], vy[b]);
-      if (rc[b] == 0 && b == 0)
+      if (b == 0)
         {
-          rc[b] = k->ops->pool2d_backward (k->ctx, mode, &s, vx[b], vy[b], vdy[b], vdx[b]);
+          rc[b] = k->ops->pool2d_forward (k->ctx, mode, &s, vx[b], vy[b]);
+          if (rc[b] == 0 && rate > 0.0f)
+            rc[b] = k->ops->dropout_forward (k->ctx, vyd[b], vy[b], sy, rate, seed, vstep[b]);
+          if (rc[b] == 0 && rate > 0.0f)
+            rc[b] = k->ops->dropout_backward (k->ctx, vdy[b], vdy[b], sy, rate, seed, vstep[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->pool2d_backward (k->ctx, mode, &s, vx[b], vy[b], vdy[b], vdx[b]);
           if (rc[b] == 0)
             rc[b] = k->ops->bias_act_backward (k->ctx, act, vx[b], vdx[b],
                                                with_bias ? vdb[b] : NULL, s.n, s.c, s.h * s.w);
         }
-      else if (rc[b] == 0)
-        rc[b] = k->ops->pool2d_backward_act (k->ctx, mode, &s, vx[b], vy[b], vdy[b], act, vdx[b],
-                                             with_bias ? vdb[b] : NULL);
+      else
+        {
+          rc[b] = k->ops->pool2d_forward_dropout (k->ctx, mode, &s, vx[b], vy[b], vyd[b], rate,
+                                                  seed, vstep[b]);
+          if (rc[b] == 0)
+            rc[b]
+                = k->ops->pool2d_backward_act (k->ctx, mode, &s, vx[b], vy[b], vdy[b], act, vdx[b],
+                                               with_bias ? vdb[b] : NULL, rate, seed, vstep[b]);
+        }
       if (rc[b] != 0)
         tap_diag ("%s: %s", k->ops->name, k->ops->last_error (k->ctx));
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      yd[b] = gpu_get (k, vyd[b], sy * sizeof (float));
       dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
       db[b] = gpu_get (k, vdb[b], s.c * sizeof (float));
     }
   {
+    double ey = gpu_rel_err (y[1], y[0], sy);
+    double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
     double ed = gpu_rel_err (dx[1], dx[0], sx);
     double eb = with_bias ? gpu_rel_err (db[1], db[0], s.c) : 0.0;
-    tap_ok (rc[0] == 0 && rc[1] == 0 && ed <= 1e-6 && eb <= TOL_GEMM,
-            "%s pool backward with %s below%s, n %d c %d %dx%d window %dx%d stride %d pad %d: "
-            "rel err dx %.2g, dbias %.2g",
-            mode == 0 ? "max" : "average", act_names[act], with_bias ? " and its bias" : "", s.n,
-            s.c, s.h, s.w, s.win_h, s.win_w, s.stride_h, s.pad_h, ed, eb);
+    tap_ok (rc[0] == 0 && rc[1] == 0 && ey <= 1e-6 && eyd <= 1e-6 && ed <= 1e-6 && eb <= TOL_GEMM,
+            "%s pool with %s below%s, dropout %.2f above, n %d c %d %dx%d window %dx%d stride %d "
+            "pad %d: rel err y %.2g, dropped y %.2g, dx %.2g, dbias %.2g",
+            mode == 0 ? "max" : "average", act_names[act], with_bias ? " and its bias" : "", rate,
+            s.n, s.c, s.h, s.w, s.win_h, s.win_w, s.stride_h, s.pad_h, ey, eyd, ed, eb);
   }
   for (int b = 0; b < 2; b++)
     {
+      free (y[b]);
+      free (yd[b]);
       free (dx[b]);
       free (db[b]);
     }
   free2 (vx);
   free2 (vy);
+  free2 (vyd);
   free2 (vdy);
   free2 (vdx);
   free2 (vdb);
+  free2 (vstep);
 done:
   free (x);
   free (dy);
@@ -685,14 +712,16 @@ test_pool_act (void)
   static const NnPoolShape cnn = { 33, 64, 24, 24, 2, 2, 2, 2, 0, 0, 12, 12 };
   static const NnPoolShape tiled = { 3, 5, 9, 6, 3, 2, 3, 2, 0, 0, 3, 3 };
   static const NnPoolShape overhang = { 7, 3, 7, 7, 2, 2, 2, 2, 0, 0, 4, 4 };
-  /* the cnn's second convolution and pooling (one kernel), an odd tiling,
-   * and a shape with overhanging windows (the two ops inside) */
-  check_pool_act (0, cnn, NN_BK_ACT_RELU, true);
-  check_pool_act (1, cnn, NN_BK_ACT_RELU, true);
-  check_pool_act (0, tiled, NN_BK_ACT_TANH, true);
-  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, false);
-  check_pool_act (1, tiled, NN_BK_ACT_LINEAR, true);
-  check_pool_act (0, overhang, NN_BK_ACT_RELU, true);
+  /* the cnn's second convolution, pooling and dropout (one kernel each
+   * way), an odd tiling, and a shape with overhanging windows (the separate
+   * ops inside) */
+  check_pool_act (0, cnn, NN_BK_ACT_RELU, true, 0.25f);
+  check_pool_act (1, cnn, NN_BK_ACT_RELU, true, 0.0f);
+  check_pool_act (0, tiled, NN_BK_ACT_TANH, true, 0.5f);
+  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, false, 0.0f);
+  check_pool_act (1, tiled, NN_BK_ACT_LINEAR, true, 0.3f);
+  check_pool_act (0, overhang, NN_BK_ACT_RELU, true, 0.25f);
+  check_pool_act (1, overhang, NN_BK_ACT_TANH, false, 0.0f);
 }
 
 /* ---------------------------------------------------------------- loss */
