@@ -174,13 +174,16 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
         {
           int r = blockIdx.x + (i / quads) * splits;
           size_t at = ((size_t) r * channels + c) * spatial + ((size_t) (i % quads) << 2);
-          float4 yv = *(const float4 *) (y + at);
+          /* linear: dz is dy, and only its sum is needed */
+          float4 yv = act != NN_BK_ACT_LINEAR ? *(const float4 *) (y + at)
+                                              : make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
           float4 d = *(float4 *) (dy + at);
           d.x = act_backward (act, yv.x, d.x);
           d.y = act_backward (act, yv.y, d.y);
           d.z = act_backward (act, yv.z, d.z);
           d.w = act_backward (act, yv.w, d.w);
-          *(float4 *) (dy + at) = d;
+          if (act != NN_BK_ACT_LINEAR)
+            *(float4 *) (dy + at) = d;
           sum += (d.x + d.y) + (d.z + d.w);
         }
     }
@@ -191,6 +194,11 @@ image_backward_kernel (int act, const float *__restrict__ y, float *__restrict__
 #pragma unroll 4
         for (int s = threadIdx.x; s < spatial; s += blockDim.x)
           {
+            if (act == NN_BK_ACT_LINEAR)
+              {
+                sum += dy[base + s];
+                continue;
+              }
             float dz = act_backward (act, y[base + s], dy[base + s]);
             dy[base + s] = dz;
             sum += dz;
