@@ -495,17 +495,70 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 #endif
 }
 
-/* dw[i] = sum of the splits' partials, in split order. */
-__global__ void
-conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count, int splits)
+/* dw[i] = the sum of the splits' partials for i. A block takes 32 runs of
+ * four outputs (float4 when vec4: count % 4 == 0 and dw 16-byte aligned;
+ * the partials are) and its 8 warps split the splits
+ * into 8 contiguous ranges, each summed in order with 8 loads in flight,
+ * then the 8 range sums are added in range order: a fixed order, so results
+ * do not depend on timing. One thread per output summing every split in
+ * turn had too few loads in flight: 12.2 us for the cnn's 256 splits of
+ * 18,432 weights (18.9 MB, ncu on the H200). */
+#define SUM_RANGES 8
+
+__global__ void __launch_bounds__ (32 * SUM_RANGES)
+conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count,
+                    int splits, int vec4)
 {
   nn_kernel_enter ();
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+  __shared__ float4 range_sum[SUM_RANGES][32];
+  const int lane = threadIdx.x & 31, range = threadIdx.x >> 5;
+  const int quads = (count + 3) / 4, q = blockIdx.x * 32 + lane;
+  const int per = (splits + SUM_RANGES - 1) / SUM_RANGES;
+  const int s0 = range * per, s1 = min (splits, s0 + per);
+  float4 acc = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  if (q < quads && vec4)
     {
-      float sum = 0.0f;
-      for (int s = 0; s < splits; s++)
-        sum += part[(size_t) s * count + i];
-      dw[i] = sum;
+      const float4 *p4 = (const float4 *) part;
+#pragma unroll 8
+      for (int s = s0; s < s1; s++)
+        {
+          float4 v = p4[(size_t) s * quads + q];
+          acc.x += v.x;
+          acc.y += v.y;
+          acc.z += v.z;
+          acc.w += v.w;
+        }
+    }
+  else if (q < quads)
+    for (int s = s0; s < s1; s++)
+      {
+        const float *p = part + (size_t) s * count + 4 * q;
+        acc.x += p[0];
+        acc.y += 4 * q + 1 < count ? p[1] : 0.0f;
+        acc.z += 4 * q + 2 < count ? p[2] : 0.0f;
+        acc.w += 4 * q + 3 < count ? p[3] : 0.0f;
+      }
+  range_sum[range][lane] = acc;
+  __syncthreads ();
+  if (range != 0 || q >= quads)
+    return;
+  float4 t = range_sum[0][lane];
+#pragma unroll
+  for (int r = 1; r < SUM_RANGES; r++)
+    {
+      float4 v = range_sum[r][lane];
+      t.x += v.x;
+      t.y += v.y;
+      t.z += v.z;
+      t.w += v.w;
+    }
+  if (vec4)
+    ((float4 *) dw)[q] = t;
+  else
+    {
+      const float v[4] = { t.x, t.y, t.z, t.w };
+      for (int k = 0; k < 4 && 4 * q + k < count; k++)
+        dw[4 * q + k] = v[k];
     }
 }
 
@@ -724,7 +777,9 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;
-  _nn_cuda_launch_serial (ctx, conv_tc_sum_kernel, _nn_cuda_blocks (ctx, (size_t) count, 256), 256,
-                          0, part, dw, count, plan->splits);
+  unsigned int quads = (unsigned int) ((count + 3) / 4);
+  int vec4 = count % 4 == 0 && (uintptr_t) dw % 16 == 0;
+  _nn_cuda_launch_serial (ctx, conv_tc_sum_kernel, (quads + 31) / 32, 32 * SUM_RANGES, 0, part, dw,
+                          count, plan->splits, vec4);
   return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }
