@@ -99,12 +99,13 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
-  int64_t t = drop_step (drop);
+  const int64_t step = drop_step (drop);
   /* y[i] = v, and its dropout as dropout_forward makes it */
   auto store = [&] (I i, float v) {
     y[i] = v;
     if (drop.rate > 0.0f)
-      drop_y[i] = nn_dropout_keep (drop.seed, t, (uint64_t) i, drop.rate) ? v * drop.scale : 0.0f;
+      drop_y[i] = nn_dropout_keep (drop.seed, step, (uint64_t) i, drop.rate) ? v * drop.scale
+                                                                             : 0.0f;
   };
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
