@@ -530,9 +530,11 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
     return NN_BACKEND_OK;
 
   /* A small layer and a batch of at most DW_MAX_ROWS rows: dz, the bias
-   * gradient and dW in one kernel, where they were two (on the H200, see
-   * bench/results/h200-gpu-mlp-2026-11-30.md); dz for dx goes to the
-   * reduction scratch, which the products below do not use. */
+   * gradient and dW in one kernel, where they were two (mlp-small's first
+   * layer: 3.6 against 5.4 us on the H200; for mlp-wide's 784 x 1000 it
+   * took 9.2 against 5.4, so larger layers keep cuBLAS: bench/results/
+   * h200-gpu-session3-2026-11-30.md); dz for dx goes to the reduction
+   * scratch, which the products below do not use. */
   if (n >= 1 && n <= DW_MAX_ROWS && in > 0 && out > SMALL_N_MAX
       && (size_t) in * out <= SMALL_K_OUTPUTS
       && (dx == NULL || (size_t) n * out <= NN_CUDA_PARTIALS))
