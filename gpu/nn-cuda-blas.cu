@@ -71,7 +71,9 @@ store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, flo
  * column of one output row, in plain float. */
 #define SMALL_N_MAX 16
 
-struct SmallN
+/* A row-major product C = alpha op(A) op(B) + beta C, as _nn_cuda_gemm
+ * takes it: what the small-k kernel needs, and the small-n kernel's start. */
+struct Gemm
 {
   int trans_a, trans_b, m, n, k;
   float alpha;
@@ -82,6 +84,10 @@ struct SmallN
   float beta;
   float *c;
   int ldc;
+};
+
+struct SmallN : Gemm
+{
   int split;      /* warps sharing one row's sum: 1, 2, 4 or 8 */
   float *colsum;  /* (n) or NULL: row m is a row of ones, its outputs B's column sums */
   Epilogue e;
@@ -198,7 +204,8 @@ small_n_args (int trans_a, int trans_b, int m, int n, int k, float alpha, const 
   int rows_per_block = 8 / split;
   int rows = m + (colsum != NULL);
   *blocks = (unsigned int) ((rows + rows_per_block - 1) / rows_per_block);
-  return SmallN { trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, split, colsum, e };
+  return SmallN{ { trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc }, split, colsum,
+                 e };
 }
 
 static int
@@ -222,22 +229,9 @@ launch_small_n (NnCudaContext *ctx, int trans_a, int trans_b, int m, int n, int 
 #define SMALL_K_MAX 64
 #define SMALL_K_OUTPUTS (1 << 18)
 
-struct SmallK
-{
-  int trans_a, trans_b, m, n, k;
-  float alpha;
-  const float *a;
-  int lda;
-  const float *b;
-  int ldb;
-  float beta;
-  float *c;
-  int ldc;
-};
-
 /* Block `bid` of the small-k product (256 threads). */
 __device__ __forceinline__ void
-small_k_block (const SmallK &g, int bid)
+small_k_block (const Gemm &g, int bid)
 {
   int idx = bid * blockDim.x + threadIdx.x;
   if (idx >= g.m * g.n)
@@ -258,7 +252,7 @@ small_k_block (const SmallK &g, int bid)
 }
 
 __global__ void __launch_bounds__ (256)
-gemm_small_k_kernel (SmallK g)
+gemm_small_k_kernel (Gemm g)
 {
   nn_kernel_enter ();
   small_k_block (g, blockIdx.x);
@@ -274,7 +268,7 @@ small_k_fits (int m, int n, int k)
  * input gradients, which do not depend on each other): the first n_blocks
  * blocks run the first. */
 __global__ void __launch_bounds__ (256)
-gemm_pair_kernel (SmallN first, unsigned int n_blocks, SmallK second)
+gemm_pair_kernel (SmallN first, unsigned int n_blocks, Gemm second)
 {
   nn_kernel_enter ();
   if (blockIdx.x < n_blocks)
@@ -300,7 +294,7 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
     {
       int outputs = m * n;
       _nn_cuda_launch (ctx, gemm_small_k_kernel, (outputs + 255) / 256, 256, 0,
-                       SmallK{ trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc });
+                       Gemm{ trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc });
       return _nn_cuda_check_launch (ctx, "gemm");
     }
   if (n <= SMALL_N_MAX && k >= 32)
@@ -574,7 +568,7 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
         {
           unsigned int k_blocks = (unsigned int) (((size_t) n * in + 255) / 256);
           _nn_cuda_launch (ctx, gemm_pair_kernel, n_blocks + k_blocks, 256, 0, dw_args, n_blocks,
-                           SmallK{ 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in });
+                           Gemm{ 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in });
           return _nn_cuda_check_launch (ctx, "dense_backward");
         }
       _nn_cuda_launch (ctx, gemm_small_n_kernel, n_blocks, 256, 0, dw_args);
