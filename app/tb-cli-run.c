@@ -312,18 +312,6 @@ parse_device (const char *command, const char *option, const char *text, NnDevic
     tb_cli_usage_error (command, "--%s: %s", option, error.message);
 }
 
-/* A preset's model and training defaults (options given later override them). */
-static void
-config_from_preset (NnTrainConfig *c, const NnPreset *preset)
-{
-  c->spec_text = preset->spec;
-  c->model_name = preset->name;
-  c->optimizer = nn_optimizer_defaults (preset->optimizer);
-  c->optimizer.lr = preset->lr;
-  c->batch_size = preset->batch_size;
-  c->epochs = preset->epochs;
-}
-
 /* What a run is about to do: a block of lines for train, one line per run
  * for reproduce (whose data set is shown once). */
 static void
@@ -432,7 +420,7 @@ tb_cli_cmd_train (int argc, char **argv)
   if (preset_name != NULL)
     {
       preset = tb_cli_find_preset (cmd, preset_name);
-      config_from_preset (c, preset);
+      nn_train_config_use_preset (c, preset); /* options given later override it */
     }
   else
     {
@@ -873,7 +861,7 @@ tb_cli_cmd_reproduce (int argc, char **argv)
 
         memset (&run, 0, sizeof run);
         nn_train_config_init (c);
-        config_from_preset (c, presets[p]);
+        nn_train_config_use_preset (c, presets[p]);
         if (epochs > 0)
           c->epochs = epochs;
         if (seed_given)

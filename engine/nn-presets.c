@@ -85,3 +85,14 @@ nn_preset_find (const char *name)
       return &presets[i];
   return NULL;
 }
+
+void
+nn_train_config_use_preset (NnTrainConfig *config, const NnPreset *preset)
+{
+  config->spec_text = preset->spec;
+  config->model_name = preset->name;
+  config->optimizer = nn_optimizer_defaults (preset->optimizer);
+  config->optimizer.lr = preset->lr;
+  config->batch_size = preset->batch_size;
+  config->epochs = preset->epochs;
+}

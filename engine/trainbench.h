@@ -354,6 +354,11 @@ typedef struct
 /* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU. */
 void nn_train_config_init (NnTrainConfig *config);
 
+/* A preset's model and training defaults: its spec and name, its optimizer
+ * with its learning rate, batch size and epochs; other fields stay. The
+ * strings are the preset's own (static). */
+void nn_train_config_use_preset (NnTrainConfig *config, const NnPreset *preset);
+
 typedef enum
 {
   NN_PROGRESS_STEP,        /* some steps done */

@@ -32,12 +32,7 @@ static void
 config_from_preset (NnTrainConfig *c, const NnPreset *p)
 {
   nn_train_config_init (c);
-  c->spec_text = p->spec;
-  c->model_name = p->name;
-  c->optimizer = nn_optimizer_defaults (p->optimizer);
-  c->optimizer.lr = p->lr;
-  c->batch_size = p->batch_size;
-  c->epochs = p->epochs;
+  nn_train_config_use_preset (c, p);
   c->device.threads = 2;
 }
 

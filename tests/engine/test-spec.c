@@ -231,6 +231,21 @@ test_presets (void)
           "cnn (found case-insensitively): Adadelta 1.0, batch 256, 2 epochs");
   tap_ok (nn_preset_find ("resnet") == NULL && nn_preset_find (NULL) == NULL,
           "unknown and NULL preset names find nothing");
+
+  /* a config takes the preset's training defaults and keeps the rest */
+  {
+    NnTrainConfig c;
+    nn_train_config_init (&c);
+    c.seed = 7;
+    c.device.threads = 3;
+    nn_train_config_use_preset (&c, p);
+    tap_ok (p != NULL && c.spec_text == p->spec && strcmp (c.model_name, "cnn") == 0
+                && c.optimizer.kind == NN_OPT_ADADELTA && c.optimizer.lr == 1.0f
+                && c.optimizer.rho == nn_optimizer_defaults (NN_OPT_ADADELTA).rho
+                && c.batch_size == 256 && c.epochs == 2 && c.seed == 7 && c.device.threads == 3,
+            "a config takes the cnn preset's spec, Adadelta 1.0, batch 256 and 2 epochs, and "
+            "keeps its seed and threads");
+  }
 }
 
 static void
