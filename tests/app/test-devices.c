@@ -221,9 +221,7 @@ main (int    argc,
   data_dir = g_build_filename (root, "tiny-idx", NULL);
   g_assert_true (tb_test_write_idx (data_dir, 60, 20, 10));
 
-  app = tb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = tb_test_app_new (0);
 
   g_test_add_func ("/devices/choose", test_choose);
   g_test_add_func ("/devices/list-async", test_list_async);

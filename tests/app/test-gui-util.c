@@ -146,6 +146,16 @@ write_split (const char *folder,
   return ok;
 }
 
+TbApplication *
+tb_test_app_new (GApplicationFlags flags)
+{
+  TbApplication *app = tb_application_new ();
+
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | flags);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  return app;
+}
+
 gboolean
 tb_test_write_idx (const char *folder,
                    int         train,

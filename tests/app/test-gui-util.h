@@ -1,8 +1,10 @@
 /* test-gui-util.h: helpers shared by the GUI tests: a private environment
- * (data home, memory settings), a tiny IDX data set on disk, main-loop waits
- * and window screenshots.
+ * (data home, memory settings), the test's application, a tiny IDX data set
+ * on disk, main-loop waits and window screenshots.
  */
 #pragma once
+
+#include "tb-application.h"
 
 #include <gtk/gtk.h>
 
@@ -25,6 +27,10 @@ void tb_test_allow_no_session_bus (void);
 int tb_test_gui_init (int          *argc,
                       char       ***argv,
                       const char  **root);
+
+/* The application every window of a test belongs to: non-unique (tests
+ * run side by side), with `flags` added, registered. */
+TbApplication *tb_test_app_new (GApplicationFlags flags);
 
 /* Write a small IDX data set (the four usual raw files) into `folder`:
  * `classes` classes of 28x28 images, each a bar in its own place. */

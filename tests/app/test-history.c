@@ -313,9 +313,7 @@ main (int    argc,
     return status;
   runs_dir = g_build_filename (root, "trainbench", "runs", NULL);
 
-  app = tb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = tb_test_app_new (0);
 
   g_test_add_func ("/history/load", test_load);
   g_test_add_func ("/history/reload-keeps-ticks", test_reload_keeps_ticks);

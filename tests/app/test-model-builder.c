@@ -102,14 +102,12 @@ static void
 test_invalid_layer (void)
 {
   /* with the app, so its style sheet marks the invalid row */
-  g_autoptr(TbApplication) app = tb_application_new ();
+  g_autoptr(TbApplication) app = tb_test_app_new (0);
   TbWindow *window;
   TbModelBuilder *b;
   int layer = -1;
   const char *error;
 
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
   window = tb_window_new (ADW_APPLICATION (app));
   b = tb_window_get_builder (window);
   gtk_window_present (GTK_WINDOW (window));

@@ -101,9 +101,7 @@ main (int    argc,
     return status;
 
   /* the app's style and settings, as when the window is opened from it */
-  app = tb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = tb_test_app_new (0);
 
   g_test_add_func ("/preferences/devices", test_devices);
   g_test_add_func ("/preferences/close-before-answer", test_close_before_answer);

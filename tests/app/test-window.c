@@ -554,9 +554,7 @@ main (int    argc,
   data_dir = g_build_filename (root, "tiny-idx", NULL);
   g_assert_true (tb_test_write_idx (data_dir, 600, 200, 10));
 
-  app = tb_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_NON_UNIQUE | G_APPLICATION_HANDLES_OPEN);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  app = tb_test_app_new (G_APPLICATION_HANDLES_OPEN);
 
   g_test_add_func ("/window/open", test_open);
   g_test_add_func ("/window/train", test_train);
