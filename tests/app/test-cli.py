@@ -218,11 +218,17 @@ ok(isinstance(doc, dict) and doc.get("run_id") and os.path.basename(printed) == 
    json.dumps(doc)[:2000] if isinstance(doc, dict) else doc)
 
 # On a terminal: one line redrawn with \r (a bar), then the epoch line.
-def run_on_pty(args, timeout=120):
+# run_on_pty runs the CLI with stdout on a terminal (so it is line-buffered)
+# and returns its exit status and output; on_output (proc, master, data),
+# when given, sees the output so far after each read and returns it (it may
+# read more from master itself).
+def run_on_pty(args, timeout=120, stderr=subprocess.PIPE, on_output=None):
     import pty
     import select
     master, slave = pty.openpty()
-    proc = subprocess.Popen([CLI] + args, stdout=slave, stderr=subprocess.PIPE, env=ENV, cwd=TMP)
+    proc = subprocess.Popen([CLI] + args, stdout=slave,
+                            stderr=slave if stderr is subprocess.STDOUT else stderr,
+                            env=ENV, cwd=TMP)
     os.close(slave)
     data = b""
     deadline = time.monotonic() + timeout
@@ -236,6 +242,8 @@ def run_on_pty(args, timeout=120):
             if not chunk:
                 break
             data += chunk
+            if on_output is not None:
+                data = on_output(proc, master, data)
         elif proc.poll() is not None:
             break
     os.close(master)
@@ -245,7 +253,6 @@ def run_on_pty(args, timeout=120):
         proc.kill()
         proc.wait()
     return proc.returncode, data.decode("utf-8", "replace")
-
 
 rc, text = run_on_pty(["train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
                        "--batch-size", "8", "--out", os.path.join(TMP, "tty.json")])
@@ -298,48 +305,28 @@ ok(rc == 1 and re.search(r"^mlp-small\s+cpu\s+[\d.]+", out, re.M)
 # second run must still complete. The CLI is paused (SIGSTOP) while the
 # folder moves, so we know the first run had not ended yet.
 def reproduce_with_data_moved(data, moved, timeout=300):
-    import pty
     import select
-    master, slave = pty.openpty()   # a terminal: stdout is line-buffered
-    proc = subprocess.Popen([CLI, "reproduce", "--presets", "cnn,mlp-small", "--devices", "cpu",
-                             "--epochs", "1", "--dataset", data, "--limit-test", "50",
-                             "--out-dir", os.path.join(TMP, "repro-once")],
-                            stdout=slave, stderr=subprocess.STDOUT, env=ENV, cwd=TMP)
-    os.close(slave)
-    text = b""
-    moved_before_first_result = None
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            text += chunk
-            if moved_before_first_result is None and b"\ndata: " in b"\n" + text:
-                os.kill(proc.pid, signal.SIGSTOP)
-                os.rename(data, moved)
-                # what it printed before it stopped
-                while select.select([master], [], [], 0.2)[0]:
-                    chunk = os.read(master, 65536)
-                    if not chunk:
-                        break
-                    text += chunk
-                moved_before_first_result = b"result (" not in text
-                os.kill(proc.pid, signal.SIGCONT)
-        elif proc.poll() is not None:
-            break
-    os.close(master)
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    return proc.returncode, text.decode("utf-8", "replace"), moved_before_first_result
+    state = {"moved_before_first_result": None}
 
+    def move_once_loaded(proc, master, text):
+        if state["moved_before_first_result"] is None and b"\ndata: " in b"\n" + text:
+            os.kill(proc.pid, signal.SIGSTOP)
+            os.rename(data, moved)
+            # what it printed before it stopped
+            while select.select([master], [], [], 0.2)[0]:
+                chunk = os.read(master, 65536)
+                if not chunk:
+                    break
+                text += chunk
+            state["moved_before_first_result"] = b"result (" not in text
+            os.kill(proc.pid, signal.SIGCONT)
+        return text
+
+    rc, text = run_on_pty(["reproduce", "--presets", "cnn,mlp-small", "--devices", "cpu",
+                           "--epochs", "1", "--dataset", data, "--limit-test", "50",
+                           "--out-dir", os.path.join(TMP, "repro-once")],
+                          timeout=timeout, stderr=subprocess.STDOUT, on_output=move_once_loaded)
+    return rc, text, state["moved_before_first_result"]
 
 once_data = os.path.join(TMP, "tiny-once")
 shutil.copytree(DATA, once_data)
