@@ -219,10 +219,12 @@ ok(isinstance(doc, dict) and doc.get("run_id") and os.path.basename(printed) == 
 
 # On a terminal: one line redrawn with \r (a bar), then the epoch line.
 # run_on_pty runs the CLI with stdout on a terminal (so it is line-buffered)
-# and returns its exit status and output; on_output (proc, master, data),
-# when given, sees the output so far after each read and returns it (it may
-# read more from master itself).
-def run_on_pty(args, timeout=120, stderr=subprocess.PIPE, on_output=None):
+# and returns its exit status and output; stderr goes nowhere unless
+# stderr=subprocess.STDOUT puts it on the terminal too (a pipe nobody reads
+# could fill and stop the CLI); on_output (proc, master, data), when given,
+# sees the output so far after each read and returns it (it may read more
+# from master itself).
+def run_on_pty(args, timeout=120, stderr=subprocess.DEVNULL, on_output=None):
     import pty
     import select
     master, slave = pty.openpty()
