@@ -93,6 +93,36 @@ struct SmallN : Gemm
   Epilogue e;
 };
 
+/* One lane's share of row `row` of the small-n product: acc[j] += the sum
+ * over kk = first, first + step, ... of A (row, kk) B (kk, j). B's loads
+ * are unconditional (columns past n read column n - 1, and their sums are
+ * never stored) so that a step's SMALL_N_MAX loads are all in flight
+ * together: with `if (j < n)` around each, nvcc made each load a branch
+ * and waited for it before the next (32 x 1000 -> 10: 9.55 against 4.91 us,
+ * bench/results/h200-gpu-session4-2026-11-30.md). */
+template <int TRANS_B>
+__device__ __forceinline__ void
+small_n_sum (const float *__restrict__ a, const float *__restrict__ b, int m, int n, int k, int lda,
+             int ldb, int trans_a, int row, int first, int step, float (&acc)[SMALL_N_MAX])
+{
+  for (int kk = first; kk < k; kk += step)
+    {
+      float av = row == m  ? 1.0f
+                 : trans_a ? a[(size_t) kk * lda + row]
+                           : a[(size_t) row * lda + kk];
+      float bv[SMALL_N_MAX];
+#pragma unroll
+      for (int j = 0; j < SMALL_N_MAX; j++)
+        {
+          int col = j < n ? j : n - 1;
+          bv[j] = TRANS_B ? b[(size_t) col * ldb + kk] : b[(size_t) kk * ldb + col];
+        }
+#pragma unroll
+      for (int j = 0; j < SMALL_N_MAX; j++)
+        acc[j] += av * bv[j];
+    }
+}
+
 /* Block `bid` of the small-n product (256 threads). When keep is not NULL,
  * the warp that stores a row's outputs also leaves them in keep[warp]. */
 __device__ __forceinline__ void
@@ -111,15 +141,14 @@ small_n_block (const SmallN &g, int bid, float (*keep)[SMALL_N_MAX] = NULL)
   for (int j = 0; j < SMALL_N_MAX; j++)
     acc[j] = 0.0f;
   if (row < rows)
-    for (int kk = share * 32 + lane; kk < k; kk += 32 * g.split)
-      {
-        float av = row == m ? 1.0f
-                   : g.trans_a ? a[(size_t) kk * lda + row] : a[(size_t) row * lda + kk];
-#pragma unroll
-        for (int j = 0; j < SMALL_N_MAX; j++)
-          if (j < n)
-            acc[j] += av * (g.trans_b ? b[(size_t) j * ldb + kk] : b[(size_t) kk * ldb + j]);
-      }
+    {
+      if (g.trans_b)
+        small_n_sum<1> (a, b, m, n, k, lda, ldb, g.trans_a, row, share * 32 + lane, 32 * g.split,
+                        acc);
+      else
+        small_n_sum<0> (a, b, m, n, k, lda, ldb, g.trans_a, row, share * 32 + lane, 32 * g.split,
+                        acc);
+    }
 #pragma unroll
   for (int j = 0; j < SMALL_N_MAX; j++)
     for (int o = 16; o > 0; o >>= 1)
@@ -468,11 +497,19 @@ dense_dw_kernel (int act, const float *__restrict__ x, const float *__restrict__
 }
 
 int
-_nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x, const float *w,
+_nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
                      const float *bias, float *y, int kind, const int32_t *labels,
                      const float *targets, float *grad, float *stats)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  return _nn_cuda_dense_loss_route ((NnCudaContext *) ctx, NN_CUDA_DENSE_AUTO, act, n, in, out, x,
+                                    w, bias, y, kind, labels, targets, grad, stats);
+}
+
+int
+_nn_cuda_dense_loss_route (NnCudaContext *ctx, int route, int act, int n, int in, int out,
+                           const float *x, const float *w, const float *bias, float *y, int kind,
+                           const int32_t *labels, const float *targets, float *grad, float *stats)
+{
   int rc;
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
@@ -484,14 +521,15 @@ _nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_loss: bad arguments");
   if (n == 0)
     return NN_BACKEND_OK;
-  /* One kernel for a classifier's few outputs over a short sum. On the H200
-   * in a replayed graph (gpu/dev/dense-bench.cu; bench/results/
-   * h200-gpu-session3-2026-11-30.md), 32 x 128 -> 10 takes 4.4 us this way
-   * against 4.8 us as dense_forward and loss, but 32 x 1000 -> 10 takes 7.6
-   * against 7.0 us: with one row per block (the long sum's split), the loss
-   * runs on one warp of eight. Other shapes: the dense forward, then the
-   * loss op. */
-  if (out > SMALL_N_MAX || in < 32 || in >= 256)
+  /* One kernel for a classifier's few outputs: on the H200 in a replayed
+   * graph (gpu/dev/dense-bench.cu; bench/results/
+   * h200-gpu-session4-2026-11-30.md) 32 x 128 -> 10 takes 4.3 us this way
+   * against 4.8 us as dense_forward and loss, 32 x 512 -> 10 5.2 against
+   * 5.8, 32 x 1000 -> 10 6.8 against 7.3. Other shapes: the dense forward,
+   * then the loss op. */
+  if (route == NN_CUDA_DENSE_AUTO)
+    route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N : NN_CUDA_DENSE_CUBLAS;
+  if (route != NN_CUDA_DENSE_SMALL_N || out > SMALL_N_MAX || in < 32)
     {
       if ((rc = _nn_cuda_dense_forward_route (ctx, NN_CUDA_DENSE_AUTO, act, n, in, out, x, w, bias,
                                               y, NULL, 0.0f, 0, NULL))
