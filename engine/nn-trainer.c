@@ -17,6 +17,14 @@
 /* Per-step times kept exactly up to this many steps, then sampled. */
 #define STEP_TIMES_MAX (1 << 20)
 
+/* Full-batch steps captured into one graph where the backend captures.
+ * Between two replayed graphs the GPU waits for the next launch to be set
+ * up, and a kernel cannot start early across that boundary, so a graph of
+ * several steps runs a short step faster; TRAINBENCH_GRAPH_STEPS overrides
+ * it for comparisons (bench/results/h200-gpu-session4-2026-11-30.md). */
+#define GRAPH_STEPS_DEFAULT 8
+#define GRAPH_STEPS_MAX 64
+
 struct NnTrainer
 {
   NnTrainConfig config;        /* spec_text and model_name point into the fields below */
@@ -279,8 +287,11 @@ typedef struct
   /* capture */
   bool can_capture;
   bool capture_failed;
-  void *graph;           /* owned */
+  void *graph;           /* owned: one full-batch step */
+  void *graph_many;      /* owned: graph_steps full-batch steps */
+  int32_t graph_steps;   /* steps in graph_many; 1 when there is none */
   int64_t full_steps;    /* full-batch steps run so far */
+  bool next_perm_ready;  /* host_perm already holds the next epoch's order */
 
   /* timing */
   double *step_times;    /* (min (total_steps, STEP_TIMES_MAX)) */
@@ -377,6 +388,8 @@ run_free (Run *run)
     {
       if (run->graph != NULL)
         ops->graph_free (ctx, run->graph);
+      if (run->graph_many != NULL)
+        ops->graph_free (ctx, run->graph_many);
       void *buffers[] = { run->train_images, run->train_labels, run->test_images, run->test_labels,
                           run->perm, run->ident, run->opt_state };
       for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
@@ -399,6 +412,23 @@ upload_new (Run *run, const void *src, size_t bytes, const char *what, void **ou
     return status;
   return _nn_model_check (run->model, run->ops->upload (run->backend->ctx, *out, src, bytes), what,
                           error);
+}
+
+/* GRAPH_STEPS_DEFAULT, or TRAINBENCH_GRAPH_STEPS when it is a number from
+ * 1 to GRAPH_STEPS_MAX. */
+static int32_t
+graph_steps_wanted (void)
+{
+  const char *env = getenv ("TRAINBENCH_GRAPH_STEPS");
+  char *end;
+  long v;
+
+  if (env == NULL || env[0] == '\0')
+    return GRAPH_STEPS_DEFAULT;
+  v = strtol (env, &end, 10);
+  if (*end != '\0' || v < 1 || v > GRAPH_STEPS_MAX)
+    return GRAPH_STEPS_DEFAULT;
+  return (int32_t) v;
 }
 
 static NnStatus
@@ -538,6 +568,9 @@ run_setup (Run *run, NnError *error)
   run->curve_span = 1;
   run->can_capture = run->ops->capture_begin != NULL && run->ops->capture_end != NULL
                      && run->ops->graph_launch != NULL && run->ops->graph_free != NULL;
+  run->graph_steps = run->can_capture ? graph_steps_wanted () : 1;
+  if (run->graph_steps > run->progress_every)
+    run->graph_steps = run->progress_every;
   return NN_OK;
 }
 
@@ -609,51 +642,87 @@ step_ops (Run *run, int32_t n, NnError *error)
                           "optimizer update", error);
 }
 
-/* One step: plain, or the captured graph for full batches once it exists.
- * The first full batch runs plainly (warm-up: lazy library set-up must not
- * land in a capture), the second is captured; a failed capture falls back to
- * plain steps for the rest of the run. */
+/* Records `count` steps of a full batch into one graph; NULL when the
+ * backend could not. */
+static void *
+capture_steps (Run *run, int32_t count)
+{
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  NnError capture_error;
+  NnStatus captured = NN_OK;
+  void *graph = NULL;
+
+  nn_error_clear (&capture_error);
+  if (ops->capture_begin (ctx) != 0)
+    return NULL;
+  for (int32_t i = 0; i < count && captured == NN_OK; i++)
+    captured = step_ops (run, run->model->batch_size, &capture_error);
+  if (ops->capture_end (ctx, &graph) == 0 && captured == NN_OK && graph != NULL)
+    return graph;
+  if (graph != NULL)
+    ops->graph_free (ctx, graph);
+  return NULL;
+}
+
+/* `count` steps (1, or graph_steps of a full batch): plain, or replayed
+ * from a captured graph. The first full batch runs plainly (warm-up: lazy
+ * library set-up must not land in a capture), the second is captured, and
+ * the graph of graph_steps steps is captured the first time it is asked
+ * for. A failed capture falls back to plain steps for the rest of the run,
+ * or to the one-step graph where only the longer one failed. */
 static NnStatus
-train_step (Run *run, int32_t n, NnError *error)
+train_steps (Run *run, int32_t n, int32_t count, NnError *error)
 {
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
   bool full = n == run->model->batch_size;
-  NnStatus status;
+  NnStatus status = NN_OK;
 
-  if (full && run->graph != NULL)
-    return _nn_model_check (run->model, ops->graph_launch (ctx, run->graph), "replaying a step",
-                            error);
   if (full && run->can_capture && !run->capture_failed && run->full_steps >= 1)
     {
-      NnError capture_error;
-      void *graph = NULL;
-      int rc;
-
-      nn_error_clear (&capture_error);
-      rc = ops->capture_begin (ctx);
-      if (rc == 0)
-        {
-          NnStatus captured = step_ops (run, n, &capture_error);
-          rc = ops->capture_end (ctx, &graph);
-          if (captured != NN_OK && rc == 0)
-            rc = NN_BACKEND_ERROR;
-        }
-      if (rc == 0 && graph != NULL)
-        {
-          run->graph = graph;
-          run->full_steps++;
-          return _nn_model_check (run->model, ops->graph_launch (ctx, run->graph),
-                                  "replaying a step", error);
-        }
-      if (graph != NULL)
-        ops->graph_free (ctx, graph);
-      run->capture_failed = true;
+      if (run->graph == NULL && (run->graph = capture_steps (run, 1)) == NULL)
+        run->capture_failed = true;
+      if (count > 1 && run->graph != NULL && run->graph_many == NULL
+          && (run->graph_many = capture_steps (run, count)) == NULL)
+        run->graph_steps = 1;
     }
-  status = step_ops (run, n, error);
-  if (status == NN_OK && full)
-    run->full_steps++;
+  if (full && count > 1 && run->graph_many != NULL)
+    {
+      run->full_steps += count;
+      return _nn_model_check (run->model, ops->graph_launch (ctx, run->graph_many),
+                              "replaying steps", error);
+    }
+  for (int32_t i = 0; i < count && status == NN_OK; i++)
+    {
+      if (full && run->graph != NULL)
+        status = _nn_model_check (run->model, ops->graph_launch (ctx, run->graph),
+                                  "replaying a step", error);
+      else
+        status = step_ops (run, n, error);
+      if (status == NN_OK && full)
+        run->full_steps++;
+    }
   return status;
+}
+
+/* How many steps the loop may run as one: graph_steps where that many full
+ * batches remain before the next progress report, the epoch's last batch
+ * and max_steps, else 1. */
+static int32_t
+steps_at_once (const Run *run, int64_t step, int64_t interval_first, int32_t step_in_epoch)
+{
+  int64_t room = run->progress_every - (step - interval_first);
+  int64_t full_left = run->steps_per_epoch - step_in_epoch - (run->remainder > 0);
+  const NnTrainConfig *config = &run->trainer->config;
+
+  if (run->graph_steps <= 1 || run->graph == NULL)
+    return 1;
+  if (full_left < room)
+    room = full_left;
+  if (config->max_steps > 0 && config->max_steps - step < room)
+    room = config->max_steps - step;
+  return room >= run->graph_steps ? run->graph_steps : 1;
 }
 
 static NnStatus
@@ -816,7 +885,9 @@ train_loop (Run *run, double t_entry, NnError *error)
       int32_t step_in_epoch = 0;
       bool stop = false;
 
-      shuffle (run->host_perm, ds->train.count, config->seed, epoch);
+      if (!run->next_perm_ready)
+        shuffle (run->host_perm, ds->train.count, config->seed, epoch);
+      run->next_perm_ready = false;
       status = _nn_model_check (model,
                                 run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
                                                   sizeof (int32_t) * (size_t) ds->train.count),
@@ -826,7 +897,7 @@ train_loop (Run *run, double t_entry, NnError *error)
 
       while (step_in_epoch < run->steps_per_epoch)
         {
-          int32_t n;
+          int32_t n, count;
           double t0;
           bool last_in_epoch, due;
 
@@ -834,18 +905,24 @@ train_loop (Run *run, double t_entry, NnError *error)
             return cancelled_at (run, step, epoch, error);
           n = step_in_epoch == run->steps_per_epoch - 1 && run->remainder > 0 ? run->remainder
                                                                                : model->batch_size;
+          count = n == model->batch_size ? steps_at_once (run, step, interval_first, step_in_epoch)
+                                         : 1;
           t0 = _nn_now ();
-          status = train_step (run, n, error);
+          status = train_steps (run, n, count, error);
           if (status != NN_OK)
             {
               _nn_error_prefix (error, "step %lld (epoch %d)", (long long) step + 1, epoch);
               return status;
             }
-          step++;
-          step_in_epoch++;
-          interval_samples += n;
+          step += count;
+          step_in_epoch += count;
+          interval_samples += (double) n * count;
           if (!run->async)
-            record_step_time (run, _nn_now () - t0);
+            {
+              double each = (_nn_now () - t0) / count;
+              for (int32_t i = 0; i < count; i++)
+                record_step_time (run, each);
+            }
           if (step == 1)
             {
               if (run->async)
@@ -871,6 +948,14 @@ train_loop (Run *run, double t_entry, NnError *error)
               float loss, accuracy;
               NnProgress p;
 
+              /* The next epoch's order, while the device still has this
+               * interval's steps to run: the shuffle then costs no time of
+               * its own there. */
+              if (run->async && !run->next_perm_ready && epoch < config->epochs && !stop)
+                {
+                  shuffle (run->host_perm, ds->train.count, config->seed, epoch + 1);
+                  run->next_perm_ready = true;
+                }
               status = read_stats (run, stats, error);
               if (status != NN_OK)
                 return status;

@@ -249,7 +249,14 @@ typedef struct
   NnBackendOptimizer opt;
 } Op;
 
-#define FAKE_OPS_MAX 256
+#define FAKE_OPS_MAX 512
+
+/* A captured graph: the ops recorded between capture_begin and capture_end. */
+typedef struct
+{
+  Op *ops;
+  int count;
+} FakeGraph;
 
 static struct
 {
@@ -257,11 +264,14 @@ static struct
   NnBackendOps ops;
   bool capturing;
   bool fail_end;       /* capture_end reports a failure */
+  bool fail_long;      /* ... for graphs of more than one step's ops */
   Op recorded[FAKE_OPS_MAX];
-  int count;
+  int count; /* ops recorded by the last capture */
   int violations;
   int captures;
-  int launches;
+  int launches;     /* graph launches */
+  int launched_ops; /* ops those launches replayed */
+  int graphs;       /* graphs alive */
 } fake;
 
 static Op *
@@ -517,27 +527,41 @@ f_capture_begin (void *ctx)
   return 0;
 }
 
+/* The ops of one step, from the first capture: a longer capture holds
+ * several steps. */
+static int one_step_ops;
+
 static int
 f_capture_end (void *ctx, void **graph)
 {
+  FakeGraph *g;
+
   fake.capturing = false;
   fake.captures++;
-  if (fake.fail_end)
-    {
-      *graph = NULL;
-      return NN_BACKEND_ERROR;
-    }
-  *graph = &fake; /* one graph at a time */
+  *graph = NULL;
+  if (one_step_ops == 0)
+    one_step_ops = fake.count;
+  if (fake.fail_end || (fake.fail_long && fake.count > one_step_ops))
+    return NN_BACKEND_ERROR;
+  g = malloc (sizeof *g);
+  g->ops = malloc (sizeof (Op) * (size_t) (fake.count > 0 ? fake.count : 1));
+  memcpy (g->ops, fake.recorded, sizeof (Op) * (size_t) fake.count);
+  g->count = fake.count;
+  fake.graphs++;
+  *graph = g;
   return 0;
 }
 
 static int
 f_graph_launch (void *ctx, void *graph)
 {
+  const FakeGraph *g = graph;
+
   fake.launches++;
-  for (int k = 0; k < fake.count; k++)
+  fake.launched_ops += g->count;
+  for (int k = 0; k < g->count; k++)
     {
-      Op *o = &fake.recorded[k];
+      const Op *o = &g->ops[k];
       int rc = 0;
       switch (o->kind)
         {
@@ -604,11 +628,17 @@ f_graph_launch (void *ctx, void *graph)
 static void
 f_graph_free (void *ctx, void *graph)
 {
+  FakeGraph *g = graph;
+
+  free (g->ops);
+  free (g);
+  fake.graphs--;
 }
 
 static void
 fake_init (void)
 {
+  memset (&fake, 0, sizeof fake);
   fake.cpu = nn_backend_cpu_get ();
   fake.ops = *fake.cpu;
   fake.ops.name = "fake-capture";
@@ -642,6 +672,7 @@ fake_init (void)
   fake.ops.dense_loss = NULL;
   fake.ops.pool2d_forward_dropout = NULL;
   fake.ops.pool2d_backward_act = NULL;
+  one_step_ops = 0;
 }
 
 static void
@@ -695,6 +726,67 @@ test_capture (void)
   _nn_model_set_test_ops (NULL);
   nn_run_result_clear (&plain);
   nn_run_result_clear (&captured);
+  nn_run_result_clear (&fallback);
+  free (a);
+  free (b);
+  free (d);
+  free (w1);
+  free (w2);
+}
+
+/* Several steps to a graph (TRAINBENCH_GRAPH_STEPS): between progress
+ * reports and before an epoch's partial batch only, with the very losses of
+ * plain steps; a capture of several steps that fails leaves the one-step
+ * graph in use. */
+static void
+test_capture_many (void)
+{
+  NnTrainConfig c;
+  NnRunResult plain, many, fallback;
+  NnError e;
+  Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
+  int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
+  float *w1 = calloc ((size_t) count, sizeof (float));
+  float *w2 = calloc ((size_t) count, sizeof (float));
+  NnStatus s;
+  bool same;
+
+  fake_init ();
+  config_for (&c, CNN, 2); /* 15 full steps an epoch, then a partial one */
+  c.progress_every = 6;
+  train (&c, a, &plain, w1, count, &e);
+
+  setenv ("TRAINBENCH_GRAPH_STEPS", "4", 1);
+  _nn_model_set_test_ops (&fake.ops);
+  s = train (&c, b, &many, w2, count, &e);
+  /* 30 full steps, the first plain: each of the other 29 replayed once */
+  tap_ok (s == NN_OK && fake.captures == 2 && one_step_ops > 10
+              && fake.launched_ops == 29 * one_step_ops && fake.launches < 29 && fake.launches > 4
+              && fake.graphs == 0,
+          "capture: graphs of four steps where they fit (%d launches for 29 steps, %d ops) (%s)",
+          fake.launches, fake.launched_ops, s ? e.message : "ok");
+  same = a->steps == b->steps && a->steps == 6;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == b->losses[i];
+  tap_ok (same && memcmp (w1, w2, sizeof (float) * (size_t) count) == 0 && many.step_count == 32
+              && fake.violations == 0,
+          "capture: four steps to a graph give the very losses and weights of plain steps");
+
+  fake.fail_long = true;
+  fake.launches = fake.launched_ops = fake.captures = 0;
+  s = train (&c, d, &fallback, NULL, 0, &e);
+  same = a->steps == d->steps;
+  for (int i = 0; same && i < a->steps; i++)
+    same = a->losses[i] == d->losses[i];
+  tap_ok (s == NN_OK && fake.captures == 2 && fake.launches == 29 && same
+              && fallback.status == NN_RUN_COMPLETED,
+          "capture: a failed capture of four steps leaves the one-step graph (%d launches)",
+          fake.launches);
+  fake.fail_long = false;
+  unsetenv ("TRAINBENCH_GRAPH_STEPS");
+  _nn_model_set_test_ops (NULL);
+  nn_run_result_clear (&plain);
+  nn_run_result_clear (&many);
   nn_run_result_clear (&fallback);
   free (a);
   free (b);
@@ -979,6 +1071,7 @@ main (void)
   test_optimizers ();
   test_determinism ();
   test_capture ();
+  test_capture_many ();
   test_cancel_callback ();
   test_cancel_thread ();
   test_nan_stop ();
