@@ -22,9 +22,10 @@ extern "C" {
  * optional convolution with bias and activation, version 4 the optional
  * output layer with the loss, version 6 pooling with the activation below
  * and the dropout above (version 5 had the backward only, without the
- * dropout); the loader still takes older modules (their table is shorter:
- * the newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 6
+ * dropout), version 7 a convolution's backward with its activation's; the
+ * loader still takes older modules (their table is shorter: the newer slots
+ * read NULL). */
+#define NN_BACKEND_ABI_VERSION 7
 
 typedef enum
 {
@@ -298,6 +299,18 @@ struct NnBackendOps
   int (*pool2d_backward_act) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
                               const float *y, float *dy, int act, float *dx, float *dbias,
                               float rate, uint64_t seed, const int64_t *step);
+
+  /* --- optional: a convolution's backward with its activation's (ABI 7;
+   *     may be NULL: the engine then runs bias_act_backward and
+   *     conv2d_backward). --- */
+
+  /* With dz = act' (y) * dy, where y is the convolution's output after its
+   * bias and activation act (not softmax): dbias (k) = the sums of dz over
+   * (n, h, w) when not NULL, then conv2d_backward of dz: dw, and dx when
+   * not NULL. The op may overwrite dy. */
+  int (*conv2d_backward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
+                                   const float *y, float *dy, int act, float *dx, float *dw,
+                                   float *dbias, void *workspace);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
@@ -305,6 +318,7 @@ struct NnBackendOps
 #define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
 #define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
 #define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_forward_dropout)
+#define NN_BACKEND_OPS_V6_SIZE offsetof (NnBackendOps, conv2d_backward_bias_act)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -751,6 +751,7 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_dense_loss,
   _nn_cuda_pool2d_forward_dropout,
   _nn_cuda_pool2d_backward_act,
+  _nn_cuda_conv2d_backward_bias_act,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -317,7 +317,9 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
     return rc;
   if (p->direct)
     {
-      if ((rc = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, x, dy, dw)) != 0)
+      if ((rc
+           = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, x, dy, NULL, NN_BK_ACT_LINEAR, dw, NULL))
+          != 0)
         return rc;
     }
   else if (p->igemm)
@@ -348,4 +350,33 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
         return _nn_cuda_fail_cudnn (ctx, st, "conv2d backward (input)");
     }
   return _nn_cuda_check_launch (ctx, "conv2d backward");
+}
+
+/* dz = act' (y) * dy, dbias, dw and dx. Where only the weights are wanted
+ * from a direct plan (a first layer), its weight-gradient kernel forms dz
+ * and the bias sums as it reads dy: on the cnn's first layer that saves the
+ * pass that read y and dy and wrote dz over the whole output
+ * (bench/results/h200-gpu-session4-2026-11-30.md). Otherwise the
+ * activation backward, then the convolution's. */
+int
+_nn_cuda_conv2d_backward_bias_act (void *vctx, void *plan, const float *x, const float *w,
+                                   const float *y, float *dy, int act, float *dx, float *dw,
+                                   float *dbias, void *workspace)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  const NnConvShape *s = &p->shape;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "conv2d backward: activation %d is not element-wise", act);
+  if (p->direct && dx == NULL)
+    return _nn_cuda_conv_direct_wgrad (ctx, s, x, dy, y, act, dw, dbias);
+  if ((rc = _nn_cuda_bias_act_backward (ctx, act, y, dy, dbias, s->n, s->k, s->out_h * s->out_w))
+      != 0)
+    return rc;
+  return _nn_cuda_conv2d_backward (ctx, plan, x, w, dy, dx, dw, workspace);
 }

@@ -96,6 +96,10 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_bias_act (void *ctx, void *plan, cons
                                                      float *y, void *workspace);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward (void *ctx, void *plan, const float *x, const float *w,
                                              const float *dy, float *dx, float *dw, void *workspace);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_bias_act (void *ctx, void *plan, const float *x,
+                                                      const float *w, const float *y, float *dy,
+                                                      int act, float *dx, float *dw, float *dbias,
+                                                      void *workspace);
 
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
@@ -106,8 +110,11 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_direct_ok (const NnConvShape *s);
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s,
                                                  const float *x, const float *w,
                                                  const float *bias, int act, float *y);
+/* dw from dy, or with y not NULL from dz = act' (y) * dy, also writing
+ * dbias (the sums of dz) when that is not NULL. */
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s,
-                                               const float *x, const float *dy, float *dw);
+                                               const float *x, const float *dy, const float *y,
+                                               int act, float *dw, float *dbias);
 
 /* Stride-1 convolution as implicit GEMMs on TF32 tensor cores
  * (kernels/conv-igemm.cu): whether a context and shape can use it (TF32

@@ -155,15 +155,19 @@ conv_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
 
   if (plan == NULL)
     return NN_BACKEND_ERROR;
-  /* dz (n, k, out_h, out_w) in place of dy; db (k); unless a pooling above
-   * did both in its backward */
+  /* dz (n, k, out_h, out_w) in place of dy and db (k), unless a pooling
+   * above did both in its backward; in one op with the convolution's
+   * backward where the backend has it */
   bool done_above = layer->index + 1 < model->count
                     && _nn_pool_fused_act (model, model->layers[layer->index + 1], pass) == layer;
+  int act = _nn_layer_act (layer, pass);
+  if (!done_above && ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
+    return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->y,
+                                          dy, act, *dx, layer->dw, layer->db, model->workspace);
   if (!done_above)
     {
-      rc = ops->bias_act_backward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y, dy,
-                                   layer->db, pass->n, self->shape.k,
-                                   self->shape.out_h * self->shape.out_w);
+      rc = ops->bias_act_backward (model->backend.ctx, act, layer->y, dy, layer->db, pass->n,
+                                   self->shape.k, self->shape.out_h * self->shape.out_w);
       if (rc != 0)
         return rc;
     }

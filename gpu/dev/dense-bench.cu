@@ -284,6 +284,7 @@ main (int argc, char **argv)
               : t->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
               : t->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
               : t->abi_version <= 5 ? NN_BACKEND_OPS_V4_SIZE
+              : t->abi_version == 6 ? NN_BACKEND_OPS_V6_SIZE
                                     : sizeof table);
       if (!open_bench (&table, &old_k))
         return 1;

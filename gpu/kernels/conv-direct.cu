@@ -95,25 +95,33 @@ conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
 }
 
 /* Block (x: slice of positions, y: group of filters): sums of dw for those
- * filters over its positions, to partials[(filter * slices + slice) * taps + q]. */
-template <int T>
+ * filters over its positions, to partials[(filter * slices + slice) * width
+ * + q]. With y (FUSED), the gradient taken is dz = act' (y) * dy, and the
+ * partial bias gradient (the sum of dz) goes to q = taps: the layer's
+ * activation backward and bias gradient, which would otherwise read and
+ * write dz over the whole output once more, ride on the loads this kernel
+ * makes anyway. width = taps + FUSED. */
+template <int T, bool FUSED>
 __global__ void __launch_bounds__ (256)
-conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x, const float *__restrict__ dy,
-                          float *__restrict__ partials)
+    conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x,
+                              const float *__restrict__ dy, const float *__restrict__ y, int act,
+                              float *__restrict__ partials)
 {
   nn_kernel_enter ();
   const int KG = Group<T>::K;
-  __shared__ float red[8][KG * T];
+  const int W = T + FUSED; /* sums a filter: its taps, then its bias */
+  __shared__ float red[8][KG * W];
   __shared__ int tc[T], tr[T], ts[T];
   int taps = g.c * g.r * g.s;
+  int width = taps + FUSED;
   int plane = g.out_h * g.out_w;
   int positions = g.n * plane;
   int f0 = blockIdx.y * KG;
-  float acc[KG][T];
+  float acc[KG][W];
 #pragma unroll
   for (int j = 0; j < KG; j++)
 #pragma unroll
-    for (int q = 0; q < T; q++)
+    for (int q = 0; q < W; q++)
       acc[j][q] = 0.0f;
   tap_table<T> (g, tc, tr, ts);
   __syncthreads ();
@@ -123,14 +131,25 @@ conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x, const float
       int n = p / plane, o = p % plane;
       float patch[T];
       load_patch<T> (g, x, n, o / g.out_w, o % g.out_w, tc, tr, ts, patch);
-      const float *dyp = dy + (size_t) n * g.k * plane + o;
+      size_t at = (size_t) n * g.k * plane + o;
+      float d[KG], yv[KG];
 #pragma unroll
       for (int j = 0; j < KG; j++)
         {
-          float d = f0 + j < g.k ? dyp[(size_t) (f0 + j) * plane] : 0.0f;
+          bool in = f0 + j < g.k;
+          d[j] = in ? dy[at + (size_t) (f0 + j) * plane] : 0.0f;
+          if (FUSED)
+            yv[j] = in ? y[at + (size_t) (f0 + j) * plane] : 0.0f;
+        }
+#pragma unroll
+      for (int j = 0; j < KG; j++)
+        {
+          float dz = FUSED ? act_backward (act, yv[j], d[j]) : d[j];
 #pragma unroll
           for (int q = 0; q < T; q++)
-            acc[j][q] += d * patch[q];
+            acc[j][q] += dz * patch[q];
+          if (FUSED)
+            acc[j][W - 1] += dz;
         }
     }
 
@@ -139,46 +158,55 @@ conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x, const float
 #pragma unroll
   for (int j = 0; j < KG; j++)
 #pragma unroll
-    for (int q = 0; q < T; q++)
+    for (int q = 0; q < W; q++)
       {
         float v = acc[j][q];
         for (int o = 16; o > 0; o >>= 1)
           v += __shfl_xor_sync (0xffffffffu, v, o);
         if (lane == 0)
-          red[warp][j * T + q] = v;
+          red[warp][j * W + q] = v;
       }
   __syncthreads ();
-  for (int e = threadIdx.x; e < KG * T; e += blockDim.x)
+  for (int e = threadIdx.x; e < KG * W; e += blockDim.x)
     {
-      int j = e / T, q = e % T;
-      if (q >= taps || f0 + j >= g.k)
+      int j = e / W, q = e % W;
+      /* the taps in use, then (FUSED) the bias sum in column W - 1 */
+      int col = q < taps ? q : (FUSED && q == W - 1) ? taps : -1;
+      if (col < 0 || f0 + j >= g.k)
         continue;
       float s = 0.0f;
       for (int wi = 0; wi < (int) (blockDim.x >> 5); wi++)
         s += red[wi][e];
-      partials[((size_t) (f0 + j) * gridDim.x + blockIdx.x) * taps + q] = s;
+      partials[((size_t) (f0 + j) * gridDim.x + blockIdx.x) * width + col] = s;
     }
 }
 
-/* dw (k, taps) = the sum over slices, one warp per weight (lanes take
- * slices, then a fixed-order shuffle tree). */
+/* dw (k, taps) and, where dbias is not NULL, dbias (k) = the sums over
+ * slices of partials (k, slices, width), width = taps or taps + 1 with the
+ * bias last; one warp per sum (lanes take slices, then a fixed-order
+ * shuffle tree). */
 __global__ void
-conv_direct_wgrad_sum_kernel (const float *__restrict__ partials, float *__restrict__ dw, int k,
-                              int taps, int slices)
+conv_direct_wgrad_sum_kernel (const float *__restrict__ partials, float *__restrict__ dw,
+                              float *__restrict__ dbias, int k, int taps, int width, int slices)
 {
   nn_kernel_enter ();
   int e = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
   int lane = threadIdx.x & 31;
-  if (e >= k * taps)
+  if (e >= k * width)
     return;
-  int f = e / taps, q = e % taps;
+  int f = e / width, q = e % width;
   float s = 0.0f;
   for (int sl = lane; sl < slices; sl += 32)
-    s += partials[((size_t) f * slices + sl) * taps + q];
+    s += partials[((size_t) f * slices + sl) * width + q];
   for (int o = 16; o > 0; o >>= 1)
     s += __shfl_xor_sync (0xffffffffu, s, o);
   if (lane == 0)
-    dw[e] = s;
+    {
+      if (q < taps)
+        dw[(size_t) f * taps + q] = s;
+      else if (dbias != NULL)
+        dbias[f] = s;
+    }
 }
 
 static DirectGeom
@@ -201,7 +229,7 @@ _nn_cuda_conv_direct_ok (const NnConvShape *s)
 {
   long long taps = (long long) s->c * s->r * s->s;
   return taps <= NN_CUDA_DIRECT_TAPS && (long long) s->k * 32 * 4 <= 48 * 1024
-         && (long long) s->k * taps <= NN_CUDA_PARTIALS
+         && (long long) s->k * (taps + 1) <= NN_CUDA_PARTIALS
          && (long long) s->n * s->c * s->h * s->w < (1ll << 31)
          && (long long) s->n * s->k * s->out_h * s->out_w < (1ll << 31);
 }
@@ -227,12 +255,30 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 
+template <bool FUSED>
+static void
+launch_wgrad (NnCudaContext *ctx, int t, dim3 grid, const DirectGeom &g, const float *x,
+              const float *dy, const float *y, int act)
+{
+  if (t == 9)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED>, grid, 256, 0, g, x, dy, y, act,
+                            ctx->partials);
+  else if (t == 16)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED>, grid, 256, 0, g, x, dy, y,
+                            act, ctx->partials);
+  else
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED>, grid, 256, 0, g, x, dy, y,
+                            act, ctx->partials);
+}
+
 int
 _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const float *x,
-                            const float *dy, float *dw)
+                            const float *dy, const float *y, int act, float *dw, float *dbias)
 {
   DirectGeom g = geom (s);
+  bool fused = y != NULL;
   int taps = s->c * s->r * s->s;
+  int width = taps + fused;
   int t = taps_bound (s);
   int kg = t == 9 ? Group<9>::K : t == 16 ? Group<16>::K : Group<32>::K;
   int groups = (s->k + kg - 1) / kg;
@@ -241,25 +287,21 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const floa
   int slices = (ctx->multiprocessors * 4 + groups - 1) / groups;
   if ((size_t) slices * 256 > positions)
     slices = (int) ((positions + 255) / 256);
-  while (slices > 1 && (size_t) slices * s->k * taps > NN_CUDA_PARTIALS)
+  while (slices > 1 && (size_t) slices * s->k * width > NN_CUDA_PARTIALS)
     slices--;
   if (slices < 1)
     slices = 1;
   dim3 grid (slices, groups);
-  if (t == 9)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9>, grid, 256, 0, g, x, dy,
-                            ctx->partials);
-  else if (t == 16)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16>, grid, 256, 0, g, x, dy,
-                            ctx->partials);
+  if (fused)
+    launch_wgrad<true> (ctx, t, grid, g, x, dy, y, act);
   else
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32>, grid, 256, 0, g, x, dy,
-                            ctx->partials);
+    launch_wgrad<false> (ctx, t, grid, g, x, dy, NULL, NN_BK_ACT_LINEAR);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward (direct weights)");
   if (rc != 0)
     return rc;
-  int outputs = s->k * taps;
+  int outputs = s->k * width;
   _nn_cuda_launch_serial (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0,
-                          ctx->partials, dw, s->k, taps, slices);
+                          ctx->partials, dw, fused ? dbias : (float *) NULL, s->k, taps, width,
+                          slices);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }

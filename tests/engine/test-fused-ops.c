@@ -1,6 +1,7 @@
 /* test-fused-ops.c: the engine on a backend with the optional fused ops,
  * without a GPU: the dense layer's (ABI 2), the output layer with the loss
- * and pooling's backward with the activation below (ABI 4). A CPU op table
+ * (ABI 4), pooling with the activation below and the dropout above (ABI 6)
+ * and a convolution's backward with its activation's (ABI 7). A CPU op table
  * whose fused ops run the CPU's own gemm, bias_act, dropout, loss and
  * pooling ops in the order the separate ops run must train to the very
  * losses and weights of the plain CPU table. Every dense layer must use the
@@ -9,7 +10,9 @@
  * own ops); a dense output layer must run with the loss as one op in
  * training and evaluation; a pooling right above a convolution must do that
  * convolution's activation backward and bias gradient, which then runs
- * neither, and a dropout right after such a pooling in both directions.
+ * neither, and a dropout right after such a pooling in both directions;
+ * any other convolution's activation backward must run with its own
+ * backward as one op.
  */
 
 #include "test-util.h"
@@ -33,6 +36,7 @@ static struct
   int pool_drop_forward;           /* pool2d_forward_dropout calls that applied a dropout */
   int pool_drop_backward;          /* pool2d_backward_act calls that applied one */
   int image_bias_acts;             /* bias_act_backward calls on images (spatial > 1) */
+  int conv_acts;                   /* conv2d_backward_bias_act calls */
 } fake;
 
 static int
@@ -135,6 +139,54 @@ f_pool_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float 
   return rc;
 }
 
+/* The shapes of the plans made, to find a plan's (the CPU's plans are opaque). */
+#define PLANS_MAX 64
+static struct
+{
+  void *plan;
+  NnConvShape shape;
+} plans[PLANS_MAX];
+static int plan_count;
+
+static int
+f_plan_new (void *ctx, const NnConvShape *shape, void **plan, size_t *workspace_bytes)
+{
+  int rc = fake.cpu->conv2d_plan_new (ctx, shape, plan, workspace_bytes);
+  if (rc == 0 && plan_count < PLANS_MAX)
+    {
+      plans[plan_count].plan = *plan;
+      plans[plan_count++].shape = *shape;
+    }
+  return rc;
+}
+
+static const NnConvShape *
+plan_shape (const void *plan)
+{
+  for (int i = plan_count - 1; i >= 0; i--)
+    if (plans[i].plan == plan)
+      return &plans[i].shape;
+  return NULL;
+}
+
+static int
+f_conv_backward_act (void *ctx, void *plan, const float *x, const float *w, const float *y,
+                     float *dy, int act, float *dx, float *dw, float *dbias, void *workspace)
+{
+  const NnBackendOps *c = fake.cpu;
+  const NnConvShape *s = plan_shape (plan);
+  int rc;
+
+  if (s == NULL)
+    return NN_BACKEND_ERROR;
+
+  fake.conv_acts++;
+  rc = c->bias_act_backward (ctx, act, y, dy, dbias, s->n, s->k, s->out_h * s->out_w);
+  if (rc == 0)
+    rc = c->conv2d_backward (ctx, plan, x, w, dy, dx, dw, workspace);
+  return rc;
+}
+
 static int
 f_bias_act_backward (void *ctx, int act, const float *y, float *dy, float *dbias, int n,
                      int channels, int spatial)
@@ -225,7 +277,7 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   sp = train (spec, &plain, &rp, &wp, &cp);
   fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
   fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
-  fake.pool_drop_forward = fake.pool_drop_backward = 0;
+  fake.pool_drop_forward = fake.pool_drop_backward = fake.conv_acts = 0;
   _nn_model_set_test_ops (&fake.ops);
   sf = train (spec, &fused, &rf, &wf, &cf);
   _nn_model_set_test_ops (NULL);
@@ -256,11 +308,11 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
           fake.forward_drop, fake.backward_drop);
   tap_ok (other_dropouts ? fake.dropout_ops == 2 * 32 : fake.dropout_ops == 0,
           "%s: dropout layers ran %d dropout ops of their own", spec, fake.dropout_ops);
-  tap_ok (fake.pool_acts == 32 * pool_fusions
-              && fake.image_bias_acts == 32 * (conv_layers - pool_fusions),
-          "%s: poolings do the activation backward of the convolutions below them (%d fused, "
-          "%d separate)",
-          spec, fake.pool_acts, fake.image_bias_acts);
+  tap_ok (fake.pool_acts == 32 * pool_fusions && fake.conv_acts == 32 * (conv_layers - pool_fusions)
+              && fake.image_bias_acts == 0,
+          "%s: poolings do the activation backward of the convolutions below them, the other "
+          "convolutions with their own backward (%d, %d; %d separate)",
+          spec, fake.pool_acts, fake.conv_acts, fake.image_bias_acts);
   tap_ok (fake.pool_drop_forward == 32 * pool_dropouts
               && fake.pool_drop_backward == fake.pool_drop_forward,
           "%s: a dropout after such a pooling is applied by it, in both directions (%d, %d)", spec,
@@ -286,6 +338,8 @@ main (void)
   fake.ops.pool2d_forward_dropout = f_pool_forward_dropout;
   fake.ops.pool2d_backward_act = f_pool_backward_act;
   fake.ops.bias_act_backward = f_bias_act_backward;
+  fake.ops.conv2d_backward_bias_act = f_conv_backward_act;
+  fake.ops.conv2d_plan_new = f_plan_new;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);

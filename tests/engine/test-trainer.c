@@ -672,6 +672,7 @@ fake_init (void)
   fake.ops.dense_loss = NULL;
   fake.ops.pool2d_forward_dropout = NULL;
   fake.ops.pool2d_backward_act = NULL;
+  fake.ops.conv2d_backward_bias_act = NULL;
   one_step_ops = 0;
 }
 

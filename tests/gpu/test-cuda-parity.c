@@ -353,6 +353,9 @@ check_conv (NnConvShape s, const char *route, double tol)
   int rp[2] = { -1, -1 }, rf[2] = { -1, -1 }, rb[2] = { -1, -1 }, rb2[2] = { -1, -1 };
   int rfb[2] = { -1, -1 };
   size_t wsb[2] = { 0, 0 };
+  /* the backward through the activation, [with dx][backend] */
+  float *dwa[2][2] = { { 0 } }, *dba[2][2] = { { 0 } }, *dxa[2] = { 0 };
+  int rba[2][2] = { { -1, -1 }, { -1, -1 } };
   /* the fused forward: relu, or tanh for odd filter counts */
   int act = s.k % 2 ? NN_BK_ACT_TANH : NN_BK_ACT_RELU;
 
@@ -403,6 +406,41 @@ check_conv (NnConvShape s, const char *route, double tol)
       yb[b] = gpu_get (k, vy[b], sy * sizeof (float));
       if (rf[b] || rb[b] || rb2[b] || rfb[b])
         tap_diag ("%s conv2d: %s", k->ops->name, k->ops->last_error (k->ctx));
+      /* dz = act' (y) * dy, its bias sums, dw and (second pass) dx: the
+       * CPU's two ops against CUDA's one (direct plans without dx form dz
+       * inside the weight gradient). Both take the CPU's y, so that a relu
+       * whose input TF32 rounded across 0 does not count as a difference. */
+      for (int with_dx = 0; with_dx < 2 && rfb[b] == 0 && yb[0] != NULL; with_dx++)
+        {
+          void *fresh = gpu_put (k, dy, sy * sizeof (float));
+          void *vdb = gpu_put (k, NULL, (size_t) s.k * sizeof (float));
+          void *vya = gpu_put (k, yb[0], sy * sizeof (float));
+          float *to_dx = with_dx ? vdx[b] : NULL;
+          if (fresh == NULL || vdb == NULL || vya == NULL)
+            ;
+          else if (b == 1 && k->ops->conv2d_backward_bias_act != NULL)
+            rba[with_dx][b] = k->ops->conv2d_backward_bias_act (
+                k->ctx, plan[b], vx[b], vw[b], vya, fresh, act, to_dx, vdw[b], vdb, ws[b]);
+          else if (b == 0)
+            {
+              rba[with_dx][b] = k->ops->bias_act_backward (k->ctx, act, vya, fresh, vdb, s.n, s.k,
+                                                           s.out_h * s.out_w);
+              if (rba[with_dx][b] == 0)
+                rba[with_dx][b] = k->ops->conv2d_backward (k->ctx, plan[b], vx[b], vw[b], fresh,
+                                                           to_dx, vdw[b], ws[b]);
+            }
+          if (rba[with_dx][b] != 0)
+            tap_diag ("%s conv2d backward with the activation: %s", k->ops->name,
+                      k->ops->last_error (k->ctx));
+          dwa[with_dx][b] = gpu_get (k, vdw[b], sw * sizeof (float));
+          dba[with_dx][b] = gpu_get (k, vdb, (size_t) s.k * sizeof (float));
+          if (with_dx)
+            dxa[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+          void *temps[] = { fresh, vdb, vya };
+          for (int t = 0; t < 3; t++)
+            if (temps[t] != NULL)
+              k->ops->free (k->ctx, temps[t]);
+        }
     }
   double ey = gpu_rel_err (y[1], y[0], sy), edx = gpu_rel_err (dx[1], dx[0], sx);
   double edw = gpu_rel_err (dw[1], dw[0], sw), edw2 = gpu_rel_err (dw_only[1], dw[0], sw);
@@ -418,8 +456,25 @@ check_conv (NnConvShape s, const char *route, double tol)
   tap_ok (rfb[0] == 0 && rfb[1] == 0 && eyb <= tol,
           "conv2d forward + bias + %s in one op (%s) n %d c %d k %d: rel err %.2g",
           act == NN_BK_ACT_RELU ? "relu" : "tanh", route, s.n, s.c, s.k, eyb);
+  for (int with_dx = 0; with_dx < 2; with_dx++)
+    {
+      double ew = gpu_rel_err (dwa[with_dx][1], dwa[with_dx][0], sw);
+      double eb = gpu_rel_err (dba[with_dx][1], dba[with_dx][0], (size_t) s.k);
+      double ex = with_dx ? gpu_rel_err (dxa[1], dxa[0], sx) : 0.0;
+      tap_ok (rba[with_dx][0] == 0 && rba[with_dx][1] == 0 && ew <= tol && eb <= tol && ex <= tol,
+              "conv2d backward with the %s backward in one op (%s) n %d c %d k %d%s: rel err dw "
+              "%.2g, dbias %.2g, dx %.2g",
+              act == NN_BK_ACT_RELU ? "relu" : "tanh", route, s.n, s.c, s.k,
+              with_dx ? ", with dx" : "", ew, eb, ex);
+      for (int b = 0; b < 2; b++)
+        {
+          free (dwa[with_dx][b]);
+          free (dba[with_dx][b]);
+        }
+    }
   for (int b = 0; b < 2; b++)
     {
+      free (dxa[b]);
       free (y[b]);
       free (yb[b]);
       free (dx[b]);
