@@ -132,39 +132,66 @@ copy_async_wait (void)
   asm volatile ("cp.async.wait_all;" ::);
 }
 
+/* 4-byte asynchronous copy of a value known to be in the tensor. */
+__device__ __forceinline__ void
+copy_async_in (float *dst, const float *src)
+{
+  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src));
+}
+
+/* Zeros `count` floats of shared memory (the block's threads together). */
+__device__ __forceinline__ void
+zero_shared (float *p, int count)
+{
+  for (int i = threadIdx.x; i < count; i += TC_THREADS)
+    p[i] = 0.0f;
+}
+
 /* Channels [c0, c0 + COUNT) of image img, rows from `row0` (input row
  * coordinates, may be negative) into a tile of (tile_rows * sw) cells of CS
- * floats, channel fastest; cells outside the tensor are zero. Column j of
- * the tile is input column j - pad_w. Asynchronous 4-byte copies, so a
- * kernel can fetch its next tile while it works on this one. A warp
- * instruction copies KL channels x 32 / KL columns: for (8 channels, CS 12)
- * KL = 4, for (32 channels, CS 40) KL = 8 put those 32 words in 32
- * different banks. The copies cannot round, so x reaches the tensor core as
- * raw bits, truncated to TF32 (on average 2^-11 relative low; the other
- * operand is rounded). */
+ * floats, channel fastest. Column j of the tile is input column j - pad_w.
+ * Asynchronous 4-byte copies, so a kernel can fetch its next tile while it
+ * works on this one. A warp instruction copies KL channels x 32 / KL
+ * columns: for (8 channels, CS 12) KL = 4, for (32 channels, CS 40) KL = 8
+ * put those 32 words in 32 different banks. The copies cannot round, so x
+ * reaches the tensor core as raw bits, truncated to TF32 (on average 2^-11
+ * relative low; the other operand is rounded).
+ *
+ * Only cells inside the tensor are copied, each with a plain copy and no
+ * bounds test: the columns of padding are the same in every tile of a
+ * block, so the kernel zeros its tiles once before the first fetch
+ * (zero_shared), and rows outside the image or channels past ci (which vary
+ * from tile to tile) are zeroed here with plain stores. Copying every cell
+ * with cp.async's zero fill cost about 20 instructions a copy for the bounds
+ * and the 64-bit addresses (ncu's instruction counts: the loads were half of
+ * the forward kernel's instructions, the mma a tenth;
+ * bench/results/h200-gpu-session4-2026-11-30.md). */
 template <int COUNT, int CS, int KL>
 __device__ __forceinline__ void
 load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
                        float *tile)
 {
-  const int GROUPS = COUNT / KL;
+  const int GROUPS = COUNT / KL, STEP = 32 / KL;
   int lane = threadIdx.x & 31;
   int k = lane % KL, col0 = lane / KL;
-  size_t plane = (size_t) g.ih * g.iw;
+  int cols = min (g.iw, g.sw - g.pad_w); /* input columns the tile holds */
+  const float *image = x + (size_t) img * g.ci * g.ih * g.iw;
   for (int rq = threadIdx.x >> 5; rq < g.tile_rows * GROUPS; rq += TC_THREADS / 32)
     {
       int row = rq / GROUPS, ch = c0 + (rq % GROUPS) * KL + k;
       int iy = row0 + row;
-      bool row_in = (unsigned) iy < (unsigned) g.ih && ch < g.ci;
-      const float *src = x + ((size_t) img * g.ci + (row_in ? ch : 0)) * plane
-                         + (size_t) (row_in ? iy : 0) * g.iw;
       float *dst = tile + row * g.sw * CS + (rq % GROUPS) * KL + k;
-      for (int col = col0; col < g.sw; col += 32 / KL)
+      if ((unsigned) iy < (unsigned) g.ih && ch < g.ci)
         {
-          int ix = col - g.pad_w;
-          bool in = row_in && (unsigned) ix < (unsigned) g.iw;
-          copy_async (dst + col * CS, in ? src + ix : x, in);
+          const float *src = image + ((size_t) ch * g.ih + iy) * g.iw;
+          dst += g.pad_w * CS;
+          for (int ix = col0; ix < cols; ix += STEP)
+            copy_async_in (dst + ix * CS, src + ix);
         }
+      else
+        for (int col = col0; col < g.sw; col += STEP)
+          dst[col * CS] = 0.0f;
     }
 }
 
@@ -248,6 +275,9 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
     copy_async_commit ();
   };
 
+  zero_shared (xs, g.plane);
+  zero_shared (xs + stage, g.plane);
+  __syncthreads (); /* the zeros are in before any copy lands */
   fetch (0, 0);
   for (int c0 = 0, st = 0; c0 < g.ci; c0 += TC_CHUNK, st ^= 1)
     {
@@ -428,6 +458,9 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
     copy_async_commit ();
   };
 
+  zero_shared (xs, g.plane);
+  zero_shared (xs + stage, g.plane);
+  __syncthreads (); /* the zeros are in before any copy lands */
   if (item0 < item1)
     fetch (item0, 0);
   for (int item = item0, st = 0; item < item1; item++, st ^= 1)
