@@ -38,6 +38,7 @@ typedef struct
   int igemm;  /* every direction not direct by kernels/conv-igemm.cu */
   int cudnn_fwd, cudnn_data, cudnn_filter; /* directions left to cuDNN */
   NnCudaIgemmPlan igemm_plan;
+  NnCudaDirectPlan direct_plan;
 } NnCudaConvPlan;
 
 static void
@@ -119,6 +120,12 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
   }
   if (p->igemm && (rc = _nn_cuda_conv_igemm_plan (ctx, s, &p->igemm_plan, &p->workspace)) != 0)
     goto failed;
+  if (p->direct)
+    {
+      _nn_cuda_conv_direct_plan (ctx, s, &p->direct_plan);
+      if (p->direct_plan.partial_bytes > p->workspace)
+        p->workspace = p->direct_plan.partial_bytes;
+    }
   if (!p->cudnn_fwd && !p->cudnn_data && !p->cudnn_filter)
     goto planned;
 
@@ -317,8 +324,8 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
     return rc;
   if (p->direct)
     {
-      if ((rc
-           = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, x, dy, NULL, NN_BK_ACT_LINEAR, dw, NULL))
+      if ((rc = _nn_cuda_conv_direct_wgrad (ctx, &p->shape, &p->direct_plan, x, dy, NULL,
+                                            NN_BK_ACT_LINEAR, dw, NULL, workspace))
           != 0)
         return rc;
     }
@@ -374,7 +381,8 @@ _nn_cuda_conv2d_backward_bias_act (void *vctx, void *plan, const float *x, const
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
                               "conv2d backward: activation %d is not element-wise", act);
   if (p->direct && dx == NULL)
-    return _nn_cuda_conv_direct_wgrad (ctx, s, x, dy, y, act, dw, dbias);
+    return _nn_cuda_conv_direct_wgrad (ctx, s, &p->direct_plan, x, dy, y, act, dw, dbias,
+                                       workspace);
   if ((rc = _nn_cuda_bias_act_backward (ctx, act, y, dy, dbias, s->n, s->k, s->out_h * s->out_w))
       != 0)
     return rc;

@@ -104,17 +104,31 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_bias_act (void *ctx, void *plan, con
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
 /* Direct convolution for few taps (kernels/conv-direct.cu): whether a shape
- * qualifies, and its forward and weight gradient on the stream. */
+ * qualifies, the plan of its weight gradient, and its forward and weight
+ * gradient on the stream. */
 #define NN_CUDA_DIRECT_TAPS 32
+typedef struct
+{
+  int band_rows;       /* output rows of a work item (one image's band) */
+  int bands;           /* bands per image */
+  int in_rows, in_w;   /* the band's input rows and padded width, in shared memory */
+  int blocks;          /* the weight gradient's grid */
+  int stripes;         /* warps sharing a group of filters */
+  size_t partial_bytes; /* workspace: (k, blocks * stripes, taps + 1) partial sums */
+} NnCudaDirectPlan;
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_ok (const NnConvShape *s);
+NN_CUDA_HIDDEN void _nn_cuda_conv_direct_plan (const NnCudaContext *ctx, const NnConvShape *s,
+                                               NnCudaDirectPlan *plan);
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s,
                                                  const float *x, const float *w,
                                                  const float *bias, int act, float *y);
 /* dw from dy, or with y not NULL from dz = act' (y) * dy, also writing
- * dbias (the sums of dz) when that is not NULL. */
+ * dbias (the sums of dz) when that is not NULL; the partial sums in
+ * workspace (plan->partial_bytes). */
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s,
-                                               const float *x, const float *dy, const float *y,
-                                               int act, float *dw, float *dbias);
+                                               const NnCudaDirectPlan *plan, const float *x,
+                                               const float *dy, const float *y, int act, float *dw,
+                                               float *dbias, void *workspace);
 
 /* Stride-1 convolution as implicit GEMMs on TF32 tensor cores
  * (kernels/conv-igemm.cu): whether a context and shape can use it (TF32

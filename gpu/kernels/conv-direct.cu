@@ -3,8 +3,10 @@
  * cuDNN spends ~54 us forward and ~84 us on the weight gradient of the cnn
  * preset's first layer (1 -> 32 channels, 28x28, batch 256: 0.1 GFLOP),
  * bound by launches and layout; here a thread loads its input patch once
- * and uses it for every filter: 13 and 41 us (H200, ncu; see
- * bench/results/h200-trainbench-gpu-2026-11-30.txt). T is the tap count
+ * and uses it for every filter: 15 us forward (H200, ncu), and the weight
+ * gradient with the layer's relu backward and bias gradient 32 + 3 us
+ * where those alone had taken 22 us more
+ * (bench/results/h200-gpu-session4-2026-11-30.md). T is the tap count
  * rounded up (9, 16, 32) so the patch and the sums stay in registers.
  */
 
@@ -94,90 +96,126 @@ conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
     }
 }
 
-/* Block (x: slice of positions, y: group of filters): sums of dw for those
- * filters over its positions, to partials[(filter * slices + slice) * width
- * + q]. With y (FUSED), the gradient taken is dz = act' (y) * dy, and the
- * partial bias gradient (the sum of dz) goes to q = taps: the layer's
- * activation backward and bias gradient, which would otherwise read and
- * write dz over the whole output once more, ride on the loads this kernel
- * makes anyway. width = taps + FUSED. */
+/* The weight gradient. Work items are bands of b.band_rows output rows of
+ * one image; a block takes items blockIdx.x, + gridDim.x, ..., copying each
+ * band's input rows (every channel, the padding as zeros) to shared memory,
+ * so patches are read there without bounds tests. Warp w is "virtual warp"
+ * v = w (+ 8 per pass when there are more than 8 groups of KG filters):
+ * filter group v % groups, stripe v / groups of the band's positions (lanes
+ * 32 apart, stripes interleaved); it sums dy (or with y, FUSED: dz =
+ * act' (y) dy) times the patch for each tap over every item of its block,
+ * in registers, and leaves one partial sum per (filter, column) to
+ * partials[(filter * slices + slice) * width + q], slice = blockIdx.x *
+ * b.stripes + stripe, with the bias gradient (the sum of dz) at q = taps
+ * when FUSED; width = taps + FUSED. With y the layer's activation backward
+ * and bias gradient, which would otherwise read and write dz over the
+ * whole output once more, ride on the loads this kernel makes anyway. */
 template <int T, bool FUSED>
-__global__ void __launch_bounds__ (256)
-    conv_direct_wgrad_kernel (DirectGeom g, const float *__restrict__ x,
+__global__ void __launch_bounds__ (256, 2)
+    conv_direct_wgrad_kernel (DirectGeom g, NnCudaDirectPlan b, const float *__restrict__ x,
                               const float *__restrict__ dy, const float *__restrict__ y, int act,
                               float *__restrict__ partials)
 {
   nn_kernel_enter ();
   const int KG = Group<T>::K;
   const int W = T + FUSED; /* sums a filter: its taps, then its bias */
-  __shared__ float red[8][KG * W];
-  __shared__ int tc[T], tr[T], ts[T];
+  extern __shared__ float band[]; /* (c, in_rows, in_w) */
   int taps = g.c * g.r * g.s;
   int width = taps + FUSED;
   int plane = g.out_h * g.out_w;
-  int positions = g.n * plane;
-  int f0 = blockIdx.y * KG;
-  float acc[KG][W];
-#pragma unroll
-  for (int j = 0; j < KG; j++)
-#pragma unroll
-    for (int q = 0; q < W; q++)
-      acc[j][q] = 0.0f;
-  tap_table<T> (g, tc, tr, ts);
-  __syncthreads ();
-
-  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < positions; p += gridDim.x * blockDim.x)
-    {
-      int n = p / plane, o = p % plane;
-      float patch[T];
-      load_patch<T> (g, x, n, o / g.out_w, o % g.out_w, tc, tr, ts, patch);
-      size_t at = (size_t) n * g.k * plane + o;
-      float d[KG], yv[KG];
-#pragma unroll
-      for (int j = 0; j < KG; j++)
-        {
-          bool in = f0 + j < g.k;
-          d[j] = in ? dy[at + (size_t) (f0 + j) * plane] : 0.0f;
-          if (FUSED)
-            yv[j] = in ? y[at + (size_t) (f0 + j) * plane] : 0.0f;
-        }
-#pragma unroll
-      for (int j = 0; j < KG; j++)
-        {
-          float dz = FUSED ? act_backward (act, yv[j], d[j]) : d[j];
-#pragma unroll
-          for (int q = 0; q < T; q++)
-            acc[j][q] += dz * patch[q];
-          if (FUSED)
-            acc[j][W - 1] += dz;
-        }
-    }
-
-  /* Sum over the block: each warp by shuffles, then the warps in shared memory. */
+  int items = g.n * b.bands;
+  int band_plane = b.in_rows * b.in_w;
+  int groups = (g.k + KG - 1) / KG, virtual_warps = groups * b.stripes;
+  int slices = gridDim.x * b.stripes;
   int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  /* a tap's offset in the band from its patch's corner; past the taps any
+   * cell (those sums are not stored) */
+  int tap_at[T];
 #pragma unroll
-  for (int j = 0; j < KG; j++)
-#pragma unroll
-    for (int q = 0; q < W; q++)
-      {
-        float v = acc[j][q];
-        for (int o = 16; o > 0; o >>= 1)
-          v += __shfl_xor_sync (0xffffffffu, v, o);
-        if (lane == 0)
-          red[warp][j * W + q] = v;
-      }
-  __syncthreads ();
-  for (int e = threadIdx.x; e < KG * W; e += blockDim.x)
+  for (int q = 0; q < T; q++)
+    tap_at[q]
+        = q < taps ? (q / (g.r * g.s) * b.in_rows + q % (g.r * g.s) / g.s) * b.in_w + q % g.s : 0;
+
+  for (int v0 = 0; v0 < virtual_warps; v0 += 8)
     {
-      int j = e / W, q = e % W;
-      /* the taps in use, then (FUSED) the bias sum in column W - 1 */
-      int col = q < taps ? q : (FUSED && q == W - 1) ? taps : -1;
-      if (col < 0 || f0 + j >= g.k)
+      int v = v0 + warp;
+      bool active = v < virtual_warps;
+      int f0 = v % groups * KG, stripe = v / groups;
+      float acc[KG][W];
+#pragma unroll
+      for (int j = 0; j < KG; j++)
+#pragma unroll
+        for (int q = 0; q < W; q++)
+          acc[j][q] = 0.0f;
+
+      for (int item = blockIdx.x; item < items; item += gridDim.x)
+        {
+          int n = item / b.bands, oy0 = (item - n * b.bands) * b.band_rows;
+          int rows = min (b.band_rows, g.out_h - oy0);
+          int iy0 = oy0 * g.stride_h - g.pad_h;
+          const float *xn = x + (size_t) n * g.c * g.h * g.w;
+          __syncthreads (); /* the last band is read */
+          for (int e = threadIdx.x; e < g.c * band_plane; e += blockDim.x)
+            {
+              int ch = e / band_plane, rest = e - ch * band_plane;
+              int iy = iy0 + rest / b.in_w, ix = rest % b.in_w - g.pad_w;
+              band[e] = (unsigned) iy < (unsigned) g.h && (unsigned) ix < (unsigned) g.w
+                            ? xn[((size_t) ch * g.h + iy) * g.w + ix]
+                            : 0.0f;
+            }
+          __syncthreads ();
+          if (!active)
+            continue;
+          size_t at = (size_t) n * g.k * plane + (size_t) oy0 * g.out_w;
+          int count = rows * g.out_w;
+#pragma unroll 2
+          for (int o = stripe * 32 + lane; o < count; o += 32 * b.stripes)
+            {
+              int oy = o / g.out_w, ox = o - oy * g.out_w;
+              const float *corner = band + oy * g.stride_h * b.in_w + ox * g.stride_w;
+              float patch[T], d[KG], yv[KG];
+#pragma unroll
+              for (int j = 0; j < KG; j++)
+                {
+                  bool in = f0 + j < g.k;
+                  size_t i = at + (size_t) (f0 + j) * plane + o;
+                  d[j] = in ? dy[i] : 0.0f;
+                  if (FUSED)
+                    yv[j] = in ? y[i] : 0.0f;
+                }
+#pragma unroll
+              for (int q = 0; q < T; q++)
+                patch[q] = corner[tap_at[q]];
+#pragma unroll
+              for (int j = 0; j < KG; j++)
+                {
+                  float dz = FUSED ? act_backward (act, yv[j], d[j]) : d[j];
+#pragma unroll
+                  for (int q = 0; q < T; q++)
+                    acc[j][q] += dz * patch[q];
+                  if (FUSED)
+                    acc[j][W - 1] += dz;
+                }
+            }
+        }
+
+      if (!active)
         continue;
-      float s = 0.0f;
-      for (int wi = 0; wi < (int) (blockDim.x >> 5); wi++)
-        s += red[wi][e];
-      partials[((size_t) (f0 + j) * gridDim.x + blockIdx.x) * width + col] = s;
+      /* the warp's sums by shuffles (a fixed tree), lane 0 stores them */
+      int slice = blockIdx.x * b.stripes + stripe;
+#pragma unroll
+      for (int j = 0; j < KG; j++)
+#pragma unroll
+        for (int q = 0; q < W; q++)
+          {
+            float sum = acc[j][q];
+            for (int off = 16; off > 0; off >>= 1)
+              sum += __shfl_xor_sync (0xffffffffu, sum, off);
+            /* the taps in use, then (FUSED) the bias sum in column W - 1 */
+            int col = q < taps ? q : (FUSED && q == W - 1) ? taps : -1;
+            if (lane == 0 && col >= 0 && f0 + j < g.k)
+              partials[((size_t) (f0 + j) * slices + slice) * width + col] = sum;
+          }
     }
 }
 
@@ -224,14 +262,58 @@ taps_bound (const NnConvShape *s)
   return taps <= 9 ? 9 : taps <= 16 ? 16 : 32;
 }
 
+/* Floats of input a weight-gradient block holds in shared memory (48 KB,
+ * which needs no opt-in). */
+#define DIRECT_BAND_FLOATS 12288
+
+/* The padded width of the input a band spans, and its rows for `rows`
+ * output rows. */
+static int
+band_width (const NnConvShape *s)
+{
+  return (s->out_w - 1) * s->stride_w + s->s;
+}
+
+static int
+band_in_rows (const NnConvShape *s, int rows)
+{
+  return (rows - 1) * s->stride_h + s->r;
+}
+
 int
 _nn_cuda_conv_direct_ok (const NnConvShape *s)
 {
   long long taps = (long long) s->c * s->r * s->s;
   return taps <= NN_CUDA_DIRECT_TAPS && (long long) s->k * 32 * 4 <= 48 * 1024
-         && (long long) s->k * (taps + 1) <= NN_CUDA_PARTIALS
+         && (long long) s->c * band_in_rows (s, 1) * band_width (s) <= DIRECT_BAND_FLOATS
          && (long long) s->n * s->c * s->h * s->w < (1ll << 31)
          && (long long) s->n * s->k * s->out_h * s->out_w < (1ll << 31);
+}
+
+void
+_nn_cuda_conv_direct_plan (const NnCudaContext *ctx, const NnConvShape *s, NnCudaDirectPlan *plan)
+{
+  int taps = s->c * s->r * s->s;
+  int kg = taps_bound (s) <= 16 ? Group<16>::K : Group<32>::K;
+  int groups = (s->k + kg - 1) / kg;
+  /* two blocks a multiprocessor (the registers allow two), at least two
+   * items each: bands of whole rows that fit in shared memory */
+  int blocks = (ctx->multiprocessors > 0 ? ctx->multiprocessors : 16) * 2;
+  int bands = (2 * blocks + s->n - 1) / s->n;
+  bands = bands < 1 ? 1 : bands > s->out_h ? s->out_h : bands;
+  int rows = (s->out_h + bands - 1) / bands;
+  while (rows > 1
+         && (long long) s->c * band_in_rows (s, rows) * band_width (s) > DIRECT_BAND_FLOATS)
+    rows--;
+  plan->band_rows = rows;
+  plan->bands = (s->out_h + rows - 1) / rows;
+  plan->in_rows = band_in_rows (s, rows);
+  plan->in_w = band_width (s);
+  /* warps that share a filter group take interleaved stripes of positions */
+  plan->stripes = groups < 8 ? 8 / groups : 1;
+  int items = s->n * plan->bands;
+  plan->blocks = items < blocks ? items : blocks;
+  plan->partial_bytes = (size_t) s->k * plan->blocks * plan->stripes * (taps + 1) * sizeof (float);
 }
 
 int
@@ -257,51 +339,42 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
 
 template <bool FUSED>
 static void
-launch_wgrad (NnCudaContext *ctx, int t, dim3 grid, const DirectGeom &g, const float *x,
-              const float *dy, const float *y, int act)
+launch_wgrad (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirectPlan &b,
+              const float *x, const float *dy, const float *y, int act, float *partials)
 {
+  size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
   if (t == 9)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED>, grid, 256, 0, g, x, dy, y, act,
-                            ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED>, b.blocks, 256, smem, g, b, x,
+                            dy, y, act, partials);
   else if (t == 16)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED>, grid, 256, 0, g, x, dy, y,
-                            act, ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED>, b.blocks, 256, smem, g, b, x,
+                            dy, y, act, partials);
   else
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED>, grid, 256, 0, g, x, dy, y,
-                            act, ctx->partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED>, b.blocks, 256, smem, g, b, x,
+                            dy, y, act, partials);
 }
 
 int
-_nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const float *x,
-                            const float *dy, const float *y, int act, float *dw, float *dbias)
+_nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const NnCudaDirectPlan *plan,
+                            const float *x, const float *dy, const float *y, int act, float *dw,
+                            float *dbias, void *workspace)
 {
   DirectGeom g = geom (s);
   bool fused = y != NULL;
   int taps = s->c * s->r * s->s;
   int width = taps + fused;
   int t = taps_bound (s);
-  int kg = t == 9 ? Group<9>::K : t == 16 ? Group<16>::K : Group<32>::K;
-  int groups = (s->k + kg - 1) / kg;
-  size_t positions = (size_t) s->n * s->out_h * s->out_w;
-  /* Enough blocks to fill the GPU, within the partials scratch. */
-  int slices = (ctx->multiprocessors * 4 + groups - 1) / groups;
-  if ((size_t) slices * 256 > positions)
-    slices = (int) ((positions + 255) / 256);
-  while (slices > 1 && (size_t) slices * s->k * width > NN_CUDA_PARTIALS)
-    slices--;
-  if (slices < 1)
-    slices = 1;
-  dim3 grid (slices, groups);
+  float *partials = (float *) workspace;
   if (fused)
-    launch_wgrad<true> (ctx, t, grid, g, x, dy, y, act);
+    launch_wgrad<true> (ctx, t, g, *plan, x, dy, y, act, partials);
   else
-    launch_wgrad<false> (ctx, t, grid, g, x, dy, NULL, NN_BK_ACT_LINEAR);
+    launch_wgrad<false> (ctx, t, g, *plan, x, dy, NULL, NN_BK_ACT_LINEAR, partials);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward (direct weights)");
   if (rc != 0)
     return rc;
   int outputs = s->k * width;
-  _nn_cuda_launch_serial (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0,
-                          ctx->partials, dw, fused ? dbias : (float *) NULL, s->k, taps, width,
-                          slices);
+  _nn_cuda_launch_serial (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, partials,
+                          dw, fused ? dbias : (float *) NULL, s->k, taps, width,
+                          plan->blocks * plan->stripes);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }

@@ -142,10 +142,14 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
   advance_step (step, t, done);
 }
 
-/* Adam with 16-byte loads: params, grads and m as float4; v (which starts
- * `count` floats after m, so its alignment depends on count) as float4,
- * two float2 or four floats (V_VEC 4, 2, 1). Each element gets the same
- * update_one as in optimizer_kernel. The count % 4 tail is block 0's. */
+/* The update with 16-byte loads: params, grads and the first slot as
+ * float4; the second slot (which starts `count` floats after the first, so
+ * its alignment depends on count) as float4, two float2 or four floats
+ * (V_VEC 4, 2, 1). Each element gets the same update_one as in
+ * optimizer_kernel. The count % 4 tail is block 0's. Adadelta over the
+ * cnn's 1.2 M parameters: 12.3 us on optimizer_kernel (ncu); Adam, the
+ * first to move here, 13.6 -> 12.3 us over mlp-wide's 1.8 M
+ * (bench/results/h200-gpu-mlp-2026-11-30.md). */
 template <int V_VEC>
 __device__ __forceinline__ float4
 load_v (const float *v, size_t q)
@@ -180,46 +184,76 @@ store_v (float *v, size_t q, float4 b)
     }
 }
 
-template <int V_VEC>
+template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
-adam_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                 float *__restrict__ state, size_t count, int64_t *step,
-                 unsigned int *__restrict__ done)
+    optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
+                          float *__restrict__ state, size_t count, int64_t *step,
+                          unsigned int *__restrict__ done)
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
-  float c1 = -expm1f ((float) t * o.log_beta1);
-  float c2 = -expm1f ((float) t * o.log_beta2);
-  float lr_t = o.lr * sqrtf (c2) / c1;
-  float *m = state, *v = state + count;
+  const int slots = KIND == NN_BK_OPT_ADAM || KIND == NN_BK_OPT_ADADELTA ? 2
+                    : KIND == NN_BK_OPT_SGD                              ? (o.momentum != 0.0f)
+                                                                         : 1;
+  float lr_t = o.lr;
+  if (KIND == NN_BK_OPT_ADAM)
+    {
+      float c1 = -expm1f ((float) t * o.log_beta1);
+      float c2 = -expm1f ((float) t * o.log_beta2);
+      lr_t = o.lr * sqrtf (c2) / c1;
+    }
+  float *s0 = state, *s1 = state + count;
   size_t quads = count / 4;
   size_t stride = (size_t) gridDim.x * blockDim.x;
+  const float4 zero = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
 
   for (size_t q = blockIdx.x * (size_t) blockDim.x + threadIdx.x; q < quads; q += stride)
     {
       float4 g = ((const float4 *) grads)[q];
       float4 p = ((float4 *) params)[q];
-      float4 a = ((float4 *) m)[q];
-      float4 b = load_v<V_VEC> (v, q);
-      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.x, p.x, a.x, b.x);
-      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.y, p.y, a.y, b.y);
-      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.z, p.z, a.z, b.z);
-      update_one<NN_BK_OPT_ADAM> (o, lr_t, g.w, p.w, a.w, b.w);
+      float4 a = slots >= 1 ? ((float4 *) s0)[q] : zero;
+      float4 b = slots >= 2 ? load_v<V_VEC> (s1, q) : zero;
+      update_one<KIND> (o, lr_t, g.x, p.x, a.x, b.x);
+      update_one<KIND> (o, lr_t, g.y, p.y, a.y, b.y);
+      update_one<KIND> (o, lr_t, g.z, p.z, a.z, b.z);
+      update_one<KIND> (o, lr_t, g.w, p.w, a.w, b.w);
       ((float4 *) params)[q] = p;
-      ((float4 *) m)[q] = a;
-      store_v<V_VEC> (v, q, b);
+      if (slots >= 1)
+        ((float4 *) s0)[q] = a;
+      if (slots >= 2)
+        store_v<V_VEC> (s1, q, b);
     }
   if (blockIdx.x == 0)
     for (size_t i = quads * 4 + threadIdx.x; i < count; i += blockDim.x)
       {
-        float p = params[i], a = m[i], b = v[i];
-        update_one<NN_BK_OPT_ADAM> (o, lr_t, grads[i], p, a, b);
+        float p = params[i], a = slots >= 1 ? s0[i] : 0.0f, b = slots >= 2 ? s1[i] : 0.0f;
+        update_one<KIND> (o, lr_t, grads[i], p, a, b);
         params[i] = p;
-        m[i] = a;
-        v[i] = b;
+        if (slots >= 1)
+          s0[i] = a;
+        if (slots >= 2)
+          s1[i] = b;
       }
 
   advance_step (step, t, done);
+}
+
+/* The vector kernel of a kind, for the second slot's alignment. */
+template <int KIND>
+static void
+launch_vec (NnCudaContext *ctx, unsigned int blocks, const OptArgs &o, float *params,
+            const float *grads, float *state, size_t count, int64_t *step, unsigned int *done)
+{
+  uintptr_t v_at = (uintptr_t) (state + count);
+  if (v_at % 16 == 0)
+    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads, state,
+                     count, step, done);
+  else if (v_at % 8 == 0)
+    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads, state,
+                     count, step, done);
+  else
+    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads, state,
+                     count, step, done);
 }
 
 int
@@ -248,23 +282,30 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
    * so the step advances. */
   unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
   unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
-  if (o.kind == NN_BK_OPT_ADAM && count >= 4
-      && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
+  if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
     {
       /* one float4 per thread: no grid-stride passes for the presets */
       unsigned int vblocks = (unsigned int) ((count / 4 + 255) / 256);
       if (vblocks > 65535u)
         vblocks = 65535u;
-      uintptr_t v_at = (uintptr_t) (state + count);
-      if (v_at % 16 == 0)
-        _nn_cuda_launch (ctx, adam_vec_kernel<4>, vblocks, 256, 0, o, params, grads, state, count,
-                         step, done);
-      else if (v_at % 8 == 0)
-        _nn_cuda_launch (ctx, adam_vec_kernel<2>, vblocks, 256, 0, o, params, grads, state, count,
-                         step, done);
-      else
-        _nn_cuda_launch (ctx, adam_vec_kernel<1>, vblocks, 256, 0, o, params, grads, state, count,
-                         step, done);
+      switch (o.kind)
+        {
+        case NN_BK_OPT_SGD:
+          launch_vec<NN_BK_OPT_SGD> (ctx, vblocks, o, params, grads, state, count, step, done);
+          break;
+        case NN_BK_OPT_ADAM:
+          launch_vec<NN_BK_OPT_ADAM> (ctx, vblocks, o, params, grads, state, count, step, done);
+          break;
+        case NN_BK_OPT_ADADELTA:
+          launch_vec<NN_BK_OPT_ADADELTA> (ctx, vblocks, o, params, grads, state, count, step, done);
+          break;
+        case NN_BK_OPT_RMSPROP:
+          launch_vec<NN_BK_OPT_RMSPROP> (ctx, vblocks, o, params, grads, state, count, step, done);
+          break;
+        default:
+          launch_vec<NN_BK_OPT_ADAGRAD> (ctx, vblocks, o, params, grads, state, count, step, done);
+          break;
+        }
       return _nn_cuda_check_launch (ctx, "optimizer_update");
     }
   switch (o.kind)

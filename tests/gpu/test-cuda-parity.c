@@ -1297,12 +1297,17 @@ test_optimizer (void)
   check_optimizer ("sgd nesterov", nest, 1, 0.0f, 10007);
   check_optimizer ("adam", adam, 2, 0.0f, 1);
   check_optimizer ("adam", adam, 2, 0.0f, 101770);
-  /* the float4 kernel: v aligned to 16 and 8 bytes, and to 4 with a tail */
+  /* the float4 kernel (every kind): v aligned to 16 and 8 bytes, and to 4
+   * with a tail */
   check_optimizer ("adam", adam, 2, 0.0f, 4096);
   check_optimizer ("adam", adam, 2, 0.0f, 10002);
   check_optimizer ("adam", adam, 2, 0.0f, 1001);
   check_optimizer ("adadelta", adadelta, 2, 0.0f, 33 * 1000 + 7);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 4096);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 1199882); /* the cnn's */
   check_optimizer ("rmsprop", rms, 1, 0.0f, 10007);
+  check_optimizer ("rmsprop", rms, 1, 0.0f, 4096);
+  check_optimizer ("sgd momentum", mom, 1, 0.0f, 4096);
   check_optimizer ("adagrad", adagrad, 1, 0.1f, 10007);
 }
 
