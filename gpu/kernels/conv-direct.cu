@@ -60,38 +60,71 @@ load_patch (const DirectGeom &g, const float *__restrict__ x, int n, int oy, int
     }
 }
 
-/* One thread per output position (n, oy, ox), all filters; w (k, taps) in
- * shared memory. */
+/* Positions per thread in the forward kernel: each weight read from shared
+ * memory serves that many (one thread per position read each weight once
+ * per position: 288 shared loads a position for the cnn's first layer). */
+#define DIRECT_FWD_POSITIONS 2
+
+/* Threads take DIRECT_FWD_POSITIONS output positions (n, oy, ox), 32
+ * apart so a warp's stores of a filter's outputs stay contiguous, and every
+ * filter; w (k, taps) in shared memory. */
 template <int T>
-__global__ void
-conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
-                            const float *__restrict__ w, const float *__restrict__ bias, int act,
-                            float *__restrict__ y)
+__global__ void __launch_bounds__ (256)
+    conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
+                                const float *__restrict__ w, const float *__restrict__ bias,
+                                int act, float *__restrict__ y)
 {
   nn_kernel_enter ();
-  extern __shared__ float ws[];
+  const int P = DIRECT_FWD_POSITIONS;
+  extern __shared__ float ws[]; /* (k, T), then the bias (k) */
   __shared__ int tc[T], tr[T], ts[T];
   int taps = g.c * g.r * g.s;
+  float *bs = ws + g.k * T;
   for (int i = threadIdx.x; i < g.k * T; i += blockDim.x)
     ws[i] = i % T < taps ? w[i / T * taps + i % T] : 0.0f; /* rows padded to T */
+  for (int f = threadIdx.x; f < g.k; f += blockDim.x)
+    bs[f] = bias != NULL ? bias[f] : 0.0f;
   tap_table<T> (g, tc, tr, ts);
   __syncthreads ();
   int plane = g.out_h * g.out_w;
-  int positions = g.n * plane;
-  for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < positions; p += gridDim.x * blockDim.x)
+  size_t positions = (size_t) g.n * plane;
+  int lane = threadIdx.x & 31;
+  size_t warps = (size_t) gridDim.x * (blockDim.x >> 5);
+  for (size_t tile = (size_t) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+       tile * 32 * P < positions; tile += warps)
     {
-      int n = p / plane, o = p % plane;
-      float patch[T];
-      load_patch<T> (g, x, n, o / g.out_w, o % g.out_w, tc, tr, ts, patch);
-      float *yp = y + (size_t) n * g.k * plane + o;
+      float patch[P][T];
+      float *yp[P];
+#pragma unroll
+      for (int j = 0; j < P; j++)
+        {
+          size_t p = tile * 32 * P + j * 32 + lane;
+          int n = (int) (p / plane), o = (int) (p % plane);
+          yp[j] = p < positions ? y + (size_t) n * g.k * plane + o : NULL;
+          if (yp[j] != NULL)
+            load_patch<T> (g, x, n, o / g.out_w, o % g.out_w, tc, tr, ts, patch[j]);
+          else
+#pragma unroll
+            for (int q = 0; q < T; q++)
+              patch[j][q] = 0.0f;
+        }
       for (int f = 0; f < g.k; f++)
         {
-          const float *wf = ws + f * T;
-          float acc = 0.0f;
+          float wf[T];
 #pragma unroll
           for (int q = 0; q < T; q++)
-            acc += patch[q] * wf[q];
-          yp[(size_t) f * plane] = act_forward (act, bias != NULL ? acc + bias[f] : acc);
+            wf[q] = ws[f * T + q];
+          float b = bs[f];
+#pragma unroll
+          for (int j = 0; j < P; j++)
+            {
+              float acc = 0.0f;
+#pragma unroll
+              for (int q = 0; q < T; q++)
+                acc += patch[j][q] * wf[q];
+              if (yp[j] != NULL)
+                yp[j][(size_t) f * plane] = act_forward (act, acc + b);
+            }
         }
     }
 }
@@ -284,7 +317,7 @@ int
 _nn_cuda_conv_direct_ok (const NnConvShape *s)
 {
   long long taps = (long long) s->c * s->r * s->s;
-  return taps <= NN_CUDA_DIRECT_TAPS && (long long) s->k * 32 * 4 <= 48 * 1024
+  return taps <= NN_CUDA_DIRECT_TAPS && (long long) s->k * 33 * 4 <= 48 * 1024
          && (long long) s->c * band_in_rows (s, 1) * band_width (s) <= DIRECT_BAND_FLOATS
          && (long long) s->n * s->c * s->h * s->w < (1ll << 31)
          && (long long) s->n * s->k * s->out_h * s->out_w < (1ll << 31);
@@ -323,8 +356,9 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   DirectGeom g = geom (s);
   size_t positions = (size_t) s->n * s->out_h * s->out_w;
   int t = taps_bound (s);
-  size_t smem = (size_t) s->k * t * sizeof (float);
-  unsigned int blocks = _nn_cuda_blocks (ctx, positions, 256);
+  size_t smem = (size_t) s->k * (t + 1) * sizeof (float);
+  unsigned int blocks
+      = _nn_cuda_blocks (ctx, (positions + DIRECT_FWD_POSITIONS - 1) / DIRECT_FWD_POSITIONS, 256);
   if (t == 9)
     _nn_cuda_launch_serial (ctx, conv_direct_forward_kernel<9>, blocks, 256, smem, g, x, w, bias,
                             act, y);

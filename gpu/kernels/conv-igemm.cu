@@ -530,13 +530,13 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 
 /* dw[i] = the sum of the splits' partials for i. A block takes 32 runs of
  * four outputs (float4 when vec4: count % 4 == 0 and dw 16-byte aligned;
- * the partials are) and its 8 warps split the splits
- * into 8 contiguous ranges, each summed in order with 8 loads in flight,
- * then the 8 range sums are added in range order: a fixed order, so results
- * do not depend on timing. One thread per output summing every split in
- * turn had too few loads in flight: 12.2 us for the cnn's 256 splits of
- * 18,432 weights (18.9 MB, ncu on the H200). */
-#define SUM_RANGES 8
+ * the partials are) and its SUM_RANGES warps split the splits into as many
+ * contiguous ranges, each summed in order with 8 loads in flight, then the
+ * range sums are added in range order: a fixed order, so results do not
+ * depend on timing. One thread per output summing every split in turn had
+ * too few loads in flight: 12.2 us for the cnn's 256 splits of 18,432
+ * weights (18.9 MB, ncu on the H200); 8 ranges 9.1 us. */
+#define SUM_RANGES 16
 
 __global__ void __launch_bounds__ (32 * SUM_RANGES)
 conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count,
