@@ -4,10 +4,11 @@
  * cuDNN 9.14 on the H200 spends 127 + 165 + 212 us on the forward, data
  * gradient and weight gradient of the cnn preset's second layer (32 -> 64
  * channels, 3x3, 26x26, batch 256: 5.4 GFLOP each), ~500 of a 660 us step
- * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels take
+ * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels took
  * 55, 88 and 114 + 13 us (ncu, each kernel alone), and in the same call
- * the cnn step takes 522 us against 703 us through cuDNN
- * (bench/results/h200-gpu-conv-2026-11-30.md).
+ * the cnn step 522 us against 703 us through cuDNN
+ * (bench/results/h200-gpu-conv-2026-11-30.md); now 61, 73 and 112 + 7 us
+ * (bench/results/h200-gpu-session4-2026-11-30.md).
  *
  * The reduction runs tap by tap, 8 input channels at a time. For one tap
  * (ky, kx) the operand "8 channels x 8 pixels" is a block of the input tile
