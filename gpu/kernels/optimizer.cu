@@ -238,22 +238,37 @@ __global__ void __launch_bounds__ (256)
   advance_step (step, t, done);
 }
 
-/* The vector kernel of a kind, for the second slot's alignment. */
+/* The update of one kind: the float4 kernel when the arrays allow it (for
+ * the second slot's alignment), else optimizer_kernel. */
 template <int KIND>
 static void
-launch_vec (NnCudaContext *ctx, unsigned int blocks, const OptArgs &o, float *params,
-            const float *grads, float *state, size_t count, int64_t *step, unsigned int *done)
+launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float *grads,
+               float *state, size_t count, int64_t *step, unsigned int *done)
 {
-  uintptr_t v_at = (uintptr_t) (state + count);
-  if (v_at % 16 == 0)
-    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads, state,
-                     count, step, done);
-  else if (v_at % 8 == 0)
-    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads, state,
-                     count, step, done);
-  else
-    _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads, state,
-                     count, step, done);
+  if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
+    {
+      /* one float4 per thread: no grid-stride passes for the presets */
+      unsigned int blocks = (unsigned int) ((count / 4 + 255) / 256);
+      if (blocks > 65535u)
+        blocks = 65535u;
+      uintptr_t v_at = (uintptr_t) (state + count);
+      if (v_at % 16 == 0)
+        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads,
+                         state, count, step, done);
+      else if (v_at % 8 == 0)
+        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads,
+                         state, count, step, done);
+      else
+        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads,
+                         state, count, step, done);
+      return;
+    }
+  /* Few enough blocks that each thread has OPT_ILP elements (and the
+   * last-block counter sees few atomics); with count 0 one block still runs,
+   * so the step advances. */
+  unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
+  _nn_cuda_launch (ctx, optimizer_kernel<KIND>, blocks, 256, 0, o, params, grads, state, count,
+                   step, done);
 }
 
 int
@@ -277,58 +292,23 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
   o.epsilon = opt->epsilon;
   o.log_beta1 = (float) log ((double) opt->beta1);
   o.log_beta2 = (float) log ((double) opt->beta2);
-  /* Few enough blocks that each thread has OPT_ILP elements (and the
-   * last-block counter sees few atomics); with count 0 one block still runs,
-   * so the step advances. */
-  unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
   unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
-  if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
-    {
-      /* one float4 per thread: no grid-stride passes for the presets */
-      unsigned int vblocks = (unsigned int) ((count / 4 + 255) / 256);
-      if (vblocks > 65535u)
-        vblocks = 65535u;
-      switch (o.kind)
-        {
-        case NN_BK_OPT_SGD:
-          launch_vec<NN_BK_OPT_SGD> (ctx, vblocks, o, params, grads, state, count, step, done);
-          break;
-        case NN_BK_OPT_ADAM:
-          launch_vec<NN_BK_OPT_ADAM> (ctx, vblocks, o, params, grads, state, count, step, done);
-          break;
-        case NN_BK_OPT_ADADELTA:
-          launch_vec<NN_BK_OPT_ADADELTA> (ctx, vblocks, o, params, grads, state, count, step, done);
-          break;
-        case NN_BK_OPT_RMSPROP:
-          launch_vec<NN_BK_OPT_RMSPROP> (ctx, vblocks, o, params, grads, state, count, step, done);
-          break;
-        default:
-          launch_vec<NN_BK_OPT_ADAGRAD> (ctx, vblocks, o, params, grads, state, count, step, done);
-          break;
-        }
-      return _nn_cuda_check_launch (ctx, "optimizer_update");
-    }
   switch (o.kind)
     {
     case NN_BK_OPT_SGD:
-      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_SGD>, blocks, 256, 0, o, params, grads,
-                       state, count, step, done);
+      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, step, done);
       break;
     case NN_BK_OPT_ADAM:
-      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADAM>, blocks, 256, 0, o, params, grads,
-                       state, count, step, done);
+      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, step, done);
       break;
     case NN_BK_OPT_ADADELTA:
-      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADADELTA>, blocks, 256, 0, o, params, grads,
-                       state, count, step, done);
+      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, step, done);
       break;
     case NN_BK_OPT_RMSPROP:
-      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_RMSPROP>, blocks, 256, 0, o, params, grads,
-                       state, count, step, done);
+      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, step, done);
       break;
     default:
-      _nn_cuda_launch (ctx, optimizer_kernel<NN_BK_OPT_ADAGRAD>, blocks, 256, 0, o, params, grads,
-                       state, count, step, done);
+      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, step, done);
       break;
     }
   return _nn_cuda_check_launch (ctx, "optimizer_update");
