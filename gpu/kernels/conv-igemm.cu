@@ -208,16 +208,17 @@ struct FwdTile
   static const int PIXELS = WARPS_N * TC_NT * 8;
 };
 
-template <int BM>
-__global__ void __launch_bounds__ (TC_THREADS, 2)
-conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
-                        const float *__restrict__ bias, int act, float *__restrict__ y)
+template <int BM, bool K3>
+__global__ void
+__launch_bounds__ (TC_THREADS, 2)
+    conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
+                            const float *__restrict__ bias, int act, float *__restrict__ y)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
   typedef FwdTile<BM> T;
   extern __shared__ __align__ (16) float smem[];
-  const int taps = g.r * g.s;
+  const int taps = K3 ? 9 : g.r * g.s;
   /* Two stages, each an input tile (tile_rows * sw, FWD_CS): cells of 8
    * channels, then the slice's weights (taps, BM, FWD_CS): filter rows of 8
    * channels. One is filled while the other is used. */
@@ -292,30 +293,40 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       __syncthreads (); /* slice c0 has arrived for every thread */
       unsigned int stage_bytes = st * stage * 4;
 
-      int ky = 0, kx = 0;
-      for (int tap = 0; tap < taps; tap++)
-        {
-          unsigned int a[2][4];
-          unsigned int wt = ws_lane + stage_bytes + tap * BM * FWD_CS * 4;
-          ldmatrix_x4 (a[0], wt);
-          ldmatrix_x4 (a[1], wt + 16 * FWD_CS * 4);
-          unsigned int shift = stage_bytes + (ky * g.sw + kx) * FWD_CS * 4;
+      /* One tap: its weights' fragments and the input's at the tap's shift. */
+      auto tap_mma = [&] (int tap, unsigned int shift) {
+        unsigned int a[2][4];
+        unsigned int wt = ws_lane + stage_bytes + tap * BM * FWD_CS * 4;
+        ldmatrix_x4 (a[0], wt);
+        ldmatrix_x4 (a[1], wt + 16 * FWD_CS * 4);
 #pragma unroll
-          for (int jp = 0; jp < TC_NT / 2; jp++)
-            {
-              unsigned int b[4];
-              ldmatrix_x4 (b, xs_lane[jp] + shift);
-              mma_tf32 (acc[0][2 * jp], a[0], b[0], b[1]);
-              mma_tf32 (acc[1][2 * jp], a[1], b[0], b[1]);
-              mma_tf32 (acc[0][2 * jp + 1], a[0], b[2], b[3]);
-              mma_tf32 (acc[1][2 * jp + 1], a[1], b[2], b[3]);
-            }
-          if (++kx == g.s)
-            {
-              kx = 0;
-              ky++;
-            }
-        }
+        for (int jp = 0; jp < TC_NT / 2; jp++)
+          {
+            unsigned int b[4];
+            ldmatrix_x4 (b, xs_lane[jp] + shift);
+            mma_tf32 (acc[0][2 * jp], a[0], b[0], b[1]);
+            mma_tf32 (acc[1][2 * jp], a[1], b[0], b[1]);
+            mma_tf32 (acc[0][2 * jp + 1], a[0], b[2], b[3]);
+            mma_tf32 (acc[1][2 * jp + 1], a[1], b[2], b[3]);
+          }
+      };
+      if (K3)
+      /* a 3 x 3 filter: the shifts are a row stride times a constant plus
+       * a constant, immediate offsets of the loads (see the weight
+       * gradient) */
+#pragma unroll
+        for (int tap = 0; tap < 9; tap++)
+          tap_mma (tap, stage_bytes + (tap / 3) * g.sw * FWD_CS * 4 + (tap % 3) * FWD_CS * 4);
+      else
+        for (int tap = 0, ky = 0, kx = 0; tap < taps; tap++)
+          {
+            tap_mma (tap, stage_bytes + (ky * g.sw + kx) * FWD_CS * 4);
+            if (++kx == g.s)
+              {
+                kx = 0;
+                ky++;
+              }
+          }
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
@@ -382,15 +393,22 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
 
 /* Block: 64 filters x 32 channels x up to 9 taps; warp (wm, wc) owns 32
  * filters x 8 channels x every tap. Work items are (image, TC_WG_PIXELS-pixel tile),
- * a contiguous range of them per block (blockIdx.x), summed in registers. */
-__global__ void __launch_bounds__ (TC_THREADS, 2)
-conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
-                      float *__restrict__ part)
+ * a contiguous range of them per block (blockIdx.x), summed in registers.
+ * K3 (a 3 x 3 filter, known when compiled): the taps' offsets in the tile
+ * are a row stride times a constant plus a constant, so each shared load
+ * of B takes its offset as an immediate instead of an address computed per
+ * load (the loads were a quarter of the kernel's instructions). */
+template <bool K3>
+__global__ void
+__launch_bounds__ (TC_THREADS, 2)
+    conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
+                          float *__restrict__ part)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
   extern __shared__ __align__ (16) float smem[];
-  const int taps = g.r * g.s;
+  const int taps = K3 ? 9 : g.r * g.s;
+  const int s_taps = K3 ? 3 : g.s; /* taps per row */
   const int ld = TC_WG_PIXELS + 4;
   /* Two stages, each dy (64, ld), the input tile (tile_rows * sw, WG_CS)
    * and the pixels' tile offsets (TC_WG_PIXELS ints): one is filled while
@@ -414,10 +432,11 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
   unsigned int dys_lane = (unsigned int) __cvta_generic_to_shared (dys)
                           + ((wm * 32 + (q & 1) * 8 + r) * ld + (q >> 1) * 4) * 4;
   int tap_off[TC_WG_TAPS];
+  const int row_floats = g.sw * WG_CS; /* one row of the input tile */
   float acc[2][TC_WG_TAPS][4];
 #pragma unroll
   for (int j = 0; j < TC_WG_TAPS; j++)
-    tap_off[j] = j < taps ? ((j / g.s) * g.sw + j % g.s) * WG_CS : 0;
+    tap_off[j] = j < taps ? ((j / s_taps) * g.sw + j % s_taps) * WG_CS : 0;
 #pragma unroll
   for (int i = 0; i < 2; i++)
 #pragma unroll
@@ -493,16 +512,35 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
                 a[i][k] = to_tf32 (__uint_as_float (a[i][k]));
             }
           int o0 = po[k8 + tig], o1 = po[k8 + tig + 4];
-#pragma unroll
-          for (int j = 0; j < TC_WG_TAPS; j++)
+          if (K3)
             {
-              if (j >= taps)
-                break;
-              unsigned int b0 = __float_as_uint (xc[o0 + tap_off[j]]);
-              unsigned int b1 = __float_as_uint (xc[o1 + tap_off[j]]);
-              mma_tf32 (acc[0][j], a[0], b0, b1);
-              mma_tf32 (acc[1][j], a[1], b0, b1);
+              /* per row of taps one address for each pixel, the taps at
+               * immediate offsets from it */
+#pragma unroll
+              for (int ky = 0; ky < 3; ky++)
+                {
+                  const float *p0 = xc + o0 + ky * row_floats, *p1 = xc + o1 + ky * row_floats;
+#pragma unroll
+                  for (int kx = 0; kx < 3; kx++)
+                    {
+                      unsigned int b0 = __float_as_uint (p0[kx * WG_CS]);
+                      unsigned int b1 = __float_as_uint (p1[kx * WG_CS]);
+                      mma_tf32 (acc[0][ky * 3 + kx], a[0], b0, b1);
+                      mma_tf32 (acc[1][ky * 3 + kx], a[1], b0, b1);
+                    }
+                }
             }
+          else
+#pragma unroll
+            for (int j = 0; j < TC_WG_TAPS; j++)
+              {
+                if (j >= taps)
+                  break;
+                unsigned int b0 = __float_as_uint (xc[o0 + tap_off[j]]);
+                unsigned int b1 = __float_as_uint (xc[o1 + tap_off[j]]);
+                mma_tf32 (acc[0][j], a[0], b0, b1);
+                mma_tf32 (acc[1][j], a[1], b0, b1);
+              }
         }
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
@@ -720,7 +758,9 @@ template <int BM>
 static cudaError_t
 allow_forward_smem (const TcGeom &g)
 {
-  return allow_smem ((const void *) conv_tc_forward_kernel<BM>, forward_smem (g));
+  return allow_smem (g.r == 3 && g.s == 3 ? (const void *) conv_tc_forward_kernel<BM, true>
+                                          : (const void *) conv_tc_forward_kernel<BM, false>,
+                     forward_smem (g));
 }
 
 int
@@ -737,7 +777,9 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
       err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
     }
   if (err == cudaSuccess)
-    err = allow_smem ((const void *) conv_tc_wgrad_kernel, wgrad_smem (wg));
+    err = allow_smem (s->r == 3 && s->s == 3 ? (const void *) conv_tc_wgrad_kernel<true>
+                                             : (const void *) conv_tc_wgrad_kernel<false>,
+                      wgrad_smem (wg));
   if (err != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
 
@@ -770,12 +812,19 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
   if (rc != 0)
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
-  if (block_rows (g) == 64)
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64>, grid, TC_THREADS, forward_smem (g), g,
-                            x, wpack, bias, act, y);
+  bool k3 = g.r == 3 && g.s == 3;
+  if (block_rows (g) == 64 && k3)
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64, true>, grid, TC_THREADS,
+                            forward_smem (g), g, x, wpack, bias, act, y);
+  else if (block_rows (g) == 64)
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64, false>, grid, TC_THREADS,
+                            forward_smem (g), g, x, wpack, bias, act, y);
+  else if (k3)
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32, true>, grid, TC_THREADS,
+                            forward_smem (g), g, x, wpack, bias, act, y);
   else
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32>, grid, TC_THREADS, forward_smem (g), g,
-                            x, wpack, bias, act, y);
+    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32, false>, grid, TC_THREADS,
+                            forward_smem (g), g, x, wpack, bias, act, y);
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -806,8 +855,12 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   float *part = (float *) ((char *) workspace + plan->partials_offset);
   int count = s->k * s->c * s->r * s->s;
   dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel, grid, TC_THREADS, wgrad_smem (g), g, x, dy,
-                          part);
+  if (s->r == 3 && s->s == 3)
+    _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel<true>, grid, TC_THREADS, wgrad_smem (g), g, x,
+                            dy, part);
+  else
+    _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel<false>, grid, TC_THREADS, wgrad_smem (g), g,
+                            x, dy, part);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;
