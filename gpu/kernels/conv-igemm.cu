@@ -7,7 +7,7 @@
  * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels took
  * 55, 88 and 114 + 13 us (ncu, each kernel alone), and in the same call
  * the cnn step 522 us against 703 us through cuDNN
- * (bench/results/h200-gpu-conv-2026-11-30.md); now 61, 73 and 112 + 7 us
+ * (bench/results/h200-gpu-conv-2026-11-30.md); now 61, 71 and 100 + 7 us
  * (bench/results/h200-gpu-session4-2026-11-30.md).
  *
  * The reduction runs tap by tap, 8 input channels at a time. For one tap
