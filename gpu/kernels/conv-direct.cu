@@ -70,9 +70,9 @@ load_patch (const DirectGeom &g, const float *__restrict__ x, int n, int oy, int
  * filter; w (k, taps) in shared memory. */
 template <int T>
 __global__ void __launch_bounds__ (256)
-    conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
-                                const float *__restrict__ w, const float *__restrict__ bias,
-                                int act, float *__restrict__ y)
+conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
+                            const float *__restrict__ w, const float *__restrict__ bias,
+                            int act, float *__restrict__ y)
 {
   nn_kernel_enter ();
   const int P = DIRECT_FWD_POSITIONS;
@@ -145,9 +145,9 @@ __global__ void __launch_bounds__ (256)
  * whole output once more, ride on the loads this kernel makes anyway. */
 template <int T, bool FUSED>
 __global__ void __launch_bounds__ (256, 2)
-    conv_direct_wgrad_kernel (DirectGeom g, NnCudaDirectPlan b, const float *__restrict__ x,
-                              const float *__restrict__ dy, const float *__restrict__ y, int act,
-                              float *__restrict__ partials)
+conv_direct_wgrad_kernel (DirectGeom g, NnCudaDirectPlan b, const float *__restrict__ x,
+                          const float *__restrict__ dy, const float *__restrict__ y, int act,
+                          float *__restrict__ partials)
 {
   nn_kernel_enter ();
   const int KG = Group<T>::K;

@@ -209,10 +209,9 @@ struct FwdTile
 };
 
 template <int BM, bool K3>
-__global__ void
-__launch_bounds__ (TC_THREADS, 2)
-    conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
-                            const float *__restrict__ bias, int act, float *__restrict__ y)
+__global__ void __launch_bounds__ (TC_THREADS, 2)
+conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
+                        const float *__restrict__ bias, int act, float *__restrict__ y)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
@@ -399,10 +398,9 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
  * of B takes its offset as an immediate instead of an address computed per
  * load (the loads were a quarter of the kernel's instructions). */
 template <bool K3>
-__global__ void
-__launch_bounds__ (TC_THREADS, 2)
-    conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
-                          float *__restrict__ part)
+__global__ void __launch_bounds__ (TC_THREADS, 2)
+conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
+                      float *__restrict__ part)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800

@@ -186,9 +186,9 @@ store_v (float *v, size_t q, float4 b)
 
 template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
-    optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                          float *__restrict__ state, size_t count, int64_t *step,
-                          unsigned int *__restrict__ done)
+optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
+                      float *__restrict__ state, size_t count, int64_t *step,
+                      unsigned int *__restrict__ done)
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
