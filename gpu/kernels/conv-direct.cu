@@ -3,8 +3,8 @@
  * cuDNN spends ~54 us forward and ~84 us on the weight gradient of the cnn
  * preset's first layer (1 -> 32 channels, 28x28, batch 256: 0.1 GFLOP),
  * bound by launches and layout; here a thread loads its input patch once
- * and uses it for every filter: 15 us forward (H200, ncu), and the weight
- * gradient with the layer's relu backward and bias gradient 32 + 3 us
+ * and uses it for every filter: 14 us forward (H200, ncu), and the weight
+ * gradient with the layer's relu backward and bias gradient 26 + 3 us
  * where those alone had taken 22 us more
  * (bench/results/h200-gpu-session4-2026-11-30.md). T is the tap count
  * rounded up (9, 16, 32) so the patch and the sums stay in registers.
@@ -143,7 +143,7 @@ conv_direct_forward_kernel (DirectGeom g, const float *__restrict__ x,
  * when FUSED; width = taps + FUSED. With y the layer's activation backward
  * and bias gradient, which would otherwise read and write dz over the
  * whole output once more, ride on the loads this kernel makes anyway. */
-template <int T, bool FUSED>
+template <int T, bool FUSED, int P>
 __global__ void __launch_bounds__ (256, 2)
 conv_direct_wgrad_kernel (DirectGeom g, NnCudaDirectPlan b, const float *__restrict__ x,
                           const float *__restrict__ dy, const float *__restrict__ y, int act,
@@ -202,33 +202,54 @@ conv_direct_wgrad_kernel (DirectGeom g, NnCudaDirectPlan b, const float *__restr
           size_t at = (size_t) n * g.k * plane + (size_t) oy0 * g.out_w;
           int count = rows * g.out_w;
 #pragma unroll 2
-          for (int o = stripe * 32 + lane; o < count; o += 32 * b.stripes)
+          for (int o = (stripe * 32 + lane) * P; o < count; o += 32 * b.stripes * P)
             {
+              /* P consecutive positions of one row (P = 2: rows of even
+               * length, so dy and y are read as float2) */
               int oy = o / g.out_w, ox = o - oy * g.out_w;
               const float *corner = band + oy * g.stride_h * b.in_w + ox * g.stride_w;
-              float patch[T], d[KG], yv[KG];
+              float patch[P][T], d[KG][P], yv[KG][P];
 #pragma unroll
               for (int j = 0; j < KG; j++)
                 {
                   bool in = f0 + j < g.k;
                   size_t i = at + (size_t) (f0 + j) * plane + o;
-                  d[j] = in ? dy[i] : 0.0f;
-                  if (FUSED)
-                    yv[j] = in ? y[i] : 0.0f;
+                  if (P == 2)
+                    {
+                      float2 dd = in ? *(const float2 *) (dy + i) : make_float2 (0.0f, 0.0f);
+                      d[j][0] = dd.x;
+                      d[j][P - 1] = dd.y;
+                      if (FUSED)
+                        {
+                          float2 yy = in ? *(const float2 *) (y + i) : make_float2 (0.0f, 0.0f);
+                          yv[j][0] = yy.x;
+                          yv[j][P - 1] = yy.y;
+                        }
+                    }
+                  else
+                    {
+                      d[j][0] = in ? dy[i] : 0.0f;
+                      if (FUSED)
+                        yv[j][0] = in ? y[i] : 0.0f;
+                    }
                 }
 #pragma unroll
-              for (int q = 0; q < T; q++)
-                patch[q] = corner[tap_at[q]];
+              for (int u = 0; u < P; u++)
+#pragma unroll
+                for (int q = 0; q < T; q++)
+                  patch[u][q] = corner[u * g.stride_w + tap_at[q]];
 #pragma unroll
               for (int j = 0; j < KG; j++)
-                {
-                  float dz = FUSED ? act_backward (act, yv[j], d[j]) : d[j];
 #pragma unroll
-                  for (int q = 0; q < T; q++)
-                    acc[j][q] += dz * patch[q];
-                  if (FUSED)
-                    acc[j][W - 1] += dz;
-                }
+                for (int u = 0; u < P; u++)
+                  {
+                    float dz = FUSED ? act_backward (act, yv[j][u], d[j][u]) : d[j][u];
+#pragma unroll
+                    for (int q = 0; q < T; q++)
+                      acc[j][q] += dz * patch[u][q];
+                    if (FUSED)
+                      acc[j][W - 1] += dz;
+                  }
             }
         }
 
@@ -371,21 +392,37 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 
+template <bool FUSED, int P>
+static void
+launch_wgrad_p (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirectPlan &b,
+                const float *x, const float *dy, const float *y, int act, float *partials)
+{
+  size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
+  if (t == 9)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, P>, b.blocks, 256, smem, g, b,
+                            x, dy, y, act, partials);
+  else if (t == 16)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED, P>, b.blocks, 256, smem, g, b,
+                            x, dy, y, act, partials);
+  else
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED, P>, b.blocks, 256, smem, g, b,
+                            x, dy, y, act, partials);
+}
+
+/* Pairs of positions (float2 loads of dy and y) for up to 9 taps (more
+ * would spill the patches) where rows have an even length and the tensors
+ * are 8-byte aligned; single positions otherwise. */
 template <bool FUSED>
 static void
 launch_wgrad (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirectPlan &b,
               const float *x, const float *dy, const float *y, int act, float *partials)
 {
-  size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
-  if (t == 9)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED>, b.blocks, 256, smem, g, b, x,
-                            dy, y, act, partials);
-  else if (t == 16)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED>, b.blocks, 256, smem, g, b, x,
-                            dy, y, act, partials);
+  if (t == 9 && g.out_w % 2 == 0 && ((uintptr_t) dy | (uintptr_t) y) % 8 == 0)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 2>, b.blocks, 256,
+                            (size_t) g.c * b.in_rows * b.in_w * sizeof (float), g, b, x, dy, y,
+                            act, partials);
   else
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED>, b.blocks, 256, smem, g, b, x,
-                            dy, y, act, partials);
+    launch_wgrad_p<FUSED, 1> (ctx, t, g, b, x, dy, y, act, partials);
 }
 
 int
