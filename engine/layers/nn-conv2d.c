@@ -161,11 +161,12 @@ conv_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
   bool done_above = layer->index + 1 < model->count
                     && _nn_pool_fused_act (model, model->layers[layer->index + 1], pass) == layer;
   int act = _nn_layer_act (layer, pass);
-  if (!done_above && ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
-    return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->y,
-                                          dy, act, *dx, layer->dw, layer->db, model->workspace);
   if (!done_above)
     {
+      if (ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
+        return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w,
+                                              layer->y, dy, act, *dx, layer->dw, layer->db,
+                                              model->workspace);
       rc = ops->bias_act_backward (model->backend.ctx, act, layer->y, dy, layer->db, pass->n,
                                    self->shape.k, self->shape.out_h * self->shape.out_w);
       if (rc != 0)
