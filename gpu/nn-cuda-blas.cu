@@ -497,19 +497,11 @@ dense_dw_kernel (int act, const float *__restrict__ x, const float *__restrict__
 }
 
 int
-_nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+_nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x, const float *w,
                      const float *bias, float *y, int kind, const int32_t *labels,
                      const float *targets, float *grad, float *stats)
 {
-  return _nn_cuda_dense_loss_route ((NnCudaContext *) ctx, NN_CUDA_DENSE_AUTO, act, n, in, out, x,
-                                    w, bias, y, kind, labels, targets, grad, stats);
-}
-
-int
-_nn_cuda_dense_loss_route (NnCudaContext *ctx, int route, int act, int n, int in, int out,
-                           const float *x, const float *w, const float *bias, float *y, int kind,
-                           const int32_t *labels, const float *targets, float *grad, float *stats)
-{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
   int rc;
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
@@ -527,9 +519,7 @@ _nn_cuda_dense_loss_route (NnCudaContext *ctx, int route, int act, int n, int in
    * against 4.8 us as dense_forward and loss, 32 x 512 -> 10 5.2 against
    * 5.8, 32 x 1000 -> 10 6.8 against 7.3. Other shapes: the dense forward,
    * then the loss op. */
-  if (route == NN_CUDA_DENSE_AUTO)
-    route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N : NN_CUDA_DENSE_CUBLAS;
-  if (route != NN_CUDA_DENSE_SMALL_N || out > SMALL_N_MAX || in < 32)
+  if (out > SMALL_N_MAX || in < 32)
     {
       if ((rc = _nn_cuda_dense_forward_route (ctx, NN_CUDA_DENSE_AUTO, act, n, in, out, x, w, bias,
                                               y, NULL, 0.0f, 0, NULL))

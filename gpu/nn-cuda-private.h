@@ -232,15 +232,6 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, 
                                                  const float *bias, float *y, float *drop_y,
                                                  float rate, uint64_t seed, const int64_t *step);
 
-/* dense_loss on a given route: NN_CUDA_DENSE_SMALL_N is the one kernel
- * (where out <= 16 and in >= 32), any other the dense forward, then the
- * loss; NN_CUDA_DENSE_AUTO chooses from the shape. */
-NN_CUDA_HIDDEN int _nn_cuda_dense_loss_route (NnCudaContext *ctx, int route, int act, int n, int in,
-                                              int out, const float *x, const float *w,
-                                              const float *bias, float *y, int kind,
-                                              const int32_t *labels, const float *targets,
-                                              float *grad, float *stats);
-
 #ifdef __cplusplus
 }
 #endif

@@ -193,7 +193,7 @@ routes (Bench *k, const char *label, int n, int in, int out)
 
 /* The output layer and the loss: as two ops, and as dense_loss (ABI 4). */
 static void
-output_layer (Bench *k, const char *label, int n, int in, int out, int internals)
+output_layer (Bench *k, const char *label, int n, int in, int out)
 {
   const NnBackendOps *o = k->ops;
   const int32_t *labels = NULL; /* cross-entropy reads the one-hot targets (dy here) */
@@ -209,12 +209,6 @@ output_layer (Bench *k, const char *label, int n, int in, int out, int internals
     printf ("  dense_loss %6.2f us", time_op (k, [&] {
               return o->dense_loss (k->ctx, NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b, k->y,
                                     NN_BK_LOSS_XENT, labels, k->dy, k->dx, k->db);
-            }));
-  if (internals)
-    printf ("  one kernel %6.2f us", time_op (k, [&] {
-              return _nn_cuda_dense_loss_route ((NnCudaContext *) k->ctx, NN_CUDA_DENSE_SMALL_N,
-                                                NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b,
-                                                k->y, NN_BK_LOSS_XENT, labels, k->dy, k->dx, k->db);
             }));
   printf ("\n");
 }
@@ -245,9 +239,9 @@ run (Bench *k, const char *label, int internals)
       routes (k, label, 32, 1000, 1000);
       routes (k, label, 32, 128, 10);
     }
-  output_layer (k, label, 32, 128, 10, internals);
-  output_layer (k, label, 32, 1000, 10, internals);
-  output_layer (k, label, 32, 512, 10, internals);
+  output_layer (k, label, 32, 128, 10);
+  output_layer (k, label, 32, 1000, 10);
+  output_layer (k, label, 32, 512, 10);
   product (k, label, 0, 0, 32, 128, 784);
   product (k, label, 0, 0, 32, 1000, 784);
   product (k, label, 0, 0, 32, 1000, 1000);
