@@ -7,7 +7,9 @@
  * gradient with the layer's relu backward and bias gradient 26 + 3 us
  * where those alone had taken 22 us more
  * (bench/results/h200-gpu-session4-2026-11-30.md). T is the tap count
- * rounded up (9, 16, 32) so the patch and the sums stay in registers.
+ * rounded up (9, 16, 32) so the patch and the sums stay in registers
+ * (with more than 9 taps the weight gradient's spill 8 to 120 bytes a
+ * thread, by nvcc's resource usage: such first layers pay for it).
  */
 
 #include "nn-cuda-private.h"
@@ -392,37 +394,30 @@ _nn_cuda_conv_direct_forward (NnCudaContext *ctx, const NnConvShape *s, const fl
   return _nn_cuda_check_launch (ctx, "conv2d forward (direct)");
 }
 
-template <bool FUSED, int P>
-static void
-launch_wgrad_p (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirectPlan &b,
-                const float *x, const float *dy, const float *y, int act, float *partials)
-{
-  size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
-  if (t == 9)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, P>, b.blocks, 256, smem, g, b,
-                            x, dy, y, act, partials);
-  else if (t == 16)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED, P>, b.blocks, 256, smem, g, b,
-                            x, dy, y, act, partials);
-  else
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED, P>, b.blocks, 256, smem, g, b,
-                            x, dy, y, act, partials);
-}
-
-/* Pairs of positions (float2 loads of dy and y) for up to 9 taps (more
- * would spill the patches) where rows have an even length and the tensors
- * are 8-byte aligned; single positions otherwise. */
+/* The weight-gradient kernel for the tap bound t: pairs of positions
+ * (float2 loads of dy and y) for up to 9 taps where rows have an even
+ * length and the tensors are 8-byte aligned, single positions otherwise
+ * (with more taps the pairs' patches spilled: nvcc gave 24 to 320 bytes of
+ * stack). */
 template <bool FUSED>
 static void
 launch_wgrad (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirectPlan &b,
               const float *x, const float *dy, const float *y, int act, float *partials)
 {
-  if (t == 9 && g.out_w % 2 == 0 && ((uintptr_t) dy | (uintptr_t) y) % 8 == 0)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 2>, b.blocks, 256,
-                            (size_t) g.c * b.in_rows * b.in_w * sizeof (float), g, b, x, dy, y,
-                            act, partials);
+  size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
+  bool pairs = g.out_w % 2 == 0 && ((uintptr_t) dy | (uintptr_t) y) % 8 == 0;
+  if (t == 9 && pairs)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 2>, b.blocks, 256, smem, g, b,
+                            x, dy, y, act, partials);
+  else if (t == 9)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 1>, b.blocks, 256, smem, g, b,
+                            x, dy, y, act, partials);
+  else if (t == 16)
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED, 1>, b.blocks, 256, smem, g,
+                            b, x, dy, y, act, partials);
   else
-    launch_wgrad_p<FUSED, 1> (ctx, t, g, b, x, dy, y, act, partials);
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED, 1>, b.blocks, 256, smem, g,
+                            b, x, dy, y, act, partials);
 }
 
 int
