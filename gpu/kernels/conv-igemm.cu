@@ -396,7 +396,8 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
  * K3 (a 3 x 3 filter, known when compiled): the taps' offsets in the tile
  * are a row stride times a constant plus a constant, so each shared load
  * of B takes its offset as an immediate instead of an address computed per
- * load (the loads were a quarter of the kernel's instructions). */
+ * load: 25.2 M -> 19.4 M instructions, 112 -> 100 us on the cnn's second
+ * layer (ncu; bench/results/h200-gpu-session4-2026-11-30.md). */
 template <bool K3>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
@@ -572,7 +573,7 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
  * range sums are added in range order: a fixed order, so results do not
  * depend on timing. One thread per output summing every split in turn had
  * too few loads in flight: 12.2 us for the cnn's 256 splits of 18,432
- * weights (18.9 MB, ncu on the H200); 8 ranges 9.1 us. */
+ * weights (18.9 MB, ncu on the H200); 8 ranges 9.1 us, 16 ranges 7.3 us. */
 #define SUM_RANGES 16
 
 __global__ void __launch_bounds__ (32 * SUM_RANGES)

@@ -146,10 +146,10 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
  * float4; the second slot (which starts `count` floats after the first, so
  * its alignment depends on count) as float4, two float2 or four floats
  * (V_VEC 4, 2, 1). Each element gets the same update_one as in
- * optimizer_kernel. The count % 4 tail is block 0's. Adadelta over the
- * cnn's 1.2 M parameters: 12.3 us on optimizer_kernel (ncu); Adam, the
- * first to move here, 13.6 -> 12.3 us over mlp-wide's 1.8 M
- * (bench/results/h200-gpu-mlp-2026-11-30.md). */
+ * optimizer_kernel. The count % 4 tail is block 0's. Adam over
+ * mlp-wide's 1.8 M parameters: 13.6 -> 12.3 us
+ * (bench/results/h200-gpu-mlp-2026-11-30.md); Adadelta over the cnn's
+ * 1.2 M: 12.3 -> 11.1 us (ncu; h200-gpu-session4-2026-11-30.md). */
 template <int V_VEC>
 __device__ __forceinline__ float4
 load_v (const float *v, size_t q)
