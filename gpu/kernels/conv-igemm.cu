@@ -37,6 +37,7 @@
 #include "nn-cuda-private.h"
 #include "launch.cuh"
 #include "act.cuh"
+#include "mma.cuh"
 
 #include <string.h>
 
@@ -66,25 +67,6 @@ struct TcGeom
   int bm;             /* forward: filters per block (32 or 64) */
   int items_per_split; /* weight gradient */
 };
-
-/* TF32 operand from a float: adding half a TF32 unit to the bits rounds to
- * nearest (ties away from zero) once the tensor core drops the 13 low bits.
- * cvt.rna.tf32.f32 does the same at a quarter of the rate (16 per clock per
- * SM), which made it the forward kernel's bottleneck. */
-__device__ __forceinline__ unsigned int
-to_tf32 (float x)
-{
-  return __float_as_uint (x) + 0x1000u;
-}
-
-__device__ __forceinline__ void
-mma_tf32 (float c[4], const unsigned int a[4], unsigned int b0, unsigned int b1)
-{
-  asm volatile ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
-                "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-                : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
 
 /* 4-byte asynchronous copy; `in` false writes a zero (padding). */
 __device__ __forceinline__ void

@@ -8,76 +8,12 @@
 
 #include "nn-cuda-private.h"
 #include "launch.cuh"
+#include "optimizer.cuh"
 
-#include <math.h>
 #include <stdint.h>
-
-struct OptArgs
-{
-  int kind, nesterov;
-  float lr, momentum, beta1, beta2, rho, epsilon;
-  float log_beta1, log_beta2; /* log (beta), computed in double on the host */
-};
 
 /* Elements per thread per pass: their loads are issued together. */
 #define OPT_ILP 4
-
-template <int KIND>
-__device__ __forceinline__ void
-update_one (const OptArgs &o, float lr_t, float g, float &p, float &a, float &b)
-{
-  switch (KIND)
-    {
-    case NN_BK_OPT_SGD:
-      if (o.momentum == 0.0f)
-        p -= o.lr * g;
-      else
-        {
-          a = o.momentum * a - o.lr * g;
-          p += o.nesterov ? o.momentum * a - o.lr * g : a;
-        }
-      break;
-    case NN_BK_OPT_ADAM:
-      a = o.beta1 * a + (1.0f - o.beta1) * g;
-      b = o.beta2 * b + (1.0f - o.beta2) * g * g;
-      p -= lr_t * a / (sqrtf (b) + o.epsilon);
-      break;
-    case NN_BK_OPT_ADADELTA:
-      {
-        a = o.rho * a + (1.0f - o.rho) * g * g;
-        float d = sqrtf (b + o.epsilon) / sqrtf (a + o.epsilon) * g;
-        b = o.rho * b + (1.0f - o.rho) * d * d;
-        p -= o.lr * d;
-      }
-      break;
-    case NN_BK_OPT_RMSPROP:
-      a = o.rho * a + (1.0f - o.rho) * g * g;
-      p -= o.lr * g / (sqrtf (a) + o.epsilon);
-      break;
-    case NN_BK_OPT_ADAGRAD:
-      a += g * g;
-      p -= o.lr * g / (sqrtf (a) + o.epsilon);
-      break;
-    }
-}
-
-/* The last block to arrive stores the new step count t, once every block has
- * read the old one. No fence: a block counts itself only after all its
- * threads passed the barrier, by which time their reads of the step have
- * returned, and nothing else the kernel wrote needs ordering against the
- * step (the next kernel waits for this one to complete). A fence here would
- * make each block wait for its stores to drain before counting itself, on
- * the step's critical path. */
-__device__ __forceinline__ void
-advance_step (int64_t *step, int64_t t, unsigned int *done)
-{
-  __syncthreads ();
-  if (threadIdx.x == 0 && atomicAdd (done, 1u) == gridDim.x - 1)
-    {
-      *step = t;
-      *done = 0;
-    }
-}
 
 template <int KIND>
 __global__ void
@@ -87,21 +23,10 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
-  /* slots used: sgd 1 only with momentum, adam and adadelta 2, the rest 1 */
-  const int slots = KIND == NN_BK_OPT_ADAM || KIND == NN_BK_OPT_ADADELTA ? 2
-                    : KIND == NN_BK_OPT_SGD                               ? (o.momentum != 0.0f)
-                                                                          : 1;
+  const int slots = opt_slots<KIND> (o);
   float *s0 = state;
   float *s1 = state + count;
-  float lr_t = o.lr;
-  if (KIND == NN_BK_OPT_ADAM)
-    {
-      /* 1 - beta^t = -expm1 (t log beta): accurate in float also when
-       * beta^t is close to 1 (early steps), where 1 - powf would cancel. */
-      float c1 = -expm1f ((float) t * o.log_beta1);
-      float c2 = -expm1f ((float) t * o.log_beta2);
-      lr_t = o.lr * sqrtf (c2) / c1;
-    }
+  float lr_t = opt_lr<KIND> (o, t);
 
   size_t stride = (size_t) gridDim.x * blockDim.x;
   for (size_t base = blockIdx.x * (size_t) blockDim.x + threadIdx.x; base < count;
@@ -143,47 +68,11 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
 }
 
 /* The update with 16-byte loads: params, grads and the first slot as
- * float4; the second slot (which starts `count` floats after the first, so
- * its alignment depends on count) as float4, two float2 or four floats
- * (V_VEC 4, 2, 1). Each element gets the same update_one as in
+ * float4; the second slot as load_v<V_VEC> reads it. Each element gets the same update_one as in
  * optimizer_kernel. The count % 4 tail is block 0's. Adam over
  * mlp-wide's 1.8 M parameters: 13.6 -> 12.3 us
  * (bench/results/h200-gpu-mlp-2026-11-30.md); Adadelta over the cnn's
  * 1.2 M: 12.3 -> 11.1 us (ncu; h200-gpu-session4-2026-11-30.md). */
-template <int V_VEC>
-__device__ __forceinline__ float4
-load_v (const float *v, size_t q)
-{
-  if (V_VEC == 4)
-    return ((const float4 *) v)[q];
-  if (V_VEC == 2)
-    {
-      float2 lo = ((const float2 *) v)[2 * q], hi = ((const float2 *) v)[2 * q + 1];
-      return make_float4 (lo.x, lo.y, hi.x, hi.y);
-    }
-  return make_float4 (v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
-}
-
-template <int V_VEC>
-__device__ __forceinline__ void
-store_v (float *v, size_t q, float4 b)
-{
-  if (V_VEC == 4)
-    ((float4 *) v)[q] = b;
-  else if (V_VEC == 2)
-    {
-      ((float2 *) v)[2 * q] = make_float2 (b.x, b.y);
-      ((float2 *) v)[2 * q + 1] = make_float2 (b.z, b.w);
-    }
-  else
-    {
-      v[4 * q] = b.x;
-      v[4 * q + 1] = b.y;
-      v[4 * q + 2] = b.z;
-      v[4 * q + 3] = b.w;
-    }
-}
-
 template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
 optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
@@ -192,16 +81,8 @@ optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__rest
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
-  const int slots = KIND == NN_BK_OPT_ADAM || KIND == NN_BK_OPT_ADADELTA ? 2
-                    : KIND == NN_BK_OPT_SGD                              ? (o.momentum != 0.0f)
-                                                                         : 1;
-  float lr_t = o.lr;
-  if (KIND == NN_BK_OPT_ADAM)
-    {
-      float c1 = -expm1f ((float) t * o.log_beta1);
-      float c2 = -expm1f ((float) t * o.log_beta2);
-      lr_t = o.lr * sqrtf (c2) / c1;
-    }
+  const int slots = opt_slots<KIND> (o);
+  float lr_t = opt_lr<KIND> (o, t);
   float *s0 = state, *s1 = state + count;
   size_t quads = count / 4;
   size_t stride = (size_t) gridDim.x * blockDim.x;
@@ -276,22 +157,12 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
                            const float *grads, float *state, size_t count, int64_t *step)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
-  OptArgs o;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
   if (opt == NULL || step == NULL || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "optimizer_update: bad arguments");
-  o.kind = opt->kind;
-  o.nesterov = opt->nesterov;
-  o.lr = opt->lr;
-  o.momentum = opt->momentum;
-  o.beta1 = opt->beta1;
-  o.beta2 = opt->beta2;
-  o.rho = opt->rho;
-  o.epsilon = opt->epsilon;
-  o.log_beta1 = (float) log ((double) opt->beta1);
-  o.log_beta2 = (float) log ((double) opt->beta2);
+  OptArgs o = opt_args (opt);
   unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
   switch (o.kind)
     {
