@@ -22,10 +22,11 @@ extern "C" {
  * optional convolution with bias and activation, version 4 the optional
  * output layer with the loss, version 6 pooling with the activation below
  * and the dropout above (version 5 had the backward only, without the
- * dropout), version 7 a convolution's backward with its activation's; the
+ * dropout), version 7 a convolution's backward with its activation's,
+ * version 8 a dense layer's backward with the optimizer's update; the
  * loader still takes older modules (their table is shorter: the newer slots
  * read NULL). */
-#define NN_BACKEND_ABI_VERSION 7
+#define NN_BACKEND_ABI_VERSION 8
 
 typedef enum
 {
@@ -121,6 +122,18 @@ typedef struct
   float rho;
   float epsilon;
 } NnBackendOptimizer;
+
+/* The dense layer below another, whose dz dense_backward_update may form
+ * in place of the input gradient (ABI 8): its activation (not softmax), the
+ * dropout between the two (rate 0: none) and its output y = act (z), before
+ * that dropout. */
+typedef struct
+{
+  int32_t act;
+  float rate;
+  uint64_t seed;
+  const float *y;
+} NnBackendBelow;
 
 typedef struct NnBackendOps NnBackendOps;
 
@@ -311,6 +324,31 @@ struct NnBackendOps
   int (*conv2d_backward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
                                    const float *y, float *dy, int act, float *dx, float *dw,
                                    float *dbias, void *workspace);
+
+  /* --- optional: a dense layer's backward with the optimizer's update of
+   *     its weights and bias (ABI 8; both NULL or neither: the engine then
+   *     runs dense_backward and updates every parameter with
+   *     optimizer_update). --- */
+
+  /* Nonzero when dense_backward_update, at batches of n rows, is faster for
+   * a layer of this shape than dense_backward and the layer's share of
+   * optimizer_update: the engine uses it only for such layers. */
+  int (*dense_backward_update_pays) (void *ctx, int n, int in, int out);
+
+  /* dense_backward's dx (from w as it was), then instead of writing the
+   * weight and bias gradients, optimizer_update's rule (opt, t = *step + 1)
+   * applied with them to w and to bias (when not NULL). Slot 0 of their
+   * optimizer state is at w_state and bias_state, slot j is j *
+   * state_stride floats further. When store_step is nonzero the op then
+   * stores t into *step, as optimizer_update does: the engine sets it only
+   * on the step's last op. When below is not NULL, dx holds that layer's dz
+   * instead: act' (below->y) * the input gradient, after dropout_backward
+   * with (below->rate, below->seed, *step) when that rate is > 0. */
+  int (*dense_backward_update) (void *ctx, int act, int n, int in, int out, const float *x,
+                                float *w, float *bias, const float *y, float *dy, float *dx,
+                                const NnBackendBelow *below, float rate, uint64_t seed,
+                                int64_t *step, const NnBackendOptimizer *opt, float *w_state,
+                                float *bias_state, size_t state_stride, int store_step);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
@@ -319,6 +357,7 @@ struct NnBackendOps
 #define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
 #define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_forward_dropout)
 #define NN_BACKEND_OPS_V6_SIZE offsetof (NnBackendOps, conv2d_backward_bias_act)
+#define NN_BACKEND_OPS_V7_SIZE offsetof (NnBackendOps, dense_backward_update_pays)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -10,12 +10,33 @@
 typedef struct NnLayer NnLayer;
 typedef struct NnLayerClass NnLayerClass;
 
+/* The optimizer's update done by the dense layers at the top of the model in
+ * a training step's backward (the backend's dense_backward_update), in place
+ * of their weight and bias gradients and optimizer_update on them. Their
+ * gradients in model->grads are then not written: after a training step
+ * nothing reads them (optimizer_update runs on the other parameters only,
+ * and gradient checks run passes without an update). */
+typedef struct
+{
+  const NnBackendOptimizer *opt; /* borrowed */
+  /* every layer with parameters from this index up updates itself */
+  int32_t first;
+  /* the layer that stores the step counter, or -1: the one whose update is
+   * the step's last op when no optimizer_update follows */
+  int32_t step_layer;
+  int64_t offset; /* their parameters are the arena's suffix [offset, param_count) */
+  int64_t count;  /* param_count - offset */
+  float *state;   /* device (slots, count): their optimizer state, slot j of offset + i at
+                   * j * count + i */
+} NnDenseUpdate;
+
 /* How a forward/backward pass runs. */
 typedef struct
 {
   int32_t n;      /* rows in this batch, 1..batch_size */
   bool training;  /* dropout active */
   bool logits;    /* the last layer's softmax is left to the loss (cross-entropy) */
+  const NnDenseUpdate *update; /* borrowed: a training step's backward, else NULL */
 } NnPass;
 
 /* One layer kind: darknet's make_/forward_/backward_ as a small table. */
@@ -131,6 +152,11 @@ uint64_t _nn_layer_seed (const NnModel *model, const NnLayer *layer);
  * else NULL. The dropout layer then does nothing in either direction. */
 NnLayer *_nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass);
 
+/* Whether `layer` is a dense layer whose backward in this pass can apply the
+ * optimizer's update to its weights and bias itself (the backend's
+ * dense_backward_update), and the backend says that pays at pass->n rows. */
+bool _nn_dense_updates_itself (const NnModel *model, const NnLayer *layer, const NnPass *pass);
+
 /* Whether `layer`, the model's output layer, runs with the loss as one op in
  * this pass (the backend's dense_loss), and that op: forward into layer->y,
  * then the loss of the batch against model->labels / targets into
@@ -166,8 +192,9 @@ NnStatus _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind 
                                  NnError *error);
 
 /* Backward from dy (n, classes), which must be model->scratch[0]; gradients
- * land in model->grads. When input_grad is not NULL, the gradient with
- * respect to model->x is computed too and *input_grad points at it (device,
+ * land in model->grads, except those of the layers that pass->update updates
+ * instead. When input_grad is not NULL, the gradient with respect to
+ * model->x is computed too and *input_grad points at it (device,
  * (n, in_size), valid until the next pass). */
 NnStatus _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad,
                              NnError *error);

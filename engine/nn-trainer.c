@@ -271,8 +271,10 @@ typedef struct
   uint8_t *test_labels;  /* (test) */
   int32_t *perm;         /* (train): this epoch's order */
   int32_t *ident;        /* (test): 0, 1, 2, ... */
-  float *opt_state;      /* (slots, params) */
+  float *opt_state;      /* (slots, update.offset), then (slots, update.count) */
   int slots;
+  /* the parameters the dense layers update in the backward: see find_dense_update */
+  NnDenseUpdate update;
 
   /* host */
   int32_t *host_perm;    /* (train) */
@@ -431,6 +433,53 @@ graph_steps_wanted (void)
   return (int32_t) v;
 }
 
+/* The pass of a training step on n rows. */
+static NnPass
+training_pass (const Run *run, int32_t n)
+{
+  NnPass pass = { .n = n,
+                  .training = true,
+                  .logits = run->trainer->config.loss != NN_LOSS_MEAN_SQUARED_ERROR };
+  return pass;
+}
+
+/* Finds the dense layers at the top of the model that apply the optimizer's
+ * update in their backward: the highest layers with parameters, as far down
+ * as every one of them can and the backend says it pays at the run's batch
+ * size (run->update.count is 0 when the top one cannot: the step then
+ * updates every parameter with optimizer_update). The arena is
+ * laid out in layer order, so theirs are its suffix [P, param_count) and the
+ * prefix [0, P) is left to optimizer_update. The optimizer state is split
+ * the same way, (slots, P) then (slots, Q = param_count - P), so that
+ * optimizer_update's layout, slot j at j * count, holds for the prefix
+ * alone; with nothing fused, P = param_count and that is the whole state. */
+static void
+find_dense_update (Run *run)
+{
+  NnModel *model = run->model;
+  NnPass pass = training_pass (run, model->batch_size);
+  NnDenseUpdate *update = &run->update;
+
+  update->opt = &run->opt;
+  update->first = model->count;
+  update->offset = model->param_count;
+  for (int32_t i = model->count - 1; i >= 0; i--)
+    {
+      NnLayer *layer = model->layers[i];
+      if (layer->w_count + layer->b_count == 0)
+        continue;
+      if (!_nn_dense_updates_itself (model, layer, &pass))
+        break;
+      update->first = i;
+      update->offset = layer->param_offset;
+    }
+  update->count = model->param_count - update->offset;
+  /* The backward ends with the lowest layer with parameters; when that is
+   * the lowest fused one, no optimizer_update follows to store the step. */
+  update->step_layer = update->count > 0 && update->offset == 0 ? update->first : -1;
+  update->state = run->opt_state + (size_t) run->slots * (size_t) update->offset;
+}
+
 static NnStatus
 run_setup (Run *run, NnError *error)
 {
@@ -505,6 +554,7 @@ run_setup (Run *run, NnError *error)
   if (status != NN_OK)
     return status;
   run->opt_state = ptr;
+  find_dense_update (run);
   if (config->optimizer.kind == NN_OPT_ADAGRAD && model->param_count > 0)
     {
       status = _nn_model_check (model,
@@ -614,7 +664,8 @@ step_ops (Run *run, int32_t n, NnError *error)
   void *ctx = run->backend->ctx;
   const NnTrainConfig *config = &run->trainer->config;
   bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
-  NnPass pass = { .n = n, .training = true, .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
+  NnPass pass = training_pass (run, n);
+  int64_t prefix = run->update.offset;
   NnStatus status;
 
   status = _nn_model_check (model,
@@ -630,15 +681,17 @@ step_ops (Run *run, int32_t n, NnError *error)
   status = _nn_model_forward_loss (model, &pass, config->loss, model->scratch[0], error);
   if (status != NN_OK)
     return status;
+  /* the fused dense layers update their parameters as they go */
+  pass.update = run->update.count > 0 ? &run->update : NULL;
   status = _nn_model_backward (model, &pass, NULL, error);
   if (status != NN_OK)
     return status;
-  if (model->param_count == 0)
+  /* the rest, the arena's prefix, at once */
+  if (prefix == 0)
     return NN_OK;
   return _nn_model_check (model,
                           ops->optimizer_update (ctx, &run->opt, model->params, model->grads,
-                                                 run->opt_state, (size_t) model->param_count,
-                                                 model->step),
+                                                 run->opt_state, (size_t) prefix, model->step),
                           "optimizer update", error);
 }
 

@@ -28,6 +28,16 @@ dense_fused (const NnModel *model, const NnLayer *layer, const NnPass *pass)
          && layer->klass == &_nn_dense_class && _nn_layer_act (layer, pass) != NN_BK_ACT_SOFTMAX;
 }
 
+bool
+_nn_dense_updates_itself (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  const NnBackendOps *ops = model->backend.ops;
+  return ops->dense_backward_update != NULL && ops->dense_backward_update_pays != NULL
+         && dense_fused (model, layer, pass)
+         && ops->dense_backward_update_pays (model->backend.ctx, pass->n, (int) layer->in_size,
+                                             (int) layer->out_size);
+}
+
 NnLayer *
 _nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass)
 {
@@ -84,6 +94,28 @@ _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int 
                                          model->targets, grad, model->stats);
 }
 
+/* The dense layer whose output, through its fused dropout if it has one,
+ * is this layer's input; else NULL. */
+static NnLayer *
+dense_feeding (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  int32_t i = layer->index - 1;
+  if (i >= 1 && _nn_dense_fused_dropout (model, model->layers[i - 1], pass) == model->layers[i])
+    i--;
+  return i >= 0 && model->layers[i]->klass == &_nn_dense_class ? model->layers[i] : NULL;
+}
+
+/* Whether a dense layer above this one, updating itself too, hands this
+ * one its dz (dense_backward_update's `below`) instead of dy. */
+static bool
+dz_from_above (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  NnLayer *drop = _nn_dense_fused_dropout (model, layer, pass);
+  int32_t i = layer->index + (drop != NULL ? 2 : 1);
+  return i < model->count && model->layers[i]->klass == &_nn_dense_class
+         && dense_feeding (model, model->layers[i], pass) == layer;
+}
+
 static int
 dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, float **dx)
 {
@@ -97,10 +129,42 @@ dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, f
     {
       /* dy is the gradient of the dropout's output when that is fused */
       NnLayer *drop = _nn_dense_fused_dropout (model, layer, pass);
-      return ops->dense_backward (ctx, _nn_layer_act (layer, pass), pass->n, in, out, layer->x,
-                                  layer->w, layer->y, dy, layer->dw, layer->db, *dx,
-                                  drop ? drop->spec.rate : 0.0f,
-                                  drop ? _nn_layer_seed (model, drop) : 0, model->step);
+      const NnDenseUpdate *update = pass->update;
+      int act = _nn_layer_act (layer, pass);
+      float rate = drop ? drop->spec.rate : 0.0f;
+      uint64_t seed = drop ? _nn_layer_seed (model, drop) : 0;
+
+      if (update != NULL && layer->index >= update->first)
+        {
+          /* the optimizer's state of w and b, in the state of the fused suffix */
+          float *w_state = update->state + (layer->param_offset - update->offset);
+          float *b_state = w_state + layer->w_count;
+          /* A dense layer below that updates itself too gets its dz from
+           * this op, which forms it where it forms dx: one pass over dx less
+           * (every layer from update->first up updates itself). */
+          NnLayer *below = *dx != NULL ? dense_feeding (model, layer, pass) : NULL;
+          NnLayer *below_drop = below != NULL ? _nn_dense_fused_dropout (model, below, pass) : NULL;
+          NnBackendBelow below_info;
+          if (below != NULL && below->index >= update->first)
+            below_info
+                = (NnBackendBelow){ _nn_layer_act (below, pass),
+                                    below_drop ? below_drop->spec.rate : 0.0f,
+                                    below_drop ? _nn_layer_seed (model, below_drop) : 0, below->y };
+          else
+            below = NULL;
+          if (dz_from_above (model, layer, pass))
+            {
+              /* dy is dz already */
+              act = NN_BK_ACT_LINEAR;
+              rate = 0.0f;
+            }
+          return ops->dense_backward_update (
+              ctx, act, pass->n, in, out, layer->x, layer->w, layer->b, layer->y, dy, *dx,
+              below != NULL ? &below_info : NULL, rate, seed, model->step, update->opt, w_state,
+              b_state, (size_t) update->count, layer->index == update->step_layer);
+        }
+      return ops->dense_backward (ctx, act, pass->n, in, out, layer->x, layer->w, layer->y, dy,
+                                  layer->dw, layer->db, *dx, rate, seed, model->step);
     }
 
   /* dz (n, out) in place of dy; db (out) */

@@ -1,24 +1,30 @@
 /* test-fused-ops.c: the engine on a backend with the optional fused ops,
  * without a GPU: the dense layer's (ABI 2), the output layer with the loss
- * (ABI 4), pooling with the activation below and the dropout above (ABI 6)
- * and a convolution's backward with its activation's (ABI 7). A CPU op table
- * whose fused ops run the CPU's own gemm, bias_act, dropout, loss and
- * pooling ops in the order the separate ops run must train to the very
- * losses and weights of the plain CPU table. Every dense layer must use the
- * fused ops; a dropout that follows a dense layer must be left to it in
- * both directions (and only then: one after a convolution still runs its
- * own ops); a dense output layer must run with the loss as one op in
+ * (ABI 4), pooling with the activation below and the dropout above (ABI 6),
+ * a convolution's backward with its activation's (ABI 7) and a dense
+ * layer's backward with the optimizer's update (ABI 8). A CPU op table
+ * whose fused ops run the CPU's own gemm, bias_act, dropout, loss, pooling
+ * and optimizer ops in the order the separate ops run must train to the
+ * very losses and weights of the plain CPU table. Every dense layer must
+ * use the fused ops; a dropout that follows a dense layer must be left to
+ * it in both directions (and only then: one after a convolution still runs
+ * its own ops); a dense output layer must run with the loss as one op in
  * training and evaluation; a pooling right above a convolution must do that
  * convolution's activation backward and bias gradient, which then runs
  * neither, and a dropout right after such a pooling in both directions;
  * any other convolution's activation backward must run with its own
- * backward as one op.
+ * backward as one op. With the update op too, the dense layers at the top
+ * of the model must update their own parameters in the training backward,
+ * as far down as every layer with parameters is such a dense layer, and
+ * the lowest of them store the step counter when no optimizer_update
+ * follows.
  */
 
 #include "test-util.h"
 
 #include "nn-model-private.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +33,8 @@ static NnDataset *data; /* 500 training samples: 15 full batches of 32 and one o
 static struct
 {
   const NnBackendOps *cpu;
-  NnBackendOps ops;
+  NnBackendOps ops;                /* the fused ops up to ABI 7 */
+  NnBackendOps update_ops;         /* ... and dense_backward_update */
   int forward, backward;           /* fused op calls */
   int forward_drop, backward_drop; /* ... that applied a dropout */
   int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
@@ -37,7 +44,20 @@ static struct
   int pool_drop_backward;          /* pool2d_backward_act calls that applied one */
   int image_bias_acts;             /* bias_act_backward calls on images (spatial > 1) */
   int conv_acts;                   /* conv2d_backward_bias_act calls */
+  int updates;                     /* dense_backward_update calls */
+  int belows;                      /* ... that formed the layer below's dz */
+  int declined_in;  /* dense_backward_update_pays declines layers of this input size */
+  int stored_steps; /* ... that stored the step counter */
 } fake;
+
+static void
+reset_counts (void)
+{
+  fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
+  fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
+  fake.pool_drop_forward = fake.pool_drop_backward = fake.conv_acts = 0;
+  fake.updates = fake.stored_steps = fake.belows = 0;
+}
 
 static int
 f_dense_forward (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
@@ -57,16 +77,15 @@ f_dense_forward (void *ctx, int act, int n, int in, int out, const float *x, con
   return rc;
 }
 
+/* dense_backward as the CPU's separate ops. */
 static int
-f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
-                  const float *y, float *dy, float *dw, float *dbias, float *dx, float rate,
-                  uint64_t seed, const int64_t *step)
+dense_backward_ops (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                    const float *y, float *dy, float *dw, float *dbias, float *dx, float rate,
+                    uint64_t seed, const int64_t *step)
 {
   const NnBackendOps *c = fake.cpu;
   int rc = 0;
 
-  fake.backward++;
-  fake.backward_drop += rate > 0.0f;
   if (rate > 0.0f)
     rc = c->dropout_backward (ctx, dy, dy, (size_t) n * out, rate, seed, step);
   if (rc == 0)
@@ -76,6 +95,80 @@ f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, co
   if (rc == 0 && dx != NULL)
     rc = c->gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   return rc;
+}
+
+static int
+f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                  const float *y, float *dy, float *dw, float *dbias, float *dx, float rate,
+                  uint64_t seed, const int64_t *step)
+{
+  fake.backward++;
+  fake.backward_drop += rate > 0.0f;
+  return dense_backward_ops (ctx, act, n, in, out, x, w, y, dy, dw, dbias, dx, rate, seed, step);
+}
+
+/* The CPU's optimizer_update on `count` parameters whose state slots lie
+ * `stride` floats apart: gathered into its layout (slot j at j * count),
+ * updated with a copy of the step counter, scattered back. */
+static int
+update_strided (void *ctx, const NnBackendOptimizer *opt, float *params, const float *grads,
+                size_t count, float *state, size_t stride, const int64_t *step)
+{
+  int slots = opt->kind == NN_BK_OPT_ADAM || opt->kind == NN_BK_OPT_ADADELTA ? 2 : 1;
+  float *tmp = malloc (sizeof (float) * count * (size_t) slots); /* (slots, count) */
+  int64_t t = *step;
+  int rc;
+
+  if (tmp == NULL)
+    return NN_BACKEND_OUT_OF_MEMORY;
+  for (int j = 0; j < slots; j++)
+    memcpy (tmp + j * count, state + j * stride, sizeof (float) * count);
+  rc = fake.cpu->optimizer_update (ctx, opt, params, grads, tmp, count, &t);
+  for (int j = 0; j < slots; j++)
+    memcpy (state + j * stride, tmp + j * count, sizeof (float) * count);
+  free (tmp);
+  return rc;
+}
+
+/* dense_backward into gradients of its own (the CPU backend's memory is
+ * host memory), then the update of w and bias with them. */
+static int
+f_dense_backward_update (void *ctx, int act, int n, int in, int out, const float *x, float *w,
+                         float *bias, const float *y, float *dy, float *dx,
+                         const NnBackendBelow *below, float rate, uint64_t seed, int64_t *step,
+                         const NnBackendOptimizer *opt, float *w_state, float *bias_state,
+                         size_t state_stride, int store_step)
+{
+  size_t w_count = (size_t) in * (size_t) out;
+  float *dw = malloc (sizeof (float) * w_count); /* (in, out) */
+  float *dbias = malloc (sizeof (float) * (size_t) out);
+  int rc = NN_BACKEND_OUT_OF_MEMORY;
+
+  fake.updates++;
+  fake.stored_steps += store_step != 0;
+  if (dw != NULL && dbias != NULL)
+    rc = dense_backward_ops (ctx, act, n, in, out, x, w, y, dy, dw, dbias, dx, rate, seed, step);
+  /* the layer below's dz in place of dx, as its own ops would form it */
+  fake.belows += below != NULL;
+  if (rc == 0 && below != NULL && below->rate > 0.0f)
+    rc = fake.cpu->dropout_backward (ctx, dx, dx, (size_t) n * in, below->rate, below->seed, step);
+  if (rc == 0 && below != NULL)
+    rc = fake.cpu->bias_act_backward (ctx, below->act, below->y, dx, NULL, n, in, 1);
+  if (rc == 0)
+    rc = update_strided (ctx, opt, w, dw, w_count, w_state, state_stride, step);
+  if (rc == 0 && bias != NULL)
+    rc = update_strided (ctx, opt, bias, dbias, (size_t) out, bias_state, state_stride, step);
+  if (rc == 0 && store_step)
+    *step = *step + 1;
+  free (dw);
+  free (dbias);
+  return rc;
+}
+
+static int
+f_update_pays (void *ctx, int n, int in, int out)
+{
+  return in != fake.declined_in;
 }
 
 static int
@@ -226,9 +319,11 @@ record_cb (const NnProgress *p, void *user_data)
   return true;
 }
 
-/* Two epochs of `spec`; the losses, the run result and (malloc'd) weights. */
+/* Two epochs of `spec` with `optimizer` (NULL: Adam's defaults) and `loss`;
+ * the losses, the run result and (malloc'd) weights. */
 static NnStatus
-train (const char *spec, Record *rec, NnRunResult *result, float **weights, int64_t *count)
+train (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, Record *rec,
+       NnRunResult *result, float **weights, int64_t *count)
 {
   NnTrainConfig c;
   NnTrainer *t = NULL;
@@ -241,6 +336,9 @@ train (const char *spec, Record *rec, NnRunResult *result, float **weights, int6
   c.batch_size = 32;
   c.device.threads = 2;
   c.progress_every = 1;
+  if (optimizer != NULL)
+    c.optimizer = *optimizer;
+  c.loss = loss;
   memset (rec, 0, sizeof *rec);
   *weights = NULL;
   *count = 0;
@@ -262,9 +360,11 @@ train (const char *spec, Record *rec, NnRunResult *result, float **weights, int6
   return s;
 }
 
-static void
-check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts, int conv_layers,
-       int pool_fusions, int pool_dropouts)
+/* Whether `spec` trains to the very losses, test results and weights on
+ * `ops` (counted from zero) as on the plain CPU table. */
+static bool
+same_training (const char *spec, const NnOptimizer *optimizer, NnLossKind loss,
+               const NnBackendOps *ops)
 {
   Record plain, fused;
   NnRunResult rp, rf;
@@ -274,12 +374,10 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   bool same;
 
   _nn_model_set_test_ops (NULL);
-  sp = train (spec, &plain, &rp, &wp, &cp);
-  fake.forward = fake.backward = fake.forward_drop = fake.backward_drop = fake.dropout_ops = 0;
-  fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
-  fake.pool_drop_forward = fake.pool_drop_backward = fake.conv_acts = 0;
-  _nn_model_set_test_ops (&fake.ops);
-  sf = train (spec, &fused, &rf, &wf, &cf);
+  sp = train (spec, optimizer, loss, &plain, &rp, &wp, &cp);
+  reset_counts ();
+  _nn_model_set_test_ops (ops);
+  sf = train (spec, optimizer, loss, &fused, &rf, &wf, &cf);
   _nn_model_set_test_ops (NULL);
 
   same = sp == NN_OK && sf == NN_OK && plain.steps == 32 && fused.steps == plain.steps
@@ -290,6 +388,21 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
   for (int i = 0; same && i < 2; i++)
     same = rp.epochs[i].test_loss == rf.epochs[i].test_loss
            && rp.epochs[i].test_accuracy == rf.epochs[i].test_accuracy;
+  if (sp == NN_OK)
+    nn_run_result_clear (&rp);
+  if (sf == NN_OK)
+    nn_run_result_clear (&rf);
+  free (wp);
+  free (wf);
+  return same;
+}
+
+static void
+check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropouts, int conv_layers,
+       int pool_fusions, int pool_dropouts)
+{
+  bool same = same_training (spec, NULL, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &fake.ops);
+
   tap_ok (same, "%s: the fused ops give the very losses, test results and weights", spec);
   /* 32 training steps; evaluation passes run the forward only. The output
    * layer's forward is part of dense_loss. */
@@ -317,12 +430,38 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
               && fake.pool_drop_backward == fake.pool_drop_forward,
           "%s: a dropout after such a pooling is applied by it, in both directions (%d, %d)", spec,
           fake.pool_drop_forward, fake.pool_drop_backward);
-  if (sp == NN_OK)
-    nn_run_result_clear (&rp);
-  if (sf == NN_OK)
-    nn_run_result_clear (&rf);
-  free (wp);
-  free (wf);
+}
+
+/* `spec` with `optimizer` and `loss` on the table with dense_backward_update:
+ * its top `updating` dense layers (of `dense_layers` that take the fused
+ * dense ops in training) update their parameters in the backward;
+ * `all_updating` when they hold every parameter, so that the lowest of them
+ * stores the step counter. */
+static void
+check_update (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, int dense_layers,
+              int updating, bool all_updating)
+{
+  char name[64];
+  bool same = same_training (spec, optimizer, loss, &fake.update_ops);
+
+  snprintf (name, sizeof name, "%s%s", nn_optimizer_name (optimizer->kind),
+            loss == NN_LOSS_MEAN_SQUARED_ERROR ? ", squared error" : "");
+  tap_ok (same,
+          "%s (%s): the update in the backward gives the very losses, test results and weights",
+          spec, name);
+  /* 32 training steps */
+  tap_ok (fake.updates == 32 * updating && fake.backward == 32 * (dense_layers - updating),
+          "%s (%s): the top %d dense layers update their parameters in the backward, every step "
+          "(%d dense_backward_update, %d dense_backward)",
+          spec, name, updating, fake.updates, fake.backward);
+  /* in these models the updating layers are consecutive dense layers */
+  tap_ok (fake.belows == 32 * (updating > 0 ? updating - 1 : 0),
+          "%s (%s): each updating layer above another forms that one's dz (%d times)", spec, name,
+          fake.belows);
+  tap_ok (fake.stored_steps == (all_updating ? 32 : 0), "%s (%s): %s (%d stores)", spec, name,
+          all_updating ? "the lowest layer's update stores the step counter, once a step"
+                       : "no update stores the step counter: optimizer_update does",
+          fake.stored_steps);
 }
 
 int
@@ -342,6 +481,9 @@ main (void)
   fake.ops.conv2d_plan_new = f_plan_new;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
+  fake.update_ops = fake.ops;
+  fake.update_ops.dense_backward_update = f_dense_backward_update;
+  fake.update_ops.dense_backward_update_pays = f_update_pays;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
@@ -356,6 +498,42 @@ main (void)
   check ("conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; dense 8 relu; "
          "dropout 0.5; dense 4 softmax",
          2, 1, false, 2, 1, 1);
+
+  {
+    const char *mlp = "flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; "
+                      "dense 4 softmax";
+    const char *cnn = "conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; "
+                      "dense 8 relu; dropout 0.5; dense 4 softmax";
+    /* the hidden softmax cannot be fused, nor can anything below it */
+    const char *blocked = "flatten; dense 16 relu; dense 8 softmax; dense 4 softmax";
+    NnOptimizerKind kinds[]
+        = { NN_OPT_SGD, NN_OPT_ADAM, NN_OPT_ADADELTA, NN_OPT_RMSPROP, NN_OPT_ADAGRAD };
+    NnOptimizer adam = nn_optimizer_defaults (NN_OPT_ADAM);
+
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+      {
+        NnOptimizer opt = nn_optimizer_defaults (kinds[i]);
+        if (kinds[i] == NN_OPT_SGD)
+          opt.momentum = 0.9f; /* so it has a state */
+        /* every parameter updated in the backward */
+        check_update (mlp, &opt, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 3, 3, true);
+        /* the convolutions' parameters left to optimizer_update */
+        check_update (cnn, &opt, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 2, 2, false);
+      }
+    /* only the output layer updates itself; dense 16 relu runs dense_backward */
+    check_update (blocked, &adam, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 2, 1, false);
+    /* with the squared error the output layer's softmax is its own, so it
+     * cannot be fused, and no layer updates itself */
+    check_update (blocked, &adam, NN_LOSS_MEAN_SQUARED_ERROR, 1, 0, false);
+    /* where the backend says the update does not pay for a layer (the mlp's
+     * dense 16, 32 inputs; its output layer, 16 inputs), neither that layer
+     * nor any below it updates itself */
+    fake.declined_in = 32;
+    check_update (mlp, &adam, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 3, 1, false);
+    fake.declined_in = 16;
+    check_update (mlp, &adam, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 3, 0, false);
+    fake.declined_in = 0;
+  }
 
   nn_dataset_free (data);
   return tap_done ();
