@@ -290,6 +290,8 @@ context_release (NnCudaContext *ctx)
     cudaFree (ctx->cublas_workspace);
   if (ctx->partials != NULL)
     cudaFree (ctx->partials);
+  if (ctx->dx_partials != NULL)
+    cudaFree (ctx->dx_partials);
   if (ctx->counters != NULL)
     cudaFree (ctx->counters);
   if (ctx->staging != NULL)
@@ -349,6 +351,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
              "cuBLAS workspace (32 MiB)");
   STEP_CUDA (cudaMalloc ((void **) &ctx->partials, NN_CUDA_PARTIALS * sizeof (float)),
              "reduction scratch");
+  STEP_CUDA (cudaMalloc ((void **) &ctx->dx_partials, NN_CUDA_DX_PARTIALS * sizeof (float)),
+             "input-gradient scratch (4 MiB)");
   STEP_CUDA (cudaMalloc ((void **) &ctx->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
              "counters");
   STEP_CUDA (cudaMemsetAsync (ctx->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
@@ -752,6 +756,8 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_pool2d_forward_dropout,
   _nn_cuda_pool2d_backward_act,
   _nn_cuda_conv2d_backward_bias_act,
+  _nn_cuda_dense_backward_update_pays,
+  _nn_cuda_dense_backward_update,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

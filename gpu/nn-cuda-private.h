@@ -20,6 +20,7 @@
 /* Device scratch kept by the context, used between the kernels of one op
  * (ops on one stream never overlap, so one set serves all of them). */
 #define NN_CUDA_PARTIALS (1 << 16)   /* floats for two-pass reductions */
+#define NN_CUDA_DX_PARTIALS (1 << 20) /* floats: dense_backward_update's input-gradient partials */
 #define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
 #define NN_CUDA_COUNTER_OPTIMIZER 0
 
@@ -48,6 +49,7 @@ typedef struct
   cudnnHandle_t cudnn;       /* owned, bound to stream */
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
   float *partials;           /* (NN_CUDA_PARTIALS) device */
+  float *dx_partials;        /* (NN_CUDA_DX_PARTIALS) device */
   unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
   unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
@@ -214,6 +216,17 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward (void *ctx, int act, int n, int in, i
 NN_CUDA_HIDDEN int _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy,
                                       float *dbias, int n, int channels, float rate,
                                       uint64_t seed, const int64_t *step);
+/* A dense layer's backward with the optimizer's update (ABI 8;
+ * kernels/dense-update.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update_pays (void *ctx, int n, int in, int out);
+NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, int in, int out,
+                                                   const float *x, float *w, float *bias,
+                                                   const float *y, float *dy, float *dx,
+                                                   const NnBackendBelow *below, float rate,
+                                                   uint64_t seed, int64_t *step,
+                                                   const NnBackendOptimizer *opt, float *w_state,
+                                                   float *bias_state, size_t state_stride,
+                                                   int store_step);
 /* The output layer with the loss (ABI 4; nn-cuda-blas.cu). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
                                         const float *x, const float *w, const float *bias,

@@ -1311,6 +1311,255 @@ test_optimizer (void)
   check_optimizer ("adagrad", adagrad, 1, 0.1f, 10007);
 }
 
+/* dense_backward_update against the CPU's separate ops: dropout_backward,
+ * bias_act_backward, gemm (dW), gemm (dx), then optimizer_update over the
+ * layer's [w | bias] as one arena. The backend's state has the slot stride
+ * count + pad (pad 0, 1, 2: the second slot aligned to 16, 4 and 8 bytes or
+ * so, as an engine arena's suffix may be); the updates (new - old
+ * parameters) and the states are compared at 1e-4, since dW's sums run in
+ * another order and Adam divides by a small sqrt (v); with TF32 (the
+ * tensor-core kernel) at 5e-3, dx at 2e-3. */
+#define TOL_UPDATE 1e-4
+#define TOL_UPDATE_TF32 5e-3
+
+static void
+check_dense_update (const char *name, NnBackendOptimizer opt, int n, int in, int out, int act,
+                    float rate, bool with_bias, bool with_dx, int below_act, float below_rate,
+                    int pad, bool store_step, double tol_update, double tol_dx)
+{
+  int slots = opt.kind == NN_BK_OPT_ADAM || opt.kind == NN_BK_OPT_ADADELTA ? 2
+              : opt.kind == NN_BK_OPT_SGD                                  ? (opt.momentum != 0.0f)
+                                                                           : 1;
+  size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
+  size_t count = sw + (with_bias ? out : 0), stride[2] = { count, count + pad };
+  size_t state_floats = 2 * (count + pad);
+  float *x = malloc ((sx + 1) * sizeof (float)), *y = malloc ((sy + 1) * sizeof (float));
+  float *dy = malloc ((sy + 1) * sizeof (float)), *params = malloc (count * sizeof (float));
+  float *yb = malloc ((sx + 1) * sizeof (float)); /* the layer below's output */
+  float *vals = malloc (2 * count * sizeof (float)), *st[2] = { 0 };
+  float *po[2] = { 0 }, *so[2] = { 0 }, *dx[2] = { 0 };
+  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vdy[2] = { 0 }, *vp[2] = { 0 }, *vg[2] = { 0 };
+  void *vs[2] = { 0 }, *vdx[2] = { 0 }, *vstep[2] = { 0 }, *vyb[2] = { 0 };
+  int64_t step0 = 5, step_out[2] = { -1, -1 };
+  uint64_t seed = 77;
+  int rc[2] = { -1, -1 };
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (y, sy, &rng, -1.0f, 1.0f);
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  gpu_fill_random (yb, sx, &rng, 0.0f, 0.9f);
+  for (size_t i = 0; below_act == NN_BK_ACT_RELU && i < sx; i += 3)
+    yb[i] = 0.0f; /* relu's zeros */
+  gpu_fill_random (params, count, &rng, -0.2f, 0.2f);
+  /* the same state values in each backend's layout */
+  gpu_fill_random (vals, 2 * count, &rng, 0.0f, 0.01f);
+  for (int b = 0; b < 2; b++)
+    {
+      st[b] = calloc (state_floats, sizeof (float));
+      for (int j = 0; j < 2; j++)
+        memcpy (st[b] + j * stride[b], vals + j * count, count * sizeof (float));
+    }
+  if (act != NN_BK_ACT_LINEAR)
+    for (size_t i = 0; i < sy; i++)
+      y[i] = act == NN_BK_ACT_RELU      ? (y[i] > 0.0f ? y[i] : 0.0f)
+             : act == NN_BK_ACT_SIGMOID ? 0.5f + 0.4f * y[i]
+                                        : 0.9f * y[i];
+  if (gpu.ops->dense_backward_update == NULL)
+    {
+      tap_ok (false, "dense_backward_update: the CUDA backend has none");
+      goto done;
+    }
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vy[b] = gpu_put (k, y, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vp[b] = gpu_put (k, params, count * sizeof (float));
+      vg[b] = gpu_put (k, NULL, (count + 1) * sizeof (float));
+      vs[b] = gpu_put (k, st[b], state_floats * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, (sx + 1) * sizeof (float));
+      vstep[b] = gpu_put (k, &step0, sizeof step0);
+      vyb[b] = gpu_put (k, yb, (sx + 1) * sizeof (float));
+      if (!vx[b] || !vy[b] || !vdy[b] || !vp[b] || !vg[b] || !vs[b] || !vdx[b] || !vstep[b]
+          || !vyb[b])
+        continue;
+      float *w = vp[b], *bias = with_bias ? (float *) vp[b] + sw : NULL;
+      if (b == 0)
+        {
+          float *dw = vg[b], *db = with_bias ? (float *) vg[b] + sw : NULL;
+          rc[b] = 0;
+          if (rate > 0.0f)
+            rc[b] = k->ops->dropout_backward (k->ctx, vdy[b], vdy[b], sy, rate, seed, vstep[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, act, vy[b], vdy[b], db, n, out, 1);
+          if (rc[b] == 0)
+            rc[b] = k->ops->gemm (k->ctx, 1, 0, in, out, n, 1.0f, vx[b], in, vdy[b], out, 0.0f, dw,
+                                  out);
+          if (rc[b] == 0 && with_dx)
+            rc[b] = k->ops->gemm (k->ctx, 0, 1, n, in, out, 1.0f, vdy[b], out, w, out, 0.0f, vdx[b],
+                                  in);
+          /* the layer below's dz from dx */
+          if (rc[b] == 0 && with_dx && below_act >= 0 && below_rate > 0.0f)
+            rc[b] = k->ops->dropout_backward (k->ctx, vdx[b], vdx[b], sx, below_rate, seed + 1,
+                                              vstep[b]);
+          if (rc[b] == 0 && with_dx && below_act >= 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, below_act, vyb[b], vdx[b], NULL, n, in, 1);
+          if (rc[b] == 0)
+            rc[b] = k->ops->optimizer_update (k->ctx, &opt, vp[b], vg[b], vs[b], count, vstep[b]);
+        }
+      else
+        {
+          NnBackendBelow below = { below_act, below_rate, seed + 1, vyb[b] };
+          rc[b] = k->ops->dense_backward_update (
+              k->ctx, act, n, in, out, vx[b], w, bias, vy[b], vdy[b], with_dx ? vdx[b] : NULL,
+              with_dx && below_act >= 0 ? &below : NULL, rate, seed, vstep[b], &opt, vs[b],
+              (float *) vs[b] + sw, stride[b], store_step);
+        }
+      if (rc[b] != 0)
+        tap_diag ("%s: %s", k->ops->name, k->ops->last_error (k->ctx));
+      po[b] = gpu_get (k, vp[b], count * sizeof (float));
+      so[b] = gpu_get (k, vs[b], state_floats * sizeof (float));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+      k->ops->download (k->ctx, &step_out[b], vstep[b], sizeof (int64_t));
+    }
+  {
+    double num = 0.0, den = 0.0, snum = 0.0, sden = 0.0;
+    for (size_t i = 0; po[0] && po[1] && i < count; i++)
+      {
+        double d0 = (double) po[0][i] - params[i], d1 = (double) po[1][i] - params[i];
+        num += (d1 - d0) * (d1 - d0);
+        den += d0 * d0;
+      }
+    for (int j = 0; so[0] && so[1] && j < slots; j++)
+      for (size_t i = 0; i < count; i++)
+        {
+          double s0 = so[0][j * stride[0] + i], s1 = so[1][j * stride[1] + i];
+          snum += (s1 - s0) * (s1 - s0);
+          sden += s0 * s0;
+        }
+    double eu = po[0] && po[1] ? (den > 0.0 ? sqrt (num / den) : sqrt (num)) : INFINITY;
+    double es = sden > 0.0 ? sqrt (snum / sden) : sqrt (snum);
+    double ex = with_dx ? gpu_rel_err (dx[1], dx[0], sx) : 0.0;
+    int64_t want_step = store_step ? step0 + 1 : step0;
+    tap_ok (rc[0] == 0 && rc[1] == 0 && eu <= tol_update && es <= tol_update && ex <= tol_dx
+                && step_out[1] == want_step,
+            "dense_backward_update %s %s n %d in %d out %d%s%s%s%s, dropout %.2f, slot stride "
+            "+%d: rel err update %.2g, state %.2g, dx %.2g; step %lld (want %lld)",
+            name, act_names[act], n, in, out, with_bias ? " + bias" : "", with_dx ? " + dx" : "",
+            with_dx && below_act >= 0 ? " as the dz of a layer below, " : "",
+            with_dx && below_act >= 0 ? act_names[below_act] : "", rate, pad, eu, es, ex,
+            (long long) step_out[1], (long long) want_step);
+  }
+  for (int b = 0; b < 2; b++)
+    {
+      free (po[b]);
+      free (so[b]);
+      free (dx[b]);
+      free (st[b]);
+    }
+  free2 (vx);
+  free2 (vy);
+  free2 (vdy);
+  free2 (vp);
+  free2 (vg);
+  free2 (vs);
+  free2 (vdx);
+  free2 (vstep);
+  free2 (vyb);
+done:
+  free (x);
+  free (y);
+  free (yb);
+  free (dy);
+  free (params);
+  free (vals);
+}
+
+static void
+test_dense_update (void)
+{
+  NnBackendOptimizer adam = { NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f, 0.999f, 0.0f, 1e-7f };
+  NnBackendOptimizer adadelta = { NN_BK_OPT_ADADELTA, 0, 1.0f, 0.0f, 0, 0, 0.95f, 1e-7f };
+  NnBackendOptimizer sgd = { NN_BK_OPT_SGD, 0, 0.01f, 0.0f, 0, 0, 0, 1e-7f };
+  NnBackendOptimizer nest = sgd;
+  NnBackendOptimizer rms = { NN_BK_OPT_RMSPROP, 0, 1e-3f, 0.0f, 0, 0, 0.9f, 1e-7f };
+  NnBackendOptimizer adagrad = { NN_BK_OPT_ADAGRAD, 0, 1e-2f, 0.0f, 0, 0, 0, 1e-7f };
+  nest.momentum = 0.9f;
+  nest.nesterov = 1;
+
+  /* the presets' layers: mlp-wide's (dx in the kernel as 16 partial sums;
+   * none; one tile of 10 outputs), mlp-small's, the cnn's (dx on cuBLAS) */
+  check_dense_update ("adam", adam, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true, -1, 0.0f, 0,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 32, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false, -1, 0.0f, 2,
+                      true, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, true, true, -1, 0.0f, 1,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false, -1, 0.0f, 0,
+                      true, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true, -1, 0.0f, 0,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adadelta", adadelta, 256, 9216, 128, NN_BK_ACT_RELU, 0.5f, true, true, -1,
+                      0.0f, 0, false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adadelta", adadelta, 256, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true, -1,
+                      0.0f, 1, false, TOL_UPDATE, TOL_GEMM);
+  /* odd sizes, every kind */
+  check_dense_update ("sgd", sgd, 1, 10, 128, NN_BK_ACT_SIGMOID, 0.0f, true, true, -1, 0.0f, 1,
+                      true, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("sgd nesterov", nest, 7, 13, 5, NN_BK_ACT_TANH, 0.5f, true, true, -1, 0.0f, 2,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("rmsprop", rms, 33, 130, 7, NN_BK_ACT_RELU, 0.25f, false, true, -1, 0.0f, 1,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adagrad", adagrad, 64, 100, 33, NN_BK_ACT_RELU, 0.2f, true, true, -1, 0.0f,
+                      0, true, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true, -1, 0.0f, 1,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 5, 70, 130, NN_BK_ACT_RELU, 0.1f, true, true, -1, 0.0f, 2,
+                      false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("rmsprop", rms, 130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false, -1, 0.0f, 0,
+                      false, TOL_UPDATE, TOL_GEMM);
+
+  /* dx as the dz of a relu (or tanh, sigmoid) layer below, with its dropout:
+   * from the partial sums, from the narrow kernel, from a single column of
+   * tiles, after cuBLAS */
+  check_dense_update ("adam", adam, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true,
+                      NN_BK_ACT_RELU, 0.2f, 0, false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, true, true,
+                      NN_BK_ACT_RELU, 0.2f, 1, false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adam", adam, 7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true, NN_BK_ACT_TANH,
+                      0.3f, 1, false, TOL_UPDATE, TOL_GEMM);
+  check_dense_update ("adadelta", adadelta, 33, 50, 40, NN_BK_ACT_RELU, 0.0f, true, true,
+                      NN_BK_ACT_SIGMOID, 0.5f, 0, false, TOL_UPDATE, TOL_GEMM);
+
+  /* TF32 on: the tensor-core kernel for more than 16 outputs */
+  NnBackend tf32, saved = gpu;
+  if (tap_ok (gpu_open (NN_DEVICE_CUDA, true, &tf32), "CUDA backend opens (TF32 on)"))
+    {
+      gpu = tf32;
+      check_dense_update ("adam, TF32", adam, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true, -1,
+                          0.0f, 0, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adam, TF32", adam, 32, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false, -1,
+                          0.0f, 2, true, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adam, TF32", adam, 32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false, -1,
+                          0.0f, 1, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adadelta, TF32", adadelta, 7, 33, 37, NN_BK_ACT_TANH, 0.3f, true, true,
+                          -1, 0.0f, 1, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("sgd nesterov, TF32", nest, 5, 70, 130, NN_BK_ACT_RELU, 0.1f, false, true,
+                          -1, 0.0f, 2, true, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("rmsprop, TF32", rms, 64, 100, 33, NN_BK_ACT_SIGMOID, 0.0f, true, true,
+                          -1, 0.0f, 0, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adam, TF32", adam, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true,
+                          NN_BK_ACT_RELU, 0.2f, 0, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adam, TF32", adam, 9, 40, 60, NN_BK_ACT_RELU, 0.2f, true, true,
+                          NN_BK_ACT_TANH, 0.1f, 1, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
+              gpu.ops->last_error (gpu.ctx));
+      gpu = saved;
+      _nn_backend_close (&tf32);
+    }
+}
+
 /* ---------------------------------------------------------------- capture */
 
 /* A small "step" (gather by step counter, dropout by step counter, SGD on
@@ -1438,6 +1687,7 @@ main (void)
   test_loss ();
   test_gather ();
   test_optimizer ();
+  test_dense_update ();
   test_capture ();
 
   tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "no error left on the stream: %s",
