@@ -4,12 +4,13 @@
  * graph replayed; the figure is microseconds per op, launch included.
  * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
  * dense ops on each route, the output layer with and without the loss
- * fused, the products on cuBLAS, and, given another module (an older
+ * fused, a layer's backward and update apart and as one op, the products
+ * on cuBLAS, and, given another module (an older
  * version, or a variant), its op table too.
  * Build (from the repository root, after building the module in BUILD):
  *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
  *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
- * Run: dense-bench [other-module.so]
+ * Run: dense-bench [--once] [other-module.so]
  */
 
 #include "nn-cuda-private.h"
@@ -41,12 +42,21 @@ typedef struct
   int64_t *step;
 } Bench;
 
+/* --once: every op runs once, plainly, and is not timed (for a profiler). */
+static int once;
+
 /* Microseconds per call of body (b, arg) as a node of a replayed graph. */
 template <typename F>
 static double
 time_op (Bench *k, F body)
 {
   void *graph = NULL;
+  if (once)
+    {
+      int rc = body ();
+      k->ops->synchronize (k->ctx);
+      return rc == 0 ? 0.0 : -1.0;
+    }
   if (k->ops->capture_begin (k->ctx) != 0)
     return -1.0;
   for (int r = 0; r < REPEATS; r++)
@@ -99,7 +109,7 @@ open_bench (const NnBackendOps *ops, Bench *k)
       fprintf (stderr, "context: %s\n", err);
       return 0;
     }
-  size_t big = 2u << 20;
+  size_t big = 4u << 20;
   k->x = (float *) dalloc (k, big);
   k->w = (float *) dalloc (k, big);
   k->b = (float *) dalloc (k, 4096);
@@ -224,9 +234,46 @@ optimizer (Bench *k, const char *label, size_t count)
   printf ("%-8s adam over %zu parameters %6.2f us\n", label, count, t);
 }
 
+/* A layer's backward and its parameters' update: dense_backward, then
+ * optimizer_update over the layer's weights and bias (their share of the
+ * step's one update), against dense_backward_update (ABI 8). */
+static void
+backward_update (Bench *k, const char *label, int n, int in, int out, int act, float rate,
+                 int with_dx, NnBackendOptimizer opt)
+{
+  const NnBackendOps *o = k->ops;
+  void *c = k->ctx;
+  size_t count = (size_t) in * out + out;
+  double two = time_op (k, [&] {
+    int rc = o->dense_backward (c, act, n, in, out, k->x, k->w, k->y, k->dy, k->dw,
+                                k->dw + count - out, with_dx ? k->dx : NULL, rate, 7, k->step);
+    return rc != 0 ? rc
+                   : o->optimizer_update (c, &opt, k->params, k->dw, k->state, count, k->step);
+  });
+  printf ("%-8s backward + update %4d x %4d x %4d%s  dense_backward + optimizer_update %6.2f us",
+          label, n, in, out, with_dx ? " + dx" : "     ", two);
+  if (o->abi_version >= 8 && o->dense_backward_update != NULL)
+    printf ("  dense_backward_update %6.2f us", time_op (k, [&] {
+              return o->dense_backward_update (c, act, n, in, out, k->x, k->params,
+                                               k->params + count - out, k->y, k->dy,
+                                               with_dx ? k->dx : NULL, NULL, rate, 7, k->step,
+                                               &opt, k->state, k->state + count - out, count, 0);
+            }));
+  printf ("\n");
+}
+
 static void
 run (Bench *k, const char *label, int internals)
 {
+  NnBackendOptimizer adam = { NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f, 0.999f, 0.0f, 1e-7f };
+  NnBackendOptimizer adadelta = { NN_BK_OPT_ADADELTA, 0, 1.0f, 0.0f, 0, 0, 0.95f, 1e-7f };
+  backward_update (k, label, 32, 784, 128, NN_BK_ACT_RELU, 0.2f, 0, adam);
+  backward_update (k, label, 32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, 1, adam);
+  backward_update (k, label, 32, 784, 1000, NN_BK_ACT_RELU, 0.2f, 0, adam);
+  backward_update (k, label, 32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, 1, adam);
+  backward_update (k, label, 32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, 1, adam);
+  backward_update (k, label, 256, 9216, 128, NN_BK_ACT_RELU, 0.5f, 1, adadelta);
+  backward_update (k, label, 256, 128, 10, NN_BK_ACT_LINEAR, 0.0f, 1, adadelta);
   layer_unfused (k, label, 32, 784, 128, NN_BK_ACT_RELU, 0.2f, 0);
   layer_unfused (k, label, 32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, 1);
   layer_unfused (k, label, 32, 784, 1000, NN_BK_ACT_RELU, 0.2f, 0);
@@ -258,6 +305,12 @@ int
 main (int argc, char **argv)
 {
   Bench now_k, old_k;
+  if (argc > 1 && strcmp (argv[1], "--once") == 0)
+    {
+      once = 1;
+      argc--;
+      argv++;
+    }
   if (!open_bench (nn_backend_cuda_get (), &now_k))
     return 1;
   run (&now_k, "new", 1);
@@ -279,6 +332,7 @@ main (int argc, char **argv)
               : t->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
               : t->abi_version <= 5 ? NN_BACKEND_OPS_V4_SIZE
               : t->abi_version == 6 ? NN_BACKEND_OPS_V6_SIZE
+              : t->abi_version == 7 ? NN_BACKEND_OPS_V7_SIZE
                                     : sizeof table);
       if (!open_bench (&table, &old_k))
         return 1;
