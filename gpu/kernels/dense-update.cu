@@ -82,6 +82,22 @@ struct DenseUpdate
   unsigned int *done; /* not NULL: store t into *step (the step's last update) */
 };
 
+/* The update's learning rate, computed once a block: Adam's bias
+ * correction is two expm1f, a square root and a division, about a tenth of
+ * the instructions of a thread that updates eight weights (ncu, bench/results/
+ * h200-gpu-session5-2026-11-30.md, call 19). Every thread of the block
+ * must call it. */
+template <int KIND>
+__device__ __forceinline__ float
+block_lr (const OptArgs &o, int64_t t)
+{
+  __shared__ float lr;
+  if (threadIdx.x == 0)
+    lr = opt_lr<KIND> (o, t);
+  __syncthreads ();
+  return lr;
+}
+
 /* dz of cell (r, j) of the layer's output from dy (and y, the dropout mask). */
 __device__ __forceinline__ float
 dz_of (const DenseUpdate &d, int64_t step, int r, int j, float g, float y)
@@ -143,7 +159,7 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
   const size_t at = (size_t) row * d.out + col0;
   const int64_t t = *(volatile int64_t *) d.step + 1;
   const int slots = opt_slots<KIND> (o);
-  const float lr_t = opt_lr<KIND> (o, t);
+  const float lr_t = block_lr<KIND> (o, t);
 
   float p[4], a[4], b[4];
   if (VEC)
@@ -344,7 +360,7 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int c4 = 4 * (tid & 15), rs = tid >> 4; /* the streaming layout's columns, first row */
   const int64_t t = *(volatile int64_t *) d.step + 1;
   const int slots = opt_slots<KIND> (o);
-  const float lr_t = opt_lr<KIND> (o, t);
+  const float lr_t = block_lr<KIND> (o, t);
 
   float p[2][4], a[2][4], b[2][4];
 #pragma unroll
@@ -575,7 +591,7 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
   const int64_t step = *(volatile int64_t *) d.step;
   const int64_t t = step + 1;
   const int slots = opt_slots<KIND> (o);
-  const float lr_t = opt_lr<KIND> (o, t);
+  const float lr_t = block_lr<KIND> (o, t);
   const size_t at = (size_t) i * d.out;
 
   float p[DN_OUT], acc[DN_OUT];
