@@ -345,6 +345,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   STEP_CUDA (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device_index),
              "cudaDeviceGetAttribute");
   pdl_env = getenv ("TRAINBENCH_CUDA_PDL");
+  ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   STEP_CUDA (cudaMalloc (&ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),

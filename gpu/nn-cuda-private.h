@@ -42,6 +42,7 @@ typedef struct
   int device;
   int tf32;
   int multiprocessors;
+  int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int several_devices;       /* set the current device in every op */
   cudaStream_t stream;       /* owned: every op of this context runs here */

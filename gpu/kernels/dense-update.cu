@@ -345,6 +345,7 @@ __global__ void __launch_bounds__ (DT_THREADS, 2)
 dense_update_tc_kernel (DenseUpdate d, OptArgs o)
 {
   nn_kernel_enter ();
+#if __CUDA_ARCH__ >= 800 /* mma.sync with TF32: the host launches it on sm_80+ only */
   /* x and dz of a pass, then (once the products are done) the gradient */
   __shared__ __align__ (16) float buf[2 * DU_KC * (DT_TILE + DT_PAD)];
   __shared__ __align__ (16) float ws[DT_TILE][DT_TILE + DT_WPAD]; /* the old tile */
@@ -532,6 +533,7 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
 
   if (d.done != NULL)
     advance_step (d.step, t, d.done);
+#endif
 }
 
 /* dx (count) = the sum of `tiles` partials (tiles, count), in tile order
@@ -728,7 +730,7 @@ launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
     }
   bool vec = d.out % 4 == 0 && ((uintptr_t) d.w | (uintptr_t) d.w_s0) % 16 == 0;
   uintptr_t v_at = (uintptr_t) d.w_s1;
-  if (ctx->tf32)
+  if (ctx->tf32 && ctx->compute_major >= 8)
     {
       dim3 grid ((d.out + DT_TILE - 1) / DT_TILE, (d.in + DT_TILE - 1) / DT_TILE);
       if (!vec)
@@ -758,8 +760,8 @@ launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
  * one kernel and its share of the update; mlp-wide's, 208 and 256 tiles,
  * less), for the narrow kernel eight blocks (mlp-small's 128 x 10 in four
  * took 4.8 us under ncu where dense_backward's small-n pair took 4.2; with
- * it alone fused, the step was 1-2 us longer): bench/results/
- * h200-gpu-session5-2026-11-30.md. */
+ * it alone fused, the step was 1-2 us longer), and for the wide layers
+ * the tensor-core kernel: bench/results/h200-gpu-session5-2026-11-30.md. */
 int
 _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
 {
@@ -767,7 +769,10 @@ _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
   long tiles = (long) ((in + DT_TILE - 1) / DT_TILE) * ((out + DT_TILE - 1) / DT_TILE);
   if (n < 1 || n > DU_KC || in < 1 || out < 1)
     return 0;
-  return out <= DN_OUT ? (in + DN_INPUTS - 1) / DN_INPUTS >= 8 : tiles >= ctx->multiprocessors;
+  if (out <= DN_OUT)
+    return (in + DN_INPUTS - 1) / DN_INPUTS >= 8;
+  /* the 32-bit kernel (TF32 off, or before sm_80) lost to cuBLAS: call 11 */
+  return ctx->tf32 && ctx->compute_major >= 8 && tiles >= ctx->multiprocessors;
 }
 
 int
