@@ -125,21 +125,89 @@ update_bias (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int 
     d.b_s1[j] = bb;
 }
 
+/* Four weights of w at (row, col .. col + 3) and their state, for the wide
+ * kernels: as float4 when VEC (the outputs a multiple of 4, w and its first
+ * slot 16-byte aligned; the second slot as load_v<V1>), else as single
+ * floats; zero outside w. */
+template <bool VEC, int V1>
+__device__ __forceinline__ void
+load_quad (const DenseUpdate &d, int slots, int row, int col, float (&p)[4], float (&a)[4],
+           float (&b)[4])
+{
+  size_t at = (size_t) row * d.out + col;
+  if (VEC)
+    {
+      float4 pv = make_float4 (0.0f, 0.0f, 0.0f, 0.0f), av = pv, bv = pv;
+      if (row < d.in && col < d.out)
+        {
+          pv = *(const float4 *) (d.w + at);
+          if (slots >= 1)
+            av = *(const float4 *) (d.w_s0 + at);
+          if (slots >= 2)
+            bv = load_v<V1> (d.w_s1, at / 4);
+        }
+      p[0] = pv.x, p[1] = pv.y, p[2] = pv.z, p[3] = pv.w;
+      a[0] = av.x, a[1] = av.y, a[2] = av.z, a[3] = av.w;
+      b[0] = bv.x, b[1] = bv.y, b[2] = bv.z, b[3] = bv.w;
+    }
+  else
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      {
+        bool in_w = row < d.in && col + e < d.out;
+        p[e] = in_w ? d.w[at + e] : 0.0f;
+        a[e] = in_w && slots >= 1 ? d.w_s0[at + e] : 0.0f;
+        b[e] = in_w && slots >= 2 ? d.w_s1[at + e] : 0.0f;
+      }
+}
+
+/* The update of those four weights with their gradients g, stored back. */
+template <int KIND, bool VEC, int V1>
+__device__ __forceinline__ void
+update_quad (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int row, int col,
+             const float (&g)[4], float (&p)[4], float (&a)[4], float (&b)[4])
+{
+  size_t at = (size_t) row * d.out + col;
+#pragma unroll
+  for (int e = 0; e < 4; e++)
+    update_one<KIND> (o, lr_t, g[e], p[e], a[e], b[e]);
+  if (VEC)
+    {
+      if (row < d.in && col < d.out)
+        {
+          *(float4 *) (d.w + at) = make_float4 (p[0], p[1], p[2], p[3]);
+          if (slots >= 1)
+            *(float4 *) (d.w_s0 + at) = make_float4 (a[0], a[1], a[2], a[3]);
+          if (slots >= 2)
+            store_v<V1> (d.w_s1, at / 4, make_float4 (b[0], b[1], b[2], b[3]));
+        }
+    }
+  else
+#pragma unroll
+    for (int e = 0; e < 4; e++)
+      if (row < d.in && col + e < d.out)
+        {
+          d.w[at + e] = p[e];
+          if (slots >= 1)
+            d.w_s0[at + e] = a[e];
+          if (slots >= 2)
+            d.w_s1[at + e] = b[e];
+        }
+}
+
 /* ---------------------------------------------------------------- wide */
 
 /* More outputs than DN_OUT, with 32-bit multiply-adds (TF32 not allowed),
  * from dz (in d.dy: formed by the layer above, or by the host first, in one
  * kernel, since every row of tiles here would otherwise form it again; ncu
  * counted 8.7 M instructions for mlp-wide's first layer that way, most of
- * them the dropout mask's hashes). Block (bx, by) owns the tile w[16 by
- * .., 64 bx ..]; thread (tr = tid / 16, tc = tid % 16) its input 16 by + tr
- * and outputs 64 bx + 4 tc .. + 3, as float4 when VEC (the outputs a
- * multiple of 4 and w and its first slot 16-byte aligned; the second slot
- * as load_v<V1>), else as single floats. A pass stages 32 batch rows: of
- * dz's 64 columns, column tid % 64 of rows 4 u + tid / 64 a thread, and
- * the x of the 16 inputs. The input gradient (asked for only when n <=
- * DU_KC) is this tile's partial sum over its 64 outputs; the blocks of the
- * first row of tiles sum dz's columns for the bias. */
+ * them the dropout mask's hashes). Block (bx, by) owns the tile w[16 by ..,
+ * 64 bx ..]; thread (tr = tid / 16, tc = tid % 16) its input 16 by + tr and
+ * outputs 64 bx + 4 tc .. + 3 (load_quad). A pass stages 32 batch rows: of
+ * dz's 64 columns, column tid % 64 of rows 4 u + tid / 64 a thread, and the
+ * x of the 16 inputs. The input gradient (asked for only when n <= DU_KC)
+ * is this tile's partial sum over its 64 outputs; the blocks of the first
+ * row of tiles sum dz's columns for the bias. */
 #define DW_ROWS 16
 #define DW_COLS 64
 
@@ -156,36 +224,12 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
   const int tid = threadIdx.x, tc = tid & 15, tr = tid >> 4;
   const int i0 = blockIdx.y * DW_ROWS, j0 = blockIdx.x * DW_COLS;
   const int row = i0 + tr, col0 = j0 + 4 * tc;
-  const size_t at = (size_t) row * d.out + col0;
   const int64_t t = *(volatile int64_t *) d.step + 1;
   const int slots = opt_slots<KIND> (o);
   const float lr_t = block_lr<KIND> (o, t);
 
   float p[4], a[4], b[4];
-  if (VEC)
-    {
-      float4 pv = make_float4 (0.0f, 0.0f, 0.0f, 0.0f), av = pv, bv = pv;
-      if (row < d.in && col0 < d.out)
-        {
-          pv = *(const float4 *) (d.w + at);
-          if (slots >= 1)
-            av = *(const float4 *) (d.w_s0 + at);
-          if (slots >= 2)
-            bv = load_v<V1> (d.w_s1, at / 4);
-        }
-      p[0] = pv.x, p[1] = pv.y, p[2] = pv.z, p[3] = pv.w;
-      a[0] = av.x, a[1] = av.y, a[2] = av.z, a[3] = av.w;
-      b[0] = bv.x, b[1] = bv.y, b[2] = bv.z, b[3] = bv.w;
-    }
-  else
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      {
-        bool in_w = row < d.in && col0 + c < d.out;
-        p[c] = in_w ? d.w[at + c] : 0.0f;
-        a[c] = in_w && slots >= 1 ? d.w_s0[at + c] : 0.0f;
-        b[c] = in_w && slots >= 2 ? d.w_s1[at + c] : 0.0f;
-      }
+  load_quad<VEC, V1> (d, slots, row, col0, p, a, b);
   const int jb = j0 + tid;
   const bool bias_here = blockIdx.y == 0 && d.bias != NULL && tid < DW_COLS && jb < d.out;
   float pb = 0.0f, ab = 0.0f, bb = 0.0f;
@@ -275,31 +319,7 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
         }
     }
 
-#pragma unroll
-  for (int c = 0; c < 4; c++)
-    update_one<KIND> (o, lr_t, acc[c], p[c], a[c], b[c]);
-  if (VEC)
-    {
-      if (row < d.in && col0 < d.out)
-        {
-          *(float4 *) (d.w + at) = make_float4 (p[0], p[1], p[2], p[3]);
-          if (slots >= 1)
-            *(float4 *) (d.w_s0 + at) = make_float4 (a[0], a[1], a[2], a[3]);
-          if (slots >= 2)
-            store_v<V1> (d.w_s1, at / 4, make_float4 (b[0], b[1], b[2], b[3]));
-        }
-    }
-  else
-#pragma unroll
-    for (int c = 0; c < 4; c++)
-      if (row < d.in && col0 + c < d.out)
-        {
-          d.w[at + c] = p[c];
-          if (slots >= 1)
-            d.w_s0[at + c] = a[c];
-          if (slots >= 2)
-            d.w_s1[at + c] = b[c];
-        }
+  update_quad<KIND, VEC, V1> (d, o, lr_t, slots, row, col0, acc, p, a, b);
 
   if (blockIdx.y == 0 && d.bias != NULL)
     {
@@ -366,34 +386,7 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   float p[2][4], a[2][4], b[2][4];
 #pragma unroll
   for (int k = 0; k < 2; k++)
-    {
-      int row = i0 + rs + 32 * k, col = j0 + c4;
-      size_t at = (size_t) row * d.out + col;
-      if (VEC)
-        {
-          float4 pv = make_float4 (0.0f, 0.0f, 0.0f, 0.0f), av = pv, bv = pv;
-          if (row < d.in && col < d.out)
-            {
-              pv = *(const float4 *) (d.w + at);
-              if (slots >= 1)
-                av = *(const float4 *) (d.w_s0 + at);
-              if (slots >= 2)
-                bv = load_v<V1> (d.w_s1, at / 4);
-            }
-          p[k][0] = pv.x, p[k][1] = pv.y, p[k][2] = pv.z, p[k][3] = pv.w;
-          a[k][0] = av.x, a[k][1] = av.y, a[k][2] = av.z, a[k][3] = av.w;
-          b[k][0] = bv.x, b[k][1] = bv.y, b[k][2] = bv.z, b[k][3] = bv.w;
-        }
-      else
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-          {
-            bool in_w = row < d.in && col + e < d.out;
-            p[k][e] = in_w ? d.w[at + e] : 0.0f;
-            a[k][e] = in_w && slots >= 1 ? d.w_s0[at + e] : 0.0f;
-            b[k][e] = in_w && slots >= 2 ? d.w_s1[at + e] : 0.0f;
-          }
-    }
+    load_quad<VEC, V1> (d, slots, i0 + rs + 32 * k, j0 + c4, p[k], a[k], b[k]);
   const int jb = j0 + tid;
   const bool bias_here = blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out;
   float pb = 0.0f, ab = 0.0f, bb = 0.0f;
@@ -497,35 +490,10 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
 #pragma unroll
   for (int k = 0; k < 2; k++)
     {
-      int row = i0 + rs + 32 * k, col = j0 + c4;
-      size_t at = (size_t) row * d.out + col;
       float4 gv = *(const float4 *) &gs[rs + 32 * k][c4];
-      update_one<KIND> (o, lr_t, gv.x, p[k][0], a[k][0], b[k][0]);
-      update_one<KIND> (o, lr_t, gv.y, p[k][1], a[k][1], b[k][1]);
-      update_one<KIND> (o, lr_t, gv.z, p[k][2], a[k][2], b[k][2]);
-      update_one<KIND> (o, lr_t, gv.w, p[k][3], a[k][3], b[k][3]);
-      if (VEC)
-        {
-          if (row < d.in && col < d.out)
-            {
-              *(float4 *) (d.w + at) = make_float4 (p[k][0], p[k][1], p[k][2], p[k][3]);
-              if (slots >= 1)
-                *(float4 *) (d.w_s0 + at) = make_float4 (a[k][0], a[k][1], a[k][2], a[k][3]);
-              if (slots >= 2)
-                store_v<V1> (d.w_s1, at / 4, make_float4 (b[k][0], b[k][1], b[k][2], b[k][3]));
-            }
-        }
-      else
-#pragma unroll
-        for (int e = 0; e < 4; e++)
-          if (row < d.in && col + e < d.out)
-            {
-              d.w[at + e] = p[k][e];
-              if (slots >= 1)
-                d.w_s0[at + e] = a[k][e];
-              if (slots >= 2)
-                d.w_s1[at + e] = b[k][e];
-            }
+      const float g4[4] = { gv.x, gv.y, gv.z, gv.w };
+      update_quad<KIND, VEC, V1> (d, o, lr_t, slots, i0 + rs + 32 * k, j0 + c4, g4, p[k], a[k],
+                                  b[k]);
     }
   if (bias_here)
     update_bias<KIND> (d, o, lr_t, slots, jb, &bias_part[0][tid], DT_TILE, DT_THREADS / DT_TILE,
