@@ -11,7 +11,7 @@
  * weights; where the layer below updates itself too, it forms that layer's
  * dz in place of the input gradient (the ABI's `below`), so the one below
  * reads dz as it is. mlp-wide's backward and update went from eight kernels
- * to four and its step from 59.5-60.9 us to 55.7-57.5 (H200,
+ * to four and its step from 59.2-60.9 us to 55.0-55.5 (H200,
  * bench/results/h200-gpu-session5-2026-11-30.md).
  *
  * Three kernels: the narrow one for a classifier's few outputs (a thread a
