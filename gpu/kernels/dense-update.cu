@@ -98,7 +98,9 @@ block_lr (const OptArgs &o, int64_t t)
   return lr;
 }
 
-/* dz of cell (r, j) of the layer's output from dy (and y, the dropout mask). */
+/* dz of cell (r, j) of the layer's output from its dy, g: the dropout
+ * mask, then the activation's derivative at its output y (the narrow
+ * kernel; the wide ones read dz formed already). */
 __device__ __forceinline__ float
 dz_of (const DenseUpdate &d, int64_t step, int r, int j, float g, float y)
 {
