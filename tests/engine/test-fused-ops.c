@@ -15,9 +15,10 @@
  * any other convolution's activation backward must run with its own
  * backward as one op. With the update op too, the dense layers at the top
  * of the model must update their own parameters in the training backward,
- * as far down as every layer with parameters is such a dense layer, and
- * the lowest of them store the step counter when no optimizer_update
- * follows.
+ * as far down as every layer with parameters is such a dense layer and the
+ * backend says the op pays for it; each must hand the one below it, if
+ * that updates itself too, its dz; and the lowest of them must store the
+ * step counter when no optimizer_update follows.
  */
 
 #include "test-util.h"
