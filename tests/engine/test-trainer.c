@@ -681,26 +681,69 @@ fake_init (void)
   one_step_ops = 0;
 }
 
+/* The runs the capture tests compare: the CNN for 2 epochs (15 full steps
+ * an epoch, then a partial one) with progress every `progress_every` steps,
+ * first on the plain CPU table (the reference, run here), then on the
+ * capturing fake and once more with a capture made to fail. */
+typedef struct
+{
+  NnTrainConfig c;
+  Record *plain, *captured, *fallback;
+  NnRunResult plain_result, captured_result, fallback_result;
+  float *plain_weights, *captured_weights;
+  int64_t count; /* the CNN's parameters */
+} CaptureRuns;
+
+static void
+capture_runs_begin (CaptureRuns *r, int32_t progress_every)
+{
+  NnError e;
+
+  memset (r, 0, sizeof *r);
+  r->plain = calloc (1, sizeof *r->plain);
+  r->captured = calloc (1, sizeof *r->captured);
+  r->fallback = calloc (1, sizeof *r->fallback);
+  r->count = 4 * 9 + 4 + 36 * 4 + 4;
+  r->plain_weights = calloc ((size_t) r->count, sizeof (float));
+  r->captured_weights = calloc ((size_t) r->count, sizeof (float));
+  fake_init ();
+  config_for (&r->c, CNN, 2); /* conv, pool, dropout */
+  r->c.progress_every = progress_every;
+  train (&r->c, r->plain, &r->plain_result, r->plain_weights, r->count, &e);
+  _nn_model_set_test_ops (&fake.ops);
+}
+
+/* The captured run's losses and weights are the plain run's. */
+static bool
+capture_runs_same (const CaptureRuns *r)
+{
+  return same_losses (r->plain, r->captured)
+         && memcmp (r->plain_weights, r->captured_weights, sizeof (float) * (size_t) r->count) == 0;
+}
+
+static void
+capture_runs_end (CaptureRuns *r)
+{
+  _nn_model_set_test_ops (NULL);
+  nn_run_result_clear (&r->plain_result);
+  nn_run_result_clear (&r->captured_result);
+  nn_run_result_clear (&r->fallback_result);
+  free (r->plain);
+  free (r->captured);
+  free (r->fallback);
+  free (r->plain_weights);
+  free (r->captured_weights);
+}
+
 static void
 test_capture (void)
 {
-  NnTrainConfig c;
-  NnRunResult plain, captured, fallback;
+  CaptureRuns r;
   NnError e;
-  Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
-  int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
-  float *w1 = calloc ((size_t) count, sizeof (float));
-  float *w2 = calloc ((size_t) count, sizeof (float));
   NnStatus s;
-  bool same;
 
-  fake_init ();
-  config_for (&c, CNN, 2); /* conv, pool, dropout; 16 steps an epoch, the last one partial */
-  c.progress_every = 1;
-  train (&c, a, &plain, w1, count, &e);
-
-  _nn_model_set_test_ops (&fake.ops);
-  s = train (&c, b, &captured, w2, count, &e);
+  capture_runs_begin (&r, 1);
+  s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
   tap_ok (s == NN_OK && fake.captures == 1 && fake.count > 10,
           "capture: one step captured (%d ops) (%s)", fake.count, s ? e.message : "ok");
   /* 30 full steps: one warm-up, then the captured one and 28 more replays */
@@ -708,32 +751,22 @@ test_capture (void)
           fake.launches);
   tap_ok (fake.violations == 0,
           "capture: no allocation, copy to or from the host, or wait in a step");
-  same = same_losses (a, b) && a->steps == 32;
-  tap_ok (same && memcmp (w1, w2, sizeof (float) * (size_t) count) == 0,
+  tap_ok (capture_runs_same (&r) && r.plain->steps == 32,
           "capture: replayed steps give the very losses and weights of plain steps");
-  tap_ok (captured.step_count == 32 && captured.step_seconds_median > 0
-            && captured.time_to_first_step_seconds > 0,
+  tap_ok (r.captured_result.step_count == 32 && r.captured_result.step_seconds_median > 0
+              && r.captured_result.time_to_first_step_seconds > 0,
           "capture: step times measured over intervals (median %.6f s)",
-          captured.step_seconds_median);
+          r.captured_result.step_seconds_median);
 
   /* a capture that fails: plain steps, the run goes on */
   fake.fail_end = true;
   fake.launches = 0;
   fake.captures = 0;
-  s = train (&c, d, &fallback, NULL, 0, &e);
-  same = same_losses (a, d);
-  tap_ok (s == NN_OK && fake.captures == 1 && fake.launches == 0 && same
-            && fallback.status == NN_RUN_COMPLETED,
+  s = train (&r.c, r.fallback, &r.fallback_result, NULL, 0, &e);
+  tap_ok (s == NN_OK && fake.captures == 1 && fake.launches == 0
+              && same_losses (r.plain, r.fallback) && r.fallback_result.status == NN_RUN_COMPLETED,
           "capture: a failed capture falls back to plain steps with the same losses");
-  _nn_model_set_test_ops (NULL);
-  nn_run_result_clear (&plain);
-  nn_run_result_clear (&captured);
-  nn_run_result_clear (&fallback);
-  free (a);
-  free (b);
-  free (d);
-  free (w1);
-  free (w2);
+  capture_runs_end (&r);
 }
 
 /* Several steps to a graph (TRAINBENCH_GRAPH_STEPS): between progress
@@ -743,54 +776,33 @@ test_capture (void)
 static void
 test_capture_many (void)
 {
-  NnTrainConfig c;
-  NnRunResult plain, many, fallback;
+  CaptureRuns r;
   NnError e;
-  Record *a = calloc (1, sizeof *a), *b = calloc (1, sizeof *b), *d = calloc (1, sizeof *d);
-  int64_t count = 4 * 9 + 4 + 36 * 4 + 4;
-  float *w1 = calloc ((size_t) count, sizeof (float));
-  float *w2 = calloc ((size_t) count, sizeof (float));
   NnStatus s;
-  bool same;
 
-  fake_init ();
-  config_for (&c, CNN, 2); /* 15 full steps an epoch, then a partial one */
-  c.progress_every = 6;
-  train (&c, a, &plain, w1, count, &e);
-
+  capture_runs_begin (&r, 6);
   setenv ("TRAINBENCH_GRAPH_STEPS", "4", 1);
-  _nn_model_set_test_ops (&fake.ops);
-  s = train (&c, b, &many, w2, count, &e);
+  s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
   /* 30 full steps, the first plain: each of the other 29 replayed once */
   tap_ok (s == NN_OK && fake.captures == 2 && one_step_ops > 10
               && fake.launched_ops == 29 * one_step_ops && fake.launches < 29 && fake.launches > 4
               && fake.graphs == 0,
           "capture: graphs of four steps where they fit (%d launches for 29 steps, %d ops) (%s)",
           fake.launches, fake.launched_ops, s ? e.message : "ok");
-  same = same_losses (a, b) && a->steps == 6;
-  tap_ok (same && memcmp (w1, w2, sizeof (float) * (size_t) count) == 0 && many.step_count == 32
+  tap_ok (capture_runs_same (&r) && r.plain->steps == 6 && r.captured_result.step_count == 32
               && fake.violations == 0,
           "capture: four steps to a graph give the very losses and weights of plain steps");
 
   fake.fail_long = true;
   fake.launches = fake.launched_ops = fake.captures = 0;
-  s = train (&c, d, &fallback, NULL, 0, &e);
-  same = same_losses (a, d);
-  tap_ok (s == NN_OK && fake.captures == 2 && fake.launches == 29 && same
-              && fallback.status == NN_RUN_COMPLETED,
+  s = train (&r.c, r.fallback, &r.fallback_result, NULL, 0, &e);
+  tap_ok (s == NN_OK && fake.captures == 2 && fake.launches == 29
+              && same_losses (r.plain, r.fallback) && r.fallback_result.status == NN_RUN_COMPLETED,
           "capture: a failed capture of four steps leaves the one-step graph (%d launches)",
           fake.launches);
   fake.fail_long = false;
   unsetenv ("TRAINBENCH_GRAPH_STEPS");
-  _nn_model_set_test_ops (NULL);
-  nn_run_result_clear (&plain);
-  nn_run_result_clear (&many);
-  nn_run_result_clear (&fallback);
-  free (a);
-  free (b);
-  free (d);
-  free (w1);
-  free (w2);
+  capture_runs_end (&r);
 }
 
 static void
