@@ -21,9 +21,6 @@ typedef struct
   const NnBackendOptimizer *opt; /* borrowed */
   /* every layer with parameters from this index up updates itself */
   int32_t first;
-  /* the layer that stores the step counter, or -1: the one whose update is
-   * the step's last op when no optimizer_update follows */
-  int32_t step_layer;
   int64_t offset; /* their parameters are the arena's suffix [offset, param_count) */
   int64_t count;  /* param_count - offset */
   float *state;   /* device (slots, count): their optimizer state, slot j of offset + i at
@@ -87,6 +84,15 @@ struct NnLayer
   const float *x;            /* device (batch, in_size): the previous layer's y or model->x */
   float *y;                  /* device (batch, out_size) */
 };
+
+/* Whether `layer`'s update is the step's last op, which stores the step
+ * counter: the backward ends with the lowest layer with parameters, and no
+ * optimizer_update follows when every parameter updates itself (offset 0). */
+static inline bool
+_nn_dense_update_stores_step (const NnDenseUpdate *update, const NnLayer *layer)
+{
+  return update->offset == 0 && layer->index == update->first;
+}
 
 struct NnModel
 {

@@ -474,9 +474,6 @@ find_dense_update (Run *run)
       update->offset = layer->param_offset;
     }
   update->count = model->param_count - update->offset;
-  /* The backward ends with the lowest layer with parameters; when that is
-   * the lowest fused one, no optimizer_update follows to store the step. */
-  update->step_layer = update->count > 0 && update->offset == 0 ? update->first : -1;
   update->state = run->opt_state + (size_t) run->slots * (size_t) update->offset;
 }
 

@@ -105,8 +105,27 @@ dense_feeding (const NnModel *model, const NnLayer *layer, const NnPass *pass)
   return i >= 0 && model->layers[i]->klass == &_nn_dense_class ? model->layers[i] : NULL;
 }
 
-/* Whether a dense layer above this one, updating itself too, hands this
- * one its dz (dense_backward_update's `below`) instead of dy. */
+/* In a pass with an update: the dense layer below `layer`, when it updates
+ * itself too (then so does `layer`, every layer from update->first up
+ * does), as dense_backward_update's `below`, whose dz the op forms where it
+ * forms dx: one pass over dx less. False when there is none. */
+static bool
+updating_below (const NnModel *model, const NnLayer *layer, const NnPass *pass,
+                NnBackendBelow *below)
+{
+  NnLayer *b = dense_feeding (model, layer, pass);
+  NnLayer *drop;
+
+  if (b == NULL || b->index < pass->update->first)
+    return false;
+  drop = _nn_dense_fused_dropout (model, b, pass);
+  *below = (NnBackendBelow){ _nn_layer_act (b, pass), drop ? drop->spec.rate : 0.0f,
+                             drop ? _nn_layer_seed (model, drop) : 0, b->y };
+  return true;
+}
+
+/* The other side of updating_below: whether the dense layer above this one
+ * (which updates itself whenever this one does) hands it dz in place of dy. */
 static bool
 dz_from_above (const NnModel *model, const NnLayer *layer, const NnPass *pass)
 {
@@ -139,19 +158,8 @@ dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, f
           /* the optimizer's state of w and b, in the state of the fused suffix */
           float *w_state = update->state + (layer->param_offset - update->offset);
           float *b_state = w_state + layer->w_count;
-          /* A dense layer below that updates itself too gets its dz from
-           * this op, which forms it where it forms dx: one pass over dx less
-           * (every layer from update->first up updates itself). */
-          NnLayer *below = *dx != NULL ? dense_feeding (model, layer, pass) : NULL;
-          NnLayer *below_drop = below != NULL ? _nn_dense_fused_dropout (model, below, pass) : NULL;
-          NnBackendBelow below_info;
-          if (below != NULL && below->index >= update->first)
-            below_info
-                = (NnBackendBelow){ _nn_layer_act (below, pass),
-                                    below_drop ? below_drop->spec.rate : 0.0f,
-                                    below_drop ? _nn_layer_seed (model, below_drop) : 0, below->y };
-          else
-            below = NULL;
+          NnBackendBelow below;
+          bool has_below = *dx != NULL && updating_below (model, layer, pass, &below);
           if (dz_from_above (model, layer, pass))
             {
               /* dy is dz already */
@@ -160,8 +168,8 @@ dense_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, f
             }
           return ops->dense_backward_update (
               ctx, act, pass->n, in, out, layer->x, layer->w, layer->b, layer->y, dy, *dx,
-              below != NULL ? &below_info : NULL, rate, seed, model->step, update->opt, w_state,
-              b_state, (size_t) update->count, layer->index == update->step_layer);
+              has_below ? &below : NULL, rate, seed, model->step, update->opt, w_state, b_state,
+              (size_t) update->count, _nn_dense_update_stores_step (update, layer));
         }
       return ops->dense_backward (ctx, act, pass->n, in, out, layer->x, layer->w, layer->y, dy,
                                   layer->dw, layer->db, *dx, rate, seed, model->step);
