@@ -83,10 +83,11 @@ struct DenseUpdate
 };
 
 /* The update's learning rate, computed once a block: Adam's bias
- * correction is two expm1f, a square root and a division, about a tenth of
- * the instructions of a thread that updates eight weights (ncu, bench/results/
- * h200-gpu-session5-2026-11-30.md, call 19). Every thread of the block
- * must call it. */
+ * correction is two expm1f, a square root and a division, which every
+ * thread computed where ncu found the tensor-core kernel bound by
+ * instructions and spilling registers; once a block, nvcc's count shows no
+ * spills (bench/results/h200-gpu-session5-2026-11-30.md, calls 19-20).
+ * Every thread of the block must call it. */
 template <int KIND>
 __device__ __forceinline__ float
 block_lr (const OptArgs &o, int64_t t)
@@ -201,15 +202,17 @@ update_quad (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int 
 
 /* More outputs than DN_OUT, with 32-bit multiply-adds (TF32 not allowed),
  * from dz (in d.dy: formed by the layer above, or by the host first, in one
- * kernel, since every row of tiles here would otherwise form it again; ncu
- * counted 8.7 M instructions for mlp-wide's first layer that way, most of
- * them the dropout mask's hashes). Block (bx, by) owns the tile w[16 by ..,
- * 64 bx ..]; thread (tr = tid / 16, tc = tid % 16) its input 16 by + tr and
- * outputs 64 bx + 4 tc .. + 3 (load_quad). A pass stages 32 batch rows: of
- * dz's 64 columns, column tid % 64 of rows 4 u + tid / 64 a thread, and the
- * x of the 16 inputs. The input gradient (asked for only when n <= DU_KC)
- * is this tile's partial sum over its 64 outputs; the blocks of the first
- * row of tiles sum dz's columns for the bias. */
+ * kernel, since every row of tiles here would otherwise form it again,
+ * dropout hashes and all: ncu counted 8.7 M instructions for mlp-wide's
+ * first layer that way; with dz formed once, and the narrow kernel changed
+ * in the same call, the step went from 73.2 us to 65.4-65.6, calls 9-11).
+ * Block (bx, by) owns the tile w[16 by .., 64 bx ..]; thread (tr = tid /
+ * 16, tc = tid % 16) its input 16 by + tr and outputs 64 bx + 4 tc .. + 3
+ * (load_quad). A pass stages 32 batch rows: of dz's 64 columns, column tid
+ * % 64 of rows 4 u + tid / 64 a thread, and the x of the 16 inputs. The
+ * input gradient (asked for only when n <= DU_KC) is this tile's partial
+ * sum over its 64 outputs; the blocks of the first row of tiles sum dz's
+ * columns for the bias. */
 #define DW_ROWS 16
 #define DW_COLS 64
 
@@ -347,7 +350,8 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
  * covering whole 256-byte rows (thread tid: columns 4 (tid % 16) .. + 3 of
  * rows tid / 16 + 32 k, k < 2; when VEC, else single floats): the mma's
  * own layout, 32 bytes of 8 rows an instruction, took twice Adam's time per
- * byte in the step (bench/results/h200-gpu-session5-2026-11-30.md). So the
+ * byte in the step (bench/results/h200-gpu-session5-2026-11-30.md, calls 4
+ * and 12). So the
  * weight gradient goes through shared memory from the accumulators (warp v:
  * rows 16 (v / 4) .., columns 16 (v % 4) .., two m16n8 tiles) to those
  * threads. A pass stages 32 batch rows of x and dz (column tid % 64 of rows
@@ -725,13 +729,14 @@ launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
 }
 
 /* One pass over the batch, and enough blocks: for more outputs than the
- * narrow kernel takes, a tile per multiprocessor (mlp-small's first layer,
- * 784 x 128 in 26 tiles, took longer as one kernel than as dense_backward's
- * one kernel and its share of the update; mlp-wide's, 208 and 256 tiles,
- * less), for the narrow kernel eight blocks (mlp-small's 128 x 10 in four
- * took 4.8 us under ncu where dense_backward's small-n pair took 4.2; with
- * it alone fused, the step was 1-2 us longer), and for the wide layers
- * the tensor-core kernel: bench/results/h200-gpu-session5-2026-11-30.md. */
+ * narrow kernel takes, a tile per multiprocessor on tensor cores, and eight
+ * blocks for the narrow kernel. Epochs on the H200 (bench/results/
+ * h200-gpu-session5-2026-11-30.md): mlp-wide's layers (208 and 256 tiles)
+ * made its step 55.9-56.4 us against 59.9-61.1 (call 15), but on 32-bit
+ * multiply-adds 65.4-65.6 against 59.4-60.0 (call 11); with mlp-small's
+ * 784 x 128 (26 tiles) and 128 x 10 (four narrow blocks) fused its step was
+ * 26.2-26.5 us against 23.9-24.3 (call 15), with the 128 x 10 alone
+ * 25.3-26.8 against 24.0-25.2 (call 17). */
 int
 _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
 {
@@ -741,7 +746,6 @@ _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
     return 0;
   if (out <= DN_OUT)
     return (in + DN_INPUTS - 1) / DN_INPUTS >= 8;
-  /* the 32-bit kernel (TF32 off, or before sm_80) lost to cuBLAS: call 11 */
   return ctx->tf32 && ctx->compute_major >= 8 && tiles >= ctx->multiprocessors;
 }
 
