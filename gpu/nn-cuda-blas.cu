@@ -370,7 +370,7 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
     return NN_BACKEND_OK;
 
   Epilogue e = { 1, act, bias, rate > 0.0f ? drop_y : NULL, rate,
-                 rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step };
+                 _nn_cuda_dropout_scale (rate), seed, step };
   /* Wider products go to cuBLAS and one epilogue kernel: on the H200, in a
    * replayed graph (gpu/dev/dense-bench.cu; bench/results/
    * h200-gpu-mlp-2026-11-30.md), 32 x 128 x 784 with relu and dropout takes
@@ -564,7 +564,7 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
       float *dz = dx != NULL ? ctx->partials : NULL;
       dim3 grid ((out + DW_TILE_OUT - 1) / DW_TILE_OUT, (in + DW_TILE_IN - 1) / DW_TILE_IN);
       _nn_cuda_launch (ctx, dense_dw_kernel, grid, 256, 0, act, x, y, dy, dw, dbias, dz, n, in, out,
-                       rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
+                       rate, _nn_cuda_dropout_scale (rate), seed, step);
       if ((rc = _nn_cuda_check_launch (ctx, "dense_backward")) != 0 || dx == NULL)
         return rc;
       return _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dz, out, w, out, 0.0f, dx, in);

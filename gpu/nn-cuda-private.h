@@ -80,6 +80,14 @@ NN_CUDA_HIDDEN int _nn_cuda_check_launch (NnCudaContext *ctx, const char *what);
 /* Fails fast on a lost context and makes the context's device current. */
 NN_CUDA_HIDDEN int _nn_cuda_enter (NnCudaContext *ctx);
 
+/* Inverted dropout's scale for the kept elements: 1 / (1 - rate), 1 when
+ * nothing is dropped. */
+static inline float
+_nn_cuda_dropout_scale (float rate)
+{
+  return rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f;
+}
+
 /* Blocks for a grid-stride loop over `count` items of `threads` each. */
 NN_CUDA_HIDDEN unsigned int _nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads);
 

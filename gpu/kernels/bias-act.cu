@@ -358,6 +358,6 @@ _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy, float
   dim3 block (32, DENSE_ROWS);
   dim3 grid ((channels + 31) / 32, dbias != NULL ? 1 : (n + DENSE_ROWS - 1) / DENSE_ROWS);
   _nn_cuda_launch (ctx, dense_backward_kernel, grid, block, 0, act, y, dy, dbias, n, channels, rate,
-                   rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step);
+                   _nn_cuda_dropout_scale (rate), seed, step);
   return _nn_cuda_check_launch (ctx, "dense_backward");
 }

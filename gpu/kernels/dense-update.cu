@@ -777,11 +777,11 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
   DenseUpdate d = { act, n, in, out, x, y, dy, w, bias, w_state, w_state + state_stride,
                     bias_state, bias_state != NULL ? bias_state + state_stride : NULL, NULL,
                     Below{ -1, 0.0f, 1.0f, 0, NULL }, rate,
-                    rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step,
+                    _nn_cuda_dropout_scale (rate), seed, step,
                     store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL };
   if (below != NULL)
     d.below = Below{ below->act, below->rate,
-                     below->rate > 0.0f ? 1.0f / (1.0f - below->rate) : 1.0f, below->seed,
+                     _nn_cuda_dropout_scale (below->rate), below->seed,
                      below->y };
   /* The input gradient in the kernel: the narrow one forms it whole; the
    * wide one in one pass, as partial sums when there are several columns of

@@ -29,7 +29,7 @@ dropout (NnCudaContext *ctx, float *y, const float *x, size_t count, float rate,
   if (count == 0)
     return NN_BACKEND_OK;
   _nn_cuda_launch (ctx, dropout_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0, y, x, count,
-                   rate, 1.0f / (1.0f - rate), seed, step);
+                   rate, _nn_cuda_dropout_scale (rate), seed, step);
   return _nn_cuda_check_launch (ctx, what);
 }
 

@@ -360,7 +360,7 @@ pool_drop (NnCudaContext *ctx, float rate, uint64_t seed, const int64_t *step, P
 {
   if (!(rate >= 0.0f && rate < 1.0f))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: dropout rate %g", what, rate);
-  *d = PoolDrop{ rate, rate > 0.0f ? 1.0f / (1.0f - rate) : 1.0f, seed, step };
+  *d = PoolDrop{ rate, _nn_cuda_dropout_scale (rate), seed, step };
   return NN_BACKEND_OK;
 }
 
