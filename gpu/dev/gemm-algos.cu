@@ -17,21 +17,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "dev-check.cuh"
+
 #define REPEATS 50
 #define LAUNCHES 20
 #define CANDIDATES 64
-
-#define CHECK(call)                                                                                \
-  do                                                                                               \
-    {                                                                                              \
-      cudaError_t e_ = (call);                                                                     \
-      if (e_ != cudaSuccess)                                                                       \
-        {                                                                                          \
-          fprintf (stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString (e_));            \
-          exit (1);                                                                                \
-        }                                                                                          \
-    }                                                                                              \
-  while (0)
 
 static double
 now (void)

@@ -12,17 +12,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#define CHECK(x)                                                                                   \
-  do                                                                                               \
-    {                                                                                              \
-      cudaError_t err_ = (x);                                                                      \
-      if (err_ != cudaSuccess)                                                                     \
-        {                                                                                          \
-          fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (err_));                             \
-          return -1.0;                                                                             \
-        }                                                                                          \
-    }                                                                                              \
-  while (0)
+#include "dev-check.cuh"
 
 template <bool GRAD>
 __global__ void __launch_bounds__ (256)
@@ -59,8 +49,13 @@ time_update (cudaStream_t s, bool grad, float *base, size_t n, bool window)
   if (window)
     {
       /* set aside just what the window holds */
-      CHECK (cudaDeviceSetLimit (cudaLimitPersistingL2CacheSize,
-                                 (grad ? 4 : 3) * quads * sizeof (float4)));
+      if (cudaDeviceSetLimit (cudaLimitPersistingL2CacheSize,
+                              (grad ? 4 : 3) * quads * sizeof (float4))
+          != cudaSuccess)
+        {
+          cudaGetLastError ();
+          return -1.0; /* more than the device sets aside: -1 in the table */
+        }
       /* p, m, v (and g when read): the arrays an update touches */
       attr.accessPolicyWindow.base_ptr = base;
       attr.accessPolicyWindow.num_bytes = (grad ? 4 : 3) * quads * sizeof (float4);

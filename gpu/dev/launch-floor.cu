@@ -7,24 +7,14 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "dev-check.cuh"
+
 __global__ void
 empty_kernel (float *p)
 {
   if (p != NULL && threadIdx.x == 1024)
     p[0] = 1.0f;
 }
-
-#define CHECK(x)                                                                                   \
-  do                                                                                               \
-    {                                                                                              \
-      cudaError_t err_ = (x);                                                                      \
-      if (err_ != cudaSuccess)                                                                     \
-        {                                                                                          \
-          fprintf (stderr, "%s: %s\n", #x, cudaGetErrorString (err_));                             \
-          return 1;                                                                                \
-        }                                                                                          \
-    }                                                                                              \
-  while (0)
 
 int
 main (void)
