@@ -110,22 +110,45 @@ dz_of (const DenseUpdate &d, int64_t step, int r, int j, float g, float y)
   return d.act == NN_BK_ACT_LINEAR ? g : act_backward (d.act, y, g);
 }
 
-/* The bias's update by the threads tid < count of the block that summed its
- * gradient: `parts` partial sums per output, added in order. */
+/* Bias j and its state, loaded at a kernel's start by the thread that will
+ * update it (`here`), so the load's latency hides behind the sums. */
+struct BiasCell
+{
+  bool here;
+  float p, a, b;
+};
+
+__device__ __forceinline__ BiasCell
+load_bias (const DenseUpdate &d, int slots, bool here, int j)
+{
+  BiasCell c = { here, 0.0f, 0.0f, 0.0f };
+  if (here)
+    {
+      c.p = d.bias[j];
+      c.a = slots >= 1 ? d.b_s0[j] : 0.0f;
+      c.b = slots >= 2 ? d.b_s1[j] : 0.0f;
+    }
+  return c;
+}
+
+/* Its update, by that thread, once its block has summed the gradient:
+ * `parts` partial sums, added in order. */
 template <int KIND>
 __device__ __forceinline__ void
-update_bias (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int j,
-             const float *parts, int part_stride, int nparts, float pb, float ab, float bb)
+update_bias (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int j, BiasCell c,
+             const float *parts, int part_stride, int nparts)
 {
+  if (!c.here)
+    return;
   float g = 0.0f;
   for (int k = 0; k < nparts; k++)
     g += parts[k * part_stride];
-  update_one<KIND> (o, lr_t, g, pb, ab, bb);
-  d.bias[j] = pb;
+  update_one<KIND> (o, lr_t, g, c.p, c.a, c.b);
+  d.bias[j] = c.p;
   if (slots >= 1)
-    d.b_s0[j] = ab;
+    d.b_s0[j] = c.a;
   if (slots >= 2)
-    d.b_s1[j] = bb;
+    d.b_s1[j] = c.b;
 }
 
 /* Four weights of w at (row, col .. col + 3) and their state, for the wide
@@ -236,14 +259,8 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
   float p[4], a[4], b[4];
   load_quad<VEC, V1> (d, slots, row, col0, p, a, b);
   const int jb = j0 + tid;
-  const bool bias_here = blockIdx.y == 0 && d.bias != NULL && tid < DW_COLS && jb < d.out;
-  float pb = 0.0f, ab = 0.0f, bb = 0.0f;
-  if (bias_here)
-    {
-      pb = d.bias[jb];
-      ab = slots >= 1 ? d.b_s0[jb] : 0.0f;
-      bb = slots >= 2 ? d.b_s1[jb] : 0.0f;
-    }
+  const BiasCell bias =
+    load_bias (d, slots, blockIdx.y == 0 && d.bias != NULL && tid < DW_COLS && jb < d.out, jb);
 
   const int cs = tid & 63, q0 = tid >> 6; /* the dz cells a thread stages */
   float zs[DU_KC / 4], xv[2];
@@ -330,8 +347,7 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
     {
       bias_part[q0][cs] = bias_sum;
       __syncthreads ();
-      if (bias_here)
-        update_bias<KIND> (d, o, lr_t, slots, jb, &bias_part[0][tid], DW_COLS, 4, pb, ab, bb);
+      update_bias<KIND> (d, o, lr_t, slots, jb, bias, &bias_part[0][tid], DW_COLS, 4);
     }
 
   if (d.done != NULL)
@@ -394,14 +410,8 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   for (int k = 0; k < 2; k++)
     load_quad<VEC, V1> (d, slots, i0 + rs + 32 * k, j0 + c4, p[k], a[k], b[k]);
   const int jb = j0 + tid;
-  const bool bias_here = blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out;
-  float pb = 0.0f, ab = 0.0f, bb = 0.0f;
-  if (bias_here)
-    {
-      pb = d.bias[jb];
-      ab = slots >= 1 ? d.b_s0[jb] : 0.0f;
-      bb = slots >= 2 ? d.b_s1[jb] : 0.0f;
-    }
+  const BiasCell bias =
+    load_bias (d, slots, blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out, jb);
 
   const int cs = tid & 63, q0 = tid >> 6; /* the x and dz cells a thread stages */
   constexpr int SU = DU_KC * DT_TILE / DT_THREADS, SQ = DT_THREADS / DT_TILE;
@@ -501,9 +511,8 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
       update_quad<KIND, VEC, V1> (d, o, lr_t, slots, i0 + rs + 32 * k, j0 + c4, g4, p[k], a[k],
                                   b[k]);
     }
-  if (bias_here)
-    update_bias<KIND> (d, o, lr_t, slots, jb, &bias_part[0][tid], DT_TILE, DT_THREADS / DT_TILE,
-                       pb, ab, bb);
+  update_bias<KIND> (d, o, lr_t, slots, jb, bias, &bias_part[0][tid], DT_TILE,
+                     DT_THREADS / DT_TILE);
 
   if (d.done != NULL)
     advance_step (d.step, t, d.done);
@@ -589,14 +598,8 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
       b[k] = in_w && slots >= 2 ? d.w_s1[at + c] : 0.0f;
     }
   const int bc = tid % DN_OUT, bg = tid / DN_OUT; /* the bias sum's column and group */
-  const bool bias_here = blockIdx.x == 0 && d.bias != NULL && tid < d.out;
-  float pb = 0.0f, ab = 0.0f, bb = 0.0f, bias_sum = 0.0f;
-  if (bias_here)
-    {
-      pb = d.bias[tid];
-      ab = slots >= 1 ? d.b_s0[tid] : 0.0f;
-      bb = slots >= 2 ? d.b_s1[tid] : 0.0f;
-    }
+  const BiasCell bias = load_bias (d, slots, blockIdx.x == 0 && d.bias != NULL && tid < d.out, tid);
+  float bias_sum = 0.0f;
 
   for (int r0 = 0; r0 < d.n; r0 += DU_KC)
     {
@@ -682,9 +685,8 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
               d.w_s1[at + c] = b[k];
           }
       }
-  if (bias_here)
-    update_bias<KIND> (d, o, lr_t, slots, tid, &bias_part[0][tid], DN_OUT, DN_THREADS / DN_OUT,
-                       pb, ab, bb);
+  update_bias<KIND> (d, o, lr_t, slots, tid, bias, &bias_part[0][tid], DN_OUT,
+                     DN_THREADS / DN_OUT);
 
   if (d.done != NULL)
     advance_step (d.step, t, d.done);
