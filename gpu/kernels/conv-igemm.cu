@@ -714,24 +714,22 @@ allow_smem (const void *kernel, size_t bytes)
 int
 _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
 {
-  int major = 0, optin = 0;
-  if (!ctx->tf32)
-    return 0; /* FP32 answers are cuDNN's (or the direct kernels') */
+  int optin = 0;
+  if (!ctx->tf32 || ctx->compute_major < 8)
+    return 0; /* FP32 answers are cuDNN's (or the direct kernels'); TF32 mma needs sm_80 */
   if (s->stride_h != 1 || s->stride_w != 1 || s->r * s->s > TC_WG_TAPS)
     return 0;
   /* The data gradient reads dy with padding r - 1 - pad: pad must not exceed r - 1. */
   if (s->pad_h > s->r - 1 || s->pad_w > s->s - 1)
     return 0;
-  if (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, ctx->device)
-        != cudaSuccess
-      || cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device)
-           != cudaSuccess)
+  if (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device)
+      != cudaSuccess)
     {
       cudaGetLastError ();
       return 0;
     }
   TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
-  return major >= 8 && forward_smem (f) <= (size_t) optin && forward_smem (d) <= (size_t) optin
+  return forward_smem (f) <= (size_t) optin && forward_smem (d) <= (size_t) optin
          && wgrad_smem (wg) <= (size_t) optin;
 }
 

@@ -694,6 +694,13 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
 
 /* ---------------------------------------------------------------- the op */
 
+/* Whether the wide layers run on the tensor-core kernel. */
+static bool
+tensor_cores (const NnCudaContext *ctx)
+{
+  return ctx->tf32 && ctx->compute_major >= 8;
+}
+
 template <int KIND>
 static void
 launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
@@ -706,7 +713,7 @@ launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
     }
   bool vec = d.out % 4 == 0 && ((uintptr_t) d.w | (uintptr_t) d.w_s0) % 16 == 0;
   uintptr_t v_at = (uintptr_t) d.w_s1;
-  if (ctx->tf32 && ctx->compute_major >= 8)
+  if (tensor_cores (ctx))
     {
       dim3 grid ((d.out + DT_TILE - 1) / DT_TILE, (d.in + DT_TILE - 1) / DT_TILE);
       if (!vec)
@@ -748,7 +755,7 @@ _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
     return 0;
   if (out <= DN_OUT)
     return (in + DN_INPUTS - 1) / DN_INPUTS >= 8;
-  return ctx->tf32 && ctx->compute_major >= 8 && tiles >= ctx->multiprocessors;
+  return tensor_cores (ctx) && tiles >= ctx->multiprocessors;
 }
 
 int
