@@ -347,6 +347,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   pdl_env = getenv ("TRAINBENCH_CUDA_PDL");
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
+  ctx->dense_clusters = _nn_cuda_dense_cluster_setup (ctx);
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   STEP_CUDA (cudaMalloc (&ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
              "cuBLAS workspace (32 MiB)");

@@ -10,59 +10,10 @@
 #include "nn-cuda-private.h"
 #include "kernels/launch.cuh"
 #include "kernels/act.cuh"
+#include "kernels/epilogue.cuh"
 #include "kernels/loss.cuh"
 
 #include <stdio.h>
-
-/* What a product's kernel does with each output's sum. Off: C = alpha sum +
- * beta C (BLAS). On (the fused dense forward): y = act (sum + bias), and
- * with drop_y also drop_y = y * keep / (1 - rate) with dropout_forward's mask
- * (index row * n + col, so rows must be contiguous: ldc == n). */
-struct Epilogue
-{
-  int on;
-  int act;
-  const float *bias;     /* (n) or NULL */
-  float *drop_y;         /* (m, n) or NULL */
-  float rate, scale;     /* scale = 1 / (1 - rate), as dropout_forward has it */
-  uint64_t seed;
-  const int64_t *step;   /* device, or NULL for step 0 */
-};
-
-static const Epilogue no_epilogue = { 0, 0, NULL, NULL, 0.0f, 1.0f, 0, NULL };
-
-__device__ __forceinline__ int64_t
-epilogue_step (const Epilogue &e)
-{
-  return e.drop_y != NULL && e.step != NULL ? *e.step : 0;
-}
-
-/* Stores one output of a product and returns what it stored in C. */
-__device__ __forceinline__ float
-store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, float alpha,
-           float beta, float *c, int ldc)
-{
-  float *cp = c + (size_t) row * ldc + col;
-  if (!e.on)
-    {
-      /* BLAS: C is not read when beta is 0 */
-      float out = beta == 0.0f ? alpha * sum : alpha * sum + beta * *cp;
-      *cp = out;
-      return out;
-    }
-  /* the order of bias_act_forward and dropout_forward, so results match them */
-  float z = sum;
-  if (e.bias != NULL)
-    z += e.bias[col];
-  float v = act_forward (e.act, z);
-  *cp = v;
-  if (e.drop_y != NULL)
-    {
-      size_t i = (size_t) row * n + col;
-      e.drop_y[i] = nn_dropout_keep (e.seed, t, i, e.rate) ? v * e.scale : 0.0f;
-    }
-  return v;
-}
 
 /* Products with few output columns (a layer's 10 classes: the forward
  * product and its weight gradient) and a long enough sum: cuBLAS splits
@@ -378,10 +329,21 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
    * epilogue built in (removed: it won nowhere) and 7.3 us as gemm,
    * bias_act_forward and dropout_forward. */
   if (route == NN_CUDA_DENSE_AUTO)
-    route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N : NN_CUDA_DENSE_CUBLAS;
+    route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N
+            : _nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w) ? NN_CUDA_DENSE_CLUSTER
+                                                                  : NN_CUDA_DENSE_CUBLAS;
   if (route == NN_CUDA_DENSE_SMALL_N)
     return launch_small_n (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e,
                            "dense_forward");
+  if (route == NN_CUDA_DENSE_CLUSTER)
+    {
+      if (!_nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w))
+        return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                                  "dense_forward: the cluster route does not take %d x %d -> %d "
+                                  "here (TF32 off, widths not multiples of 4, or before sm_90)",
+                                  n, in, out);
+      return _nn_cuda_dense_forward_cluster (ctx, n, in, out, x, w, y, e);
+    }
   /* cuBLAS, then one kernel for bias, activation and dropout */
   if ((rc = _nn_cuda_gemm (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out)) != 0)
     return rc;

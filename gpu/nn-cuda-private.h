@@ -44,6 +44,7 @@ typedef struct
   int multiprocessors;
   int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
+  int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
   int several_devices;       /* set the current device in every op */
   cudaStream_t stream;       /* owned: every op of this context runs here */
   cublasHandle_t cublas;     /* owned, bound to stream */
@@ -236,6 +237,10 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, in
                                                    const NnBackendOptimizer *opt, float *w_state,
                                                    float *bias_state, size_t state_stride,
                                                    int store_step);
+/* Whether the cluster dense forward can run on this device (kernels/
+ * dense-forward.cu; its shared memory allowed and clusters fit): once,
+ * when the context opens. */
+NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_setup (NnCudaContext *ctx);
 /* The output layer with the loss (ABI 4; nn-cuda-blas.cu). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
                                         const float *x, const float *w, const float *bias,
@@ -248,6 +253,7 @@ enum
   NN_CUDA_DENSE_AUTO = 0,
   NN_CUDA_DENSE_SMALL_N = 1, /* out <= 16, in >= 32 */
   NN_CUDA_DENSE_CUBLAS = 3,
+  NN_CUDA_DENSE_CLUSTER = 4, /* TF32 on sm_90, in and out multiples of 4 */
 };
 NN_CUDA_HIDDEN int _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n,
                                                  int in, int out, const float *x, const float *w,

@@ -185,12 +185,16 @@ product (Bench *k, const char *label, int ta, int tb, int m, int n, int kk)
 static void
 routes (Bench *k, const char *label, int n, int in, int out)
 {
-  static const char *names[] = { "auto", "small-n", "cublas+epilogue" };
-  static const int route[] = { NN_CUDA_DENSE_AUTO, NN_CUDA_DENSE_SMALL_N, NN_CUDA_DENSE_CUBLAS };
+  static const char *names[] = { "auto", "small-n", "cublas+epilogue", "cluster" };
+  static const int route[] = { NN_CUDA_DENSE_AUTO, NN_CUDA_DENSE_SMALL_N, NN_CUDA_DENSE_CUBLAS,
+                               NN_CUDA_DENSE_CLUSTER };
   printf ("%-8s dense_forward %4d x %4d x %4d:", label, n, out, in);
-  for (int r = 0; r < 3; r++)
+  for (int r = 0; r < 4; r++)
     {
       if (route[r] == NN_CUDA_DENSE_SMALL_N && out > 16)
+        continue;
+      if (route[r] == NN_CUDA_DENSE_CLUSTER
+          && !((NnCudaContext *) k->ctx)->dense_clusters)
         continue;
       double t = time_op (k, [&] {
         return _nn_cuda_dense_forward_route ((NnCudaContext *) k->ctx, route[r], NN_BK_ACT_RELU, n, in,
@@ -285,6 +289,7 @@ run (Bench *k, const char *label, int internals)
       routes (k, label, 32, 784, 1000);
       routes (k, label, 32, 1000, 1000);
       routes (k, label, 32, 128, 10);
+      routes (k, label, 256, 9216, 128);
     }
   output_layer (k, label, 32, 128, 10);
   output_layer (k, label, 32, 1000, 10);

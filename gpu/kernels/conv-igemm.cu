@@ -38,6 +38,7 @@
 #include "launch.cuh"
 #include "act.cuh"
 #include "mma.cuh"
+#include "copy-async.cuh"
 
 #include <string.h>
 
@@ -68,38 +69,6 @@ struct TcGeom
   int items_per_split; /* weight gradient */
 };
 
-/* 4-byte asynchronous copy; `in` false writes a zero (padding). */
-__device__ __forceinline__ void
-copy_async (float *dst, const float *src, bool in)
-{
-  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
-  asm volatile ("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(d), "l"(src),
-                "r"(in ? 4 : 0));
-}
-
-__device__ __forceinline__ void
-copy_async_commit (void)
-{
-  asm volatile ("cp.async.commit_group;" ::);
-}
-
-/* Wait until at most N committed groups are still in flight. */
-template <int N>
-__device__ __forceinline__ void
-copy_async_wait_pending (void)
-{
-  asm volatile ("cp.async.wait_group %0;" ::"n"(N));
-}
-
-/* 16-byte asynchronous copy, global to shared. */
-__device__ __forceinline__ void
-copy_async16 (float *dst, const float *src, bool in = true)
-{
-  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
-  asm volatile ("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src),
-                "r"(in ? 16 : 0));
-}
-
 /* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
 __device__ __forceinline__ void
 ldmatrix_x4 (unsigned int d[4], unsigned int addr)
@@ -107,20 +76,6 @@ ldmatrix_x4 (unsigned int d[4], unsigned int addr)
   asm volatile ("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                 : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
                 : "r"(addr));
-}
-
-__device__ __forceinline__ void
-copy_async_wait (void)
-{
-  asm volatile ("cp.async.wait_all;" ::);
-}
-
-/* 4-byte asynchronous copy of a value known to be in the tensor. */
-__device__ __forceinline__ void
-copy_async_in (float *dst, const float *src)
-{
-  unsigned int d = (unsigned int) __cvta_generic_to_shared (dst);
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src));
 }
 
 /* Zeros `count` floats of shared memory (the block's threads together). */

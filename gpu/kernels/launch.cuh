@@ -34,23 +34,38 @@ nn_kernel_enter (void)
 }
 
 /* kernel<<<grid, block, smem, ctx->stream>>> (args), with the attribute
- * above when `early` and the context allows it. Errors are left for
+ * above when `early` and the context allows it, in thread-block clusters of
+ * `cluster` blocks along x when that is over 1 (sm_90). Errors are left for
  * _nn_cuda_check_launch, as with <<<>>>. */
 template <typename... Params, typename... Args>
 static inline void
-nn_cuda_launch_config (const NnCudaContext *ctx, bool early, void (*kernel) (Params...),
-                       dim3 grid, dim3 block, size_t smem, Args &&...args)
+nn_cuda_launch_config (const NnCudaContext *ctx, bool early, unsigned int cluster,
+                       void (*kernel) (Params...), dim3 grid, dim3 block, size_t smem,
+                       Args &&...args)
 {
-  cudaLaunchAttribute attr;
-  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attrs[2];
+  unsigned int count = 0;
+  if (early && ctx->dependent_launch)
+    {
+      attrs[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attrs[count].val.programmaticStreamSerializationAllowed = 1;
+      count++;
+    }
+  if (cluster > 1)
+    {
+      attrs[count].id = cudaLaunchAttributeClusterDimension;
+      attrs[count].val.clusterDim.x = cluster;
+      attrs[count].val.clusterDim.y = 1;
+      attrs[count].val.clusterDim.z = 1;
+      count++;
+    }
   cudaLaunchConfig_t config = {};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
   config.stream = ctx->stream;
-  config.attrs = &attr;
-  config.numAttrs = early && ctx->dependent_launch ? 1 : 0;
+  config.attrs = attrs;
+  config.numAttrs = count;
   (void) cudaLaunchKernelEx (&config, kernel, std::forward<Args> (args)...);
 }
 
@@ -60,7 +75,7 @@ static inline void
 _nn_cuda_launch (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid, dim3 block,
                  size_t smem, Args &&...args)
 {
-  nn_cuda_launch_config (ctx, true, kernel, grid, block, smem, std::forward<Args> (args)...);
+  nn_cuda_launch_config (ctx, true, 1, kernel, grid, block, smem, std::forward<Args> (args)...);
 }
 
 /* Launches that start only once the kernel before them has completed: the
@@ -75,5 +90,16 @@ static inline void
 _nn_cuda_launch_serial (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid,
                         dim3 block, size_t smem, Args &&...args)
 {
-  nn_cuda_launch_config (ctx, false, kernel, grid, block, smem, std::forward<Args> (args)...);
+  nn_cuda_launch_config (ctx, false, 1, kernel, grid, block, smem, std::forward<Args> (args)...);
+}
+
+/* Launches in clusters of `cluster` blocks along x (sm_90), which may start
+ * early as _nn_cuda_launch's do. */
+template <typename... Params, typename... Args>
+static inline void
+_nn_cuda_launch_cluster (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid,
+                         dim3 block, size_t smem, unsigned int cluster, Args &&...args)
+{
+  nn_cuda_launch_config (ctx, true, cluster, kernel, grid, block, smem,
+                         std::forward<Args> (args)...);
 }

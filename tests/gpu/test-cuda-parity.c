@@ -948,8 +948,11 @@ test_gather (void)
  * bias_act_backward, gemm (dW), gemm (dx). dz is not compared: the slot
  * may leave it in dy or not (the one-kernel weight gradient does not). */
 static void
-check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool with_dx)
+check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool with_dx,
+             bool tf32)
 {
+  double tol = tf32 ? TOL_CONV_TF32 : TOL_GEMM;
+  const char *mode = tf32 ? ", TF32" : "";
   size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
   float *x = malloc ((sx + 1) * sizeof (float)), *w = malloc ((sw + 1) * sizeof (float));
   float *bias = malloc ((out + 1) * sizeof (float)), *dy = malloc ((sy + 1) * sizeof (float));
@@ -1053,16 +1056,16 @@ check_dense (int n, int in, int out, int act, float rate, bool with_bias, bool w
     double ew = gpu_rel_err (dw[1], dw[0], sw);
     double eb = with_bias ? gpu_rel_err (db[1], db[0], out) : 0.0;
     double ex = with_dx ? gpu_rel_err (dx[1], dx[0], sx) : 0.0;
-    tap_ok (rf[0] == 0 && rf[1] == 0 && ey <= TOL_GEMM && eyd <= TOL_GEMM && mask_diff == 0,
-            "dense_forward %s n %d in %d out %d%s, dropout %.2f: rel err y %.2g, dropped y %.2g, "
+    tap_ok (rf[0] == 0 && rf[1] == 0 && ey <= tol && eyd <= tol && mask_diff == 0,
+            "dense_forward %s n %d in %d out %d%s, dropout %.2f%s: rel err y %.2g, dropped y %.2g, "
             "%zu mask differences (%zu kept)",
-            act_names[act], n, in, out, with_bias ? " + bias" : "", rate, ey, eyd, mask_diff,
+            act_names[act], n, in, out, with_bias ? " + bias" : "", rate, mode, ey, eyd, mask_diff,
             kept);
-    tap_ok (rb[0] == 0 && rb[1] == 0 && ew <= TOL_GEMM && eb <= TOL_GEMM && ex <= TOL_GEMM,
-            "dense_backward %s n %d in %d out %d%s%s, dropout %.2f: rel err dW %.2g, "
+    tap_ok (rb[0] == 0 && rb[1] == 0 && ew <= tol && eb <= tol && ex <= tol,
+            "dense_backward %s n %d in %d out %d%s%s, dropout %.2f%s: rel err dW %.2g, "
             "dbias %.2g, dx %.2g",
             act_names[act], n, in, out, with_bias ? " + dbias" : "", with_dx ? " + dx" : "", rate,
-            ew, eb, ex);
+            mode, ew, eb, ex);
   }
   for (int b = 0; b < 2; b++)
     {
@@ -1094,18 +1097,39 @@ test_dense (void)
 {
   /* the presets' layers (batch 32 and an odd 33), then odd sizes through
    * each route: few outputs (the small-n kernel), cuBLAS + the epilogue kernel */
-  check_dense (32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false);
-  check_dense (32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true);
-  check_dense (33, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false);
-  check_dense (33, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true);
-  check_dense (32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, true, true);
-  check_dense (1, 10, 128, NN_BK_ACT_SIGMOID, 0.0f, true, true);
-  check_dense (7, 13, 5, NN_BK_ACT_TANH, 0.5f, true, true);
-  check_dense (33, 130, 7, NN_BK_ACT_RELU, 0.25f, false, true);
-  check_dense (7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true);
-  check_dense (64, 100, 33, NN_BK_ACT_RELU, 0.2f, true, true);
-  check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, true, true);
-  check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false);
+  check_dense (32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false, false);
+  check_dense (32, 128, 10, NN_BK_ACT_LINEAR, 0.0f, true, true, false);
+  check_dense (33, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false, false);
+  check_dense (33, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true, false);
+  check_dense (32, 1000, 10, NN_BK_ACT_LINEAR, 0.0f, true, true, false);
+  check_dense (1, 10, 128, NN_BK_ACT_SIGMOID, 0.0f, true, true, false);
+  check_dense (7, 13, 5, NN_BK_ACT_TANH, 0.5f, true, true, false);
+  check_dense (33, 130, 7, NN_BK_ACT_RELU, 0.25f, false, true, false);
+  check_dense (7, 33, 37, NN_BK_ACT_LINEAR, 0.3f, true, true, false);
+  check_dense (64, 100, 33, NN_BK_ACT_RELU, 0.2f, true, true, false);
+  check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, true, true, false);
+  check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false, false);
+
+  /* TF32 on: on sm_90 the forward of in and out multiples of 4 takes the
+   * cluster kernel (kernels/dense-forward.cu): the presets' layers, row and
+   * column tiles cut short, k slices cut short or empty, several row tiles */
+  NnBackend tf32, saved = gpu;
+  if (tap_ok (gpu_open (NN_DEVICE_CUDA, true, &tf32), "CUDA backend opens (TF32 on)"))
+    {
+      gpu = tf32;
+      check_dense (32, 784, 1000, NN_BK_ACT_RELU, 0.2f, true, false, true);
+      check_dense (32, 1000, 1000, NN_BK_ACT_RELU, 0.2f, true, true, true);
+      check_dense (32, 784, 128, NN_BK_ACT_RELU, 0.2f, true, false, true);
+      check_dense (256, 9216, 128, NN_BK_ACT_RELU, 0.5f, true, true, true);
+      check_dense (7, 36, 40, NN_BK_ACT_TANH, 0.5f, true, true, true);
+      check_dense (33, 100, 68, NN_BK_ACT_SIGMOID, 0.0f, true, true, true);
+      check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, false, true, true);
+      check_dense (1, 64, 20, NN_BK_ACT_LINEAR, 0.0f, false, true, true);
+      tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
+              gpu.ops->last_error (gpu.ctx));
+      gpu = saved;
+      _nn_backend_close (&tf32);
+    }
 }
 
 /* The output layer with the loss (dense_loss) against the CPU's gemm,

@@ -1,0 +1,247 @@
+/* dense-forward.cu: the fused dense forward (product, bias, activation and
+ * the next dropout) in one kernel on TF32 tensor cores, for sm_90 and newer.
+ *
+ * A batch of 32 rows through a 784 -> 1000 layer is a long sum over few
+ * outputs: cuBLAS splits the sum over blocks (split-K), adds the partial
+ * sums in a second kernel, and our epilogue kernel applies bias,
+ * activation and dropout: three dependent kernels, each mostly waiting on
+ * its launch and its first loads (mlp-wide's two hidden layers: ~6.5 us
+ * each in a replayed graph, bench/results/h200-gpu-session5-2026-11-30.md).
+ *
+ * Here the blocks that share a tile of outputs form a thread-block cluster
+ * (sm_90): each sums one slice of k into shared memory, and after a cluster
+ * barrier each adds a share of the tile's outputs across the cluster's
+ * shared memory (distributed shared memory) in rank order, so results are
+ * deterministic, and applies the epilogue as it stores y. One kernel, no
+ * scratch in global memory, no counters.
+ *
+ * Block (rank, column tile, row tile): DF_BM batch rows x BN outputs (64
+ * or 32), its k slice in stages of DF_KS fetched by cp.async STAGES - 1
+ * ahead of the tensor cores (mma m16n8k8: x is A, w is B). Operands are rounded to
+ * TF32 (nearest), so the route is taken only where TF32 is allowed.
+ */
+
+#include "nn-cuda-private.h"
+#include "launch.cuh"
+#include "copy-async.cuh"
+#include "epilogue.cuh"
+#include "mma.cuh"
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+#define DF_BM 32       /* batch rows per block */
+#define DF_KS 32       /* k per stage */
+#define DF_THREADS 256 /* 8 warps: a 16-row half of the tile by BN / 4 outputs each */
+#define DF_STAGES 5    /* see df_wide */
+#define DF_SPLIT 8     /* blocks per cluster: the portable maximum */
+#define DF_XS (DF_KS + 4)
+
+/* Row strides in shared memory, padded so that the fragment loads of a
+ * warp hit 32 different banks: A reads rows g at columns t (4 g + t), B
+ * reads rows t at columns g (8 t + g); both stay multiples of 16 bytes for
+ * cp.async. */
+template <int BN, int STAGES, int SPLIT> struct DfShape
+{
+  static const int WS = BN + 8, PS = BN + 8;
+  static const int STAGE_FLOATS = DF_BM * DF_XS + DF_KS * WS;
+  static const size_t SMEM = (size_t) STAGES * STAGE_FLOATS * sizeof (float);
+};
+
+struct DenseCluster
+{
+  int n, in, out;
+  int chunk; /* k per rank, a multiple of DF_KS */
+  const float *x; /* (n, in) */
+  const float *w; /* (in, out) */
+  float *y;       /* (n, out) */
+  Epilogue e;
+};
+
+/* Stage copies: the (DF_BM, DF_KS) block of x at (m0, k) and the (DF_KS,
+ * BN) block of w at (k, n0), 16 bytes a copy (in and out are multiples
+ * of 4), zeros past n, k_end and out. */
+template <int BN>
+__device__ __forceinline__ void
+fetch_stage (const DenseCluster &d, float *stage, int m0, int n0, int k, int k_end)
+{
+  const int WS = BN + 8;
+  float *xs = stage, *ws = stage + DF_BM * DF_XS;
+  int tid = threadIdx.x;
+  {
+    int r = tid / (DF_KS / 4), kq = (tid % (DF_KS / 4)) * 4;
+    bool in = m0 + r < d.n && k + kq < k_end;
+    copy_async16 (xs + r * DF_XS + kq, in ? d.x + (size_t) (m0 + r) * d.in + k + kq : d.x, in);
+  }
+#pragma unroll
+  for (int i = tid; i < DF_KS * BN / 4; i += DF_THREADS)
+    {
+      int r = i / (BN / 4), cq = (i % (BN / 4)) * 4;
+      bool in = k + r < k_end && n0 + cq < d.out;
+      copy_async16 (ws + r * WS + cq, in ? d.w + (size_t) (k + r) * d.out + n0 + cq : d.w, in);
+    }
+}
+
+template <int BN, int STAGES, int SPLIT>
+__global__ void __launch_bounds__ (DF_THREADS)
+dense_cluster_kernel (DenseCluster d)
+{
+  nn_kernel_enter ();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  typedef DfShape<BN, STAGES, SPLIT> S;
+  const int NT = BN / 32; /* n8 tiles a warp */
+  extern __shared__ float4 df_smem4[];
+  float *smem = (float *) df_smem4;
+  cg::cluster_group cluster = cg::this_cluster ();
+  const int rank = (int) cluster.block_rank ();
+  const int n0 = blockIdx.y * BN, m0 = blockIdx.z * DF_BM;
+  const int k0 = rank * d.chunk, k_end = min (d.in, k0 + d.chunk);
+  const int stages = k_end > k0 ? (k_end - k0 + DF_KS - 1) / DF_KS : 0;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  const int wr = (warp & 1) * 16, wc = (warp >> 1) * 8 * NT; /* the warp's corner */
+  float acc[NT][4] = {};
+
+  /* STAGES - 1 stages ahead; a group is committed for every stage, even
+   * past the slice, so that the wait below counts alike in every block */
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++)
+    {
+      if (s < stages)
+        fetch_stage<BN> (d, smem + s * S::STAGE_FLOATS, m0, n0, k0 + s * DF_KS, k_end);
+      copy_async_commit ();
+    }
+  for (int s = 0; s < stages; s++)
+    {
+      int ahead = s + STAGES - 1;
+      if (ahead < stages)
+        fetch_stage<BN> (d, smem + (ahead % STAGES) * S::STAGE_FLOATS, m0, n0,
+                         k0 + ahead * DF_KS, k_end);
+      copy_async_commit ();
+      copy_async_wait_pending<STAGES - 1> ();
+      __syncthreads ();
+      const float *xs = smem + (s % STAGES) * S::STAGE_FLOATS, *ws = xs + DF_BM * DF_XS;
+#pragma unroll
+      for (int kk = 0; kk < DF_KS; kk += 8)
+        {
+          unsigned int a[4];
+          a[0] = to_tf32 (xs[(wr + g) * DF_XS + kk + t]);
+          a[1] = to_tf32 (xs[(wr + g + 8) * DF_XS + kk + t]);
+          a[2] = to_tf32 (xs[(wr + g) * DF_XS + kk + t + 4]);
+          a[3] = to_tf32 (xs[(wr + g + 8) * DF_XS + kk + t + 4]);
+#pragma unroll
+          for (int j = 0; j < NT; j++)
+            {
+              int col = wc + j * 8 + g;
+              mma_tf32 (acc[j], a, to_tf32 (ws[(kk + t) * S::WS + col]),
+                        to_tf32 (ws[(kk + t + 4) * S::WS + col]));
+            }
+        }
+      __syncthreads (); /* the buffer is fetched into again STAGES - 1 stages on */
+    }
+  copy_async_wait ();
+  __syncthreads ();
+
+  /* The block's partial sums, over its stage buffers. */
+  float *part = smem;
+#pragma unroll
+  for (int j = 0; j < NT; j++)
+    {
+      int col = wc + j * 8 + 2 * t;
+      *(float2 *) (part + (wr + g) * S::PS + col) = make_float2 (acc[j][0], acc[j][1]);
+      *(float2 *) (part + (wr + g + 8) * S::PS + col) = make_float2 (acc[j][2], acc[j][3]);
+    }
+  cluster.sync ();
+
+  /* This block's share of the tile: rows rank * DF_BM / SPLIT on, summed
+   * over the cluster's ranks in order. */
+  const int64_t step = epilogue_step (d.e);
+  for (int o = threadIdx.x; o < DF_BM * BN / SPLIT; o += DF_THREADS)
+    {
+      const int r = rank * (DF_BM / SPLIT) + o / BN, c = o % BN;
+      float sum = 0.0f;
+#pragma unroll
+      for (int q = 0; q < SPLIT; q++)
+        sum += cluster.map_shared_rank (part, q)[r * S::PS + c];
+      if (m0 + r < d.n && n0 + c < d.out)
+        store_out (d.e, step, sum, m0 + r, n0 + c, d.out, 1.0f, 0.0f, d.y, d.out);
+    }
+  cluster.sync (); /* the other ranks read this block's shared memory until here */
+#endif
+}
+
+/* Two tile widths: 64 outputs a block, or 32 where 64-wide tiles would
+ * leave most multiprocessors idle (mlp-small's 128 outputs: 16 blocks).
+ * In a replayed graph on the H200 (bench/results/
+ * h200-gpu-session6-2026-11-30.md, call 4) 64-wide tiles took mlp-wide's
+ * step from 55.0-55.4 us to 54.2-54.3 and 32-wide ones 55.9; for
+ * mlp-small 22.3-22.6 us and 21.6-21.8 against 23.5-23.9 through cuBLAS.
+ * Five stages hold a whole k slice of those layers (784 or 1000 over eight
+ * ranks), so all of its copies are in flight at once. */
+struct DfVariant
+{
+  void (*kernel) (DenseCluster);
+  int bn;
+  size_t smem;
+};
+static const DfVariant df_wide = { dense_cluster_kernel<64, DF_STAGES, DF_SPLIT>, 64,
+                                   DfShape<64, DF_STAGES, DF_SPLIT>::SMEM };
+static const DfVariant df_narrow = { dense_cluster_kernel<32, DF_STAGES, DF_SPLIT>, 32,
+                                     DfShape<32, DF_STAGES, DF_SPLIT>::SMEM };
+
+/* Lets a variant use its shared memory; whether its clusters fit. */
+static bool
+df_ready (const DfVariant &v)
+{
+  cudaError_t err = cudaFuncSetAttribute (v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          (int) v.smem);
+  int clusters = 0;
+  if (err == cudaSuccess)
+    {
+      cudaLaunchAttribute attr;
+      attr.id = cudaLaunchAttributeClusterDimension;
+      attr.val.clusterDim.x = DF_SPLIT;
+      attr.val.clusterDim.y = 1;
+      attr.val.clusterDim.z = 1;
+      cudaLaunchConfig_t config = {};
+      config.gridDim = dim3 (DF_SPLIT, 1, 1);
+      config.blockDim = dim3 (DF_THREADS);
+      config.dynamicSmemBytes = v.smem;
+      config.attrs = &attr;
+      config.numAttrs = 1;
+      err = cudaOccupancyMaxActiveClusters (&clusters, v.kernel, &config);
+    }
+  if (err != cudaSuccess)
+    (void) cudaGetLastError (); /* not sticky: the route is simply not taken */
+  return err == cudaSuccess && clusters >= 1;
+}
+
+int
+_nn_cuda_dense_cluster_setup (NnCudaContext *ctx)
+{
+  return ctx->compute_major >= 9 && df_ready (df_wide) && df_ready (df_narrow);
+}
+
+/* Batches of up to two row tiles: for the cnn's 256 x 9216 -> 128 the
+ * kernel took 28.3 us against cuBLAS' 11.1 (call 3), each block walking a
+ * k slice of 1152 in 36 stages. */
+int
+_nn_cuda_dense_cluster_fits (const NnCudaContext *ctx, int n, int in, int out, const float *x,
+                             const float *w)
+{
+  return ctx->dense_clusters && ctx->tf32 && n <= 2 * DF_BM && in % 4 == 0 && out % 4 == 0
+         && (uintptr_t) x % 16 == 0 && (uintptr_t) w % 16 == 0 && out / 32 < 65535;
+}
+
+int
+_nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out, const float *x,
+                                const float *w, float *y, const Epilogue &e)
+{
+  int wide_blocks = (out + 63) / 64 * DF_SPLIT;
+  const DfVariant &v = 2 * wide_blocks >= ctx->multiprocessors ? df_wide : df_narrow;
+  int per_rank = (in + DF_SPLIT - 1) / DF_SPLIT;
+  DenseCluster d = { n, in, out, (per_rank + DF_KS - 1) / DF_KS * DF_KS, x, w, y, e };
+  dim3 grid (DF_SPLIT, (out + v.bn - 1) / v.bn, (n + DF_BM - 1) / DF_BM);
+  _nn_cuda_launch_cluster (ctx, v.kernel, grid, DF_THREADS, v.smem, DF_SPLIT, d);
+  return _nn_cuda_check_launch (ctx, "dense_forward (cluster)");
+}
