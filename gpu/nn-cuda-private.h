@@ -150,6 +150,7 @@ typedef struct
 {
   int splits;          /* blocks sharing the weight gradient's pixel reduction */
   int items_per_split; /* (image, pixel tile) items each of them sums */
+  int cluster;         /* splits adding their partials in a thread-block cluster first, or 1 */
   size_t partials_offset; /* workspace: packed weights, then the partials */
 } NnCudaIgemmPlan;
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s);

@@ -40,7 +40,11 @@
 #include "mma.cuh"
 #include "copy-async.cuh"
 
+#include <cooperative_groups.h>
+
 #include <string.h>
+
+namespace cg = cooperative_groups;
 
 #define TC_THREADS 256 /* 8 warps */
 #define TC_CHUNK 8     /* input channels per reduction slice (the mma's k) */
@@ -327,6 +331,70 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
 
 /* ---------------------------------------------------------------- weight gradient */
 
+/* The cluster's CL splits add their partial sums before they leave the
+ * kernel (sm_90): each block puts its (64 filters, 32 channels, taps)
+ * partial in its shared memory (the stages are read by now), and after a
+ * cluster barrier block `rank` adds the CL blocks' values of its eighth of
+ * them in rank order (distributed shared memory) and stores that sum as
+ * the cluster's partial. The sum kernel then reads CL times fewer
+ * partials: for the cnn's second layer 32 sets of 18,432 weights (2.4 MB)
+ * in place of 256 (18.9 MB), and the kernel's own stores shrink alike. */
+template <int CL>
+__device__ __forceinline__ void
+cluster_partials (const TcGeom &g, int taps, int k0, int c0, const float (&acc)[2][TC_WG_TAPS][4],
+                  float *smem, float *part)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int gid = lane >> 2, tig = lane & 3, wm = warp >> 2, wc = warp & 3;
+  const int cell_floats = 32 * taps; /* one filter's (channel, tap) cells */
+  copy_async_wait ();
+  __syncthreads ();
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < TC_WG_TAPS; j++)
+      {
+        if (j >= taps)
+          break;
+#pragma unroll
+        for (int qq = 0; qq < 4; qq++)
+          {
+            int kl = wm * 32 + i * 16 + gid + (qq >> 1) * 8, cl = wc * 8 + 2 * tig + (qq & 1);
+            smem[kl * cell_floats + cl * taps + j] = acc[i][j][qq];
+          }
+      }
+  cg::cluster_group cluster = cg::this_cluster ();
+  cluster.sync ();
+  const int rank = (int) cluster.block_rank ();
+  const int quads = 64 * cell_floats / 4, share = quads / CL; /* 64 * 32 is a multiple of 4 CL */
+  float *out = part + (size_t) (blockIdx.x / CL) * g.co * g.ci * taps;
+  for (int q = rank * share + threadIdx.x; q < (rank + 1) * share; q += TC_THREADS)
+    {
+      float4 sum = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll
+      for (int r = 0; r < CL; r++)
+        {
+          float4 v = ((const float4 *) cluster.map_shared_rank (smem, r))[q];
+          sum.x += v.x;
+          sum.y += v.y;
+          sum.z += v.z;
+          sum.w += v.w;
+        }
+      const float sv[4] = { sum.x, sum.y, sum.z, sum.w };
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        {
+          int e = 4 * q + u, kl = e / cell_floats, rest = e - kl * cell_floats;
+          int cl = rest / taps, j = rest - cl * taps;
+          if (k0 + kl < g.co && c0 + cl < g.ci)
+            out[((size_t) (k0 + kl) * g.ci + c0 + cl) * taps + j] = sv[u];
+        }
+    }
+  cluster.sync (); /* the other ranks read this block's shared memory until here */
+#endif
+}
+
 /* Block: 64 filters x 32 channels x up to 9 taps; warp (wm, wc) owns 32
  * filters x 8 channels x every tap. Work items are (image, TC_WG_PIXELS-pixel tile),
  * a contiguous range of them per block (blockIdx.x), summed in registers.
@@ -335,7 +403,7 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
  * of B takes its offset as an immediate instead of an address computed per
  * load: 25.2 M -> 19.4 M instructions, 112 -> 100 us on the cnn's second
  * layer (ncu; bench/results/h200-gpu-session4-2026-11-30.md). */
-template <bool K3>
+template <bool K3, int CL>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
                       float *__restrict__ part)
@@ -481,6 +549,12 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
+  if (CL > 1)
+    {
+      cluster_partials<CL> (g, taps, k0, c0, acc, smem, part);
+      return;
+    }
+
   /* Partial dw of this split, laid out as dw (co, ci, r, s). c0/c1: filter
    * row gid, channels 2 tig and 2 tig + 1; c2/c3: filter row gid + 8. */
   float *out = part + (size_t) blockIdx.x * g.co * g.ci * taps;
@@ -505,7 +579,8 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 
 /* dw[i] = the sum of the splits' partials for i. A block takes 32 runs of
  * four outputs (float4 when vec4: count % 4 == 0 and dw 16-byte aligned;
- * the partials are) and its SUM_RANGES warps split the splits into as many
+ * the partials are) and its SUM_RANGES warps split the splits (or the
+ * clusters' sums of them) into as many
  * contiguous ranges, each summed in order with 8 loads in flight, then the
  * range sums are added in range order: a fixed order, so results do not
  * depend on timing. One thread per output summing every split in turn had
@@ -650,11 +725,23 @@ wgrad_geom (const NnConvShape *s)
   return g;
 }
 
+/* Two stages; in clusters, also room for the block's partial sums. */
 static size_t
-wgrad_smem (const TcGeom &g)
+wgrad_smem (const TcGeom &g, int cluster)
 {
-  return 2 * (((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
-              + TC_WG_PIXELS * sizeof (int));
+  size_t stages = 2 * (((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
+                       + TC_WG_PIXELS * sizeof (int));
+  size_t sums = cluster > 1 ? (size_t) 64 * 32 * g.r * g.s * sizeof (float) : 0;
+  return stages > sums ? stages : sums;
+}
+
+static const void *
+wgrad_kernel (const TcGeom &g, int cluster)
+{
+  bool k3 = g.r == 3 && g.s == 3;
+  if (cluster > 1)
+    return k3 ? (const void *) conv_tc_wgrad_kernel<true, 8> : (const void *) conv_tc_wgrad_kernel<false, 8>;
+  return k3 ? (const void *) conv_tc_wgrad_kernel<true, 1> : (const void *) conv_tc_wgrad_kernel<false, 1>;
 }
 
 /* Lets a kernel use more than 48 KiB of shared memory. */
@@ -685,7 +772,7 @@ _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
     }
   TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
   return forward_smem (f) <= (size_t) optin && forward_smem (d) <= (size_t) optin
-         && wgrad_smem (wg) <= (size_t) optin;
+         && wgrad_smem (wg, 1) <= (size_t) optin;
 }
 
 template <int BM>
@@ -711,11 +798,14 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
       err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
     }
   if (err == cudaSuccess)
-    err = allow_smem (s->r == 3 && s->s == 3 ? (const void *) conv_tc_wgrad_kernel<true>
-                                             : (const void *) conv_tc_wgrad_kernel<false>,
-                      wgrad_smem (wg));
+    err = allow_smem (wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
   if (err != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
+  plan->cluster = 1;
+  if (ctx->compute_major >= 9 && allow_smem (wgrad_kernel (wg, 8), wgrad_smem (wg, 8)) == cudaSuccess
+      && nn_cuda_clusters_fit (wgrad_kernel (wg, 8), 8, TC_THREADS, wgrad_smem (wg, 8)))
+    plan->cluster = 8;
+  (void) cudaGetLastError (); /* a refused cluster set-up only keeps cluster 1 */
 
   /* Weight gradient: two blocks per multiprocessor in all, each summing a
    * contiguous range of (image, tile) items. */
@@ -725,11 +815,15 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
   int splits = want < items ? want : items;
   plan->items_per_split = (items + splits - 1) / splits;
   plan->splits = (items + plan->items_per_split - 1) / plan->items_per_split;
+  /* whole clusters: the blocks past the items sum nothing */
+  plan->splits = (plan->splits + plan->cluster - 1) / plan->cluster * plan->cluster;
 
-  /* Workspace: packed weights first, then the weight gradient's partials. */
+  /* Workspace: packed weights first, then the weight gradient's partials
+   * (one set a cluster). */
   plan->partials_offset = pack_bytes (f) > pack_bytes (d) ? pack_bytes (f) : pack_bytes (d);
   *workspace_bytes = plan->partials_offset
-                     + (size_t) plan->splits * s->k * s->c * s->r * s->s * sizeof (float);
+                     + (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s
+                         * sizeof (float);
   return NN_BACKEND_OK;
 }
 
@@ -789,18 +883,21 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   float *part = (float *) ((char *) workspace + plan->partials_offset);
   int count = s->k * s->c * s->r * s->s;
   dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  if (s->r == 3 && s->s == 3)
-    _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel<true>, grid, TC_THREADS, wgrad_smem (g), g, x,
-                            dy, part);
+  bool k3 = s->r == 3 && s->s == 3;
+  size_t smem = wgrad_smem (g, plan->cluster);
+  if (plan->cluster > 1)
+    _nn_cuda_launch_cluster (ctx, false,
+                             k3 ? conv_tc_wgrad_kernel<true, 8> : conv_tc_wgrad_kernel<false, 8>,
+                             grid, TC_THREADS, smem, 8, g, x, dy, part);
   else
-    _nn_cuda_launch_serial (ctx, conv_tc_wgrad_kernel<false>, grid, TC_THREADS, wgrad_smem (g), g,
-                            x, dy, part);
+    _nn_cuda_launch_serial (ctx, k3 ? conv_tc_wgrad_kernel<true, 1> : conv_tc_wgrad_kernel<false, 1>,
+                            grid, TC_THREADS, smem, g, x, dy, part);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;
   unsigned int quads = (unsigned int) ((count + 3) / 4);
   int vec4 = count % 4 == 0 && (uintptr_t) dw % 16 == 0;
   _nn_cuda_launch_serial (ctx, conv_tc_sum_kernel, (quads + 31) / 32, 32 * SUM_RANGES, 0, part, dw,
-                          count, plan->splits, vec4);
+                          count, plan->splits / plan->cluster, vec4);
   return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }

@@ -195,25 +195,12 @@ df_ready (const DfVariant &v)
 {
   cudaError_t err = cudaFuncSetAttribute (v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           (int) v.smem);
-  int clusters = 0;
-  if (err == cudaSuccess)
-    {
-      cudaLaunchAttribute attr;
-      attr.id = cudaLaunchAttributeClusterDimension;
-      attr.val.clusterDim.x = DF_SPLIT;
-      attr.val.clusterDim.y = 1;
-      attr.val.clusterDim.z = 1;
-      cudaLaunchConfig_t config = {};
-      config.gridDim = dim3 (DF_SPLIT, 1, 1);
-      config.blockDim = dim3 (DF_THREADS);
-      config.dynamicSmemBytes = v.smem;
-      config.attrs = &attr;
-      config.numAttrs = 1;
-      err = cudaOccupancyMaxActiveClusters (&clusters, v.kernel, &config);
-    }
   if (err != cudaSuccess)
-    (void) cudaGetLastError (); /* not sticky: the route is simply not taken */
-  return err == cudaSuccess && clusters >= 1;
+    {
+      (void) cudaGetLastError (); /* not sticky: the route is simply not taken */
+      return false;
+    }
+  return nn_cuda_clusters_fit ((const void *) v.kernel, DF_SPLIT, DF_THREADS, v.smem);
 }
 
 int
@@ -242,6 +229,6 @@ _nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out, cons
   int per_rank = (in + DF_SPLIT - 1) / DF_SPLIT;
   DenseCluster d = { n, in, out, (per_rank + DF_KS - 1) / DF_KS * DF_KS, x, w, y, e };
   dim3 grid (DF_SPLIT, (out + v.bn - 1) / v.bn, (n + DF_BM - 1) / DF_BM);
-  _nn_cuda_launch_cluster (ctx, v.kernel, grid, DF_THREADS, v.smem, DF_SPLIT, d);
+  _nn_cuda_launch_cluster (ctx, true, v.kernel, grid, DF_THREADS, v.smem, DF_SPLIT, d);
   return _nn_cuda_check_launch (ctx, "dense_forward (cluster)");
 }

@@ -93,13 +93,37 @@ _nn_cuda_launch_serial (const NnCudaContext *ctx, void (*kernel) (Params...), di
   nn_cuda_launch_config (ctx, false, 1, kernel, grid, block, smem, std::forward<Args> (args)...);
 }
 
-/* Launches in clusters of `cluster` blocks along x (sm_90), which may start
- * early as _nn_cuda_launch's do. */
+/* Launches in clusters of `cluster` blocks along x (sm_90); `early` as
+ * for _nn_cuda_launch (true) or _nn_cuda_launch_serial (false). */
 template <typename... Params, typename... Args>
 static inline void
-_nn_cuda_launch_cluster (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid,
-                         dim3 block, size_t smem, unsigned int cluster, Args &&...args)
+_nn_cuda_launch_cluster (const NnCudaContext *ctx, bool early, void (*kernel) (Params...),
+                         dim3 grid, dim3 block, size_t smem, unsigned int cluster, Args &&...args)
 {
-  nn_cuda_launch_config (ctx, true, cluster, kernel, grid, block, smem,
+  nn_cuda_launch_config (ctx, early, cluster, kernel, grid, block, smem,
                          std::forward<Args> (args)...);
+}
+
+/* Whether clusters of `cluster` blocks of `kernel` (`threads` threads,
+ * `smem` bytes of dynamic shared memory, already allowed) fit on the
+ * device; an error here is not sticky and is cleared. */
+static inline bool
+nn_cuda_clusters_fit (const void *kernel, unsigned int cluster, unsigned int threads, size_t smem)
+{
+  cudaLaunchAttribute attr;
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3 (cluster, 1, 1);
+  config.blockDim = dim3 (threads);
+  config.dynamicSmemBytes = smem;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  cudaError_t err = cudaOccupancyMaxActiveClusters (&clusters, kernel, &config);
+  if (err != cudaSuccess)
+    (void) cudaGetLastError ();
+  return err == cudaSuccess && clusters >= 1;
 }
