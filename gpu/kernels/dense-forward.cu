@@ -59,23 +59,25 @@ struct DenseCluster
   Epilogue e;
 };
 
-/* Stage copies: the (DF_BM, DF_KS) block of x at (m0, k) and the (DF_KS,
- * BN) block of w at (k, n0), 16 bytes a copy (in and out are multiples
- * of 4), zeros past n, k_end and out. */
+/* Stage copies, 16 bytes a copy (in and out are multiples of 4), zeros past
+ * n, k_end and out: the (DF_BM, DF_KS) block of x at (m0, k), and the
+ * (DF_KS, BN) block of w at (k, n0). */
+__device__ __forceinline__ void
+fetch_x (const DenseCluster &d, float *stage, int m0, int k, int k_end)
+{
+  int r = threadIdx.x / (DF_KS / 4), kq = (threadIdx.x % (DF_KS / 4)) * 4;
+  bool in = m0 + r < d.n && k + kq < k_end;
+  copy_async16 (stage + r * DF_XS + kq, in ? d.x + (size_t) (m0 + r) * d.in + k + kq : d.x, in);
+}
+
 template <int BN>
 __device__ __forceinline__ void
-fetch_stage (const DenseCluster &d, float *stage, int m0, int n0, int k, int k_end)
+fetch_w (const DenseCluster &d, float *stage, int n0, int k, int k_end)
 {
   const int WS = BN + 8;
-  float *xs = stage, *ws = stage + DF_BM * DF_XS;
-  int tid = threadIdx.x;
-  {
-    int r = tid / (DF_KS / 4), kq = (tid % (DF_KS / 4)) * 4;
-    bool in = m0 + r < d.n && k + kq < k_end;
-    copy_async16 (xs + r * DF_XS + kq, in ? d.x + (size_t) (m0 + r) * d.in + k + kq : d.x, in);
-  }
+  float *ws = stage + DF_BM * DF_XS;
 #pragma unroll
-  for (int i = tid; i < DF_KS * BN / 4; i += DF_THREADS)
+  for (int i = threadIdx.x; i < DF_KS * BN / 4; i += DF_THREADS)
     {
       int r = i / (BN / 4), cq = (i % (BN / 4)) * 4;
       bool in = k + r < k_end && n0 + cq < d.out;
@@ -87,7 +89,6 @@ template <int BN, int STAGES, int SPLIT>
 __global__ void __launch_bounds__ (DF_THREADS)
 dense_cluster_kernel (DenseCluster d)
 {
-  nn_kernel_enter ();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   typedef DfShape<BN, STAGES, SPLIT> S;
   const int NT = BN / 32; /* n8 tiles a warp */
@@ -102,21 +103,31 @@ dense_cluster_kernel (DenseCluster d)
   const int wr = (warp & 1) * 16, wc = (warp >> 1) * 8 * NT; /* the warp's corner */
   float acc[NT][4] = {};
 
-  /* STAGES - 1 stages ahead; a group is committed for every stage, even
-   * past the slice, so that the wait below counts alike in every block */
+  /* STAGES - 1 stages ahead: their weights before the kernel before this
+   * one has finished (weights_early in launch.cuh; they land in the first
+   * group), x once it has. A group is committed for every stage, even past
+   * the slice, so that the wait below counts alike in every block. */
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++)
+    if (s < stages)
+      fetch_w<BN> (d, smem + s * S::STAGE_FLOATS, n0, k0 + s * DF_KS, k_end);
+  nn_kernel_enter ();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++)
     {
       if (s < stages)
-        fetch_stage<BN> (d, smem + s * S::STAGE_FLOATS, m0, n0, k0 + s * DF_KS, k_end);
+        fetch_x (d, smem + s * S::STAGE_FLOATS, m0, k0 + s * DF_KS, k_end);
       copy_async_commit ();
     }
   for (int s = 0; s < stages; s++)
     {
       int ahead = s + STAGES - 1;
       if (ahead < stages)
-        fetch_stage<BN> (d, smem + (ahead % STAGES) * S::STAGE_FLOATS, m0, n0,
-                         k0 + ahead * DF_KS, k_end);
+        {
+          float *stage = smem + (ahead % STAGES) * S::STAGE_FLOATS;
+          fetch_w<BN> (d, stage, n0, k0 + ahead * DF_KS, k_end);
+          fetch_x (d, stage, m0, k0 + ahead * DF_KS, k_end);
+        }
       copy_async_commit ();
       copy_async_wait_pending<STAGES - 1> ();
       __syncthreads ();
@@ -167,6 +178,8 @@ dense_cluster_kernel (DenseCluster d)
         store_out (d.e, step, sum, m0 + r, n0 + c, d.out, 1.0f, 0.0f, d.y, d.out);
     }
   cluster.sync (); /* the other ranks read this block's shared memory until here */
+#else
+  nn_kernel_enter ();
 #endif
 }
 

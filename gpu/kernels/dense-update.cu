@@ -386,7 +386,6 @@ template <int KIND, bool VEC, int V1>
 __global__ void __launch_bounds__ (DT_THREADS, 2)
 dense_update_tc_kernel (DenseUpdate d, OptArgs o)
 {
-  nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800 /* mma.sync with TF32: the host launches it on sm_80+ only */
   /* x and dz of a pass, then (once the products are done) the gradient */
   __shared__ __align__ (16) float buf[2 * DU_KC * (DT_TILE + DT_PAD)];
@@ -401,10 +400,10 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int tid = threadIdx.x, lane = tid & 31, v = tid >> 5, g = lane >> 2, t4 = lane & 3;
   const int i0 = blockIdx.y * DT_TILE, j0 = blockIdx.x * DT_TILE;
   const int c4 = 4 * (tid & 15), rs = tid >> 4; /* the streaming layout's columns, first row */
-  const int64_t t = *(volatile int64_t *) d.step + 1;
   const int slots = opt_slots<KIND> (o);
-  const float lr_t = block_lr<KIND> (o, t);
 
+  /* The weights and their state, requested before the kernel before this
+   * one has finished (see weights_early) */
   float p[2][4], a[2][4], b[2][4];
 #pragma unroll
   for (int k = 0; k < 2; k++)
@@ -412,6 +411,9 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int jb = j0 + tid;
   const BiasCell bias =
     load_bias (d, slots, blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out, jb);
+  nn_kernel_enter ();
+  const int64_t t = *(volatile int64_t *) d.step + 1;
+  const float lr_t = block_lr<KIND> (o, t);
 
   const int cs = tid & 63, q0 = tid >> 6; /* the x and dz cells a thread stages */
   constexpr int SU = DU_KC * DT_TILE / DT_THREADS, SQ = DT_THREADS / DT_TILE;
@@ -565,7 +567,6 @@ template <int KIND>
 __global__ void __launch_bounds__ (DN_THREADS)
 dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
 {
-  nn_kernel_enter ();
   __shared__ __align__ (16) float dzs[DU_KC][DN_OUT];
   __shared__ float sums[DN_GROUPS][DN_OUT][DN_INPUTS + 1];
   __shared__ float bias_part[DN_THREADS / DN_OUT][DN_OUT];
@@ -573,10 +574,7 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
   const int tid = threadIdx.x, li = tid % DN_INPUTS, g = tid / DN_INPUTS;
   const int i = blockIdx.x * DN_INPUTS + li;
   const bool row_here = i < d.in;
-  const int64_t step = *(volatile int64_t *) d.step;
-  const int64_t t = step + 1;
   const int slots = opt_slots<KIND> (o);
-  const float lr_t = block_lr<KIND> (o, t);
   const size_t at = (size_t) i * d.out;
 
   float p[DN_OUT], acc[DN_OUT];
@@ -599,6 +597,12 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
     }
   const int bc = tid % DN_OUT, bg = tid / DN_OUT; /* the bias sum's column and group */
   const BiasCell bias = load_bias (d, slots, blockIdx.x == 0 && d.bias != NULL && tid < d.out, tid);
+  /* the loads above go out before the kernel before this one has finished
+   * (see weights_early) */
+  nn_kernel_enter ();
+  const int64_t step = *(volatile int64_t *) d.step;
+  const int64_t t = step + 1;
+  const float lr_t = block_lr<KIND> (o, t);
   float bias_sum = 0.0f;
 
   for (int r0 = 0; r0 < d.n; r0 += DU_KC)

@@ -24,6 +24,16 @@
 
 #include <utility>
 
+/* weights_early: a kernel launched early is set up once the kernel right
+ * before it has passed its nn_kernel_enter, and so once every kernel before
+ * that one has completed. What only those earlier kernels wrote may thus be
+ * read before nn_kernel_enter, the loads in flight while the kernel before
+ * finishes. The fused dense kernels (dense-forward.cu, dense-update.cu)
+ * read a layer's weights and optimizer state so: in the engine's steps the
+ * kernel right before them is the gather, the layer below's forward or the
+ * layer above's backward, and the weights were last written by the
+ * previous step's update. Their ops must not follow, immediately, a kernel
+ * that writes those weights. */
 static __device__ __forceinline__ void
 nn_kernel_enter (void)
 {
