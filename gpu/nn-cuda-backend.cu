@@ -131,6 +131,12 @@ _nn_cuda_check_launch (NnCudaContext *ctx, const char *what)
 int
 _nn_cuda_enter (NnCudaContext *ctx)
 {
+  /* a new op: what the last one wrote, and nothing listed yet for this one
+   * (an op called from another op counts as one, which only makes the
+   * record say "anything" sooner) */
+  ctx->wrote = ctx->writing;
+  ctx->writing.any = 1;
+  ctx->writing.count = 0;
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
   if (ctx->several_devices)
@@ -140,6 +146,40 @@ _nn_cuda_enter (NnCudaContext *ctx)
         return _nn_cuda_fail (ctx, err, "cudaSetDevice");
     }
   return NN_BACKEND_OK;
+}
+
+void
+_nn_cuda_writes_only (NnCudaContext *ctx, int count, const void *const *at, const size_t *bytes)
+{
+  NnCudaWrites *w = &ctx->writing;
+  w->any = 0;
+  w->count = 0;
+  for (int i = 0; i < count; i++)
+    {
+      if (at[i] == NULL || bytes[i] == 0)
+        continue;
+      if (w->count == NN_CUDA_WRITES)
+        {
+          w->any = 1;
+          return;
+        }
+      w->lo[w->count] = (uintptr_t) at[i];
+      w->hi[w->count] = (uintptr_t) at[i] + bytes[i];
+      w->count++;
+    }
+}
+
+int
+_nn_cuda_untouched (const NnCudaContext *ctx, const void *p, size_t bytes)
+{
+  const NnCudaWrites *w = &ctx->wrote;
+  uintptr_t lo = (uintptr_t) p, hi = lo + bytes;
+  if (w->any)
+    return 0;
+  for (int i = 0; i < w->count; i++)
+    if (lo < w->hi[i] && w->lo[i] < hi)
+      return 0;
+  return 1;
 }
 
 unsigned int
@@ -322,6 +362,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       return NN_BACKEND_OUT_OF_MEMORY;
     }
   ctx->device = device_index;
+  ctx->writing.any = 1;
   ctx->tf32 = options != NULL && options->tf32;
 
 #define STEP_CUDA(call, name)                                                                      \

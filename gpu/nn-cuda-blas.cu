@@ -322,6 +322,8 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
 
   Epilogue e = { 1, act, bias, rate > 0.0f ? drop_y : NULL, rate,
                  _nn_cuda_dropout_scale (rate), seed, step };
+  const void *at[] = { y, e.drop_y };
+  const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) n * out * sizeof (float) };
   /* Wider products go to cuBLAS and one epilogue kernel: on the H200, in a
    * replayed graph (gpu/dev/dense-bench.cu; bench/results/
    * h200-gpu-mlp-2026-11-30.md), 32 x 128 x 784 with relu and dropout takes
@@ -333,8 +335,12 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
             : _nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w) ? NN_CUDA_DENSE_CLUSTER
                                                                   : NN_CUDA_DENSE_CUBLAS;
   if (route == NN_CUDA_DENSE_SMALL_N)
-    return launch_small_n (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e,
+    {
+      rc = launch_small_n (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e,
                            "dense_forward");
+      _nn_cuda_writes_only (ctx, 2, at, bytes);
+      return rc;
+    }
   if (route == NN_CUDA_DENSE_CLUSTER)
     {
       if (!_nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w))
@@ -342,7 +348,9 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
                                   "dense_forward: the cluster route does not take %d x %d -> %d "
                                   "here (TF32 off, widths not multiples of 4, or before sm_90)",
                                   n, in, out);
-      return _nn_cuda_dense_forward_cluster (ctx, n, in, out, x, w, y, e);
+      rc = _nn_cuda_dense_forward_cluster (ctx, n, in, out, x, w, y, e);
+      _nn_cuda_writes_only (ctx, 2, at, bytes);
+      return rc;
     }
   /* cuBLAS, then one kernel for bias, activation and dropout */
   if ((rc = _nn_cuda_gemm (ctx, 0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out)) != 0)
@@ -494,6 +502,10 @@ _nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x
   SmallN g = small_n_args (0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e, &blocks);
   _nn_cuda_launch (ctx, dense_loss_kernel, blocks, 256, 0, g,
                    LossArgs{ kind, labels, targets, grad, stats });
+  const void *at[] = { y, grad, stats };
+  const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) n * out * sizeof (float),
+                           2 * sizeof (float) };
+  _nn_cuda_writes_only (ctx, 3, at, bytes);
   return _nn_cuda_check_launch (ctx, "dense_loss");
 }
 

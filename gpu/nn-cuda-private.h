@@ -37,6 +37,18 @@ typedef struct
   size_t bytes;
 } NnCudaStagedCopy;
 
+/* The device memory an op's kernels wrote, as the op lists it (`any`: it
+ * did not, so any memory may have been written). A kernel may read, before
+ * the kernel right before it has finished, what the op before its own did
+ * not write (weights_early in kernels/launch.cuh). */
+#define NN_CUDA_WRITES 12
+typedef struct
+{
+  int any;
+  int count;
+  uintptr_t lo[NN_CUDA_WRITES], hi[NN_CUDA_WRITES];
+} NnCudaWrites;
+
 typedef struct
 {
   int device;
@@ -57,6 +69,8 @@ typedef struct
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
   int staging_pending;       /* async downloads since the last synchronize */
+  NnCudaWrites wrote;         /* by the op before the current one */
+  NnCudaWrites writing;       /* by the current one */
   int capturing;
   int lost;                  /* a sticky error happened: every op fails fast */
   char error[1024];
@@ -74,6 +88,13 @@ NN_CUDA_HIDDEN int _nn_cuda_fail_cublas (NnCudaContext *ctx, cublasStatus_t st, 
 NN_CUDA_HIDDEN int _nn_cuda_fail_cudnn (NnCudaContext *ctx, cudnnStatus_t st, const char *what);
 NN_CUDA_HIDDEN int _nn_cuda_fail_msg (NnCudaContext *ctx, int status, const char *format, ...)
   __attribute__ ((format (printf, 3, 4)));
+
+/* The current op wrote only these `count` ranges (pointer, bytes; NULL
+ * pointers are skipped). */
+NN_CUDA_HIDDEN void _nn_cuda_writes_only (NnCudaContext *ctx, int count, const void *const *at,
+                                          const size_t *bytes);
+/* Whether the op before the current one left [p, p + bytes) alone. */
+NN_CUDA_HIDDEN int _nn_cuda_untouched (const NnCudaContext *ctx, const void *p, size_t bytes);
 
 /* 0 when the last launch succeeded, else the failure's status. */
 NN_CUDA_HIDDEN int _nn_cuda_check_launch (NnCudaContext *ctx, const char *what);

@@ -57,6 +57,7 @@ struct DenseCluster
   const float *w; /* (in, out) */
   float *y;       /* (n, out) */
   Epilogue e;
+  int early; /* w may be read before the kernel before has finished (weights_early) */
 };
 
 /* Stage copies, 16 bytes a copy (in and out are multiples of 4), zeros past
@@ -104,14 +105,17 @@ dense_cluster_kernel (DenseCluster d)
   float acc[NT][4] = {};
 
   /* STAGES - 1 stages ahead: their weights before the kernel before this
-   * one has finished (weights_early in launch.cuh; they land in the first
-   * group), x once it has. A group is committed for every stage, even past
+   * one has finished where the op before did not write them (weights_early
+   * in launch.cuh; they land in the first group), x once it has. A group is committed for every stage, even past
    * the slice, so that the wait below counts alike in every block. */
+  if (!d.early)
+    nn_kernel_enter ();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++)
     if (s < stages)
       fetch_w<BN> (d, smem + s * S::STAGE_FLOATS, n0, k0 + s * DF_KS, k_end);
-  nn_kernel_enter ();
+  if (d.early)
+    nn_kernel_enter ();
 #pragma unroll
   for (int s = 0; s < STAGES - 1; s++)
     {
@@ -240,7 +244,8 @@ _nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out, cons
   int wide_blocks = (out + 63) / 64 * DF_SPLIT;
   const DfVariant &v = 2 * wide_blocks >= ctx->multiprocessors ? df_wide : df_narrow;
   int per_rank = (in + DF_SPLIT - 1) / DF_SPLIT;
-  DenseCluster d = { n, in, out, (per_rank + DF_KS - 1) / DF_KS * DF_KS, x, w, y, e };
+  DenseCluster d = { n, in, out, (per_rank + DF_KS - 1) / DF_KS * DF_KS, x, w, y, e,
+                     _nn_cuda_untouched (ctx, w, (size_t) in * out * sizeof (float)) };
   dim3 grid (DF_SPLIT, (out + v.bn - 1) / v.bn, (n + DF_BM - 1) / DF_BM);
   _nn_cuda_launch_cluster (ctx, true, v.kernel, grid, DF_THREADS, v.smem, DF_SPLIT, d);
   return _nn_cuda_check_launch (ctx, "dense_forward (cluster)");

@@ -80,6 +80,7 @@ struct DenseUpdate
   uint64_t seed;
   int64_t *step;
   unsigned int *done; /* not NULL: store t into *step (the step's last update) */
+  int early; /* w and its state may be read before the kernel before has finished */
 };
 
 /* The update's learning rate, computed once a block: Adam's bias
@@ -403,7 +404,10 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int slots = opt_slots<KIND> (o);
 
   /* The weights and their state, requested before the kernel before this
-   * one has finished (see weights_early) */
+   * one has finished where the op before did not write them (weights_early
+   * in launch.cuh) */
+  if (!d.early)
+    nn_kernel_enter ();
   float p[2][4], a[2][4], b[2][4];
 #pragma unroll
   for (int k = 0; k < 2; k++)
@@ -411,7 +415,8 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int jb = j0 + tid;
   const BiasCell bias =
     load_bias (d, slots, blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out, jb);
-  nn_kernel_enter ();
+  if (d.early)
+    nn_kernel_enter ();
   const int64_t t = *(volatile int64_t *) d.step + 1;
   const float lr_t = block_lr<KIND> (o, t);
 
@@ -575,6 +580,8 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
   const int i = blockIdx.x * DN_INPUTS + li;
   const bool row_here = i < d.in;
   const int slots = opt_slots<KIND> (o);
+  if (!d.early)
+    nn_kernel_enter ();
   const size_t at = (size_t) i * d.out;
 
   float p[DN_OUT], acc[DN_OUT];
@@ -598,8 +605,9 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
   const int bc = tid % DN_OUT, bg = tid / DN_OUT; /* the bias sum's column and group */
   const BiasCell bias = load_bias (d, slots, blockIdx.x == 0 && d.bias != NULL && tid < d.out, tid);
   /* the loads above go out before the kernel before this one has finished
-   * (see weights_early) */
-  nn_kernel_enter ();
+   * where the op before did not write w (weights_early in launch.cuh) */
+  if (d.early)
+    nn_kernel_enter ();
   const int64_t step = *(volatile int64_t *) d.step;
   const int64_t t = step + 1;
   const float lr_t = block_lr<KIND> (o, t);
@@ -784,6 +792,20 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
               || (below->act != NN_BK_ACT_LINEAR && below->y == NULL))))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward_update: bad arguments");
 
+  /* Whether the kernel may read w and its state early: the op before did
+   * not write them, or a kernel of this op that does not write them runs
+   * first (the dz kernel, cuBLAS' input gradient). Asked before those, as
+   * they count as ops of their own. */
+  const size_t w_bytes = (size_t) in * out * sizeof (float), b_bytes = (size_t) out * sizeof (float);
+  float *w_s1 = w_state + state_stride, *b_s1 = bias != NULL ? bias_state + state_stride : NULL;
+  bool untouched = _nn_cuda_untouched (ctx, w, w_bytes) && _nn_cuda_untouched (ctx, w_state, w_bytes)
+                   && _nn_cuda_untouched (ctx, w_s1, w_bytes)
+                   && (bias == NULL
+                       || (_nn_cuda_untouched (ctx, bias, b_bytes)
+                           && _nn_cuda_untouched (ctx, bias_state, b_bytes)
+                           && _nn_cuda_untouched (ctx, b_s1, b_bytes)));
+  bool launched = false;
+
   OptArgs o = opt_args (opt);
   bool narrow = out <= DN_OUT;
   int tiles = (out + DW_COLS - 1) / DW_COLS;
@@ -791,7 +813,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
                     bias_state, bias_state != NULL ? bias_state + state_stride : NULL, NULL,
                     Below{ -1, 0.0f, 1.0f, 0, NULL }, rate,
                     _nn_cuda_dropout_scale (rate), seed, step,
-                    store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL };
+                    store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0 };
   if (below != NULL)
     d.below = Below{ below->act, below->rate,
                      _nn_cuda_dropout_scale (below->rate), below->seed,
@@ -812,6 +834,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
         return rc;
       d.act = NN_BK_ACT_LINEAR;
       d.rate = 0.0f;
+      launched = true;
     }
   /* Otherwise dx on cuBLAS from the old weights, before the update, and
    * the layer below's dz from it. */
@@ -819,6 +842,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
     {
       if ((rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in)) != 0)
         return rc;
+      launched = true;
       if (below != NULL && (below->act != NN_BK_ACT_LINEAR || below->rate > 0.0f)
           && (rc = _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate,
                                       below->seed, step))
@@ -827,6 +851,14 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
     }
   if (dx_here)
     d.dx = narrow || tiles == 1 ? dx : ctx->dx_partials;
+  d.early = untouched || launched;
+  {
+    const void *at[] = { w, w_state, w_s1, bias, bias_state, b_s1, dx, dy, step };
+    const size_t bytes[] = { w_bytes, w_bytes, w_bytes, b_bytes, b_bytes, b_bytes,
+                             (size_t) n * in * sizeof (float), (size_t) n * out * sizeof (float),
+                             sizeof (int64_t) };
+    _nn_cuda_writes_only (ctx, 9, at, bytes);
+  }
 
   switch (o.kind)
     {

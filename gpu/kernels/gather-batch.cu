@@ -76,5 +76,9 @@ _nn_cuda_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
   _nn_cuda_launch (ctx, gather_kernel, grid, threads, 0, images, labels, indices, step,
                    steps_per_epoch, batch_size, sample_size, scale, x, labels_out, targets,
                    classes);
+  const void *at[] = { x, labels_out, targets };
+  const size_t bytes[] = { (size_t) n * sample_size * sizeof (float), (size_t) n * sizeof (int32_t),
+                           (size_t) n * classes * sizeof (float) };
+  _nn_cuda_writes_only (ctx, 3, at, bytes);
   return _nn_cuda_check_launch (ctx, "gather_batch");
 }

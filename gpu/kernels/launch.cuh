@@ -29,11 +29,12 @@
  * that one has completed. What only those earlier kernels wrote may thus be
  * read before nn_kernel_enter, the loads in flight while the kernel before
  * finishes. The fused dense kernels (dense-forward.cu, dense-update.cu)
- * read a layer's weights and optimizer state so: in the engine's steps the
- * kernel right before them is the gather, the layer below's forward or the
- * layer above's backward, and the weights were last written by the
- * previous step's update. Their ops must not follow, immediately, a kernel
- * that writes those weights. */
+ * read a layer's weights and optimizer state so when the op before theirs
+ * did not write them: each op lists what it wrote where it can
+ * (NnCudaWrites in the context; an op that does not list is taken to have
+ * written anything). In the engine's steps that op is the gather, the layer
+ * below's forward or the layer above's backward, and the weights were last
+ * written by the previous step's update. */
 static __device__ __forceinline__ void
 nn_kernel_enter (void)
 {

@@ -1092,6 +1092,73 @@ done:
   free (dy);
 }
 
+/* A layer's update right before its forward (ops adjacent on the stream):
+ * the forward must see the updated weights. Its kernel may fetch weights
+ * before the kernel before it has finished, but only when the op before
+ * did not write them (the context's record, weights_early in
+ * gpu/kernels/launch.cuh). The same two ops with a synchronize between
+ * them must give the very same y, which must differ from y before the
+ * update. The update's 16 blocks leave most of the GPU free, so an early
+ * fetch of the old weights would start and win the race. */
+static void
+check_update_then_forward (NnBackendOptimizer opt)
+{
+  enum { N = 32, IN = 64, OUT = 1000 };
+  size_t sx = (size_t) N * IN, sw = (size_t) IN * OUT, sy = (size_t) N * OUT;
+  float *x = malloc (sx * sizeof (float)), *w = malloc (sw * sizeof (float));
+  float *dy = malloc (sy * sizeof (float)), *zeros = calloc (2 * sw, sizeof (float));
+  float *y[3] = { 0 };
+  int64_t step0 = 3;
+  int rc = 0;
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w, sw, &rng, -0.2f, 0.2f);
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  void *vx = gpu_put (&gpu, x, sx * sizeof (float)), *vw = gpu_put (&gpu, w, sw * sizeof (float));
+  void *vdy = gpu_put (&gpu, dy, sy * sizeof (float)), *vy = gpu_put (&gpu, NULL, sy * sizeof (float));
+  void *vs = gpu_put (&gpu, zeros, 2 * sw * sizeof (float));
+  void *vstep = gpu_put (&gpu, &step0, sizeof step0);
+  if (vx && vw && vdy && vy && vs && vstep)
+    for (int run = 0; run < 3 && rc == 0; run++)
+      {
+        /* run 0: y before any update; 1: update and forward adjacent;
+         * 2: the same with a synchronize between them */
+        gpu.ops->upload (gpu.ctx, vw, w, sw * sizeof (float));
+        gpu.ops->upload (gpu.ctx, vs, zeros, 2 * sw * sizeof (float));
+        gpu.ops->upload (gpu.ctx, vdy, dy, sy * sizeof (float));
+        gpu.ops->upload (gpu.ctx, vstep, &step0, sizeof step0);
+        if (run > 0)
+          rc = gpu.ops->dense_backward_update (gpu.ctx, NN_BK_ACT_LINEAR, N, IN, OUT, vx, vw, NULL,
+                                               NULL, vdy, NULL, NULL, 0.0f, 0, vstep, &opt, vs,
+                                               (float *) vs + sw, sw, 0);
+        if (rc == 0 && run == 2)
+          rc = gpu.ops->synchronize (gpu.ctx);
+        if (rc == 0)
+          rc = gpu.ops->dense_forward (gpu.ctx, NN_BK_ACT_LINEAR, N, IN, OUT, vx, vw, NULL, vy,
+                                       NULL, 0.0f, 0, NULL);
+        y[run] = gpu_get (&gpu, vy, sy * sizeof (float));
+      }
+  if (rc != 0)
+    tap_diag ("%s", gpu.ops->last_error (gpu.ctx));
+  bool same = y[1] && y[2] && memcmp (y[1], y[2], sy * sizeof (float)) == 0;
+  bool moved = y[0] && y[1] && memcmp (y[0], y[1], sy * sizeof (float)) != 0;
+  tap_ok (rc == 0 && same && moved,
+          "dense_forward right after dense_backward_update of its weights sees the update "
+          "(%s adjacent and separated, %s from before)",
+          same ? "same y" : "y differs", moved ? "moved" : "not moved");
+  for (int i = 0; i < 3; i++)
+    free (y[i]);
+  gpu.ops->free (gpu.ctx, vx);
+  gpu.ops->free (gpu.ctx, vw);
+  gpu.ops->free (gpu.ctx, vdy);
+  gpu.ops->free (gpu.ctx, vy);
+  gpu.ops->free (gpu.ctx, vs);
+  gpu.ops->free (gpu.ctx, vstep);
+  free (x);
+  free (w);
+  free (dy);
+  free (zeros);
+}
+
 static void
 test_dense (void)
 {
@@ -1125,6 +1192,8 @@ test_dense (void)
       check_dense (33, 100, 68, NN_BK_ACT_SIGMOID, 0.0f, true, true, true);
       check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, false, true, true);
       check_dense (1, 64, 20, NN_BK_ACT_LINEAR, 0.0f, false, true, true);
+      check_update_then_forward ((NnBackendOptimizer){ NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f,
+                                                       0.999f, 0.0f, 1e-7f });
       tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
               gpu.ops->last_error (gpu.ctx));
       gpu = saved;
