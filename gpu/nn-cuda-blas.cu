@@ -509,6 +509,11 @@ _nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x
   return _nn_cuda_check_launch (ctx, "dense_loss");
 }
 
+static int dense_backward_launch (NnCudaContext *ctx, int act, int n, int in, int out,
+                                  const float *x, const float *w, const float *y, float *dy,
+                                  float *dw, float *dbias, float *dx, float rate, uint64_t seed,
+                                  const int64_t *step);
+
 int
 _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const float *x,
                          const float *w, const float *y, float *dy, float *dw, float *dbias,
@@ -519,6 +524,24 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
+  rc = dense_backward_launch (ctx, act, n, in, out, x, w, y, dy, dw, dbias, dx, rate, seed, step);
+  const void *at[] = { dy, dw, dbias, dx, ctx->partials };
+  const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) in * out * sizeof (float),
+                           (size_t) out * sizeof (float), (size_t) n * in * sizeof (float),
+                           NN_CUDA_PARTIALS * sizeof (float) };
+  _nn_cuda_writes_only (ctx, 5, at, bytes);
+  return rc;
+}
+
+/* The kernels of dense_backward (dz in dy, dbias, dW and dx), on the
+ * routes below. */
+static int
+dense_backward_launch (NnCudaContext *ctx, int act, int n, int in, int out, const float *x,
+                       const float *w, const float *y, float *dy, float *dw, float *dbias,
+                       float *dx, float rate, uint64_t seed, const int64_t *step)
+{
+  int rc;
+
   if (n < 0 || in < 0 || out < 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
       || !(rate >= 0.0f && rate < 1.0f))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward: bad arguments");

@@ -77,23 +77,39 @@ template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
 optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
                       float *__restrict__ state, size_t count, int64_t *step,
-                      unsigned int *__restrict__ done)
+                      unsigned int *__restrict__ done, int early)
 {
-  nn_kernel_enter ();
-  int64_t t = *(volatile int64_t *) step + 1;
   const int slots = opt_slots<KIND> (o);
-  float lr_t = opt_lr<KIND> (o, t);
   float *s0 = state, *s1 = state + count;
   size_t quads = count / 4;
   size_t stride = (size_t) gridDim.x * blockDim.x;
   const float4 zero = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
+  size_t q = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
 
-  for (size_t q = blockIdx.x * (size_t) blockDim.x + threadIdx.x; q < quads; q += stride)
+  /* The first quad's parameters and state, requested before the kernel
+   * before this one has finished where the op before did not write them
+   * (weights_early in launch.cuh); the gradients come from that kernel. */
+  float4 p = zero, a = zero, b = zero;
+  bool loaded = early && q < quads;
+  if (loaded)
+    {
+      p = ((float4 *) params)[q];
+      a = slots >= 1 ? ((float4 *) s0)[q] : zero;
+      b = slots >= 2 ? load_v<V_VEC> (s1, q) : zero;
+    }
+  nn_kernel_enter ();
+  int64_t t = *(volatile int64_t *) step + 1;
+  float lr_t = opt_lr<KIND> (o, t);
+
+  for (; q < quads; q += stride, loaded = false)
     {
       float4 g = ((const float4 *) grads)[q];
-      float4 p = ((float4 *) params)[q];
-      float4 a = slots >= 1 ? ((float4 *) s0)[q] : zero;
-      float4 b = slots >= 2 ? load_v<V_VEC> (s1, q) : zero;
+      if (!loaded)
+        {
+          p = ((float4 *) params)[q];
+          a = slots >= 1 ? ((float4 *) s0)[q] : zero;
+          b = slots >= 2 ? load_v<V_VEC> (s1, q) : zero;
+        }
       update_one<KIND> (o, lr_t, g.x, p.x, a.x, b.x);
       update_one<KIND> (o, lr_t, g.y, p.y, a.y, b.y);
       update_one<KIND> (o, lr_t, g.z, p.z, a.z, b.z);
@@ -124,7 +140,7 @@ optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__rest
 template <int KIND>
 static void
 launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float *grads,
-               float *state, size_t count, int64_t *step, unsigned int *done)
+               float *state, size_t count, int64_t *step, unsigned int *done, int early)
 {
   if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
     {
@@ -135,13 +151,13 @@ launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float 
       uintptr_t v_at = (uintptr_t) (state + count);
       if (v_at % 16 == 0)
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done);
+                         state, count, step, done, early);
       else if (v_at % 8 == 0)
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done);
+                         state, count, step, done, early);
       else
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done);
+                         state, count, step, done, early);
       return;
     }
   /* Few enough blocks that each thread has OPT_ILP elements (and the
@@ -164,23 +180,28 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "optimizer_update: bad arguments");
   OptArgs o = opt_args (opt);
   unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
+  const size_t bytes = count * sizeof (float);
+  int early = _nn_cuda_untouched (ctx, params, bytes) && _nn_cuda_untouched (ctx, state, 2 * bytes);
   switch (o.kind)
     {
     case NN_BK_OPT_SGD:
-      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, step, done);
+      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, step, done, early);
       break;
     case NN_BK_OPT_ADAM:
-      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, step, done);
+      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, step, done, early);
       break;
     case NN_BK_OPT_ADADELTA:
-      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, step, done);
+      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, step, done, early);
       break;
     case NN_BK_OPT_RMSPROP:
-      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, step, done);
+      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, step, done, early);
       break;
     default:
-      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, step, done);
+      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, step, done, early);
       break;
     }
+  const void *at[] = { params, state, step };
+  const size_t written[] = { bytes, 2 * bytes, sizeof (int64_t) };
+  _nn_cuda_writes_only (ctx, 3, at, written);
   return _nn_cuda_check_launch (ctx, "optimizer_update");
 }
