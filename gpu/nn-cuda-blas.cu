@@ -324,12 +324,13 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
                  _nn_cuda_dropout_scale (rate), seed, step };
   const void *at[] = { y, e.drop_y };
   const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) n * out * sizeof (float) };
-  /* Wider products go to cuBLAS and one epilogue kernel: on the H200, in a
-   * replayed graph (gpu/dev/dense-bench.cu; bench/results/
-   * h200-gpu-mlp-2026-11-30.md), 32 x 128 x 784 with relu and dropout takes
-   * 6.4 us this way, 8.5 us on a tiled split-K kernel of ours with the
-   * epilogue built in (removed: it won nowhere) and 7.3 us as gemm,
-   * bias_act_forward and dropout_forward. */
+  /* Wider products of short batches go to the cluster kernel
+   * (kernels/dense-forward.cu: 32 x 1000 x 1000 with relu and dropout 5.5
+   * us in a replayed graph on the H200 against 6.8; bench/results/
+   * h200-gpu-session6-2026-11-30.md); others to cuBLAS and one epilogue
+   * kernel: 32 x 128 x 784 took 6.4 us this way, 8.5 us on a tiled split-K
+   * kernel of ours without clusters (removed: it won nowhere) and 7.3 us as
+   * gemm, bias_act_forward and dropout_forward (h200-gpu-mlp-2026-11-30.md). */
   if (route == NN_CUDA_DENSE_AUTO)
     route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N
             : _nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w) ? NN_CUDA_DENSE_CLUSTER

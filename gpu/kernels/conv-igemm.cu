@@ -7,8 +7,8 @@
  * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels took
  * 55, 88 and 114 + 13 us (ncu, each kernel alone), and in the same call
  * the cnn step 522 us against 703 us through cuDNN
- * (bench/results/h200-gpu-conv-2026-11-30.md); now 61, 71 and 100 + 7 us
- * (bench/results/h200-gpu-session4-2026-11-30.md).
+ * (bench/results/h200-gpu-conv-2026-11-30.md); now 62, 69 and 86 + 3 us
+ * (bench/results/h200-gpu-session6-2026-11-30.md).
  *
  * The reduction runs tap by tap, 8 input channels at a time. For one tap
  * (ky, kx) the operand "8 channels x 8 pixels" is a block of the input tile
@@ -23,8 +23,9 @@
  *                filters and padding r - 1 - pad, which is dx for stride 1
  *   weight grad  dw (k, c, tap) = dy (k, pixels) @ x shifted by tap (pixels, c), the pixel
  *                reduction split over blocks; each writes its partial sums
- *                and a second kernel adds them in a fixed order, so results
- *                are deterministic
+ *                (on sm_90 a cluster of eight adds theirs first) and a
+ *                second kernel adds them in a fixed order, so results are
+ *                deterministic
  *
  * Each kernel fetches its next tile (cp.async) while its tensor cores work
  * on the current one. Weights and dy are rounded to TF32 (nearest); x is
