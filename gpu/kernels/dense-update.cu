@@ -80,7 +80,8 @@ struct DenseUpdate
   uint64_t seed;
   int64_t *step;
   unsigned int *done; /* not NULL: store t into *step (the step's last update) */
-  int early; /* w and its state may be read before the kernel before has finished */
+  int early;   /* w and its state may be read before the kernel before has finished */
+  int x_early; /* x and the layer below's y too (only with early) */
 };
 
 /* The update's learning rate, computed once a block: Adam's bias
@@ -403,9 +404,29 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int c4 = 4 * (tid & 15), rs = tid >> 4; /* the streaming layout's columns, first row */
   const int slots = opt_slots<KIND> (o);
 
+  const int cs = tid & 63, q0 = tid >> 6; /* the x and dz cells a thread stages */
+  constexpr int SU = DU_KC * DT_TILE / DT_THREADS, SQ = DT_THREADS / DT_TILE;
+  float zs[SU], xv[SU];
+  auto stage_x = [&] (int r0) {
+#pragma unroll
+    for (int u = 0; u < SU; u++)
+      {
+        int r = r0 + SQ * u + q0, i = i0 + cs;
+        xv[u] = r < d.n && i < d.in ? d.x[(size_t) r * d.in + i] : 0.0f;
+      }
+  };
+  auto stage_dz = [&] (int r0) {
+#pragma unroll
+    for (int u = 0; u < SU; u++)
+      {
+        int r = r0 + SQ * u + q0, j = j0 + cs;
+        zs[u] = r < d.n && j < d.out ? d.dy[(size_t) r * d.out + j] : 0.0f;
+      }
+  };
+
   /* The weights and their state, requested before the kernel before this
    * one has finished where the op before did not write them (weights_early
-   * in launch.cuh) */
+   * in launch.cuh), and the first pass's x where it did not write that */
   if (!d.early)
     nn_kernel_enter ();
   float p[2][4], a[2][4], b[2][4];
@@ -415,28 +436,20 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
   const int jb = j0 + tid;
   const BiasCell bias =
     load_bias (d, slots, blockIdx.y == 0 && d.bias != NULL && tid < DT_TILE && jb < d.out, jb);
+  if (d.x_early)
+    stage_x (0);
   if (d.early)
     nn_kernel_enter ();
+  if (!d.x_early)
+    stage_x (0);
   const int64_t t = *(volatile int64_t *) d.step + 1;
   const float lr_t = block_lr<KIND> (o, t);
 
-  const int cs = tid & 63, q0 = tid >> 6; /* the x and dz cells a thread stages */
-  constexpr int SU = DU_KC * DT_TILE / DT_THREADS, SQ = DT_THREADS / DT_TILE;
-  float zs[SU], xv[SU];
-  auto stage = [&] (int r0) {
-#pragma unroll
-    for (int u = 0; u < SU; u++)
-      {
-        int r = r0 + SQ * u + q0, i = i0 + cs, j = j0 + cs;
-        zs[u] = r < d.n && j < d.out ? d.dy[(size_t) r * d.out + j] : 0.0f;
-        xv[u] = r < d.n && i < d.in ? d.x[(size_t) r * d.in + i] : 0.0f;
-      }
-  };
   /* warp v's m16n8 tiles: rows rw and rw + 8, columns cw + 8 nt + {0, 1} */
   const int rw = 16 * (v >> 2) + g, cw = 16 * (v & 3) + 2 * t4;
   float acc[2][4] = {};
   float bias_sum = 0.0f;
-  stage (0);
+  stage_dz (0);
   for (int r0 = 0; r0 < d.n; r0 += DU_KC)
     {
       if (r0 > 0)
@@ -450,7 +463,10 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
         }
       __syncthreads ();
       if (r0 + DU_KC < d.n)
-        stage (r0 + DU_KC);
+        {
+          stage_x (r0 + DU_KC);
+          stage_dz (r0 + DU_KC);
+        }
 #pragma unroll
       for (int ks = 0; ks < DU_KC; ks += 8)
         {
@@ -604,8 +620,24 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
     }
   const int bc = tid % DN_OUT, bg = tid / DN_OUT; /* the bias sum's column and group */
   const BiasCell bias = load_bias (d, slots, blockIdx.x == 0 && d.bias != NULL && tid < d.out, tid);
+  /* x and the layer below's y of this thread's rows of a pass */
+  float xs[DN_ROWS], yb[DN_ROWS];
+  auto load_rows = [&] (int r0) {
+    const int rg = r0 + DN_ROWS * g;
+#pragma unroll
+    for (int r = 0; r < DN_ROWS; r++)
+      {
+        size_t cell = (size_t) (rg + r) * d.in + i;
+        bool here = row_here && rg + r < d.n;
+        xs[r] = here ? d.x[cell] : 0.0f;
+        yb[r] = here && d.dx != NULL ? below_y (d.below, cell) : 0.0f;
+      }
+  };
   /* the loads above go out before the kernel before this one has finished
-   * where the op before did not write w (weights_early in launch.cuh) */
+   * where the op before did not write w (weights_early in launch.cuh), and
+   * the first pass's rows where it did not write those */
+  if (d.x_early)
+    load_rows (0);
   if (d.early)
     nn_kernel_enter ();
   const int64_t step = *(volatile int64_t *) d.step;
@@ -616,15 +648,8 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
   for (int r0 = 0; r0 < d.n; r0 += DU_KC)
     {
       const int rg = r0 + DN_ROWS * g; /* this thread's first row */
-      float xs[DN_ROWS], yb[DN_ROWS];
-#pragma unroll
-      for (int r = 0; r < DN_ROWS; r++)
-        {
-          size_t cell = (size_t) (rg + r) * d.in + i;
-          bool here = row_here && rg + r < d.n;
-          xs[r] = here ? d.x[cell] : 0.0f;
-          yb[r] = here && d.dx != NULL ? below_y (d.below, cell) : 0.0f;
-        }
+      if (r0 > 0 || !d.x_early)
+        load_rows (r0);
       if (r0 > 0)
         __syncthreads ();
 #pragma unroll
@@ -813,7 +838,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
                     bias_state, bias_state != NULL ? bias_state + state_stride : NULL, NULL,
                     Below{ -1, 0.0f, 1.0f, 0, NULL }, rate,
                     _nn_cuda_dropout_scale (rate), seed, step,
-                    store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0 };
+                    store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0, 0 };
   if (below != NULL)
     d.below = Below{ below->act, below->rate,
                      _nn_cuda_dropout_scale (below->rate), below->seed,
@@ -852,6 +877,9 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
   if (dx_here)
     d.dx = narrow || tiles == 1 ? dx : ctx->dx_partials;
   d.early = untouched || launched;
+  d.x_early = d.early && _nn_cuda_untouched (ctx, x, (size_t) n * in * sizeof (float))
+              && (d.below.act <= NN_BK_ACT_LINEAR
+                  || _nn_cuda_untouched (ctx, d.below.y, (size_t) n * in * sizeof (float)));
   {
     const void *at[] = { w, w_state, w_s1, bias, bias_state, b_s1, dx, dy, step };
     const size_t bytes[] = { w_bytes, w_bytes, w_bytes, b_bytes, b_bytes, b_bytes,
