@@ -180,7 +180,11 @@ small_n_args (int trans_a, int trans_b, int m, int n, int k, float alpha, const 
               const float *b, int ldb, float beta, float *c, int ldc, float *colsum,
               const Epilogue &e, unsigned int *blocks)
 {
-  int split = k >= 1024 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
+  /* warps sharing a row's sum: each lane's chain of loads and multiply-adds
+   * is the kernel's length (mlp-wide's 32 x 1000 -> 10 with the loss: 8
+   * warps a row rather than 4 took about 1.5 us off the step;
+   * bench/results/h200-gpu-session6-2026-11-30.md, calls 13-14) */
+  int split = k >= 512 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
   int rows_per_block = 8 / split;
   int rows = m + (colsum != NULL);
   *blocks = (unsigned int) ((rows + rows_per_block - 1) / rows_per_block);
