@@ -9,11 +9,11 @@
  * each in a replayed graph, bench/results/h200-gpu-session5-2026-11-30.md).
  *
  * Here the blocks that share a tile of outputs form a thread-block cluster
- * (sm_90): each sums one slice of k into shared memory, and after a cluster
- * barrier each adds a share of the tile's outputs across the cluster's
- * shared memory (distributed shared memory) in rank order, so results are
- * deterministic, and applies the epilogue as it stores y. One kernel, no
- * scratch in global memory, no counters.
+ * (sm_90): each sums one slice of k, sends its partial sums of each row of
+ * the tile to the block that stores that row (distributed shared memory),
+ * and after a cluster barrier each adds what it received in rank order, so
+ * results are deterministic, and applies the epilogue as it stores y. One
+ * kernel, no scratch in global memory, no counters.
  *
  * Block (rank, column tile, row tile): DF_BM batch rows x BN outputs (64
  * or 32), its k slice in stages of DF_KS fetched by cp.async STAGES - 1
@@ -44,9 +44,12 @@ namespace cg = cooperative_groups;
  * cp.async. */
 template <int BN, int STAGES, int SPLIT> struct DfShape
 {
-  static const int WS = BN + 8, PS = BN + 8;
+  static const int WS = BN + 8;
   static const int STAGE_FLOATS = DF_BM * DF_XS + DF_KS * WS;
-  static const size_t SMEM = (size_t) STAGES * STAGE_FLOATS * sizeof (float);
+  static const int ROWS = DF_BM / SPLIT; /* the tile's rows each rank adds and stores */
+  static const int RS = BN + 4;          /* their row stride where they are received */
+  static const int RECV_FLOATS = SPLIT * ROWS * RS; /* (rank sent from, row, column) */
+  static const size_t SMEM = ((size_t) STAGES * STAGE_FLOATS + RECV_FLOATS) * sizeof (float);
 };
 
 struct DenseCluster
@@ -97,6 +100,10 @@ dense_cluster_kernel (DenseCluster d)
   float *smem = (float *) df_smem4;
   cg::cluster_group cluster = cg::this_cluster ();
   const int rank = (int) cluster.block_rank ();
+  /* Distributed shared memory may be written only once every block of the
+   * cluster runs: this arrival, waited for just before the partial sums
+   * are sent, says so at no cost by then. */
+  asm volatile ("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
   const int n0 = blockIdx.y * BN, m0 = blockIdx.z * DF_BM;
   const int k0 = rank * d.chunk, k_end = min (d.in, k0 + d.chunk);
   const int stages = k_end > k0 ? (k_end - k0 + DF_KS - 1) / DF_KS : 0;
@@ -157,31 +164,36 @@ dense_cluster_kernel (DenseCluster d)
   copy_async_wait ();
   __syncthreads ();
 
-  /* The block's partial sums, over its stage buffers. */
-  float *part = smem;
+  /* The block's partial sums go to the ranks that add them: rows ROWS q ..
+   * to rank q, into its receive area at this block's rank. Sent rather
+   * than fetched, the sums need one cluster barrier after them, not a
+   * second one keeping each block's shared memory alive for the others. */
+  float *recv = smem + STAGES * S::STAGE_FLOATS;
+  asm volatile ("barrier.cluster.wait.aligned;" ::: "memory");
 #pragma unroll
   for (int j = 0; j < NT; j++)
-    {
-      int col = wc + j * 8 + 2 * t;
-      *(float2 *) (part + (wr + g) * S::PS + col) = make_float2 (acc[j][0], acc[j][1]);
-      *(float2 *) (part + (wr + g + 8) * S::PS + col) = make_float2 (acc[j][2], acc[j][3]);
-    }
+#pragma unroll
+    for (int h = 0; h < 2; h++)
+      {
+        int r = wr + g + 8 * h, col = wc + j * 8 + 2 * t;
+        float *to = cluster.map_shared_rank (recv, r / S::ROWS);
+        *(float2 *) (to + (rank * S::ROWS + r % S::ROWS) * S::RS + col)
+          = make_float2 (acc[j][2 * h], acc[j][2 * h + 1]);
+      }
   cluster.sync ();
 
-  /* This block's share of the tile: rows rank * DF_BM / SPLIT on, summed
-   * over the cluster's ranks in order. */
+  /* This block's rows of the tile, summed over the ranks in order. */
   const int64_t step = epilogue_step (d.e);
-  for (int o = threadIdx.x; o < DF_BM * BN / SPLIT; o += DF_THREADS)
+  for (int o = threadIdx.x; o < S::ROWS * BN; o += DF_THREADS)
     {
-      const int r = rank * (DF_BM / SPLIT) + o / BN, c = o % BN;
+      const int rl = o / BN, c = o % BN, r = rank * S::ROWS + rl;
       float sum = 0.0f;
 #pragma unroll
       for (int q = 0; q < SPLIT; q++)
-        sum += cluster.map_shared_rank (part, q)[r * S::PS + c];
+        sum += recv[(q * S::ROWS + rl) * S::RS + c];
       if (m0 + r < d.n && n0 + c < d.out)
         store_out (d.e, step, sum, m0 + r, n0 + c, d.out, 1.0f, 0.0f, d.y, d.out);
     }
-  cluster.sync (); /* the other ranks read this block's shared memory until here */
 #else
   nn_kernel_enter ();
 #endif
