@@ -439,8 +439,9 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const NnCu
   if (rc != 0)
     return rc;
   int outputs = s->k * width;
-  _nn_cuda_launch_serial (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, partials,
-                          dw, fused ? dbias : (float *) NULL, s->k, taps, width,
-                          plan->blocks * plan->stripes);
+  /* a small kernel: set up while the weight gradient finishes (launch.cuh) */
+  _nn_cuda_launch (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, partials, dw,
+                   fused ? dbias : (float *) NULL, s->k, taps, width,
+                   plan->blocks * plan->stripes);
   return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
 }

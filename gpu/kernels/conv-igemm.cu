@@ -835,8 +835,10 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
-  _nn_cuda_launch_serial (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g,
-                          flip, w, wpack);
+  /* the packing is small: set up while the kernel before finishes; the
+   * convolution after it is launched in whole waves (launch.cuh) */
+  _nn_cuda_launch (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g, flip, w,
+                   wpack);
   int rc = _nn_cuda_check_launch (ctx, what);
   if (rc != 0)
     return rc;
@@ -898,7 +900,7 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
     return rc;
   unsigned int quads = (unsigned int) ((count + 3) / 4);
   int vec4 = count % 4 == 0 && (uintptr_t) dw % 16 == 0;
-  _nn_cuda_launch_serial (ctx, conv_tc_sum_kernel, (quads + 31) / 32, 32 * SUM_RANGES, 0, part, dw,
-                          count, plan->splits / plan->cluster, vec4);
+  _nn_cuda_launch (ctx, conv_tc_sum_kernel, (quads + 31) / 32, 32 * SUM_RANGES, 0, part, dw, count,
+                   plan->splits / plan->cluster, vec4);
   return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }
