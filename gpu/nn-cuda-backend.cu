@@ -324,6 +324,16 @@ context_release (NnCudaContext *ctx)
     }
   if (ctx->cudnn != NULL)
     cudnnDestroy (ctx->cudnn);
+  if (ctx->cublas_side != NULL)
+    cublasDestroy (ctx->cublas_side);
+  if (ctx->cublas_side_workspace != NULL)
+    cudaFree (ctx->cublas_side_workspace);
+  if (ctx->fork != NULL)
+    cudaEventDestroy (ctx->fork);
+  if (ctx->join != NULL)
+    cudaEventDestroy (ctx->join);
+  if (ctx->side_stream != NULL)
+    cudaStreamDestroy (ctx->side_stream);
   if (ctx->cublas != NULL)
     cublasDestroy (ctx->cublas);
   if (ctx->cublas_workspace != NULL)
@@ -418,6 +428,25 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup");
       goto failed;
     }
+  STEP_CUDA (cudaStreamCreateWithFlags (&ctx->side_stream, cudaStreamNonBlocking),
+             "cudaStreamCreate (side)");
+  STEP_CUDA (cudaEventCreateWithFlags (&ctx->fork, cudaEventDisableTiming), "cudaEventCreate");
+  STEP_CUDA (cudaEventCreateWithFlags (&ctx->join, cudaEventDisableTiming), "cudaEventCreate");
+  STEP_CUDA (cudaMalloc (&ctx->cublas_side_workspace, NN_CUDA_CUBLAS_WORKSPACE),
+             "cuBLAS workspace of the side stream (32 MiB)");
+  what = "cuBLAS";
+  if ((bst = cublasCreate (&ctx->cublas_side)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetStream (ctx->cublas_side, ctx->side_stream)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetWorkspace (ctx->cublas_side, ctx->cublas_side_workspace,
+                                    NN_CUDA_CUBLAS_WORKSPACE))
+           != CUBLAS_STATUS_SUCCESS
+      || (bst = cublasSetMathMode (ctx->cublas_side, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                               : CUBLAS_DEFAULT_MATH))
+           != CUBLAS_STATUS_SUCCESS)
+    {
+      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup (side stream)");
+      goto failed;
+    }
   if ((dst = cudnnCreate (&ctx->cudnn)) != CUDNN_STATUS_SUCCESS
       || (dst = cudnnSetStream (ctx->cudnn, ctx->stream)) != CUDNN_STATUS_SUCCESS)
     {
@@ -442,6 +471,17 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
         }
     }
   STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
+  {
+    const float one = 1.0f, zero = 0.0f;
+    bst = cublasSgemm (ctx->cublas_side, CUBLAS_OP_N, CUBLAS_OP_T, 1, 1, 1, &one, ctx->partials, 1,
+                       ctx->partials + 1, 1, &zero, ctx->partials + 2, 1);
+  }
+  if (bst != CUBLAS_STATUS_SUCCESS)
+    {
+      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up (side stream)");
+      goto failed;
+    }
+  STEP_CUDA (cudaStreamSynchronize (ctx->side_stream), "cudaStreamSynchronize");
 #undef STEP_CUDA
 
   *out = ctx;

@@ -62,6 +62,10 @@ typedef struct
   cublasHandle_t cublas;     /* owned, bound to stream */
   cudnnHandle_t cudnn;       /* owned, bound to stream */
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
+  cudaStream_t side_stream;  /* owned: a second branch within an op, joined before it returns */
+  cublasHandle_t cublas_side; /* owned, bound to side_stream, with its own workspace */
+  void *cublas_side_workspace;
+  cudaEvent_t fork, join;    /* owned: side_stream waits for the stream, and back */
   float *partials;           /* (NN_CUDA_PARTIALS) device */
   float *dx_partials;        /* (NN_CUDA_DX_PARTIALS) device */
   unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */

@@ -1176,6 +1176,9 @@ test_dense (void)
   check_dense (64, 100, 33, NN_BK_ACT_RELU, 0.2f, true, true, false);
   check_dense (65, 300, 40, NN_BK_ACT_RELU, 0.2f, true, true, false);
   check_dense (130, 77, 3, NN_BK_ACT_LINEAR, 0.0f, false, false, false);
+  /* a large layer: dx on the side stream beside dW (the cnn's dense layer) */
+  check_dense (256, 9216, 128, NN_BK_ACT_RELU, 0.5f, true, true, false);
+  check_dense (200, 4000, 100, NN_BK_ACT_LINEAR, 0.0f, true, true, false);
 
   /* TF32 on: on sm_90 the forward of in and out multiples of 4 takes the
    * cluster kernel (kernels/dense-forward.cu): the presets' layers, row and
