@@ -58,7 +58,7 @@ typedef struct
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
   int several_devices;       /* set the current device in every op */
-  cudaStream_t stream;       /* owned: every op of this context runs here */
+  cudaStream_t stream;       /* owned: every op of this context runs here (and may branch onto side_stream) */
   cublasHandle_t cublas;     /* owned, bound to stream */
   cudnnHandle_t cudnn;       /* owned, bound to stream */
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
