@@ -332,6 +332,29 @@ conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__r
 
 /* ---------------------------------------------------------------- weight gradient */
 
+/* Calls f (filter, channel, tap, sum) for each of a thread's sums in the
+ * weight-gradient kernel, filter and channel relative to the block's tile:
+ * c0/c1 filter row gid, channels 2 tig and 2 tig + 1; c2/c3 filter row
+ * gid + 8. */
+template <typename F>
+__device__ __forceinline__ void
+each_wgrad_sum (int taps, const float (&acc)[2][TC_WG_TAPS][4], F f)
+{
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int gid = lane >> 2, tig = lane & 3, wm = warp >> 2, wc = warp & 3;
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int j = 0; j < TC_WG_TAPS; j++)
+      {
+        if (j >= taps)
+          break;
+#pragma unroll
+        for (int qq = 0; qq < 4; qq++)
+          f (wm * 32 + i * 16 + gid + (qq >> 1) * 8, wc * 8 + 2 * tig + (qq & 1), j, acc[i][j][qq]);
+      }
+}
+
 /* The cluster's CL splits add their partial sums before they leave the
  * kernel (sm_90): each block puts its (64 filters, 32 channels, taps)
  * partial in its shared memory (the stages are read by now), and after a
@@ -346,25 +369,12 @@ cluster_partials (const TcGeom &g, int taps, int k0, int c0, const float (&acc)[
                   float *smem, float *part)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int gid = lane >> 2, tig = lane & 3, wm = warp >> 2, wc = warp & 3;
   const int cell_floats = 32 * taps; /* one filter's (channel, tap) cells */
   copy_async_wait ();
   __syncthreads ();
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int j = 0; j < TC_WG_TAPS; j++)
-      {
-        if (j >= taps)
-          break;
-#pragma unroll
-        for (int qq = 0; qq < 4; qq++)
-          {
-            int kl = wm * 32 + i * 16 + gid + (qq >> 1) * 8, cl = wc * 8 + 2 * tig + (qq & 1);
-            smem[kl * cell_floats + cl * taps + j] = acc[i][j][qq];
-          }
-      }
+  each_wgrad_sum (taps, acc, [&] (int kl, int cl, int j, float v) {
+    smem[kl * cell_floats + cl * taps + j] = v;
+  });
   cg::cluster_group cluster = cg::this_cluster ();
   cluster.sync ();
   const int rank = (int) cluster.block_rank ();
@@ -556,25 +566,13 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
       return;
     }
 
-  /* Partial dw of this split, laid out as dw (co, ci, r, s). c0/c1: filter
-   * row gid, channels 2 tig and 2 tig + 1; c2/c3: filter row gid + 8. */
+  /* Partial dw of this split, laid out as dw (co, ci, r, s). */
   float *out = part + (size_t) blockIdx.x * g.co * g.ci * taps;
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int j = 0; j < TC_WG_TAPS; j++)
-      {
-        if (j >= taps)
-          break;
-#pragma unroll
-        for (int qq = 0; qq < 4; qq++)
-          {
-            int k = k0 + wm * 32 + i * 16 + gid + (qq >> 1) * 8;
-            int c = c0 + wc * 8 + 2 * tig + (qq & 1);
-            if (k < g.co && c < g.ci)
-              out[((size_t) k * g.ci + c) * taps + j] = acc[i][j][qq];
-          }
-      }
+  each_wgrad_sum (taps, acc, [&] (int kl, int cl, int j, float v) {
+    int k = k0 + kl, c = c0 + cl;
+    if (k < g.co && c < g.ci)
+      out[((size_t) k * g.ci + c) * taps + j] = v;
+  });
 #endif
 }
 
