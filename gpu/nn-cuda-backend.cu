@@ -312,6 +312,20 @@ cuda_device_info (int index, NnBackendDeviceInfo *info)
 
 /* ---------------------------------------------------------------- context */
 
+/* A cuBLAS handle on `stream` with its own workspace (so capture never
+ * allocates) and TF32 as the context allows it. */
+static cublasStatus_t
+cublas_open (cublasHandle_t *handle, cudaStream_t stream, void *workspace, int tf32)
+{
+  cublasStatus_t st;
+  if ((st = cublasCreate (handle)) != CUBLAS_STATUS_SUCCESS
+      || (st = cublasSetStream (*handle, stream)) != CUBLAS_STATUS_SUCCESS
+      || (st = cublasSetWorkspace (*handle, workspace, NN_CUDA_CUBLAS_WORKSPACE))
+           != CUBLAS_STATUS_SUCCESS)
+    return st;
+  return cublasSetMathMode (*handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+}
+
 static void
 context_release (NnCudaContext *ctx)
 {
@@ -417,13 +431,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
              "pinned staging buffer");
 
   what = "cuBLAS";
-  if ((bst = cublasCreate (&ctx->cublas)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetStream (ctx->cublas, ctx->stream)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetWorkspace (ctx->cublas, ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE))
-           != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetMathMode (ctx->cublas, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                          : CUBLAS_DEFAULT_MATH))
-           != CUBLAS_STATUS_SUCCESS)
+  if ((bst = cublas_open (&ctx->cublas, ctx->stream, ctx->cublas_workspace, ctx->tf32))
+      != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup");
       goto failed;
@@ -434,15 +443,9 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->join, cudaEventDisableTiming), "cudaEventCreate");
   STEP_CUDA (cudaMalloc (&ctx->cublas_side_workspace, NN_CUDA_CUBLAS_WORKSPACE),
              "cuBLAS workspace of the side stream (32 MiB)");
-  what = "cuBLAS";
-  if ((bst = cublasCreate (&ctx->cublas_side)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetStream (ctx->cublas_side, ctx->side_stream)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetWorkspace (ctx->cublas_side, ctx->cublas_side_workspace,
-                                    NN_CUDA_CUBLAS_WORKSPACE))
-           != CUBLAS_STATUS_SUCCESS
-      || (bst = cublasSetMathMode (ctx->cublas_side, ctx->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
-                                                               : CUBLAS_DEFAULT_MATH))
-           != CUBLAS_STATUS_SUCCESS)
+  if ((bst = cublas_open (&ctx->cublas_side, ctx->side_stream, ctx->cublas_side_workspace,
+                          ctx->tf32))
+      != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup (side stream)");
       goto failed;
