@@ -136,18 +136,26 @@ load_cuda_locked (char *reason, size_t reason_size)
   void *module = NULL;
   const char *env = getenv ("TRAINBENCH_CUDA_MODULE");
 
-  if (env != NULL && env[0] != '\0')
+  /* A module named in the environment is an explicit choice: that one, or
+   * the reason it cannot be used, never another found elsewhere. */
+  int named = env != NULL && env[0] != '\0';
+  if (named)
     snprintf (candidates[n++], sizeof candidates[0], "%s", env);
-  self_dir (dir, sizeof dir);
-  if (dir[0] != '\0')
+  else
     {
-      snprintf (candidates[n++], sizeof candidates[0], "%s/../gpu/%s", dir, CUDA_MODULE_NAME);
-      /* Test programs sit one level deeper: build/tests/<suite>/. */
-      snprintf (candidates[n++], sizeof candidates[0], "%s/../../gpu/%s", dir, CUDA_MODULE_NAME);
-      snprintf (candidates[n++], sizeof candidates[0], "%s/%s", dir, CUDA_MODULE_NAME);
+      self_dir (dir, sizeof dir);
+      if (dir[0] != '\0')
+        {
+          snprintf (candidates[n++], sizeof candidates[0], "%s/../gpu/%s", dir, CUDA_MODULE_NAME);
+          /* Test programs sit one level deeper: build/tests/<suite>/. */
+          snprintf (candidates[n++], sizeof candidates[0], "%s/../../gpu/%s", dir,
+                    CUDA_MODULE_NAME);
+          snprintf (candidates[n++], sizeof candidates[0], "%s/%s", dir, CUDA_MODULE_NAME);
+        }
+      if (NN_CUDA_MODULE_DIR[0] != '\0')
+        snprintf (candidates[n++], sizeof candidates[0], "%s/%s", NN_CUDA_MODULE_DIR,
+                  CUDA_MODULE_NAME);
     }
-  if (NN_CUDA_MODULE_DIR[0] != '\0')
-    snprintf (candidates[n++], sizeof candidates[0], "%s/%s", NN_CUDA_MODULE_DIR, CUDA_MODULE_NAME);
 
   int found_file = 0;
   for (int i = 0; i < n && module == NULL; i++)
@@ -161,7 +169,10 @@ load_cuda_locked (char *reason, size_t reason_size)
     }
   if (!found_file)
     {
-      snprintf (reason, reason_size, "CUDA module not built (%s not found)", CUDA_MODULE_NAME);
+      if (named)
+        snprintf (reason, reason_size, "CUDA module %s (TRAINBENCH_CUDA_MODULE) not found", env);
+      else
+        snprintf (reason, reason_size, "CUDA module not built (%s not found)", CUDA_MODULE_NAME);
       return NULL;
     }
   if (module == NULL)

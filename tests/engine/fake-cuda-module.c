@@ -1,0 +1,58 @@
+/* fake-cuda-module.c: a stand-in for libtrainbench-cuda.so, for
+ * test-module-loader: its op table says the ABI version and table size
+ * given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE ("current" for the engine's
+ * own), and every slot it has points somewhere, so the test can see which
+ * slots the engine's loader keeps and which it clears. FAKE_CUDA_NULL=1
+ * makes it return no table at all.
+ */
+
+#include "nn-backend-abi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int
+fake_device_count (char *reason, size_t reason_size)
+{
+  (void) reason;
+  (void) reason_size;
+  return 0;
+}
+
+static int
+fake_pays (void *ctx, int n, int in, int out)
+{
+  (void) ctx;
+  (void) n;
+  (void) in;
+  (void) out;
+  return 1;
+}
+
+static NnBackendOps table;
+
+/* the one symbol a module exports (NN_BACKEND_CUDA_SYMBOL) */
+__attribute__ ((visibility ("default"))) const NnBackendOps *nn_backend_cuda_get (void);
+
+const NnBackendOps *
+nn_backend_cuda_get (void)
+{
+  const char *abi = getenv ("FAKE_CUDA_ABI"), *size = getenv ("FAKE_CUDA_SIZE");
+  const char *none = getenv ("FAKE_CUDA_NULL");
+  if (none != NULL && strcmp (none, "1") == 0)
+    return NULL;
+  /* Every slot of the full table gets a pointer, the ones an older module
+   * would not have included: the loader must not copy those. */
+  void (**slot) (void)
+      = (void (**) (void)) ((char *) &table + offsetof (NnBackendOps, device_count));
+  size_t slots = (sizeof table - offsetof (NnBackendOps, device_count)) / sizeof (void (*) (void));
+  for (size_t i = 0; i < slots; i++)
+    slot[i] = (void (*) (void)) fake_device_count;
+  table.dense_backward_update_pays = fake_pays;
+  table.name = "fake";
+  table.abi_version = abi != NULL && strcmp (abi, "current") != 0 ? (uint32_t) atoi (abi)
+                                                                  : NN_BACKEND_ABI_VERSION;
+  table.struct_size = size != NULL && strcmp (size, "current") != 0 ? (uint32_t) atoi (size)
+                                                                    : (uint32_t) sizeof table;
+  return &table;
+}

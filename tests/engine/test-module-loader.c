@@ -1,0 +1,177 @@
+/* test-module-loader.c: how the engine loads the CUDA module, against a
+ * fake module (fake-cuda-module.c) whose op table claims one ABI version or
+ * another: the current version is taken as it is; an older module's table
+ * is copied into a full one whose newer slots stay NULL, so the engine runs
+ * the separate ops there; a table too short for its version, a newer
+ * version or no table is refused, with a reason that says which. The
+ * loader keeps its answer for the life of the process, so each case runs
+ * in a child process. No GPU needed.
+ */
+
+#define _POSIX_C_SOURCE 200809L
+
+#include "test-util.h"
+
+#include "nn-backend-abi.h"
+#include "nn-private.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef enum
+{
+  KEEPS_ALL,   /* the table as it is */
+  KEEPS_TO_V7, /* slots of ABI 7 kept, ABI 8's NULL */
+  KEEPS_TO_V6, /* ABI 6's kept, ABI 7's NULL */
+  KEEPS_TO_V4, /* version 5: ABI 4's kept, the pooling slots NULL */
+  KEEPS_TO_V1, /* ABI 1's kept, the fused ops NULL */
+  REFUSED,
+} Expect;
+
+typedef struct
+{
+  const char *label;
+  const char *abi, *size; /* FAKE_CUDA_ABI, FAKE_CUDA_SIZE */
+  int no_table;
+  Expect expect;
+  const char *reason; /* part of the refusal's reason */
+} Case;
+
+/* Whether the loaded table has exactly the slots `expect` says. */
+static int
+slots_as_expected (const NnBackendOps *ops, Expect expect)
+{
+  int v8 = ops->dense_backward_update_pays != NULL && ops->dense_backward_update != NULL;
+  int v7 = ops->conv2d_backward_bias_act != NULL;
+  int v6 = ops->pool2d_forward_dropout != NULL;
+  int v4 = ops->dense_loss != NULL;
+  int v2 = ops->dense_forward != NULL;
+  int v1 = ops->gemm != NULL && ops->device_count != NULL;
+  switch (expect)
+    {
+    case KEEPS_ALL:
+      return v1 && v2 && v4 && v6 && v7 && v8;
+    case KEEPS_TO_V7:
+      return v1 && v2 && v4 && v6 && v7 && !v8 && ops->dense_backward_update == NULL;
+    case KEEPS_TO_V6:
+      return v1 && v2 && v4 && v6 && !v7 && !v8;
+    case KEEPS_TO_V4:
+      return v1 && v2 && v4 && !v6 && !v7 && !v8;
+    case KEEPS_TO_V1:
+      return v1 && !v2 && !v4 && !v6 && !v7 && !v8;
+    default:
+      return 0;
+    }
+}
+
+/* Runs one case in a child; its verdict and the loader's reason come back
+ * through a pipe. */
+static void
+run_case (const Case *c)
+{
+  int fd[2];
+  char line[1200] = "";
+  if (pipe (fd) != 0)
+    {
+      tap_ok (false, "%s: pipe", c->label);
+      return;
+    }
+  pid_t pid = fork ();
+  if (pid == 0)
+    {
+      close (fd[0]);
+      setenv ("TRAINBENCH_CUDA_MODULE", FAKE_CUDA_MODULE, 1);
+      setenv ("FAKE_CUDA_ABI", c->abi, 1);
+      setenv ("FAKE_CUDA_SIZE", c->size, 1);
+      setenv ("FAKE_CUDA_NULL", c->no_table ? "1" : "0", 1);
+      char reason[1024] = "";
+      const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+      int ok;
+      if (c->expect == REFUSED)
+        ok = ops == NULL && strstr (reason, c->reason) != NULL;
+      else
+        ok = ops != NULL && strcmp (ops->name, "fake") == 0 && slots_as_expected (ops, c->expect);
+      snprintf (line, sizeof line, "%d %s", ok, ops != NULL ? "(loaded)" : reason);
+      ssize_t w = write (fd[1], line, strlen (line));
+      _exit (w > 0 ? 0 : 1);
+    }
+  close (fd[1]);
+  ssize_t got = pid > 0 ? read (fd[0], line, sizeof line - 1) : -1;
+  close (fd[0]);
+  int status = 0;
+  if (pid > 0)
+    waitpid (pid, &status, 0);
+  line[got > 0 ? got : 0] = '\0';
+  tap_ok (got > 0 && line[0] == '1' && WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: %s",
+          c->label, got > 0 ? line + 2 : "the child said nothing");
+}
+
+int
+main (void)
+{
+  char v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
+  snprintf (v7, sizeof v7, "%zu", (size_t) NN_BACKEND_OPS_V7_SIZE);
+  snprintf (v6, sizeof v6, "%zu", (size_t) NN_BACKEND_OPS_V6_SIZE);
+  snprintf (v4, sizeof v4, "%zu", (size_t) NN_BACKEND_OPS_V4_SIZE);
+  snprintf (v1, sizeof v1, "%zu", (size_t) NN_BACKEND_OPS_V1_SIZE);
+  snprintf (short_current, sizeof short_current, "%zu", sizeof (NnBackendOps) - sizeof (void *));
+  snprintf (short_v7, sizeof short_v7, "%zu", (size_t) NN_BACKEND_OPS_V7_SIZE - sizeof (void *));
+
+  const Case cases[] = {
+    { "the current ABI: the table as it is", "current", "current", 0, KEEPS_ALL, NULL },
+    { "ABI 7: its slots, and ABI 8's fused update NULL", "7", v7, 0, KEEPS_TO_V7, NULL },
+    { "ABI 7 built with a larger table: still only ABI 7's slots", "7", "current", 0, KEEPS_TO_V7,
+      NULL },
+    { "ABI 6: the fused convolution backward NULL too", "6", v6, 0, KEEPS_TO_V6, NULL },
+    { "ABI 5: its pooling slot (another signature) NULL", "5", v4, 0, KEEPS_TO_V4, NULL },
+    { "ABI 1: no fused ops", "1", v1, 0, KEEPS_TO_V1, NULL },
+    { "ABI 7 with a table shorter than ABI 7's: refused", "7", short_v7, 0, REFUSED,
+      "ABI mismatch (module 7, engine" },
+    { "the current ABI with a short table: refused, saying so", "current", short_current, 0,
+      REFUSED, "op table has" },
+    { "a newer ABI: refused", "99", "current", 0, REFUSED, "ABI mismatch (module 99, engine" },
+    { "no table: refused", "current", "current", 1, REFUSED, "ABI mismatch (module 0, engine" },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    run_case (&cases[i]);
+
+  /* A file that is no shared object, then no file at all, named as the
+   * module: refused with the reason, never replaced by another module. */
+  for (int missing = 0; missing < 2; missing++)
+    {
+      const char *bogus = test_path (missing ? "no-such-module.so" : "libtrainbench-cuda.so");
+      const char *want = missing ? "(TRAINBENCH_CUDA_MODULE) not found" : "not loadable";
+      int fd[2];
+      char line[1200] = "";
+      if (!missing)
+        test_write_file (bogus, "not a module\n", 13);
+      if (pipe (fd) == 0)
+        {
+          pid_t pid = fork ();
+          if (pid == 0)
+            {
+              close (fd[0]);
+              setenv ("TRAINBENCH_CUDA_MODULE", bogus, 1);
+              char reason[1024] = "";
+              const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+              snprintf (line, sizeof line, "%d %s", ops == NULL && strstr (reason, want) != NULL,
+                        reason);
+              ssize_t w = write (fd[1], line, strlen (line));
+              _exit (w > 0 ? 0 : 1);
+            }
+          close (fd[1]);
+          ssize_t got = pid > 0 ? read (fd[0], line, sizeof line - 1) : -1;
+          close (fd[0]);
+          if (pid > 0)
+            waitpid (pid, NULL, 0);
+          line[got > 0 ? got : 0] = '\0';
+          tap_ok (got > 0 && line[0] == '1', "%s: refused: %s",
+                  missing ? "a module path with no file" : "a file that is not a module",
+                  got > 0 ? line + 2 : "the child said nothing");
+        }
+    }
+  return tap_done ();
+}
