@@ -74,6 +74,26 @@ tb_session_config_init (TbSessionConfig *config)
 }
 
 void
+tb_session_config_use_preset (TbSessionConfig *config,
+                              const NnPreset  *preset)
+{
+  NnTrainConfig settings;
+
+  g_return_if_fail (config != NULL && preset != NULL);
+
+  /* the engine says what a preset sets; this config owns its strings */
+  nn_train_config_init (&settings);
+  nn_train_config_use_preset (&settings, preset);
+  g_free (config->spec_text);
+  g_free (config->model_name);
+  config->spec_text = g_strdup (settings.spec_text);
+  config->model_name = g_strdup (settings.model_name);
+  config->optimizer = settings.optimizer;
+  config->batch_size = settings.batch_size;
+  config->epochs = settings.epochs;
+}
+
+void
 tb_session_config_clear (TbSessionConfig *config)
 {
   g_clear_pointer (&config->spec_text, g_free);

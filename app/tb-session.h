@@ -31,6 +31,10 @@ typedef struct
 } TbSessionConfig;
 
 void tb_session_config_init (TbSessionConfig *config);
+/* The preset's model, optimizer, learning rate, batch size and epochs, as
+ * nn_train_config_use_preset sets them. */
+void tb_session_config_use_preset (TbSessionConfig *config,
+                                   const NnPreset  *preset);
 void tb_session_config_clear (TbSessionConfig *config);
 /* Clear and free a heap-allocated config. */
 void tb_session_config_clear_free (TbSessionConfig *config);

@@ -514,14 +514,7 @@ reproduce_response_cb (AdwMessageDialog *dialog,
         config = g_new0 (TbSessionConfig, 1);
         collect_config (self, config);
         self->device_index = saved;
-        g_free (config->spec_text);
-        g_free (config->model_name);
-        config->spec_text = g_strdup (presets[i].spec);
-        config->model_name = g_strdup (presets[i].name);
-        config->optimizer = nn_optimizer_defaults (presets[i].optimizer);
-        config->optimizer.lr = presets[i].lr;
-        config->batch_size = presets[i].batch_size;
-        config->epochs = presets[i].epochs;
+        tb_session_config_use_preset (config, &presets[i]);
         if (self->devices[d].kind != NN_DEVICE_CPU)
           config->device.threads = 0;
         g_queue_push_tail (self->queue, config);
