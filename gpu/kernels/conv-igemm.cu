@@ -743,15 +743,6 @@ wgrad_kernel (const TcGeom &g, int cluster)
   return k3 ? (const void *) conv_tc_wgrad_kernel<true, 1> : (const void *) conv_tc_wgrad_kernel<false, 1>;
 }
 
-/* Lets a kernel use more than 48 KiB of shared memory. */
-static cudaError_t
-allow_smem (const void *kernel, size_t bytes)
-{
-  if (bytes <= 48 * 1024)
-    return cudaSuccess;
-  return cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
-}
-
 int
 _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
 {
@@ -778,7 +769,7 @@ template <int BM>
 static cudaError_t
 allow_forward_smem (const TcGeom &g)
 {
-  return allow_smem (g.r == 3 && g.s == 3 ? (const void *) conv_tc_forward_kernel<BM, true>
+  return nn_cuda_allow_smem (g.r == 3 && g.s == 3 ? (const void *) conv_tc_forward_kernel<BM, true>
                                           : (const void *) conv_tc_forward_kernel<BM, false>,
                      forward_smem (g));
 }
@@ -797,14 +788,13 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
       err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
     }
   if (err == cudaSuccess)
-    err = allow_smem (wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
+    err = nn_cuda_allow_smem (wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
   if (err != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
-  plan->cluster = 1;
-  if (ctx->compute_major >= 9 && allow_smem (wgrad_kernel (wg, 8), wgrad_smem (wg, 8)) == cudaSuccess
-      && nn_cuda_clusters_fit (wgrad_kernel (wg, 8), 8, TC_THREADS, wgrad_smem (wg, 8)))
-    plan->cluster = 8;
-  (void) cudaGetLastError (); /* a refused cluster set-up only keeps cluster 1 */
+  plan->cluster = ctx->compute_major >= 9
+                      && nn_cuda_clusters_fit (wgrad_kernel (wg, 8), 8, TC_THREADS, wgrad_smem (wg, 8))
+                    ? 8
+                    : 1;
 
   /* Weight gradient: two blocks per multiprocessor in all, each summing a
    * contiguous range of (image, tile) items. */

@@ -16,9 +16,10 @@
  * kernel, no scratch in global memory, no counters.
  *
  * Block (rank, column tile, row tile): DF_BM batch rows x BN outputs (64
- * or 32), its k slice in stages of DF_KS fetched by cp.async STAGES - 1
- * ahead of the tensor cores (mma m16n8k8: x is A, w is B). Operands are rounded to
- * TF32 (nearest), so the route is taken only where TF32 is allowed.
+ * or 32), its k slice in stages of DF_KS fetched by cp.async DF_STAGES - 1
+ * ahead of the tensor cores (mma m16n8k8: x is A, w is B). Operands are
+ * rounded to TF32 (nearest), so the route is taken only where TF32 is
+ * allowed.
  */
 
 #include "nn-cuda-private.h"
@@ -34,7 +35,7 @@ namespace cg = cooperative_groups;
 #define DF_BM 32       /* batch rows per block */
 #define DF_KS 32       /* k per stage */
 #define DF_THREADS 256 /* 8 warps: a 16-row half of the tile by BN / 4 outputs each */
-#define DF_STAGES 5    /* see df_wide */
+#define DF_STAGES 5    /* stages in shared memory: see df_wide */
 #define DF_SPLIT 8     /* blocks per cluster: the portable maximum */
 #define DF_XS (DF_KS + 4)
 
@@ -42,14 +43,14 @@ namespace cg = cooperative_groups;
  * warp hit 32 different banks: A reads rows g at columns t (4 g + t), B
  * reads rows t at columns g (8 t + g); both stay multiples of 16 bytes for
  * cp.async. */
-template <int BN, int STAGES, int SPLIT> struct DfShape
+template <int BN> struct DfShape
 {
   static const int WS = BN + 8;
   static const int STAGE_FLOATS = DF_BM * DF_XS + DF_KS * WS;
-  static const int ROWS = DF_BM / SPLIT; /* the tile's rows each rank adds and stores */
-  static const int RS = BN + 4;          /* their row stride where they are received */
-  static const int RECV_FLOATS = SPLIT * ROWS * RS; /* (rank sent from, row, column) */
-  static const size_t SMEM = ((size_t) STAGES * STAGE_FLOATS + RECV_FLOATS) * sizeof (float);
+  static const int ROWS = DF_BM / DF_SPLIT; /* the tile's rows each rank adds and stores */
+  static const int RS = BN + 4;             /* their row stride where they are received */
+  static const int RECV_FLOATS = DF_SPLIT * ROWS * RS; /* (rank sent from, row, column) */
+  static const size_t SMEM = ((size_t) DF_STAGES * STAGE_FLOATS + RECV_FLOATS) * sizeof (float);
 };
 
 struct DenseCluster
@@ -89,12 +90,12 @@ fetch_w (const DenseCluster &d, float *stage, int n0, int k, int k_end)
     }
 }
 
-template <int BN, int STAGES, int SPLIT>
+template <int BN>
 __global__ void __launch_bounds__ (DF_THREADS)
 dense_cluster_kernel (DenseCluster d)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  typedef DfShape<BN, STAGES, SPLIT> S;
+  typedef DfShape<BN> S;
   const int NT = BN / 32; /* n8 tiles a warp */
   extern __shared__ float4 df_smem4[];
   float *smem = (float *) df_smem4;
@@ -111,20 +112,21 @@ dense_cluster_kernel (DenseCluster d)
   const int wr = (warp & 1) * 16, wc = (warp >> 1) * 8 * NT; /* the warp's corner */
   float acc[NT][4] = {};
 
-  /* STAGES - 1 stages ahead: their weights before the kernel before this
-   * one has finished where the op before did not write them (weights_early
-   * in launch.cuh; they land in the first group), x once it has. A group is committed for every stage, even past
-   * the slice, so that the wait below counts alike in every block. */
+  /* DF_STAGES - 1 stages ahead: their weights before the kernel before
+   * this one has finished where the op before did not write them
+   * (weights_early in launch.cuh; they land in the first group), x once it
+   * has. A group is committed for every stage, even past the slice, so that
+   * the wait below counts alike in every block. */
   if (!d.early)
     nn_kernel_enter ();
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; s++)
+  for (int s = 0; s < DF_STAGES - 1; s++)
     if (s < stages)
       fetch_w<BN> (d, smem + s * S::STAGE_FLOATS, n0, k0 + s * DF_KS, k_end);
   if (d.early)
     nn_kernel_enter ();
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; s++)
+  for (int s = 0; s < DF_STAGES - 1; s++)
     {
       if (s < stages)
         fetch_x (d, smem + s * S::STAGE_FLOATS, m0, k0 + s * DF_KS, k_end);
@@ -132,17 +134,17 @@ dense_cluster_kernel (DenseCluster d)
     }
   for (int s = 0; s < stages; s++)
     {
-      int ahead = s + STAGES - 1;
+      int ahead = s + DF_STAGES - 1;
       if (ahead < stages)
         {
-          float *stage = smem + (ahead % STAGES) * S::STAGE_FLOATS;
+          float *stage = smem + (ahead % DF_STAGES) * S::STAGE_FLOATS;
           fetch_w<BN> (d, stage, n0, k0 + ahead * DF_KS, k_end);
           fetch_x (d, stage, m0, k0 + ahead * DF_KS, k_end);
         }
       copy_async_commit ();
-      copy_async_wait_pending<STAGES - 1> ();
+      copy_async_wait_pending<DF_STAGES - 1> ();
       __syncthreads ();
-      const float *xs = smem + (s % STAGES) * S::STAGE_FLOATS, *ws = xs + DF_BM * DF_XS;
+      const float *xs = smem + (s % DF_STAGES) * S::STAGE_FLOATS, *ws = xs + DF_BM * DF_XS;
 #pragma unroll
       for (int kk = 0; kk < DF_KS; kk += 8)
         {
@@ -159,7 +161,7 @@ dense_cluster_kernel (DenseCluster d)
                         to_tf32 (ws[(kk + t + 4) * S::WS + col]));
             }
         }
-      __syncthreads (); /* the buffer is fetched into again STAGES - 1 stages on */
+      __syncthreads (); /* the buffer is fetched into again DF_STAGES - 1 stages on */
     }
   copy_async_wait ();
   __syncthreads ();
@@ -168,7 +170,7 @@ dense_cluster_kernel (DenseCluster d)
    * to rank q, into its receive area at this block's rank. Sent rather
    * than fetched, the sums need one cluster barrier after them, not a
    * second one keeping each block's shared memory alive for the others. */
-  float *recv = smem + STAGES * S::STAGE_FLOATS;
+  float *recv = smem + DF_STAGES * S::STAGE_FLOATS;
   asm volatile ("barrier.cluster.wait.aligned;" ::: "memory");
 #pragma unroll
   for (int j = 0; j < NT; j++)
@@ -189,7 +191,7 @@ dense_cluster_kernel (DenseCluster d)
       const int rl = o / BN, c = o % BN, r = rank * S::ROWS + rl;
       float sum = 0.0f;
 #pragma unroll
-      for (int q = 0; q < SPLIT; q++)
+      for (int q = 0; q < DF_SPLIT; q++)
         sum += recv[(q * S::ROWS + rl) * S::RS + c];
       if (m0 + r < d.n && n0 + c < d.out)
         store_out (d.e, step, sum, m0 + r, n0 + c, d.out, 1.0f, 0.0f, d.y, d.out);
@@ -202,33 +204,24 @@ dense_cluster_kernel (DenseCluster d)
 /* Two tile widths: 64 outputs a block, or 32 where 64-wide tiles would
  * leave most multiprocessors idle (mlp-small's 128 outputs: 16 blocks).
  * In a replayed graph on the H200 (bench/results/
- * h200-gpu-session6-2026-11-30.md, call 4) 64-wide tiles took mlp-wide's
- * step from 55.0-55.4 us to 54.2-54.3 and 32-wide ones 55.9; for
- * mlp-small 22.3-22.6 us and 21.6-21.8 against 23.5-23.9 through cuBLAS.
- * Five stages hold a whole k slice of those layers (784 or 1000 over eight
- * ranks), so all of its copies are in flight at once. */
+ * h200-gpu-session6-2026-11-30.md, call 4; the partial sums then still
+ * fetched, not sent) 64-wide tiles took mlp-wide's step from 55.0-55.4 us
+ * to 54.7-54.9 and 32-wide ones to 54.9-55.9; mlp-small's 32-wide ones from
+ * 23.5-23.9 to 21.6-21.8. DF_STAGES = 5 holds a whole k slice of those
+ * layers (784 or 1000 over eight ranks), so all of its copies are in
+ * flight at once (four stages: 54.2-54.3 us, the same within the noise). */
 struct DfVariant
 {
   void (*kernel) (DenseCluster);
   int bn;
   size_t smem;
 };
-static const DfVariant df_wide = { dense_cluster_kernel<64, DF_STAGES, DF_SPLIT>, 64,
-                                   DfShape<64, DF_STAGES, DF_SPLIT>::SMEM };
-static const DfVariant df_narrow = { dense_cluster_kernel<32, DF_STAGES, DF_SPLIT>, 32,
-                                     DfShape<32, DF_STAGES, DF_SPLIT>::SMEM };
+static const DfVariant df_wide = { dense_cluster_kernel<64>, 64, DfShape<64>::SMEM };
+static const DfVariant df_narrow = { dense_cluster_kernel<32>, 32, DfShape<32>::SMEM };
 
-/* Lets a variant use its shared memory; whether its clusters fit. */
 static bool
 df_ready (const DfVariant &v)
 {
-  cudaError_t err = cudaFuncSetAttribute (v.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                          (int) v.smem);
-  if (err != cudaSuccess)
-    {
-      (void) cudaGetLastError (); /* not sticky: the route is simply not taken */
-      return false;
-    }
   return nn_cuda_clusters_fit ((const void *) v.kernel, DF_SPLIT, DF_THREADS, v.smem);
 }
 

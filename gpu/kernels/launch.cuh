@@ -115,12 +115,27 @@ _nn_cuda_launch_cluster (const NnCudaContext *ctx, bool early, void (*kernel) (P
                          std::forward<Args> (args)...);
 }
 
+/* Lets a kernel use more than 48 KiB of dynamic shared memory. */
+static inline cudaError_t
+nn_cuda_allow_smem (const void *kernel, size_t bytes)
+{
+  if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  return cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
+}
+
 /* Whether clusters of `cluster` blocks of `kernel` (`threads` threads,
- * `smem` bytes of dynamic shared memory, already allowed) fit on the
- * device; an error here is not sticky and is cleared. */
+ * `smem` bytes of dynamic shared memory) can run on the device, its shared
+ * memory allowed first; an error here is not sticky and is cleared: the
+ * kernel is simply not used. */
 static inline bool
 nn_cuda_clusters_fit (const void *kernel, unsigned int cluster, unsigned int threads, size_t smem)
 {
+  if (nn_cuda_allow_smem (kernel, smem) != cudaSuccess)
+    {
+      (void) cudaGetLastError ();
+      return false;
+    }
   cudaLaunchAttribute attr;
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = cluster;
