@@ -115,11 +115,19 @@ _nn_cuda_launch_cluster (const NnCudaContext *ctx, bool early, void (*kernel) (P
                          std::forward<Args> (args)...);
 }
 
-/* Lets a kernel use more than 48 KiB of dynamic shared memory. */
+/* Lets a kernel use `bytes` of dynamic shared memory (over 48 KiB must be
+ * allowed). The allowance only ever grows: plans of other shapes set up
+ * the same kernel, and a smaller allowance would fail their launches. */
 static inline cudaError_t
 nn_cuda_allow_smem (const void *kernel, size_t bytes)
 {
+  cudaFuncAttributes attr;
   if (bytes <= 48 * 1024)
+    return cudaSuccess;
+  cudaError_t err = cudaFuncGetAttributes (&attr, kernel);
+  if (err != cudaSuccess)
+    return err;
+  if ((size_t) attr.maxDynamicSharedSizeBytes >= bytes)
     return cudaSuccess;
   return cudaFuncSetAttribute (kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes);
 }
