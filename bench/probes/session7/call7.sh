@@ -1,0 +1,17 @@
+#!/bin/bash
+# session 7 call 7: conv-wgmma with 32-bit descriptor halves and the unrolled row copies
+B=.carry/bconv
+D=.carry/data/fashion-mnist
+export TRAINBENCH_CUDA_MODULE=$PWD/$B/gpu/libtrainbench-cuda.so
+for t in test-cuda-parity test-cuda-training; do
+  timeout 200 $B/tests/gpu/$t > $OUT/$t.txt 2>&1; echo "$t rc=$? ok=$(grep -c '^ok' $OUT/$t.txt) notok=$(grep -c '^not ok' $OUT/$t.txt)"
+done
+grep "^not ok" $OUT/test-*.txt | head -20
+for rep in 1 2 3; do
+  TRAINBENCH_CUDA_WGMMA=0 bash .carry/s7/epochs.sh $B mma cnn
+  bash .carry/s7/epochs.sh $B wgmma cnn
+  TRAINBENCH_CUDA_CONV_ROUTE=igemm-wgmma bash .carry/s7/epochs.sh $B wg-all cnn
+done 2>&1 | tee $OUT/epochs.txt
+TRAINBENCH_CUDA_CONV_ROUTE=igemm-wgmma timeout 100 ncu --clock-control none --metrics gpu__time_duration.sum,smsp__inst_executed.sum -k regex:conv_ \
+  $B/app/trainbench-cli train --preset cnn --device cuda --dataset $D --epochs 1 --tf32 on --max-steps 2 --limit-train 2048 --limit-test 64 --quiet > $OUT/ncu-conv.txt 2>&1
+grep -E "  [a-z_ ]*conv_|duration|inst_exec" $OUT/ncu-conv.txt | head -40 | tail -24
