@@ -326,6 +326,19 @@ cublas_open (cublasHandle_t *handle, cudaStream_t stream, void *workspace, int t
   return cublasSetMathMode (*handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
 }
 
+/* A 1 x 1 product in each transpose case, on three floats of scratch:
+ * cuBLAS sets up each case on its first use. */
+static cublasStatus_t
+cublas_warm_up (cublasHandle_t handle, float *scratch)
+{
+  const float one = 1.0f, zero = 0.0f;
+  cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
+  for (int t = 0; t < 4 && st == CUBLAS_STATUS_SUCCESS; t++)
+    st = cublasSgemm (handle, t & 1 ? CUBLAS_OP_T : CUBLAS_OP_N, t & 2 ? CUBLAS_OP_T : CUBLAS_OP_N,
+                      1, 1, 1, &one, scratch, 1, scratch + 1, 1, &zero, scratch + 2, 1);
+  return st;
+}
+
 static void
 context_release (NnCudaContext *ctx)
 {
@@ -457,33 +470,18 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       goto failed;
     }
   /* cuBLAS sets itself up on its first product (tens of ms): do that here,
-   * with a 1 x 1 product in each transpose case on the scratch, so it does
-   * not land in the first timed training step. */
-  STEP_CUDA (cudaMemsetAsync (ctx->partials, 0, 3 * sizeof (float), ctx->stream),
+   * for both handles, so it does not land in the first timed training
+   * step, each on its own three floats of the scratch, zeroed first. */
+  STEP_CUDA (cudaMemsetAsync (ctx->partials, 0, 6 * sizeof (float), ctx->stream),
              "cudaMemsetAsync");
-  for (int t = 0; t < 4; t++)
-    {
-      const float one = 1.0f, zero = 0.0f;
-      bst = cublasSgemm (ctx->cublas, t & 1 ? CUBLAS_OP_T : CUBLAS_OP_N,
-                         t & 2 ? CUBLAS_OP_T : CUBLAS_OP_N, 1, 1, 1, &one, ctx->partials, 1,
-                         ctx->partials + 1, 1, &zero, ctx->partials + 2, 1);
-      if (bst != CUBLAS_STATUS_SUCCESS)
-        {
-          rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
-          goto failed;
-        }
-    }
   STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
-  {
-    const float one = 1.0f, zero = 0.0f;
-    bst = cublasSgemm (ctx->cublas_side, CUBLAS_OP_N, CUBLAS_OP_T, 1, 1, 1, &one, ctx->partials, 1,
-                       ctx->partials + 1, 1, &zero, ctx->partials + 2, 1);
-  }
-  if (bst != CUBLAS_STATUS_SUCCESS)
+  if ((bst = cublas_warm_up (ctx->cublas, ctx->partials)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublas_warm_up (ctx->cublas_side, ctx->partials + 3)) != CUBLAS_STATUS_SUCCESS)
     {
-      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up (side stream)");
+      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
       goto failed;
     }
+  STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
   STEP_CUDA (cudaStreamSynchronize (ctx->side_stream), "cudaStreamSynchronize");
 #undef STEP_CUDA
 
