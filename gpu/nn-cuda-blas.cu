@@ -261,6 +261,19 @@ gemm_pair_kernel (SmallN first, unsigned int n_blocks, Gemm second)
     small_k_block (second, blockIdx.x - n_blocks);
 }
 
+/* The row-major product C = alpha op(A) op(B) + beta C on a cuBLAS handle:
+ * cuBLAS is column-major, so it computes C^T = op(B)^T op(A)^T, operands
+ * swapped. */
+static cublasStatus_t
+cublas_row_major (cublasHandle_t handle, int trans_a, int trans_b, int m, int n, int k,
+                  float alpha, const float *a, int lda, const float *b, int ldb, float beta,
+                  float *c, int ldc)
+{
+  return cublasSgemm (handle, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+                      trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, b, ldb, a, lda, &beta,
+                      c, ldc);
+}
+
 int
 _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
@@ -284,9 +297,8 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
   if (n <= SMALL_N_MAX && k >= 32)
     return launch_small_n (ctx, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                            NULL, no_epilogue, "gemm");
-  cublasStatus_t st = cublasSgemm (ctx->cublas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                   trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, b, ldb,
-                                   a, lda, &beta, c, ldc);
+  cublasStatus_t st = cublas_row_major (ctx->cublas, trans_a, trans_b, m, n, k, alpha, a, lda, b,
+                                        ldb, beta, c, ldc);
   if (st != CUBLAS_STATUS_SUCCESS)
     {
       char what[128];
@@ -530,11 +542,10 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
   rc = dense_backward_launch (ctx, act, n, in, out, x, w, y, dy, dw, dbias, dx, rate, seed, step);
-  const void *at[] = { dy, dw, dbias, dx, ctx->partials };
+  const void *at[] = { dy, dw, dbias, dx };
   const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) in * out * sizeof (float),
-                           (size_t) out * sizeof (float), (size_t) n * in * sizeof (float),
-                           NN_CUDA_PARTIALS * sizeof (float) };
-  _nn_cuda_writes_only (ctx, 5, at, bytes);
+                           (size_t) out * sizeof (float), (size_t) n * in * sizeof (float) };
+  _nn_cuda_writes_only (ctx, 4, at, bytes);
   return rc;
 }
 
@@ -549,24 +560,21 @@ _nn_cuda_dense_backward (void *vctx, int act, int n, int in, int out, const floa
 
 static int
 dw_dx_beside (NnCudaContext *ctx, int n, int in, int out, const float *x, const float *w,
-              const float *dz, float *dw, float *dx, float *dbias, const float *y)
+              float *dz, float *dw, float *dx, float *dbias, const float *y)
 {
-  const float one = 1.0f, zero = 0.0f;
   cudaError_t err;
   int rc;
   /* the bias sums first: their kernel writes dz back in place */
   if (dbias != NULL
-      && (rc = _nn_cuda_dense_dz (ctx, NN_BK_ACT_LINEAR, y, (float *) dz, dbias, n, out, 0.0f, 0,
-                                  NULL))
-           != 0)
+      && (rc = _nn_cuda_dense_dz (ctx, NN_BK_ACT_LINEAR, y, dz, dbias, n, out, 0.0f, 0, NULL)) != 0)
     return rc;
   if ((err = cudaEventRecord (ctx->fork, ctx->stream)) != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "dense_backward (fork)");
   if ((err = cudaStreamWaitEvent (ctx->side_stream, ctx->fork, 0)) != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "dense_backward (fork)");
-  /* dx (n, in) = dz (n, out) @ W^T: column-major dx^T = W dz^T, as _nn_cuda_gemm calls it */
-  cublasStatus_t st = cublasSgemm (ctx->cublas_side, CUBLAS_OP_T, CUBLAS_OP_N, in, n, out, &one, w,
-                                   out, dz, out, &zero, dx, in);
+  /* dx (n, in) = dz (n, out) @ W^T */
+  cublasStatus_t st = cublas_row_major (ctx->cublas_side, 0, 1, n, in, out, 1.0f, dz, out, w, out,
+                                        0.0f, dx, in);
   cudaError_t joined = cudaEventRecord (ctx->join, ctx->side_stream);
   rc = _nn_cuda_gemm (ctx, 1, 0, in, out, n, 1.0f, x, in, dz, out, 0.0f, dw, out);
   if (joined == cudaSuccess)
