@@ -52,6 +52,7 @@ namespace cg = cooperative_groups;
 #define TC_NT 6        /* forward: 8-pixel tiles per warp */
 #define TC_WG_TAPS 9   /* weight gradient: taps per warp (r * s <= 9) */
 #define TC_WG_PIXELS 96 /* weight gradient: pixels per work item */
+#define TC_WG_CLUSTER 8 /* weight gradient on sm_90: splits adding their partials in a cluster */
 /* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
  * channel) of a fragment load then hit 32 different banks. */
 #define FWD_CS 12      /* 8 channels */
@@ -734,13 +735,17 @@ wgrad_smem (const TcGeom &g, int cluster)
   return stages > sums ? stages : sums;
 }
 
-static const void *
+/* The weight-gradient kernel for a filter shape, in clusters of
+ * TC_WG_CLUSTER blocks or alone (cluster 1). */
+typedef void (*WgradKernel) (TcGeom, const float *, const float *, float *);
+
+static WgradKernel
 wgrad_kernel (const TcGeom &g, int cluster)
 {
   bool k3 = g.r == 3 && g.s == 3;
   if (cluster > 1)
-    return k3 ? (const void *) conv_tc_wgrad_kernel<true, 8> : (const void *) conv_tc_wgrad_kernel<false, 8>;
-  return k3 ? (const void *) conv_tc_wgrad_kernel<true, 1> : (const void *) conv_tc_wgrad_kernel<false, 1>;
+    return k3 ? conv_tc_wgrad_kernel<true, TC_WG_CLUSTER> : conv_tc_wgrad_kernel<false, TC_WG_CLUSTER>;
+  return k3 ? conv_tc_wgrad_kernel<true, 1> : conv_tc_wgrad_kernel<false, 1>;
 }
 
 int
@@ -788,12 +793,14 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
       err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
     }
   if (err == cudaSuccess)
-    err = nn_cuda_allow_smem (wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
+    err = nn_cuda_allow_smem ((const void *) wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
   if (err != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
   plan->cluster = ctx->compute_major >= 9
-                      && nn_cuda_clusters_fit (wgrad_kernel (wg, 8), 8, TC_THREADS, wgrad_smem (wg, 8))
-                    ? 8
+                      && nn_cuda_clusters_fit ((const void *) wgrad_kernel (wg, TC_WG_CLUSTER),
+                                               TC_WG_CLUSTER, TC_THREADS,
+                                               wgrad_smem (wg, TC_WG_CLUSTER))
+                    ? TC_WG_CLUSTER
                     : 1;
 
   /* Weight gradient: two blocks per multiprocessor in all, each summing a
@@ -874,15 +881,9 @@ _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
   float *part = (float *) ((char *) workspace + plan->partials_offset);
   int count = s->k * s->c * s->r * s->s;
   dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  bool k3 = s->r == 3 && s->s == 3;
-  size_t smem = wgrad_smem (g, plan->cluster);
-  if (plan->cluster > 1)
-    _nn_cuda_launch_cluster (ctx, false,
-                             k3 ? conv_tc_wgrad_kernel<true, 8> : conv_tc_wgrad_kernel<false, 8>,
-                             grid, TC_THREADS, smem, 8, g, x, dy, part);
-  else
-    _nn_cuda_launch_serial (ctx, k3 ? conv_tc_wgrad_kernel<true, 1> : conv_tc_wgrad_kernel<false, 1>,
-                            grid, TC_THREADS, smem, g, x, dy, part);
+  /* launched serially, as the forward-style kernels (launch.cuh) */
+  _nn_cuda_launch_cluster (ctx, false, wgrad_kernel (g, plan->cluster), grid, TC_THREADS,
+                           wgrad_smem (g, plan->cluster), plan->cluster, g, x, dy, part);
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
   if (rc != 0)
     return rc;

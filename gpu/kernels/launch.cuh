@@ -104,8 +104,9 @@ _nn_cuda_launch_serial (const NnCudaContext *ctx, void (*kernel) (Params...), di
   nn_cuda_launch_config (ctx, false, 1, kernel, grid, block, smem, std::forward<Args> (args)...);
 }
 
-/* Launches in clusters of `cluster` blocks along x (sm_90); `early` as
- * for _nn_cuda_launch (true) or _nn_cuda_launch_serial (false). */
+/* Launches in clusters of `cluster` blocks along x (sm_90; 1: no
+ * clusters); `early` as for _nn_cuda_launch (true) or
+ * _nn_cuda_launch_serial (false). */
 template <typename... Params, typename... Args>
 static inline void
 _nn_cuda_launch_cluster (const NnCudaContext *ctx, bool early, void (*kernel) (Params...),
