@@ -384,11 +384,10 @@ _nn_cuda_conv2d_backward_bias_act (void *vctx, void *plan, const float *x, const
     {
       rc = _nn_cuda_conv_direct_wgrad (ctx, s, &p->direct_plan, x, dy, y, act, dw, dbias,
                                        workspace);
-      const void *at[] = { dw, dbias, workspace, ctx->partials };
+      const void *at[] = { dw, dbias, workspace };
       const size_t bytes[] = { (size_t) s->k * s->c * s->r * s->s * sizeof (float),
-                               (size_t) s->k * sizeof (float), p->workspace,
-                               NN_CUDA_PARTIALS * sizeof (float) };
-      _nn_cuda_writes_only (ctx, 4, at, bytes);
+                               (size_t) s->k * sizeof (float), p->workspace };
+      _nn_cuda_writes_only (ctx, 3, at, bytes);
       return rc;
     }
   if ((rc = _nn_cuda_bias_act_backward (ctx, act, y, dy, dbias, s->n, s->k, s->out_h * s->out_w))

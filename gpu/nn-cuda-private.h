@@ -40,7 +40,9 @@ typedef struct
 /* The device memory an op's kernels wrote, as the op lists it (`any`: it
  * did not, so any memory may have been written). A kernel may read, before
  * the kernel right before it has finished, what the op before its own did
- * not write (weights_early in kernels/launch.cuh). */
+ * not write (weights_early in kernels/launch.cuh). Only memory the ops'
+ * arguments name is ever asked about, so a list leaves out the context's
+ * own scratch (partials, dx_partials, counters, cuBLAS' workspaces). */
 #define NN_CUDA_WRITES 12
 typedef struct
 {
