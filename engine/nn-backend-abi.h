@@ -23,10 +23,11 @@ extern "C" {
  * output layer with the loss, version 6 pooling with the activation below
  * and the dropout above (version 5 had the backward only, without the
  * dropout), version 7 a convolution's backward with its activation's,
- * version 8 a dense layer's backward with the optimizer's update; the
- * loader still takes older modules (their table is shorter: the newer slots
- * read NULL). */
-#define NN_BACKEND_ABI_VERSION 8
+ * version 8 a dense layer's backward with the optimizer's update, version 9
+ * the output layer's input gradient with its loss and branches beside the
+ * stream; the loader still takes older modules (their table is shorter: the
+ * newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 9
 
 typedef enum
 {
@@ -349,6 +350,32 @@ struct NnBackendOps
                                 const NnBackendBelow *below, float rate, uint64_t seed,
                                 int64_t *step, const NnBackendOptimizer *opt, float *w_state,
                                 float *bias_state, size_t state_stride, int store_step);
+
+  /* --- optional: the output layer's input gradient with its loss, and a
+   *     branch beside the ops that follow (ABI 9; all four NULL or none:
+   *     the engine then forms that gradient in the layer's backward and
+   *     runs every op in order). --- */
+
+  /* dense_loss with act linear (logits, whose loss gradient is dz) and
+   * grad not NULL, then dx (n, in) = grad @ w^T, from w as dense_loss read
+   * it: the layer's input gradient, or when below is not NULL the layer
+   * below's dz from it, as dense_backward_update forms it (dropout with
+   * (below->rate, below->seed, *step)). */
+  int (*dense_loss_dx) (void *ctx, int act, int n, int in, int out, const float *x,
+                        const float *w, const float *bias, float *y, int kind,
+                        const int32_t *labels, const float *targets, float *grad, float *stats,
+                        float *dx, const NnBackendBelow *below, const int64_t *step);
+
+  /* The ops issued between branch_begin and branch_end form a branch: it
+   * starts after every op issued before it and may run beside the ops
+   * issued after branch_end, until branch_join, after which every op waits
+   * for it. The engine puts on a branch only ops whose memory the ops
+   * beside them neither read nor write, and joins before the op that
+   * stores the step counter, which the branch may read. One branch at a
+   * time. */
+  int (*branch_begin) (void *ctx);
+  int (*branch_end) (void *ctx);
+  int (*branch_join) (void *ctx);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
@@ -358,6 +385,7 @@ struct NnBackendOps
 #define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_forward_dropout)
 #define NN_BACKEND_OPS_V6_SIZE offsetof (NnBackendOps, conv2d_backward_bias_act)
 #define NN_BACKEND_OPS_V7_SIZE offsetof (NnBackendOps, dense_backward_update_pays)
+#define NN_BACKEND_OPS_V8_SIZE offsetof (NnBackendOps, dense_loss_dx)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

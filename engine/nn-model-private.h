@@ -34,6 +34,11 @@ typedef struct
   bool training;  /* dropout active */
   bool logits;    /* the last layer's softmax is left to the loss (cross-entropy) */
   const NnDenseUpdate *update; /* borrowed: a training step's backward, else NULL */
+  /* The output layer's input gradient is formed with its loss (the
+   * backend's dense_loss_dx), into scratch[0], and the loss's gradient goes
+   * to model->output_grad; the layer's own backward then runs on a branch
+   * beside the layers below (only where _nn_dense_loss_forms_dx says so). */
+  bool output_dx;
 } NnPass;
 
 /* One layer kind: darknet's make_/forward_/backward_ as a small table. */
@@ -116,6 +121,9 @@ struct NnModel
   float *grads;              /* device (param_count), same layout */
   void *activations;         /* device: every layer's y, carved */
   float *scratch[2];         /* device (batch, max_size): gradient ping-pong */
+  float *output_grad;        /* device (batch, classes): the loss's gradient in a pass with
+                              * output_dx, which the output layer's branch reads while the
+                              * layers below use both scratch buffers */
   int64_t max_size;          /* largest per-sample size: input and every layer */
   float *x;                  /* device (batch, in_size): the input batch */
   int32_t *labels;           /* device (batch) */
@@ -171,6 +179,20 @@ bool _nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnP
 int _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss,
                             float *grad);
 
+/* Whether a training pass (with its update set) can have output_dx: the
+ * backend has dense_loss_dx and branches, the output layer runs with its
+ * loss and updates itself, and the branch would run beside something, that
+ * is, a layer with parameters below the output layer has its backward
+ * between the two and the op that stores the step counter. */
+bool _nn_dense_loss_forms_dx (const NnModel *model, const NnPass *pass);
+
+/* Where a pass's loss gradient goes and its backward begins. */
+static inline float *
+_nn_model_loss_grad (const NnModel *model, const NnPass *pass)
+{
+  return pass->output_dx ? model->output_grad : model->scratch[0];
+}
+
 /* The convolution right below `pool` when the pooling's backward also does
  * that layer's activation backward and bias gradient in this pass (the
  * backend's pool2d_backward_act), else NULL. The convolution then starts its
@@ -197,7 +219,7 @@ NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
 NnStatus _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
                                  NnError *error);
 
-/* Backward from dy (n, classes), which must be model->scratch[0]; gradients
+/* Backward from dy (n, classes), which must be at _nn_model_loss_grad; gradients
  * land in model->grads, except those of the layers that pass->update updates
  * instead. When input_grad is not NULL, the gradient with respect to
  * model->x is computed too and *input_grad points at it (device,

@@ -286,6 +286,11 @@ allocate_buffers (NnModel *model, NnError *error)
         return status;
       model->scratch[i] = ptr;
     }
+  status = _nn_model_alloc (model, sizeof (float) * batch * (size_t) model->classes,
+                            "the loss gradient", NULL, &ptr, error);
+  if (status != NN_OK)
+    return status;
+  model->output_grad = ptr;
   if (model->workspace_bytes > 0)
     {
       status = _nn_model_alloc (model, model->workspace_bytes, "convolution workspace", NULL,
@@ -432,6 +437,7 @@ nn_model_free (NnModel *model)
       device_free (model, model->activations);
       device_free (model, model->scratch[0]);
       device_free (model, model->scratch[1]);
+      device_free (model, model->output_grad);
       device_free (model, model->x);
       device_free (model, model->labels);
       device_free (model, model->targets);
@@ -568,12 +574,34 @@ _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, flo
                           "loss", error);
 }
 
+/* The output layer's backward in a pass with output_dx, whose input
+ * gradient is formed already: its parameters' gradients or update alone,
+ * on the branch begun for it, which this ends. */
+static NnStatus
+output_backward_beside (NnModel *model, NnLayer *layer, const NnPass *pass, NnError *error)
+{
+  float *no_dx = NULL;
+  int rc = layer->klass->backward (model, layer, pass, model->output_grad, &no_dx);
+  /* ended whatever failed, so that a capture never ends inside a branch */
+  int end = model->backend.ops->branch_end (model->backend.ctx);
+  if (rc != 0)
+    {
+      char what[64];
+      snprintf (what, sizeof what, "%s backward", layer->name);
+      return _nn_model_check (model, rc, what, error);
+    }
+  return _nn_model_check (model, end, "ending a branch", error);
+}
+
 NnStatus
 _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnError *error)
 {
-  float *dy = model->scratch[0];
+  const NnBackendOps *ops = model->backend.ops;
+  void *ctx = model->backend.ctx;
+  float *dy = _nn_model_loss_grad (model, pass);
   int32_t first_with_params = model->count;
-  char what[64];
+  bool branched = false;
+  NnStatus status = NN_OK;
 
   for (int32_t i = 0; i < model->count; i++)
     if (model->layers[i]->w_count > 0)
@@ -582,7 +610,7 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
         break;
       }
 
-  for (int32_t i = model->count - 1; i >= 0; i--)
+  for (int32_t i = model->count - 1; i >= 0 && status == NN_OK; i--)
     {
       NnLayer *layer = model->layers[i];
       /* the input gradient is needed only when a layer below learns */
@@ -593,19 +621,46 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
 
       if (!need_dx && layer->w_count == 0)
         break;
+      if (pass->output_dx && layer->last)
+        {
+          status = _nn_model_check (model, ops->branch_begin (ctx), "starting a branch", error);
+          if (status != NN_OK)
+            break;
+          branched = true;
+          status = output_backward_beside (model, layer, pass, error);
+          dy = model->scratch[0];
+          continue;
+        }
+      /* the branch may read the step counter, which this op stores */
+      if (branched && pass->update != NULL && _nn_dense_update_stores_step (pass->update, layer))
+        {
+          branched = false;
+          status = _nn_model_check (model, ops->branch_join (ctx), "joining a branch", error);
+          if (status != NN_OK)
+            break;
+        }
       rc = layer->klass->backward (model, layer, pass, dy, &dx);
       if (rc != 0)
         {
+          char what[64];
           snprintf (what, sizeof what, "%s backward", layer->name);
-          return _nn_model_check (model, rc, what, error);
+          status = _nn_model_check (model, rc, what, error);
+          break;
         }
       if (!need_dx)
         break;
       dy = dx;
     }
-  if (input_grad != NULL)
+  if (branched)
+    {
+      /* joined on failure too, so that a capture never ends with a branch open */
+      int joined = ops->branch_join (ctx);
+      if (status == NN_OK)
+        status = _nn_model_check (model, joined, "joining a branch", error);
+    }
+  if (status == NN_OK && input_grad != NULL)
     *input_grad = dy;
-  return NN_OK;
+  return status;
 }
 
 NnStatus

@@ -674,12 +674,14 @@ step_ops (Run *run, int32_t n, NnError *error)
                             "gathering a batch", error);
   if (status != NN_OK)
     return status;
-  /* d(mean loss)/d(output) (n, classes) into scratch[0] */
-  status = _nn_model_forward_loss (model, &pass, config->loss, model->scratch[0], error);
-  if (status != NN_OK)
-    return status;
   /* the fused dense layers update their parameters as they go */
   pass.update = run->update.count > 0 ? &run->update : NULL;
+  pass.output_dx = _nn_dense_loss_forms_dx (model, &pass);
+  /* d(mean loss)/d(output) (n, classes) */
+  status = _nn_model_forward_loss (model, &pass, config->loss, _nn_model_loss_grad (model, &pass),
+                                   error);
+  if (status != NN_OK)
+    return status;
   status = _nn_model_backward (model, &pass, NULL, error);
   if (status != NN_OK)
     return status;

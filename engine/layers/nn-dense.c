@@ -85,15 +85,6 @@ _nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnPass *
   return model->backend.ops->dense_loss != NULL && layer->last && dense_fused (model, layer, pass);
 }
 
-int
-_nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss, float *grad)
-{
-  return model->backend.ops->dense_loss (model->backend.ctx, _nn_layer_act (layer, pass), pass->n,
-                                         (int) layer->in_size, (int) layer->out_size, layer->x,
-                                         layer->w, layer->b, layer->y, loss, model->labels,
-                                         model->targets, grad, model->stats);
-}
-
 /* The dense layer whose output, through its fused dropout if it has one,
  * is this layer's input; else NULL. */
 static NnLayer *
@@ -122,6 +113,54 @@ updating_below (const NnModel *model, const NnLayer *layer, const NnPass *pass,
   *below = (NnBackendBelow){ _nn_layer_act (b, pass), drop ? drop->spec.rate : 0.0f,
                              drop ? _nn_layer_seed (model, drop) : 0, b->y };
   return true;
+}
+
+bool
+_nn_dense_loss_forms_dx (const NnModel *model, const NnPass *pass)
+{
+  const NnBackendOps *ops = model->backend.ops;
+  const NnLayer *last = model->layers[model->count - 1];
+  int below = 0;       /* layers with parameters under the output layer */
+  bool lowest_stores = false; /* the lowest of them stores the step counter */
+
+  /* Only an output layer that updates itself: its update is the op worth
+   * taking off the step's chain. A gradient alone is short, and beside the
+   * layers below it only takes multiprocessors from them (the cnn's step on
+   * the H200: 381-391 us against 374-375; bench/results/
+   * h200-gpu-session8-2026-11-30.md, calls 1 and 3). The op takes a linear
+   * output (logits), whose loss gradient is its dz. */
+  if (ops->dense_loss_dx == NULL || ops->branch_begin == NULL || ops->branch_end == NULL
+      || ops->branch_join == NULL || !pass->training || pass->update == NULL
+      || last->index < pass->update->first || !_nn_dense_fuses_loss (model, last, pass)
+      || _nn_layer_act (last, pass) != NN_BK_ACT_LINEAR)
+    return false;
+  for (int32_t i = 0; i < last->index; i++)
+    if (model->layers[i]->w_count + model->layers[i]->b_count > 0 && below++ == 0)
+      lowest_stores = _nn_dense_update_stores_step (pass->update, model->layers[i]);
+  /* with one layer below that stores the step, the branch would be joined
+   * right away */
+  return below >= 2 || (below == 1 && !lowest_stores);
+}
+
+int
+_nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss, float *grad)
+{
+  const NnBackendOps *ops = model->backend.ops;
+  int act = _nn_layer_act (layer, pass), in = (int) layer->in_size, out = (int) layer->out_size;
+
+  if (pass->output_dx)
+    {
+      /* the layer below's dz where that updates itself, as this layer's
+       * backward would form it */
+      NnBackendBelow below;
+      bool has_below = pass->update != NULL && updating_below (model, layer, pass, &below);
+      return ops->dense_loss_dx (model->backend.ctx, act, pass->n, in, out, layer->x, layer->w,
+                                 layer->b, layer->y, loss, model->labels, model->targets, grad,
+                                 model->stats, model->scratch[0], has_below ? &below : NULL,
+                                 model->step);
+    }
+  return ops->dense_loss (model->backend.ctx, act, pass->n, in, out, layer->x, layer->w, layer->b,
+                          layer->y, loss, model->labels, model->targets, grad, model->stats);
 }
 
 /* The other side of updating_below: whether the dense layer above this one

@@ -18,7 +18,12 @@
  * as far down as every layer with parameters is such a dense layer and the
  * backend says the op pays for it; each must hand the one below it, if
  * that updates itself too, its dz; and the lowest of them must store the
- * step counter when no optimizer_update follows.
+ * step counter when no optimizer_update follows. With the output layer's
+ * input gradient formed with its loss and branches (ABI 9) too, that layer's
+ * own backward must run on a branch, joined before the step counter moves;
+ * the table holds the branch back and runs it at the join, the latest it
+ * may run, so an engine that let the ops beside it touch the branch's
+ * memory would train differently.
  */
 
 #include "test-util.h"
@@ -47,8 +52,31 @@ static struct
   int conv_acts;                   /* conv2d_backward_bias_act calls */
   int updates;                     /* dense_backward_update calls */
   int belows;                      /* ... that formed the layer below's dz */
-  int declined_in;  /* dense_backward_update_pays declines layers of this input size */
-  int stored_steps; /* ... that stored the step counter */
+  int declined_in;         /* dense_backward_update_pays declines layers of this input size */
+  int stored_steps;        /* ... that stored the step counter */
+  NnBackendOps branch_ops; /* ... and dense_loss_dx with branches */
+  int loss_dxs;            /* dense_loss_dx calls */
+  int branches, joins;     /* branch_begin and branch_join calls */
+  bool in_branch;          /* between branch_begin and branch_end */
+  int held;                /* ops issued on the branch, not run yet */
+  int held_total;          /* ... in all */
+  int misplaced;           /* branch calls out of order */
+  struct Held
+  {
+    bool update;
+    int act, n, in, out;
+    const float *x;
+    float *w, *bias;
+    const float *y;
+    float *dy, *dw, *dbias, *dx;
+    float rate;
+    uint64_t seed;
+    int64_t *step;
+    const NnBackendOptimizer *opt;
+    float *w_state, *bias_state;
+    size_t state_stride;
+    int store_step;
+  } held_ops[4];
 } fake;
 
 static void
@@ -58,6 +86,22 @@ reset_counts (void)
   fake.dense_losses = fake.losses = fake.pool_acts = fake.image_bias_acts = 0;
   fake.pool_drop_forward = fake.pool_drop_backward = fake.conv_acts = 0;
   fake.updates = fake.stored_steps = fake.belows = 0;
+  fake.loss_dxs = fake.branches = fake.joins = fake.held = fake.held_total = fake.misplaced = 0;
+  fake.in_branch = false;
+}
+
+/* Holds an op issued on a branch; false when none is open. */
+static bool
+hold (const struct Held *op)
+{
+  if (!fake.in_branch)
+    return false;
+  if (fake.held < 4)
+    fake.held_ops[fake.held++] = *op;
+  else
+    fake.misplaced++;
+  fake.held_total++;
+  return true;
 }
 
 static int
@@ -103,6 +147,23 @@ f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, co
                   const float *y, float *dy, float *dw, float *dbias, float *dx, float rate,
                   uint64_t seed, const int64_t *step)
 {
+  struct Held op = { .act = act,
+                     .n = n,
+                     .in = in,
+                     .out = out,
+                     .x = x,
+                     .w = (float *) w,
+                     .y = y,
+                     .dy = dy,
+                     .dw = dw,
+                     .dbias = dbias,
+                     .dx = dx,
+                     .rate = rate,
+                     .seed = seed,
+                     .step = (int64_t *) step };
+  fake.misplaced += fake.in_branch && dx != NULL;
+  if (hold (&op))
+    return 0;
   fake.backward++;
   fake.backward_drop += rate > 0.0f;
   return dense_backward_ops (ctx, act, n, in, out, x, w, y, dy, dw, dbias, dx, rate, seed, step);
@@ -144,7 +205,19 @@ f_dense_backward_update (void *ctx, int act, int n, int in, int out, const float
   float *dw = malloc (sizeof (float) * w_count); /* (in, out) */
   float *dbias = malloc (sizeof (float) * (size_t) out);
   int rc = NN_BACKEND_OUT_OF_MEMORY;
+  struct Held op
+      = { true, act,  n,    in,   out, x,       w,          bias,         y,         dy, NULL, NULL,
+          dx,   rate, seed, step, opt, w_state, bias_state, state_stride, store_step };
 
+  if (fake.in_branch)
+    /* the output layer's input gradient is formed already */
+    fake.misplaced += dx != NULL || below != NULL;
+  if (hold (&op))
+    {
+      free (dw);
+      free (dbias);
+      return 0;
+    }
   fake.updates++;
   fake.stored_steps += store_step != 0;
   if (dw != NULL && dbias != NULL)
@@ -186,6 +259,69 @@ f_dense_loss (void *ctx, int act, int n, int in, int out, const float *x, const 
     rc = c->bias_act_forward (ctx, act, y, bias, n, out, 1);
   if (rc == 0)
     rc = c->loss (ctx, kind, y, labels, targets, grad, stats, n, out);
+  return rc;
+}
+
+/* dense_loss, then the input gradient (the output is linear: grad is dz),
+ * and the layer below's dz from it as f_dense_backward_update forms it. */
+static int
+f_dense_loss_dx (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                 const float *bias, float *y, int kind, const int32_t *labels, const float *targets,
+                 float *grad, float *stats, float *dx, const NnBackendBelow *below,
+                 const int64_t *step)
+{
+  const NnBackendOps *c = fake.cpu;
+  int rc = f_dense_loss (ctx, act, n, in, out, x, w, bias, y, kind, labels, targets, grad, stats);
+
+  fake.dense_losses--; /* counted as dense_loss_dx */
+  fake.loss_dxs++;
+  fake.misplaced += fake.in_branch || act != NN_BK_ACT_LINEAR;
+  if (rc == 0)
+    rc = c->gemm (ctx, 0, 1, n, in, out, 1.0f, grad, out, w, out, 0.0f, dx, in);
+  fake.belows += below != NULL;
+  if (rc == 0 && below != NULL && below->rate > 0.0f)
+    rc = c->dropout_backward (ctx, dx, dx, (size_t) n * in, below->rate, below->seed, step);
+  if (rc == 0 && below != NULL)
+    rc = c->bias_act_backward (ctx, below->act, below->y, dx, NULL, n, in, 1);
+  return rc;
+}
+
+static int
+f_branch_begin (void *ctx)
+{
+  fake.misplaced += fake.in_branch || fake.held > 0;
+  fake.in_branch = true;
+  fake.branches++;
+  return 0;
+}
+
+static int
+f_branch_end (void *ctx)
+{
+  fake.misplaced += !fake.in_branch;
+  fake.in_branch = false;
+  return 0;
+}
+
+/* Runs what the branch holds, as late as the branch may run. */
+static int
+f_branch_join (void *ctx)
+{
+  int rc = 0;
+  fake.misplaced += fake.in_branch;
+  fake.joins++;
+  for (int i = 0; i < fake.held && rc == 0; i++)
+    {
+      const struct Held *h = &fake.held_ops[i];
+      if (h->update)
+        rc = f_dense_backward_update (ctx, h->act, h->n, h->in, h->out, h->x, h->w, h->bias, h->y,
+                                      h->dy, h->dx, NULL, h->rate, h->seed, h->step, h->opt,
+                                      h->w_state, h->bias_state, h->state_stride, h->store_step);
+      else
+        rc = f_dense_backward (ctx, h->act, h->n, h->in, h->out, h->x, h->w, h->y, h->dy, h->dw,
+                               h->dbias, h->dx, h->rate, h->seed, h->step);
+    }
+  fake.held = 0;
   return rc;
 }
 
@@ -465,6 +601,31 @@ check_update (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, i
           fake.stored_steps);
 }
 
+/* `spec` with `optimizer` on the table with dense_loss_dx and branches too:
+ * the same training, and `branched` whether every training step formed the
+ * output layer's input gradient with its loss and ran that layer's own
+ * backward, alone, on a branch (otherwise none did). */
+static void
+check_branch (const char *spec, const NnOptimizer *optimizer, bool branched)
+{
+  bool same
+      = same_training (spec, optimizer, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &fake.branch_ops);
+  int steps = branched ? 32 : 0;
+
+  tap_ok (same,
+          "%s (%s): the output layer's backward on a branch gives the very losses, test "
+          "results and weights",
+          spec, nn_optimizer_name (optimizer->kind));
+  tap_ok (fake.loss_dxs == steps && fake.branches == steps && fake.joins == steps
+              && fake.held_total == steps && fake.misplaced == 0 && !fake.in_branch
+              && fake.held == 0,
+          "%s (%s): %s (%d dense_loss_dx, %d branches, %d joined, %d ops held, %d misplaced)", spec,
+          nn_optimizer_name (optimizer->kind),
+          branched ? "every step forms the output layer's dx with the loss and branches once"
+                   : "no step branches",
+          fake.loss_dxs, fake.branches, fake.joins, fake.held_total, fake.misplaced);
+}
+
 int
 main (void)
 {
@@ -485,6 +646,11 @@ main (void)
   fake.update_ops = fake.ops;
   fake.update_ops.dense_backward_update = f_dense_backward_update;
   fake.update_ops.dense_backward_update_pays = f_update_pays;
+  fake.branch_ops = fake.update_ops;
+  fake.branch_ops.dense_loss_dx = f_dense_loss_dx;
+  fake.branch_ops.branch_begin = f_branch_begin;
+  fake.branch_ops.branch_end = f_branch_end;
+  fake.branch_ops.branch_join = f_branch_join;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
@@ -533,6 +699,38 @@ main (void)
     check_update (mlp, &adam, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 3, 1, false);
     fake.declined_in = 16;
     check_update (mlp, &adam, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, 3, 0, false);
+    fake.declined_in = 0;
+
+    /* the output layer's update on a branch: beside the layers below,
+     * whether they update themselves (the mlp, with every optimizer), leave
+     * the convolutions to optimizer_update (the cnn) or update nothing
+     * themselves (the mlp where the update does not pay for its dense 16,
+     * and the blocked model, whose dense 8 softmax has its own dz to form);
+     * but not where the output layer does not update itself (its gradient
+     * alone stays on the chain) */
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+      {
+        NnOptimizer opt = nn_optimizer_defaults (kinds[i]);
+        if (kinds[i] == NN_OPT_SGD)
+          opt.momentum = 0.9f;
+        check_branch (mlp, &opt, true);
+      }
+    check_branch (cnn, &adam, true);
+    check_branch (blocked, &adam, true);
+    fake.declined_in = 32;
+    check_branch (mlp, &adam, true);
+    fake.declined_in = 16;
+    check_branch (mlp, &adam, false);
+    fake.declined_in = 0;
+    /* a sigmoid output: its loss gradient is not its dz */
+    check_branch ("flatten; dense 16 relu; dense 8 relu; dense 4 sigmoid", &adam, false);
+    /* one dense layer below, which updates itself and so stores the step:
+     * a branch would be joined at once */
+    check_branch ("flatten; dense 16 relu; dense 4 softmax", &adam, false);
+    /* ... but where that one leaves its update to optimizer_update, it
+     * branches (the images are 1 x 8 x 8) */
+    fake.declined_in = 64;
+    check_branch ("flatten; dense 16 relu; dense 4 softmax", &adam, true);
     fake.declined_in = 0;
   }
 
