@@ -1,6 +1,6 @@
 /* nn-cuda-backend.cu: the CUDA backend module's op table, devices, contexts,
- * memory, errors and whole-step capture (CUDA graphs). The math lives in
- * nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/.
+ * memory, errors, whole-step capture (CUDA graphs) and branches. The math
+ * lives in nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/.
  */
 
 #include "nn-cuda-private.h"
@@ -339,6 +339,64 @@ cublas_warm_up (cublasHandle_t handle, float *scratch)
   return st;
 }
 
+/* A lane's stream, cuBLAS handle and scratch (`whose`: "" or " of the
+ * branch", for messages). */
+static int
+lane_open (NnCudaContext *ctx, NnCudaLane *lane, const char *whose)
+{
+  char what[96];
+  cudaError_t err;
+  cublasStatus_t st;
+
+#define LANE_CUDA(call, name)                                                                      \
+  do                                                                                               \
+    {                                                                                              \
+      if ((err = (call)) != cudaSuccess)                                                           \
+        {                                                                                          \
+          snprintf (what, sizeof what, "%s%s", name, whose);                                       \
+          return _nn_cuda_fail (ctx, err, what);                                                   \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+  LANE_CUDA (cudaStreamCreateWithFlags (&lane->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  LANE_CUDA (cudaMalloc (&lane->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
+             "cuBLAS workspace (32 MiB)");
+  LANE_CUDA (cudaMalloc ((void **) &lane->partials, NN_CUDA_PARTIALS * sizeof (float)),
+             "reduction scratch");
+  LANE_CUDA (cudaMalloc ((void **) &lane->dx_partials, NN_CUDA_DX_PARTIALS * sizeof (float)),
+             "input-gradient scratch (4 MiB)");
+  LANE_CUDA (cudaMalloc ((void **) &lane->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
+             "counters");
+  LANE_CUDA (cudaMemsetAsync (lane->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
+                              lane->stream),
+             "cudaMemsetAsync");
+#undef LANE_CUDA
+  if ((st = cublas_open (&lane->cublas, lane->stream, lane->cublas_workspace, ctx->tf32))
+      != CUBLAS_STATUS_SUCCESS)
+    {
+      snprintf (what, sizeof what, "cuBLAS setup%s", whose);
+      return _nn_cuda_fail_cublas (ctx, st, what);
+    }
+  return NN_BACKEND_OK;
+}
+
+static void
+lane_close (NnCudaLane *lane)
+{
+  if (lane->cublas != NULL)
+    cublasDestroy (lane->cublas);
+  if (lane->cublas_workspace != NULL)
+    cudaFree (lane->cublas_workspace);
+  if (lane->partials != NULL)
+    cudaFree (lane->partials);
+  if (lane->dx_partials != NULL)
+    cudaFree (lane->dx_partials);
+  if (lane->counters != NULL)
+    cudaFree (lane->counters);
+  if (lane->stream != NULL)
+    cudaStreamDestroy (lane->stream);
+}
+
 static void
 context_release (NnCudaContext *ctx)
 {
@@ -359,22 +417,16 @@ context_release (NnCudaContext *ctx)
     cudaEventDestroy (ctx->fork);
   if (ctx->join != NULL)
     cudaEventDestroy (ctx->join);
+  if (ctx->branch_fork != NULL)
+    cudaEventDestroy (ctx->branch_fork);
+  if (ctx->branch_done != NULL)
+    cudaEventDestroy (ctx->branch_done);
   if (ctx->side_stream != NULL)
     cudaStreamDestroy (ctx->side_stream);
-  if (ctx->cublas != NULL)
-    cublasDestroy (ctx->cublas);
-  if (ctx->cublas_workspace != NULL)
-    cudaFree (ctx->cublas_workspace);
-  if (ctx->partials != NULL)
-    cudaFree (ctx->partials);
-  if (ctx->dx_partials != NULL)
-    cudaFree (ctx->dx_partials);
-  if (ctx->counters != NULL)
-    cudaFree (ctx->counters);
+  lane_close (&ctx->branch);
   if (ctx->staging != NULL)
     cudaFreeHost (ctx->staging);
-  if (ctx->stream != NULL)
-    cudaStreamDestroy (ctx->stream);
+  lane_close (&ctx->lane);
   cudaGetLastError ();
   free (ctx);
 }
@@ -426,30 +478,17 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
   ctx->dense_clusters = _nn_cuda_dense_cluster_setup (ctx);
-  STEP_CUDA (cudaStreamCreateWithFlags (&ctx->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  STEP_CUDA (cudaMalloc (&ctx->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
-             "cuBLAS workspace (32 MiB)");
-  STEP_CUDA (cudaMalloc ((void **) &ctx->partials, NN_CUDA_PARTIALS * sizeof (float)),
-             "reduction scratch");
-  STEP_CUDA (cudaMalloc ((void **) &ctx->dx_partials, NN_CUDA_DX_PARTIALS * sizeof (float)),
-             "input-gradient scratch (4 MiB)");
-  STEP_CUDA (cudaMalloc ((void **) &ctx->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
-             "counters");
-  STEP_CUDA (cudaMemsetAsync (ctx->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
-                              ctx->stream),
-             "cudaMemsetAsync");
+  if ((rc = lane_open (ctx, &ctx->lane, "")) != 0
+      || (rc = lane_open (ctx, &ctx->branch, " of the branch")) != 0)
+    goto failed;
   STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,
                             (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES,
                             cudaHostAllocDefault),
              "pinned staging buffer");
-
-  what = "cuBLAS";
-  if ((bst = cublas_open (&ctx->cublas, ctx->stream, ctx->cublas_workspace, ctx->tf32))
-      != CUBLAS_STATUS_SUCCESS)
-    {
-      rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup");
-      goto failed;
-    }
+  STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_fork, cudaEventDisableTiming),
+             "cudaEventCreate");
+  STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_done, cudaEventDisableTiming),
+             "cudaEventCreate");
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->side_stream, cudaStreamNonBlocking),
              "cudaStreamCreate (side)");
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->fork, cudaEventDisableTiming), "cudaEventCreate");
@@ -464,25 +503,29 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       goto failed;
     }
   if ((dst = cudnnCreate (&ctx->cudnn)) != CUDNN_STATUS_SUCCESS
-      || (dst = cudnnSetStream (ctx->cudnn, ctx->stream)) != CUDNN_STATUS_SUCCESS)
+      || (dst = cudnnSetStream (ctx->cudnn, ctx->lane.stream)) != CUDNN_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cudnn (ctx, dst, "cuDNN setup");
       goto failed;
     }
   /* cuBLAS sets itself up on its first product (tens of ms): do that here,
-   * for both handles, so it does not land in the first timed training
+   * for every handle, so it does not land in the first timed training
    * step, each on its own three floats of the scratch, zeroed first. */
-  STEP_CUDA (cudaMemsetAsync (ctx->partials, 0, 6 * sizeof (float), ctx->stream),
+  STEP_CUDA (cudaMemsetAsync (ctx->lane.partials, 0, 9 * sizeof (float), ctx->lane.stream),
              "cudaMemsetAsync");
-  STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
-  if ((bst = cublas_warm_up (ctx->cublas, ctx->partials)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublas_warm_up (ctx->cublas_side, ctx->partials + 3)) != CUBLAS_STATUS_SUCCESS)
+  STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
+  STEP_CUDA (cudaStreamSynchronize (ctx->branch.stream), "cudaStreamSynchronize");
+  if ((bst = cublas_warm_up (ctx->lane.cublas, ctx->lane.partials)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublas_warm_up (ctx->cublas_side, ctx->lane.partials + 3)) != CUBLAS_STATUS_SUCCESS
+      || (bst = cublas_warm_up (ctx->branch.cublas, ctx->lane.partials + 6))
+           != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
       goto failed;
     }
-  STEP_CUDA (cudaStreamSynchronize (ctx->stream), "cudaStreamSynchronize");
+  STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
   STEP_CUDA (cudaStreamSynchronize (ctx->side_stream), "cudaStreamSynchronize");
+  STEP_CUDA (cudaStreamSynchronize (ctx->branch.stream), "cudaStreamSynchronize");
 #undef STEP_CUDA
 
   *out = ctx;
@@ -500,6 +543,14 @@ cuda_context_free (void *vctx)
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   if (ctx == NULL)
     return;
+  if (ctx->in_branch)
+    {
+      /* freed with a branch open: the context's own lane back in place */
+      NnCudaLane own = ctx->branch;
+      ctx->branch = ctx->lane;
+      ctx->lane = own;
+      ctx->in_branch = 0;
+    }
   if (!ctx->lost)
     {
       if (ctx->several_devices)
@@ -507,10 +558,11 @@ cuda_context_free (void *vctx)
       if (ctx->capturing)
         {
           cudaGraph_t graph = NULL;
-          if (cudaStreamEndCapture (ctx->stream, &graph) == cudaSuccess && graph != NULL)
+          if (cudaStreamEndCapture (ctx->lane.stream, &graph) == cudaSuccess && graph != NULL)
             cudaGraphDestroy (graph);
         }
-      cudaStreamSynchronize (ctx->stream);
+      cudaStreamSynchronize (ctx->lane.stream);
+      cudaStreamSynchronize (ctx->branch.stream);
     }
   context_release (ctx);
 }
@@ -546,7 +598,7 @@ cuda_alloc (void *vctx, size_t bytes, void **ptr)
       snprintf (what, sizeof what, "allocating %.1f MiB", bytes / 1048576.0);
       return _nn_cuda_fail (ctx, err, what);
     }
-  err = cudaMemsetAsync (*ptr, 0, bytes, ctx->stream);
+  err = cudaMemsetAsync (*ptr, 0, bytes, ctx->lane.stream);
   if (err != cudaSuccess)
     {
       cudaFree (*ptr);
@@ -579,11 +631,11 @@ cuda_upload (void *vctx, void *dst, const void *src, size_t bytes)
   if (bytes == 0)
     return NN_BACKEND_OK;
   if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
-                                                 ctx->stream),
+                                                 ctx->lane.stream),
                            "upload")) != 0)
     return rc;
   /* The caller may reuse its buffer as soon as we return. */
-  return _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "upload");
+  return _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "upload");
 }
 
 static int
@@ -595,10 +647,10 @@ cuda_download (void *vctx, void *dst, const void *src, size_t bytes)
     return rc;
   if (bytes > 0
       && (rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
-                                                    ctx->stream),
+                                                    ctx->lane.stream),
                               "download")) != 0)
     return rc;
-  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "download");
+  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "download");
   if (rc == 0)
     ctx->staging_pending = 0;
   return rc;
@@ -628,17 +680,18 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
    * staging and a host function moves them once the stream gets there. */
   if (cudaPointerGetAttributes (&attr, dst) == cudaSuccess && attr.type == cudaMemoryTypeHost)
     return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
-                                                ctx->stream),
+                                                ctx->lane.stream),
                           "download_async");
   cudaGetLastError ();
   if (bytes > NN_CUDA_STAGING_SLOT_BYTES)
     return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
-                                                ctx->stream),
+                                                ctx->lane.stream),
                           "download_async");
   if (ctx->staging_pending >= NN_CUDA_STAGING_SLOTS && !ctx->capturing)
     {
       /* Every slot may still be in flight: let them land before reuse. */
-      if ((rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "download_async")) != 0)
+      rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "download_async");
+      if (rc != 0)
         return rc;
       ctx->staging_pending = 0;
     }
@@ -651,10 +704,10 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
   copy->staged = staged;
   copy->bytes = bytes;
   if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (staged, src, bytes, cudaMemcpyDeviceToHost,
-                                                 ctx->stream),
+                                                 ctx->lane.stream),
                            "download_async")) != 0)
     return rc;
-  return _nn_cuda_fail (ctx, cudaLaunchHostFunc (ctx->stream, staged_copy_cb, copy),
+  return _nn_cuda_fail (ctx, cudaLaunchHostFunc (ctx->lane.stream, staged_copy_cb, copy),
                         "download_async");
 }
 
@@ -668,7 +721,7 @@ cuda_copy (void *vctx, void *dst, const void *src, size_t bytes)
   if (bytes == 0)
     return NN_BACKEND_OK;
   return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                              ctx->stream),
+                                              ctx->lane.stream),
                         "copy");
 }
 
@@ -682,7 +735,9 @@ cuda_synchronize (void *vctx)
   if (ctx->capturing)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
                               "synchronize: not allowed while capturing a step");
-  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->stream), "synchronize");
+  if (ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "synchronize: a branch is open");
+  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "synchronize");
   if (rc == 0)
     ctx->staging_pending = 0;
   return rc;
@@ -705,8 +760,11 @@ cuda_capture_begin (void *vctx)
     return rc;
   if (ctx->capturing)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_begin: already capturing");
+  if (ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_begin: a branch is open");
   /* Thread-local: other threads' CUDA calls neither break nor join this capture. */
-  rc = _nn_cuda_fail (ctx, cudaStreamBeginCapture (ctx->stream, cudaStreamCaptureModeThreadLocal),
+  rc = _nn_cuda_fail (ctx,
+                      cudaStreamBeginCapture (ctx->lane.stream, cudaStreamCaptureModeThreadLocal),
                       "capture_begin");
   if (rc == 0)
     ctx->capturing = 1;
@@ -727,10 +785,12 @@ cuda_capture_end (void *vctx, void **out)
     return NN_BACKEND_DEVICE_LOST;
   if (!ctx->capturing)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_end: not capturing");
+  if (ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_end: a branch is open");
   if (ctx->several_devices)
     cudaSetDevice (ctx->device);
   ctx->capturing = 0;
-  err = cudaStreamEndCapture (ctx->stream, &graph);
+  err = cudaStreamEndCapture (ctx->lane.stream, &graph);
   if (err != cudaSuccess)
     {
       if (graph != NULL)
@@ -753,7 +813,8 @@ cuda_capture_end (void *vctx, void **out)
   g->graph = graph;
   g->exec = exec;
   /* Upload now so the first launch does not pay for it. */
-  if ((rc = _nn_cuda_fail (ctx, cudaGraphUpload (exec, ctx->stream), "capture_end: upload")) != 0)
+  rc = _nn_cuda_fail (ctx, cudaGraphUpload (exec, ctx->lane.stream), "capture_end: upload");
+  if (rc != 0)
     {
       cudaGraphExecDestroy (exec);
       cudaGraphDestroy (graph);
@@ -772,9 +833,10 @@ cuda_graph_launch (void *vctx, void *vgraph)
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if (g == NULL)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "graph_launch: no graph");
-  return _nn_cuda_fail (ctx, cudaGraphLaunch (g->exec, ctx->stream), "graph_launch");
+  if (g == NULL || ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "graph_launch: %s",
+                              g == NULL ? "no graph" : "a branch is open");
+  return _nn_cuda_fail (ctx, cudaGraphLaunch (g->exec, ctx->lane.stream), "graph_launch");
 }
 
 static void
@@ -794,6 +856,97 @@ cuda_graph_free (void *vctx, void *vgraph)
       cudaGetLastError ();
     }
   free (g);
+}
+
+/* ---------------------------------------------------------------- branches */
+
+/* The lane ops run on becomes the other one, and cuDNN follows it. */
+static cudnnStatus_t
+swap_lanes (NnCudaContext *ctx)
+{
+  NnCudaLane was = ctx->lane;
+  ctx->lane = ctx->branch;
+  ctx->branch = was;
+  return cudnnSetStream (ctx->cudnn, ctx->lane.stream);
+}
+
+/* As _nn_cuda_enter, but not an op: what the op before wrote stays the
+ * record the op after reads. */
+static int
+branch_enter (NnCudaContext *ctx)
+{
+  if (ctx->lost)
+    return NN_BACKEND_DEVICE_LOST;
+  if (ctx->several_devices)
+    return _nn_cuda_fail (ctx, cudaSetDevice (ctx->device), "cudaSetDevice");
+  return NN_BACKEND_OK;
+}
+
+static int
+cuda_branch_begin (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  cudnnStatus_t st;
+  int rc;
+
+  if ((rc = branch_enter (ctx)) != 0)
+    return rc;
+  if (ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_begin: a branch is open already");
+  if ((rc = _nn_cuda_fail (ctx, cudaEventRecord (ctx->branch_fork, ctx->lane.stream),
+                           "branch_begin"))
+          != 0
+      || (rc = _nn_cuda_fail (ctx, cudaStreamWaitEvent (ctx->branch.stream, ctx->branch_fork, 0),
+                              "branch_begin"))
+           != 0)
+    return rc;
+  if ((st = swap_lanes (ctx)) != CUDNN_STATUS_SUCCESS)
+    {
+      swap_lanes (ctx);
+      return _nn_cuda_fail_cudnn (ctx, st, "branch_begin");
+    }
+  ctx->in_branch = 1;
+  /* The branch's first kernel starts after every op before it has
+   * finished, so it may read anything early. */
+  ctx->main_writing = ctx->writing;
+  ctx->writing.any = 0;
+  ctx->writing.count = 0;
+  return NN_BACKEND_OK;
+}
+
+static int
+cuda_branch_end (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+
+  if ((rc = branch_enter (ctx)) != 0)
+    return rc;
+  if (!ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_end: no branch is open");
+  cudaError_t recorded = cudaEventRecord (ctx->branch_done, ctx->lane.stream);
+  /* back on the context's own lane whatever failed; the next op follows
+   * the op before the branch, on the same stream */
+  cudnnStatus_t st = swap_lanes (ctx);
+  ctx->in_branch = 0;
+  ctx->writing = ctx->main_writing;
+  if ((rc = _nn_cuda_fail (ctx, recorded, "branch_end")) != 0)
+    return rc;
+  return _nn_cuda_fail_cudnn (ctx, st, "branch_end");
+}
+
+static int
+cuda_branch_join (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+
+  if ((rc = branch_enter (ctx)) != 0)
+    return rc;
+  if (ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_join: the branch is still open");
+  return _nn_cuda_fail (ctx, cudaStreamWaitEvent (ctx->lane.stream, ctx->branch_done, 0),
+                        "branch_join");
 }
 
 /* ---------------------------------------------------------------- the table */
@@ -842,6 +995,10 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_conv2d_backward_bias_act,
   _nn_cuda_dense_backward_update_pays,
   _nn_cuda_dense_backward_update,
+  _nn_cuda_dense_loss_dx,
+  cuda_branch_begin,
+  cuda_branch_end,
+  cuda_branch_join,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

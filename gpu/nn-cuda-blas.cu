@@ -10,6 +10,7 @@
 #include "nn-cuda-private.h"
 #include "kernels/launch.cuh"
 #include "kernels/act.cuh"
+#include "kernels/below.cuh"
 #include "kernels/epilogue.cuh"
 #include "kernels/loss.cuh"
 
@@ -137,7 +138,11 @@ gemm_small_n_kernel (SmallN g)
  * product with its epilogue gives each row's outputs to the warp that
  * stores them, and that warp computes the row's loss from them as the loss
  * op does; a separate loss kernel cost a launch and a trip through memory
- * per step. */
+ * per step. With dx (dense_loss_dx, act linear), it also forms the rows'
+ * input gradient, grad @ w^T, summed over the outputs in order as the
+ * narrow update kernel sums it, or the layer below's dz from it (loss_dx,
+ * below): the output layer's update then leaves the step's chain of
+ * kernels, to run beside the layers below. */
 struct LossArgs
 {
   int kind;
@@ -145,17 +150,110 @@ struct LossArgs
   const float *targets;
   float *grad;  /* (m, n) or NULL */
   float *stats; /* or NULL */
+  float *dx;    /* (m, k) or NULL; then grad is not NULL */
+  Below below;
+  const int64_t *step; /* the dropout of the layer below */
 };
 
+/* dense_loss_kernel's dx: for each of the block's rows, whose dz (its
+ * loss gradient) is in dzs[the row's lead warp], dx (row, j) = the sum
+ * over c of dz[c] w (j, c), in order, for the columns j = tid, tid + 256,
+ * ..., DX_COLS at a time. The first DX_COLS columns' w, and the block's
+ * first row's y and dropout mask of the layer below there, are loaded and
+ * worked out when the kernel starts, while the product and the loss run:
+ * after the loss, they took 2.9 us (32 x 1000 -> 10, one row a block;
+ * bench/results/h200-gpu-session8-2026-11-30.md, calls 3-6). Loads past n
+ * or k read column n - 1 or row k - 1, as small_n_sum's do, so that they
+ * all go out together. (Each warp working out its row's loss itself, so
+ * that none waits for another, was slower: call 8.) */
+#define DX_COLS 4
+struct DxCols
+{
+  float w[DX_COLS][SMALL_N_MAX];
+  float y[DX_COLS];
+  bool keep[DX_COLS]; /* below_keeps */
+};
+
+/* w's rows at the columns j0 + q * 256 (q < DX_COLS). */
+__device__ __forceinline__ void
+load_dx_w (const SmallN &g, int j0, DxCols &d)
+{
+  const float *__restrict__ w = g.b;
+#pragma unroll
+  for (int q = 0; q < DX_COLS; q++)
+    {
+      int j = min (j0 + q * (int) blockDim.x, g.k - 1);
+#pragma unroll
+      for (int c = 0; c < SMALL_N_MAX; c++)
+        d.w[q][c] = w[(size_t) j * g.ldb + (c < g.n ? c : g.n - 1)];
+    }
+}
+
+/* The layer below's y and mask in row r at those columns. */
+__device__ __forceinline__ void
+load_dx_y (const SmallN &g, const LossArgs &l, int64_t step, int r, int j0, DxCols &d)
+{
+#pragma unroll
+  for (int q = 0; q < DX_COLS; q++)
+    {
+      size_t cell = (size_t) r * g.k + min (j0 + q * (int) blockDim.x, g.k - 1);
+      d.y[q] = below_y (l.below, cell);
+      d.keep[q] = below_keeps (l.below, step, cell);
+    }
+}
+
+__device__ __forceinline__ void
+loss_dx (const SmallN &g, const LossArgs &l, int rows_per_block,
+         const float (*dzs)[SMALL_N_MAX], int64_t step, DxCols &d)
+{
+  const int first = blockIdx.x * rows_per_block;
+  for (int j0 = threadIdx.x; j0 < g.k; j0 += DX_COLS * blockDim.x)
+    {
+      if (j0 != (int) threadIdx.x)
+        load_dx_w (g, j0, d);
+      for (int rw = 0; rw < rows_per_block && first + rw < g.m; rw++)
+        {
+          const int r = first + rw;
+          const float *dz = dzs[rw * g.split];
+          if (j0 != (int) threadIdx.x || rw > 0)
+            load_dx_y (g, l, step, r, j0, d);
+#pragma unroll
+          for (int q = 0; q < DX_COLS; q++)
+            {
+              int j = j0 + q * (int) blockDim.x;
+              float s = 0.0f;
+#pragma unroll
+              for (int c = 0; c < SMALL_N_MAX; c++)
+                if (c < g.n)
+                  s += dz[c] * d.w[q][c];
+              if (j < g.k)
+                l.dx[(size_t) r * g.k + j] = dx_value_kept (l.below, d.keep[q], s, d.y[q]);
+            }
+        }
+    }
+}
+
+template <bool DX> /* l.dx is not NULL; the loop's registers stay out of dense_loss alone */
 __global__ void __launch_bounds__ (256)
 dense_loss_kernel (SmallN g, LossArgs l)
 {
   nn_kernel_enter ();
   __shared__ float outputs[8][SMALL_N_MAX];
   __shared__ float targets[8][SMALL_N_MAX];
-  int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  int row = blockIdx.x * (8 / g.split) + warp / g.split;
-  bool row_warp = warp % g.split == 0 && row < g.m;
+  __shared__ float grads[8][SMALL_N_MAX];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int rows_per_block = 8 / g.split;
+  const int row = blockIdx.x * rows_per_block + warp / g.split;
+  const bool row_warp = warp % g.split == 0 && row < g.m;
+  /* the step of the layer below's dropout mask, and the dx's first loads
+   * and mask, while the product runs */
+  const int64_t step = DX && l.below.rate > 0.0f ? *l.step : 0;
+  DxCols dxc;
+  if (DX)
+    {
+      load_dx_w (g, threadIdx.x, dxc);
+      load_dx_y (g, l, step, min (blockIdx.x * rows_per_block, g.m - 1), threadIdx.x, dxc);
+    }
   /* The row's label and targets, loaded while the product runs. */
   int label = -1;
   float target = 0.0f;
@@ -168,11 +266,19 @@ dense_loss_kernel (SmallN g, LossArgs l)
     targets[warp][lane] = target;
   __syncthreads ();
   float loss = 0.0f, correct = 0.0f;
+  float *grad_row = l.grad != NULL ? l.grad + (size_t) row * g.n : NULL;
   if (row_warp)
     loss = loss_row (l.kind, outputs[warp], label, l.targets != NULL ? targets[warp] : NULL, g.m,
-                     g.n, l.grad != NULL ? l.grad + (size_t) row * g.n : NULL, &correct);
+                     g.n, DX ? grads[warp] : grad_row, &correct);
   if (l.stats != NULL)
-    add_block_stats<8> (loss, correct, l.stats);
+    add_block_stats<8> (loss, correct, l.stats); /* synchronizes the block */
+  if (!DX)
+    return;
+  if (l.stats == NULL)
+    __syncthreads ();
+  if (row_warp && lane < g.n)
+    grad_row[lane] = grads[warp][lane];
+  loss_dx (g, l, rows_per_block, grads, step, dxc);
 }
 
 static SmallN
@@ -297,8 +403,8 @@ _nn_cuda_gemm (void *vctx, int trans_a, int trans_b, int m, int n, int k, float 
   if (n <= SMALL_N_MAX && k >= 32)
     return launch_small_n (ctx, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                            NULL, no_epilogue, "gemm");
-  cublasStatus_t st = cublas_row_major (ctx->cublas, trans_a, trans_b, m, n, k, alpha, a, lda, b,
-                                        ldb, beta, c, ldc);
+  cublasStatus_t st = cublas_row_major (ctx->lane.cublas, trans_a, trans_b, m, n, k, alpha, a, lda,
+                                        b, ldb, beta, c, ldc);
   if (st != CUBLAS_STATUS_SUCCESS)
     {
       char what[128];
@@ -483,12 +589,14 @@ dense_dw_kernel (int act, const float *__restrict__ x, const float *__restrict__
       }
 }
 
-int
-_nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x, const float *w,
-                     const float *bias, float *y, int kind, const int32_t *labels,
-                     const float *targets, float *grad, float *stats)
+/* dense_loss, or with with_dx dense_loss_dx. */
+static int
+dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int out,
+                   const float *x, const float *w, const float *bias, float *y, int kind,
+                   const int32_t *labels, const float *targets, float *grad, float *stats,
+                   float *dx, const NnBackendBelow *below, const int64_t *step)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  const char *what = with_dx ? "dense_loss_dx" : "dense_loss";
   int rc;
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
@@ -496,8 +604,15 @@ _nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x
   if (n < 0 || in < 0 || out <= 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
       || kind < NN_BK_LOSS_SPARSE_XENT || kind > NN_BK_LOSS_MSE
       || (kind == NN_BK_LOSS_SPARSE_XENT && labels == NULL)
-      || (kind != NN_BK_LOSS_SPARSE_XENT && targets == NULL && labels == NULL))
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_loss: bad arguments");
+      || (kind != NN_BK_LOSS_SPARSE_XENT && targets == NULL && labels == NULL)
+      || (with_dx
+          && (dx == NULL || act != NN_BK_ACT_LINEAR || grad == NULL
+              || (below != NULL
+                  && (below->act < NN_BK_ACT_LINEAR || below->act >= NN_BK_ACT_SOFTMAX
+                      || !(below->rate >= 0.0f && below->rate < 1.0f)
+                      || (below->act != NN_BK_ACT_LINEAR && below->y == NULL)
+                      || (below->rate > 0.0f && step == NULL))))))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: bad arguments", what);
   if (n == 0)
     return NN_BACKEND_OK;
   /* One kernel for a classifier's few outputs: on the H200 in a replayed
@@ -510,20 +625,49 @@ _nn_cuda_dense_loss (void *vctx, int act, int n, int in, int out, const float *x
     {
       if ((rc = _nn_cuda_dense_forward_route (ctx, NN_CUDA_DENSE_AUTO, act, n, in, out, x, w, bias,
                                               y, NULL, 0.0f, 0, NULL))
-          != 0)
+          != 0
+          || (rc = _nn_cuda_loss (ctx, kind, y, labels, targets, grad, stats, n, out)) != 0
+          || dx == NULL)
         return rc;
-      return _nn_cuda_loss (ctx, kind, y, labels, targets, grad, stats, n, out);
+      /* dx = grad @ w^T, then the layer below's dz from it */
+      if ((rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, grad, out, w, out, 0.0f, dx, in)) != 0
+          || below == NULL || (below->act == NN_BK_ACT_LINEAR && below->rate == 0.0f))
+        return rc;
+      return _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate,
+                                below->seed, step);
     }
   Epilogue e = { 1, act, bias, NULL, 0.0f, 1.0f, 0, NULL };
   unsigned int blocks;
   SmallN g = small_n_args (0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e, &blocks);
-  _nn_cuda_launch (ctx, dense_loss_kernel, blocks, 256, 0, g,
-                   LossArgs{ kind, labels, targets, grad, stats });
-  const void *at[] = { y, grad, stats };
+  LossArgs l = { kind, labels, targets, grad, stats, dx, below_of (below), step };
+  if (with_dx)
+    _nn_cuda_launch (ctx, dense_loss_kernel<true>, blocks, 256, 0, g, l);
+  else
+    _nn_cuda_launch (ctx, dense_loss_kernel<false>, blocks, 256, 0, g, l);
+  const void *at[] = { y, grad, stats, dx };
   const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) n * out * sizeof (float),
-                           2 * sizeof (float) };
-  _nn_cuda_writes_only (ctx, 3, at, bytes);
-  return _nn_cuda_check_launch (ctx, "dense_loss");
+                           2 * sizeof (float), (size_t) n * in * sizeof (float) };
+  _nn_cuda_writes_only (ctx, 4, at, bytes);
+  return _nn_cuda_check_launch (ctx, what);
+}
+
+int
+_nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
+                     const float *bias, float *y, int kind, const int32_t *labels,
+                     const float *targets, float *grad, float *stats)
+{
+  return dense_loss_launch ((NnCudaContext *) ctx, false, act, n, in, out, x, w, bias, y, kind,
+                            labels, targets, grad, stats, NULL, NULL, NULL);
+}
+
+int
+_nn_cuda_dense_loss_dx (void *ctx, int act, int n, int in, int out, const float *x,
+                        const float *w, const float *bias, float *y, int kind,
+                        const int32_t *labels, const float *targets, float *grad, float *stats,
+                        float *dx, const NnBackendBelow *below, const int64_t *step)
+{
+  return dense_loss_launch ((NnCudaContext *) ctx, true, act, n, in, out, x, w, bias, y, kind,
+                            labels, targets, grad, stats, dx, below, step);
 }
 
 static int dense_backward_launch (NnCudaContext *ctx, int act, int n, int in, int out,
@@ -568,7 +712,7 @@ dw_dx_beside (NnCudaContext *ctx, int n, int in, int out, const float *x, const 
   if (dbias != NULL
       && (rc = _nn_cuda_dense_dz (ctx, NN_BK_ACT_LINEAR, y, dz, dbias, n, out, 0.0f, 0, NULL)) != 0)
     return rc;
-  if ((err = cudaEventRecord (ctx->fork, ctx->stream)) != cudaSuccess)
+  if ((err = cudaEventRecord (ctx->fork, ctx->lane.stream)) != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "dense_backward (fork)");
   if ((err = cudaStreamWaitEvent (ctx->side_stream, ctx->fork, 0)) != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "dense_backward (fork)");
@@ -578,7 +722,7 @@ dw_dx_beside (NnCudaContext *ctx, int n, int in, int out, const float *x, const 
   cudaError_t joined = cudaEventRecord (ctx->join, ctx->side_stream);
   rc = _nn_cuda_gemm (ctx, 1, 0, in, out, n, 1.0f, x, in, dz, out, 0.0f, dw, out);
   if (joined == cudaSuccess)
-    joined = cudaStreamWaitEvent (ctx->stream, ctx->join, 0);
+    joined = cudaStreamWaitEvent (ctx->lane.stream, ctx->join, 0);
   if (st != CUBLAS_STATUS_SUCCESS)
     return _nn_cuda_fail_cublas (ctx, st, "dense_backward (dx beside dW)");
   if (joined != cudaSuccess)
@@ -611,7 +755,7 @@ dense_backward_launch (NnCudaContext *ctx, int act, int n, int in, int out, cons
       && (size_t) in * out <= SMALL_K_OUTPUTS
       && (dx == NULL || (size_t) n * out <= NN_CUDA_PARTIALS))
     {
-      float *dz = dx != NULL ? ctx->partials : NULL;
+      float *dz = dx != NULL ? ctx->lane.partials : NULL;
       dim3 grid ((out + DW_TILE_OUT - 1) / DW_TILE_OUT, (in + DW_TILE_IN - 1) / DW_TILE_IN);
       _nn_cuda_launch (ctx, dense_dw_kernel, grid, 256, 0, act, x, y, dy, dw, dbias, dz, n, in, out,
                        rate, _nn_cuda_dropout_scale (rate), seed, step);

@@ -17,8 +17,7 @@
 
 #define NN_CUDA_HIDDEN __attribute__ ((visibility ("hidden")))
 
-/* Device scratch kept by the context, used between the kernels of one op
- * (ops on one stream never overlap, so one set serves all of them). */
+/* Device scratch kept by each lane (below), used between the kernels of one op. */
 #define NN_CUDA_PARTIALS (1 << 16)   /* floats for two-pass reductions */
 #define NN_CUDA_DX_PARTIALS (1 << 20) /* floats: dense_backward_update's input-gradient partials */
 #define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
@@ -51,6 +50,20 @@ typedef struct
   uintptr_t lo[NN_CUDA_WRITES], hi[NN_CUDA_WRITES];
 } NnCudaWrites;
 
+/* What an op runs on and with: a stream, the cuBLAS handle bound to it,
+ * and the scratch its kernels share (ops on one stream never overlap, so
+ * one set serves all of them). A branch (branch_begin) has a lane of its
+ * own, so that it and the ops beside it never share one. */
+typedef struct
+{
+  cudaStream_t stream;
+  cublasHandle_t cublas;
+  void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device: capture never allocates */
+  float *partials;           /* (NN_CUDA_PARTIALS) device */
+  float *dx_partials;        /* (NN_CUDA_DX_PARTIALS) device */
+  unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
+} NnCudaLane;
+
 typedef struct
 {
   int device;
@@ -60,17 +73,18 @@ typedef struct
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
   int several_devices;       /* set the current device in every op */
-  cudaStream_t stream;       /* owned: every op of this context runs here (and may branch onto side_stream) */
-  cublasHandle_t cublas;     /* owned, bound to stream */
-  cudnnHandle_t cudnn;       /* owned, bound to stream */
-  void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device, so capture never allocates */
-  cudaStream_t side_stream;  /* owned: a second branch within an op, joined before it returns */
+  NnCudaLane lane;           /* owned: what ops run on now: the context's own lane, or
+                              * while a branch is open the branch's (branch_begin swaps the
+                              * two, branch_end back) */
+  NnCudaLane branch;         /* owned: the other lane */
+  cudaEvent_t branch_fork, branch_done; /* owned: the branch waits for the stream, and back */
+  int in_branch;             /* between branch_begin and branch_end */
+  NnCudaWrites main_writing; /* while a branch is open: what the op before it wrote */
+  cudnnHandle_t cudnn;       /* owned, bound to lane.stream */
+  cudaStream_t side_stream;  /* owned: a second stream within an op, joined before it returns */
   cublasHandle_t cublas_side; /* owned, bound to side_stream, with its own workspace */
   void *cublas_side_workspace;
   cudaEvent_t fork, join;    /* owned: side_stream waits for the stream, and back */
-  float *partials;           /* (NN_CUDA_PARTIALS) device */
-  float *dx_partials;        /* (NN_CUDA_DX_PARTIALS) device */
-  unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
   unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
@@ -269,11 +283,18 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, in
  * dense-forward.cu; its shared memory allowed and clusters fit): once,
  * when the context opens. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_setup (NnCudaContext *ctx);
-/* The output layer with the loss (ABI 4; nn-cuda-blas.cu). */
+/* The output layer with the loss (ABI 4; nn-cuda-blas.cu), and with its
+ * input gradient (ABI 9). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
                                         const float *x, const float *w, const float *bias,
                                         float *y, int kind, const int32_t *labels,
                                         const float *targets, float *grad, float *stats);
+NN_CUDA_HIDDEN int _nn_cuda_dense_loss_dx (void *ctx, int act, int n, int in, int out,
+                                           const float *x, const float *w, const float *bias,
+                                           float *y, int kind, const int32_t *labels,
+                                           const float *targets, float *grad, float *stats,
+                                           float *dx, const NnBackendBelow *below,
+                                           const int64_t *step);
 /* The fused dense forward on a given route (NN_CUDA_DENSE_AUTO: chosen
  * from the shape), for gpu/dev benchmarks. */
 enum

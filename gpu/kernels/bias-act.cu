@@ -276,7 +276,7 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
     {
       if (dbias != NULL)
         return _nn_cuda_fail (ctx, cudaMemsetAsync (dbias, 0, channels * sizeof (float),
-                                                    ctx->stream),
+                                                    ctx->lane.stream),
                               "bias_act_backward");
       return NN_BACKEND_OK;
     }
@@ -306,7 +306,7 @@ _nn_cuda_bias_act_backward (void *vctx, int act, const float *y, float *dy, floa
   dim3 grid (splits, channels);
   int vec4 = spatial % 4 == 0 && ((uintptr_t) y | (uintptr_t) dy) % 16 == 0;
   _nn_cuda_launch (ctx, image_backward_kernel, grid, 256, 0, act, y, dy,
-                   dbias ? ctx->partials : NULL, n, channels, spatial, vec4);
+                   dbias ? ctx->lane.partials : NULL, n, channels, spatial, vec4);
   if ((rc = _nn_cuda_check_launch (ctx, "bias_act_backward")) != 0 || dbias == NULL)
     return rc;
   return _nn_cuda_sum_partials (ctx, dbias, channels, splits, "bias_act_backward (bias sum)");
@@ -331,8 +331,8 @@ _nn_cuda_channel_splits (const NnCudaContext *ctx, int n, int channels)
 int
 _nn_cuda_sum_partials (NnCudaContext *ctx, float *dbias, int channels, int splits, const char *what)
 {
-  _nn_cuda_launch (ctx, sum_partials_kernel, (channels + 127) / 128, 128, 0, ctx->partials, dbias,
-                   channels, splits);
+  _nn_cuda_launch (ctx, sum_partials_kernel, (channels + 127) / 128, 128, 0, ctx->lane.partials,
+                   dbias, channels, splits);
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -346,7 +346,7 @@ _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy, float
     {
       if (dbias != NULL)
         return _nn_cuda_fail (ctx, cudaMemsetAsync (dbias, 0, channels * sizeof (float),
-                                                    ctx->stream),
+                                                    ctx->lane.stream),
                               "dense_backward");
       return NN_BACKEND_OK;
     }

@@ -30,41 +30,13 @@
 #include "nn-cuda-private.h"
 #include "launch.cuh"
 #include "act.cuh"
+#include "below.cuh"
 #include "mma.cuh"
 #include "optimizer.cuh"
 
 #include <stdint.h>
 
 #define DU_KC 32 /* batch rows per pass through shared memory */
-
-/* The layer below, whose dz the kernels write in place of dx (act < 0:
- * none, dx as it is). */
-struct Below
-{
-  int act;
-  float rate, scale;
-  uint64_t seed;
-  const float *y; /* (n, in) */
-};
-
-/* The value stored at dx[r][i] (cell = r * in + i): the input gradient
- * g, or the layer below's dz from it and y, its output there. */
-__device__ __forceinline__ float
-dx_value (const Below &b, int64_t step, size_t cell, float g, float y)
-{
-  if (b.act < 0)
-    return g;
-  if (b.rate > 0.0f)
-    g = nn_dropout_keep (b.seed, step, cell, b.rate) ? g * b.scale : 0.0f;
-  return b.act == NN_BK_ACT_LINEAR ? g : act_backward (b.act, y, g);
-}
-
-/* The layer below's output at cell, when its dz needs it. */
-__device__ __forceinline__ float
-below_y (const Below &b, size_t cell)
-{
-  return b.act > NN_BK_ACT_LINEAR ? b.y[cell] : 0.0f;
-}
 
 struct DenseUpdate
 {
@@ -836,13 +808,9 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
   int tiles = (out + DW_COLS - 1) / DW_COLS;
   DenseUpdate d = { act, n, in, out, x, y, dy, w, bias, w_state, w_state + state_stride,
                     bias_state, bias_state != NULL ? bias_state + state_stride : NULL, NULL,
-                    Below{ -1, 0.0f, 1.0f, 0, NULL }, rate,
+                    below_of (below), rate,
                     _nn_cuda_dropout_scale (rate), seed, step,
-                    store_step ? ctx->counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0, 0 };
-  if (below != NULL)
-    d.below = Below{ below->act, below->rate,
-                     _nn_cuda_dropout_scale (below->rate), below->seed,
-                     below->y };
+                    store_step ? ctx->lane.counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0, 0 };
   /* The input gradient in the kernel: the narrow one forms it whole; the
    * wide one in one pass, as partial sums when there are several columns of
    * tiles. */
@@ -875,7 +843,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
         return rc;
     }
   if (dx_here)
-    d.dx = narrow || tiles == 1 ? dx : ctx->dx_partials;
+    d.dx = narrow || tiles == 1 ? dx : ctx->lane.dx_partials;
   d.early = untouched || launched;
   d.x_early = d.early && _nn_cuda_untouched (ctx, x, (size_t) n * in * sizeof (float))
               && (d.below.act <= NN_BK_ACT_LINEAR
@@ -898,11 +866,11 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
     }
   if ((rc = _nn_cuda_check_launch (ctx, "dense_backward_update")) != 0)
     return rc;
-  if (d.dx == ctx->dx_partials && n > 0)
+  if (d.dx == ctx->lane.dx_partials && n > 0)
     {
       size_t count = (size_t) n * in;
       _nn_cuda_launch (ctx, dense_update_dx_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0,
-                       (const float *) ctx->dx_partials, dx, count, tiles, d.below,
+                       (const float *) ctx->lane.dx_partials, dx, count, tiles, d.below,
                        (const int64_t *) step);
       return _nn_cuda_check_launch (ctx, "dense_backward_update");
     }

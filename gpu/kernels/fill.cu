@@ -22,7 +22,7 @@ _nn_cuda_fill (void *vctx, float *dst, float value, size_t count)
   if (count == 0)
     return NN_BACKEND_OK;
   if (value == 0.0f && !signbit (value))
-    return _nn_cuda_fail (ctx, cudaMemsetAsync (dst, 0, count * sizeof (float), ctx->stream),
+    return _nn_cuda_fail (ctx, cudaMemsetAsync (dst, 0, count * sizeof (float), ctx->lane.stream),
                           "fill");
   _nn_cuda_launch (ctx, fill_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0, dst, value, count);
   return _nn_cuda_check_launch (ctx, "fill");

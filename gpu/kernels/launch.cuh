@@ -44,7 +44,7 @@ nn_kernel_enter (void)
 #endif
 }
 
-/* kernel<<<grid, block, smem, ctx->stream>>> (args), with the attribute
+/* kernel<<<grid, block, smem, ctx->lane.stream>>> (args), with the attribute
  * above when `early` and the context allows it, in thread-block clusters of
  * `cluster` blocks along x when that is over 1 (sm_90). Errors are left for
  * _nn_cuda_check_launch, as with <<<>>>. */
@@ -74,7 +74,7 @@ nn_cuda_launch_config (const NnCudaContext *ctx, bool early, unsigned int cluste
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = smem;
-  config.stream = ctx->stream;
+  config.stream = ctx->lane.stream;
   config.attrs = attrs;
   config.numAttrs = count;
   (void) cudaLaunchKernelEx (&config, kernel, std::forward<Args> (args)...);

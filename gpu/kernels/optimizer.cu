@@ -179,7 +179,7 @@ _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *par
   if (opt == NULL || step == NULL || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "optimizer_update: bad arguments");
   OptArgs o = opt_args (opt);
-  unsigned int *done = ctx->counters + NN_CUDA_COUNTER_OPTIMIZER;
+  unsigned int *done = ctx->lane.counters + NN_CUDA_COUNTER_OPTIMIZER;
   const size_t bytes = count * sizeof (float);
   int early = _nn_cuda_untouched (ctx, params, bytes) && _nn_cuda_untouched (ctx, state, 2 * bytes);
   switch (o.kind)

@@ -474,7 +474,7 @@ _nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, co
     }
   if (g.n == 0)
     return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
-  float *partials = dbias != NULL ? ctx->partials : NULL;
+  float *partials = dbias != NULL ? ctx->lane.partials : NULL;
   if (two_by_two (g) && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
     _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, dim3 (splits, g.c), 256, 0, mode, g, act,
                      x, dy, dx, partials, drop);

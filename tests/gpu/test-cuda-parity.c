@@ -1204,10 +1204,22 @@ test_dense (void)
     }
 }
 
+/* How check_dense_loss asks for the input gradient. */
+enum
+{
+  NO_DX = -2,    /* dense_loss */
+  PLAIN_DX = -1, /* dense_loss_dx, the input gradient itself */
+  /* >= 0: dense_loss_dx with a layer below of that activation */
+};
+
 /* The output layer with the loss (dense_loss) against the CPU's gemm,
- * bias_act_forward and loss: logits, gradient and statistics. */
+ * bias_act_forward and loss: logits, gradient and statistics; with dx
+ * (dense_loss_dx) also the input gradient against the CPU's gemm, or the
+ * dz of a layer below (activation `dx`, dropout `below_rate`) from it
+ * against its dropout_backward and bias_act_backward. */
 static void
-check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
+check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad, int dx,
+                  float below_rate)
 {
   static const char *names[] = { "sparse cross-entropy", "cross-entropy", "mse" };
   size_t sx = (size_t) n * in, sw = (size_t) in * out, sy = (size_t) n * out;
@@ -1215,12 +1227,17 @@ check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
   float *bias = malloc (out * sizeof (float)), *targets = calloc (sy, sizeof (float));
   int32_t *labels = malloc (n * sizeof (int32_t));
   float stats0[2] = { 0.5f, 1.0f };
-  float *y[2] = { 0 }, *grad[2] = { 0 }, *stats[2] = { 0 };
+  float *y[2] = { 0 }, *grad[2] = { 0 }, *stats[2] = { 0 }, *dxo[2] = { 0 };
   void *vx[2] = { 0 }, *vw[2] = { 0 }, *vb[2] = { 0 }, *vy[2] = { 0 }, *vl[2] = { 0 };
-  void *vt[2] = { 0 }, *vg[2] = { 0 }, *vs[2] = { 0 };
+  void *vt[2] = { 0 }, *vg[2] = { 0 }, *vs[2] = { 0 }, *vdx[2] = { 0 }, *vstep[2] = { 0 };
+  const uint64_t seed = 77;
+  const int64_t step = 5;
   int rc[2] = { -1, -1 };
 
   gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  /* x is the layer below's output: as relu leaves it, a third of it zero */
+  for (size_t i = 0; dx == NN_BK_ACT_RELU && i < sx; i += 3)
+    x[i] = 0.0f;
   gpu_fill_random (w, sw, &rng, -0.3f, 0.3f);
   gpu_fill_random (bias, out, &rng, -0.5f, 0.5f);
   for (int i = 0; i < n; i++)
@@ -1230,9 +1247,10 @@ check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
         labels[i] = out - 1;
       targets[(size_t) i * out + labels[i]] = 1.0f;
     }
-  if (gpu.ops->dense_loss == NULL)
+  if (gpu.ops->dense_loss == NULL || (dx != NO_DX && gpu.ops->dense_loss_dx == NULL))
     {
-      tap_ok (false, "dense_loss: the CUDA backend has no dense_loss");
+      tap_ok (false, "dense_loss: the CUDA backend has no dense_loss%s",
+              dx != NO_DX ? "_dx" : "");
       goto done;
     }
   for (int b = 0; b < 2; b++)
@@ -1247,7 +1265,10 @@ check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
       vt[b] = gpu_put (k, targets, sy * sizeof (float));
       vg[b] = gpu_put (k, NULL, sy * sizeof (float));
       vs[b] = gpu_put (k, stats0, sizeof stats0);
-      if (!vx[b] || !vw[b] || !vb[b] || !vy[b] || !vl[b] || !vt[b] || !vg[b] || !vs[b])
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      vstep[b] = gpu_put (k, &step, sizeof step);
+      if (!vx[b] || !vw[b] || !vb[b] || !vy[b] || !vl[b] || !vt[b] || !vg[b] || !vs[b] || !vdx[b]
+          || !vstep[b])
         continue;
       t = kind == NN_BK_LOSS_SPARSE_XENT ? NULL : vt[b];
       if (b == 0)
@@ -1259,26 +1280,50 @@ check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
           if (rc[b] == 0)
             rc[b] = k->ops->loss (k->ctx, kind, vy[b], vl[b], t, with_grad ? vg[b] : NULL, vs[b], n,
                                   out);
+          if (rc[b] == 0 && dx != NO_DX)
+            rc[b] = k->ops->gemm (k->ctx, 0, 1, n, in, out, 1.0f, vg[b], out, vw[b], out, 0.0f,
+                                  vdx[b], in);
+          if (rc[b] == 0 && dx >= 0 && below_rate > 0.0f)
+            rc[b] = k->ops->dropout_backward (k->ctx, vdx[b], vdx[b], sx, below_rate, seed,
+                                              vstep[b]);
+          if (rc[b] == 0 && dx >= 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, dx, vx[b], vdx[b], NULL, n, in, 1);
         }
-      else
+      else if (dx == NO_DX)
         rc[b] = k->ops->dense_loss (k->ctx, act, n, in, out, vx[b], vw[b], vb[b], vy[b], kind,
                                     vl[b], t, with_grad ? vg[b] : NULL, vs[b]);
+      else
+        {
+          NnBackendBelow below = { dx, below_rate, seed, vx[b] };
+          rc[b] = k->ops->dense_loss_dx (k->ctx, act, n, in, out, vx[b], vw[b], vb[b], vy[b], kind,
+                                         vl[b], t, vg[b], vs[b], vdx[b], dx >= 0 ? &below : NULL,
+                                         vstep[b]);
+        }
       if (rc[b] != 0)
         tap_diag ("%s dense_loss: %s", k->ops->name, k->ops->last_error (k->ctx));
       y[b] = gpu_get (k, vy[b], sy * sizeof (float));
       grad[b] = gpu_get (k, vg[b], sy * sizeof (float));
       stats[b] = gpu_get (k, vs[b], sizeof stats0);
+      dxo[b] = gpu_get (k, vdx[b], sx * sizeof (float));
     }
   {
     double ey = gpu_rel_err (y[1], y[0], sy);
     double eg = with_grad ? gpu_rel_err (grad[1], grad[0], sy) : 0.0;
+    double ex = dx != NO_DX ? gpu_rel_err (dxo[1], dxo[0], sx) : 0.0;
+    char what[96] = "";
     bool ok = rc[0] == 0 && rc[1] == 0 && stats[0] && stats[1] && ey <= TOL_GEMM && eg <= TOL_GEMM
+              && ex <= TOL_GEMM
               && fabs ((double) stats[1][0] - stats[0][0]) <= 1e-4 * fabs ((double) stats[0][0])
               && stats[1][1] == stats[0][1];
+    if (dx == PLAIN_DX)
+      snprintf (what, sizeof what, " with dx (rel err %.2g)", ex);
+    else if (dx >= 0)
+      snprintf (what, sizeof what, " with the dz of a %s layer below, dropout %.2f (rel err %.2g)",
+                act_names[dx], below_rate, ex);
     tap_ok (ok,
-            "dense_loss %s n %d in %d out %d %s%s: rel err y %.2g, grad %.2g; loss %.6g vs "
+            "dense_loss %s n %d in %d out %d %s%s%s: rel err y %.2g, grad %.2g; loss %.6g vs "
             "%.6g, correct %g vs %g",
-            names[kind], n, in, out, act_names[act], with_grad ? ", gradient" : "", ey, eg,
+            names[kind], n, in, out, act_names[act], with_grad ? ", gradient" : "", what, ey, eg,
             stats[1] ? stats[1][0] : NAN, stats[0] ? stats[0][0] : NAN,
             stats[1] ? stats[1][1] : NAN, stats[0] ? stats[0][1] : NAN);
   }
@@ -1287,7 +1332,10 @@ check_dense_loss (int kind, int n, int in, int out, int act, bool with_grad)
       free (y[b]);
       free (grad[b]);
       free (stats[b]);
+      free (dxo[b]);
     }
+  free2 (vdx);
+  free2 (vstep);
   free2 (vx);
   free2 (vw);
   free2 (vb);
@@ -1310,14 +1358,28 @@ test_dense_loss (void)
   /* the presets' output layers, a batch of 1 and odd sizes: one kernel for
    * at most 16 outputs over a sum of 32 to 255, else the forward, then the
    * loss */
-  check_dense_loss (NN_BK_LOSS_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true);
-  check_dense_loss (NN_BK_LOSS_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true);
-  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true);
-  check_dense_loss (NN_BK_LOSS_XENT, 1, 64, 16, NN_BK_ACT_LINEAR, false);
-  check_dense_loss (NN_BK_LOSS_MSE, 7, 40, 3, NN_BK_ACT_SIGMOID, true);
-  check_dense_loss (NN_BK_LOSS_XENT, 65, 300, 10, NN_BK_ACT_LINEAR, true);
-  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true);
-  check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_TANH, true);
+  check_dense_loss (NN_BK_LOSS_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_XENT, 1, 64, 16, NN_BK_ACT_LINEAR, false, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_MSE, 7, 40, 3, NN_BK_ACT_SIGMOID, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_XENT, 65, 300, 10, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_TANH, true, NO_DX, 0.0f);
+  /* with the input gradient: mlp-wide's output layer over its relu and
+   * dropout (one row a block), mlp-small's (two rows a block), odd sizes,
+   * a batch of 1, and the forward-then-loss route (37 outputs; 20 inputs) */
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
+                    0.2f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
+                    0.2f);
+  check_dense_loss (NN_BK_LOSS_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true, PLAIN_DX, 0.0f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 1, 300, 16, NN_BK_ACT_LINEAR, true, NN_BK_ACT_TANH,
+                    0.0f);
+  check_dense_loss (NN_BK_LOSS_XENT, 7, 513, 3, NN_BK_ACT_LINEAR, true, NN_BK_ACT_SIGMOID, 0.5f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
+                    0.3f);
+  check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_LINEAR, true, NN_BK_ACT_LINEAR, 0.25f);
 }
 
 /* ---------------------------------------------------------------- optimizer */
@@ -1756,6 +1818,111 @@ test_capture (void)
   free2 (vp);
 }
 
+/* ---------------------------------------------------------------- branches */
+
+/* A branch (ABI 9), run plainly and captured and replayed: the branch sees
+ * what was written before it, the ops after branch_end run beside it, and
+ * those after branch_join see what it wrote. Then misuse: the context says
+ * what was wrong, and still works. */
+static void
+test_branch (void)
+{
+  enum { N = 65536 };
+  const NnBackendOps *ops = gpu.ops;
+  void *ctx = gpu.ctx;
+  float *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+  void *graph = NULL;
+
+  if (ops->branch_begin == NULL || ops->branch_end == NULL || ops->branch_join == NULL)
+    {
+      tap_ok (false, "branches: the CUDA backend has none");
+      return;
+    }
+  a = gpu_put (&gpu, NULL, N * sizeof (float));
+  b = gpu_put (&gpu, NULL, N * sizeof (float));
+  c = gpu_put (&gpu, NULL, N * sizeof (float));
+  d = gpu_put (&gpu, NULL, N * sizeof (float));
+  for (int captured = 0; captured < 2 && a && b && c && d; captured++)
+    {
+      int rc = 0, rce;
+      /* a = 1; branch { b = 2; c = a }; d = 3 beside it; then a = b */
+      for (int i = 0; i < 4 && rc == 0; i++)
+        rc = ops->fill (ctx, (float *[]){ a, b, c, d }[i], 0.0f, N);
+      if (rc == 0 && captured)
+        rc = ops->capture_begin (ctx);
+      if (rc == 0)
+        rc = ops->fill (ctx, a, 1.0f, N);
+      if (rc == 0 && (rc = ops->branch_begin (ctx)) == 0)
+        {
+          rc = ops->fill (ctx, b, 2.0f, N);
+          if (rc == 0)
+            rc = ops->copy (ctx, c, a, N * sizeof (float));
+          rce = ops->branch_end (ctx);
+          if (rc == 0)
+            rc = rce;
+        }
+      if (rc == 0)
+        rc = ops->fill (ctx, d, 3.0f, N);
+      if (rc == 0)
+        rc = ops->branch_join (ctx);
+      if (rc == 0)
+        rc = ops->copy (ctx, a, b, N * sizeof (float));
+      if (captured)
+        {
+          rce = ops->capture_end (ctx, &graph);
+          if (rc == 0)
+            rc = rce;
+          for (int r = 0; r < 3 && rc == 0; r++)
+            rc = ops->graph_launch (ctx, graph);
+        }
+      float *ha = rc == 0 ? gpu_get (&gpu, a, N * sizeof (float)) : NULL;
+      float *hc = rc == 0 ? gpu_get (&gpu, c, N * sizeof (float)) : NULL;
+      float *hd = rc == 0 ? gpu_get (&gpu, d, N * sizeof (float)) : NULL;
+      bool ok = ha && hc && hd;
+      for (int i = 0; ok && i < N; i++)
+        ok = ha[i] == 2.0f && hc[i] == 1.0f && hd[i] == 3.0f;
+      tap_ok (rc == 0 && ok, "a branch%s: it sees what came before it, the ops after it what it "
+              "wrote (%s)",
+              captured ? ", captured and replayed" : "", rc == 0 ? "ok" : ops->last_error (ctx));
+      free (ha);
+      free (hc);
+      free (hd);
+    }
+  if (graph != NULL)
+    ops->graph_free (ctx, graph);
+
+  {
+    int rc_begin = ops->branch_begin (ctx);
+    int twice = ops->branch_begin (ctx);
+    bool said_twice = strstr (ops->last_error (ctx), "open already") != NULL;
+    int join_open = ops->branch_join (ctx);
+    bool said_join = strstr (ops->last_error (ctx), "still open") != NULL;
+    int sync_open = ops->synchronize (ctx);
+    int rc_end = ops->branch_end (ctx);
+    int end_again = ops->branch_end (ctx);
+    bool said_end = strstr (ops->last_error (ctx), "no branch") != NULL;
+    int rc_join = ops->branch_join (ctx);
+    float one = 0.0f;
+    int works = a != NULL ? ops->fill (ctx, a, 1.0f, 1) : NN_BACKEND_OUT_OF_MEMORY;
+    if (works == 0)
+      works = ops->download (ctx, &one, a, sizeof one);
+    tap_ok (rc_begin == 0 && twice == NN_BACKEND_ERROR && said_twice
+                && join_open == NN_BACKEND_ERROR && said_join && sync_open == NN_BACKEND_ERROR
+                && rc_end == 0 && end_again == NN_BACKEND_ERROR && said_end && rc_join == 0
+                && works == 0 && one == 1.0f,
+            "branches misused: a second branch_begin, branch_join and synchronize inside one, "
+            "branch_end outside one all fail with a reason; the context still works");
+  }
+  if (a != NULL)
+    ops->free (ctx, a);
+  if (b != NULL)
+    ops->free (ctx, b);
+  if (c != NULL)
+    ops->free (ctx, c);
+  if (d != NULL)
+    ops->free (ctx, d);
+}
+
 int
 main (void)
 {
@@ -1785,6 +1952,7 @@ main (void)
   test_optimizer ();
   test_dense_update ();
   test_capture ();
+  test_branch ();
 
   tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "no error left on the stream: %s",
           gpu.ops->last_error (gpu.ctx));

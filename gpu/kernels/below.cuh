@@ -1,0 +1,67 @@
+/* below.cuh: the layer below a dense layer's backward, whose dz a kernel
+ * writes in place of the input gradient (dense_backward_update's `below`,
+ * in kernels/dense-update.cu, and dense_loss_dx's, in nn-cuda-blas.cu).
+ */
+#pragma once
+
+#include "nn-backend-abi.h"
+#include "nn-cuda-private.h"
+
+#include "act.cuh"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The layer below, whose dz the kernels write in place of dx (act < 0:
+ * none, dx as it is). */
+struct Below
+{
+  int act;
+  float rate, scale;
+  uint64_t seed;
+  const float *y; /* (n, in) */
+};
+
+/* Whether the layer below's dropout keeps cell (always where it has none).
+ * Apart from dx_value so that a kernel can work it out before it knows the
+ * gradient. */
+__device__ __forceinline__ bool
+below_keeps (const Below &b, int64_t step, size_t cell)
+{
+  return b.act < 0 || !(b.rate > 0.0f) || nn_dropout_keep (b.seed, step, cell, b.rate);
+}
+
+/* dx_value with below_keeps known. */
+__device__ __forceinline__ float
+dx_value_kept (const Below &b, bool keep, float g, float y)
+{
+  if (b.act < 0)
+    return g;
+  if (b.rate > 0.0f)
+    g = keep ? g * b.scale : 0.0f;
+  return b.act == NN_BK_ACT_LINEAR ? g : act_backward (b.act, y, g);
+}
+
+/* The value stored at dx[r][i] (cell = r * in + i): the input gradient
+ * g, or the layer below's dz from it and y, its output there. */
+__device__ __forceinline__ float
+dx_value (const Below &b, int64_t step, size_t cell, float g, float y)
+{
+  return dx_value_kept (b, below_keeps (b, step, cell), g, y);
+}
+
+/* The layer below's output at cell, when its dz needs it. */
+__device__ __forceinline__ float
+below_y (const Below &b, size_t cell)
+{
+  return b.act > NN_BK_ACT_LINEAR ? b.y[cell] : 0.0f;
+}
+
+/* The kernels' form of the ABI's `below`; NULL: none. */
+static inline Below
+below_of (const NnBackendBelow *b)
+{
+  if (b == NULL)
+    return Below{ -1, 0.0f, 1.0f, 0, NULL };
+  return Below{ b->act, b->rate, _nn_cuda_dropout_scale (b->rate), b->seed, b->y };
+}
