@@ -1711,6 +1711,12 @@ test_dense_update (void)
                           NN_BK_ACT_RELU, 0.2f, 0, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
       check_dense_update ("adam, TF32", adam, 9, 40, 60, NN_BK_ACT_RELU, 0.2f, true, true,
                           NN_BK_ACT_TANH, 0.1f, 1, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      /* more column tiles, whose input-gradient partials the dx kernel
+       * adds: ten and eighteen */
+      check_dense_update ("adagrad, TF32", adagrad, 32, 200, 600, NN_BK_ACT_RELU, 0.2f, true, true,
+                          NN_BK_ACT_SIGMOID, 0.3f, 1, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
+      check_dense_update ("adam, TF32", adam, 32, 70, 1100, NN_BK_ACT_RELU, 0.2f, true, true,
+                          NN_BK_ACT_RELU, 0.2f, 0, false, TOL_UPDATE_TF32, TOL_CONV_TF32);
       tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
               gpu.ops->last_error (gpu.ctx));
       gpu = saved;
