@@ -125,10 +125,11 @@ _nn_dense_loss_forms_dx (const NnModel *model, const NnPass *pass)
 
   /* Only an output layer that updates itself: its update is the op worth
    * taking off the step's chain. A gradient alone is short, and beside the
-   * layers below it only takes multiprocessors from them (the cnn's step on
-   * the H200: 381-391 us against 374-375; bench/results/
-   * h200-gpu-session8-2026-11-30.md, calls 1 and 3). The op takes a linear
-   * output (logits), whose loss gradient is its dz. */
+   * layers below it takes multiprocessors from them: on the H200 the cnn
+   * and mlp-small gained nothing that way (the cnn 381-391 us a step
+   * against 374-375, mlp-small 18.0-18.3 against 18.4; bench/results/
+   * h200-gpu-session8-2026-11-30.md, calls 1 and 3). The op takes a
+   * linear output (logits), whose loss gradient is its dz. */
   if (ops->dense_loss_dx == NULL || ops->branch_begin == NULL || ops->branch_end == NULL
       || ops->branch_join == NULL || !pass->training || pass->update == NULL
       || last->index < pass->update->first || !_nn_dense_fuses_loss (model, last, pass)
