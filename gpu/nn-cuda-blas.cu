@@ -607,11 +607,7 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
       || (kind != NN_BK_LOSS_SPARSE_XENT && targets == NULL && labels == NULL)
       || (with_dx
           && (dx == NULL || act != NN_BK_ACT_LINEAR || grad == NULL
-              || (below != NULL
-                  && (below->act < NN_BK_ACT_LINEAR || below->act >= NN_BK_ACT_SOFTMAX
-                      || !(below->rate >= 0.0f && below->rate < 1.0f)
-                      || (below->act != NN_BK_ACT_LINEAR && below->y == NULL)
-                      || (below->rate > 0.0f && step == NULL))))))
+              || !_nn_cuda_below_ok (below, step))))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: bad arguments", what);
   if (n == 0)
     return NN_BACKEND_OK;
@@ -629,12 +625,7 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
           || (rc = _nn_cuda_loss (ctx, kind, y, labels, targets, grad, stats, n, out)) != 0
           || dx == NULL)
         return rc;
-      /* dx = grad @ w^T, then the layer below's dz from it */
-      if ((rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, grad, out, w, out, 0.0f, dx, in)) != 0
-          || below == NULL || (below->act == NN_BK_ACT_LINEAR && below->rate == 0.0f))
-        return rc;
-      return _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate,
-                                below->seed, step);
+      return _nn_cuda_dx_below (ctx, n, in, out, grad, w, dx, below, step);
     }
   Epilogue e = { 1, act, bias, NULL, 0.0f, 1.0f, 0, NULL };
   unsigned int blocks;

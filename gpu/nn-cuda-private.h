@@ -279,6 +279,16 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, in
                                                    const NnBackendOptimizer *opt, float *w_state,
                                                    float *bias_state, size_t state_stride,
                                                    int store_step);
+/* Whether `below` (NULL: none) is a layer below whose dz those ops and
+ * dense_loss_dx can form: an activation they know, a dropout rate in
+ * [0, 1) with the step counter when over 0, and y where the activation's
+ * derivative needs it. */
+NN_CUDA_HIDDEN int _nn_cuda_below_ok (const NnBackendBelow *below, const int64_t *step);
+/* dx (n, in) = dz (n, out) @ w^T on cuBLAS, then the dz of the layer
+ * below (when not NULL) in place of it. */
+NN_CUDA_HIDDEN int _nn_cuda_dx_below (NnCudaContext *ctx, int n, int in, int out, const float *dz,
+                                      const float *w, float *dx, const NnBackendBelow *below,
+                                      const int64_t *step);
 /* Whether the cluster dense forward can run on this device (kernels/
  * dense-forward.cu; its shared memory allowed and clusters fit): once,
  * when the context opens. */

@@ -703,6 +703,27 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
 
 /* ---------------------------------------------------------------- the op */
 
+int
+_nn_cuda_below_ok (const NnBackendBelow *below, const int64_t *step)
+{
+  return below == NULL
+         || (below->act >= NN_BK_ACT_LINEAR && below->act < NN_BK_ACT_SOFTMAX
+             && below->rate >= 0.0f && below->rate < 1.0f
+             && (below->act == NN_BK_ACT_LINEAR || below->y != NULL)
+             && (below->rate == 0.0f || step != NULL));
+}
+
+int
+_nn_cuda_dx_below (NnCudaContext *ctx, int n, int in, int out, const float *dz, const float *w,
+                   float *dx, const NnBackendBelow *below, const int64_t *step)
+{
+  int rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dz, out, w, out, 0.0f, dx, in);
+  if (rc != 0 || below == NULL || (below->act == NN_BK_ACT_LINEAR && below->rate == 0.0f))
+    return rc;
+  return _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate, below->seed,
+                            step);
+}
+
 /* Whether the wide layers run on the tensor-core kernel. */
 static bool
 tensor_cores (const NnCudaContext *ctx)
@@ -782,11 +803,7 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
   if (n < 0 || in <= 0 || out <= 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
       || !(rate >= 0.0f && rate < 1.0f) || step == NULL || opt == NULL
       || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD || w_state == NULL
-      || (bias != NULL && bias_state == NULL)
-      || (below != NULL
-          && (below->act < NN_BK_ACT_LINEAR || below->act >= NN_BK_ACT_SOFTMAX
-              || !(below->rate >= 0.0f && below->rate < 1.0f)
-              || (below->act != NN_BK_ACT_LINEAR && below->y == NULL))))
+      || (bias != NULL && bias_state == NULL) || !_nn_cuda_below_ok (below, step))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward_update: bad arguments");
 
   /* Whether the kernel may read w and its state early: the op before did
@@ -833,14 +850,9 @@ _nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, con
    * the layer below's dz from it. */
   if (dx != NULL && !dx_here && n > 0)
     {
-      if ((rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in)) != 0)
+      if ((rc = _nn_cuda_dx_below (ctx, n, in, out, dy, w, dx, below, step)) != 0)
         return rc;
       launched = true;
-      if (below != NULL && (below->act != NN_BK_ACT_LINEAR || below->rate > 0.0f)
-          && (rc = _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate,
-                                      below->seed, step))
-               != 0)
-        return rc;
     }
   if (dx_here)
     d.dx = narrow || tiles == 1 ? dx : ctx->lane.dx_partials;
