@@ -397,6 +397,16 @@ lane_close (NnCudaLane *lane)
     cudaStreamDestroy (lane->stream);
 }
 
+/* The lane ops run on becomes the other one, and cuDNN follows it. */
+static cudnnStatus_t
+swap_lanes (NnCudaContext *ctx)
+{
+  NnCudaLane was = ctx->lane;
+  ctx->lane = ctx->branch;
+  ctx->branch = was;
+  return cudnnSetStream (ctx->cudnn, ctx->lane.stream);
+}
+
 static void
 context_release (NnCudaContext *ctx)
 {
@@ -546,9 +556,7 @@ cuda_context_free (void *vctx)
   if (ctx->in_branch)
     {
       /* freed with a branch open: the context's own lane back in place */
-      NnCudaLane own = ctx->branch;
-      ctx->branch = ctx->lane;
-      ctx->lane = own;
+      (void) swap_lanes (ctx);
       ctx->in_branch = 0;
     }
   if (!ctx->lost)
@@ -859,16 +867,6 @@ cuda_graph_free (void *vctx, void *vgraph)
 }
 
 /* ---------------------------------------------------------------- branches */
-
-/* The lane ops run on becomes the other one, and cuDNN follows it. */
-static cudnnStatus_t
-swap_lanes (NnCudaContext *ctx)
-{
-  NnCudaLane was = ctx->lane;
-  ctx->lane = ctx->branch;
-  ctx->branch = was;
-  return cudnnSetStream (ctx->cudnn, ctx->lane.stream);
-}
 
 /* As _nn_cuda_enter, but not an op: what the op before wrote stays the
  * record the op after reads. */

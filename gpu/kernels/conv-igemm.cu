@@ -744,7 +744,8 @@ wgrad_kernel (const TcGeom &g, int cluster)
 {
   bool k3 = g.r == 3 && g.s == 3;
   if (cluster > 1)
-    return k3 ? conv_tc_wgrad_kernel<true, TC_WG_CLUSTER> : conv_tc_wgrad_kernel<false, TC_WG_CLUSTER>;
+    return k3 ? conv_tc_wgrad_kernel<true, TC_WG_CLUSTER>
+              : conv_tc_wgrad_kernel<false, TC_WG_CLUSTER>;
   return k3 ? conv_tc_wgrad_kernel<true, 1> : conv_tc_wgrad_kernel<false, 1>;
 }
 
