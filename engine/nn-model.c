@@ -574,6 +574,17 @@ _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, flo
                           "loss", error);
 }
 
+/* A layer's backward's backend code as a status, naming the layer. */
+static NnStatus
+backward_check (NnModel *model, const NnLayer *layer, int rc, NnError *error)
+{
+  char what[64];
+  if (rc == 0)
+    return NN_OK;
+  snprintf (what, sizeof what, "%s backward", layer->name);
+  return _nn_model_check (model, rc, what, error);
+}
+
 /* The output layer's backward in a pass with output_dx, whose input
  * gradient is formed already: its parameters' gradients or update alone,
  * on the branch begun for it, which this ends. */
@@ -585,11 +596,7 @@ output_backward_beside (NnModel *model, NnLayer *layer, const NnPass *pass, NnEr
   /* ended whatever failed, so that a capture never ends inside a branch */
   int end = model->backend.ops->branch_end (model->backend.ctx);
   if (rc != 0)
-    {
-      char what[64];
-      snprintf (what, sizeof what, "%s backward", layer->name);
-      return _nn_model_check (model, rc, what, error);
-    }
+    return backward_check (model, layer, rc, error);
   return _nn_model_check (model, end, "ending a branch", error);
 }
 
@@ -617,7 +624,6 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
       bool need_dx = input_grad != NULL || first_with_params < i;
       float *other = dy == model->scratch[0] ? model->scratch[1] : model->scratch[0];
       float *dx = need_dx ? other : NULL;
-      int rc;
 
       if (!need_dx && layer->w_count == 0)
         break;
@@ -639,15 +645,9 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
           if (status != NN_OK)
             break;
         }
-      rc = layer->klass->backward (model, layer, pass, dy, &dx);
-      if (rc != 0)
-        {
-          char what[64];
-          snprintf (what, sizeof what, "%s backward", layer->name);
-          status = _nn_model_check (model, rc, what, error);
-          break;
-        }
-      if (!need_dx)
+      status = backward_check (model, layer, layer->klass->backward (model, layer, pass, dy, &dx),
+                               error);
+      if (status != NN_OK || !need_dx)
         break;
       dy = dx;
     }
