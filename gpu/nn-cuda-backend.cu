@@ -488,8 +488,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
   ctx->dense_clusters = _nn_cuda_dense_cluster_setup (ctx);
-  if ((rc = lane_open (ctx, &ctx->lane, "")) != 0
-      || (rc = lane_open (ctx, &ctx->branch, " of the branch")) != 0)
+  if ((rc = lane_open (ctx, &ctx->lane, "")) != 0)
     goto failed;
   STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,
                             (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES,
@@ -519,23 +518,19 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       goto failed;
     }
   /* cuBLAS sets itself up on its first product (tens of ms): do that here,
-   * for every handle, so it does not land in the first timed training
+   * for both handles, so it does not land in the first timed training
    * step, each on its own three floats of the scratch, zeroed first. */
-  STEP_CUDA (cudaMemsetAsync (ctx->lane.partials, 0, 9 * sizeof (float), ctx->lane.stream),
+  STEP_CUDA (cudaMemsetAsync (ctx->lane.partials, 0, 6 * sizeof (float), ctx->lane.stream),
              "cudaMemsetAsync");
   STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
-  STEP_CUDA (cudaStreamSynchronize (ctx->branch.stream), "cudaStreamSynchronize");
   if ((bst = cublas_warm_up (ctx->lane.cublas, ctx->lane.partials)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublas_warm_up (ctx->cublas_side, ctx->lane.partials + 3)) != CUBLAS_STATUS_SUCCESS
-      || (bst = cublas_warm_up (ctx->branch.cublas, ctx->lane.partials + 6))
-           != CUBLAS_STATUS_SUCCESS)
+      || (bst = cublas_warm_up (ctx->cublas_side, ctx->lane.partials + 3)) != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
       goto failed;
     }
   STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
   STEP_CUDA (cudaStreamSynchronize (ctx->side_stream), "cudaStreamSynchronize");
-  STEP_CUDA (cudaStreamSynchronize (ctx->branch.stream), "cudaStreamSynchronize");
 #undef STEP_CUDA
 
   *out = ctx;
@@ -570,7 +565,8 @@ cuda_context_free (void *vctx)
             cudaGraphDestroy (graph);
         }
       cudaStreamSynchronize (ctx->lane.stream);
-      cudaStreamSynchronize (ctx->branch.stream);
+      if (ctx->branch.stream != NULL)
+        cudaStreamSynchronize (ctx->branch.stream);
     }
   context_release (ctx);
 }
@@ -880,6 +876,42 @@ branch_enter (NnCudaContext *ctx)
   return NN_BACKEND_OK;
 }
 
+/* The branch's lane, opened by the first branch_begin: a context that
+ * never branches (the presets but mlp-wide) keeps its 36 MiB and the
+ * allocations it had before branches came. Not inside a capture, which may
+ * not allocate; the engine runs its first step plainly. Its cuBLAS handle
+ * sets itself up here, not in a later, timed step. */
+static int
+branch_lane_open (NnCudaContext *ctx)
+{
+  cublasStatus_t st;
+  int rc;
+
+  if (ctx->branch.stream != NULL)
+    return NN_BACKEND_OK;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "branch_begin: the first branch may not be captured (its lane "
+                              "allocates)");
+  rc = lane_open (ctx, &ctx->branch, " of the branch");
+  if (rc == 0)
+    rc = _nn_cuda_fail (ctx, cudaMemsetAsync (ctx->branch.partials, 0, 3 * sizeof (float),
+                                              ctx->branch.stream),
+                        "branch_begin");
+  if (rc == 0 && (st = cublas_warm_up (ctx->branch.cublas, ctx->branch.partials))
+                     != CUBLAS_STATUS_SUCCESS)
+    rc = _nn_cuda_fail_cublas (ctx, st, "cuBLAS warm-up of the branch");
+  if (rc == 0)
+    rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->branch.stream), "branch_begin");
+  if (rc != 0)
+    {
+      /* closed again, so that a later branch_begin tries afresh */
+      lane_close (&ctx->branch);
+      memset (&ctx->branch, 0, sizeof ctx->branch);
+    }
+  return rc;
+}
+
 static int
 cuda_branch_begin (void *vctx)
 {
@@ -891,6 +923,8 @@ cuda_branch_begin (void *vctx)
     return rc;
   if (ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_begin: a branch is open already");
+  if ((rc = branch_lane_open (ctx)) != 0)
+    return rc;
   if ((rc = _nn_cuda_fail (ctx, cudaEventRecord (ctx->branch_fork, ctx->lane.stream),
                            "branch_begin"))
           != 0

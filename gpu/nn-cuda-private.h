@@ -76,7 +76,7 @@ typedef struct
   NnCudaLane lane;           /* owned: what ops run on now: the context's own lane, or
                               * while a branch is open the branch's (branch_begin swaps the
                               * two, branch_end back) */
-  NnCudaLane branch;         /* owned: the other lane */
+  NnCudaLane branch;         /* owned: the other lane (opened by the first branch_begin) */
   cudaEvent_t branch_fork, branch_done; /* owned: the branch waits for the stream, and back */
   int in_branch;             /* between branch_begin and branch_end */
   NnCudaWrites main_writing; /* while a branch is open: what the op before it wrote */
