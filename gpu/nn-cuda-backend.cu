@@ -488,6 +488,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
   ctx->dense_clusters = _nn_cuda_dense_cluster_setup (ctx);
+  ctx->loss_clusters = _nn_cuda_loss_cluster_setup (ctx);
   if ((rc = lane_open (ctx, &ctx->lane, "")) != 0)
     goto failed;
   STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,

@@ -14,7 +14,10 @@
 #include "kernels/epilogue.cuh"
 #include "kernels/loss.cuh"
 
+#include <cooperative_groups.h>
 #include <stdio.h>
+
+namespace cg = cooperative_groups;
 
 /* Products with few output columns (a layer's 10 classes: the forward
  * product and its weight gradient) and a long enough sum: cuBLAS splits
@@ -279,6 +282,165 @@ dense_loss_kernel (SmallN g, LossArgs l)
   if (row_warp && lane < g.n)
     grad_row[lane] = grads[warp][lane];
   loss_dx (g, l, rows_per_block, grads, step, dxc);
+}
+
+/* dense_loss_dx on sm_90 in thread-block clusters: the LDX_CLUSTER blocks
+ * of a row each take a slice of the inputs, for the product and for dx. The
+ * block above runs a row's 1000 inputs through its 256 threads twice, four
+ * columns a thread, and was bound by that chain: 1800 instructions a warp
+ * at two warps a scheduler, 7 us of its 9 (ncu, bench/results/
+ * h200-gpu-session9-2026-11-30.md, call 2). Here a thread takes one column
+ * of each (mlp-wide's 32 x 1000 -> 10), whose weights serve both. Each block
+ * sends its partial sums of the outputs to every block of the cluster
+ * (distributed shared memory); after one cluster barrier each adds them in
+ * rank order, so all hold the same outputs, work out the same loss
+ * gradient, and form dx of their own columns from it; rank 0 stores y, the
+ * gradient and the statistics. NC: the outputs, rounded up to 4. */
+#define LDX_CLUSTER 4
+
+template <int NC>
+__global__ void __launch_bounds__ (256)
+dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  __shared__ float part[8][NC];
+  __shared__ float recv[LDX_CLUSTER][NC]; /* (rank sent from, output) */
+  __shared__ float outputs[NC], targets[NC], grads[NC];
+  cg::cluster_group cluster = cg::this_cluster ();
+  const int rank = (int) cluster.block_rank ();
+  /* distributed shared memory may be written only once every block of the
+   * cluster runs: this arrival, waited for just before the sums are sent */
+  asm volatile ("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+  const int row = blockIdx.x / LDX_CLUSTER, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int span = (g.k + LDX_CLUSTER - 1) / LDX_CLUSTER;
+  const int j = rank * span + threadIdx.x, j_end = min (g.k, (rank + 1) * span);
+  const bool one = j + (int) blockDim.x >= j_end; /* the thread's only column is j */
+  const float *__restrict__ w = g.b;
+  float wj[NC];
+  auto load_w = [&] (int col) {
+    const size_t at = (size_t) min (col, g.k - 1) * g.ldb;
+#pragma unroll
+    for (int c = 0; c < NC; c++)
+      wj[c] = w[at + min (c, g.n - 1)];
+  };
+  const bool out_lane = warp == 0 && lane < g.n;
+  float bias = 0.0f;
+  /* the weights and bias before the kernel before has finished, where the
+   * op before did not write them (weights_early in launch.cuh) */
+  if (w_early)
+    {
+      load_w (j);
+      bias = out_lane && g.e.bias != NULL ? g.e.bias[lane] : 0.0f;
+    }
+  nn_kernel_enter ();
+  if (!w_early)
+    {
+      load_w (j);
+      bias = out_lane && g.e.bias != NULL ? g.e.bias[lane] : 0.0f;
+    }
+  const int64_t step = l.below.rate > 0.0f ? *l.step : 0;
+  const size_t cell0 = (size_t) row * g.k + min (j, g.k - 1);
+  float yb = below_y (l.below, cell0);
+  bool keep = below_keeps (l.below, step, cell0);
+  const int label = warp == 0 && l.labels != NULL ? l.labels[row] : -1;
+  const float target = out_lane && l.targets != NULL ? l.targets[(size_t) row * g.n + lane] : 0.0f;
+
+  float acc[NC] = {};
+  for (int col = j; col < j_end; col += blockDim.x)
+    {
+      if (col != j)
+        load_w (col);
+      const float xv = g.a[(size_t) row * g.lda + col];
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        acc[c] += xv * wj[c];
+    }
+#pragma unroll
+  for (int c = 0; c < NC; c++)
+    for (int o = 16; o > 0; o >>= 1)
+      acc[c] += __shfl_xor_sync (0xffffffffu, acc[c], o);
+  if (lane == 0)
+#pragma unroll
+    for (int c = 0; c < NC; c++)
+      part[warp][c] = acc[c];
+  __syncthreads ();
+  asm volatile ("barrier.cluster.wait.aligned;" ::: "memory");
+  if (warp == 0 && lane < NC)
+    {
+      float sum = 0.0f;
+#pragma unroll
+      for (int p = 0; p < 8; p++)
+        sum += part[p][lane];
+#pragma unroll
+      for (int q = 0; q < LDX_CLUSTER; q++)
+        cluster.map_shared_rank (&recv[0][0], q)[rank * NC + lane] = sum;
+    }
+  cluster.sync ();
+
+  if (warp == 0)
+    {
+      if (out_lane)
+        {
+          float sum = 0.0f;
+#pragma unroll
+          for (int q = 0; q < LDX_CLUSTER; q++)
+            sum += recv[q][lane];
+          /* as store_out has it */
+          const float v = act_forward (g.e.act, g.e.bias != NULL ? sum + bias : sum);
+          outputs[lane] = v;
+          targets[lane] = target;
+          if (rank == 0)
+            g.c[(size_t) row * g.ldc + lane] = v;
+        }
+      __syncwarp ();
+      float correct = 0.0f;
+      const float loss = loss_row (l.kind, outputs, label, l.targets != NULL ? targets : NULL, g.m,
+                                   g.n, grads, &correct);
+      if (rank == 0 && out_lane)
+        l.grad[(size_t) row * g.n + lane] = grads[lane];
+      if (rank == 0 && lane == 0 && l.stats != NULL)
+        {
+          atomicAdd (&l.stats[0], loss);
+          atomicAdd (&l.stats[1], correct);
+        }
+    }
+  __syncthreads ();
+
+  /* dx of this block's columns, summed over the outputs in order */
+  for (int col = j; col < j_end; col += blockDim.x)
+    {
+      const size_t cell = (size_t) row * g.k + col;
+      if (!one)
+        {
+          load_w (col);
+          yb = below_y (l.below, cell);
+          keep = below_keeps (l.below, step, cell);
+        }
+      float s = 0.0f;
+#pragma unroll
+      for (int c = 0; c < NC; c++)
+        if (c < g.n)
+          s += grads[c] * wj[c];
+      l.dx[cell] = dx_value_kept (l.below, keep, s, yb);
+    }
+#else
+  nn_kernel_enter ();
+#endif
+}
+
+static bool
+loss_cluster_fits (const void *kernel)
+{
+  return nn_cuda_clusters_fit (kernel, LDX_CLUSTER, 256, 0);
+}
+
+int
+_nn_cuda_loss_cluster_setup (const NnCudaContext *ctx)
+{
+  return ctx->compute_major >= 9 && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<4>)
+         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<8>)
+         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<12>)
+         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<16>);
 }
 
 static SmallN
@@ -631,7 +793,25 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
   unsigned int blocks;
   SmallN g = small_n_args (0, 0, n, out, in, 1.0f, x, in, w, out, 0.0f, y, out, NULL, e, &blocks);
   LossArgs l = { kind, labels, targets, grad, stats, dx, below_of (below), step };
-  if (with_dx)
+  if (with_dx && ctx->loss_clusters)
+    {
+      int early = _nn_cuda_untouched (ctx, w, (size_t) in * out * sizeof (float))
+                  && (bias == NULL || _nn_cuda_untouched (ctx, bias, (size_t) out * sizeof (float)));
+      dim3 grid ((unsigned int) n * LDX_CLUSTER);
+      if (out <= 4)
+        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<4>, grid, 256, 0,
+                                 LDX_CLUSTER, g, l, early);
+      else if (out <= 8)
+        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<8>, grid, 256, 0,
+                                 LDX_CLUSTER, g, l, early);
+      else if (out <= 12)
+        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<12>, grid, 256, 0,
+                                 LDX_CLUSTER, g, l, early);
+      else
+        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<16>, grid, 256, 0,
+                                 LDX_CLUSTER, g, l, early);
+    }
+  else if (with_dx)
     _nn_cuda_launch (ctx, dense_loss_kernel<true>, blocks, 256, 0, g, l);
   else
     _nn_cuda_launch (ctx, dense_loss_kernel<false>, blocks, 256, 0, g, l);

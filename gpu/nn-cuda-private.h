@@ -72,6 +72,7 @@ typedef struct
   int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
+  int loss_clusters;    /* and dense_loss_dx's cluster kernel (nn-cuda-blas.cu) */
   int several_devices;       /* set the current device in every op */
   NnCudaLane lane;           /* owned: what ops run on now: the context's own lane, or
                               * while a branch is open the branch's (branch_begin swaps the
@@ -293,6 +294,9 @@ NN_CUDA_HIDDEN int _nn_cuda_dx_below (NnCudaContext *ctx, int n, int in, int out
  * dense-forward.cu; its shared memory allowed and clusters fit): once,
  * when the context opens. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_setup (NnCudaContext *ctx);
+/* Whether dense_loss_dx's cluster kernel can run here (nn-cuda-blas.cu): once,
+ * when the context opens. */
+NN_CUDA_HIDDEN int _nn_cuda_loss_cluster_setup (const NnCudaContext *ctx);
 /* The output layer with the loss (ABI 4; nn-cuda-blas.cu), and with its
  * input gradient (ABI 9). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,

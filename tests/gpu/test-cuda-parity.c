@@ -1367,8 +1367,10 @@ test_dense_loss (void)
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
   check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_TANH, true, NO_DX, 0.0f);
   /* with the input gradient: mlp-wide's output layer over its relu and
-   * dropout (one row a block), mlp-small's (two rows a block), odd sizes,
-   * a batch of 1, and the forward-then-loss route (37 outputs; 20 inputs) */
+   * dropout (one row a block; on sm_90 four blocks a row, a column a
+   * thread), mlp-small's (two rows a block), odd sizes, a batch of 1, more
+   * inputs than a cluster's threads take one a thread (1500, 2100), and the
+   * forward-then-loss route (37 outputs; 20 inputs) */
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
                     0.2f);
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
@@ -1380,6 +1382,9 @@ test_dense_loss (void)
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 9, 50, 37, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
                     0.3f);
   check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_LINEAR, true, NN_BK_ACT_LINEAR, 0.25f);
+  check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 3, 1500, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
+                    0.2f);
+  check_dense_loss (NN_BK_LOSS_MSE, 4, 2100, 5, NN_BK_ACT_LINEAR, true, PLAIN_DX, 0.0f);
 }
 
 /* ---------------------------------------------------------------- optimizer */
