@@ -451,8 +451,11 @@ small_n_args (int trans_a, int trans_b, int m, int n, int k, float alpha, const 
   /* warps sharing a row's sum: each lane's chain of loads and multiply-adds
    * is the kernel's length (mlp-wide's 32 x 1000 -> 10 with the loss: 8
    * warps a row rather than 4 took about 1.5 us off the step;
-   * bench/results/h200-gpu-session6-2026-11-30.md, calls 13-14) */
-  int split = k >= 512 ? 8 : k >= 256 ? 4 : k >= 128 ? 2 : 1;
+   * bench/results/h200-gpu-session6-2026-11-30.md, calls 13-14; the 128 ->
+   * 10 output layers with the loss, 8 rather than 2: mlp-small's step 18.6
+   * -> 17.7 us, the cnn's epoch 0.0905 -> 0.0885 s, medians of five,
+   * h200-gpu-session9-2026-11-30.md, call 8) */
+  int split = k >= 128 ? 8 : k >= 64 ? 4 : k >= 32 ? 2 : 1;
   int rows_per_block = 8 / split;
   int rows = m + (colsum != NULL);
   *blocks = (unsigned int) ((rows + rows_per_block - 1) / rows_per_block);
