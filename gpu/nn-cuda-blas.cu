@@ -285,11 +285,12 @@ dense_loss_kernel (SmallN g, LossArgs l)
 }
 
 /* dense_loss_dx on sm_90 in thread-block clusters: the LDX_CLUSTER blocks
- * of a row each take a slice of the inputs, for the product and for dx. The
- * block above runs a row's 1000 inputs through its 256 threads twice, four
- * columns a thread, and was bound by that chain: 1800 instructions a warp
- * at two warps a scheduler, 7 us of its 9 (ncu, bench/results/
- * h200-gpu-session9-2026-11-30.md, call 2). Here a thread takes one column
+ * of a row each take a slice of the inputs, for the product and for dx.
+ * dense_loss_kernel<true> above, one block a row, runs the row's 1000 inputs
+ * through its 256 threads twice, four columns a thread, and was bound by
+ * that chain: 1800 instructions a warp at two warps a scheduler, 7 us of
+ * its 9 (ncu, bench/results/h200-gpu-session9-2026-11-30.md, call 2); it
+ * stays for GPUs without clusters. Here a thread takes one column
  * of each (mlp-wide's 32 x 1000 -> 10), whose weights serve both. Each block
  * sends its partial sums of the outputs to every block of the cluster
  * (distributed shared memory); after one cluster barrier each adds them in
