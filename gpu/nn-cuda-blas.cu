@@ -386,8 +386,7 @@ dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
 #pragma unroll
           for (int q = 0; q < LDX_CLUSTER; q++)
             sum += recv[q][lane];
-          /* as store_out has it */
-          const float v = act_forward (g.e.act, g.e.bias != NULL ? sum + bias : sum);
+          const float v = epilogue_value (g.e, sum, bias);
           outputs[lane] = v;
           targets[lane] = target;
           if (rank == 0)
@@ -429,19 +428,24 @@ dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
 #endif
 }
 
-static bool
-loss_cluster_fits (const void *kernel)
+/* The cluster kernel for `out` outputs (at most SMALL_N_MAX). */
+static void (*loss_dx_cluster_kernel (int out)) (SmallN, LossArgs, int)
 {
-  return nn_cuda_clusters_fit (kernel, LDX_CLUSTER, 256, 0);
+  return out <= 4    ? dense_loss_dx_cluster_kernel<4>
+         : out <= 8  ? dense_loss_dx_cluster_kernel<8>
+         : out <= 12 ? dense_loss_dx_cluster_kernel<12>
+                     : dense_loss_dx_cluster_kernel<16>;
 }
 
 int
 _nn_cuda_loss_cluster_setup (const NnCudaContext *ctx)
 {
-  return ctx->compute_major >= 9 && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<4>)
-         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<8>)
-         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<12>)
-         && loss_cluster_fits ((const void *) dense_loss_dx_cluster_kernel<16>);
+  if (ctx->compute_major < 9)
+    return 0;
+  for (int out = 4; out <= SMALL_N_MAX; out += 4)
+    if (!nn_cuda_clusters_fit ((const void *) loss_dx_cluster_kernel (out), LDX_CLUSTER, 256, 0))
+      return 0;
+  return 1;
 }
 
 static SmallN
@@ -801,19 +805,9 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
     {
       int early = _nn_cuda_untouched (ctx, w, (size_t) in * out * sizeof (float))
                   && (bias == NULL || _nn_cuda_untouched (ctx, bias, (size_t) out * sizeof (float)));
-      dim3 grid ((unsigned int) n * LDX_CLUSTER);
-      if (out <= 4)
-        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<4>, grid, 256, 0,
-                                 LDX_CLUSTER, g, l, early);
-      else if (out <= 8)
-        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<8>, grid, 256, 0,
-                                 LDX_CLUSTER, g, l, early);
-      else if (out <= 12)
-        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<12>, grid, 256, 0,
-                                 LDX_CLUSTER, g, l, early);
-      else
-        _nn_cuda_launch_cluster (ctx, true, dense_loss_dx_cluster_kernel<16>, grid, 256, 0,
-                                 LDX_CLUSTER, g, l, early);
+      _nn_cuda_launch_cluster (ctx, true, loss_dx_cluster_kernel (out),
+                               dim3 ((unsigned int) n * LDX_CLUSTER), 256, 0, LDX_CLUSTER, g, l,
+                               early);
     }
   else if (with_dx)
     _nn_cuda_launch (ctx, dense_loss_kernel<true>, blocks, 256, 0, g, l);

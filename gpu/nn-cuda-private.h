@@ -72,7 +72,7 @@ typedef struct
   int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
-  int loss_clusters;    /* and dense_loss_dx's cluster kernel (nn-cuda-blas.cu) */
+  int loss_clusters;    /* dense_loss_dx's cluster kernel can run here (nn-cuda-blas.cu) */
   int several_devices;       /* set the current device in every op */
   NnCudaLane lane;           /* owned: what ops run on now: the context's own lane, or
                               * while a branch is open the branch's (branch_begin swaps the

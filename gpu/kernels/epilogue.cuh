@@ -30,6 +30,14 @@ epilogue_step (const Epilogue &e)
   return e.drop_y != NULL && e.step != NULL ? *e.step : 0;
 }
 
+/* y of an output whose sum is `sum` and whose bias (read by the caller,
+ * ignored where e.bias is NULL) is `bias`, with the epilogue on. */
+__device__ __forceinline__ float
+epilogue_value (const Epilogue &e, float sum, float bias)
+{
+  return act_forward (e.act, e.bias != NULL ? sum + bias : sum);
+}
+
 /* Stores one output of a product and returns what it stored in C. */
 __device__ __forceinline__ float
 store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, float alpha,
@@ -44,10 +52,7 @@ store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, flo
       return out;
     }
   /* the order of bias_act_forward and dropout_forward, so results match them */
-  float z = sum;
-  if (e.bias != NULL)
-    z += e.bias[col];
-  float v = act_forward (e.act, z);
+  float v = epilogue_value (e, sum, e.bias != NULL ? e.bias[col] : 0.0f);
   *cp = v;
   if (e.drop_y != NULL)
     {

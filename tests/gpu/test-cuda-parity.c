@@ -1356,8 +1356,8 @@ static void
 test_dense_loss (void)
 {
   /* the presets' output layers, a batch of 1 and odd sizes: one kernel for
-   * at most 16 outputs over a sum of 32 to 255, else the forward, then the
-   * loss */
+   * at most 16 outputs over a sum of at least 32, else the forward, then
+   * the loss */
   check_dense_loss (NN_BK_LOSS_XENT, 32, 128, 10, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
   check_dense_loss (NN_BK_LOSS_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true, NO_DX, 0.0f);
@@ -1368,7 +1368,7 @@ test_dense_loss (void)
   check_dense_loss (NN_BK_LOSS_XENT, 5, 20, 4, NN_BK_ACT_TANH, true, NO_DX, 0.0f);
   /* with the input gradient: mlp-wide's output layer over its relu and
    * dropout (one row a block; on sm_90 four blocks a row, a column a
-   * thread), mlp-small's (two rows a block), odd sizes, a batch of 1, more
+   * thread), mlp-small's, odd sizes, a batch of 1, more
    * inputs than a cluster's threads take one a thread (1500, 2100), and the
    * forward-then-loss route (37 outputs; 20 inputs) */
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
