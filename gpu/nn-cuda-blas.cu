@@ -298,13 +298,14 @@ dense_loss_kernel (SmallN g, LossArgs l)
  * gradient, and form dx of their own columns from it; rank 0 stores y, the
  * gradient and the statistics. NC: the outputs, rounded up to 4. */
 #define LDX_CLUSTER 4
+#define LDX_THREADS 256
 
 template <int NC>
-__global__ void __launch_bounds__ (256)
+__global__ void __launch_bounds__ (LDX_THREADS)
 dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  __shared__ float part[8][NC];
+  __shared__ float part[LDX_THREADS / 32][NC];
   __shared__ float recv[LDX_CLUSTER][NC]; /* (rank sent from, output) */
   __shared__ float outputs[NC], targets[NC], grads[NC];
   cg::cluster_group cluster = cg::this_cluster ();
@@ -370,7 +371,7 @@ dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
     {
       float sum = 0.0f;
 #pragma unroll
-      for (int p = 0; p < 8; p++)
+      for (int p = 0; p < LDX_THREADS / 32; p++)
         sum += part[p][lane];
 #pragma unroll
       for (int q = 0; q < LDX_CLUSTER; q++)
@@ -443,7 +444,8 @@ _nn_cuda_loss_cluster_setup (const NnCudaContext *ctx)
   if (ctx->compute_major < 9)
     return 0;
   for (int out = 4; out <= SMALL_N_MAX; out += 4)
-    if (!nn_cuda_clusters_fit ((const void *) loss_dx_cluster_kernel (out), LDX_CLUSTER, 256, 0))
+    if (!nn_cuda_clusters_fit ((const void *) loss_dx_cluster_kernel (out), LDX_CLUSTER,
+                               LDX_THREADS, 0))
       return 0;
   return 1;
 }
@@ -803,11 +805,12 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
   LossArgs l = { kind, labels, targets, grad, stats, dx, below_of (below), step };
   if (with_dx && ctx->loss_clusters)
     {
-      int early = _nn_cuda_untouched (ctx, w, (size_t) in * out * sizeof (float))
-                  && (bias == NULL || _nn_cuda_untouched (ctx, bias, (size_t) out * sizeof (float)));
+      const size_t w_bytes = (size_t) in * out * sizeof (float), b_bytes = out * sizeof (float);
+      int early = _nn_cuda_untouched (ctx, w, w_bytes)
+                  && (bias == NULL || _nn_cuda_untouched (ctx, bias, b_bytes));
       _nn_cuda_launch_cluster (ctx, true, loss_dx_cluster_kernel (out),
-                               dim3 ((unsigned int) n * LDX_CLUSTER), 256, 0, LDX_CLUSTER, g, l,
-                               early);
+                               dim3 ((unsigned int) n * LDX_CLUSTER), LDX_THREADS, 0, LDX_CLUSTER,
+                               g, l, early);
     }
   else if (with_dx)
     _nn_cuda_launch (ctx, dense_loss_kernel<true>, blocks, 256, 0, g, l);
