@@ -450,7 +450,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   cublasStatus_t bst;
   cudnnStatus_t dst;
   int count = 0, major = 0, rc = NN_BACKEND_OK;
-  const char *pdl_env;
+  const char *pdl_env, *clusters_env;
+  bool clusters;
   const char *what = "";
 
   *out = NULL;
@@ -487,8 +488,12 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   pdl_env = getenv ("TRAINBENCH_CUDA_PDL");
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
-  ctx->dense_clusters = _nn_cuda_dense_cluster_setup (ctx);
-  ctx->loss_clusters = _nn_cuda_loss_cluster_setup (ctx);
+  /* TRAINBENCH_CUDA_CLUSTERS=0: the kernels without clusters, as on GPUs
+   * before sm_90, so that the tests and comparisons reach them here too */
+  clusters_env = getenv ("TRAINBENCH_CUDA_CLUSTERS");
+  clusters = !(clusters_env != NULL && strcmp (clusters_env, "0") == 0);
+  ctx->dense_clusters = clusters && _nn_cuda_dense_cluster_setup (ctx);
+  ctx->loss_clusters = clusters && _nn_cuda_loss_cluster_setup (ctx);
   if ((rc = lane_open (ctx, &ctx->lane, "")) != 0)
     goto failed;
   STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,

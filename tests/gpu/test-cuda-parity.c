@@ -1385,6 +1385,24 @@ test_dense_loss (void)
   check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 3, 1500, 10, NN_BK_ACT_LINEAR, true, NN_BK_ACT_RELU,
                     0.2f);
   check_dense_loss (NN_BK_LOSS_MSE, 4, 2100, 5, NN_BK_ACT_LINEAR, true, PLAIN_DX, 0.0f);
+
+  /* without thread-block clusters (TRAINBENCH_CUDA_CLUSTERS=0): the one
+   * block a row kernel that GPUs before sm_90 run */
+  NnBackend plain, saved = gpu;
+  setenv ("TRAINBENCH_CUDA_CLUSTERS", "0", 1);
+  bool opened = gpu_open (NN_DEVICE_CUDA, false, &plain);
+  unsetenv ("TRAINBENCH_CUDA_CLUSTERS");
+  if (tap_ok (opened, "CUDA backend opens (no clusters)"))
+    {
+      gpu = plain;
+      check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 32, 1000, 10, NN_BK_ACT_LINEAR, true,
+                        NN_BK_ACT_RELU, 0.2f);
+      check_dense_loss (NN_BK_LOSS_XENT, 33, 130, 7, NN_BK_ACT_LINEAR, true, PLAIN_DX, 0.0f);
+      check_dense_loss (NN_BK_LOSS_SPARSE_XENT, 3, 1500, 10, NN_BK_ACT_LINEAR, true,
+                        NN_BK_ACT_RELU, 0.2f);
+      gpu = saved;
+      _nn_backend_close (&plain);
+    }
 }
 
 /* ---------------------------------------------------------------- optimizer */
