@@ -78,6 +78,22 @@ small_n_sum (const float *__restrict__ a, const float *__restrict__ b, int m, in
     }
 }
 
+/* The warp's N sums over its lanes (a fixed tree); lane 0 leaves them in
+ * `to`. */
+template <int N>
+__device__ __forceinline__ void
+warp_sums_to (float (&acc)[N], float *to)
+{
+#pragma unroll
+  for (int j = 0; j < N; j++)
+    for (int o = 16; o > 0; o >>= 1)
+      acc[j] += __shfl_xor_sync (0xffffffffu, acc[j], o);
+  if ((threadIdx.x & 31) == 0)
+#pragma unroll
+    for (int j = 0; j < N; j++)
+      to[j] = acc[j];
+}
+
 /* Block `bid` of the small-n product (256 threads). When keep is not NULL,
  * the warp that stores a row's outputs also leaves them in keep[warp]. */
 __device__ __forceinline__ void
@@ -104,14 +120,7 @@ small_n_block (const SmallN &g, int bid, float (*keep)[SMALL_N_MAX] = NULL)
         small_n_sum<0> (a, b, m, n, k, lda, ldb, g.trans_a, row, share * 32 + lane, 32 * g.split,
                         acc);
     }
-#pragma unroll
-  for (int j = 0; j < SMALL_N_MAX; j++)
-    for (int o = 16; o > 0; o >>= 1)
-      acc[j] += __shfl_xor_sync (0xffffffffu, acc[j], o);
-  if (lane == 0)
-#pragma unroll
-    for (int j = 0; j < SMALL_N_MAX; j++)
-      part[warp][j] = acc[j];
+  warp_sums_to (acc, part[warp]);
   __syncthreads ();
   if (share == 0 && lane < n && row < rows)
     {
@@ -357,14 +366,7 @@ dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
       for (int c = 0; c < NC; c++)
         acc[c] += xv * wj[c];
     }
-#pragma unroll
-  for (int c = 0; c < NC; c++)
-    for (int o = 16; o > 0; o >>= 1)
-      acc[c] += __shfl_xor_sync (0xffffffffu, acc[c], o);
-  if (lane == 0)
-#pragma unroll
-    for (int c = 0; c < NC; c++)
-      part[warp][c] = acc[c];
+  warp_sums_to (acc, part[warp]);
   __syncthreads ();
   asm volatile ("barrier.cluster.wait.aligned;" ::: "memory");
   if (warp == 0 && lane < NC)
