@@ -25,9 +25,10 @@ extern "C" {
  * dropout), version 7 a convolution's backward with its activation's,
  * version 8 a dense layer's backward with the optimizer's update, version 9
  * the output layer's input gradient with its loss and branches beside the
- * stream; the loader still takes older modules (their table is shorter: the
+ * stream, version 10 max pooling that records its windows' maxima and a
+ * convolution with that pooling; the loader still takes older modules (their table is shorter: the
  * newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 9
+#define NN_BACKEND_ABI_VERSION 10
 
 typedef enum
 {
@@ -376,6 +377,39 @@ struct NnBackendOps
   int (*branch_begin) (void *ctx);
   int (*branch_end) (void *ctx);
   int (*branch_join) (void *ctx);
+
+  /* --- optional: max pooling that records where each window's maximum
+   *     is (ABI 10; pool2d_forward_argmax and pool2d_backward_argmax both
+   *     NULL or neither, conv2d_pool_fits and conv2d_forward_pool too, and
+   *     those two only with the first two). For max pooling below a
+   *     convolution's activation whose windows tile the input exactly
+   *     (stride = window, no padding, out_h * win_h = h, out_w * win_w = w)
+   *     and hold at most 256 cells. argmax (n, c, out_h, out_w) bytes: the
+   *     row-major position, within its window, of the window's first
+   *     maximum. The backward then needs neither the pooling's input nor
+   *     to search the windows again; the convolution's output need not
+   *     even be written. --- */
+
+  /* pool2d_forward_dropout with mode max, also writing argmax. */
+  int (*pool2d_forward_argmax) (void *ctx, const NnPoolShape *shape, const float *x, float *y,
+                                float *drop_y, float rate, uint64_t seed, const int64_t *step,
+                                uint8_t *argmax);
+  /* pool2d_backward_act with mode max, from argmax as the forward wrote it
+   * and y, the pooling's output, in place of x: dx = act' (y) * g at each
+   * window's maximum (where x equals y) and 0 at every other cell. */
+  int (*pool2d_backward_argmax) (void *ctx, const NnPoolShape *shape, const uint8_t *argmax,
+                                 const float *y, float *dy, int act, float *dx, float *dbias,
+                                 float rate, uint64_t seed, const int64_t *step);
+  /* Nonzero when conv2d_forward_pool can run the convolution of `plan`
+   * (made for pool->n rows) with this pooling above it. */
+  int (*conv2d_pool_fits) (void *ctx, void *plan, const NnPoolShape *pool);
+  /* conv2d_forward_bias_act, then pool2d_forward_argmax of its output
+   * (pool, y, drop_y, rate, seed, step, argmax), without writing that
+   * output anywhere. */
+  int (*conv2d_forward_pool) (void *ctx, void *plan, const float *x, const float *w,
+                              const float *bias, int act, const NnPoolShape *pool, float *y,
+                              float *drop_y, float rate, uint64_t seed, const int64_t *step,
+                              uint8_t *argmax, void *workspace);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
@@ -386,6 +420,7 @@ struct NnBackendOps
 #define NN_BACKEND_OPS_V6_SIZE offsetof (NnBackendOps, conv2d_backward_bias_act)
 #define NN_BACKEND_OPS_V7_SIZE offsetof (NnBackendOps, dense_backward_update_pays)
 #define NN_BACKEND_OPS_V8_SIZE offsetof (NnBackendOps, dense_loss_dx)
+#define NN_BACKEND_OPS_V9_SIZE offsetof (NnBackendOps, pool2d_forward_argmax)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -205,6 +205,16 @@ NnLayer *_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const Nn
  * NULL. The dropout layer then does nothing in either direction. */
 NnLayer *_nn_pool_fused_dropout (const NnModel *model, const NnLayer *pool, const NnPass *pass);
 
+/* The convolution right below `pool` when the pooling runs that
+ * convolution's forward with its own as one op in this pass (the backend's
+ * conv2d_forward_pool, which never writes the convolution's output), else
+ * NULL. The convolution's forward then does nothing. */
+NnLayer *_nn_pool_runs_conv (NnModel *model, const NnLayer *pool, const NnPass *pass);
+
+/* The plan of convolution layer `conv` for batches of n rows, or NULL when
+ * none was made. */
+void *_nn_conv_plan (NnLayer *conv, int32_t n);
+
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
 NnStatus _nn_model_prepare (NnModel *model, int32_t n, NnError *error);

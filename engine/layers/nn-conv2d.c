@@ -27,6 +27,12 @@ find_plan (NnConv2dLayer *self, int32_t n)
   return NULL;
 }
 
+void *
+_nn_conv_plan (NnLayer *conv, int32_t n)
+{
+  return find_plan ((NnConv2dLayer *) conv, n);
+}
+
 static NnStatus
 conv_prepare (NnModel *model, NnLayer *layer, int32_t n, NnError *error)
 {
@@ -132,6 +138,9 @@ conv_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (plan == NULL)
     return NN_BACKEND_ERROR; /* _nn_model_forward prepares first */
+  if (layer->index + 1 < model->count
+      && _nn_pool_runs_conv (model, model->layers[layer->index + 1], pass) == layer)
+    return 0; /* the pooling above runs this forward with its own */
   /* y (n, k, out_h, out_w); in one op where the backend has it */
   int act = _nn_layer_act (layer, pass);
   if (ops->conv2d_forward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)

@@ -1,5 +1,14 @@
 /* nn-pool2d.c: max and average pooling over NCHW windows; windows that
  * overhang the edge (padding "same") ignore the missing cells.
+ *
+ * Above a convolution a pooling also does that layer's activation backward
+ * and bias gradient, and applies the dropout above it (the backend's
+ * pool2d_backward_act and pool2d_forward_dropout). A max pooling whose
+ * windows tile the input records where each window's maximum is (the
+ * backend's pool2d_*_argmax): its backward then reads a byte a window
+ * instead of the whole input, and where the backend can, the convolution
+ * below runs with the pooling as one op that never writes its own output
+ * (conv2d_forward_pool; the convolution's forward then does nothing).
  */
 
 #include "nn-model-private.h"
@@ -15,7 +24,24 @@ typedef struct
   NnLayer parent;
   int mode;
   NnPoolShape shape; /* n is set per pass */
+  uint8_t *argmax;   /* device (batch, out_size) when the pooling records its maxima, else NULL */
 } NnPoolLayer;
+
+/* The window cells an argmax byte can name. */
+#define ARGMAX_CELLS 256
+
+/* Whether the backend can record this pooling's maxima: max windows that
+ * tile the input exactly and fit a byte. */
+static bool
+records_maxima (const NnModel *model, const NnPoolLayer *self)
+{
+  const NnPoolShape *s = &self->shape;
+  return model->backend.ops->pool2d_backward_argmax != NULL
+         && model->backend.ops->pool2d_forward_argmax != NULL && self->mode == POOL_MAX
+         && s->stride_h == s->win_h && s->stride_w == s->win_w && s->pad_h == 0 && s->pad_w == 0
+         && s->out_h * s->win_h == s->h && s->out_w * s->win_w == s->w
+         && s->win_h * s->win_w <= ARGMAX_CELLS;
+}
 
 static NnStatus
 pool_setup (NnModel *model, NnLayer *layer, NnError *error)
@@ -38,15 +64,37 @@ pool_setup (NnModel *model, NnLayer *layer, NnError *error)
   _nn_layer_padding (&layer->spec, layer->in, layer->out, &s->pad_h, &s->pad_w);
   s->out_h = layer->out.h;
   s->out_w = layer->out.w;
+  if (layer->index >= 1 && model->layers[layer->index - 1]->klass == &_nn_conv2d_class
+      && records_maxima (model, self))
+    {
+      void *ptr = NULL;
+      NnStatus status = _nn_model_alloc (model, (size_t) model->batch_size * layer->out_size,
+                                         "the pooling's maxima", NULL, &ptr, error);
+      if (status != NN_OK)
+        return status;
+      self->argmax = ptr;
+    }
   return NN_OK;
 }
 
-NnLayer *
-_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass)
+static void
+pool_finalize (NnModel *model, NnLayer *layer)
+{
+  NnPoolLayer *self = (NnPoolLayer *) layer;
+
+  if (self->argmax != NULL)
+    model->backend.ops->free (model->backend.ctx, self->argmax);
+  self->argmax = NULL;
+}
+
+/* The convolution below `pool` and whether its activation is one a pooling's
+ * backward can do (not softmax), else NULL. */
+static NnLayer *
+conv_below (const NnModel *model, const NnLayer *pool, const NnPass *pass)
 {
   NnLayer *below;
 
-  if (model->backend.ops->pool2d_backward_act == NULL || pool->index < 1
+  if (pool->index < 1
       || (pool->klass != &_nn_maxpool2d_class && pool->klass != &_nn_avgpool2d_class))
     return NULL;
   below = model->layers[pool->index - 1];
@@ -55,14 +103,51 @@ _nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pas
   return below;
 }
 
+/* Whether `pool` records its maxima in this pass (and so its backward reads
+ * them): set up to, above a convolution it does the backward of. The
+ * forward and the backward of a pass agree on it. */
+static bool
+keeps_maxima (const NnModel *model, const NnLayer *pool, const NnPass *pass)
+{
+  return ((const NnPoolLayer *) pool)->argmax != NULL && conv_below (model, pool, pass) != NULL;
+}
+
+NnLayer *
+_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass)
+{
+  NnLayer *below = conv_below (model, pool, pass);
+
+  if (below == NULL
+      || (model->backend.ops->pool2d_backward_act == NULL && !keeps_maxima (model, pool, pass)))
+    return NULL;
+  return below;
+}
+
+NnLayer *
+_nn_pool_runs_conv (NnModel *model, const NnLayer *pool, const NnPass *pass)
+{
+  const NnPoolLayer *self = (const NnPoolLayer *) pool;
+  const NnBackendOps *ops = model->backend.ops;
+  NnPoolShape s = self->shape;
+  void *plan;
+
+  if (ops->conv2d_forward_pool == NULL || !keeps_maxima (model, pool, pass))
+    return NULL;
+  NnLayer *below = model->layers[pool->index - 1];
+  plan = _nn_conv_plan (below, pass->n);
+  s.n = pass->n;
+  return plan != NULL && ops->conv2d_pool_fits (model->backend.ctx, plan, &s) ? below : NULL;
+}
+
 NnLayer *
 _nn_pool_fused_dropout (const NnModel *model, const NnLayer *pool, const NnPass *pass)
 {
   NnLayer *next;
 
   if (!pass->training || pool->index + 1 >= model->count
-      || model->backend.ops->pool2d_forward_dropout == NULL
-      || _nn_pool_fused_act (model, pool, pass) == NULL)
+      || _nn_pool_fused_act (model, pool, pass) == NULL
+      || (model->backend.ops->pool2d_forward_dropout == NULL
+          && !keeps_maxima (model, pool, pass)))
     return NULL;
   next = model->layers[pool->index + 1];
   if (next->klass != &_nn_dropout_class || !(next->spec.rate > 0.0f))
@@ -77,7 +162,23 @@ pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
   NnPoolShape s = self->shape;
   NnLayer *drop = _nn_pool_fused_dropout (model, layer, pass);
 
+  NnLayer *conv = _nn_pool_runs_conv (model, layer, pass);
+  const NnBackendOps *ops = model->backend.ops;
+  float rate = drop != NULL ? drop->spec.rate : 0.0f;
+  uint64_t seed = drop != NULL ? _nn_layer_seed (model, drop) : 0;
+  float *drop_y = drop != NULL ? drop->y : NULL;
+
   s.n = pass->n;
+  if (conv != NULL)
+    /* the convolution below and this pooling in one op: its output is
+     * never written */
+    return ops->conv2d_forward_pool (model->backend.ctx, _nn_conv_plan (conv, pass->n), conv->x,
+                                     conv->w, conv->b, _nn_layer_act (conv, pass), &s, layer->y,
+                                     drop_y, rate, seed, model->step, self->argmax,
+                                     model->workspace);
+  if (keeps_maxima (model, layer, pass))
+    return ops->pool2d_forward_argmax (model->backend.ctx, &s, layer->x, layer->y, drop_y, rate,
+                                       seed, model->step, self->argmax);
   if (drop != NULL)
     return model->backend.ops->pool2d_forward_dropout (model->backend.ctx, self->mode, &s, layer->x,
                                                        layer->y, drop->y, drop->spec.rate,
@@ -97,6 +198,13 @@ pool_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
   if (*dx == NULL)
     return 0;
   s.n = pass->n;
+  if (below != NULL && keeps_maxima (model, layer, pass))
+    /* the same from the maxima the forward recorded: the pooling's input
+     * is not read (and may not have been written) */
+    return model->backend.ops->pool2d_backward_argmax (
+        model->backend.ctx, &s, self->argmax, layer->y, dy, _nn_layer_act (below, pass), *dx,
+        below->db, drop ? drop->spec.rate : 0.0f, drop ? _nn_layer_seed (model, drop) : 0,
+        model->step);
   if (below != NULL)
     /* dz of the convolution below and its bias gradient, in one op; dy is
      * the gradient of the dropout above when that is fused too */
@@ -112,6 +220,7 @@ const NnLayerClass _nn_maxpool2d_class = {
   .kind = NN_LAYER_MAXPOOL2D,
   .instance_size = sizeof (NnPoolLayer),
   .setup = pool_setup,
+  .finalize = pool_finalize,
   .forward = pool_forward,
   .backward = pool_backward,
 };
@@ -120,6 +229,7 @@ const NnLayerClass _nn_avgpool2d_class = {
   .kind = NN_LAYER_AVGPOOL2D,
   .instance_size = sizeof (NnPoolLayer),
   .setup = pool_setup,
+  .finalize = pool_finalize,
   .forward = pool_forward,
   .backward = pool_backward,
 };

@@ -23,7 +23,12 @@
  * own backward must run on a branch, joined before the step counter moves;
  * the table holds the branch back and runs it at the join, the latest it
  * may run, so an engine that let the ops beside it touch the branch's
- * memory would train differently.
+ * memory would train differently. With max pooling that records its maxima
+ * (ABI 10), a max pooling above a convolution whose windows tile its input
+ * must record them in every forward and do the convolution's activation
+ * backward from them alone; an average pooling keeps pool2d_backward_act.
+ * Where the convolution can run with the pooling as one op, it must, in
+ * every forward, and its own forward must then run nothing.
  */
 
 #include "test-util.h"
@@ -76,6 +81,14 @@ static struct
     size_t state_stride;
     int store_step;
   } held_ops[4];
+  NnBackendOps argmax_ops;   /* the fused ops up to ABI 7 and the poolings with maxima */
+  NnBackendOps conv_pool_ops; /* ... and the convolution with its pooling */
+  int argmax_forward;        /* pool2d_forward_argmax calls (not from conv2d_forward_pool) */
+  int argmax_backward;       /* pool2d_backward_argmax calls */
+  int conv_pools;            /* conv2d_forward_pool calls */
+  int conv_forwards;         /* conv2d_forward_bias_act calls from the engine */
+  float *conv_out;           /* the convolution's output inside conv2d_forward_pool */
+  float *cells;              /* y at each window's maximum, 0 elsewhere */
 } fake;
 
 static void
@@ -86,6 +99,7 @@ reset_counts (void)
   fake.pool_drop_forward = fake.pool_drop_backward = fake.conv_acts = 0;
   fake.updates = fake.stored_steps = fake.belows = 0;
   fake.loss_dxs = fake.branches = fake.joins = fake.held = fake.held_total = fake.misplaced = 0;
+  fake.argmax_forward = fake.argmax_backward = fake.conv_pools = fake.conv_forwards = 0;
   fake.in_branch = false;
 }
 
@@ -348,8 +362,110 @@ f_pool_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float 
   return rc;
 }
 
+/* Max pooling of windows that tile the input, as the CPU's pooling, and
+ * each window's first maximum in row-major order. */
+static int
+pool_with_maxima (void *ctx, const NnPoolShape *s, const float *x, float *y, float *drop_y,
+                  float rate, uint64_t seed, const int64_t *step, uint8_t *argmax)
+{
+  const NnBackendOps *c = fake.cpu;
+  size_t outputs = (size_t) s->n * s->c * s->out_h * s->out_w;
+  int rc = c->pool2d_forward (ctx, 0, s, x, y);
+
+  for (size_t i = 0; rc == 0 && i < outputs; i++)
+    {
+      size_t plane = i / ((size_t) s->out_h * s->out_w);
+      int oy = (int) (i / s->out_w % s->out_h), ox = (int) (i % s->out_w);
+      const float *corner = x + (plane * s->h + (size_t) oy * s->win_h) * s->w + ox * s->win_w;
+      int best = 0;
+      for (int q = 1; q < s->win_h * s->win_w; q++)
+        if (corner[q / s->win_w * s->w + q % s->win_w]
+            > corner[best / s->win_w * s->w + best % s->win_w])
+          best = q;
+      argmax[i] = (uint8_t) best;
+    }
+  if (rc == 0 && rate > 0.0f)
+    rc = c->dropout_forward (ctx, drop_y, y, outputs, rate, seed, step);
+  return rc;
+}
+
+static int
+f_pool_forward_argmax (void *ctx, const NnPoolShape *shape, const float *x, float *y,
+                       float *drop_y, float rate, uint64_t seed, const int64_t *step,
+                       uint8_t *argmax)
+{
+  fake.argmax_forward++;
+  fake.pool_drop_forward += rate > 0.0f;
+  return pool_with_maxima (ctx, shape, x, y, drop_y, rate, seed, step, argmax);
+}
+
+/* dx from the maxima: dy (after the dropout) at each window's maximum,
+ * then the activation backward and bias gradient with y there; anywhere
+ * else dz is 0 whatever the input was. */
+static int
+f_pool_backward_argmax (void *ctx, const NnPoolShape *s, const uint8_t *argmax, const float *y,
+                        float *dy, int act, float *dx, float *dbias, float rate, uint64_t seed,
+                        const int64_t *step)
+{
+  const NnBackendOps *c = fake.cpu;
+  size_t outputs = (size_t) s->n * s->c * s->out_h * s->out_w;
+  size_t cells = (size_t) s->n * s->c * s->h * s->w;
+  int rc = 0;
+
+  fake.argmax_backward++;
+  fake.pool_drop_backward += rate > 0.0f;
+  if (rate > 0.0f)
+    rc = c->dropout_backward (ctx, dy, dy, outputs, rate, seed, step);
+  fake.cells = realloc (fake.cells, sizeof (float) * cells);
+  memset (fake.cells, 0, sizeof (float) * cells);
+  memset (dx, 0, sizeof (float) * cells);
+  for (size_t i = 0; i < outputs; i++)
+    {
+      size_t plane = i / ((size_t) s->out_h * s->out_w);
+      int oy = (int) (i / s->out_w % s->out_h), ox = (int) (i % s->out_w);
+      size_t at = (plane * s->h + (size_t) oy * s->win_h + argmax[i] / s->win_w) * s->w
+                  + (size_t) ox * s->win_w + argmax[i] % s->win_w;
+      fake.cells[at] = y[i];
+      dx[at] = dy[i];
+    }
+  if (rc == 0)
+    rc = c->bias_act_backward (ctx, act, fake.cells, dx, dbias, s->n, s->c, s->h * s->w);
+  return rc;
+}
+
+static int
+f_conv_pool_fits (void *ctx, void *plan, const NnPoolShape *pool)
+{
+  return 1;
+}
+
+static int
+f_conv_forward (void *ctx, void *plan, const float *x, const float *w, const float *bias, int act,
+                float *y, void *workspace)
+{
+  fake.conv_forwards++;
+  return fake.cpu->conv2d_forward_bias_act (ctx, plan, x, w, bias, act, y, workspace);
+}
+
+/* The convolution into a buffer of its own, then the pooling with maxima. */
+static int
+f_conv_forward_pool (void *ctx, void *plan, const float *x, const float *w, const float *bias,
+                     int act, const NnPoolShape *pool, float *y, float *drop_y, float rate,
+                     uint64_t seed, const int64_t *step, uint8_t *argmax, void *workspace)
+{
+  int rc;
+
+  fake.conv_pools++;
+  fake.pool_drop_forward += rate > 0.0f;
+  fake.conv_out = realloc (fake.conv_out, sizeof (float) * pool->n * pool->c * pool->h * pool->w);
+  rc = fake.cpu->conv2d_forward_bias_act (ctx, plan, x, w, bias, act, fake.conv_out, workspace);
+  if (rc == 0)
+    rc = pool_with_maxima (ctx, pool, fake.conv_out, y, drop_y, rate, seed, step, argmax);
+  return rc;
+}
+
 /* The shapes of the plans made, to find a plan's (the CPU's plans are opaque). */
-#define PLANS_MAX 64
+#define PLANS_MAX 1024
 static struct
 {
   void *plan;
@@ -548,6 +664,41 @@ check (const char *spec, int dense_layers, int fused_dropouts, bool other_dropou
           fake.pool_drop_forward, fake.pool_drop_backward);
 }
 
+/* `spec` on the table with the poolings that record their maxima, and
+ * with `conv_pool` the convolution with its pooling too: the same training;
+ * `recording` max poolings record their maxima in every forward pass (and
+ * with conv_pool run the convolution below them) and do their backward from
+ * them; `acts` other poolings do the activation backward as before,
+ * `pool_dropouts` of all of them apply the dropout above; `conv_layers`
+ * convolutions in all. */
+static void
+check_maxima (const char *spec, bool conv_pool, int recording, int acts, int pool_dropouts,
+              int conv_layers)
+{
+  const NnBackendOps *ops = conv_pool ? &fake.conv_pool_ops : &fake.argmax_ops;
+  bool same = same_training (spec, NULL, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, ops);
+  const char *how = conv_pool ? "with the convolution" : "alone";
+  int passes = 32 + 2 * 7; /* forward passes: 32 steps, 2 x 7 test batches */
+
+  tap_ok (same, "%s (poolings with maxima, %s): the very losses, test results and weights", spec,
+          how);
+  tap_ok ((conv_pool ? fake.conv_pools == passes * recording && fake.argmax_forward == 0
+                     : fake.argmax_forward == passes * recording && fake.conv_pools == 0)
+              && fake.argmax_backward == 32 * recording && fake.pool_acts == 32 * acts,
+          "%s (%s): max poolings record their maxima in every forward and use them in the "
+          "backward (%d forward, %d with the convolution, %d backward; %d others)",
+          spec, how, fake.argmax_forward, fake.conv_pools, fake.argmax_backward, fake.pool_acts);
+  tap_ok (fake.conv_forwards == passes * (conv_layers - (conv_pool ? recording : 0))
+              && fake.conv_acts == 32 * (conv_layers - recording - acts)
+              && fake.image_bias_acts == 0,
+          "%s (%s): %d convolution forwards of their own, %d backwards with the activation", spec,
+          how, fake.conv_forwards, fake.conv_acts);
+  tap_ok (fake.pool_drop_forward == 32 * pool_dropouts
+              && fake.pool_drop_backward == fake.pool_drop_forward,
+          "%s (%s): a dropout after a pooling is applied by it, in both directions (%d, %d)", spec,
+          how, fake.pool_drop_forward, fake.pool_drop_backward);
+}
+
 /* `spec` with `optimizer` and `loss` on the table with dense_backward_update:
  * its top `updating` dense layers (of `dense_layers` that take the fused
  * dense ops in training) update their parameters in the backward;
@@ -620,6 +771,7 @@ main (void)
   fake.ops.bias_act_backward = f_bias_act_backward;
   fake.ops.conv2d_backward_bias_act = f_conv_backward_act;
   fake.ops.conv2d_plan_new = f_plan_new;
+  fake.ops.conv2d_forward_bias_act = f_conv_forward;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
   fake.update_ops = fake.ops;
@@ -630,6 +782,12 @@ main (void)
   fake.branch_ops.branch_begin = f_branch_begin;
   fake.branch_ops.branch_end = f_branch_end;
   fake.branch_ops.branch_join = f_branch_join;
+  fake.argmax_ops = fake.ops;
+  fake.argmax_ops.pool2d_forward_argmax = f_pool_forward_argmax;
+  fake.argmax_ops.pool2d_backward_argmax = f_pool_backward_argmax;
+  fake.conv_pool_ops = fake.argmax_ops;
+  fake.conv_pool_ops.conv2d_pool_fits = f_conv_pool_fits;
+  fake.conv_pool_ops.conv2d_forward_pool = f_conv_forward_pool;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
@@ -644,6 +802,28 @@ main (void)
   check ("conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; dense 8 relu; "
          "dropout 0.5; dense 4 softmax",
          2, 1, false, 2, 1, 1);
+
+  for (int conv_pool = 0; conv_pool < 2; conv_pool++)
+    {
+      /* a max pooling records its maxima; an average pooling cannot */
+      check_maxima ("conv2d 4 3 relu; maxpool 2; conv2d 6 2 tanh; avgpool 2; flatten; "
+                    "dense 8 relu; dense 4 softmax",
+                    conv_pool, 1, 1, 0, 2);
+      /* the cnn preset's order, and sigmoid for an activation that is not
+       * 0 at 0 */
+      check_maxima ("conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; "
+                    "dense 8 relu; dropout 0.5; dense 4 softmax",
+                    conv_pool, 1, 0, 1, 2);
+      check_maxima ("conv2d 4 3 relu; conv2d 6 3 sigmoid; maxpool 2; dropout 0.25; flatten; "
+                    "dense 8 relu; dropout 0.5; dense 4 softmax",
+                    conv_pool, 1, 0, 1, 2);
+      /* windows that do not tile the 6 x 6 input (stride 1; 4 x 4 windows
+       * leave two cells over): the pooling as before */
+      check_maxima ("conv2d 4 3 relu; maxpool 2 stride=1; flatten; dense 4 softmax", conv_pool, 0,
+                    1, 0, 1);
+      check_maxima ("conv2d 4 3 relu; maxpool 4; flatten; dense 4 softmax", conv_pool, 0, 1, 0,
+                    1);
+    }
 
   {
     const char *mlp = "flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; "
@@ -714,5 +894,7 @@ main (void)
   }
 
   nn_dataset_free (data);
+  free (fake.conv_out);
+  free (fake.cells);
   return tap_done ();
 }

@@ -24,6 +24,7 @@
 typedef enum
 {
   KEEPS_ALL,   /* the table as it is */
+  KEEPS_TO_V9, /* slots of ABI 9 kept, ABI 10's NULL */
   KEEPS_TO_V8, /* slots of ABI 8 kept, ABI 9's NULL */
   KEEPS_TO_V7, /* slots of ABI 7 kept, ABI 8's NULL */
   KEEPS_TO_V6, /* ABI 6's kept, ABI 7's NULL */
@@ -49,6 +50,10 @@ slots_as_expected (const NnBackendOps *ops, Expect expect)
            && ops->branch_join != NULL;
   int none9 = ops->dense_loss_dx == NULL && ops->branch_begin == NULL && ops->branch_end == NULL
               && ops->branch_join == NULL;
+  int v10 = ops->pool2d_forward_argmax != NULL && ops->pool2d_backward_argmax != NULL
+            && ops->conv2d_pool_fits != NULL && ops->conv2d_forward_pool != NULL;
+  int none10 = ops->pool2d_forward_argmax == NULL && ops->pool2d_backward_argmax == NULL
+               && ops->conv2d_pool_fits == NULL && ops->conv2d_forward_pool == NULL;
   int v8 = ops->dense_backward_update_pays != NULL && ops->dense_backward_update != NULL;
   int v7 = ops->conv2d_backward_bias_act != NULL;
   int v6 = ops->pool2d_forward_dropout != NULL;
@@ -58,17 +63,20 @@ slots_as_expected (const NnBackendOps *ops, Expect expect)
   switch (expect)
     {
     case KEEPS_ALL:
-      return v1 && v2 && v4 && v6 && v7 && v8 && v9;
+      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && v10;
+    case KEEPS_TO_V9:
+      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && none10;
     case KEEPS_TO_V8:
-      return v1 && v2 && v4 && v6 && v7 && v8 && none9;
+      return v1 && v2 && v4 && v6 && v7 && v8 && none9 && none10;
     case KEEPS_TO_V7:
-      return v1 && v2 && v4 && v6 && v7 && !v8 && ops->dense_backward_update == NULL && none9;
+      return v1 && v2 && v4 && v6 && v7 && !v8 && ops->dense_backward_update == NULL && none9
+             && none10;
     case KEEPS_TO_V6:
-      return v1 && v2 && v4 && v6 && !v7 && !v8 && none9;
+      return v1 && v2 && v4 && v6 && !v7 && !v8 && none9 && none10;
     case KEEPS_TO_V4:
-      return v1 && v2 && v4 && !v6 && !v7 && !v8 && none9;
+      return v1 && v2 && v4 && !v6 && !v7 && !v8 && none9 && none10;
     case KEEPS_TO_V1:
-      return v1 && !v2 && !v4 && !v6 && !v7 && !v8 && none9;
+      return v1 && !v2 && !v4 && !v6 && !v7 && !v8 && none9 && none10;
     default:
       return 0;
     }
@@ -119,7 +127,8 @@ run_case (const Case *c)
 int
 main (void)
 {
-  char v8[32], v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
+  char v9[32], v8[32], v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
+  snprintf (v9, sizeof v9, "%zu", (size_t) NN_BACKEND_OPS_V9_SIZE);
   snprintf (v8, sizeof v8, "%zu", (size_t) NN_BACKEND_OPS_V8_SIZE);
   snprintf (v7, sizeof v7, "%zu", (size_t) NN_BACKEND_OPS_V7_SIZE);
   snprintf (v6, sizeof v6, "%zu", (size_t) NN_BACKEND_OPS_V6_SIZE);
@@ -130,6 +139,8 @@ main (void)
 
   const Case cases[] = {
     { "the current ABI: the table as it is", "current", "current", 0, KEEPS_ALL, NULL },
+    { "ABI 9: its slots, and ABI 10's pooling with argmax NULL", "9", v9, 0, KEEPS_TO_V9,
+      NULL },
     { "ABI 8: its slots, and ABI 9's loss with dx and branches NULL", "8", v8, 0, KEEPS_TO_V8,
       NULL },
     { "ABI 7: its slots, and ABI 8's fused update NULL", "7", v7, 0, KEEPS_TO_V7, NULL },
