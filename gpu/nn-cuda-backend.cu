@@ -1037,6 +1037,10 @@ static const NnBackendOps cuda_ops = {
   cuda_branch_begin,
   cuda_branch_end,
   cuda_branch_join,
+  _nn_cuda_pool2d_forward_argmax,
+  _nn_cuda_pool2d_backward_argmax,
+  _nn_cuda_conv2d_pool_fits,
+  _nn_cuda_conv2d_forward_pool,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

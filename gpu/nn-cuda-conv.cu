@@ -302,6 +302,42 @@ _nn_cuda_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const 
   return _nn_cuda_bias_act_forward (ctx, act, y, bias, s->n, s->k, s->out_h * s->out_w);
 }
 
+/* Only the implicit GEMM pools its own output: the convolutions worth it
+ * (the cnn's second layer) run there when TF32 is allowed. */
+int
+_nn_cuda_conv2d_pool_fits (void *vctx, void *plan, const NnPoolShape *pool)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  const NnConvShape *s = &p->shape;
+  return p->igemm && pool->n == s->n && pool->c == s->k && pool->h == s->out_h
+         && pool->w == s->out_w && _nn_cuda_conv_igemm_pool_ok (ctx, s, pool);
+}
+
+int
+_nn_cuda_conv2d_forward_pool (void *vctx, void *plan, const float *x, const float *w,
+                              const float *bias, int act, const NnPoolShape *pool, float *y,
+                              float *drop_y, float rate, uint64_t seed, const int64_t *step,
+                              uint8_t *argmax, void *workspace)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "conv2d forward: activation %d", act);
+  if (!_nn_cuda_conv2d_pool_fits (ctx, plan, pool))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d forward: this convolution cannot pool its output here");
+  if (!(rate >= 0.0f && rate < 1.0f) || (rate > 0.0f && drop_y == NULL))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "conv2d forward: dropout rate %g",
+                              (double) rate);
+  return _nn_cuda_conv_igemm_forward_pool (ctx, &p->shape, x, w, bias, act, pool, y, drop_y, rate,
+                                           seed, step, argmax, workspace);
+}
+
 int
 _nn_cuda_conv2d_forward (void *vctx, void *plan, const float *x, const float *w, float *y,
                          void *workspace)

@@ -154,6 +154,13 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_bias_act (void *ctx, void *plan, con
                                                       const float *w, const float *y, float *dy,
                                                       int act, float *dx, float *dw, float *dbias,
                                                       void *workspace);
+/* A convolution with the max pooling above it (ABI 10; nn-cuda-conv.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_pool_fits (void *ctx, void *plan, const NnPoolShape *pool);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_pool (void *ctx, void *plan, const float *x,
+                                                 const float *w, const float *bias, int act,
+                                                 const NnPoolShape *pool, float *y, float *drop_y,
+                                                 float rate, uint64_t seed, const int64_t *step,
+                                                 uint8_t *argmax, void *workspace);
 
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
@@ -202,6 +209,17 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConv
                                                 const NnCudaIgemmPlan *plan, const float *x,
                                                 const float *w, const float *bias, int act,
                                                 float *y, void *workspace);
+/* The forward with the max pooling above it (conv2d_forward_pool): whether
+ * the kernel can pool this shape's tiles, and the pass. */
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_pool_ok (NnCudaContext *ctx, const NnConvShape *s,
+                                                const NnPoolShape *pool);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward_pool (NnCudaContext *ctx, const NnConvShape *s,
+                                                     const float *x, const float *w,
+                                                     const float *bias, int act,
+                                                     const NnPoolShape *pool, float *y,
+                                                     float *drop_y, float rate, uint64_t seed,
+                                                     const int64_t *step, uint8_t *argmax,
+                                                     void *workspace);
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s,
                                              const NnCudaIgemmPlan *plan, const float *w,
                                              const float *dy, float *dx, void *workspace);
@@ -240,6 +258,16 @@ NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPo
                                                  const float *x, const float *y, float *dy,
                                                  int act, float *dx, float *dbias, float rate,
                                                  uint64_t seed, const int64_t *step);
+/* Max pooling that records its maxima (ABI 10). */
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_forward_argmax (void *ctx, const NnPoolShape *shape,
+                                                   const float *x, float *y, float *drop_y,
+                                                   float rate, uint64_t seed, const int64_t *step,
+                                                   uint8_t *argmax);
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward_argmax (void *ctx, const NnPoolShape *shape,
+                                                    const uint8_t *argmax, const float *y,
+                                                    float *dy, int act, float *dx, float *dbias,
+                                                    float rate, uint64_t seed,
+                                                    const int64_t *step);
 
 NN_CUDA_HIDDEN int _nn_cuda_loss (void *ctx, int kind, const float *pred, const int32_t *labels,
                                   const float *targets, float *grad, float *stats, int n,

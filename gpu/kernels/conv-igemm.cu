@@ -27,6 +27,16 @@
  *                second kernel adds them in a fixed order, so results are
  *                deterministic
  *
+ * The forward can also pool its own output (conv2d_forward_pool) where each
+ * thread's fragments hold whole 2 x 2 windows: a warp's 48 pixels are two
+ * rows of 24 (the cnn's second layer) or six of 8. It then stores only each
+ * window's maximum, where it is, and the dropout above, never the
+ * convolution's output, which the pooling kernel would read back (37.7 MB
+ * on the cnn): 74 us against 61 + 17 (ncu, warm caches;
+ * bench/results/h200-gpu-session10-2026-12-01.md, calls 2-3). Staging the
+ * outputs in shared memory, to pool any tile of whole rows of windows, cost
+ * more instructions than the pooling kernel it saved: 84 us.
+ *
  * Each kernel fetches its next tile (cp.async) while its tensor cores work
  * on the current one. Weights and dy are rounded to TF32 (nearest); x is
  * truncated (see load_input_tile_async). Shared-memory strides make the 32
@@ -40,6 +50,7 @@
 #include "act.cuh"
 #include "mma.cuh"
 #include "copy-async.cuh"
+#include "pool-max.cuh"
 
 #include <cooperative_groups.h>
 
@@ -73,6 +84,16 @@ struct TcGeom
   int plane;          /* floats of the input tile: tile_rows * sw cells */
   int bm;             /* forward: filters per block (32 or 64) */
   int items_per_split; /* weight gradient */
+};
+
+/* The max pooling a pooling forward applies to its output (2 x 2 windows
+ * that tile it); y, drop_y and argmax as pool2d_forward_argmax writes them. */
+struct TcPool
+{
+  int out_h, out_w;
+  float *y, *drop_y;
+  uint8_t *argmax;
+  PoolDrop drop;
 };
 
 /* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
@@ -151,10 +172,111 @@ struct FwdTile
   static const int PIXELS = WARPS_N * TC_NT * 8;
 };
 
-template <int BM, bool K3>
+/* The forward's epilogue: bias, activation and the store of y, straight
+ * from the fragments. c0/c1: channel row gid, pixels 2 tig and 2 tig + 1;
+ * c2/c3: row gid + 8. */
+template <int BM>
+__device__ __forceinline__ void
+store_tile (const TcGeom &g, const float (&acc)[2][TC_NT][4], const float *__restrict__ bias,
+            int act, int img, int m0, int p0, float *__restrict__ y)
+{
+  typedef FwdTile<BM> T;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int gid = lane >> 2, tig = lane & 3;
+  int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
+  int pixels = g.oh * g.ow;
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
+        if (m >= g.co)
+          continue;
+        float *row = y + ((size_t) img * g.co + m) * pixels;
+        float b = bias != NULL ? bias[m] : 0.0f;
+#pragma unroll
+        for (int j = 0; j < TC_NT; j++)
+          {
+            int p = p0 + wn * TC_NT * 8 + j * 8 + 2 * tig;
+            if (p >= p0 + g.tile_pixels)
+              continue;
+            float v0 = act_forward (act, acc[i][j][2 * half] + b);
+            float v1 = act_forward (act, acc[i][j][2 * half + 1] + b);
+            if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
+              *(float2 *) (row + p) = make_float2 (v0, v1);
+            else
+              {
+                if (p < pixels)
+                  row[p] = v0;
+                if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels)
+                  row[p + 1] = v1;
+              }
+          }
+      }
+}
+
+/* The pooling forward's epilogue, where RT n8 tiles make an output row
+ * (ow = 8 RT) and a warp's TC_NT tiles whole pairs of rows: the window of
+ * tile j's pixels 2 tig and 2 tig + 1 and of the same pixels of tile j + RT
+ * below them is all in this thread's accumulators. Bias and activation as
+ * store_tile applies them; then the window's first maximum in row order,
+ * as pool_forward_argmax_kernel takes it from y. */
+template <int BM, int RT>
+__device__ __forceinline__ void
+pool_tile (const TcGeom &g, const TcPool &pool, const float (&acc)[2][TC_NT][4],
+           const float *__restrict__ bias, int act, int img, int m0, int p0)
+{
+  typedef FwdTile<BM> T;
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  int gid = lane >> 2, tig = lane & 3;
+  int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
+  int oy = (p0 + wn * TC_NT * 8) / g.ow; /* the warp's first row, even */
+  const int64_t step = drop_step (pool.drop);
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
+        if (m >= g.co)
+          continue;
+        float b = bias != NULL ? bias[m] : 0.0f;
+        size_t plane = ((size_t) img * g.co + m) * pool.out_h;
+#pragma unroll
+        for (int pair = 0; pair < TC_NT / (2 * RT); pair++)
+          {
+            if (oy + 2 * pair >= g.oh)
+              break;
+#pragma unroll
+            for (int t = 0; t < RT; t++)
+              {
+                const float *top = acc[i][pair * 2 * RT + t], *low = acc[i][pair * 2 * RT + t + RT];
+                float v = act_forward (act, top[2 * half] + b);
+                int at = 0;
+                float c = act_forward (act, top[2 * half + 1] + b);
+                if (c > v)
+                  v = c, at = 1;
+                c = act_forward (act, low[2 * half] + b);
+                if (c > v)
+                  v = c, at = 2;
+                c = act_forward (act, low[2 * half + 1] + b);
+                if (c > v)
+                  v = c, at = 3;
+                size_t o = (plane + oy / 2 + pair) * pool.out_w + 4 * t + tig;
+                store_max (pool.drop, step, o, v, at, pool.y, pool.drop_y, pool.argmax);
+              }
+          }
+      }
+}
+
+/* POOL_RT: 0, or the n8 tiles of an output row when the kernel pools its
+ * output (pool_tile). */
+template <int BM, bool K3, int POOL_RT>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
-                        const float *__restrict__ bias, int act, float *__restrict__ y)
+                        const float *__restrict__ bias, int act, float *__restrict__ y,
+                        TcPool pool)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
@@ -171,7 +293,6 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
   int img = blockIdx.x / g.tiles, tile = blockIdx.x - img * g.tiles;
   int m0 = blockIdx.y * BM;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int gid = lane >> 2, tig = lane & 3;
   int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
   int pixels = g.oh * g.ow;
   int p0 = tile * g.tile_pixels;
@@ -272,36 +393,10 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
-  /* c0/c1: channel row gid, pixels 2 tig and 2 tig + 1; c2/c3: row gid + 8. */
-#pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int half = 0; half < 2; half++)
-      {
-        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
-        if (m >= g.co)
-          continue;
-        float *row = y + ((size_t) img * g.co + m) * pixels;
-        float b = bias != NULL ? bias[m] : 0.0f;
-#pragma unroll
-        for (int j = 0; j < TC_NT; j++)
-          {
-            int p = p0 + wn * TC_NT * 8 + j * 8 + 2 * tig;
-            if (p >= p0 + g.tile_pixels)
-              continue;
-            float v0 = act_forward (act, acc[i][j][2 * half] + b);
-            float v1 = act_forward (act, acc[i][j][2 * half + 1] + b);
-            if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
-              *(float2 *) (row + p) = make_float2 (v0, v1);
-            else
-              {
-                if (p < pixels)
-                  row[p] = v0;
-                if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels)
-                  row[p + 1] = v1;
-              }
-          }
-      }
+  if (POOL_RT > 0)
+    pool_tile<BM, POOL_RT> (g, pool, acc, bias, act, img, m0, p0);
+  else
+    store_tile<BM> (g, acc, bias, act, img, m0, p0, y);
 #endif
 }
 
@@ -692,6 +787,38 @@ block_rows (const TcGeom &g)
   return g.bm;
 }
 
+/* The forward-style kernel for a geometry, pooling its output or not. */
+typedef void (*FwdKernel) (TcGeom, const float *, const float *, const float *, int, float *,
+                           TcPool);
+
+template <int POOL_RT>
+static FwdKernel
+forward_kernel_rt (const TcGeom &g)
+{
+  bool k3 = g.r == 3 && g.s == 3;
+  if (block_rows (g) == 64)
+    return k3 ? conv_tc_forward_kernel<64, true, POOL_RT>
+              : conv_tc_forward_kernel<64, false, POOL_RT>;
+  return k3 ? conv_tc_forward_kernel<32, true, POOL_RT>
+            : conv_tc_forward_kernel<32, false, POOL_RT>;
+}
+
+/* Rows of 8 or 24 pixels: the widths whose 2 x 2 windows a thread's
+ * fragments hold (pool_tile). */
+static int
+pool_row_tiles (const TcGeom &g)
+{
+  return g.ow == 8 ? 1 : g.ow == 24 ? 3 : 0;
+}
+
+static FwdKernel
+forward_kernel (const TcGeom &g, bool pool)
+{
+  int rt = pool ? pool_row_tiles (g) : 0;
+  return rt == 1 ? forward_kernel_rt<1> (g) : rt == 3 ? forward_kernel_rt<3> (g)
+                                                      : forward_kernel_rt<0> (g);
+}
+
 static size_t
 forward_smem (const TcGeom &g)
 {
@@ -771,13 +898,16 @@ _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
          && wgrad_smem (wg, 1) <= (size_t) optin;
 }
 
-template <int BM>
-static cudaError_t
-allow_forward_smem (const TcGeom &g)
+int
+_nn_cuda_conv_igemm_pool_ok (NnCudaContext *ctx, const NnConvShape *s, const NnPoolShape *pool)
 {
-  return nn_cuda_allow_smem (g.r == 3 && g.s == 3 ? (const void *) conv_tc_forward_kernel<BM, true>
-                                          : (const void *) conv_tc_forward_kernel<BM, false>,
-                     forward_smem (g));
+  /* whole 2 x 2 windows in every thread: the output's rows as pool_row_tiles
+   * takes them, pairs of them in every warp, an even count of them */
+  TcGeom g = geom_forward (s);
+  return pool->win_h == 2 && pool->win_w == 2 && pool->stride_h == 2 && pool->stride_w == 2
+         && pool->pad_h == 0 && pool->pad_w == 0 && pool->out_h * 2 == s->out_h
+         && pool->out_w * 2 == s->out_w && pool_row_tiles (g) > 0
+         && (TC_NT * 8) % (2 * s->out_w) == 0 && g.tile_pixels % (2 * s->out_w) == 0;
 }
 
 int
@@ -788,11 +918,11 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
   cudaError_t err = cudaSuccess;
 
   memset (plan, 0, sizeof *plan);
-  for (int i = 0; i < 2 && err == cudaSuccess; i++)
-    {
-      const TcGeom &g = i == 0 ? f : d;
-      err = block_rows (g) == 64 ? allow_forward_smem<64> (g) : allow_forward_smem<32> (g);
-    }
+  err = nn_cuda_allow_smem ((const void *) forward_kernel (f, false), forward_smem (f));
+  if (err == cudaSuccess && pool_row_tiles (f) > 0)
+    err = nn_cuda_allow_smem ((const void *) forward_kernel (f, true), forward_smem (f));
+  if (err == cudaSuccess)
+    err = nn_cuda_allow_smem ((const void *) forward_kernel (d, false), forward_smem (d));
   if (err == cudaSuccess)
     err = nn_cuda_allow_smem ((const void *) wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
   if (err != cudaSuccess)
@@ -824,10 +954,12 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
   return NN_BACKEND_OK;
 }
 
-/* Pack the weights into the workspace, then run the forward-style kernel. */
+/* Pack the weights into the workspace, then run the forward-style kernel,
+ * pooling its output when `pool` is not NULL. */
 static int
 run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, const float *w,
-             const float *bias, int act, float *y, void *workspace, const char *what)
+             const float *bias, int act, float *y, const TcPool *pool, void *workspace,
+             const char *what)
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
@@ -839,19 +971,9 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
   if (rc != 0)
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
-  bool k3 = g.r == 3 && g.s == 3;
-  if (block_rows (g) == 64 && k3)
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64, true>, grid, TC_THREADS,
-                            forward_smem (g), g, x, wpack, bias, act, y);
-  else if (block_rows (g) == 64)
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<64, false>, grid, TC_THREADS,
-                            forward_smem (g), g, x, wpack, bias, act, y);
-  else if (k3)
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32, true>, grid, TC_THREADS,
-                            forward_smem (g), g, x, wpack, bias, act, y);
-  else
-    _nn_cuda_launch_serial (ctx, conv_tc_forward_kernel<32, false>, grid, TC_THREADS,
-                            forward_smem (g), g, x, wpack, bias, act, y);
+  _nn_cuda_launch_serial (ctx, forward_kernel (g, pool != NULL), grid, TC_THREADS,
+                          forward_smem (g), g, x, wpack, bias, act, y,
+                          pool != NULL ? *pool : TcPool{});
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -860,15 +982,28 @@ _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s, const NnC
                              const float *x, const float *w, const float *bias, int act, float *y,
                              void *workspace)
 {
-  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, workspace,
+  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, NULL, workspace,
                       "conv2d forward (implicit GEMM)");
+}
+
+int
+_nn_cuda_conv_igemm_forward_pool (NnCudaContext *ctx, const NnConvShape *s, const float *x,
+                                  const float *w, const float *bias, int act,
+                                  const NnPoolShape *pool, float *y, float *drop_y, float rate,
+                                  uint64_t seed, const int64_t *step, uint8_t *argmax,
+                                  void *workspace)
+{
+  TcPool p = { pool->out_h, pool->out_w, y, drop_y, argmax,
+               PoolDrop{ rate, _nn_cuda_dropout_scale (rate), seed, step } };
+  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, NULL, &p, workspace,
+                      "conv2d forward with pooling (implicit GEMM)");
 }
 
 int
 _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
                           const float *w, const float *dy, float *dx, void *workspace)
 {
-  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, workspace,
+  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, NULL, workspace,
                       "conv2d backward input (implicit GEMM)");
 }
 

@@ -761,6 +761,295 @@ done:
   free (dy);
 }
 
+/* Max pooling that records its maxima: pool2d_forward_argmax and
+ * pool2d_backward_argmax (from the maxima and y, not x) against the CPU's
+ * separate ops as in check_pool_act, and the maxima against the first
+ * maximum of each window found here. */
+static void
+check_pool_argmax (NnPoolShape s, int act, bool with_bias, float rate)
+{
+  size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
+  float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
+  float *y[2] = { 0 }, *yd[2] = { 0 }, *dx[2] = { 0 }, *db[2] = { 0 };
+  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
+  void *vdb[2] = { 0 }, *vstep[2] = { 0 }, *vmax = NULL;
+  uint8_t *maxima = NULL;
+  int64_t step = 78;
+  uint64_t seed = 9;
+  int rc[2] = { -1, -1 };
+
+  /* x as the activation below leaves it; relu's zeros tie in many windows */
+  gpu_fill_random (x, sx, &rng, -1.0f, 3.0f);
+  for (size_t i = 0; i < sx; i++)
+    x[i] = act == NN_BK_ACT_RELU      ? (x[i] > 0.0f ? x[i] : 0.0f)
+           : act == NN_BK_ACT_SIGMOID ? 1.0f / (1.0f + expf (-x[i]))
+           : act == NN_BK_ACT_TANH    ? tanhf (x[i])
+                                      : x[i];
+  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vyd[b] = gpu_put (k, NULL, sy * sizeof (float));
+      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
+      vdb[b] = gpu_put (k, NULL, s.c * sizeof (float));
+      vstep[b] = gpu_put (k, &step, sizeof step);
+      if (b == 1)
+        vmax = gpu_put (k, NULL, sy);
+      if (!vx[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdx[b] || !vdb[b] || !vstep[b]
+          || (b == 1 && !vmax))
+        continue;
+      k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
+      k->ops->fill (k->ctx, vdb[b], 7.0f, s.c);
+      if (b == 0)
+        {
+          rc[b] = k->ops->pool2d_forward (k->ctx, 0, &s, vx[b], vy[b]);
+          if (rc[b] == 0 && rate > 0.0f)
+            rc[b] = k->ops->dropout_forward (k->ctx, vyd[b], vy[b], sy, rate, seed, vstep[b]);
+          if (rc[b] == 0 && rate > 0.0f)
+            rc[b] = k->ops->dropout_backward (k->ctx, vdy[b], vdy[b], sy, rate, seed, vstep[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->pool2d_backward (k->ctx, 0, &s, vx[b], vy[b], vdy[b], vdx[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, act, vx[b], vdx[b],
+                                               with_bias ? vdb[b] : NULL, s.n, s.c, s.h * s.w);
+        }
+      else
+        {
+          rc[b] = k->ops->pool2d_forward_argmax (k->ctx, &s, vx[b], vy[b], vyd[b], rate, seed,
+                                                 vstep[b], vmax);
+          /* x is not read again: spoil it */
+          if (rc[b] == 0)
+            rc[b] = k->ops->fill (k->ctx, vx[b], 1e30f, sx);
+          if (rc[b] == 0)
+            rc[b] = k->ops->pool2d_backward_argmax (k->ctx, &s, vmax, vy[b], vdy[b], act, vdx[b],
+                                                    with_bias ? vdb[b] : NULL, rate, seed,
+                                                    vstep[b]);
+          maxima = gpu_get (k, vmax, sy);
+        }
+      if (rc[b] != 0)
+        tap_diag ("%s: %s", k->ops->name, k->ops->last_error (k->ctx));
+      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
+      yd[b] = gpu_get (k, vyd[b], sy * sizeof (float));
+      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
+      db[b] = gpu_get (k, vdb[b], s.c * sizeof (float));
+    }
+  {
+    size_t wrong = maxima == NULL ? sy : 0;
+    for (size_t i = 0; maxima != NULL && i < sy; i++)
+      {
+        size_t plane = i / ((size_t) s.out_h * s.out_w);
+        int oy = (int) (i / s.out_w % s.out_h), ox = (int) (i % s.out_w);
+        const float *corner = x + (plane * s.h + (size_t) oy * s.win_h) * s.w + ox * s.win_w;
+        int best = 0;
+        for (int q = 1; q < s.win_h * s.win_w; q++)
+          if (corner[q / s.win_w * s.w + q % s.win_w]
+              > corner[best / s.win_w * s.w + best % s.win_w])
+            best = q;
+        wrong += maxima[i] != best;
+      }
+    double ey = gpu_rel_err (y[1], y[0], sy);
+    double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
+    double ed = gpu_rel_err (dx[1], dx[0], sx);
+    double eb = with_bias ? gpu_rel_err (db[1], db[0], s.c) : 0.0;
+    tap_ok (rc[0] == 0 && rc[1] == 0 && wrong == 0 && ey <= 1e-6 && eyd <= 1e-6 && ed <= 1e-6
+                && eb <= TOL_GEMM,
+            "max pool recording its maxima, %s below%s, dropout %.2f above, n %d c %d %dx%d "
+            "window %dx%d: %zu maxima wrong, rel err y %.2g, dropped y %.2g, dx %.2g, dbias %.2g",
+            act_names[act], with_bias ? " and its bias" : "", rate, s.n, s.c, s.h, s.w, s.win_h,
+            s.win_w, wrong, ey, eyd, ed, eb);
+  }
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (yd[b]);
+      free (dx[b]);
+      free (db[b]);
+    }
+  free (maxima);
+  if (vmax != NULL)
+    gpu.ops->free (gpu.ctx, vmax);
+  free2 (vx);
+  free2 (vy);
+  free2 (vyd);
+  free2 (vdy);
+  free2 (vdx);
+  free2 (vdb);
+  free2 (vstep);
+  free (x);
+  free (dy);
+}
+
+/* conv2d_forward_pool against the same GPU's conv2d_forward_bias_act and
+ * pool2d_forward_argmax on its output, which must give the very same bits
+ * (the products are the same kernel's; conv parity is checked above), on
+ * a TF32 context. `fits`: whether the backend must take the shape. */
+static void
+check_conv_pool (NnConvShape cs, int win, int act, float rate, bool fits, const char *what)
+{
+  NnPoolShape ps = { cs.n, cs.k, cs.out_h, cs.out_w, win, win, win, win, 0, 0,
+                     cs.out_h / win, cs.out_w / win };
+  size_t sx = (size_t) cs.n * cs.c * cs.h * cs.w, sw = (size_t) cs.k * cs.c * cs.r * cs.s;
+  size_t sc = (size_t) cs.n * cs.k * cs.out_h * cs.out_w;
+  size_t sy = (size_t) cs.n * cs.k * ps.out_h * ps.out_w;
+  float *x = malloc (sx * sizeof (float)), *w = malloc (sw * sizeof (float));
+  float *bias = malloc (cs.k * sizeof (float));
+  void *plan = NULL, *ws = NULL, *vx = NULL, *vw = NULL, *vb = NULL, *vc = NULL, *vstep = NULL;
+  void *vy[2] = { 0 }, *vyd[2] = { 0 }, *vmax[2] = { 0 };
+  float *y[2] = { 0 }, *yd[2] = { 0 };
+  uint8_t *maxima[2] = { 0 };
+  size_t wsb = 0;
+  int64_t step = 3;
+  int rc = -1, fit = -1;
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w, sw, &rng, -0.3f, 0.3f);
+  gpu_fill_random (bias, cs.k, &rng, -0.1f, 0.1f);
+  setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+  rc = gpu.ops->conv2d_plan_new (gpu.ctx, &cs, &plan, &wsb);
+  unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+  if (rc == 0)
+    {
+      vx = gpu_put (&gpu, x, sx * sizeof (float));
+      vw = gpu_put (&gpu, w, sw * sizeof (float));
+      vb = gpu_put (&gpu, bias, cs.k * sizeof (float));
+      vc = gpu_put (&gpu, NULL, sc * sizeof (float));
+      vstep = gpu_put (&gpu, &step, sizeof step);
+      ws = wsb > 0 ? gpu_put (&gpu, NULL, wsb) : NULL;
+      for (int b = 0; b < 2; b++)
+        {
+          vy[b] = gpu_put (&gpu, NULL, sy * sizeof (float));
+          vyd[b] = gpu_put (&gpu, NULL, sy * sizeof (float));
+          vmax[b] = gpu_put (&gpu, NULL, sy);
+        }
+      fit = gpu.ops->conv2d_pool_fits (gpu.ctx, plan, &ps);
+      rc = fit ? 0 : NN_BACKEND_UNSUPPORTED;
+    }
+  if (rc == 0)
+    rc = gpu.ops->conv2d_forward_bias_act (gpu.ctx, plan, vx, vw, vb, act, vc, ws);
+  if (rc == 0)
+    rc = gpu.ops->pool2d_forward_argmax (gpu.ctx, &ps, vc, vy[0], vyd[0], rate, 11, vstep,
+                                         vmax[0]);
+  if (rc == 0)
+    rc = gpu.ops->fill (gpu.ctx, vc, 7.0f, sc); /* must stay so */
+  if (rc == 0)
+    rc = gpu.ops->conv2d_forward_pool (gpu.ctx, plan, vx, vw, vb, act, &ps, vy[1], vyd[1], rate,
+                                       11, vstep, vmax[1], ws);
+  if (rc != 0 && fit != 0)
+    tap_diag ("%s", gpu.ops->last_error (gpu.ctx));
+  bool same = rc == 0;
+  if (fits && rc == 0)
+    {
+      float *c = gpu_get (&gpu, vc, sc * sizeof (float));
+      for (int b = 0; b < 2; b++)
+        {
+          y[b] = gpu_get (&gpu, vy[b], sy * sizeof (float));
+          yd[b] = gpu_get (&gpu, vyd[b], sy * sizeof (float));
+          maxima[b] = gpu_get (&gpu, vmax[b], sy);
+        }
+      same = c != NULL && y[0] && y[1] && yd[0] && yd[1] && maxima[0] && maxima[1]
+             && memcmp (y[0], y[1], sy * sizeof (float)) == 0
+             && (rate == 0.0f || memcmp (yd[0], yd[1], sy * sizeof (float)) == 0)
+             && memcmp (maxima[0], maxima[1], sy) == 0;
+      for (size_t i = 0; same && i < sc; i++)
+        same = c[i] == 7.0f;
+      free (c);
+    }
+  if (fits)
+    tap_ok (same,
+            "conv2d with its max pooling (%s): n %d, %d -> %d channels, %dx%d, %dx%d filters, "
+            "%dx%d windows, %s, dropout %.2f: the same y, dropout and maxima as the separate "
+            "ops, and no convolution output written",
+            what, cs.n, cs.c, cs.k, cs.h, cs.w, cs.r, cs.s, win, win, act_names[act], rate);
+  else
+    tap_ok (plan != NULL && fit == 0,
+            "conv2d with its max pooling (%s): the backend says it cannot (fits %d)", what, fit);
+  for (int b = 0; b < 2; b++)
+    {
+      free (y[b]);
+      free (yd[b]);
+      free (maxima[b]);
+      if (vy[b])
+        gpu.ops->free (gpu.ctx, vy[b]);
+      if (vyd[b])
+        gpu.ops->free (gpu.ctx, vyd[b]);
+      if (vmax[b])
+        gpu.ops->free (gpu.ctx, vmax[b]);
+    }
+  void *bufs[] = { vx, vw, vb, vc, vstep, ws };
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+    if (bufs[i] != NULL)
+      gpu.ops->free (gpu.ctx, bufs[i]);
+  if (plan != NULL)
+    gpu.ops->conv2d_plan_free (gpu.ctx, plan);
+  free (x);
+  free (w);
+  free (bias);
+}
+
+static void
+test_pool_argmax (void)
+{
+  static const NnPoolShape cnn = { 33, 64, 24, 24, 2, 2, 2, 2, 0, 0, 12, 12 };
+  static const NnPoolShape tiled = { 3, 5, 9, 6, 3, 2, 3, 2, 0, 0, 3, 3 };
+  static const NnPoolShape wide = { 2, 3, 32, 32, 16, 16, 16, 16, 0, 0, 2, 2 }; /* 256 cells */
+  /* 2 x 2 windows, an odd count to a row: a window a thread, not pairs */
+  static const NnPoolShape odd = { 4, 3, 10, 14, 2, 2, 2, 2, 0, 0, 5, 7 };
+  if (gpu.ops->pool2d_forward_argmax == NULL || gpu.ops->pool2d_backward_argmax == NULL
+      || gpu.ops->conv2d_pool_fits == NULL || gpu.ops->conv2d_forward_pool == NULL)
+    {
+      tap_ok (false, "max pooling that records its maxima: the CUDA backend lacks it");
+      return;
+    }
+  check_pool_argmax (cnn, NN_BK_ACT_RELU, true, 0.25f);
+  check_pool_argmax (cnn, NN_BK_ACT_RELU, false, 0.0f);
+  check_pool_argmax (tiled, NN_BK_ACT_TANH, true, 0.5f);
+  check_pool_argmax (tiled, NN_BK_ACT_SIGMOID, true, 0.0f);
+  check_pool_argmax (wide, NN_BK_ACT_LINEAR, true, 0.3f);
+  check_pool_argmax (odd, NN_BK_ACT_RELU, true, 0.25f);
+
+  /* windows that do not tile the input: refused with the reason */
+  {
+    NnPoolShape overhang = { 7, 3, 7, 7, 2, 2, 2, 2, 0, 0, 4, 4 };
+    void *v[3] = { gpu_put (&gpu, NULL, 7 * 3 * 49 * sizeof (float)),
+                   gpu_put (&gpu, NULL, 7 * 3 * 16 * sizeof (float)), gpu_put (&gpu, NULL, 7 * 3 * 16) };
+    int rc = gpu.ops->pool2d_forward_argmax (gpu.ctx, &overhang, v[0], v[1], NULL, 0.0f, 0, NULL,
+                                             v[2]);
+    tap_ok (rc == NN_BACKEND_UNSUPPORTED && strstr (gpu.ops->last_error (gpu.ctx), "tile"),
+            "max pool recording its maxima on overhanging windows: unsupported (rc %d: %s)", rc,
+            gpu.ops->last_error (gpu.ctx));
+    for (int i = 0; i < 3; i++)
+      if (v[i] != NULL)
+        gpu.ops->free (gpu.ctx, v[i]);
+  }
+
+  NnBackend tf32, saved = gpu;
+  if (tap_ok (gpu_open (NN_DEVICE_CUDA, true, &tf32), "CUDA backend opens (TF32 on)"))
+    {
+      gpu = tf32;
+      /* the cnn's second layer and pooling (rows of 24) at a batch of 20;
+       * rows of 8 on 32 filters, with tanh; 40 filters (a block of 64 not
+       * full), padding and sigmoid (not 0 at 0); rows of other widths, and
+       * windows of other sizes, are left to the pooling's own op */
+      check_conv_pool (conv_shape (20, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), 2, NN_BK_ACT_RELU,
+                       0.25f, true, "the cnn's");
+      check_conv_pool (conv_shape (3, 5, 10, 10, 32, 3, 3, 1, 1, 0, 0), 2, NN_BK_ACT_TANH, 0.0f,
+                       true, "rows of 8");
+      check_conv_pool (conv_shape (2, 6, 8, 24, 40, 3, 3, 1, 1, 1, 1), 2, NN_BK_ACT_SIGMOID, 0.5f,
+                       true, "rows of 24, 40 filters, padding");
+      check_conv_pool (conv_shape (3, 5, 26, 26, 32, 3, 3, 1, 1, 1, 1), 2, NN_BK_ACT_RELU, 0.0f,
+                       false, "rows of 26");
+      check_conv_pool ((NnConvShape){ 2, 6, 12, 24, 40, 2, 3, 1, 1, 0, 1, 12, 24 }, 3,
+                       NN_BK_ACT_RELU, 0.0f, false, "3x3 windows");
+      tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
+              gpu.ops->last_error (gpu.ctx));
+      gpu = saved;
+      _nn_backend_close (&tf32);
+    }
+}
+
 static void
 test_pool_act (void)
 {
@@ -1976,6 +2265,7 @@ main (void)
   test_conv ();
   test_pool ();
   test_pool_act ();
+  test_pool_argmax ();
   test_loss ();
   test_gather ();
   test_optimizer ();
