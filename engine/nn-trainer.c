@@ -618,6 +618,12 @@ run_setup (Run *run, NnError *error)
   run->graph_steps = run->can_capture ? graph_steps_wanted () : 1;
   if (run->graph_steps > run->progress_every)
     run->graph_steps = run->progress_every;
+  /* A chosen interval is made of whole graphs: the cnn's 11 steps (235 an
+   * epoch) were a graph of 8 and three of one, each one more launch and one
+   * more boundary a kernel cannot start early across. */
+  if (config->progress_every == 0 && run->graph_steps > 1)
+    run->progress_every = (run->progress_every + run->graph_steps - 1) / run->graph_steps
+                          * run->graph_steps;
   return NN_OK;
 }
 
@@ -1160,7 +1166,8 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       run.progress_every = config->progress_every;
       if (run.progress_every == 0)
         {
-          /* about 20 reports an epoch, at least one every 200 steps */
+          /* about 20 reports an epoch, at least one every 200 steps (on a
+           * GPU rounded up to whole graphs: run_setup) */
           run.progress_every = run.steps_per_epoch / 20;
           if (run.progress_every < 1)
             run.progress_every = 1;
