@@ -172,6 +172,41 @@ struct FwdTile
   static const int PIXELS = WARPS_N * TC_NT * 8;
 };
 
+/* Where a thread's accumulators lie in the forward kernel's block tile:
+ * warp (wm, wn) holds 32 channels x TC_NT * 8 pixels, and a fragment's
+ * lane (gid, tig) channel rows gid and gid + 8, pixels 2 tig and 2 tig + 1
+ * of each n8 tile. */
+template <int BM>
+struct FwdLane
+{
+  int gid, tig, wm, wn;
+  __device__ __forceinline__ FwdLane ()
+  {
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    gid = lane >> 2, tig = lane & 3;
+    wm = warp / FwdTile<BM>::WARPS_N, wn = warp % FwdTile<BM>::WARPS_N;
+  }
+};
+
+/* Calls f (i, half, m, b) for each channel row m of this thread's
+ * accumulators (acc[i][j][2 half] and [2 half + 1] of every n8 tile j) that
+ * lies inside the output, with b its bias. */
+template <int BM, typename F>
+__device__ __forceinline__ void
+each_channel_row (const TcGeom &g, const FwdLane<BM> &l, int m0, const float *__restrict__ bias,
+                  F f)
+{
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        int m = m0 + l.wm * 32 + i * 16 + half * 8 + l.gid;
+        if (m < g.co)
+          f (i, half, m, bias != NULL ? bias[m] : 0.0f);
+      }
+}
+
 /* The forward's epilogue: bias, activation and the store of y, straight
  * from the fragments. c0/c1: channel row gid, pixels 2 tig and 2 tig + 1;
  * c2/c3: row gid + 8. */
@@ -180,40 +215,29 @@ __device__ __forceinline__ void
 store_tile (const TcGeom &g, const float (&acc)[2][TC_NT][4], const float *__restrict__ bias,
             int act, int img, int m0, int p0, float *__restrict__ y)
 {
-  typedef FwdTile<BM> T;
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int gid = lane >> 2, tig = lane & 3;
-  int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
-  int pixels = g.oh * g.ow;
+  const FwdLane<BM> l;
+  const int pixels = g.oh * g.ow;
+  each_channel_row (g, l, m0, bias, [&] (int i, int half, int m, float b) {
+    float *row = y + ((size_t) img * g.co + m) * pixels;
 #pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int half = 0; half < 2; half++)
+    for (int j = 0; j < TC_NT; j++)
       {
-        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
-        if (m >= g.co)
+        int p = p0 + l.wn * TC_NT * 8 + j * 8 + 2 * l.tig;
+        if (p >= p0 + g.tile_pixels)
           continue;
-        float *row = y + ((size_t) img * g.co + m) * pixels;
-        float b = bias != NULL ? bias[m] : 0.0f;
-#pragma unroll
-        for (int j = 0; j < TC_NT; j++)
+        float v0 = act_forward (act, acc[i][j][2 * half] + b);
+        float v1 = act_forward (act, acc[i][j][2 * half + 1] + b);
+        if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
+          *(float2 *) (row + p) = make_float2 (v0, v1);
+        else
           {
-            int p = p0 + wn * TC_NT * 8 + j * 8 + 2 * tig;
-            if (p >= p0 + g.tile_pixels)
-              continue;
-            float v0 = act_forward (act, acc[i][j][2 * half] + b);
-            float v1 = act_forward (act, acc[i][j][2 * half + 1] + b);
-            if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels && (pixels & 1) == 0)
-              *(float2 *) (row + p) = make_float2 (v0, v1);
-            else
-              {
-                if (p < pixels)
-                  row[p] = v0;
-                if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels)
-                  row[p + 1] = v1;
-              }
+            if (p < pixels)
+              row[p] = v0;
+            if (p + 1 < pixels && p + 1 < p0 + g.tile_pixels)
+              row[p + 1] = v1;
           }
       }
+  });
 }
 
 /* The pooling forward's epilogue, where RT n8 tiles make an output row
@@ -227,47 +251,36 @@ __device__ __forceinline__ void
 pool_tile (const TcGeom &g, const TcPool &pool, const float (&acc)[2][TC_NT][4],
            const float *__restrict__ bias, int act, int img, int m0, int p0)
 {
-  typedef FwdTile<BM> T;
-  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  int gid = lane >> 2, tig = lane & 3;
-  int wm = warp / T::WARPS_N, wn = warp % T::WARPS_N;
-  int oy = (p0 + wn * TC_NT * 8) / g.ow; /* the warp's first row, even */
+  const FwdLane<BM> l;
+  const int oy = (p0 + l.wn * TC_NT * 8) / g.ow; /* the warp's first row, even */
   const int64_t step = drop_step (pool.drop);
+  each_channel_row (g, l, m0, bias, [&] (int i, int half, int m, float b) {
+    size_t plane = ((size_t) img * g.co + m) * pool.out_h;
 #pragma unroll
-  for (int i = 0; i < 2; i++)
-#pragma unroll
-    for (int half = 0; half < 2; half++)
+    for (int pair = 0; pair < TC_NT / (2 * RT); pair++)
       {
-        int m = m0 + wm * 32 + i * 16 + half * 8 + gid;
-        if (m >= g.co)
-          continue;
-        float b = bias != NULL ? bias[m] : 0.0f;
-        size_t plane = ((size_t) img * g.co + m) * pool.out_h;
+        if (oy + 2 * pair >= g.oh)
+          break;
 #pragma unroll
-        for (int pair = 0; pair < TC_NT / (2 * RT); pair++)
+        for (int t = 0; t < RT; t++)
           {
-            if (oy + 2 * pair >= g.oh)
-              break;
-#pragma unroll
-            for (int t = 0; t < RT; t++)
-              {
-                const float *top = acc[i][pair * 2 * RT + t], *low = acc[i][pair * 2 * RT + t + RT];
-                float v = act_forward (act, top[2 * half] + b);
-                int at = 0;
-                float c = act_forward (act, top[2 * half + 1] + b);
-                if (c > v)
-                  v = c, at = 1;
-                c = act_forward (act, low[2 * half] + b);
-                if (c > v)
-                  v = c, at = 2;
-                c = act_forward (act, low[2 * half + 1] + b);
-                if (c > v)
-                  v = c, at = 3;
-                size_t o = (plane + oy / 2 + pair) * pool.out_w + 4 * t + tig;
-                store_max (pool.drop, step, o, v, at, pool.y, pool.drop_y, pool.argmax);
-              }
+            const float *top = acc[i][pair * 2 * RT + t], *low = acc[i][pair * 2 * RT + t + RT];
+            float v = act_forward (act, top[2 * half] + b);
+            int at = 0;
+            float c = act_forward (act, top[2 * half + 1] + b);
+            if (c > v)
+              v = c, at = 1;
+            c = act_forward (act, low[2 * half] + b);
+            if (c > v)
+              v = c, at = 2;
+            c = act_forward (act, low[2 * half + 1] + b);
+            if (c > v)
+              v = c, at = 3;
+            size_t o = (plane + oy / 2 + pair) * pool.out_w + 4 * t + l.tig;
+            store_max (pool.drop, step, o, v, at, pool.y, pool.drop_y, pool.argmax);
           }
       }
+  });
 }
 
 /* POOL_RT: 0, or the n8 tiles of an output row when the kernel pools its
@@ -393,7 +406,7 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
-  if (POOL_RT > 0)
+  if constexpr (POOL_RT > 0)
     pool_tile<BM, POOL_RT> (g, pool, acc, bias, act, img, m0, p0);
   else
     store_tile<BM> (g, acc, bias, act, img, m0, p0, y);

@@ -493,16 +493,33 @@ pool_drop (NnCudaContext *ctx, float rate, uint64_t seed, const int64_t *step, P
   return NN_BACKEND_OK;
 }
 
+/* Whether the argmax ops take this pooling: max windows that tile the
+ * input exactly and hold at most 256 cells; the reason when not. */
+static int
+records_maxima (NnCudaContext *ctx, int mode, const PoolGeom &g, const char *what)
+{
+  if (mode == 0 && tiles_exactly (g) && g.win_h * g.win_w <= 256)
+    return NN_BACKEND_OK;
+  return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                            "%s: recording maxima needs max windows that tile the input "
+                            "exactly, of at most 256 cells (%dx%d windows, stride %dx%d, input "
+                            "%dx%d)",
+                            what, g.win_h, g.win_w, g.stride_h, g.stride_w, g.h, g.w);
+}
+
+/* pool2d_forward_dropout, and with argmax not NULL pool2d_forward_argmax. */
 static int
 pool_forward (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const float *x, float *y,
-              float *drop_y, float rate, uint64_t seed, const int64_t *step)
+              float *drop_y, float rate, uint64_t seed, const int64_t *step, uint8_t *argmax)
 {
   PoolGeom g;
   PoolDrop drop;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0)
+    return rc;
+  if ((argmax != NULL && (rc = records_maxima (ctx, mode, g, "pool2d forward")) != 0)
       || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d forward")) != 0)
     return rc;
   if (rate > 0.0f && drop_y == NULL)
@@ -511,7 +528,20 @@ pool_forward (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const floa
   if (total == 0)
     return NN_BACKEND_OK;
   unsigned int blocks = _nn_cuda_blocks (ctx, total, 256);
-  if (two_by_two (g) && ((uintptr_t) x % 8) == 0 && (size_t) g.n * g.c * g.h * g.w < 0x7fffffffu)
+  bool small = (size_t) g.n * g.c * g.h * g.w < 0x7fffffffu;
+  if (argmax != NULL)
+    {
+      if (small && two_by_two (g) && (uintptr_t) x % 8 == 0)
+        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, true>, blocks, 256, 0, g, x,
+                         y, drop_y, argmax, drop);
+      else if (small)
+        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, false>, blocks, 256, 0, g,
+                         x, y, drop_y, argmax, drop);
+      else
+        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<size_t, false>, blocks, 256, 0, g, x, y,
+                         drop_y, argmax, drop);
+    }
+  else if (small && two_by_two (g) && (uintptr_t) x % 8 == 0)
     _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int, true>, blocks, 256, 0, mode, g, x, y,
                      drop_y, drop);
   else if (total < 0x7fffffffu)
@@ -526,7 +556,7 @@ pool_forward (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const floa
 int
 _nn_cuda_pool2d_forward (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y)
 {
-  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, NULL, 0.0f, 0, NULL);
+  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, NULL, 0.0f, 0, NULL, NULL);
 }
 
 int
@@ -534,7 +564,7 @@ _nn_cuda_pool2d_forward_dropout (void *ctx, int mode, const NnPoolShape *shape, 
                                  float *y, float *drop_y, float rate, uint64_t seed,
                                  const int64_t *step)
 {
-  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, drop_y, rate, seed, step);
+  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, drop_y, rate, seed, step, NULL);
 }
 
 int
@@ -572,26 +602,36 @@ _nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const 
   return _nn_cuda_check_launch (ctx, "pool2d backward");
 }
 
-int
-_nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, const float *x,
-                              const float *y, float *dy, int act, float *dx, float *dbias,
-                              float rate, uint64_t seed, const int64_t *step)
+/* pool2d_backward_act, and with argmax not NULL pool2d_backward_argmax
+ * (x is then not read). */
+static int
+pool_backward_act (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const float *x,
+                   const uint8_t *argmax, const float *y, float *dy, int act, float *dx,
+                   float *dbias, float rate, uint64_t seed, const int64_t *step)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
   PoolGeom g;
   PoolDrop drop;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0
+  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
+    return rc;
+  if ((argmax != NULL && (rc = records_maxima (ctx, mode, g, "pool2d backward")) != 0)
       || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d backward")) != 0)
     return rc;
   if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d backward: activation %d", act);
   int splits = _nn_cuda_channel_splits (ctx, g.n, g.c);
-  if (!tiles_exactly (g) || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu)
+  /* a block's windows are counted in an int */
+  if (argmax != NULL && (splits < 1 || (size_t) g.n * g.h * g.w >= 0x7fffffffu))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "pool2d backward: %d channels of %dx%d in %d images is more than "
+                              "this backend handles",
+                              g.c, g.h, g.w, g.n);
+  if (argmax == NULL
+      && (!tiles_exactly (g) || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu))
     {
-      /* other shapes: the separate ops */
+      /* other shapes: the separate ops (the maxima's kernels take any size) */
       if (rate > 0.0f
           && (rc = _nn_cuda_dropout_backward (ctx, dy, dy, (size_t) g.n * g.c * g.out_h * g.out_w,
                                               rate, seed, step))
@@ -604,100 +644,50 @@ _nn_cuda_pool2d_backward_act (void *vctx, int mode, const NnPoolShape *shape, co
   if (g.n == 0)
     return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
   float *partials = dbias != NULL ? ctx->lane.partials : NULL;
-  if (two_by_two (g) && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
-    _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, dim3 (splits, g.c), 256, 0, mode, g, act,
-                     x, dy, dx, partials, drop);
+  dim3 grid (splits, g.c);
+  bool pairs = two_by_two (g) && g.out_w % 2 == 0
+               && ((uintptr_t) dx % 16 | (uintptr_t) y % 8 | (uintptr_t) dy % 8
+                   | (uintptr_t) argmax % 2)
+                      == 0;
+  if (argmax != NULL && pairs)
+    _nn_cuda_launch (ctx, pool_backward_argmax_pairs_kernel, grid, 256, 0, g, act, argmax, y, dy,
+                     dx, partials, drop);
+  else if (argmax != NULL)
+    _nn_cuda_launch (ctx, pool_backward_argmax_kernel, grid, 256, 0, g, act, argmax, y, dy, dx,
+                     partials, drop);
+  else if (two_by_two (g) && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
+    _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, grid, 256, 0, mode, g, act, x, dy, dx,
+                     partials, drop);
   else
-    _nn_cuda_launch (ctx, pool_backward_act_kernel<false>, dim3 (splits, g.c), 256, 0, mode, g, act,
-                     x, dy, dx, partials, drop);
+    _nn_cuda_launch (ctx, pool_backward_act_kernel<false>, grid, 256, 0, mode, g, act, x, dy, dx,
+                     partials, drop);
   if ((rc = _nn_cuda_check_launch (ctx, "pool2d backward")) != 0 || dbias == NULL)
     return rc;
   return _nn_cuda_sum_partials (ctx, dbias, g.c, splits, "pool2d backward (bias sum)");
 }
 
-/* The geometry of a max pooling the argmax ops take: windows that tile the
- * input exactly, of at most 256 cells. */
-static int
-argmax_geometry (NnCudaContext *ctx, const NnPoolShape *s, PoolGeom *g, const char *what)
+int
+_nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float *x,
+                              const float *y, float *dy, int act, float *dx, float *dbias,
+                              float rate, uint64_t seed, const int64_t *step)
 {
-  int rc = geometry (ctx, 0, s, g, what);
-  if (rc != 0)
-    return rc;
-  if (!tiles_exactly (*g) || g->win_h * g->win_w > 256)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                              "%s: recording maxima needs windows that tile the input exactly, "
-                              "of at most 256 cells (%dx%d windows, stride %dx%d, input %dx%d)",
-                              what, g->win_h, g->win_w, g->stride_h, g->stride_w, g->h, g->w);
-  return NN_BACKEND_OK;
+  return pool_backward_act ((NnCudaContext *) ctx, mode, shape, x, NULL, y, dy, act, dx, dbias,
+                            rate, seed, step);
 }
 
 int
-_nn_cuda_pool2d_forward_argmax (void *vctx, const NnPoolShape *shape, const float *x, float *y,
+_nn_cuda_pool2d_forward_argmax (void *ctx, const NnPoolShape *shape, const float *x, float *y,
                                 float *drop_y, float rate, uint64_t seed, const int64_t *step,
                                 uint8_t *argmax)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  PoolGeom g;
-  PoolDrop drop;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if ((rc = argmax_geometry (ctx, shape, &g, "pool2d forward")) != 0
-      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d forward")) != 0)
-    return rc;
-  if (rate > 0.0f && drop_y == NULL)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d forward: dropout without an output");
-  size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
-  if (total == 0)
-    return NN_BACKEND_OK;
-  unsigned int blocks = _nn_cuda_blocks (ctx, total, 256);
-  bool small = (size_t) g.n * g.c * g.h * g.w < 0x7fffffffu;
-  if (small && two_by_two (g) && (uintptr_t) x % 8 == 0)
-    _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, true>, blocks, 256, 0, g, x, y,
-                     drop_y, argmax, drop);
-  else if (small)
-    _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, false>, blocks, 256, 0, g, x,
-                     y, drop_y, argmax, drop);
-  else
-    _nn_cuda_launch (ctx, pool_forward_argmax_kernel<size_t, false>, blocks, 256, 0, g, x, y,
-                     drop_y, argmax, drop);
-  return _nn_cuda_check_launch (ctx, "pool2d forward");
+  return pool_forward ((NnCudaContext *) ctx, 0, shape, x, y, drop_y, rate, seed, step, argmax);
 }
 
 int
-_nn_cuda_pool2d_backward_argmax (void *vctx, const NnPoolShape *shape, const uint8_t *argmax,
+_nn_cuda_pool2d_backward_argmax (void *ctx, const NnPoolShape *shape, const uint8_t *argmax,
                                  const float *y, float *dy, int act, float *dx, float *dbias,
                                  float rate, uint64_t seed, const int64_t *step)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  PoolGeom g;
-  PoolDrop drop;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if ((rc = argmax_geometry (ctx, shape, &g, "pool2d backward")) != 0
-      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d backward")) != 0)
-    return rc;
-  if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d backward: activation %d", act);
-  int splits = _nn_cuda_channel_splits (ctx, g.n, g.c);
-  if (splits < 1)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                              "pool2d backward: %d channels is more than this backend handles",
-                              g.c);
-  if (g.n == 0)
-    return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
-  float *partials = dbias != NULL ? ctx->lane.partials : NULL;
-  bool aligned = ((uintptr_t) dx % 16 | (uintptr_t) y % 8 | (uintptr_t) dy % 8
-                  | (uintptr_t) argmax % 2)
-                 == 0;
-  if (two_by_two (g) && g.out_w % 2 == 0 && aligned)
-    _nn_cuda_launch (ctx, pool_backward_argmax_pairs_kernel, dim3 (splits, g.c), 256, 0, g, act,
-                     argmax, y, dy, dx, partials, drop);
-  else
-    _nn_cuda_launch (ctx, pool_backward_argmax_kernel, dim3 (splits, g.c), 256, 0, g, act, argmax,
-                     y, dy, dx, partials, drop);
-  if ((rc = _nn_cuda_check_launch (ctx, "pool2d backward")) != 0 || dbias == NULL)
-    return rc;
-  return _nn_cuda_sum_partials (ctx, dbias, g.c, splits, "pool2d backward (bias sum)");
+  return pool_backward_act ((NnCudaContext *) ctx, 0, shape, NULL, argmax, y, dy, act, dx, dbias,
+                            rate, seed, step);
 }

@@ -658,36 +658,43 @@ test_pool (void)
       check_pool (mode, shapes[i]);
 }
 
-/* Pooling between an activation and a dropout: pool2d_forward_dropout and
- * pool2d_backward_act against the CPU's pool2d_forward and dropout_forward;
- * dropout_backward, pool2d_backward, then bias_act_backward of the layer
- * below (whose output x is). */
+/* x (count) random in [-1, 3) as activation act leaves it: relu makes a
+ * quarter of it zero. */
 static void
-check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate)
+fill_activated (float *x, size_t count, int act)
+{
+  gpu_fill_random (x, count, &rng, -1.0f, 3.0f);
+  for (size_t i = 0; i < count; i++)
+    x[i] = act == NN_BK_ACT_RELU      ? (x[i] > 0.0f ? x[i] : 0.0f)
+           : act == NN_BK_ACT_SIGMOID ? 1.0f / (1.0f + expf (-x[i]))
+           : act == NN_BK_ACT_TANH    ? tanhf (x[i])
+                                      : x[i];
+}
+
+/* Pooling between an activation and a dropout: pool2d_forward_dropout and
+ * pool2d_backward_act, or with `maxima` pool2d_forward_argmax and
+ * pool2d_backward_argmax (from the maxima and y; x is spoilt in between),
+ * against the CPU's pool2d_forward and dropout_forward; dropout_backward,
+ * pool2d_backward, then bias_act_backward of the layer below (whose output
+ * x is). The maxima also against the first maximum of each window, found
+ * here. */
+static void
+check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate, bool maxima)
 {
   size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
   float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
   float *y[2] = { 0 }, *yd[2] = { 0 }, *dx[2] = { 0 }, *db[2] = { 0 };
   void *vx[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
-  void *vdb[2] = { 0 }, *vstep[2] = { 0 };
+  void *vdb[2] = { 0 }, *vstep[2] = { 0 }, *vmax = NULL;
+  uint8_t *found = NULL;
   int64_t step = 77;
   uint64_t seed = 5;
   int rc[2] = { -1, -1 };
 
-  /* x as the activation below leaves it (relu: a quarter of it zero) */
-  gpu_fill_random (x, sx, &rng, -1.0f, 3.0f);
-  for (size_t i = 0; i < sx; i++)
-    x[i] = act == NN_BK_ACT_RELU      ? (x[i] > 0.0f ? x[i] : 0.0f)
-           : act == NN_BK_ACT_SIGMOID ? 1.0f / (1.0f + expf (-x[i]))
-           : act == NN_BK_ACT_TANH    ? tanhf (x[i])
-                                      : x[i];
+  /* x as the activation below leaves it (relu: a quarter of it zero, ties
+   * in many windows) */
+  fill_activated (x, sx, act);
   gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
-  if (gpu.ops->pool2d_backward_act == NULL || gpu.ops->pool2d_forward_dropout == NULL)
-    {
-      tap_ok (false, "pooling with the activation below and the dropout above: the CUDA "
-                     "backend has neither");
-      goto done;
-    }
   for (int b = 0; b < 2; b++)
     {
       NnBackend *k = backend (b);
@@ -698,7 +705,10 @@ check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate)
       vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
       vdb[b] = gpu_put (k, NULL, s.c * sizeof (float));
       vstep[b] = gpu_put (k, &step, sizeof step);
-      if (!vx[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdx[b] || !vdb[b] || !vstep[b])
+      if (b == 1 && maxima)
+        vmax = gpu_put (k, NULL, sy);
+      if (!vx[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdx[b] || !vdb[b] || !vstep[b]
+          || (b == 1 && maxima && !vmax))
         continue;
       k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
       k->ops->fill (k->ctx, vdb[b], 7.0f, s.c);
@@ -714,6 +724,18 @@ check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate)
           if (rc[b] == 0)
             rc[b] = k->ops->bias_act_backward (k->ctx, act, vx[b], vdx[b],
                                                with_bias ? vdb[b] : NULL, s.n, s.c, s.h * s.w);
+        }
+      else if (maxima)
+        {
+          rc[b] = k->ops->pool2d_forward_argmax (k->ctx, &s, vx[b], vy[b], vyd[b], rate, seed,
+                                                 vstep[b], vmax);
+          if (rc[b] == 0)
+            rc[b] = k->ops->fill (k->ctx, vx[b], 1e30f, sx);
+          if (rc[b] == 0)
+            rc[b] = k->ops->pool2d_backward_argmax (k->ctx, &s, vmax, vy[b], vdy[b], act, vdx[b],
+                                                    with_bias ? vdb[b] : NULL, rate, seed,
+                                                    vstep[b]);
+          found = gpu_get (k, vmax, sy);
         }
       else
         {
@@ -732,113 +754,8 @@ check_pool_act (int mode, NnPoolShape s, int act, bool with_bias, float rate)
       db[b] = gpu_get (k, vdb[b], s.c * sizeof (float));
     }
   {
-    double ey = gpu_rel_err (y[1], y[0], sy);
-    double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
-    double ed = gpu_rel_err (dx[1], dx[0], sx);
-    double eb = with_bias ? gpu_rel_err (db[1], db[0], s.c) : 0.0;
-    tap_ok (rc[0] == 0 && rc[1] == 0 && ey <= 1e-6 && eyd <= 1e-6 && ed <= 1e-6 && eb <= TOL_GEMM,
-            "%s pool with %s below%s, dropout %.2f above, n %d c %d %dx%d window %dx%d stride %d "
-            "pad %d: rel err y %.2g, dropped y %.2g, dx %.2g, dbias %.2g",
-            mode == 0 ? "max" : "average", act_names[act], with_bias ? " and its bias" : "", rate,
-            s.n, s.c, s.h, s.w, s.win_h, s.win_w, s.stride_h, s.pad_h, ey, eyd, ed, eb);
-  }
-  for (int b = 0; b < 2; b++)
-    {
-      free (y[b]);
-      free (yd[b]);
-      free (dx[b]);
-      free (db[b]);
-    }
-  free2 (vx);
-  free2 (vy);
-  free2 (vyd);
-  free2 (vdy);
-  free2 (vdx);
-  free2 (vdb);
-  free2 (vstep);
-done:
-  free (x);
-  free (dy);
-}
-
-/* Max pooling that records its maxima: pool2d_forward_argmax and
- * pool2d_backward_argmax (from the maxima and y, not x) against the CPU's
- * separate ops as in check_pool_act, and the maxima against the first
- * maximum of each window found here. */
-static void
-check_pool_argmax (NnPoolShape s, int act, bool with_bias, float rate)
-{
-  size_t sx = (size_t) s.n * s.c * s.h * s.w, sy = (size_t) s.n * s.c * s.out_h * s.out_w;
-  float *x = malloc (sx * sizeof (float)), *dy = malloc (sy * sizeof (float));
-  float *y[2] = { 0 }, *yd[2] = { 0 }, *dx[2] = { 0 }, *db[2] = { 0 };
-  void *vx[2] = { 0 }, *vy[2] = { 0 }, *vyd[2] = { 0 }, *vdy[2] = { 0 }, *vdx[2] = { 0 };
-  void *vdb[2] = { 0 }, *vstep[2] = { 0 }, *vmax = NULL;
-  uint8_t *maxima = NULL;
-  int64_t step = 78;
-  uint64_t seed = 9;
-  int rc[2] = { -1, -1 };
-
-  /* x as the activation below leaves it; relu's zeros tie in many windows */
-  gpu_fill_random (x, sx, &rng, -1.0f, 3.0f);
-  for (size_t i = 0; i < sx; i++)
-    x[i] = act == NN_BK_ACT_RELU      ? (x[i] > 0.0f ? x[i] : 0.0f)
-           : act == NN_BK_ACT_SIGMOID ? 1.0f / (1.0f + expf (-x[i]))
-           : act == NN_BK_ACT_TANH    ? tanhf (x[i])
-                                      : x[i];
-  gpu_fill_random (dy, sy, &rng, -1.0f, 1.0f);
-  for (int b = 0; b < 2; b++)
-    {
-      NnBackend *k = backend (b);
-      vx[b] = gpu_put (k, x, sx * sizeof (float));
-      vy[b] = gpu_put (k, NULL, sy * sizeof (float));
-      vyd[b] = gpu_put (k, NULL, sy * sizeof (float));
-      vdy[b] = gpu_put (k, dy, sy * sizeof (float));
-      vdx[b] = gpu_put (k, NULL, sx * sizeof (float));
-      vdb[b] = gpu_put (k, NULL, s.c * sizeof (float));
-      vstep[b] = gpu_put (k, &step, sizeof step);
-      if (b == 1)
-        vmax = gpu_put (k, NULL, sy);
-      if (!vx[b] || !vy[b] || !vyd[b] || !vdy[b] || !vdx[b] || !vdb[b] || !vstep[b]
-          || (b == 1 && !vmax))
-        continue;
-      k->ops->fill (k->ctx, vdx[b], 7.0f, sx);
-      k->ops->fill (k->ctx, vdb[b], 7.0f, s.c);
-      if (b == 0)
-        {
-          rc[b] = k->ops->pool2d_forward (k->ctx, 0, &s, vx[b], vy[b]);
-          if (rc[b] == 0 && rate > 0.0f)
-            rc[b] = k->ops->dropout_forward (k->ctx, vyd[b], vy[b], sy, rate, seed, vstep[b]);
-          if (rc[b] == 0 && rate > 0.0f)
-            rc[b] = k->ops->dropout_backward (k->ctx, vdy[b], vdy[b], sy, rate, seed, vstep[b]);
-          if (rc[b] == 0)
-            rc[b] = k->ops->pool2d_backward (k->ctx, 0, &s, vx[b], vy[b], vdy[b], vdx[b]);
-          if (rc[b] == 0)
-            rc[b] = k->ops->bias_act_backward (k->ctx, act, vx[b], vdx[b],
-                                               with_bias ? vdb[b] : NULL, s.n, s.c, s.h * s.w);
-        }
-      else
-        {
-          rc[b] = k->ops->pool2d_forward_argmax (k->ctx, &s, vx[b], vy[b], vyd[b], rate, seed,
-                                                 vstep[b], vmax);
-          /* x is not read again: spoil it */
-          if (rc[b] == 0)
-            rc[b] = k->ops->fill (k->ctx, vx[b], 1e30f, sx);
-          if (rc[b] == 0)
-            rc[b] = k->ops->pool2d_backward_argmax (k->ctx, &s, vmax, vy[b], vdy[b], act, vdx[b],
-                                                    with_bias ? vdb[b] : NULL, rate, seed,
-                                                    vstep[b]);
-          maxima = gpu_get (k, vmax, sy);
-        }
-      if (rc[b] != 0)
-        tap_diag ("%s: %s", k->ops->name, k->ops->last_error (k->ctx));
-      y[b] = gpu_get (k, vy[b], sy * sizeof (float));
-      yd[b] = gpu_get (k, vyd[b], sy * sizeof (float));
-      dx[b] = gpu_get (k, vdx[b], sx * sizeof (float));
-      db[b] = gpu_get (k, vdb[b], s.c * sizeof (float));
-    }
-  {
-    size_t wrong = maxima == NULL ? sy : 0;
-    for (size_t i = 0; maxima != NULL && i < sy; i++)
+    size_t wrong = maxima && found == NULL ? sy : 0;
+    for (size_t i = 0; found != NULL && i < sy; i++)
       {
         size_t plane = i / ((size_t) s.out_h * s.out_w);
         int oy = (int) (i / s.out_w % s.out_h), ox = (int) (i % s.out_w);
@@ -848,7 +765,7 @@ check_pool_argmax (NnPoolShape s, int act, bool with_bias, float rate)
           if (corner[q / s.win_w * s.w + q % s.win_w]
               > corner[best / s.win_w * s.w + best % s.win_w])
             best = q;
-        wrong += maxima[i] != best;
+        wrong += found[i] != best;
       }
     double ey = gpu_rel_err (y[1], y[0], sy);
     double eyd = rate > 0.0f ? gpu_rel_err (yd[1], yd[0], sy) : 0.0;
@@ -856,10 +773,11 @@ check_pool_argmax (NnPoolShape s, int act, bool with_bias, float rate)
     double eb = with_bias ? gpu_rel_err (db[1], db[0], s.c) : 0.0;
     tap_ok (rc[0] == 0 && rc[1] == 0 && wrong == 0 && ey <= 1e-6 && eyd <= 1e-6 && ed <= 1e-6
                 && eb <= TOL_GEMM,
-            "max pool recording its maxima, %s below%s, dropout %.2f above, n %d c %d %dx%d "
-            "window %dx%d: %zu maxima wrong, rel err y %.2g, dropped y %.2g, dx %.2g, dbias %.2g",
+            "%s pool%s with %s below%s, dropout %.2f above, n %d c %d %dx%d window %dx%d stride "
+            "%d pad %d: %zu maxima wrong, rel err y %.2g, dropped y %.2g, dx %.2g, dbias %.2g",
+            mode == 0 ? "max" : "average", maxima ? " recording its maxima" : "",
             act_names[act], with_bias ? " and its bias" : "", rate, s.n, s.c, s.h, s.w, s.win_h,
-            s.win_w, wrong, ey, eyd, ed, eb);
+            s.win_w, s.stride_h, s.pad_h, wrong, ey, eyd, ed, eb);
   }
   for (int b = 0; b < 2; b++)
     {
@@ -868,7 +786,7 @@ check_pool_argmax (NnPoolShape s, int act, bool with_bias, float rate)
       free (dx[b]);
       free (db[b]);
     }
-  free (maxima);
+  free (found);
   if (vmax != NULL)
     gpu.ops->free (gpu.ctx, vmax);
   free2 (vx);
@@ -1003,12 +921,12 @@ test_pool_argmax (void)
       tap_ok (false, "max pooling that records its maxima: the CUDA backend lacks it");
       return;
     }
-  check_pool_argmax (cnn, NN_BK_ACT_RELU, true, 0.25f);
-  check_pool_argmax (cnn, NN_BK_ACT_RELU, false, 0.0f);
-  check_pool_argmax (tiled, NN_BK_ACT_TANH, true, 0.5f);
-  check_pool_argmax (tiled, NN_BK_ACT_SIGMOID, true, 0.0f);
-  check_pool_argmax (wide, NN_BK_ACT_LINEAR, true, 0.3f);
-  check_pool_argmax (odd, NN_BK_ACT_RELU, true, 0.25f);
+  check_pool_act (0, cnn, NN_BK_ACT_RELU, true, 0.25f, true);
+  check_pool_act (0, cnn, NN_BK_ACT_RELU, false, 0.0f, true);
+  check_pool_act (0, tiled, NN_BK_ACT_TANH, true, 0.5f, true);
+  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, true, 0.0f, true);
+  check_pool_act (0, wide, NN_BK_ACT_LINEAR, true, 0.3f, true);
+  check_pool_act (0, odd, NN_BK_ACT_RELU, true, 0.25f, true);
 
   /* windows that do not tile the input: refused with the reason */
   {
@@ -1053,19 +971,25 @@ test_pool_argmax (void)
 static void
 test_pool_act (void)
 {
+  if (gpu.ops->pool2d_backward_act == NULL || gpu.ops->pool2d_forward_dropout == NULL)
+    {
+      tap_ok (false, "pooling with the activation below and the dropout above: the CUDA "
+                     "backend has neither");
+      return;
+    }
   static const NnPoolShape cnn = { 33, 64, 24, 24, 2, 2, 2, 2, 0, 0, 12, 12 };
   static const NnPoolShape tiled = { 3, 5, 9, 6, 3, 2, 3, 2, 0, 0, 3, 3 };
   static const NnPoolShape overhang = { 7, 3, 7, 7, 2, 2, 2, 2, 0, 0, 4, 4 };
   /* the cnn's second convolution, pooling and dropout (one kernel each
    * way), an odd tiling, and a shape with overhanging windows (the separate
    * ops inside) */
-  check_pool_act (0, cnn, NN_BK_ACT_RELU, true, 0.25f);
-  check_pool_act (1, cnn, NN_BK_ACT_RELU, true, 0.0f);
-  check_pool_act (0, tiled, NN_BK_ACT_TANH, true, 0.5f);
-  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, false, 0.0f);
-  check_pool_act (1, tiled, NN_BK_ACT_LINEAR, true, 0.3f);
-  check_pool_act (0, overhang, NN_BK_ACT_RELU, true, 0.25f);
-  check_pool_act (1, overhang, NN_BK_ACT_TANH, false, 0.0f);
+  check_pool_act (0, cnn, NN_BK_ACT_RELU, true, 0.25f, false);
+  check_pool_act (1, cnn, NN_BK_ACT_RELU, true, 0.0f, false);
+  check_pool_act (0, tiled, NN_BK_ACT_TANH, true, 0.5f, false);
+  check_pool_act (0, tiled, NN_BK_ACT_SIGMOID, false, 0.0f, false);
+  check_pool_act (1, tiled, NN_BK_ACT_LINEAR, true, 0.3f, false);
+  check_pool_act (0, overhang, NN_BK_ACT_RELU, true, 0.25f, false);
+  check_pool_act (1, overhang, NN_BK_ACT_TANH, false, 0.0f, false);
 }
 
 /* ---------------------------------------------------------------- loss */
