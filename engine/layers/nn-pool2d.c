@@ -109,7 +109,8 @@ conv_below (const NnModel *model, const NnLayer *pool, const NnPass *pass)
 static bool
 keeps_maxima (const NnModel *model, const NnLayer *pool, const NnPass *pass)
 {
-  return ((const NnPoolLayer *) pool)->argmax != NULL && conv_below (model, pool, pass) != NULL;
+  /* conv_below first: it checks that `pool` is a pooling at all */
+  return conv_below (model, pool, pass) != NULL && ((const NnPoolLayer *) pool)->argmax != NULL;
 }
 
 NnLayer *
@@ -126,15 +127,13 @@ _nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pas
 NnLayer *
 _nn_pool_runs_conv (NnModel *model, const NnLayer *pool, const NnPass *pass)
 {
-  const NnPoolLayer *self = (const NnPoolLayer *) pool;
   const NnBackendOps *ops = model->backend.ops;
-  NnPoolShape s = self->shape;
-  void *plan;
 
   if (ops->conv2d_forward_pool == NULL || !keeps_maxima (model, pool, pass))
     return NULL;
   NnLayer *below = model->layers[pool->index - 1];
-  plan = _nn_conv_plan (below, pass->n);
+  NnPoolShape s = ((const NnPoolLayer *) pool)->shape;
+  void *plan = _nn_conv_plan (below, pass->n);
   s.n = pass->n;
   return plan != NULL && ops->conv2d_pool_fits (model->backend.ctx, plan, &s) ? below : NULL;
 }
