@@ -10,7 +10,12 @@ summary <label>.md.
   bench/bench.py --cli build/app/trainbench-cli --data DATA_DIR --devices cpu \
       --threads 2,16 --peer PEER_SCRIPT --label h200host-cpu
 
-DATA_DIR holds the four IDX .gz files (Fashion-MNIST works).
+DATA_DIR holds the four IDX .gz files (Fashion-MNIST works). With
+--repeat N every run, ours and the peer's, is made N times, taking turns,
+and the table gives each one's median: on the GPU machine one run of the
+same build moved by 5-10 % from the next (bench/results/
+h200-gpu-session10-2026-12-01.md), more than some of the margins measured.
+Every run is in the .jsonl, with its index.
 """
 import argparse
 import datetime
@@ -18,6 +23,7 @@ import json
 import os
 import platform
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -109,6 +115,8 @@ def main():
     ap.add_argument("--tf32", default="on")
     ap.add_argument("--epochs", type=int, default=1,
                     help="epochs of our runs; the last one's time is reported (default 1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each, ours and the peer's; the table gives medians (default 1)")
     ap.add_argument("--label", required=True)
     ap.add_argument("--results", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     a = ap.parse_args()
@@ -120,53 +128,78 @@ def main():
     machine = dict(host=platform.node(), machine=platform.machine(), python=platform.python_version(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    bench_command=" ".join(shlex.quote(c) for c in sys.argv))
+    if a.repeat < 1:
+        ap.error("--repeat must be at least 1")
     with tempfile.TemporaryDirectory() as outdir:
         for device in a.devices.split(","):
             for threads in (threads_list if device == "cpu" else [0]):
-                for preset in presets:
-                    extra = ["--tf32", a.tf32] if device != "cpu" else []
-                    rows.append(ours(a.cli, preset, device, threads, a.data, extra, outdir, a.epochs))
-                    print(json.dumps(rows[-1]), flush=True)
-                if a.peer:
-                    pdev = "cpu" if device == "cpu" else "cuda"
-                    graphs = [False] if pdev == "cpu" else [False, True]
-                    for graph in graphs:
-                        for r in peer(a.peer, pdev, threads, a.data, graph, a.peer_cpu_steps):
-                            r.setdefault("engine", "pytorch")
-                            rows.append(r)
-                            print(json.dumps(r), flush=True)
+                # the rounds take turns, so a machine's slow minute falls on
+                # both engines alike
+                for run_index in range(a.repeat):
+                    for preset in presets:
+                        extra = ["--tf32", a.tf32] if device != "cpu" else []
+                        rows.append(ours(a.cli, preset, device, threads, a.data, extra, outdir,
+                                         a.epochs))
+                        rows[-1]["run"] = run_index
+                        print(json.dumps(rows[-1]), flush=True)
+                    if a.peer:
+                        pdev = "cpu" if device == "cpu" else "cuda"
+                        graphs = [False] if pdev == "cpu" else [False, True]
+                        for graph in graphs:
+                            for r in peer(a.peer, pdev, threads, a.data, graph,
+                                          a.peer_cpu_steps):
+                                r.setdefault("engine", "pytorch")
+                                r["run"] = run_index
+                                rows.append(r)
+                                print(json.dumps(r), flush=True)
 
     with open(os.path.join(a.results, a.label + ".jsonl"), "w") as f:
         f.write(json.dumps(dict(machine=machine)) + "\n")
         for r in rows:
             f.write(json.dumps(r) + "\n")
 
-    # A readable table: our epoch time against the peer's, same device and threads.
+    # A readable table: our epoch time against the peer's, same device and
+    # threads; with --repeat, the medians of the runs (the runs in brackets).
+    many = a.repeat > 1
+    what = "median of {}".format(a.repeat) if many else "last"
     lines = [f"# {a.label}", "", f"Measured {machine['date']} on {machine['host']}.", "",
              "Command: `" + machine["bench_command"] + "`", "",
-             "| preset | device | threads | trainbench s/epoch (last) | test acc after epoch 1 | peak RSS MiB | PyTorch s/epoch | PyTorch + graph s/epoch | speed-up vs PyTorch |",
+             f"| preset | device | threads | trainbench s/epoch ({what}) | test acc after epoch 1 | peak RSS MiB | PyTorch s/epoch | PyTorch + graph s/epoch | speed-up vs PyTorch |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in rows:
-        if r.get("engine") != "trainbench" or "epoch_s" not in r:
-            continue
-        pdev = "cpu" if r["device"] == "cpu" else "cuda"
 
-        def find(graph):
-            for q in rows:
-                if (q.get("engine") == "pytorch" and q.get("model") == PEER_NAME[r["preset"]]
-                        and q.get("device") == pdev and "epoch_s" in q
-                        and (pdev != "cpu" or q.get("threads") == r["threads"])
-                        and ("cudagraph" in q.get("peer", "")) == graph):
-                    return q
-            return None
-        eager, graph = find(False), find(True)
-        ratio = f"{eager['epoch_s'] / r['epoch_s']:.1f}x" if eager else "-"
-        if graph:
-            ratio += f" (graph: {graph['epoch_s'] / r['epoch_s']:.1f}x)"
-        lines.append("| {} | {} | {} | {:.3f} | {:.4f} | {} | {} | {} | {} |".format(
-            r["preset"], r["device"], r["threads"] or "-", r["epoch_s"], r["test_acc_after_1_epoch"],
-            r["peak_rss_mib"],
-            eager["epoch_s"] if eager else "-", graph["epoch_s"] if graph else "-", ratio))
+    def epochs(found):
+        """The median epoch time of rows, and the runs in brackets with --repeat."""
+        if not found:
+            return None, "-"
+        times = [q["epoch_s"] for q in found]
+        median = statistics.median(times)
+        shown = f"{median:.3f}"
+        if many:
+            shown += " (" + ", ".join(f"{t:.3f}" for t in times) + ")"
+        return median, shown
+
+    for key in dict.fromkeys((r["preset"], r["device"], r["threads"]) for r in rows
+                             if r.get("engine") == "trainbench" and "epoch_s" in r):
+        preset, device, threads = key
+        mine = [r for r in rows if r.get("engine") == "trainbench" and "epoch_s" in r
+                and (r["preset"], r["device"], r["threads"]) == key]
+        pdev = "cpu" if device == "cpu" else "cuda"
+
+        def peers(graph):
+            return [q for q in rows
+                    if q.get("engine") == "pytorch" and q.get("model") == PEER_NAME[preset]
+                    and q.get("device") == pdev and "epoch_s" in q
+                    and (pdev != "cpu" or q.get("threads") == threads)
+                    and ("cudagraph" in q.get("peer", "")) == graph]
+        ours_s, ours_shown = epochs(mine)
+        eager_s, eager_shown = epochs(peers(False))
+        graph_s, graph_shown = epochs(peers(True))
+        ratio = f"{eager_s / ours_s:.1f}x" if eager_s else "-"
+        if graph_s:
+            ratio += f" (graph: {graph_s / ours_s:.1f}x)"
+        lines.append("| {} | {} | {} | {} | {:.4f} | {} | {} | {} | {} |".format(
+            preset, device, threads or "-", ours_shown, mine[0]["test_acc_after_1_epoch"],
+            max(r["peak_rss_mib"] for r in mine), eager_shown, graph_shown, ratio))
     for r in rows:
         if "error" in r:
             lines.append(f"\nFailed: `{r['command']}`: {r['error'][:500]}")

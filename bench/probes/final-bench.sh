@@ -3,7 +3,8 @@
 # in the device tool's 10 minutes):
 #   bench/probes/final-bench.sh gpu LABEL   GPU tests, compute-sanitizer on the
 #                                           parity test, our GPU backend against
-#                                           PyTorch eager and with a CUDA graph
+#                                           PyTorch eager and with a CUDA graph,
+#                                           each run three times (medians)
 #   bench/probes/final-bench.sh cpu LABEL   the host CPU at 2 and 16 threads
 #                                           against PyTorch
 # Results go to $OUT as LABEL-gpu.* / LABEL-cpu.* (bench.py's .md and .jsonl)
@@ -36,7 +37,7 @@ if [ "$part" = gpu ]; then
   grep -E "ERROR SUMMARY|LEAK SUMMARY|^not ok" $OUT/gpu-tests/memcheck-parity.txt | head
   $CLI sysinfo > $OUT/gpu-tests/sysinfo.txt 2>&1
   $CLI devices >> $OUT/gpu-tests/sysinfo.txt 2>&1
-  python3 bench/bench.py --cli $CLI --data $D --devices cuda:0 --tf32 on --epochs 2 \
+  python3 bench/bench.py --cli $CLI --data $D --devices cuda:0 --tf32 on --epochs 2 --repeat 3 \
     --peer $PEER --label $label-gpu --results $OUT 2>&1 | tail -6
 else
   python3 bench/bench.py --cli $CLI --data $D --devices cpu --threads 2,16 \
