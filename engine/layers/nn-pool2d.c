@@ -158,11 +158,10 @@ static int
 pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 {
   NnPoolLayer *self = (NnPoolLayer *) layer;
+  const NnBackendOps *ops = model->backend.ops;
   NnPoolShape s = self->shape;
   NnLayer *drop = _nn_pool_fused_dropout (model, layer, pass);
-
   NnLayer *conv = _nn_pool_runs_conv (model, layer, pass);
-  const NnBackendOps *ops = model->backend.ops;
   float rate = drop != NULL ? drop->spec.rate : 0.0f;
   uint64_t seed = drop != NULL ? _nn_layer_seed (model, drop) : 0;
   float *drop_y = drop != NULL ? drop->y : NULL;
@@ -179,11 +178,9 @@ pool_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
     return ops->pool2d_forward_argmax (model->backend.ctx, &s, layer->x, layer->y, drop_y, rate,
                                        seed, model->step, self->argmax);
   if (drop != NULL)
-    return model->backend.ops->pool2d_forward_dropout (model->backend.ctx, self->mode, &s, layer->x,
-                                                       layer->y, drop->y, drop->spec.rate,
-                                                       _nn_layer_seed (model, drop), model->step);
-  return model->backend.ops->pool2d_forward (model->backend.ctx, self->mode, &s, layer->x,
-                                             layer->y);
+    return ops->pool2d_forward_dropout (model->backend.ctx, self->mode, &s, layer->x, layer->y,
+                                        drop_y, rate, seed, model->step);
+  return ops->pool2d_forward (model->backend.ctx, self->mode, &s, layer->x, layer->y);
 }
 
 static int
