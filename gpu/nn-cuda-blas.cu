@@ -335,20 +335,14 @@ dense_loss_dx_cluster_kernel (SmallN g, LossArgs l, int w_early)
       wj[c] = w[at + min (c, g.n - 1)];
   };
   const bool out_lane = warp == 0 && lane < g.n;
-  float bias = 0.0f;
   /* the weights and bias before the kernel before has finished, where the
    * op before did not write them (weights_early in launch.cuh) */
-  if (w_early)
-    {
-      load_w (j);
-      bias = out_lane && g.e.bias != NULL ? g.e.bias[lane] : 0.0f;
-    }
-  nn_kernel_enter ();
   if (!w_early)
-    {
-      load_w (j);
-      bias = out_lane && g.e.bias != NULL ? g.e.bias[lane] : 0.0f;
-    }
+    nn_kernel_enter ();
+  load_w (j);
+  const float bias = out_lane && g.e.bias != NULL ? g.e.bias[lane] : 0.0f;
+  if (w_early)
+    nn_kernel_enter ();
   const int64_t step = l.below.rate > 0.0f ? *l.step : 0;
   const size_t cell0 = (size_t) row * g.k + min (j, g.k - 1);
   float yb = below_y (l.below, cell0);
