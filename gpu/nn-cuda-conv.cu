@@ -305,13 +305,12 @@ _nn_cuda_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const 
 /* Only the implicit GEMM pools its own output: the convolutions worth it
  * (the cnn's second layer) run there when TF32 is allowed. */
 int
-_nn_cuda_conv2d_pool_fits (void *vctx, void *plan, const NnPoolShape *pool)
+_nn_cuda_conv2d_pool_fits (void *ctx, void *plan, const NnPoolShape *pool)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
   NnCudaConvPlan *p = (NnCudaConvPlan *) plan;
   const NnConvShape *s = &p->shape;
   return p->igemm && pool->n == s->n && pool->c == s->k && pool->h == s->out_h
-         && pool->w == s->out_w && _nn_cuda_conv_igemm_pool_ok (ctx, s, pool);
+         && pool->w == s->out_w && _nn_cuda_conv_igemm_pool_ok (s, pool);
 }
 
 int

@@ -211,8 +211,7 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConv
                                                 float *y, void *workspace);
 /* The forward with the max pooling above it (conv2d_forward_pool): whether
  * the kernel can pool this shape's tiles, and the pass. */
-NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_pool_ok (NnCudaContext *ctx, const NnConvShape *s,
-                                                const NnPoolShape *pool);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_pool_ok (const NnConvShape *s, const NnPoolShape *pool);
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_forward_pool (NnCudaContext *ctx, const NnConvShape *s,
                                                      const float *x, const float *w,
                                                      const float *bias, int act,

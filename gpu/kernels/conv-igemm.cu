@@ -816,12 +816,15 @@ forward_kernel_rt (const TcGeom &g)
             : conv_tc_forward_kernel<32, false, POOL_RT>;
 }
 
-/* Rows of 8 or 24 pixels: the widths whose 2 x 2 windows a thread's
- * fragments hold (pool_tile). */
+/* The n8 tiles of an output row where a thread's fragments hold whole 2 x 2
+ * windows (pool_tile): rows of whole tiles, pairs of which fill a warp's
+ * TC_NT tiles, so rows of 8 or 24 pixels (every block's tile is a whole
+ * number of warps' pixels, so it holds whole pairs too); 0 for any other
+ * width. */
 static int
 pool_row_tiles (const TcGeom &g)
 {
-  return g.ow == 8 ? 1 : g.ow == 24 ? 3 : 0;
+  return g.ow % 8 == 0 && TC_NT % (2 * (g.ow / 8)) == 0 ? g.ow / 8 : 0;
 }
 
 static FwdKernel
@@ -912,15 +915,12 @@ _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
 }
 
 int
-_nn_cuda_conv_igemm_pool_ok (NnCudaContext *ctx, const NnConvShape *s, const NnPoolShape *pool)
+_nn_cuda_conv_igemm_pool_ok (const NnConvShape *s, const NnPoolShape *pool)
 {
-  /* whole 2 x 2 windows in every thread: the output's rows as pool_row_tiles
-   * takes them, pairs of them in every warp, an even count of them */
-  TcGeom g = geom_forward (s);
+  /* 2 x 2 windows that tile the output, rows pool_tile can pool */
   return pool->win_h == 2 && pool->win_w == 2 && pool->stride_h == 2 && pool->stride_w == 2
          && pool->pad_h == 0 && pool->pad_w == 0 && pool->out_h * 2 == s->out_h
-         && pool->out_w * 2 == s->out_w && pool_row_tiles (g) > 0
-         && (TC_NT * 8) % (2 * s->out_w) == 0 && g.tile_pixels % (2 * s->out_w) == 0;
+         && pool->out_w * 2 == s->out_w && pool_row_tiles (geom_forward (s)) > 0;
 }
 
 int
