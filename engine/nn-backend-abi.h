@@ -26,9 +26,10 @@ extern "C" {
  * version 8 a dense layer's backward with the optimizer's update, version 9
  * the output layer's input gradient with its loss and branches beside the
  * stream, version 10 max pooling that records its windows' maxima and a
- * convolution with that pooling; the loader still takes older modules (their table is shorter: the
- * newer slots read NULL). */
-#define NN_BACKEND_ABI_VERSION 10
+ * convolution with that pooling, version 11 a convolution's backward with
+ * the weight gradient of the convolution below; the loader still takes
+ * older modules (their table is shorter: the newer slots read NULL). */
+#define NN_BACKEND_ABI_VERSION 11
 
 typedef enum
 {
@@ -410,6 +411,27 @@ struct NnBackendOps
                               const float *bias, int act, const NnPoolShape *pool, float *y,
                               float *drop_y, float rate, uint64_t seed, const int64_t *step,
                               uint8_t *argmax, void *workspace);
+
+  /* --- optional: a convolution's backward with the weight gradient of the
+   *     convolution below it (ABI 11; both NULL or neither). For a
+   *     convolution whose input is the output of another, after that one's
+   *     activation, where no one needs the lower one's input gradient (it
+   *     is the first layer that learns): the lower layer's output gradient,
+   *     which the upper one's backward would write as its dx, is used where
+   *     it is formed and never written. --- */
+
+  /* Nonzero when conv2d_backward_below can run the backward of `plan` with
+   * the convolution of below_plan under it (below_plan's output is plan's
+   * input), in the workspace `plan` asked for. */
+  int (*conv2d_below_fits) (void *ctx, void *plan, void *below_plan);
+  /* conv2d_backward (plan, x, w, dy, dw) with its dx not written, then that
+   * dx's conv2d_backward_bias_act in the convolution below (below_plan,
+   * below_x, y = x, below_act, below_dw, below_dbias), with no dx there
+   * either. dy is the upper convolution's dz, as for conv2d_backward. */
+  int (*conv2d_backward_below) (void *ctx, void *plan, const float *x, const float *w,
+                                const float *dy, float *dw, void *below_plan, const float *below_x,
+                                int below_act, float *below_dw, float *below_dbias,
+                                void *workspace);
 };
 
 /* The sizes of older tables: everything before the slots added since. */
@@ -421,6 +443,7 @@ struct NnBackendOps
 #define NN_BACKEND_OPS_V7_SIZE offsetof (NnBackendOps, dense_backward_update_pays)
 #define NN_BACKEND_OPS_V8_SIZE offsetof (NnBackendOps, dense_loss_dx)
 #define NN_BACKEND_OPS_V9_SIZE offsetof (NnBackendOps, pool2d_forward_argmax)
+#define NN_BACKEND_OPS_V10_SIZE offsetof (NnBackendOps, conv2d_below_fits)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

@@ -201,7 +201,8 @@ load_cuda_locked (char *reason, size_t reason_size)
                     : ops->abi_version == 6 ? NN_BACKEND_OPS_V6_SIZE
                     : ops->abi_version == 7 ? NN_BACKEND_OPS_V7_SIZE
                     : ops->abi_version == 8 ? NN_BACKEND_OPS_V8_SIZE
-                                            : NN_BACKEND_OPS_V9_SIZE;
+                    : ops->abi_version == 9 ? NN_BACKEND_OPS_V9_SIZE
+                                            : NN_BACKEND_OPS_V10_SIZE;
       if (ops->struct_size >= size)
         {
           memset (&old_table, 0, sizeof old_table);

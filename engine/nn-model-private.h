@@ -39,6 +39,10 @@ typedef struct
    * to model->output_grad; the layer's own backward then runs on a branch
    * beside the layers below (only where _nn_dense_loss_forms_dx says so). */
   bool output_dx;
+  /* The model's input gradient is wanted (gradient checks): the first
+   * layer that learns forms its input gradient too. Set by
+   * _nn_model_backward from its input_grad argument. */
+  bool input_grad;
 } NnPass;
 
 /* One layer kind: darknet's make_/forward_/backward_ as a small table. */
@@ -214,6 +218,13 @@ NnLayer *_nn_pool_runs_conv (NnModel *model, const NnLayer *pool, const NnPass *
 /* The plan of convolution layer `conv` for batches of n rows, or NULL when
  * none was made. */
 void *_nn_conv_plan (NnLayer *conv, int32_t n);
+
+/* The convolution right below convolution `conv` when conv's backward also
+ * does that layer's weight and bias gradients in this pass (the backend's
+ * conv2d_backward_below, which never writes the lower layer's output
+ * gradient), else NULL. The lower convolution's backward then does
+ * nothing. */
+NnLayer *_nn_conv_runs_below (NnModel *model, const NnLayer *conv, const NnPass *pass);
 
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */

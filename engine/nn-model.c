@@ -601,8 +601,11 @@ output_backward_beside (NnModel *model, NnLayer *layer, const NnPass *pass, NnEr
 }
 
 NnStatus
-_nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnError *error)
+_nn_model_backward (NnModel *model, const NnPass *caller_pass, float **input_grad,
+                    NnError *error)
 {
+  NnPass with_input = *caller_pass;
+  const NnPass *pass = &with_input;
   const NnBackendOps *ops = model->backend.ops;
   void *ctx = model->backend.ctx;
   float *dy = _nn_model_loss_grad (model, pass);
@@ -610,6 +613,7 @@ _nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnEr
   bool branched = false;
   NnStatus status = NN_OK;
 
+  with_input.input_grad = input_grad != NULL;
   for (int32_t i = 0; i < model->count; i++)
     if (model->layers[i]->w_count > 0)
       {

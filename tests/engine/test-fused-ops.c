@@ -28,7 +28,12 @@
  * must record them in every forward and do the convolution's activation
  * backward from them alone; an average pooling keeps pool2d_backward_act.
  * Where the convolution can run with the pooling as one op, it must, in
- * every forward, and its own forward must then run nothing.
+ * every forward, and its own forward must then run nothing. With a
+ * convolution's backward that does the one below it too (ABI 11), a
+ * convolution right above the first layer that learns, itself a
+ * convolution, must run it in every training backward, the one below then
+ * nothing of its own; never where the backend says it does not fit or the
+ * model's input gradient is wanted (gradient checks).
  */
 
 #include "test-util.h"
@@ -89,6 +94,11 @@ static struct
   int conv_forwards;         /* conv2d_forward_bias_act calls from the engine */
   float *conv_out;           /* the convolution's output inside conv2d_forward_pool */
   float *cells;              /* y at each window's maximum, 0 elsewhere */
+  NnBackendOps below_ops;    /* ... and the convolution with the one below */
+  int conv_belows;           /* conv2d_backward_below calls */
+  int below_asks;            /* conv2d_below_fits calls */
+  bool below_declined;       /* conv2d_below_fits says no */
+  float *below_dz;           /* the lower convolution's dz inside conv2d_backward_below */
 } fake;
 
 static void
@@ -100,6 +110,7 @@ reset_counts (void)
   fake.updates = fake.stored_steps = fake.belows = 0;
   fake.loss_dxs = fake.branches = fake.joins = fake.held = fake.held_total = fake.misplaced = 0;
   fake.argmax_forward = fake.argmax_backward = fake.conv_pools = fake.conv_forwards = 0;
+  fake.conv_belows = fake.below_asks = 0;
   fake.in_branch = false;
 }
 
@@ -513,6 +524,43 @@ f_conv_backward_act (void *ctx, void *plan, const float *x, const float *w, cons
 }
 
 static int
+f_conv_below_fits (void *ctx, void *plan, void *below_plan)
+{
+  fake.below_asks++;
+  return !fake.below_declined;
+}
+
+/* The convolution's backward with its dx into a buffer of its own, then
+ * the backward of the convolution below from that, as its separate ops
+ * run there (the CPU has no conv2d_backward_bias_act), with no dx. */
+static int
+f_conv_backward_below (void *ctx, void *plan, const float *x, const float *w, const float *dy,
+                       float *dw, void *below_plan, const float *below_x, int below_act,
+                       float *below_dw, float *below_dbias, void *workspace)
+{
+  const NnBackendOps *c = fake.cpu;
+  const NnConvShape *s = plan_shape (plan), *b = plan_shape (below_plan);
+  int rc;
+
+  /* below_plan's output must be plan's input */
+  if (s == NULL || b == NULL || b->n != s->n || b->k != s->c || b->out_h != s->h
+      || b->out_w != s->w)
+    return NN_BACKEND_ERROR;
+  fake.conv_belows++;
+  fake.below_dz = realloc (fake.below_dz, sizeof (float) * s->n * s->c * s->h * s->w);
+  if (fake.below_dz == NULL)
+    return NN_BACKEND_OUT_OF_MEMORY;
+  rc = c->conv2d_backward (ctx, plan, x, w, dy, fake.below_dz, dw, workspace);
+  if (rc == 0)
+    rc = c->bias_act_backward (ctx, below_act, x, fake.below_dz, below_dbias, b->n, b->k,
+                               b->out_h * b->out_w);
+  if (rc == 0)
+    rc = c->conv2d_backward (ctx, below_plan, below_x, NULL, fake.below_dz, NULL, below_dw,
+                             workspace);
+  return rc;
+}
+
+static int
 f_bias_act_backward (void *ctx, int act, const float *y, float *dy, float *dbias, int n,
                      int channels, int spatial)
 {
@@ -699,6 +747,119 @@ check_maxima (const char *spec, bool conv_pool, int recording, int acts, int poo
           how, fake.pool_drop_forward, fake.pool_drop_backward);
 }
 
+/* `spec` on the table with the convolution that does the backward of the
+ * one below it too: the same training; `fused` convolutions (0 or 1) run
+ * that op in every training step, and the one below then runs no op of
+ * its own; `acts` others run their backward with the activation's, and
+ * `separate` convolutions run bias_act_backward on their images first (one
+ * that runs the op below and has no pooling above to form its dz). */
+static void
+check_below (const char *spec, int fused, int acts, int separate)
+{
+  bool same = same_training (spec, NULL, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &fake.below_ops);
+  const char *how
+      = fake.below_declined ? "the convolution below does not fit" : "the convolution below";
+
+  tap_ok (same, "%s (%s): the very losses, test results and weights", spec, how);
+  tap_ok (fake.conv_belows == 32 * fused && fake.conv_acts == 32 * acts
+              && fake.image_bias_acts == 32 * separate,
+          "%s (%s): %d backwards with the convolution below, %d with the activation, %d "
+          "activation backwards alone",
+          spec, how, fake.conv_belows, fake.conv_acts, fake.image_bias_acts);
+}
+
+/* One forward and backward of `spec` on `ops` (NULL: the plain CPU
+ * table) for 4 images of (1, 8, 8), as a gradient check runs it: with the
+ * model's input gradient into gx when gx is not NULL (4 x 64), the
+ * parameters' gradients into grads (malloc'd, *count of them). */
+static NnStatus
+backward_once (const char *spec, const NnBackendOps *ops, float *gx, float **grads, int64_t *count)
+{
+  NnInputShape input = { 1, 8, 8 };
+  NnDeviceOptions device = { .kind = NN_DEVICE_CPU, .threads = 2 };
+  NnPass pass = { .n = 4, .training = true, .logits = true };
+  NnSpec *parsed = NULL;
+  NnModel *m = NULL;
+  NnError error;
+  float x[4 * 64], *input_grad = NULL;
+  int32_t labels[4] = { 0, 1, 2, 3 };
+  uint64_t rng = 99;
+  NnStatus status;
+
+  nn_error_clear (&error);
+  *grads = NULL;
+  for (int i = 0; i < 4 * 64; i++)
+    x[i] = test_randf (&rng, 0.0f, 1.0f);
+  _nn_model_set_test_ops (ops);
+  status = nn_spec_parse (spec, &parsed, &error);
+  if (status == NN_OK)
+    status = nn_model_new (parsed, input, 4, &device, 7, &m, &error);
+  nn_spec_free (parsed);
+  _nn_model_set_test_ops (NULL);
+  reset_counts ();
+  if (status == NN_OK)
+    status = _nn_model_upload_batch (m, x, labels, 4, &error);
+  if (status == NN_OK)
+    status = _nn_model_forward (m, &pass, &error);
+  if (status == NN_OK)
+    status = _nn_model_check (m,
+                              m->backend.ops->loss (m->backend.ctx,
+                                                    NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY,
+                                                    _nn_model_output (m), m->labels, m->targets,
+                                                    m->scratch[0], m->stats, 4, m->classes),
+                              "loss", &error);
+  if (status == NN_OK)
+    status = _nn_model_backward (m, &pass, gx != NULL ? &input_grad : NULL, &error);
+  if (status == NN_OK)
+    {
+      *count = m->param_count;
+      *grads = malloc (sizeof (float) * (size_t) *count);
+      m->backend.ops->download (m->backend.ctx, *grads, m->grads, sizeof (float) * (size_t) *count);
+      if (gx != NULL)
+        m->backend.ops->download (m->backend.ctx, gx, input_grad, sizeof (float) * 4 * 64);
+    }
+  if (status != NN_OK)
+    tap_diag ("%s: %s", spec, error.message);
+  nn_model_free (m);
+  return status;
+}
+
+/* A gradient check's backward of `spec` wants the model's input gradient,
+ * which the lowest convolution forms: on the table with the convolution
+ * with the one below, nothing may be fused there, and it must give the
+ * plain table's gradients, as must a training backward, which fuses. */
+static void
+check_below_input_grad (const char *spec)
+{
+  float gx_plain[4 * 64], gx[4 * 64];
+  float *grads_plain = NULL, *grads = NULL, *grads_fused = NULL;
+  int64_t count_plain = 0, count = 0, count_fused = 0;
+  int belows, fused_belows;
+  bool moved = false;
+
+  NnStatus sp = backward_once (spec, NULL, gx_plain, &grads_plain, &count_plain);
+  NnStatus s = backward_once (spec, &fake.below_ops, gx, &grads, &count);
+  belows = fake.conv_belows;
+  NnStatus sf = backward_once (spec, &fake.below_ops, NULL, &grads_fused, &count_fused);
+  fused_belows = fake.conv_belows;
+
+  for (int i = 0; i < 4 * 64; i++)
+    moved |= gx_plain[i] != 0.0f;
+  tap_ok (sp == NN_OK && s == NN_OK && belows == 0 && moved && count == count_plain
+              && memcmp (gx, gx_plain, sizeof gx) == 0
+              && memcmp (grads, grads_plain, sizeof (float) * (size_t) count) == 0,
+          "%s: with the input gradient nothing runs with the convolution below (%d), and the "
+          "gradients are the plain table's",
+          spec, belows);
+  tap_ok (sp == NN_OK && sf == NN_OK && fused_belows == 1 && count_fused == count_plain
+              && memcmp (grads_fused, grads_plain, sizeof (float) * (size_t) count_plain) == 0,
+          "%s: without it the convolution runs with the one below (%d), to the same gradients",
+          spec, fused_belows);
+  free (grads_plain);
+  free (grads);
+  free (grads_fused);
+}
+
 /* `spec` with `optimizer` and `loss` on the table with dense_backward_update:
  * its top `updating` dense layers (of `dense_layers` that take the fused
  * dense ops in training) update their parameters in the backward;
@@ -788,6 +949,9 @@ main (void)
   fake.conv_pool_ops = fake.argmax_ops;
   fake.conv_pool_ops.conv2d_pool_fits = f_conv_pool_fits;
   fake.conv_pool_ops.conv2d_forward_pool = f_conv_forward_pool;
+  fake.below_ops = fake.conv_pool_ops;
+  fake.below_ops.conv2d_below_fits = f_conv_below_fits;
+  fake.below_ops.conv2d_backward_below = f_conv_backward_below;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,
@@ -824,6 +988,42 @@ main (void)
       check_maxima ("conv2d 4 3 relu; maxpool 4; flatten; dense 4 softmax", conv_pool, 0, 1, 0,
                     1);
     }
+
+  {
+    const char *cnn = "conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; dropout 0.25; flatten; "
+                      "dense 8 relu; dropout 0.5; dense 4 softmax";
+    const char *stacked = "conv2d 4 3 relu; conv2d 6 3 tanh; flatten; dense 4 softmax";
+
+    /* the cnn preset's order: the pooling forms the upper convolution's dz */
+    check_below (cnn, 1, 0, 0);
+    /* no pooling above: the upper convolution's activation backward alone,
+     * then the op */
+    check_below (stacked, 1, 0, 1);
+    /* the first layer that learns need not be the first layer */
+    check_below ("maxpool 2 stride=1; conv2d 4 3 relu; conv2d 6 2 sigmoid; flatten; "
+                 "dense 4 softmax",
+                 1, 0, 1);
+    /* only the convolution above the first that learns: the third runs its
+     * own backward, whose dx the second needs */
+    check_below ("conv2d 3 3 relu; conv2d 4 3 relu; conv2d 6 2 relu; flatten; dense 4 softmax", 1,
+                 1, 1);
+    /* not right above a convolution: a pooling (which does the lower
+     * one's activation backward from its maxima) or a dropout between */
+    check_below ("conv2d 4 3 relu; maxpool 2; conv2d 6 2 tanh; flatten; dense 4 softmax", 0, 1, 0);
+    check_below ("conv2d 4 3 relu; dropout 0.25; conv2d 6 3 tanh; flatten; dense 4 softmax", 0, 2,
+                 0);
+    /* where the backend says it does not fit, nothing is fused */
+    fake.below_declined = true;
+    check_below (cnn, 0, 1, 0);
+    tap_ok (fake.below_asks >= 32, "%s: the backend was asked whether it fits (%d times)", cnn,
+            fake.below_asks);
+    check_below (stacked, 0, 2, 0);
+    fake.below_declined = false;
+
+    check_below_input_grad (stacked);
+    check_below_input_grad ("conv2d 4 3 relu; conv2d 6 3 relu; maxpool 2; flatten; "
+                            "dense 4 softmax");
+  }
 
   {
     const char *mlp = "flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; "
@@ -896,5 +1096,6 @@ main (void)
   nn_dataset_free (data);
   free (fake.conv_out);
   free (fake.cells);
+  free (fake.below_dz);
   return tap_done ();
 }

@@ -23,13 +23,14 @@
 
 typedef enum
 {
-  KEEPS_ALL,   /* the table as it is */
-  KEEPS_TO_V9, /* slots of ABI 9 kept, ABI 10's NULL */
-  KEEPS_TO_V8, /* slots of ABI 8 kept, ABI 9's NULL */
-  KEEPS_TO_V7, /* slots of ABI 7 kept, ABI 8's NULL */
-  KEEPS_TO_V6, /* ABI 6's kept, ABI 7's NULL */
-  KEEPS_TO_V4, /* version 5: ABI 4's kept, the pooling slots NULL */
-  KEEPS_TO_V1, /* ABI 1's kept, the fused ops NULL */
+  KEEPS_ALL,    /* the table as it is */
+  KEEPS_TO_V10, /* slots of ABI 10 kept, ABI 11's NULL */
+  KEEPS_TO_V9,  /* slots of ABI 9 kept, ABI 10's NULL */
+  KEEPS_TO_V8,  /* slots of ABI 8 kept, ABI 9's NULL */
+  KEEPS_TO_V7,  /* slots of ABI 7 kept, ABI 8's NULL */
+  KEEPS_TO_V6,  /* ABI 6's kept, ABI 7's NULL */
+  KEEPS_TO_V4,  /* version 5: ABI 4's kept, the pooling slots NULL */
+  KEEPS_TO_V1,  /* ABI 1's kept, the fused ops NULL */
   REFUSED,
 } Expect;
 
@@ -54,6 +55,8 @@ slots_as_expected (const NnBackendOps *ops, Expect expect)
             && ops->conv2d_pool_fits != NULL && ops->conv2d_forward_pool != NULL;
   int none10 = ops->pool2d_forward_argmax == NULL && ops->pool2d_backward_argmax == NULL
                && ops->conv2d_pool_fits == NULL && ops->conv2d_forward_pool == NULL;
+  int v11 = ops->conv2d_below_fits != NULL && ops->conv2d_backward_below != NULL;
+  int none11 = ops->conv2d_below_fits == NULL && ops->conv2d_backward_below == NULL;
   int v8 = ops->dense_backward_update_pays != NULL && ops->dense_backward_update != NULL;
   int v7 = ops->conv2d_backward_bias_act != NULL;
   int v6 = ops->pool2d_forward_dropout != NULL;
@@ -63,20 +66,22 @@ slots_as_expected (const NnBackendOps *ops, Expect expect)
   switch (expect)
     {
     case KEEPS_ALL:
-      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && v10;
+      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && v10 && v11;
+    case KEEPS_TO_V10:
+      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && v10 && none11;
     case KEEPS_TO_V9:
-      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && none10;
+      return v1 && v2 && v4 && v6 && v7 && v8 && v9 && none10 && none11;
     case KEEPS_TO_V8:
-      return v1 && v2 && v4 && v6 && v7 && v8 && none9 && none10;
+      return v1 && v2 && v4 && v6 && v7 && v8 && none9 && none10 && none11;
     case KEEPS_TO_V7:
       return v1 && v2 && v4 && v6 && v7 && !v8 && ops->dense_backward_update == NULL && none9
-             && none10;
+             && none10 && none11;
     case KEEPS_TO_V6:
-      return v1 && v2 && v4 && v6 && !v7 && !v8 && none9 && none10;
+      return v1 && v2 && v4 && v6 && !v7 && !v8 && none9 && none10 && none11;
     case KEEPS_TO_V4:
-      return v1 && v2 && v4 && !v6 && !v7 && !v8 && none9 && none10;
+      return v1 && v2 && v4 && !v6 && !v7 && !v8 && none9 && none10 && none11;
     case KEEPS_TO_V1:
-      return v1 && !v2 && !v4 && !v6 && !v7 && !v8 && none9 && none10;
+      return v1 && !v2 && !v4 && !v6 && !v7 && !v8 && none9 && none10 && none11;
     default:
       return 0;
     }
@@ -127,7 +132,8 @@ run_case (const Case *c)
 int
 main (void)
 {
-  char v9[32], v8[32], v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
+  char v10[32], v9[32], v8[32], v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
+  snprintf (v10, sizeof v10, "%zu", (size_t) NN_BACKEND_OPS_V10_SIZE);
   snprintf (v9, sizeof v9, "%zu", (size_t) NN_BACKEND_OPS_V9_SIZE);
   snprintf (v8, sizeof v8, "%zu", (size_t) NN_BACKEND_OPS_V8_SIZE);
   snprintf (v7, sizeof v7, "%zu", (size_t) NN_BACKEND_OPS_V7_SIZE);
@@ -139,6 +145,10 @@ main (void)
 
   const Case cases[] = {
     { "the current ABI: the table as it is", "current", "current", 0, KEEPS_ALL, NULL },
+    { "ABI 10: its slots, and ABI 11's convolution with the layer below NULL", "10", v10, 0,
+      KEEPS_TO_V10, NULL },
+    { "ABI 10 built with a larger table: still only ABI 10's slots", "10", "current", 0,
+      KEEPS_TO_V10, NULL },
     { "ABI 9: its slots, and ABI 10's pooling with argmax NULL", "9", v9, 0, KEEPS_TO_V9,
       NULL },
     { "ABI 8: its slots, and ABI 9's loss with dx and branches NULL", "8", v8, 0, KEEPS_TO_V8,
