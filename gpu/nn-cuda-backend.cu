@@ -1041,6 +1041,8 @@ static const NnBackendOps cuda_ops = {
   _nn_cuda_pool2d_backward_argmax,
   _nn_cuda_conv2d_pool_fits,
   _nn_cuda_conv2d_forward_pool,
+  _nn_cuda_conv2d_below_fits,
+  _nn_cuda_conv2d_backward_below,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -430,3 +430,42 @@ _nn_cuda_conv2d_backward_bias_act (void *vctx, void *plan, const float *x, const
     return rc;
   return _nn_cuda_conv2d_backward (ctx, plan, x, w, dy, dx, dw, workspace);
 }
+
+/* Only the implicit GEMM's data gradient forms the weight gradient of the
+ * layer below (on the cnn: the first layer's, from the second's data
+ * gradient, whose 22 MB the first layer's weight gradient would read back
+ * with its output's). */
+int
+_nn_cuda_conv2d_below_fits (void *ctx, void *plan, void *below_plan)
+{
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan, *b = (NnCudaConvPlan *) below_plan;
+  return p->igemm && _nn_cuda_conv_igemm_below_ok (&p->shape, &p->igemm_plan, &b->shape);
+}
+
+int
+_nn_cuda_conv2d_backward_below (void *vctx, void *plan, const float *x, const float *w,
+                                const float *dy, float *dw, void *below_plan,
+                                const float *below_x, int below_act, float *below_dw,
+                                float *below_dbias, void *workspace)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  NnCudaConvPlan *p = (NnCudaConvPlan *) plan, *b = (NnCudaConvPlan *) below_plan;
+  int rc;
+
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (below_act < NN_BK_ACT_LINEAR || below_act >= NN_BK_ACT_SOFTMAX)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "conv2d backward: activation %d below is not element-wise",
+                              below_act);
+  if (!_nn_cuda_conv2d_below_fits (ctx, plan, below_plan))
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d backward: this convolution cannot form the weight gradient "
+                              "of the one below here");
+  /* the upper weights as conv2d_backward takes them, then its dx as the
+   * lower layer's output gradient */
+  if ((rc = _nn_cuda_conv2d_backward (ctx, plan, x, w, dy, NULL, dw, workspace)) != 0)
+    return rc;
+  return _nn_cuda_conv_igemm_data_below (ctx, &p->shape, &p->igemm_plan, w, dy, &b->shape,
+                                         below_x, x, below_act, below_dw, below_dbias, workspace);
+}

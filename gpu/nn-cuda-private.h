@@ -161,6 +161,14 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_pool (void *ctx, void *plan, const fl
                                                  const NnPoolShape *pool, float *y, float *drop_y,
                                                  float rate, uint64_t seed, const int64_t *step,
                                                  uint8_t *argmax, void *workspace);
+/* A convolution's backward with the weight gradient of the one below (ABI
+ * 11; nn-cuda-conv.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_below_fits (void *ctx, void *plan, void *below_plan);
+NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_below (void *ctx, void *plan, const float *x,
+                                                   const float *w, const float *dy, float *dw,
+                                                   void *below_plan, const float *below_x,
+                                                   int below_act, float *below_dw,
+                                                   float *below_dbias, void *workspace);
 
 NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t count);
 
@@ -190,6 +198,12 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvS
                                                const NnCudaDirectPlan *plan, const float *x,
                                                const float *dy, const float *y, int act, float *dw,
                                                float *dbias, void *workspace);
+/* dw (k, taps) and, when dbias is not NULL, dbias (k): the sums over slices
+ * of partials (k, slices, width) as a weight-gradient kernel leaves them,
+ * width = taps, or taps + 1 with the bias sums last (kernels/conv-direct.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_conv_wgrad_sums (NnCudaContext *ctx, const float *partials, int k,
+                                             int taps, int width, int slices, float *dw,
+                                             float *dbias, const char *what);
 
 /* Stride-1 convolution as implicit GEMMs on TF32 tensor cores
  * (kernels/conv-igemm.cu): whether a context and shape can use it (TF32
@@ -201,6 +215,8 @@ typedef struct
   int items_per_split; /* (image, pixel tile) items each of them sums */
   int cluster;         /* splits adding their partials in a thread-block cluster first, or 1 */
   size_t partials_offset; /* workspace: packed weights, then the partials */
+  size_t partials_bytes;  /* the weight gradient's */
+  int below;              /* the data gradient can form the weight gradient of a layer below */
 } NnCudaIgemmPlan;
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s);
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s,
@@ -225,6 +241,18 @@ NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvSha
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
                                                 const NnCudaIgemmPlan *plan, const float *x,
                                                 const float *dy, float *dw, void *workspace);
+/* The data gradient of s, as the output gradient of the convolution below
+ * (conv2d_backward_below): that layer's weight and bias gradients from it,
+ * with below_y its output (s's input) and below_act its activation; the
+ * gradient itself is never written. */
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_below_ok (const NnConvShape *s, const NnCudaIgemmPlan *plan,
+                                                 const NnConvShape *below);
+NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_data_below (NnCudaContext *ctx, const NnConvShape *s,
+                                                   const NnCudaIgemmPlan *plan, const float *w,
+                                                   const float *dy, const NnConvShape *below,
+                                                   const float *below_x, const float *below_y,
+                                                   int below_act, float *below_dw,
+                                                   float *below_dbias, void *workspace);
 
 NN_CUDA_HIDDEN int _nn_cuda_bias_act_forward (void *ctx, int act, float *y, const float *bias,
                                               int n, int channels, int spatial);

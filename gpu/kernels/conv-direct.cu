@@ -438,10 +438,17 @@ _nn_cuda_conv_direct_wgrad (NnCudaContext *ctx, const NnConvShape *s, const NnCu
   int rc = _nn_cuda_check_launch (ctx, "conv2d backward (direct weights)");
   if (rc != 0)
     return rc;
-  int outputs = s->k * width;
+  return _nn_cuda_conv_wgrad_sums (ctx, partials, s->k, taps, width, plan->blocks * plan->stripes,
+                                   dw, fused ? dbias : NULL, "conv2d backward (direct weights sum)");
+}
+
+int
+_nn_cuda_conv_wgrad_sums (NnCudaContext *ctx, const float *partials, int k, int taps, int width,
+                          int slices, float *dw, float *dbias, const char *what)
+{
+  int outputs = k * width;
   /* a small kernel: set up while the weight gradient finishes (launch.cuh) */
   _nn_cuda_launch (ctx, conv_direct_wgrad_sum_kernel, (outputs + 7) / 8, 256, 0, partials, dw,
-                   fused ? dbias : (float *) NULL, s->k, taps, width,
-                   plan->blocks * plan->stripes);
-  return _nn_cuda_check_launch (ctx, "conv2d backward (direct weights sum)");
+                   dbias, k, taps, width, slices);
+  return _nn_cuda_check_launch (ctx, what);
 }

@@ -64,6 +64,9 @@ namespace cg = cooperative_groups;
 #define TC_WG_TAPS 9   /* weight gradient: taps per warp (r * s <= 9) */
 #define TC_WG_PIXELS 96 /* weight gradient: pixels per work item */
 #define TC_WG_CLUSTER 8 /* weight gradient on sm_90: splits adding their partials in a cluster */
+#define TC_BELOW_TAPS 9 /* the layer below a data gradient: taps of its weight gradient */
+#define TC_BELOW_TILE 2048 /* ... and the floats of its input a block may hold */
+#define TC_BELOW_SUMS 10   /* ... and the sums a filter row of a warp: 8 taps by mma, 1 more, bias */
 /* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
  * channel) of a fragment load then hit 32 different banks. */
 #define FWD_CS 12      /* 8 channels */
@@ -94,6 +97,20 @@ struct TcPool
   float *y, *drop_y;
   uint8_t *argmax;
   PoolDrop drop;
+};
+
+/* The convolution below a data gradient whose weight gradient the data
+ * gradient's kernel forms (conv2d_backward_below): the data gradient is
+ * that layer's output gradient, dz = act' (y) * it, and is never stored. */
+struct TcBelow
+{
+  const float *x;  /* its input (n, c, h, w) */
+  const float *y;  /* its output after the activation: the data gradient's shape */
+  int act;
+  int c, h, w, r, s, pad_h, pad_w, stride_h, stride_w;
+  int taps;        /* c * r * s, at most TC_BELOW_TAPS */
+  int rows, cols;  /* the block's input tile in shared memory, per channel */
+  float *partials; /* (k, blocks, taps + 1): each block's sums, the bias's last */
 };
 
 /* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
@@ -283,13 +300,172 @@ pool_tile (const TcGeom &g, const TcPool &pool, const float (&acc)[2][TC_NT][4],
   });
 }
 
+/* The input of the layer below for the block's output rows, every channel,
+ * into `tile` (c, rows, cols): row 0 is input row oy_first * stride_h -
+ * pad_h, column 0 input column -pad_w, zeros outside the input. Plain
+ * loads: the kernel's first barrier orders them before any use. */
+__device__ __forceinline__ void
+load_below_tile (const TcBelow &b, int img, int oy_first, float *tile)
+{
+  const int plane = b.rows * b.cols;
+  const float *image = b.x + (size_t) img * b.c * b.h * b.w;
+  for (int e = threadIdx.x; e < b.c * plane; e += TC_THREADS)
+    {
+      int ch = e / plane, rest = e - ch * plane;
+      int iy = oy_first * b.stride_h - b.pad_h + rest / b.cols, ix = rest % b.cols - b.pad_w;
+      tile[e] = (unsigned) iy < (unsigned) b.h && (unsigned) ix < (unsigned) b.w
+                    ? image[((size_t) ch * b.h + iy) * b.w + ix]
+                    : 0.0f;
+    }
+}
+
+/* The data gradient's epilogue when it is the output gradient of the layer
+ * below (TcBelow): that layer's dz = act' (y) * the accumulators, then its
+ * weight gradient over the block's pixels, dw (filter, tap) = sum over
+ * pixels of dz (filter, pixel) * x (pixel's patch at tap), as an mma with
+ * the pixels as the reduction: a thread's accumulators of tile j, rows gid
+ * and gid + 8 at pixels 2 tig and 2 tig + 1, are an A fragment once the
+ * pixels are taken in the order 2 t -> k = t, 2 t + 1 -> k = t + 4, and B
+ * is then x at the thread's own two pixels and tap gid. Tap 8 and the bias
+ * are summed in FP32. The block's sums go to b.partials, slice blockIdx.x,
+ * in a fixed order; sums: shared memory for WARPS_N * BM * TC_BELOW_SUMS.
+ * ACT is the activation (a constant: this runs in the kernel's tail, where
+ * every instruction counts). */
+template <int BM, int ACT>
+__device__ __forceinline__ void
+below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], int img, int m0,
+            int p0, const float *tile, float *sums)
+{
+  const FwdLane<BM> l;
+  const int pixels = g.oh * g.ow, oy_first = p0 / g.ow;
+  const int end = min (pixels, p0 + g.tile_pixels); /* the block's pixels end here */
+  const int rs = b.r * b.s, row_step = b.stride_h * b.cols;
+  /* the tile offsets of taps gid and 8 from a pixel's patch corner */
+  int at[2];
+  bool tap_in[2];
+#pragma unroll
+  for (int t = 0; t < 2; t++)
+    {
+      int q = t == 0 ? l.gid : 8;
+      tap_in[t] = q < b.taps;
+      at[t] = tap_in[t] ? (q / rs * b.rows + q % rs / b.s) * b.cols + q % b.s : 0;
+    }
+  /* the thread's four filter rows of y */
+  const float *yrow[2][2];
+  bool live[2][2];
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        int m = m0 + l.wm * 32 + i * 16 + half * 8 + l.gid;
+        live[i][half] = m < g.co;
+        yrow[i][half] = b.y + ((size_t) img * g.co + (live[i][half] ? m : 0)) * pixels;
+      }
+  /* the thread's first pixel (even: tiles and tig steps are even), then 8
+   * on a tile; its row and column kept as it goes, not divided out */
+  int p = p0 + l.wn * TC_NT * 8 + 2 * l.tig;
+  int oy = p / g.ow, ox = p - oy * g.ow;
+  const bool pairs = (pixels & 1) == 0;
+  float wsum[2][4] = {}, tap8[2][2] = {}, bsum[2][2] = {};
+#pragma unroll
+  for (int j = 0; j < TC_NT; j++)
+    {
+      bool in0 = p < end, in1 = p + 1 < end;
+      int corner0 = (oy - oy_first) * row_step + ox * b.stride_w;
+      int corner1 = ox + 1 < g.ow ? corner0 + b.stride_w : (oy + 1 - oy_first) * row_step;
+      float xg0 = in0 && tap_in[0] ? tile[corner0 + at[0]] : 0.0f;
+      float xg1 = in1 && tap_in[0] ? tile[corner1 + at[0]] : 0.0f;
+      float x80 = in0 && tap_in[1] ? tile[corner0 + at[1]] : 0.0f;
+      float x81 = in1 && tap_in[1] ? tile[corner1 + at[1]] : 0.0f;
+#pragma unroll
+      for (int i = 0; i < 2; i++)
+        {
+          float dz[4];
+#pragma unroll
+          for (int half = 0; half < 2; half++)
+            {
+              float y0 = 0.0f, y1 = 0.0f;
+              if (live[i][half] && in1 && pairs)
+                {
+                  float2 v = *(const float2 *) (yrow[i][half] + p);
+                  y0 = v.x, y1 = v.y;
+                }
+              else if (live[i][half])
+                {
+                  y0 = in0 ? yrow[i][half][p] : 0.0f;
+                  y1 = in1 ? yrow[i][half][p + 1] : 0.0f;
+                }
+              /* rows past the filters and pixels past the block: 0 */
+              float d0 = live[i][half] && in0 ? acc[i][j][2 * half] : 0.0f;
+              float d1 = live[i][half] && in1 ? acc[i][j][2 * half + 1] : 0.0f;
+              dz[2 * half] = act_backward (ACT, y0, d0);
+              dz[2 * half + 1] = act_backward (ACT, y1, d1);
+              tap8[i][half] += dz[2 * half] * x80 + dz[2 * half + 1] * x81;
+              bsum[i][half] += dz[2 * half] + dz[2 * half + 1];
+            }
+          const unsigned int a[4]
+              = { to_tf32 (dz[0]), to_tf32 (dz[2]), to_tf32 (dz[1]), to_tf32 (dz[3]) };
+          __syncwarp (); /* the loads may have diverged; the mma takes the whole warp */
+          mma_tf32 (wsum[i], a, to_tf32 (xg0), to_tf32 (xg1));
+        }
+      p += 8;
+      ox += 8;
+      while (ox >= g.ow)
+        {
+          ox -= g.ow;
+          oy++;
+        }
+    }
+
+  /* each warp's sums per filter row: the mma's taps 2 tig and 2 tig + 1 as
+   * they lie, tap 8 and the bias added over the row's four lanes */
+#pragma unroll
+  for (int i = 0; i < 2; i++)
+#pragma unroll
+    for (int half = 0; half < 2; half++)
+      {
+        float t8 = tap8[i][half], bs = bsum[i][half];
+#pragma unroll
+        for (int off = 1; off < 4; off <<= 1)
+          {
+            t8 += __shfl_xor_sync (0xffffffffu, t8, off);
+            bs += __shfl_xor_sync (0xffffffffu, bs, off);
+          }
+        int row = l.wm * 32 + i * 16 + half * 8 + l.gid;
+        float *at_row = sums + ((size_t) l.wn * BM + row) * TC_BELOW_SUMS;
+        at_row[2 * l.tig] = wsum[i][2 * half];
+        at_row[2 * l.tig + 1] = wsum[i][2 * half + 1];
+        if (l.tig == 0)
+          {
+            at_row[8] = t8;
+            at_row[9] = bs;
+          }
+      }
+  __syncthreads ();
+  /* the warps' sums in order of wn; column taps is the bias */
+  const int width = b.taps + 1, slices = gridDim.x;
+  for (int e = threadIdx.x; e < BM * width; e += TC_THREADS)
+    {
+      int row = e / width, q = e - row * width;
+      int col = q < b.taps ? q : 9;
+      if (m0 + row >= g.co)
+        continue;
+      float total = 0.0f;
+      for (int wn = 0; wn < FwdTile<BM>::WARPS_N; wn++)
+        total += sums[((size_t) wn * BM + row) * TC_BELOW_SUMS + col];
+      b.partials[((size_t) (m0 + row) * slices + blockIdx.x) * width + q] = total;
+    }
+}
+
 /* POOL_RT: 0, or the n8 tiles of an output row when the kernel pools its
- * output (pool_tile). */
-template <int BM, bool K3, int POOL_RT>
+ * output (pool_tile). BELOW: the output is the output gradient of the
+ * layer below, which takes its weight gradient from it (below_tile). */
+template <int BM, bool K3, int POOL_RT, bool BELOW>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
                         const float *__restrict__ bias, int act, float *__restrict__ y,
-                        TcPool pool)
+                        TcPool pool, TcBelow below)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
@@ -355,6 +531,8 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
 
   zero_shared (xs, g.plane);
   zero_shared (xs + stage, g.plane);
+  if constexpr (BELOW)
+    load_below_tile (below, img, oy_first, smem + 2 * stage);
   __syncthreads (); /* the zeros are in before any copy lands */
   fetch (0, 0);
   for (int c0 = 0, st = 0; c0 < g.ci; c0 += TC_CHUNK, st ^= 1)
@@ -406,7 +584,26 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       __syncthreads (); /* stage st is read: the next fetch may refill it */
     }
 
-  if constexpr (POOL_RT > 0)
+  if constexpr (BELOW)
+    {
+      /* the stages are read (the loop's last barrier): the warps' sums go there */
+      float *tile = smem + 2 * stage;
+      switch (below.act)
+        {
+        case NN_BK_ACT_RELU:
+          below_tile<BM, NN_BK_ACT_RELU> (g, below, acc, img, m0, p0, tile, smem);
+          break;
+        case NN_BK_ACT_SIGMOID:
+          below_tile<BM, NN_BK_ACT_SIGMOID> (g, below, acc, img, m0, p0, tile, smem);
+          break;
+        case NN_BK_ACT_TANH:
+          below_tile<BM, NN_BK_ACT_TANH> (g, below, acc, img, m0, p0, tile, smem);
+          break;
+        default:
+          below_tile<BM, NN_BK_ACT_LINEAR> (g, below, acc, img, m0, p0, tile, smem);
+        }
+    }
+  else if constexpr (POOL_RT > 0)
     pool_tile<BM, POOL_RT> (g, pool, acc, bias, act, img, m0, p0);
   else
     store_tile<BM> (g, acc, bias, act, img, m0, p0, y);
@@ -800,20 +997,21 @@ block_rows (const TcGeom &g)
   return g.bm;
 }
 
-/* The forward-style kernel for a geometry, pooling its output or not. */
+/* The forward-style kernel for a geometry, pooling its output, or forming
+ * the weight gradient of the layer below from it, or neither. */
 typedef void (*FwdKernel) (TcGeom, const float *, const float *, const float *, int, float *,
-                           TcPool);
+                           TcPool, TcBelow);
 
-template <int POOL_RT>
+template <int POOL_RT, bool BELOW>
 static FwdKernel
 forward_kernel_rt (const TcGeom &g)
 {
   bool k3 = g.r == 3 && g.s == 3;
   if (block_rows (g) == 64)
-    return k3 ? conv_tc_forward_kernel<64, true, POOL_RT>
-              : conv_tc_forward_kernel<64, false, POOL_RT>;
-  return k3 ? conv_tc_forward_kernel<32, true, POOL_RT>
-            : conv_tc_forward_kernel<32, false, POOL_RT>;
+    return k3 ? conv_tc_forward_kernel<64, true, POOL_RT, BELOW>
+              : conv_tc_forward_kernel<64, false, POOL_RT, BELOW>;
+  return k3 ? conv_tc_forward_kernel<32, true, POOL_RT, BELOW>
+            : conv_tc_forward_kernel<32, false, POOL_RT, BELOW>;
 }
 
 /* The n8 tiles of an output row where a thread's fragments hold whole 2 x 2
@@ -828,17 +1026,21 @@ pool_row_tiles (const TcGeom &g)
 }
 
 static FwdKernel
-forward_kernel (const TcGeom &g, bool pool)
+forward_kernel (const TcGeom &g, bool pool, bool below = false)
 {
   int rt = pool ? pool_row_tiles (g) : 0;
-  return rt == 1 ? forward_kernel_rt<1> (g) : rt == 3 ? forward_kernel_rt<3> (g)
-                                                      : forward_kernel_rt<0> (g);
+  if (below)
+    return forward_kernel_rt<0, true> (g);
+  return rt == 1 ? forward_kernel_rt<1, false> (g) : rt == 3 ? forward_kernel_rt<3, false> (g)
+                                                             : forward_kernel_rt<0, false> (g);
 }
 
+/* Two stages; with the layer below, room after them for its input tile. */
 static size_t
-forward_smem (const TcGeom &g)
+forward_smem (const TcGeom &g, bool below = false)
 {
-  return 2 * ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) * sizeof (float);
+  return (2 * ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) + (below ? TC_BELOW_TILE : 0))
+         * sizeof (float);
 }
 
 /* Packed weights (see conv_tc_pack_kernel), a multiple of 256 bytes. */
@@ -940,6 +1142,14 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
     err = nn_cuda_allow_smem ((const void *) wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
   if (err != cudaSuccess)
     return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
+  /* the data gradient with a layer below: only where its tile fits too,
+   * and the warps' sums fit the stages */
+  plan->below = 2 * ((size_t) d.plane + (size_t) d.r * d.s * d.bm * FWD_CS)
+                    >= (size_t) (8 / (d.bm / 32)) * d.bm * TC_BELOW_SUMS
+                && nn_cuda_allow_smem ((const void *) forward_kernel (d, false, true),
+                                       forward_smem (d, true))
+                       == cudaSuccess;
+  cudaGetLastError (); /* a refusal there only means no layer below is fused */
   plan->cluster = ctx->compute_major >= 9
                       && nn_cuda_clusters_fit ((const void *) wgrad_kernel (wg, TC_WG_CLUSTER),
                                                TC_WG_CLUSTER, TC_THREADS,
@@ -961,18 +1171,47 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
   /* Workspace: packed weights first, then the weight gradient's partials
    * (one set a cluster). */
   plan->partials_offset = pack_bytes (f) > pack_bytes (d) ? pack_bytes (f) : pack_bytes (d);
-  *workspace_bytes = plan->partials_offset
-                     + (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s
-                         * sizeof (float);
+  plan->partials_bytes
+      = (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s * sizeof (float);
+  *workspace_bytes = plan->partials_offset + plan->partials_bytes;
   return NN_BACKEND_OK;
+}
+
+/* The layer below's input tile for data-gradient geometry d: rows of every
+ * output row a block's pixels can touch, whole padded rows. */
+static TcBelow
+below_geom (const TcGeom &d, const NnConvShape *below)
+{
+  TcBelow b;
+  memset (&b, 0, sizeof b);
+  b.c = below->c, b.h = below->h, b.w = below->w;
+  b.r = below->r, b.s = below->s;
+  b.pad_h = below->pad_h, b.pad_w = below->pad_w;
+  b.stride_h = below->stride_h, b.stride_w = below->stride_w;
+  b.taps = below->c * below->r * below->s;
+  b.rows = ((d.tile_pixels - 1) / d.ow + 1) * below->stride_h + below->r;
+  b.cols = (d.ow - 1) * below->stride_w + below->s;
+  return b;
+}
+
+int
+_nn_cuda_conv_igemm_below_ok (const NnConvShape *s, const NnCudaIgemmPlan *plan,
+                              const NnConvShape *below)
+{
+  TcGeom d = geom_data (s);
+  TcBelow b = below_geom (d, below);
+  size_t partials = (size_t) below->k * d.n * d.tiles * (b.taps + 1) * sizeof (float);
+  return plan->below && below->n == s->n && below->k == s->c && below->out_h == s->h
+         && below->out_w == s->w && b.taps <= TC_BELOW_TAPS
+         && (size_t) b.c * b.rows * b.cols <= TC_BELOW_TILE && partials <= plan->partials_bytes;
 }
 
 /* Pack the weights into the workspace, then run the forward-style kernel,
  * pooling its output when `pool` is not NULL. */
 static int
 run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, const float *w,
-             const float *bias, int act, float *y, const TcPool *pool, void *workspace,
-             const char *what)
+             const float *bias, int act, float *y, const TcPool *pool, const TcBelow *below,
+             void *workspace, const char *what)
 {
   float *wpack = (float *) workspace;
   size_t packed = pack_bytes (g) / sizeof (float);
@@ -984,9 +1223,9 @@ run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, cons
   if (rc != 0)
     return rc;
   dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
-  _nn_cuda_launch_serial (ctx, forward_kernel (g, pool != NULL), grid, TC_THREADS,
-                          forward_smem (g), g, x, wpack, bias, act, y,
-                          pool != NULL ? *pool : TcPool{});
+  _nn_cuda_launch_serial (ctx, forward_kernel (g, pool != NULL, below != NULL), grid, TC_THREADS,
+                          forward_smem (g, below != NULL), g, x, wpack, bias, act, y,
+                          pool != NULL ? *pool : TcPool{}, below != NULL ? *below : TcBelow{});
   return _nn_cuda_check_launch (ctx, what);
 }
 
@@ -995,7 +1234,7 @@ _nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s, const NnC
                              const float *x, const float *w, const float *bias, int act, float *y,
                              void *workspace)
 {
-  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, NULL, workspace,
+  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, NULL, NULL, workspace,
                       "conv2d forward (implicit GEMM)");
 }
 
@@ -1008,7 +1247,7 @@ _nn_cuda_conv_igemm_forward_pool (NnCudaContext *ctx, const NnConvShape *s, cons
 {
   TcPool p = { pool->out_h, pool->out_w, y, drop_y, argmax,
                PoolDrop{ rate, _nn_cuda_dropout_scale (rate), seed, step } };
-  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, NULL, &p, workspace,
+  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, NULL, &p, NULL, workspace,
                       "conv2d forward with pooling (implicit GEMM)");
 }
 
@@ -1016,8 +1255,29 @@ int
 _nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
                           const float *w, const float *dy, float *dx, void *workspace)
 {
-  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, NULL, workspace,
-                      "conv2d backward input (implicit GEMM)");
+  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, NULL, NULL,
+                      workspace, "conv2d backward input (implicit GEMM)");
+}
+
+int
+_nn_cuda_conv_igemm_data_below (NnCudaContext *ctx, const NnConvShape *s,
+                                const NnCudaIgemmPlan *plan, const float *w, const float *dy,
+                                const NnConvShape *below, const float *below_x,
+                                const float *below_y, int below_act, float *below_dw,
+                                float *below_dbias, void *workspace)
+{
+  TcGeom d = geom_data (s);
+  TcBelow b = below_geom (d, below);
+  /* the weight gradient's partials are summed by now (stream order) */
+  float *partials = (float *) ((char *) workspace + plan->partials_offset);
+  b.x = below_x, b.y = below_y, b.act = below_act, b.partials = partials;
+  int rc = run_forward (ctx, d, 1, dy, w, NULL, NN_BK_ACT_LINEAR, NULL, NULL, &b, workspace,
+                        "conv2d backward input with the weights below (implicit GEMM)");
+  if (rc != 0)
+    return rc;
+  return _nn_cuda_conv_wgrad_sums (ctx, partials, below->k, b.taps, b.taps + 1, d.n * d.tiles,
+                                   below_dw, below_dbias,
+                                   "conv2d backward weights below (implicit GEMM sums)");
 }
 
 int

@@ -907,6 +907,190 @@ check_conv_pool (NnConvShape cs, int win, int act, float rate, bool fits, const 
   free (bias);
 }
 
+/* conv2d_backward_below on a TF32 context against the CPU's separate ops
+ * (the upper convolution's conv2d_backward with dx, then the lower one's
+ * activation backward and conv2d_backward with no dx), on the CPU's y of
+ * the lower layer: dw of both layers and the lower layer's bias gradient
+ * at the TF32 tolerance; the upper dw must also be the very bits of the
+ * same GPU's conv2d_backward (the same kernel). `fits`: whether the backend
+ * must take the pair (the upper plan then forced onto the implicit GEMM). */
+static void
+check_conv_below (NnConvShape lo, NnConvShape up, int act, bool fits, const char *what)
+{
+  size_t sx = (size_t) lo.n * lo.c * lo.h * lo.w, sw1 = (size_t) lo.k * lo.c * lo.r * lo.s;
+  size_t sy1 = (size_t) lo.n * lo.k * lo.out_h * lo.out_w;
+  size_t sw2 = (size_t) up.k * up.c * up.r * up.s, sy2 = (size_t) up.n * up.k * up.out_h * up.out_w;
+  float *x = malloc (sx * sizeof (float)), *w1 = malloc (sw1 * sizeof (float));
+  float *b1 = malloc (lo.k * sizeof (float)), *w2 = malloc (sw2 * sizeof (float));
+  float *dz2 = malloc (sy2 * sizeof (float)), *y1 = NULL;
+  float *dw1[2] = { 0 }, *db1[2] = { 0 }, *dw2[2] = { 0 }, *dw2_alone = NULL;
+  void *plan_lo[2] = { 0 }, *plan_up[2] = { 0 }, *ws[2] = { 0 };
+  void *vx[2] = { 0 }, *vw1[2] = { 0 }, *vb1[2] = { 0 }, *vy1[2] = { 0 }, *vw2[2] = { 0 };
+  void *vdz2[2] = { 0 }, *vdw1[2] = { 0 }, *vdb1[2] = { 0 }, *vdw2[2] = { 0 }, *vdx[2] = { 0 };
+  int rc[2] = { -1, -1 }, fit = -1;
+
+  gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
+  gpu_fill_random (w1, sw1, &rng, -0.5f, 0.5f);
+  gpu_fill_random (b1, lo.k, &rng, -0.2f, 0.2f);
+  gpu_fill_random (w2, sw2, &rng, -0.3f, 0.3f);
+  gpu_fill_random (dz2, sy2, &rng, -1.0f, 1.0f);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      size_t bytes_lo = 0, bytes_up = 0;
+      if (b == 1 && fits)
+        setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+      rc[b] = k->ops->conv2d_plan_new (k->ctx, &up, &plan_up[b], &bytes_up);
+      if (b == 1 && fits)
+        unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+      if (rc[b] == 0)
+        rc[b] = k->ops->conv2d_plan_new (k->ctx, &lo, &plan_lo[b], &bytes_lo);
+      if (rc[b] != 0)
+        {
+          tap_diag ("%s conv2d_plan_new: %s", k->ops->name, k->ops->last_error (k->ctx));
+          continue;
+        }
+      size_t bytes = bytes_lo > bytes_up ? bytes_lo : bytes_up;
+      ws[b] = gpu_put (k, NULL, bytes > 0 ? bytes : 1);
+      vx[b] = gpu_put (k, x, sx * sizeof (float));
+      vw1[b] = gpu_put (k, w1, sw1 * sizeof (float));
+      vb1[b] = gpu_put (k, b1, lo.k * sizeof (float));
+      vy1[b] = gpu_put (k, y1, sy1 * sizeof (float)); /* the CPU's, once b = 0 made it */
+      vw2[b] = gpu_put (k, w2, sw2 * sizeof (float));
+      vdz2[b] = gpu_put (k, dz2, sy2 * sizeof (float));
+      vdw1[b] = gpu_put (k, NULL, sw1 * sizeof (float));
+      vdb1[b] = gpu_put (k, NULL, lo.k * sizeof (float));
+      vdw2[b] = gpu_put (k, NULL, sw2 * sizeof (float));
+      vdx[b] = gpu_put (k, NULL, sy1 * sizeof (float));
+      if (!ws[b] || !vx[b] || !vw1[b] || !vb1[b] || !vy1[b] || !vw2[b] || !vdz2[b] || !vdw1[b]
+          || !vdb1[b] || !vdw2[b] || !vdx[b])
+        {
+          rc[b] = -1;
+          continue;
+        }
+      if (b == 0)
+        {
+          /* y1 = act (conv (x) + b1), then the separate backward */
+          rc[b] = k->ops->conv2d_forward (k->ctx, plan_lo[b], vx[b], vw1[b], vy1[b], ws[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_forward (k->ctx, act, vy1[b], vb1[b], lo.n, lo.k,
+                                              lo.out_h * lo.out_w);
+          y1 = rc[b] == 0 ? gpu_get (k, vy1[b], sy1 * sizeof (float)) : NULL;
+          if (rc[b] == 0)
+            rc[b] = k->ops->conv2d_backward (k->ctx, plan_up[b], vy1[b], vw2[b], vdz2[b], vdx[b],
+                                             vdw2[b], ws[b]);
+          if (rc[b] == 0)
+            rc[b] = k->ops->bias_act_backward (k->ctx, act, vy1[b], vdx[b], vdb1[b], lo.n, lo.k,
+                                               lo.out_h * lo.out_w);
+          if (rc[b] == 0)
+            rc[b] = k->ops->conv2d_backward (k->ctx, plan_lo[b], vx[b], vw1[b], vdx[b], NULL,
+                                             vdw1[b], ws[b]);
+          if (y1 == NULL)
+            break;
+        }
+      else
+        {
+          fit = k->ops->conv2d_below_fits (k->ctx, plan_up[b], plan_lo[b]);
+          /* the upper dw alone, then the pair; dx filled with a value that must stay */
+          rc[b] = k->ops->conv2d_backward (k->ctx, plan_up[b], vy1[b], vw2[b], vdz2[b], NULL,
+                                           vdw2[b], ws[b]);
+          dw2_alone = rc[b] == 0 ? gpu_get (k, vdw2[b], sw2 * sizeof (float)) : NULL;
+          if (rc[b] == 0)
+            rc[b] = k->ops->fill (k->ctx, vdw2[b], 7.0f, sw2);
+          if (rc[b] == 0 && fit)
+            rc[b] = k->ops->conv2d_backward_below (k->ctx, plan_up[b], vy1[b], vw2[b], vdz2[b],
+                                                   vdw2[b], plan_lo[b], vx[b], act, vdw1[b],
+                                                   vdb1[b], ws[b]);
+        }
+      if (rc[b] != 0)
+        tap_diag ("%s backward below: %s", k->ops->name, k->ops->last_error (k->ctx));
+      dw1[b] = gpu_get (k, vdw1[b], sw1 * sizeof (float));
+      db1[b] = gpu_get (k, vdb1[b], lo.k * sizeof (float));
+      dw2[b] = gpu_get (k, vdw2[b], sw2 * sizeof (float));
+    }
+  if (fits)
+    {
+      double e1 = gpu_rel_err (dw1[1], dw1[0], sw1), eb = gpu_rel_err (db1[1], db1[0], lo.k);
+      double e2 = gpu_rel_err (dw2[1], dw2[0], sw2);
+      bool same2 = dw2[1] != NULL && dw2_alone != NULL
+                   && memcmp (dw2[1], dw2_alone, sw2 * sizeof (float)) == 0;
+      tap_ok (rc[0] == 0 && rc[1] == 0 && fit == 1 && e1 <= TOL_CONV_TF32
+                  && eb <= TOL_CONV_TF32 && e2 <= TOL_CONV_TF32 && same2,
+              "conv2d backward with the weights below (%s): n %d, %d -> %d -> %d channels, "
+              "%dx%d -> %dx%d, %dx%d and %dx%d filters, %s below: lower dw %.2e, its bias "
+              "%.2e, upper dw %.2e (tolerance %.0e), upper dw the same bits as alone: %s",
+              what, lo.n, lo.c, lo.k, up.k, lo.h, lo.w, up.h, up.w, lo.r, lo.s, up.r, up.s,
+              act_names[act], e1, eb, e2, TOL_CONV_TF32, same2 ? "yes" : "no");
+    }
+  else
+    tap_ok (rc[1] == 0 && fit == 0,
+            "conv2d backward with the weights below (%s): the backend says it cannot (fits %d)",
+            what, fit);
+  for (int b = 0; b < 2; b++)
+    {
+      NnBackend *k = backend (b);
+      void *bufs[] = { ws[b], vx[b], vw1[b], vb1[b], vy1[b], vw2[b], vdz2[b], vdw1[b], vdb1[b],
+                       vdw2[b], vdx[b] };
+      for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i] != NULL)
+          k->ops->free (k->ctx, bufs[i]);
+      if (plan_lo[b] != NULL)
+        k->ops->conv2d_plan_free (k->ctx, plan_lo[b]);
+      if (plan_up[b] != NULL)
+        k->ops->conv2d_plan_free (k->ctx, plan_up[b]);
+      free (dw1[b]);
+      free (db1[b]);
+      free (dw2[b]);
+    }
+  free (dw2_alone);
+  free (y1);
+  free (x);
+  free (w1);
+  free (b1);
+  free (w2);
+  free (dz2);
+}
+
+static void
+test_conv_below (void)
+{
+  if (gpu.ops->conv2d_below_fits == NULL || gpu.ops->conv2d_backward_below == NULL)
+    {
+      tap_ok (false, "convolution backward with the weights below: the CUDA backend lacks it");
+      return;
+    }
+  /* TF32 off: no implicit GEMM, so nothing to fuse */
+  check_conv_below (conv_shape (4, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0),
+                    conv_shape (4, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), NN_BK_ACT_RELU, false,
+                    "TF32 off");
+  NnBackend tf32, saved = gpu;
+  if (tap_ok (gpu_open (NN_DEVICE_CUDA, true, &tf32), "CUDA backend opens (TF32 on)"))
+    {
+      gpu = tf32;
+      /* the cnn's two layers at a batch of 20; padding, odd sizes and tanh
+       * (the second tile of an image partly empty, 7 filters in a block of
+       * 32); the lower layer strided with 8 taps (no ninth) and 40 filters
+       * (a block of 64 not full), sigmoid; the lower layer with 27 taps
+       * (more than the kernel sums) is declined */
+      check_conv_below (conv_shape (20, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0),
+                        conv_shape (20, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), NN_BK_ACT_RELU, true,
+                        "the cnn's");
+      check_conv_below (conv_shape (3, 1, 13, 11, 5, 3, 3, 1, 1, 1, 1),
+                        conv_shape (3, 5, 13, 11, 7, 3, 3, 1, 1, 1, 1), NN_BK_ACT_TANH, true,
+                        "padding, odd sizes");
+      check_conv_below (conv_shape (2, 2, 17, 17, 40, 2, 2, 2, 2, 0, 0),
+                        conv_shape (2, 40, 8, 8, 16, 3, 3, 1, 1, 1, 1), NN_BK_ACT_SIGMOID, true,
+                        "strided below, 8 taps");
+      check_conv_below (conv_shape (2, 3, 12, 12, 8, 3, 3, 1, 1, 0, 0),
+                        conv_shape (2, 8, 10, 10, 8, 3, 3, 1, 1, 0, 0), NN_BK_ACT_RELU, false,
+                        "27 taps below");
+      tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
+              gpu.ops->last_error (gpu.ctx));
+      gpu = saved;
+      _nn_backend_close (&tf32);
+    }
+}
+
 static void
 test_pool_argmax (void)
 {
@@ -2190,6 +2374,7 @@ main (void)
   test_pool ();
   test_pool_act ();
   test_pool_argmax ();
+  test_conv_below ();
   test_loss ();
   test_gather ();
   test_optimizer ();
