@@ -83,8 +83,9 @@ struct TcGeom
   int tiles;          /* pixel tiles per image */
   int tile_pixels;    /* pixels per tile */
   int tile_rows;      /* input rows a tile can touch */
-  int sw;             /* tile row length: ow + s - 1 */
-  int plane;          /* floats of the input tile: tile_rows * sw cells */
+  int sw;             /* tile row length: ow + s - 1 cells */
+  int pitch;          /* floats from one tile row to the next: sw cells and padding (tile_pitch) */
+  int plane;          /* floats of the input tile: tile_rows * pitch */
   int bm;             /* forward: filters per block (32 or 64) */
   int items_per_split; /* weight gradient */
 };
@@ -163,7 +164,7 @@ load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, in
     {
       int row = rq / GROUPS, ch = c0 + (rq % GROUPS) * KL + k;
       int iy = row0 + row;
-      float *dst = tile + row * g.sw * CS + (rq % GROUPS) * KL + k;
+      float *dst = tile + row * g.pitch + (rq % GROUPS) * KL + k;
       if ((unsigned) iy < (unsigned) g.ih && ch < g.ci)
         {
           const float *src = image + ((size_t) ch * g.ih + iy) * g.iw;
@@ -503,7 +504,7 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
       p = p < pixels ? p : p0;
       int oy = p / g.ow;
       xs_lane[jp] = (unsigned int) __cvta_generic_to_shared (xs)
-                    + (((oy - oy_first) * g.sw + p - oy * g.ow) * FWD_CS + (q & 1) * 4) * 4;
+                    + ((oy - oy_first) * g.pitch + (p - oy * g.ow) * FWD_CS + (q & 1) * 4) * 4;
     }
 
   float acc[2][TC_NT][4];
@@ -570,11 +571,11 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
        * gradient) */
 #pragma unroll
         for (int tap = 0; tap < 9; tap++)
-          tap_mma (tap, stage_bytes + (tap / 3) * g.sw * FWD_CS * 4 + (tap % 3) * FWD_CS * 4);
+          tap_mma (tap, stage_bytes + (tap / 3) * g.pitch * 4 + (tap % 3) * FWD_CS * 4);
       else
         for (int tap = 0, ky = 0, kx = 0; tap < taps; tap++)
           {
-            tap_mma (tap, stage_bytes + (ky * g.sw + kx) * FWD_CS * 4);
+            tap_mma (tap, stage_bytes + (ky * g.pitch + kx * FWD_CS) * 4);
             if (++kx == g.s)
               {
                 kx = 0;
@@ -753,11 +754,11 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
   unsigned int dys_lane = (unsigned int) __cvta_generic_to_shared (dys)
                           + ((wm * 32 + (q & 1) * 8 + r) * ld + (q >> 1) * 4) * 4;
   int tap_off[TC_WG_TAPS];
-  const int row_floats = g.sw * WG_CS; /* one row of the input tile */
+  const int row_floats = g.pitch; /* one row of the input tile */
   float acc[2][TC_WG_TAPS][4];
 #pragma unroll
   for (int j = 0; j < TC_WG_TAPS; j++)
-    tap_off[j] = j < taps ? ((j / s_taps) * g.sw + j % s_taps) * WG_CS : 0;
+    tap_off[j] = j < taps ? (j / s_taps) * g.pitch + j % s_taps * WG_CS : 0;
 #pragma unroll
   for (int i = 0; i < 2; i++)
 #pragma unroll
@@ -794,7 +795,7 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
       {
         int p = p0 + pl < pixels ? p0 + pl : p0; /* its dy is zero */
         int oy = p / g.ow;
-        pofs[st * stage + pl] = ((oy - oy_first) * g.sw + p - oy * g.ow) * WG_CS;
+        pofs[st * stage + pl] = (oy - oy_first) * g.pitch + (p - oy * g.ow) * WG_CS;
       }
     copy_async_commit ();
   };
@@ -952,6 +953,25 @@ conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int 
 
 /* ---------------------------------------------------------------- host side */
 
+/* Floats from one row of an input tile to the next, for cells of cs floats
+ * and rows of sw cells under output rows of ow pixels: at least sw cells,
+ * and congruent to ow cells modulo 32 banks. Consecutive pixels are cs
+ * floats apart within a row, and then also across the end of a row, so a
+ * fragment load whose pixels wrap into the next row hits the same 32
+ * different banks as one within a row. Rows of 26 pixels (the cnn's data
+ * gradient) had n8 tiles that wrap, and 32 % of its shared-memory
+ * wavefronts were bank conflicts (ncu; bench/results/
+ * h200-gpu-session11-2026-12-01.md, call 5). A multiple of 4 floats:
+ * ldmatrix and cp.async rows stay 16-byte aligned. */
+static int
+tile_pitch (int sw, int ow, int cs)
+{
+  int pitch = sw * cs;
+  while ((pitch - ow * cs) % 32 != 0)
+    pitch += 4;
+  return pitch;
+}
+
 /* Tile geometry of the forward-style kernel for a convolution reading
  * (ci, ih, iw) and writing (co, oh, ow). */
 static TcGeom
@@ -969,8 +989,9 @@ forward_geom (const NnConvShape *s, int ci, int ih, int iw, int co, int oh, int 
   g.tile_pixels = bm == 64 ? FwdTile<64>::PIXELS : FwdTile<32>::PIXELS;
   g.tiles = (oh * ow + g.tile_pixels - 1) / g.tile_pixels;
   g.sw = ow + s->s - 1;
+  g.pitch = tile_pitch (g.sw, ow, FWD_CS);
   g.tile_rows = (g.tile_pixels - 1) / ow + 2 + s->r - 1;
-  g.plane = g.tile_rows * g.sw * FWD_CS;
+  g.plane = g.tile_rows * g.pitch;
   g.bm = bm;
   g.co_pad = (co + bm - 1) / bm * bm;
   return g;
@@ -1065,8 +1086,9 @@ wgrad_geom (const NnConvShape *s)
   g.tile_pixels = TC_WG_PIXELS;
   g.tiles = (s->out_h * s->out_w + TC_WG_PIXELS - 1) / TC_WG_PIXELS;
   g.sw = s->out_w + s->s - 1;
+  g.pitch = tile_pitch (g.sw, s->out_w, WG_CS);
   g.tile_rows = (TC_WG_PIXELS - 1) / s->out_w + 2 + s->r - 1;
-  g.plane = g.tile_rows * g.sw * WG_CS;
+  g.plane = g.tile_rows * g.pitch;
   return g;
 }
 
