@@ -67,6 +67,7 @@ namespace cg = cooperative_groups;
 #define TC_BELOW_TAPS 9 /* the layer below a data gradient: taps of its weight gradient */
 #define TC_BELOW_TILE 2048 /* ... and the floats of its input a block may hold */
 #define TC_BELOW_SUMS 10   /* ... and the sums a filter row of a warp: 8 taps by mma, 1 more, bias */
+#define BELOW_JB 3 /* ... and the n8 tiles whose loads its epilogue issues together */
 /* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
  * channel) of a fragment load then hit 32 different banks. */
 #define FWD_CS 12      /* 8 channels */
@@ -369,54 +370,73 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
   int oy = p / g.ow, ox = p - oy * g.ow;
   const bool pairs = (pixels & 1) == 0;
   float wsum[2][4] = {}, tap8[2][2] = {}, bsum[2][2] = {};
+  /* BELOW_JB tiles at a time: first all their loads, so that they wait on
+   * memory together, then their sums. A tile at a time, the loads of y
+   * waited one tile after another at the end of every block: 88.4 us
+   * against 76.8 (ncu; bench/results/h200-gpu-session11-2026-12-01.md, call
+   * 7); all six tiles at once spill registers. */
 #pragma unroll
-  for (int j = 0; j < TC_NT; j++)
+  for (int j0 = 0; j0 < TC_NT; j0 += BELOW_JB)
     {
-      bool in0 = p < end, in1 = p + 1 < end;
-      int corner0 = (oy - oy_first) * row_step + ox * b.stride_w;
-      int corner1 = ox + 1 < g.ow ? corner0 + b.stride_w : (oy + 1 - oy_first) * row_step;
-      float xg0 = in0 && tap_in[0] ? tile[corner0 + at[0]] : 0.0f;
-      float xg1 = in1 && tap_in[0] ? tile[corner1 + at[0]] : 0.0f;
-      float x80 = in0 && tap_in[1] ? tile[corner0 + at[1]] : 0.0f;
-      float x81 = in1 && tap_in[1] ? tile[corner1 + at[1]] : 0.0f;
+      float2 yv[BELOW_JB][2][2];
+      float xg[BELOW_JB][2], x8[BELOW_JB][2];
+      bool in[BELOW_JB][2];
 #pragma unroll
-      for (int i = 0; i < 2; i++)
+      for (int jj = 0; jj < BELOW_JB; jj++)
         {
-          float dz[4];
+          in[jj][0] = p < end, in[jj][1] = p + 1 < end;
+          int corner0 = (oy - oy_first) * row_step + ox * b.stride_w;
+          int corner1 = ox + 1 < g.ow ? corner0 + b.stride_w : (oy + 1 - oy_first) * row_step;
+          xg[jj][0] = in[jj][0] && tap_in[0] ? tile[corner0 + at[0]] : 0.0f;
+          xg[jj][1] = in[jj][1] && tap_in[0] ? tile[corner1 + at[0]] : 0.0f;
+          x8[jj][0] = in[jj][0] && tap_in[1] ? tile[corner0 + at[1]] : 0.0f;
+          x8[jj][1] = in[jj][1] && tap_in[1] ? tile[corner1 + at[1]] : 0.0f;
 #pragma unroll
-          for (int half = 0; half < 2; half++)
+          for (int i = 0; i < 2; i++)
+#pragma unroll
+            for (int half = 0; half < 2; half++)
+              {
+                float2 v = make_float2 (0.0f, 0.0f);
+                if (live[i][half] && in[jj][1] && pairs)
+                  v = *(const float2 *) (yrow[i][half] + p);
+                else if (live[i][half])
+                  {
+                    v.x = in[jj][0] ? yrow[i][half][p] : 0.0f;
+                    v.y = in[jj][1] ? yrow[i][half][p + 1] : 0.0f;
+                  }
+                yv[jj][i][half] = v;
+              }
+          p += 8;
+          ox += 8;
+          while (ox >= g.ow)
             {
-              float y0 = 0.0f, y1 = 0.0f;
-              if (live[i][half] && in1 && pairs)
-                {
-                  float2 v = *(const float2 *) (yrow[i][half] + p);
-                  y0 = v.x, y1 = v.y;
-                }
-              else if (live[i][half])
-                {
-                  y0 = in0 ? yrow[i][half][p] : 0.0f;
-                  y1 = in1 ? yrow[i][half][p + 1] : 0.0f;
-                }
-              /* rows past the filters and pixels past the block: 0 */
-              float d0 = live[i][half] && in0 ? acc[i][j][2 * half] : 0.0f;
-              float d1 = live[i][half] && in1 ? acc[i][j][2 * half + 1] : 0.0f;
-              dz[2 * half] = act_backward (ACT, y0, d0);
-              dz[2 * half + 1] = act_backward (ACT, y1, d1);
-              tap8[i][half] += dz[2 * half] * x80 + dz[2 * half + 1] * x81;
-              bsum[i][half] += dz[2 * half] + dz[2 * half + 1];
+              ox -= g.ow;
+              oy++;
             }
-          const unsigned int a[4]
-              = { to_tf32 (dz[0]), to_tf32 (dz[2]), to_tf32 (dz[1]), to_tf32 (dz[3]) };
-          __syncwarp (); /* the loads may have diverged; the mma takes the whole warp */
-          mma_tf32 (wsum[i], a, to_tf32 (xg0), to_tf32 (xg1));
         }
-      p += 8;
-      ox += 8;
-      while (ox >= g.ow)
-        {
-          ox -= g.ow;
-          oy++;
-        }
+#pragma unroll
+      for (int jj = 0; jj < BELOW_JB; jj++)
+#pragma unroll
+        for (int i = 0; i < 2; i++)
+          {
+            const int j = j0 + jj;
+            float dz[4];
+#pragma unroll
+            for (int half = 0; half < 2; half++)
+              {
+                /* rows past the filters and pixels past the block: 0 */
+                float d0 = live[i][half] && in[jj][0] ? acc[i][j][2 * half] : 0.0f;
+                float d1 = live[i][half] && in[jj][1] ? acc[i][j][2 * half + 1] : 0.0f;
+                dz[2 * half] = act_backward (ACT, yv[jj][i][half].x, d0);
+                dz[2 * half + 1] = act_backward (ACT, yv[jj][i][half].y, d1);
+                tap8[i][half] += dz[2 * half] * x8[jj][0] + dz[2 * half + 1] * x8[jj][1];
+                bsum[i][half] += dz[2 * half] + dz[2 * half + 1];
+              }
+            const unsigned int a[4]
+                = { to_tf32 (dz[0]), to_tf32 (dz[2]), to_tf32 (dz[1]), to_tf32 (dz[3]) };
+            __syncwarp (); /* the loads may have diverged; the mma takes the whole warp */
+            mma_tf32 (wsum[i], a, to_tf32 (xg[jj][0]), to_tf32 (xg[jj][1]));
+          }
     }
 
   /* each warp's sums per filter row: the mma's taps 2 tig and 2 tig + 1 as
