@@ -27,6 +27,13 @@
  *                second kernel adds them in a fixed order, so results are
  *                deterministic
  *
+ * The data gradient can also be the output gradient of a convolution below
+ * whose own input needs none (conv2d_backward_below): it then forms that
+ * layer's dz and weight gradient where its accumulators are (below_tile)
+ * and stores nothing else, so the 22 MB of the cnn's first layer are never
+ * written and read back: 76.8 + 3.0 us against 70.7 + 27.8 + 2.8 (ncu;
+ * bench/results/h200-gpu-session11-2026-12-01.md, call 7).
+ *
  * The forward can also pool its own output (conv2d_forward_pool) where each
  * thread's fragments hold whole 2 x 2 windows: a warp's 48 pixels are two
  * rows of 24 (the cnn's second layer) or six of 8. It then stores only each
@@ -66,8 +73,8 @@ namespace cg = cooperative_groups;
 #define TC_WG_CLUSTER 8 /* weight gradient on sm_90: splits adding their partials in a cluster */
 #define TC_BELOW_TAPS 9 /* the layer below a data gradient: taps of its weight gradient */
 #define TC_BELOW_TILE 2048 /* ... and the floats of its input a block may hold */
-#define TC_BELOW_SUMS 10   /* ... and the sums a filter row of a warp: 8 taps by mma, 1 more, bias */
-#define BELOW_JB 3 /* ... and the n8 tiles whose loads its epilogue issues together */
+#define TC_BELOW_SUMS 10   /* ... and a warp's sums a filter row: 8 taps by mma, the ninth, bias */
+#define TC_BELOW_BATCH 3   /* ... and the n8 tiles whose loads its epilogue issues together */
 /* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
  * channel) of a fragment load then hit 32 different banks. */
 #define FWD_CS 12      /* 8 channels */
@@ -370,19 +377,19 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
   int oy = p / g.ow, ox = p - oy * g.ow;
   const bool pairs = (pixels & 1) == 0;
   float wsum[2][4] = {}, tap8[2][2] = {}, bsum[2][2] = {};
-  /* BELOW_JB tiles at a time: first all their loads, so that they wait on
+  /* TC_BELOW_BATCH tiles at a time: first all their loads, so that they wait on
    * memory together, then their sums. A tile at a time, the loads of y
    * waited one tile after another at the end of every block: 88.4 us
    * against 76.8 (ncu; bench/results/h200-gpu-session11-2026-12-01.md, call
    * 7); all six tiles at once spill registers. */
 #pragma unroll
-  for (int j0 = 0; j0 < TC_NT; j0 += BELOW_JB)
+  for (int j0 = 0; j0 < TC_NT; j0 += TC_BELOW_BATCH)
     {
-      float2 yv[BELOW_JB][2][2];
-      float xg[BELOW_JB][2], x8[BELOW_JB][2];
-      bool in[BELOW_JB][2];
+      float2 yv[TC_BELOW_BATCH][2][2];
+      float xg[TC_BELOW_BATCH][2], x8[TC_BELOW_BATCH][2];
+      bool in[TC_BELOW_BATCH][2];
 #pragma unroll
-      for (int jj = 0; jj < BELOW_JB; jj++)
+      for (int jj = 0; jj < TC_BELOW_BATCH; jj++)
         {
           in[jj][0] = p < end, in[jj][1] = p + 1 < end;
           int corner0 = (oy - oy_first) * row_step + ox * b.stride_w;
@@ -415,7 +422,7 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
             }
         }
 #pragma unroll
-      for (int jj = 0; jj < BELOW_JB; jj++)
+      for (int jj = 0; jj < TC_BELOW_BATCH; jj++)
 #pragma unroll
         for (int i = 0; i < 2; i++)
           {
@@ -460,7 +467,7 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
         if (l.tig == 0)
           {
             at_row[8] = t8;
-            at_row[9] = bs;
+            at_row[TC_BELOW_SUMS - 1] = bs;
           }
       }
   __syncthreads ();
@@ -469,7 +476,7 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
   for (int e = threadIdx.x; e < BM * width; e += TC_THREADS)
     {
       int row = e / width, q = e - row * width;
-      int col = q < b.taps ? q : 9;
+      int col = q < b.taps ? q : TC_BELOW_SUMS - 1;
       if (m0 + row >= g.co)
         continue;
       float total = 0.0f;
