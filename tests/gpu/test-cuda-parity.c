@@ -1070,8 +1070,9 @@ test_conv_below (void)
       /* the cnn's two layers at a batch of 20; padding, odd sizes and tanh
        * (the second tile of an image partly empty, 7 filters in a block of
        * 32); the lower layer strided with 8 taps (no ninth) and 40 filters
-       * (a block of 64 not full), sigmoid; the lower layer with 27 taps
-       * (more than the kernel sums) is declined */
+       * (a block of 64 not full), sigmoid; filters of 2 x 3 above (the
+       * kernel for any filter size) and no activation below; the lower
+       * layer with 27 taps (more than the kernel sums) is declined */
       check_conv_below (conv_shape (20, 1, 28, 28, 32, 3, 3, 1, 1, 0, 0),
                         conv_shape (20, 32, 26, 26, 64, 3, 3, 1, 1, 0, 0), NN_BK_ACT_RELU, true,
                         "the cnn's");
@@ -1081,6 +1082,9 @@ test_conv_below (void)
       check_conv_below (conv_shape (2, 2, 17, 17, 40, 2, 2, 2, 2, 0, 0),
                         conv_shape (2, 40, 8, 8, 16, 3, 3, 1, 1, 1, 1), NN_BK_ACT_SIGMOID, true,
                         "strided below, 8 taps");
+      check_conv_below (conv_shape (3, 2, 9, 14, 12, 2, 2, 1, 1, 0, 0),
+                        conv_shape (3, 12, 8, 13, 20, 2, 3, 1, 1, 1, 1), NN_BK_ACT_LINEAR, true,
+                        "2x3 filters above, linear below");
       check_conv_below (conv_shape (2, 3, 12, 12, 8, 3, 3, 1, 1, 0, 0),
                         conv_shape (2, 8, 10, 10, 8, 3, 3, 1, 1, 0, 0), NN_BK_ACT_RELU, false,
                         "27 taps below");
