@@ -240,6 +240,11 @@ NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
 NnStatus _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
                                  NnError *error);
 
+/* Whether a layer's backward must form its input gradient in this pass:
+ * only when a layer below it learns, or the pass wants the model's input
+ * gradient. */
+bool _nn_layer_wants_dx (const NnModel *model, const NnLayer *layer, const NnPass *pass);
+
 /* Backward from dy (n, classes), which must be at _nn_model_loss_grad; gradients
  * land in model->grads, except those of the layers that pass->update updates
  * instead. When input_grad is not NULL, the gradient with respect to

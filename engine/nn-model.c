@@ -600,6 +600,17 @@ output_backward_beside (NnModel *model, NnLayer *layer, const NnPass *pass, NnEr
   return _nn_model_check (model, end, "ending a branch", error);
 }
 
+bool
+_nn_layer_wants_dx (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+{
+  if (pass->input_grad)
+    return true;
+  for (int32_t i = 0; i < layer->index; i++)
+    if (model->layers[i]->w_count > 0)
+      return true;
+  return false;
+}
+
 NnStatus
 _nn_model_backward (NnModel *model, const NnPass *caller_pass, float **input_grad,
                     NnError *error)
@@ -609,23 +620,14 @@ _nn_model_backward (NnModel *model, const NnPass *caller_pass, float **input_gra
   const NnBackendOps *ops = model->backend.ops;
   void *ctx = model->backend.ctx;
   float *dy = _nn_model_loss_grad (model, pass);
-  int32_t first_with_params = model->count;
   bool branched = false;
   NnStatus status = NN_OK;
 
   with_input.input_grad = input_grad != NULL;
-  for (int32_t i = 0; i < model->count; i++)
-    if (model->layers[i]->w_count > 0)
-      {
-        first_with_params = i;
-        break;
-      }
-
   for (int32_t i = model->count - 1; i >= 0 && status == NN_OK; i--)
     {
       NnLayer *layer = model->layers[i];
-      /* the input gradient is needed only when a layer below learns */
-      bool need_dx = input_grad != NULL || first_with_params < i;
+      bool need_dx = _nn_layer_wants_dx (model, layer, pass);
       float *other = dy == model->scratch[0] ? model->scratch[1] : model->scratch[0];
       float *dx = need_dx ? other : NULL;
 

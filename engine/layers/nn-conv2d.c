@@ -38,19 +38,6 @@ _nn_conv_plan (NnLayer *conv, int32_t n)
   return find_plan ((NnConv2dLayer *) conv, n);
 }
 
-/* Whether `layer` is the first layer that learns, so that no one needs its
- * input gradient unless the pass asks for the model's. */
-static bool
-first_to_learn (const NnModel *model, const NnLayer *layer, const NnPass *pass)
-{
-  if (pass->input_grad)
-    return false;
-  for (int32_t i = 0; i < layer->index; i++)
-    if (model->layers[i]->w_count > 0)
-      return false;
-  return true;
-}
-
 NnLayer *
 _nn_conv_runs_below (NnModel *model, const NnLayer *conv, const NnPass *pass)
 {
@@ -61,7 +48,7 @@ _nn_conv_runs_below (NnModel *model, const NnLayer *conv, const NnPass *pass)
     return NULL;
   below = model->layers[conv->index - 1];
   if (below->klass != &_nn_conv2d_class || _nn_layer_act (below, pass) == NN_BK_ACT_SOFTMAX
-      || !first_to_learn (model, below, pass))
+      || _nn_layer_wants_dx (model, below, pass))
     return NULL;
   void *plan = find_plan ((NnConv2dLayer *) conv, pass->n);
   void *below_plan = find_plan ((NnConv2dLayer *) below, pass->n);
