@@ -291,17 +291,11 @@ pool_tile (const TcGeom &g, const TcPool &pool, const float (&acc)[2][TC_NT][4],
         for (int t = 0; t < RT; t++)
           {
             const float *top = acc[i][pair * 2 * RT + t], *low = acc[i][pair * 2 * RT + t + RT];
-            float v = act_forward (act, top[2 * half] + b);
-            int at = 0;
-            float c = act_forward (act, top[2 * half + 1] + b);
-            if (c > v)
-              v = c, at = 1;
-            c = act_forward (act, low[2 * half] + b);
-            if (c > v)
-              v = c, at = 2;
-            c = act_forward (act, low[2 * half + 1] + b);
-            if (c > v)
-              v = c, at = 3;
+            int at;
+            float v = max_2x2 (act_forward (act, top[2 * half] + b),
+                               act_forward (act, top[2 * half + 1] + b),
+                               act_forward (act, low[2 * half] + b),
+                               act_forward (act, low[2 * half + 1] + b), &at);
             size_t o = (plane + oy / 2 + pair) * pool.out_w + 4 * t + l.tig;
             store_max (pool.drop, step, o, v, at, pool.y, pool.drop_y, pool.argmax);
           }

@@ -93,13 +93,7 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
   const int64_t step = drop_step (drop);
-  /* y[i] = v, and its dropout as dropout_forward makes it */
-  auto store = [&] (I i, float v) {
-    y[i] = v;
-    if (drop.rate > 0.0f)
-      drop_y[i] = nn_dropout_keep (drop.seed, step, (uint64_t) i, drop.rate) ? v * drop.scale
-                                                                             : 0.0f;
-  };
+  auto store = [&] (I i, float v) { store_pooled (drop, step, (size_t) i, v, y, drop_y); };
   for (I i = blockIdx.x * (I) blockDim.x + threadIdx.x; i < total; i += (I) gridDim.x * blockDim.x)
     {
       int ox = (int) (i % g.out_w);
@@ -113,16 +107,9 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
           int at = 2 * oy * g.w + 2 * ox;
           float2 r0 = *(const float2 *) (xp + at), r1 = *(const float2 *) (xp + at + g.w);
           float v;
+          int first; /* not stored: no argmax here */
           if (mode == 0)
-            {
-              v = r0.x;
-              if (r0.y > v)
-                v = r0.y;
-              if (r1.x > v)
-                v = r1.x;
-              if (r1.y > v)
-                v = r1.y;
-            }
+            v = max_2x2 (r0.x, r0.y, r1.x, r1.y, &first);
           else
             {
               float s = r0.x;
@@ -278,28 +265,6 @@ pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict
     block_sum_store (sum, &partials[(size_t) c * splits + blockIdx.x]);
 }
 
-/* The first maximum of a window of win_h rows of win_w values, row r at
- * first + r * stride: its value and its row-major position. The same test
- * as window_argmax's (a later value wins only when greater). */
-__device__ __forceinline__ float
-window_max (const float *first, int stride, int win_h, int win_w, int *at)
-{
-  float best = first[0];
-  int best_at = 0;
-  for (int r = 0; r < win_h; r++)
-    for (int c = 0; c < win_w; c++)
-      {
-        float v = first[r * stride + c];
-        if (v > best)
-          {
-            best = v;
-            best_at = r * win_w + c;
-          }
-      }
-  *at = best_at;
-  return best;
-}
-
 /* Max pooling of windows that tile the input exactly, a window per thread,
  * recording each window's maximum (pool2d_forward_argmax); TWO_BY_TWO as
  * pool_forward_kernel. I is the index type. */
@@ -317,22 +282,23 @@ pool_forward_argmax_kernel (PoolGeom g, const float *__restrict__ x, float *__re
       I t = i / g.out_w;
       int oy = (int) (t % g.out_h);
       I plane = t / g.out_h;
-      const float *corner = x + ((size_t) plane * g.h + oy * g.win_h) * g.w + ox * g.win_w;
+      const float *xp = x + (size_t) plane * g.h * g.w;
       float v;
       int at;
       if (TWO_BY_TWO)
         {
+          const float *corner = xp + (2 * oy) * g.w + 2 * ox;
           float2 r0 = *(const float2 *) corner, r1 = *(const float2 *) (corner + g.w);
-          v = r0.x, at = 0;
-          if (r0.y > v)
-            v = r0.y, at = 1;
-          if (r1.x > v)
-            v = r1.x, at = 2;
-          if (r1.y > v)
-            v = r1.y, at = 3;
+          v = max_2x2 (r0.x, r0.y, r1.x, r1.y, &at);
         }
       else
-        v = window_max (corner, g.w, g.win_h, g.win_w, &at);
+        {
+          /* the search pool_forward_kernel makes; the window's position in
+           * place of the plane's (the windows tile the input: no padding) */
+          int k = window_argmax (xp, g, oy, ox);
+          v = xp[k];
+          at = (k / g.w - oy * g.win_h) * g.win_w + k % g.w - ox * g.win_w;
+        }
       store_max (drop, step, (size_t) i, v, at, y, drop_y, argmax);
     }
 }
