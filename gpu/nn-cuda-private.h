@@ -215,7 +215,6 @@ typedef struct
   int items_per_split; /* (image, pixel tile) items each of them sums */
   int cluster;         /* splits adding their partials in a thread-block cluster first, or 1 */
   size_t partials_offset; /* workspace: packed weights, then the partials */
-  size_t partials_bytes;  /* the weight gradient's */
   int below;              /* the data gradient can form the weight gradient of a layer below */
 } NnCudaIgemmPlan;
 NN_CUDA_HIDDEN int _nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s);

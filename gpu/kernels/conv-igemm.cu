@@ -212,6 +212,13 @@ struct FwdLane
     gid = lane >> 2, tig = lane & 3;
     wm = warp / FwdTile<BM>::WARPS_N, wn = warp % FwdTile<BM>::WARPS_N;
   }
+  /* the block's channel row of acc[i][j][2 half] and [2 half + 1] */
+  __device__ __forceinline__ int row (int i, int half) const
+  {
+    return wm * 32 + i * 16 + half * 8 + gid;
+  }
+  /* the block's pixel of acc[i][j][0] and [2] (the next pixel: [1] and [3]) */
+  __device__ __forceinline__ int pixel (int j) const { return wn * TC_NT * 8 + j * 8 + 2 * tig; }
 };
 
 /* Calls f (i, half, m, b) for each channel row m of this thread's
@@ -227,7 +234,7 @@ each_channel_row (const TcGeom &g, const FwdLane<BM> &l, int m0, const float *__
 #pragma unroll
     for (int half = 0; half < 2; half++)
       {
-        int m = m0 + l.wm * 32 + i * 16 + half * 8 + l.gid;
+        int m = m0 + l.row (i, half);
         if (m < g.co)
           f (i, half, m, bias != NULL ? bias[m] : 0.0f);
       }
@@ -248,7 +255,7 @@ store_tile (const TcGeom &g, const float (&acc)[2][TC_NT][4], const float *__res
 #pragma unroll
     for (int j = 0; j < TC_NT; j++)
       {
-        int p = p0 + l.wn * TC_NT * 8 + j * 8 + 2 * l.tig;
+        int p = p0 + l.pixel (j);
         if (p >= p0 + g.tile_pixels)
           continue;
         float v0 = act_forward (act, acc[i][j][2 * half] + b);
@@ -361,13 +368,13 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
 #pragma unroll
     for (int half = 0; half < 2; half++)
       {
-        int m = m0 + l.wm * 32 + i * 16 + half * 8 + l.gid;
+        int m = m0 + l.row (i, half);
         live[i][half] = m < g.co;
         yrow[i][half] = b.y + ((size_t) img * g.co + (live[i][half] ? m : 0)) * pixels;
       }
   /* the thread's first pixel (even: tiles and tig steps are even), then 8
    * on a tile; its row and column kept as it goes, not divided out */
-  int p = p0 + l.wn * TC_NT * 8 + 2 * l.tig;
+  int p = p0 + l.pixel (0);
   int oy = p / g.ow, ox = p - oy * g.ow;
   const bool pairs = (pixels & 1) == 0;
   float wsum[2][4] = {}, tap8[2][2] = {}, bsum[2][2] = {};
@@ -454,7 +461,7 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
             t8 += __shfl_xor_sync (0xffffffffu, t8, off);
             bs += __shfl_xor_sync (0xffffffffu, bs, off);
           }
-        int row = l.wm * 32 + i * 16 + half * 8 + l.gid;
+        int row = l.row (i, half);
         float *at_row = sums + ((size_t) l.wn * BM + row) * TC_BELOW_SUMS;
         at_row[2 * l.tig] = wsum[i][2 * half];
         at_row[2 * l.tig + 1] = wsum[i][2 * half + 1];
@@ -1168,6 +1175,13 @@ _nn_cuda_conv_igemm_pool_ok (const NnConvShape *s, const NnPoolShape *pool)
          && pool->out_w * 2 == s->out_w && pool_row_tiles (geom_forward (s)) > 0;
 }
 
+/* The weight gradient's partial sums in the workspace: one set a cluster. */
+static size_t
+wgrad_partials_bytes (const NnConvShape *s, const NnCudaIgemmPlan *plan)
+{
+  return (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s * sizeof (float);
+}
+
 int
 _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmPlan *plan,
                           size_t *workspace_bytes)
@@ -1214,9 +1228,7 @@ _nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmP
   /* Workspace: packed weights first, then the weight gradient's partials
    * (one set a cluster). */
   plan->partials_offset = pack_bytes (f) > pack_bytes (d) ? pack_bytes (f) : pack_bytes (d);
-  plan->partials_bytes
-      = (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s * sizeof (float);
-  *workspace_bytes = plan->partials_offset + plan->partials_bytes;
+  *workspace_bytes = plan->partials_offset + wgrad_partials_bytes (s, plan);
   return NN_BACKEND_OK;
 }
 
@@ -1246,7 +1258,8 @@ _nn_cuda_conv_igemm_below_ok (const NnConvShape *s, const NnCudaIgemmPlan *plan,
   size_t partials = (size_t) below->k * d.n * d.tiles * (b.taps + 1) * sizeof (float);
   return plan->below && below->n == s->n && below->k == s->c && below->out_h == s->h
          && below->out_w == s->w && b.taps <= TC_BELOW_TAPS
-         && (size_t) b.c * b.rows * b.cols <= TC_BELOW_TILE && partials <= plan->partials_bytes;
+         && (size_t) b.c * b.rows * b.cols <= TC_BELOW_TILE
+         && partials <= wgrad_partials_bytes (s, plan); /* the layer below's go there */
 }
 
 /* Pack the weights into the workspace, then run the forward-style kernel,
