@@ -23,6 +23,7 @@ tb_run_clear (TbRun *run)
   g_free (run->error);
   g_free (run->os_name);
   g_free (run->os_version);
+  g_free (run->os_emulated_by);
   g_free (run->cpu_model);
   g_free (run->device_kind);
   g_free (run->device_name);
@@ -218,6 +219,7 @@ tb_run_load_data (const char  *path,
   cpu = get_object (system, "cpu");
   run->os_name = get_string (os, "name");
   run->os_version = get_string (os, "version");
+  run->os_emulated_by = get_string (os, "emulated_by");
   run->cpu_model = get_string (cpu, "model");
 
   device = get_object (root, "device");
@@ -491,14 +493,24 @@ tb_run_device_label (const TbRun *run)
                           run->device_name ? run->device_name : _("unknown"));
 }
 
+/* "Debian GNU/Linux 12 (bookworm)", "Windows 10", "Windows 7 (wine 8.0)":
+ * a Windows build run under wine is labelled so, and so never grouped with
+ * runs on a real Windows. */
 char *
 tb_run_os_label (const TbRun *run)
 {
+  g_autofree char *os = NULL;
+
   if (run->os_name == NULL)
-    return g_strdup (_("unknown OS"));
-  if (run->os_version == NULL || *run->os_version == '\0')
-    return g_strdup (run->os_name);
-  return g_strdup_printf ("%s %s", run->os_name, run->os_version);
+    os = g_strdup (_("unknown OS"));
+  else if (run->os_version == NULL || *run->os_version == '\0')
+    os = g_strdup (run->os_name);
+  else
+    os = g_strdup_printf ("%s %s", run->os_name, run->os_version);
+  if (run->os_emulated_by == NULL || *run->os_emulated_by == '\0')
+    return g_steal_pointer (&os);
+  /* TRANSLATORS: an OS and what emulated it, "Windows 7 (wine 8.0)" */
+  return g_strdup_printf (_("%s (%s)"), os, run->os_emulated_by);
 }
 
 const char *

@@ -30,6 +30,7 @@ typedef struct
   char *error;
   char *os_name;
   char *os_version;
+  char *os_emulated_by; /* "wine 8.0" when a Windows build ran under wine */
   char *cpu_model;
   char *device_kind;    /* "cpu", "cuda" */
   int device_index;

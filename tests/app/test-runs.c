@@ -289,6 +289,47 @@ test_compare_groups (void)
   g_assert_cmpuint (tb_chart_data_count_points (loss), ==, 20);
 }
 
+/* A Windows build run under wine carries system.os.emulated_by: its label
+ * says so, and grouping by OS keeps it apart from a real Windows run. */
+static void
+test_os_label_wine (void)
+{
+  g_autofree char *path = fixture ("run-gpu.json");
+  g_autofree char *contents = NULL;
+  g_autofree char *wine_json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) native = NULL;
+  g_autoptr(TbRun) wine = NULL;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(TbChartData) by_os = NULL;
+  g_autofree char *native_label = NULL;
+  g_autofree char *wine_label = NULL;
+  GString *edit;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, &error));
+  g_assert_no_error (error);
+  edit = g_string_new (contents);
+  g_assert_cmpuint (g_string_replace (edit, "\"name\": \"Windows\"",
+                                      "\"name\": \"Windows\", \"emulated_by\": \"wine 8.0\"", 1), ==, 1);
+  wine_json = g_string_free (edit, FALSE);
+
+  native = tb_run_load_data (path, contents, strlen (contents), &error);
+  g_assert_no_error (error);
+  wine = tb_run_load_data ("wine.json", wine_json, strlen (wine_json), &error);
+  g_assert_no_error (error);
+  native_label = tb_run_os_label (native);
+  wine_label = tb_run_os_label (wine);
+  g_assert_cmpstr (wine->os_emulated_by, ==, "wine 8.0");
+  g_assert_null (strstr (native_label, "wine"));
+  g_assert_true (g_str_has_prefix (wine_label, native_label));
+  g_assert_true (g_str_has_suffix (wine_label, " (wine 8.0)"));
+
+  g_ptr_array_add (runs, tb_run_ref (native));
+  g_ptr_array_add (runs, tb_run_ref (wine));
+  by_os = tb_runs_compare_bars (runs, TB_GROUP_OS);
+  g_assert_cmpuint (by_os->series->len, ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -302,5 +343,6 @@ main (int    argc,
   g_test_add_func ("/runs/import", test_import);
   g_test_add_func ("/runs/export", test_export);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
+  g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
   return g_test_run ();
 }
