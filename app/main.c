@@ -11,15 +11,31 @@
 #include "tb-application.h"
 #include "tb-export.h"
 
+/* Where the translations are: under the install prefix; on Windows in
+ * share\locale beside the program's folder, wherever it was installed or
+ * unpacked (the installer and the portable zip lay out the same folder). */
+static char *
+locale_dir (void)
+{
+#ifdef G_OS_WIN32
+  g_autofree char *top = g_win32_get_package_installation_directory_of_module (NULL);
+
+  return g_build_filename (top, "share", "locale", NULL);
+#else
+  return g_strdup (LOCALEDIR);
+#endif
+}
+
 int
 main (int    argc,
       char **argv)
 {
   g_autoptr(TbApplication) app = NULL;
   g_autoptr(GSettings) settings = NULL;
+  g_autofree char *locales = locale_dir ();
 
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, locales);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
