@@ -6,103 +6,28 @@
  * loaded, the device list says why in words.
  */
 
-#define _GNU_SOURCE
-
 #include "nn-private.h"
+#include "nn-os.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <dlfcn.h>
-#include <pthread.h>
-#include <unistd.h>
-#endif
-
+/* The folder the module is installed in (meson: libdir/trainbench), or ""
+ * where it is only ever found next to the program (Windows). */
 #ifndef NN_CUDA_MODULE_DIR
 #define NN_CUDA_MODULE_DIR ""
 #endif
 
-#ifdef _WIN32
-#define CUDA_MODULE_NAME "trainbench-cuda.dll"
-#else
-#define CUDA_MODULE_NAME "libtrainbench-cuda.so"
-#endif
+#define CUDA_MODULE_NAME NN_OS_CUDA_MODULE
 
 /* ---------------------------------------------------------------- CUDA module */
 
 static const NnBackendOps *cuda_ops;
 static char cuda_reason[512];
 static int cuda_tried;
-
-#ifndef _WIN32
-static pthread_mutex_t cuda_lock = PTHREAD_MUTEX_INITIALIZER;
-#endif
-
-/* Folder of the running executable, so a build tree and an install both find
- * the module next to (or below) the program. */
-static void
-self_dir (char *out, size_t size)
-{
-  out[0] = '\0';
-#ifdef _WIN32
-  DWORD n = GetModuleFileNameA (NULL, out, (DWORD) size);
-  if (n == 0 || n >= size)
-    {
-      out[0] = '\0';
-      return;
-    }
-#else
-  ssize_t n = readlink ("/proc/self/exe", out, size - 1);
-  if (n <= 0)
-    {
-      out[0] = '\0';
-      return;
-    }
-  out[n] = '\0';
-#endif
-  char *slash = strrchr (out, '/');
-#ifdef _WIN32
-  char *bslash = strrchr (out, '\\');
-  if (bslash > slash)
-    slash = bslash;
-#endif
-  if (slash != NULL)
-    *slash = '\0';
-}
-
-static void *
-open_module (const char *path, char *why, size_t why_size)
-{
-#ifdef _WIN32
-  HMODULE h = LoadLibraryA (path);
-  if (h == NULL)
-    snprintf (why, why_size, "cannot load %s (error %lu)", path, (unsigned long) GetLastError ());
-  return (void *) h;
-#else
-  void *h = dlopen (path, RTLD_NOW | RTLD_LOCAL);
-  if (h == NULL)
-    {
-      const char *msg = dlerror ();
-      snprintf (why, why_size, "%s", msg ? msg : "dlopen failed");
-    }
-  return h;
-#endif
-}
-
-static void *
-find_symbol (void *module, const char *name)
-{
-#ifdef _WIN32
-  return (void *) GetProcAddress ((HMODULE) module, name);
-#else
-  return dlsym (module, name);
-#endif
-}
+static NnOsMutex cuda_lock = NN_OS_MUTEX_INIT;
 
 /* Turn a loader message into the reason a user reads. */
 static void
@@ -131,46 +56,53 @@ load_cuda_locked (char *reason, size_t reason_size)
 {
   char candidates[5][4096];
   char dir[4096];
+  char env[4096];
   char why[1024] = "";
   int n = 0;
   void *module = NULL;
-  const char *env = getenv ("TRAINBENCH_CUDA_MODULE");
 
   /* A module named in the environment is an explicit choice: that one, or
    * the reason it cannot be used, never another found elsewhere. */
-  int named = env != NULL && env[0] != '\0';
+  bool named = _nn_os_getenv ("TRAINBENCH_CUDA_MODULE", env, sizeof env) && env[0] != '\0';
   if (named)
     snprintf (candidates[n++], sizeof candidates[0], "%s", env);
   else
     {
-      self_dir (dir, sizeof dir);
+      _nn_program_folder (dir, sizeof dir);
       if (dir[0] != '\0')
         {
-          snprintf (candidates[n++], sizeof candidates[0], "%s/../gpu/%s", dir, CUDA_MODULE_NAME);
-          /* Test programs sit one level deeper: build/tests/<suite>/. */
-          snprintf (candidates[n++], sizeof candidates[0], "%s/../../gpu/%s", dir,
-                    CUDA_MODULE_NAME);
-          snprintf (candidates[n++], sizeof candidates[0], "%s/%s", dir, CUDA_MODULE_NAME);
+          /* A build tree: the module in gpu/, the programs in app/ and
+           * test programs one level deeper, tests/<suite>/. */
+          snprintf (candidates[n++], sizeof candidates[0], "%.4000s" NN_OS_SEP ".." NN_OS_SEP
+                    "gpu" NN_OS_SEP "%s", dir, CUDA_MODULE_NAME);
+          snprintf (candidates[n++], sizeof candidates[0], "%.4000s" NN_OS_SEP ".." NN_OS_SEP
+                    ".." NN_OS_SEP "gpu" NN_OS_SEP "%s", dir, CUDA_MODULE_NAME);
+          /* an install next to the program (Windows) */
+          nn_path_join (candidates[n++], sizeof candidates[0], dir, CUDA_MODULE_NAME);
         }
       if (NN_CUDA_MODULE_DIR[0] != '\0')
-        snprintf (candidates[n++], sizeof candidates[0], "%s/%s", NN_CUDA_MODULE_DIR,
-                  CUDA_MODULE_NAME);
+        nn_path_join (candidates[n++], sizeof candidates[0], NN_CUDA_MODULE_DIR,
+                      CUDA_MODULE_NAME);
     }
 
-  int found_file = 0;
+  bool found_file = false;
   for (int i = 0; i < n && module == NULL; i++)
     {
-      FILE *f = fopen (candidates[i], "rb");
-      if (f == NULL)
+      if (candidates[i][0] == '\0' || _nn_os_path_kind (candidates[i], NULL) == NN_OS_MISSING)
         continue;
-      fclose (f);
-      found_file = 1;
-      module = open_module (candidates[i], why, sizeof why);
+      found_file = true;
+      module = _nn_os_lib_open (candidates[i], why, sizeof why);
     }
   if (!found_file)
     {
+      char program[4096];
       if (named)
-        snprintf (reason, reason_size, "CUDA module %s (TRAINBENCH_CUDA_MODULE) not found", env);
+        snprintf (reason, reason_size, "CUDA module %.400s (TRAINBENCH_CUDA_MODULE) not found",
+                  env);
+      else if (NN_CUDA_MODULE_DIR[0] == '\0' && _nn_os_program_path (program, sizeof program))
+        /* no install folder: this build looks next to the program only */
+        snprintf (reason, reason_size, "no CUDA module for " NN_OS_NAME " in this build (%s not "
+                  "found next to %.200s)", CUDA_MODULE_NAME, _nn_path_base_name (program));
       else
         snprintf (reason, reason_size, "CUDA module not built (%s not found)", CUDA_MODULE_NAME);
       return NULL;
@@ -181,7 +113,8 @@ load_cuda_locked (char *reason, size_t reason_size)
       return NULL;
     }
 
-  NnBackendGetFunc get = (NnBackendGetFunc) find_symbol (module, NN_BACKEND_CUDA_SYMBOL);
+  NnBackendGetFunc get
+      = (NnBackendGetFunc) (void (*) (void)) _nn_os_lib_symbol (module, NN_BACKEND_CUDA_SYMBOL);
   if (get == NULL)
     {
       snprintf (reason, reason_size, "CUDA module has no %s", NN_BACKEND_CUDA_SYMBOL);
@@ -230,9 +163,7 @@ load_cuda_locked (char *reason, size_t reason_size)
 const NnBackendOps *
 _nn_backend_cuda_load (char *reason, size_t reason_size)
 {
-#ifndef _WIN32
-  pthread_mutex_lock (&cuda_lock);
-#endif
+  _nn_os_mutex_lock (&cuda_lock);
   if (!cuda_tried)
     {
       cuda_ops = load_cuda_locked (cuda_reason, sizeof cuda_reason);
@@ -241,9 +172,7 @@ _nn_backend_cuda_load (char *reason, size_t reason_size)
   const NnBackendOps *ops = cuda_ops;
   if (ops == NULL && reason != NULL)
     snprintf (reason, reason_size, "%s", cuda_reason);
-#ifndef _WIN32
-  pthread_mutex_unlock (&cuda_lock);
-#endif
+  _nn_os_mutex_unlock (&cuda_lock);
   return ops;
 }
 

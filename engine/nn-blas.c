@@ -9,23 +9,13 @@
  * TRAINBENCH_BLAS_LIBRARY names another library, or "none" for that loop.
  */
 
-#define _GNU_SOURCE
-
 #include "nn-private.h"
+#include "nn-os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <dlfcn.h>
-#include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
-#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -216,45 +206,10 @@ small_kernels (void)
 
 /* ---------------------------------------------------------------- loading */
 
-static void *
-lib_open (const char *name)
+/* A function of the library, as a function pointer. */
+static void (*lib_sym (void *lib, const char *name)) (void)
 {
-#ifdef _WIN32
-  return (void *) LoadLibraryA (name);
-#else
-  return dlopen (name, RTLD_NOW | RTLD_LOCAL);
-#endif
-}
-
-static void *
-lib_sym (void *handle, const char *name)
-{
-#ifdef _WIN32
-  return (void *) GetProcAddress ((HMODULE) handle, name);
-#else
-  return dlsym (handle, name);
-#endif
-}
-
-static void
-lib_close (void *handle)
-{
-#ifdef _WIN32
-  FreeLibrary ((HMODULE) handle);
-#else
-  dlclose (handle);
-#endif
-}
-
-static void
-lib_error (char *out, size_t size)
-{
-#ifdef _WIN32
-  snprintf (out, size, "error %lu", (unsigned long) GetLastError ());
-#else
-  const char *e = dlerror ();
-  snprintf (out, size, "%s", e != NULL ? e : "unknown error");
-#endif
+  return (void (*) (void)) _nn_os_lib_symbol (lib, name);
 }
 
 /* Open one candidate and resolve what the engine needs; NULL and `why` when
@@ -262,19 +217,16 @@ lib_error (char *out, size_t size)
 static bool
 try_library (const char *name, char *why, size_t why_size)
 {
-  void *h = lib_open (name);
+  void *h = _nn_os_lib_open (name, why, why_size);
   if (h == NULL)
-    {
-      lib_error (why, why_size);
-      return false;
-    }
+    return false;
   SgemmFunc sgemm = (SgemmFunc) lib_sym (h, "cblas_sgemm");
   GetStringFunc corename = (GetStringFunc) lib_sym (h, "openblas_get_corename");
   if (sgemm == NULL || corename == NULL)
     {
       snprintf (why, why_size, "%s: not OpenBLAS (no %s)", name,
                 sgemm == NULL ? "cblas_sgemm" : "openblas_get_corename");
-      lib_close (h);
+      _nn_os_lib_close (h);
       return false;
     }
   blas.handle = h;
@@ -293,46 +245,21 @@ try_library (const char *name, char *why, size_t why_size)
 }
 
 static void
-set_env (const char *name, const char *value)
-{
-#ifdef _WIN32
-  /* OpenBLAS reads the C runtime's copy (getenv); set both. */
-  _putenv_s (name, value);
-  SetEnvironmentVariableA (name, value);
-#else
-  setenv (name, value, 1);
-#endif
-}
-
-static void
-unset_env (const char *name)
-{
-#ifdef _WIN32
-  _putenv_s (name, "");
-  SetEnvironmentVariableA (name, NULL);
-#else
-  unsetenv (name);
-#endif
-}
-
-static void
 load_blas (void)
 {
-  const char *env = getenv ("OPENBLAS_CORETYPE");
   const char *want = best_core ();
-  char user_core[64] = "";      /* the user's own OPENBLAS_CORETYPE, if any */
+  char user_core[256] = "";     /* the user's own OPENBLAS_CORETYPE, if any */
   const char *user = NULL;
   char tried[512] = "";         /* why loading failed, for the note */
   char custom_failed[256] = ""; /* why TRAINBENCH_BLAS_LIBRARY did not load */
+  char custom[1024] = "";       /* TRAINBENCH_BLAS_LIBRARY */
+  char probe[256];
 
   snprintf (blas.wanted, sizeof blas.wanted, "%s", want);
-  if (env != NULL && env[0] != '\0')
-    {
-      snprintf (user_core, sizeof user_core, "%s", env);
-      user = user_core;
-    }
+  if (_nn_os_getenv ("OPENBLAS_CORETYPE", user_core, sizeof user_core) && user_core[0] != '\0')
+    user = user_core;
   else if (want[0] != '\0')
-    set_env ("OPENBLAS_CORETYPE", want);
+    _nn_os_setenv ("OPENBLAS_CORETYPE", want);
   /* A pthread OpenBLAS starts a pool of one thread per core when it loads,
    * and those threads spin (sched_yield) for about 0.1 s before sleeping:
    * right when training starts (the engine loads it after the data set),
@@ -341,29 +268,24 @@ load_blas (void)
    * build single-threaded anyway, so it loads with one thread and no pool;
    * an OpenMP build gets its count from nn_threads_set. The user's own
    * setting wins; ours is removed again once the library is loaded. */
-  bool threads_env = getenv ("OPENBLAS_NUM_THREADS") == NULL;
+  bool threads_env = !_nn_os_getenv ("OPENBLAS_NUM_THREADS", probe, sizeof probe);
   if (threads_env)
-    set_env ("OPENBLAS_NUM_THREADS", "1");
+    _nn_os_setenv ("OPENBLAS_NUM_THREADS", "1");
 
-#ifdef _WIN32
-  static const char *const candidates[] = { "libopenblas.dll", "openblas.dll", NULL };
-#else
-  static const char *const candidates[] = { "libopenblas.so.0", "libopenblasp.so.0",
-                                            "libopenblas.so", "libblas.so.3", NULL };
-#endif
+  static const char *const candidates[] = { NN_OS_BLAS_LIBRARIES, NULL };
   bool loaded = false;
-  const char *custom = getenv ("TRAINBENCH_BLAS_LIBRARY");
-  if (custom != NULL && strcmp (custom, "none") == 0)
+  _nn_os_getenv ("TRAINBENCH_BLAS_LIBRARY", custom, sizeof custom);
+  if (strcmp (custom, "none") == 0)
     {
       /* For comparisons and tests: the built-in loop on purpose. */
       snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
       snprintf (blas.note, sizeof blas.note,
                 "TRAINBENCH_BLAS_LIBRARY=none: matrix products use a slow built-in loop");
       if (threads_env)
-        unset_env ("OPENBLAS_NUM_THREADS");
+        _nn_os_setenv ("OPENBLAS_NUM_THREADS", NULL);
       return;
     }
-  if (custom != NULL && custom[0] != '\0')
+  if (custom[0] != '\0')
     {
       char why[256];
       loaded = try_library (custom, why, sizeof why);
@@ -372,6 +294,26 @@ load_blas (void)
           snprintf (custom_failed, sizeof custom_failed, "TRAINBENCH_BLAS_LIBRARY=%.200s",
                     why);
           snprintf (tried, sizeof tried, "%s; ", custom_failed);
+        }
+    }
+  /* Where the program's folder comes first (Windows), each name by its full
+   * path there: the copy shipped with the program, whatever else the
+   * system has. */
+  char folder[4096] = "";
+  if (NN_OS_BLAS_NEXT_TO_PROGRAM)
+    _nn_program_folder (folder, sizeof folder);
+  for (int i = 0; !loaded && folder[0] != '\0' && candidates[i] != NULL; i++)
+    {
+      char path[4096 + 64];
+      char why[256];
+      if (!nn_path_join (path, sizeof path, folder, candidates[i])
+          || _nn_os_path_kind (path, NULL) != NN_OS_FILE)
+        continue;
+      loaded = try_library (path, why, sizeof why);
+      if (!loaded)
+        {
+          size_t used = strlen (tried);
+          snprintf (tried + used, sizeof tried - used, "%s; ", why);
         }
     }
   for (int i = 0; !loaded && candidates[i] != NULL; i++)
@@ -387,7 +329,7 @@ load_blas (void)
     }
 
   if (threads_env)
-    unset_env ("OPENBLAS_NUM_THREADS");
+    _nn_os_setenv ("OPENBLAS_NUM_THREADS", NULL);
 
   if (!loaded)
     {
@@ -449,33 +391,13 @@ load_blas (void)
     }
 }
 
-#ifdef _WIN32
-static INIT_ONCE blas_once = INIT_ONCE_STATIC_INIT;
-
-static BOOL CALLBACK
-load_blas_once (PINIT_ONCE once, PVOID param, PVOID *context)
-{
-  (void) once;
-  (void) param;
-  (void) context;
-  load_blas ();
-  return TRUE;
-}
+static NnOsOnce blas_once = NN_OS_ONCE_INIT;
 
 void
 nn_blas_init (void)
 {
-  InitOnceExecuteOnce (&blas_once, load_blas_once, NULL, NULL);
+  _nn_os_once (&blas_once, load_blas);
 }
-#else
-static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
-
-void
-nn_blas_init (void)
-{
-  pthread_once (&blas_once, load_blas);
-}
-#endif
 
 /* ---------------------------------------------------------------- queries */
 
@@ -520,26 +442,6 @@ _nn_blas_info (char *name, size_t name_size,
 
 /* ---------------------------------------------------------------- threads */
 
-/* Processors this process may run on (its affinity mask, so a container's
- * or taskset's limit counts). */
-static int
-available_processors (void)
-{
-#ifdef _WIN32
-  SYSTEM_INFO si;
-  GetSystemInfo (&si);
-  return si.dwNumberOfProcessors > 0 ? (int) si.dwNumberOfProcessors : 1;
-#else
-#ifdef CPU_COUNT
-  cpu_set_t set;
-  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
-    return CPU_COUNT (&set);
-#endif
-  long n = sysconf (_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int) n : 1;
-#endif
-}
-
 int32_t
 nn_threads_set (int32_t threads)
 {
@@ -551,7 +453,7 @@ nn_threads_set (int32_t threads)
        * the processors this process may use. */
       NnSystemInfo info;
       nn_system_info (&info);
-      int available = available_processors ();
+      int available = _nn_os_available_processors ();
       threads = info.cpu_cores > 0 && info.cpu_cores < available ? info.cpu_cores : available;
     }
   if (threads > 1024)
@@ -578,7 +480,7 @@ _nn_threads (void)
 #ifdef _OPENMP
   return omp_get_max_threads ();
 #else
-  return available_processors ();
+  return _nn_os_available_processors ();
 #endif
 }
 

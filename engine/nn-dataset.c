@@ -3,28 +3,15 @@
  * The file formats themselves live in nn-idx.c and nn-npz.c.
  */
 
-#define _POSIX_C_SOURCE 200809L
-
 #include "nn-dataset-private.h"
+#include "nn-os.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#ifndef _WIN32
-#include <pwd.h>
-#include <unistd.h>
-#endif
-
-#ifdef _WIN32
-#define SEP "\\"
-#else
-#define SEP "/"
-#define SYSTEM_DATA_DIR "/usr/share/datasets"
-#endif
-
+#define SEP NN_OS_SEP
 #define PATH_SIZE 4096
 
 /* The four files of an IDX data set, in the order train images, train labels,
@@ -43,15 +30,14 @@ static const char *const known_names[] = { "mnist", "fashion-mnist" };
 static bool
 is_dir (const char *path)
 {
-  struct stat st;
-  return stat (path, &st) == 0 && S_ISDIR (st.st_mode);
+  return _nn_os_path_kind (path, NULL) == NN_OS_FOLDER;
 }
 
 static bool
 is_file (const char *path)
 {
-  struct stat st;
-  return stat (path, &st) == 0 && !S_ISDIR (st.st_mode);
+  NnOsKind kind = _nn_os_path_kind (path, NULL);
+  return kind == NN_OS_FILE || kind == NN_OS_OTHER;
 }
 
 /* out = dir + separator + leaf; false (and out = "") when it does not fit, so
@@ -59,67 +45,19 @@ is_file (const char *path)
 static bool
 join_path (char *out, size_t size, const char *dir, const char *leaf)
 {
-  size_t a = strlen (dir), b = strlen (leaf);
-
-  if (size == 0)
-    return false;
-  if (a + 1 + b + 1 > size)
-    {
-      out[0] = '\0';
-      return false;
-    }
-  memmove (out, dir, a);
-  out[a] = SEP[0];
-  memmove (out + a + 1, leaf, b);
-  out[a + 1 + b] = '\0';
-  return true;
-}
-
-static void
-home_dir (char *out, size_t size)
-{
-#ifdef _WIN32
-  const char *home = getenv ("USERPROFILE");
-  snprintf (out, size, "%s", home != NULL ? home : "");
-#else
-  const char *home = getenv ("HOME");
-  if (home == NULL || home[0] == '\0')
-    {
-      struct passwd *pw = getpwuid (getuid ());
-      home = pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "";
-    }
-  snprintf (out, size, "%s", home);
-#endif
+  return nn_path_join (out, size, dir, leaf);
 }
 
 void
 _nn_user_data_dir (const char *leaf, char *out, size_t size)
 {
-  char home[PATH_SIZE];
+  char base[PATH_SIZE];
 
   if (out == NULL || size == 0)
     return;
-#ifdef _WIN32
-  const char *base = getenv ("LOCALAPPDATA");
-  if (base != NULL && base[0] != '\0')
-    {
-      snprintf (out, size, "%s\\Trainbench\\%s", base, leaf);
-      return;
-    }
-  home_dir (home, sizeof home);
-  snprintf (out, size, "%s\\AppData\\Local\\Trainbench\\%s", home[0] != '\0' ? home : ".",
-            leaf);
-#else
-  /* The XDG spec says a relative XDG_DATA_HOME is invalid and to be ignored. */
-  const char *xdg = getenv ("XDG_DATA_HOME");
-  if (xdg != NULL && xdg[0] == '/')
-    {
-      snprintf (out, size, "%s/trainbench/%s", xdg, leaf);
-      return;
-    }
-  home_dir (home, sizeof home);
-  snprintf (out, size, "%s/.local/share/trainbench/%s", home[0] != '\0' ? home : ".", leaf);
-#endif
+  _nn_os_data_home (base, sizeof base);
+  if (!join_path (out, size, base, leaf))
+    snprintf (out, size, "%s", base);
 }
 
 void
@@ -329,13 +267,13 @@ _nn_dataset_find (const char *name,
   base = buf->base;
   path = buf->path;
   home = buf->home;
-  home_dir (home, PATH_SIZE);
+  _nn_os_home (home, PATH_SIZE);
 
   snprintf (npz_name, sizeof npz_name, "%s.npz", name);
 
   /* 1. $TRAINBENCH_DATA_DIR/NAME (folder) or NAME.npz */
-  env = getenv ("TRAINBENCH_DATA_DIR");
-  if (env != NULL && env[0] != '\0')
+  env = _nn_os_getenv ("TRAINBENCH_DATA_DIR", base, PATH_SIZE) && base[0] != '\0' ? base : NULL;
+  if (env != NULL)
     {
       if (join_path (path, PATH_SIZE, env, name))
         ok = check_folder (path, name, found, found_size, looked, looked_size);
@@ -376,11 +314,7 @@ _nn_dataset_find (const char *name,
 static const char *
 system_data_dir (void)
 {
-#ifdef SYSTEM_DATA_DIR
-  return SYSTEM_DATA_DIR;
-#else
-  return NULL;
-#endif
+  return _nn_os_system_datasets ();
 }
 
 int
@@ -432,7 +366,7 @@ static bool
 looks_like_zip (const char *path)
 {
   unsigned char head[4] = { 0 };
-  FILE *f = fopen (path, "rb");
+  FILE *f = _nn_os_fopen (path, "rb");
   bool zip;
   if (f == NULL)
     return false;
@@ -449,10 +383,10 @@ path_base_name (const char *path, char *out, size_t size)
   size_t end = strlen (path);
   size_t start;
 
-  while (end > 1 && (path[end - 1] == '/' || path[end - 1] == '\\'))
+  while (end > 1 && _nn_os_is_separator (path[end - 1]))
     end--;
   start = end;
-  while (start > 0 && path[start - 1] != '/' && path[start - 1] != '\\')
+  while (start > 0 && !_nn_os_is_separator (path[start - 1]))
     start--;
   if (end - start >= size)
     end = start + size - 1;
@@ -464,14 +398,14 @@ path_base_name (const char *path, char *out, size_t size)
 static NnStatus
 load_path (const char *path, NnDataset **out, NnError *error)
 {
-  struct stat st;
   NnDataset *ds;
   NnStatus status;
+  NnOsKind kind = _nn_os_path_kind (path, NULL);
 
-  if (stat (path, &st) != 0)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (errno));
+  if (kind == NN_OS_MISSING)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (ENOENT));
 
-  if (!S_ISDIR (st.st_mode))
+  if (kind != NN_OS_FOLDER)
     {
       if (ends_with (path, ".npz") || looks_like_zip (path))
         return nn_dataset_load_npz (path, out, error);

@@ -1,17 +1,9 @@
-/* nn-error.c: error messages and the monotonic clock, shared by the engine. */
-
-#define _POSIX_C_SOURCE 200809L
+/* nn-error.c: error messages and sizes in words, shared by the engine. */
 
 #include "nn-private.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#ifdef _WIN32
-#include <windows.h>
-#else
-#include <time.h>
-#endif
 
 const char *
 nn_status_name (NnStatus status)
@@ -73,23 +65,6 @@ _nn_error_prefix (NnError *error, const char *format, ...)
   memcpy (old, error->message, sizeof old);
   /* bounded so the pair fits: a long prefix must not push out the cause */
   snprintf (error->message, sizeof error->message, "%.300s: %.700s", prefix, old);
-}
-
-double
-_nn_now (void)
-{
-#ifdef _WIN32
-  static LARGE_INTEGER frequency;
-  LARGE_INTEGER now;
-  if (frequency.QuadPart == 0)
-    QueryPerformanceFrequency (&frequency);
-  QueryPerformanceCounter (&now);
-  return (double) now.QuadPart / (double) frequency.QuadPart;
-#else
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-#endif
 }
 
 void

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-dataset-private.h"
+#include "nn-os.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -434,7 +435,7 @@ _nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *e
   if (path == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no IDX file given");
   r.name = path;
-  r.file = fopen (path, "rb");
+  r.file = _nn_os_fopen (path, "rb");
   if (r.file == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   status = idx_read (&r, kind, out, error);

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-model-private.h"
+#include "nn-os.h"
 
 #include <errno.h>
 #include <math.h>
@@ -872,9 +873,7 @@ nn_model_save (NnModel *model, const char *path, NnError *error)
   uint8_t shape[20];
   uint8_t *body = NULL;
   float *weights = NULL;
-  char tmp[4200];
-  FILE *f;
-  bool ok;
+  NnAtomicFile af;
   NnStatus status;
 
   if (path == NULL || path[0] == '\0')
@@ -910,37 +909,19 @@ nn_model_save (NnModel *model, const char *path, NnError *error)
   put_u32 (shape + 8, (uint32_t) model->input.width);
   put_u64 (shape + 12, (uint64_t) count);
 
-  /* write next to the target, then rename: a failed save never damages an
-   * existing file */
-  snprintf (tmp, sizeof tmp, "%s.tmp", path);
-  f = fopen (tmp, "wb");
-  if (f == NULL)
+  /* an atomic file: a failed save never damages an existing one */
+  status = _nn_atomic_file_open (&af, path, false, error);
+  if (status != NN_OK)
     {
       free (body);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: cannot write: %s", path, strerror (errno));
+      return status;
     }
-  ok = fwrite (header, 1, sizeof header, f) == sizeof header
-       && fwrite (model->spec_text, 1, spec_len, f) == spec_len
-       && fwrite (shape, 1, sizeof shape, f) == sizeof shape
-       && fwrite (body, 4, count, f) == count;
+  _nn_atomic_file_write (&af, header, sizeof header);
+  _nn_atomic_file_write (&af, model->spec_text, spec_len);
+  _nn_atomic_file_write (&af, shape, sizeof shape);
+  _nn_atomic_file_write (&af, body, 4 * count);
   free (body);
-  ok = fflush (f) == 0 && ok;
-  ok = fclose (f) == 0 && ok;
-  if (!ok)
-    {
-      remove (tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: cannot write: %s", path, strerror (errno));
-    }
-#ifdef _WIN32
-  remove (path);
-#endif
-  if (rename (tmp, path) != 0)
-    {
-      int err = errno;
-      remove (tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: cannot write: %s", path, strerror (err));
-    }
-  return NN_OK;
+  return _nn_atomic_file_commit (&af, error);
 }
 
 /* Read the header of a weights file; leaves f at the start of the floats. */
@@ -1024,7 +1005,7 @@ nn_weights_file_peek (const char *path, char **spec_text, NnInputShape *input, N
   *spec_text = NULL;
   if (path == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no weights file given");
-  f = fopen (path, "rb");
+  f = _nn_os_fopen (path, "rb");
   if (f == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   status = read_header (f, path, spec_text, &shape, &count, error);
@@ -1051,7 +1032,7 @@ nn_model_load (NnModel *model, const char *path, NnError *error)
 
   if (path == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no weights file given");
-  f = fopen (path, "rb");
+  f = _nn_os_fopen (path, "rb");
   if (f == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   status = read_header (f, path, &text, &shape, &count, error);

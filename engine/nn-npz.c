@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-dataset-private.h"
+#include "nn-os.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -931,23 +932,11 @@ _nn_npz_parse_memory (const uint8_t *data,
   return status;
 }
 
-static const char *
-base_name (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-#ifdef _WIN32
-  const char *back = strrchr (path, '\\');
-  if (back != NULL && (slash == NULL || back > slash))
-    slash = back;
-#endif
-  return slash != NULL ? slash + 1 : path;
-}
-
 NnStatus
 nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
 {
   FILE *f;
-  long end;
+  uint64_t end = 0;
   uint8_t *data;
   NnDataset *ds;
   NnStatus status;
@@ -956,28 +945,28 @@ nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load_npz: missing argument");
   *out = NULL;
 
-  f = fopen (path, "rb");
+  f = _nn_os_fopen (path, "rb");
   if (f == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
-  if (fseek (f, 0, SEEK_END) != 0 || (end = ftell (f)) < 0 || fseek (f, 0, SEEK_SET) != 0)
+  /* the size from the OS: ftell's long has 32 bits on Windows */
+  if (_nn_os_path_kind (path, &end) != NN_OS_FILE)
     {
-      status = _nn_error_set (error, NN_ERROR_IO, "%s: cannot find the file's size: %s", path,
-                              strerror (errno));
       fclose (f);
-      return status;
+      return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file", path);
     }
-  if ((uint64_t) end > NPZ_MAX_FILE || (uint64_t) end > SIZE_MAX - 1)
+  if (end > NPZ_MAX_FILE || end > SIZE_MAX - 1)
     {
       fclose (f);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %ld bytes is too large for a data set",
-                            path, end);
+      return _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: %llu bytes is too large for a data set", path,
+                            (unsigned long long) end);
     }
   data = malloc ((size_t) end + 1);
   if (data == NULL)
     {
       fclose (f);
-      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory reading %ld bytes", path,
-                            end);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory reading %llu bytes",
+                            path, (unsigned long long) end);
     }
   if (fread (data, 1, (size_t) end, f) != (size_t) end)
     {
@@ -1002,7 +991,7 @@ nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
       free (ds);
       return status;
     }
-  snprintf (ds->name, sizeof ds->name, "%s", base_name (path));
+  snprintf (ds->name, sizeof ds->name, "%s", _nn_path_base_name (path));
   snprintf (ds->path, sizeof ds->path, "%s", path);
   ds->classes = _nn_dataset_count_classes (ds);
   *out = ds;

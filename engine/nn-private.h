@@ -40,7 +40,7 @@ uint64_t _nn_physical_memory (void);
 
 /* ---------------------------------------------------------------- clock */
 
-/* Monotonic seconds from an arbitrary origin. */
+/* Monotonic seconds from an arbitrary origin (in the OS layer, nn-os.h). */
 double _nn_now (void);
 
 /* ---------------------------------------------------------------- randomness */
@@ -55,12 +55,47 @@ _nn_splitmix64 (uint64_t *state)
   return z ^ (z >> 31);
 }
 
-/* ---------------------------------------------------------------- folders */
+/* ---------------------------------------------------------------- folders and files */
 
 /* The user's Trainbench folder `leaf` ("datasets", "runs"):
  * $XDG_DATA_HOME/trainbench/LEAF or ~/.local/share/trainbench/LEAF, on
  * Windows %LOCALAPPDATA%\Trainbench\LEAF. In nn-dataset.c. */
 void _nn_user_data_dir (const char *leaf, char *out, size_t size);
+
+/* The last component of a path (after its last separator); nn-file.c. */
+const char *_nn_path_base_name (const char *path);
+
+/* The running program's folder, "" when unknown. */
+void _nn_program_folder (char *out, size_t size);
+
+/* 32 random bits from the OS, never the same twice in a row in one process. */
+uint32_t _nn_random_u32 (void);
+
+/* A file written in full or not at all: _nn_atomic_file_open creates a new
+ * temporary file next to `path`, the contents go in with
+ * _nn_atomic_file_write, and _nn_atomic_file_commit flushes it to disk and
+ * puts it in the place of `path` in one step. On any failure the temporary
+ * file is removed and an old `path` stays as it was; messages name `path`. */
+typedef struct
+{
+  FILE *file;           /* owned: the temporary file */
+  int error;            /* errno of the first failed write, 0 while all is well */
+  char path[4096];      /* the target */
+  char tmp[4096 + 16];  /* path + ".tmp-XXXXXX" */
+  char folder[4096];    /* the target's folder, "" for the current one */
+} NnAtomicFile;
+
+/* `make_folder`: create the target's folder and its parents first. */
+NnStatus _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder,
+                               NnError *error);
+bool _nn_atomic_file_write (NnAtomicFile *af, const void *data, size_t size);
+NnStatus _nn_atomic_file_commit (NnAtomicFile *af, NnError *error);
+/* Give up: the temporary file goes, the target stays as it was. */
+void _nn_atomic_file_abort (NnAtomicFile *af);
+
+/* The three in one, for contents already in memory. */
+NnStatus _nn_file_write_atomically (const char *path, const void *data, size_t size,
+                                    bool make_folder, NnError *error);
 
 /* ---------------------------------------------------------------- shapes */
 

@@ -1,239 +1,18 @@
 /* nn-result.c: result files (schema 1 in ARCHITECTURE.md), run ids, the runs folder.
  *
- * A result is written to a temporary file next to the target, flushed to
- * disk and renamed over it, so a crash leaves either the old file or the new
- * one, never half of one.
+ * A result is written as an atomic file (nn-file.c): a temporary file next
+ * to the target, flushed to disk and put in its place in one step, so a
+ * crash leaves either the old file or the new one, never half of one.
  */
-
-#define _GNU_SOURCE
-#ifdef _WIN32
-#define _CRT_RAND_S
-#endif
 
 #include "nn-private.h"
 #include "nn-json.h"
+#include "nn-os.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-
-#ifdef _WIN32
-#include <direct.h>
-#include <io.h>
-#include <process.h>
-#include <windows.h>
-#else
-#include <sys/random.h>
-#include <unistd.h>
-#endif
-
-#ifndef O_CLOEXEC
-#define O_CLOEXEC 0
-#endif
-#ifndef O_BINARY
-#define O_BINARY 0
-#endif
-
-/* ---------------------------------------------------------------- randomness */
-
-/* 32 random bits from the OS (getrandom, rand_s); time and pid mixed only if
- * that fails, which it should not. */
-static uint32_t
-random_u32 (void)
-{
-  uint32_t r = 0;
-#ifdef _WIN32
-  unsigned int v;
-  if (rand_s (&v) == 0)
-    return v;
-  r = (uint32_t) GetTickCount () ^ ((uint32_t) _getpid () << 16);
-#else
-  if (getrandom (&r, sizeof r, GRND_NONBLOCK) == (ssize_t) sizeof r)
-    return r;
-  struct timespec ts;
-  clock_gettime (CLOCK_REALTIME, &ts);
-  r = (uint32_t) ts.tv_nsec ^ ((uint32_t) getpid () << 16) ^ (uint32_t) ts.tv_sec;
-#endif
-  static uint32_t counter;
-  r += __atomic_add_fetch (&counter, 0x9e3779b9u, __ATOMIC_RELAXED);
-  return r;
-}
-
-/* ---------------------------------------------------------------- folders */
-
-static bool
-is_separator (char c)
-{
-#ifdef _WIN32
-  return c == '/' || c == '\\';
-#else
-  return c == '/';
-#endif
-}
-
-static int
-make_dir (const char *path)
-{
-#ifdef _WIN32
-  return _mkdir (path);
-#else
-  return mkdir (path, 0777);
-#endif
-}
-
-/* mkdir -p; fills error naming the folder that could not be made. */
-static NnStatus
-make_dirs (const char *dir, NnError *error)
-{
-  char buf[4096];
-  size_t n = strlen (dir);
-  if (n == 0)
-    return NN_OK;
-  if (n >= sizeof buf)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: path too long", dir);
-  memcpy (buf, dir, n + 1);
-
-  for (size_t i = 1; i <= n; i++)
-    {
-      if (i < n && !is_separator (buf[i]))
-        continue;
-      if (is_separator (buf[i - 1]))
-        continue;   /* "a//b" or a trailing separator */
-      char saved = buf[i];
-      buf[i] = '\0';
-#ifdef _WIN32
-      /* "C:" is a drive, not a folder to make. */
-      bool drive = i == 2 && buf[1] == ':';
-#else
-      bool drive = false;
-#endif
-      struct stat st;
-      if (!drive && stat (buf, &st) != 0)
-        {
-          if (make_dir (buf) != 0 && errno != EEXIST)
-            return _nn_error_set (error, NN_ERROR_IO, "%s: could not create the folder: %s",
-                                  buf, strerror (errno));
-          if (stat (buf, &st) != 0)
-            return _nn_error_set (error, NN_ERROR_IO, "%s: %s", buf, strerror (errno));
-        }
-      if (!drive && !S_ISDIR (st.st_mode))
-        return _nn_error_set (error, NN_ERROR_IO, "%s: is not a folder", buf);
-      buf[i] = saved;
-    }
-  return NN_OK;
-}
-
-/* ---------------------------------------------------------------- atomic write */
-
-static int
-sync_file (int fd)
-{
-#ifdef _WIN32
-  return _commit (fd);
-#else
-  return fsync (fd);
-#endif
-}
-
-static int
-replace_file (const char *from, const char *to)
-{
-#ifdef _WIN32
-  if (MoveFileExA (from, to, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-    return 0;
-  errno = GetLastError () == ERROR_ACCESS_DENIED ? EACCES : EIO;
-  return -1;
-#else
-  return rename (from, to);
-#endif
-}
-
-/* Write `size` bytes to `path` through a temporary file in the same folder.
- * On failure the temporary file is gone and any old `path` is untouched. */
-static NnStatus
-write_atomically (const char *path, const char *data, size_t size, NnError *error)
-{
-  char dir[4096];
-  char tmp[4096 + 32];
-  size_t n = strlen (path);
-
-  if (n == 0 || n >= sizeof dir)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "result path is empty or too long");
-  if (is_separator (path[n - 1]))
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%s: is a folder name, not a file name",
-                          path);
-
-  /* Parent folder: everything before the last separator. */
-  memcpy (dir, path, n + 1);
-  size_t cut = n;
-  while (cut > 0 && !is_separator (dir[cut - 1]))
-    cut--;
-  while (cut > 1 && is_separator (dir[cut - 1]))
-    cut--;
-  dir[cut] = '\0';
-  NnStatus status = make_dirs (dir, error);
-  if (status != NN_OK)
-    return status;
-
-  /* The temporary name is new (O_EXCL) and random, so two writers never
-   * share one; created with 0666 so the umask decides, as for any file. */
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; attempt++)
-    {
-      snprintf (tmp, sizeof tmp, "%s.tmp-%06x", path, (unsigned) (random_u32 () & 0xffffff));
-      fd = open (tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_BINARY, 0666);
-      if (fd < 0 && errno != EEXIST)
-        break;
-    }
-  if (fd < 0)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: could not create a temporary file: %s",
-                          path, strerror (errno));
-
-  FILE *f = fdopen (fd, "wb");
-  if (f == NULL)
-    {
-      int e = errno;
-      close (fd);
-      remove (tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (e));
-    }
-  bool ok = fwrite (data, 1, size, f) == size;
-  ok = ok && fflush (f) == 0;
-  ok = ok && sync_file (fileno (f)) == 0;
-  int e = errno;
-  if (fclose (f) != 0 && ok)
-    {
-      ok = false;
-      e = errno;
-    }
-  if (!ok)
-    {
-      remove (tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", path, strerror (e));
-    }
-  if (replace_file (tmp, path) != 0)
-    {
-      e = errno;
-      remove (tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: could not replace the file: %s", path,
-                            strerror (e));
-    }
-#ifndef _WIN32
-  /* Make the rename itself durable; a failure here loses nothing already
-   * written, so it is not reported. */
-  int dfd = open (dir[0] != '\0' ? dir : ".", O_RDONLY | O_CLOEXEC);
-  if (dfd >= 0)
-    {
-      fsync (dfd);
-      close (dfd);
-    }
-#endif
-  return NN_OK;
-}
 
 /* ---------------------------------------------------------------- JSON of a result */
 
@@ -290,6 +69,8 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
   KEY_STR (j, "name", sys->os_name);
   KEY_STR (j, "version", sys->os_version);
   KEY_STR (j, "kernel", sys->kernel);
+  /* added in schema 1's lifetime: "wine 8.0", "" natively */
+  KEY_STR (j, "emulated_by", sys->os_emulated_by);
   _nn_json_end_object (j);
 
   _nn_json_key (j, "cpu");
@@ -519,7 +300,7 @@ nn_result_write (const NnRunResult *result,
       return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory writing the result",
                             path);
     }
-  NnStatus status = write_atomically (path, json.data, json.len, error);
+  NnStatus status = _nn_file_write_atomically (path, json.data, json.len, true, error);
   _nn_json_free (&json);
   return status;
 }
@@ -542,7 +323,7 @@ nn_run_id_new (const char *model_name,
   uint32_t start = __atomic_load_n (&base, __ATOMIC_ACQUIRE);
   if (start == 0)
     {
-      uint32_t seed = random_u32 () | 0x10000u;
+      uint32_t seed = _nn_random_u32 () | 0x10000u;
       if (__atomic_compare_exchange_n (&base, &start, seed, false, __ATOMIC_ACQ_REL,
                                        __ATOMIC_ACQUIRE))
         start = seed;
@@ -552,11 +333,7 @@ nn_run_id_new (const char *model_name,
 
   time_t t = time (NULL);
   struct tm tm;
-#ifdef _WIN32
-  gmtime_s (&tm, &t);
-#else
-  gmtime_r (&t, &tm);
-#endif
+  _nn_os_gmtime (t, &tm);
 
   /* Model name as [a-z0-9-]: other characters become '-', never two in a
    * row, none at either end; at most 30 characters. */

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-model-private.h"
+#include "nn-os.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -421,11 +422,11 @@ upload_new (Run *run, const void *src, size_t bytes, const char *what, void **ou
 static int32_t
 graph_steps_wanted (void)
 {
-  const char *env = getenv ("TRAINBENCH_GRAPH_STEPS");
+  char env[32];
   char *end;
   long v;
 
-  if (env == NULL || env[0] == '\0')
+  if (!_nn_os_getenv ("TRAINBENCH_GRAPH_STEPS", env, sizeof env) || env[0] == '\0')
     return GRAPH_STEPS_DEFAULT;
   v = strtol (env, &end, 10);
   if (*end != '\0' || v < 1 || v > GRAPH_STEPS_MAX)

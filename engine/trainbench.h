@@ -102,7 +102,7 @@ typedef struct
 int nn_dataset_list_known (NnDatasetLocation *out, int max);
 
 /* The folder Trainbench downloads data sets to: $XDG_DATA_HOME/trainbench/datasets
- * (or %LOCALAPPDATA% on Windows). Written into `out`. */
+ * (on Windows %LOCALAPPDATA%\Trainbench\datasets). Written into `out`. */
 void nn_dataset_user_dir (char *out, size_t size);
 
 /* ---------------------------------------------------------------- model specs */
@@ -480,7 +480,8 @@ typedef struct
 {
   char os_name[128];       /* "Debian GNU/Linux", "Windows" */
   char os_version[128];    /* "12 (bookworm)" */
-  char kernel[128];        /* "6.1.0-26-amd64" */
+  char kernel[128];        /* "6.1.0-26-amd64", "10.0.19045" */
+  char os_emulated_by[64]; /* "wine 8.0" when wine runs this Windows build, "" natively */
   char cpu_model[256];
   int32_t cpu_cores;       /* physical cores */
   int32_t cpu_threads;     /* logical processors */
@@ -494,6 +495,15 @@ typedef struct
 } NnSystemInfo;
 
 void nn_system_info (NnSystemInfo *info);
+
+/* The OS as people name it, with what emulates it: "Debian GNU/Linux 12
+ * (bookworm)", "Windows 10 (wine 8.0)". Returns the length it needed, like
+ * snprintf. */
+size_t nn_system_os_label (const NnSystemInfo *info, char *out, size_t size);
+
+/* Memory available now for new allocations without swapping, in bytes (0
+ * when unknown). */
+uint64_t nn_system_memory_available (void);
 
 /* Make OpenBLAS run the best kernels this CPU supports. Must run before the
  * first BLAS call (the engine calls it from every entry point that may use
@@ -521,9 +531,19 @@ void nn_run_id_new (const char *model_name,
                     char *started_at,
                     size_t started_at_size);
 
-/* The default runs folder: $XDG_DATA_HOME/trainbench/runs (or the Windows
- * equivalent). */
+/* The default runs folder: $XDG_DATA_HOME/trainbench/runs (on Windows
+ * %LOCALAPPDATA%\Trainbench\runs). */
 void nn_runs_dir (char *out, size_t size);
+
+/* ---------------------------------------------------------------- files */
+
+/* Create a folder and its parents (mkdir -p; on Windows '/' and '\\' both
+ * separate). The message names the folder that could not be made. */
+NnStatus nn_folder_create (const char *path, NnError *error);
+
+/* out = folder + the system's separator + name (none added after a folder
+ * that ends in one). False, and out = "", when it does not fit. */
+bool nn_path_join (char *out, size_t size, const char *folder, const char *name);
 
 #ifdef __cplusplus
 }

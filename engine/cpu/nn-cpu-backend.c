@@ -30,24 +30,7 @@ static inline int omp_get_thread_num (void) { return 0; }
 static inline int omp_get_num_threads (void) { return 1; }
 #endif
 
-#ifdef _WIN32
-#include <malloc.h>
-#include <windows.h>
-#else
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-
-/* Buffers of at least HUGE_MIN bytes (the data set, cnn's activations,
- * mlp-wide's parameters) start on a 2 MiB boundary and ask the kernel for
- * transparent huge pages, which Debian and Ubuntu give only on request
- * (madvise mode): with 4 KiB pages a batch gathered from 47 MB of images
- * and every pass over cnn's 37 MB activations miss the TLB page after
- * page. The batch gather is the clearest case: 12.4 -> 8.8 us for
- * mlp-small, 130 -> 59 us for cnn (2-core development machine, with the
- * day's other changes; bench/results/local2core-cpu-ops-2026-11-30.md). */
-#define HUGE_PAGE ((size_t) 2 << 20)
-#define HUGE_MIN ((size_t) 4 << 20)
+#include "nn-os.h"
 
 /* Below this many elements a loop runs on the calling thread only (the
  * loops not yet sized by par_threads). */
@@ -244,25 +227,10 @@ cpu_alloc (void *vctx, size_t bytes, void **ptr)
     return fail (ctx, NN_BACKEND_OUT_OF_MEMORY,
                  "out of memory: cannot allocate %s, more than this machine's memory",
                  size_text);
-  /* Round up so vector loops may read whole 64-byte lines. */
+  /* Round up so vector loops may read whole 64-byte lines; large blocks
+   * start on a (huge) page, see _nn_os_alloc_aligned. */
   size_t rounded = (bytes + 63) & ~(size_t) 63;
-#ifdef _WIN32
-  p = _aligned_malloc (rounded, 64);
-#else
-#if defined(MADV_HUGEPAGE)
-  if (rounded >= HUGE_MIN && rounded <= SIZE_MAX - HUGE_PAGE)
-    {
-      rounded = (rounded + HUGE_PAGE - 1) & ~(size_t) (HUGE_PAGE - 1);
-      if (posix_memalign (&p, HUGE_PAGE, rounded) != 0)
-        p = NULL;
-      else
-        madvise (p, rounded, MADV_HUGEPAGE);
-    }
-  else
-#endif
-  if (posix_memalign (&p, 64, rounded) != 0)
-    p = NULL;
-#endif
+  p = _nn_os_alloc_aligned (&rounded);
   if (p == NULL)
     return fail (ctx, NN_BACKEND_OUT_OF_MEMORY, "out of memory: cannot allocate %s", size_text);
   memset (p, 0, rounded);
@@ -273,11 +241,7 @@ cpu_alloc (void *vctx, size_t bytes, void **ptr)
 static void
 cpu_free (void *ctx, void *ptr)
 {
-#ifdef _WIN32
-  _aligned_free (ptr);
-#else
-  free (ptr);
-#endif
+  _nn_os_free_aligned (ptr);
 }
 
 static int

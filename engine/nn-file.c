@@ -1,0 +1,237 @@
+/* nn-file.c: paths, folders and atomic files, the same on every OS, on top
+ * of the OS layer (nn-os.h).
+ *
+ * An atomic file is written to a new temporary file next to the target,
+ * flushed to disk and put in the target's place in one step, so a crash
+ * leaves either the old file or the new one, never half of one.
+ */
+
+#include "nn-private.h"
+#include "nn-os.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------------------------------------------------------------- paths */
+
+bool
+nn_path_join (char *out, size_t size, const char *folder, const char *name)
+{
+  size_t a = strlen (folder), b = strlen (name);
+
+  if (size == 0)
+    return false;
+  /* no second separator after one the folder ends with ("C:\", "/") */
+  bool sep = a > 0 && !_nn_os_is_separator (folder[a - 1]);
+  if (a + sep + b + 1 > size)
+    {
+      out[0] = '\0';
+      return false;
+    }
+  memmove (out, folder, a);
+  if (sep)
+    out[a] = NN_OS_SEP[0];
+  memmove (out + a + sep, name, b);
+  out[a + sep + b] = '\0';
+  return true;
+}
+
+const char *
+_nn_path_base_name (const char *path)
+{
+  const char *base = path;
+  for (const char *p = path; *p != '\0'; p++)
+    if (_nn_os_is_separator (*p))
+      base = p + 1;
+  return base;
+}
+
+/* The folder part of `path` ("" when it has none) into out. */
+static void
+parent_folder (const char *path, char *out, size_t size)
+{
+  size_t root = _nn_os_path_root (path);
+  size_t cut = (size_t) (_nn_path_base_name (path) - path);
+
+  while (cut > root && _nn_os_is_separator (path[cut - 1]))
+    cut--;
+  if (cut < root)
+    cut = root;
+  if (cut >= size)
+    cut = size - 1;
+  memcpy (out, path, cut);
+  out[cut] = '\0';
+}
+
+void
+_nn_program_folder (char *out, size_t size)
+{
+  if (!_nn_os_program_path (out, size))
+    return;
+  char *base = (char *) _nn_path_base_name (out);
+  if (base > out)
+    base[-1] = '\0';
+}
+
+/* ---------------------------------------------------------------- folders */
+
+NnStatus
+nn_folder_create (const char *path, NnError *error)
+{
+  char buf[4096];
+  size_t n = path != NULL ? strlen (path) : 0;
+
+  if (n == 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no folder name given");
+  if (n >= sizeof buf)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%.200s...: path too long", path);
+  memcpy (buf, path, n + 1);
+
+  /* each prefix that ends a component, below the root ("/", "C:\") */
+  for (size_t i = _nn_os_path_root (buf) + 1; i <= n; i++)
+    {
+      if (i < n && !_nn_os_is_separator (buf[i]))
+        continue;
+      if (_nn_os_is_separator (buf[i - 1]))
+        continue;   /* "a//b" or a trailing separator */
+      char saved = buf[i];
+      buf[i] = '\0';
+      NnOsKind kind = _nn_os_path_kind (buf, NULL);
+      if (kind == NN_OS_MISSING)
+        {
+          int e = _nn_os_make_folder (buf);
+          if (e != 0 && e != EEXIST)
+            return _nn_error_set (error, NN_ERROR_IO, "%s: could not create the folder: %s", buf,
+                                  strerror (e));
+          kind = _nn_os_path_kind (buf, NULL);
+          if (kind == NN_OS_MISSING)
+            return _nn_error_set (error, NN_ERROR_IO,
+                                  "%s: could not create the folder: it vanished", buf);
+        }
+      if (kind != NN_OS_FOLDER)
+        return _nn_error_set (error, NN_ERROR_IO, "%s: is not a folder", buf);
+      buf[i] = saved;
+    }
+  return NN_OK;
+}
+
+/* ---------------------------------------------------------------- randomness */
+
+uint32_t
+_nn_random_u32 (void)
+{
+  static uint32_t counter;
+  uint32_t r = 0;
+
+  if (!_nn_os_random (&r, sizeof r))
+    {
+      /* should not happen: the clock's fine bits then */
+      double now = _nn_now ();
+      r = (uint32_t) (now * 1e9) ^ (uint32_t) time (NULL);
+    }
+  r += __atomic_add_fetch (&counter, 0x9e3779b9u, __ATOMIC_RELAXED);
+  return r;
+}
+
+/* ---------------------------------------------------------------- atomic files */
+
+NnStatus
+_nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnError *error)
+{
+  size_t n = path != NULL ? strlen (path) : 0;
+
+  memset (af, 0, sizeof *af);
+  if (n == 0 || n >= sizeof af->path)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "file name is empty or too long");
+  if (_nn_os_is_separator (path[n - 1]))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%s: is a folder name, not a file name",
+                          path);
+  memcpy (af->path, path, n + 1);
+  parent_folder (path, af->folder, sizeof af->folder);
+  if (make_folder && af->folder[0] != '\0')
+    {
+      NnStatus status = nn_folder_create (af->folder, error);
+      if (status != NN_OK)
+        return status;
+    }
+
+  /* The temporary name is new (created exclusively) and random, so two
+   * writers never share one. */
+  int e = 0;
+  for (int attempt = 0; attempt < 100 && af->file == NULL; attempt++)
+    {
+      snprintf (af->tmp, sizeof af->tmp, "%s.tmp-%06x", path,
+                (unsigned) (_nn_random_u32 () & 0xffffff));
+      af->file = _nn_os_create_new (af->tmp);
+      e = errno;
+      if (af->file == NULL && e != EEXIST)
+        break;
+    }
+  if (af->file == NULL)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: could not create a temporary file: %s", path,
+                          strerror (e));
+  return NN_OK;
+}
+
+bool
+_nn_atomic_file_write (NnAtomicFile *af, const void *data, size_t size)
+{
+  if (af->error != 0 || size == 0)
+    return af->error == 0;
+  errno = 0;
+  if (fwrite (data, 1, size, af->file) != size)
+    af->error = errno != 0 ? errno : EIO;
+  return af->error == 0;
+}
+
+NnStatus
+_nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
+{
+  int e = af->error;
+
+  if (e == 0)
+    e = _nn_os_sync_file (af->file);
+  if (fclose (af->file) != 0 && e == 0)
+    e = errno != 0 ? errno : EIO;
+  af->file = NULL;
+  if (e != 0)
+    {
+      _nn_os_remove (af->tmp);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
+    }
+  e = _nn_os_replace (af->tmp, af->path);
+  if (e != 0)
+    {
+      _nn_os_remove (af->tmp);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not replace the file: %s", af->path,
+                            strerror (e));
+    }
+  _nn_os_sync_folder (af->folder);
+  return NN_OK;
+}
+
+void
+_nn_atomic_file_abort (NnAtomicFile *af)
+{
+  if (af->file != NULL)
+    {
+      fclose (af->file);
+      af->file = NULL;
+      _nn_os_remove (af->tmp);
+    }
+}
+
+NnStatus
+_nn_file_write_atomically (const char *path, const void *data, size_t size, bool make_folder,
+                           NnError *error)
+{
+  NnAtomicFile af;
+  NnStatus status = _nn_atomic_file_open (&af, path, make_folder, error);
+  if (status != NN_OK)
+    return status;
+  _nn_atomic_file_write (&af, data, size);
+  return _nn_atomic_file_commit (&af, error);
+}

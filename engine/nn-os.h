@@ -1,0 +1,193 @@
+/* nn-os.h: everything the engine asks of the operating system, in one place.
+ *
+ * Two implementations, os/nn-os-posix.c and os/nn-os-win32.c; meson builds
+ * the one for the host. Paths and environment values are UTF-8 on every
+ * system: on Windows the implementation converts them for the wide-character
+ * API, so a user named 张伟 or a data folder with such a name works. The rest
+ * of the engine has no OS conditionals; nn-file.c builds folders, path joins
+ * and atomic files on top of these.
+ */
+#pragma once
+
+#include "trainbench.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#ifdef _WIN32
+#define NN_OS_NAME "Windows"                 /* for messages */
+#define NN_OS_SEP "\\"                       /* the separator paths are built with */
+#define NN_OS_CUDA_MODULE "trainbench-cuda.dll"
+/* OpenBLAS builds by the names they ship under, the first looked for first:
+ * PyPI's scipy-openblas32 (DYNAMIC_ARCH, plain cblas_ names too), then the
+ * project's own and MSYS2's. */
+#define NN_OS_BLAS_LIBRARIES "libscipy_openblas.dll", "libopenblas.dll", "openblas.dll"
+/* whether each is tried by its full path in the program's folder first */
+#define NN_OS_BLAS_NEXT_TO_PROGRAM 1
+#else
+#include <pthread.h>
+#define NN_OS_NAME "this system"
+#define NN_OS_SEP "/"
+#define NN_OS_CUDA_MODULE "libtrainbench-cuda.so"
+#define NN_OS_BLAS_LIBRARIES "libopenblas.so.0", "libopenblasp.so.0", "libopenblas.so", \
+                             "libblas.so.3"
+#define NN_OS_BLAS_NEXT_TO_PROGRAM 0
+#endif
+
+/* ---------------------------------------------------------------- paths and files */
+
+/* Whether `c` separates folders in a path: '/', and on Windows '\\' too. */
+bool _nn_os_is_separator (char c);
+
+/* How many leading bytes of `path` name a root that is never made or
+ * removed: 1 for "/x", 3 for "C:\x", 2 for "C:x", the "\\server\share\" of
+ * a UNC path; 0 for a relative path. */
+size_t _nn_os_path_root (const char *path);
+
+typedef enum
+{
+  NN_OS_MISSING, /* nothing there, or it cannot be looked at */
+  NN_OS_FILE,    /* a regular file */
+  NN_OS_FOLDER,
+  NN_OS_OTHER,   /* a device, a pipe, a socket */
+} NnOsKind;
+
+/* What `path` is (links followed); its size in bytes into `size` (may be
+ * NULL) for a file. */
+NnOsKind _nn_os_path_kind (const char *path, uint64_t *size);
+
+/* fopen by UTF-8 path; binary on Windows whatever the mode says. NULL with
+ * errno set when it fails. Files opened for reading never stop another
+ * process from replacing them (_nn_os_replace). */
+FILE *_nn_os_fopen (const char *path, const char *mode);
+
+/* A new file for writing, created only if nothing has that name (errno
+ * EEXIST otherwise), not inherited by child processes. */
+FILE *_nn_os_create_new (const char *path);
+
+/* Make one folder; 0, or an errno value (EEXIST when something is there). */
+int _nn_os_make_folder (const char *path);
+
+/* Remove a file; 0, or an errno value. */
+int _nn_os_remove (const char *path);
+
+/* Flush `f` and its data to the disk; 0, or an errno value. */
+int _nn_os_sync_file (FILE *f);
+
+/* Put `from` in the place of `to` in one step, so a reader sees the old
+ * file or the new one and never a part: rename on POSIX; on Windows
+ * MoveFileExW with write-through, retried for a while when another process
+ * holds `to` open or is replacing it at the same moment. 0, or an errno
+ * value. */
+int _nn_os_replace (const char *from, const char *to);
+
+/* Make a replace in `folder` ("" for the current one) durable where the OS
+ * needs a separate step for that (fsync of the folder on POSIX). Failures
+ * are ignored: the data is already written. */
+void _nn_os_sync_folder (const char *folder);
+
+/* The full path of the running program; false (out = "") when unknown. */
+bool _nn_os_program_path (char *out, size_t size);
+
+/* ---------------------------------------------------------------- environment */
+
+/* A variable's value as UTF-8. False when it is unset or does not fit
+ * (out = "" then); true with "" for a variable set to nothing. */
+bool _nn_os_getenv (const char *name, char *out, size_t size);
+
+/* Set a variable (NULL removes it) for this process, for the C runtimes
+ * loaded into it, and for programs it starts. On Windows the value also
+ * reaches the UCRT's copy (which OpenBLAS reads) when the UCRT is already
+ * loaded; nothing crosses between the runtimes but the call. */
+bool _nn_os_setenv (const char *name, const char *value);
+
+/* ---------------------------------------------------------------- folders of the user */
+
+/* The user's home folder: $HOME or the password database; on Windows
+ * %USERPROFILE%. "" when unknown. */
+void _nn_os_home (char *out, size_t size);
+
+/* Trainbench's own data folder: $XDG_DATA_HOME/trainbench (an absolute
+ * XDG_DATA_HOME; ~/.local/share/trainbench without one). On Windows
+ * %LOCALAPPDATA%\Trainbench, or an absolute %XDG_DATA_HOME%\trainbench as
+ * GLib does there, so the app and the engine agree. */
+void _nn_os_data_home (char *out, size_t size);
+
+/* The system's folder of data sets (Debian's /usr/share/datasets), or NULL
+ * when the system has none. */
+const char *_nn_os_system_datasets (void);
+
+/* ---------------------------------------------------------------- time and randomness */
+
+/* Monotonic seconds from an arbitrary origin (clock_gettime,
+ * QueryPerformanceCounter). Declared in nn-private.h as _nn_now. */
+
+/* UTC broken-down time of `t`. */
+void _nn_os_gmtime (time_t t, struct tm *out);
+
+/* `size` random bytes from the OS; false when it has none to give. */
+bool _nn_os_random (void *buffer, size_t size);
+
+/* ---------------------------------------------------------------- dynamic libraries */
+
+/* Load a library by name or path, NULL and a readable reason in `why` when
+ * it cannot be loaded (dlerror; on Windows FormatMessageW's text with the
+ * name). On Windows a bare name is searched only in the program's folder
+ * and the system's, a full path also gives the library's own folder to its
+ * dependencies. */
+void *_nn_os_lib_open (const char *name, char *why, size_t why_size);
+void *_nn_os_lib_symbol (void *lib, const char *symbol);
+void _nn_os_lib_close (void *lib);
+
+/* ---------------------------------------------------------------- threads */
+
+#ifdef _WIN32
+typedef struct
+{
+  void *opaque; /* an INIT_ONCE */
+} NnOsOnce;
+typedef struct
+{
+  void *opaque; /* an SRWLOCK */
+} NnOsMutex;
+#define NN_OS_ONCE_INIT { 0 }
+#define NN_OS_MUTEX_INIT { 0 }
+#else
+typedef pthread_once_t NnOsOnce;
+typedef pthread_mutex_t NnOsMutex;
+#define NN_OS_ONCE_INIT PTHREAD_ONCE_INIT
+#define NN_OS_MUTEX_INIT PTHREAD_MUTEX_INITIALIZER
+#endif
+
+/* Run `fn` once per `once`, however many threads ask at the same time; all
+ * of them return after it has run. */
+void _nn_os_once (NnOsOnce *once, void (*fn) (void));
+void _nn_os_mutex_lock (NnOsMutex *mutex);
+void _nn_os_mutex_unlock (NnOsMutex *mutex);
+
+/* Processors this process may run on (its affinity mask where the OS has
+ * one), at least 1. */
+int _nn_os_available_processors (void);
+
+/* ---------------------------------------------------------------- memory */
+
+/* A block of at least *bytes on a 64-byte boundary; a large one starts on a
+ * page (a 2 MiB huge page where the OS gives them on request) and *bytes
+ * grows to what was taken. Not zeroed. NULL when out of memory. Free with
+ * _nn_os_free_aligned. */
+void *_nn_os_alloc_aligned (size_t *bytes);
+void _nn_os_free_aligned (void *block);
+
+/* ---------------------------------------------------------------- the machine */
+
+/* The parts of `info` that come from the OS: os_name, os_version, kernel,
+ * os_emulated_by, cpu_model, cpu_cores, cpu_threads and ram_bytes. What
+ * cannot be read stays "" or 0. */
+void _nn_os_system_info (NnSystemInfo *info);
+
+/* Memory available for new allocations now without swapping
+ * (MemAvailable, ullAvailPhys), 0 when unknown. */
+uint64_t _nn_os_memory_available (void);

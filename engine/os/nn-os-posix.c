@@ -1,0 +1,516 @@
+/* nn-os-posix.c: the engine's OS layer (nn-os.h) on Linux and other POSIX
+ * systems: files through open/rename/fsync, /proc and sysconf for the
+ * machine, dlopen, pthreads, the XDG folders.
+ */
+
+#define _GNU_SOURCE
+
+#include "nn-os.h"
+#include "nn-private.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* ---------------------------------------------------------------- paths and files */
+
+bool
+_nn_os_is_separator (char c)
+{
+  return c == '/';
+}
+
+size_t
+_nn_os_path_root (const char *path)
+{
+  return path[0] == '/' ? 1 : 0;
+}
+
+NnOsKind
+_nn_os_path_kind (const char *path, uint64_t *size)
+{
+  struct stat st;
+
+  if (size != NULL)
+    *size = 0;
+  if (stat (path, &st) != 0)
+    return NN_OS_MISSING;
+  if (S_ISDIR (st.st_mode))
+    return NN_OS_FOLDER;
+  if (!S_ISREG (st.st_mode))
+    return NN_OS_OTHER;
+  if (size != NULL)
+    *size = (uint64_t) st.st_size;
+  return NN_OS_FILE;
+}
+
+FILE *
+_nn_os_fopen (const char *path, const char *mode)
+{
+  return fopen (path, mode);
+}
+
+FILE *
+_nn_os_create_new (const char *path)
+{
+  /* 0666 so the umask decides, as for any file */
+  int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen (fd, "wb");
+  if (f == NULL)
+    {
+      int e = errno;
+      close (fd);
+      remove (path);
+      errno = e;
+    }
+  return f;
+}
+
+int
+_nn_os_make_folder (const char *path)
+{
+  return mkdir (path, 0777) == 0 ? 0 : errno;
+}
+
+int
+_nn_os_remove (const char *path)
+{
+  return remove (path) == 0 ? 0 : errno;
+}
+
+int
+_nn_os_sync_file (FILE *f)
+{
+  if (fflush (f) != 0)
+    return errno;
+  return fsync (fileno (f)) == 0 ? 0 : errno;
+}
+
+int
+_nn_os_replace (const char *from, const char *to)
+{
+  return rename (from, to) == 0 ? 0 : errno;
+}
+
+void
+_nn_os_sync_folder (const char *folder)
+{
+  int fd = open (folder[0] != '\0' ? folder : ".", O_RDONLY | O_CLOEXEC);
+  if (fd >= 0)
+    {
+      fsync (fd);
+      close (fd);
+    }
+}
+
+bool
+_nn_os_program_path (char *out, size_t size)
+{
+  if (size == 0)
+    return false;
+  ssize_t n = readlink ("/proc/self/exe", out, size - 1);
+  if (n <= 0 || (size_t) n >= size - 1)
+    {
+      out[0] = '\0';
+      return false;
+    }
+  out[n] = '\0';
+  return true;
+}
+
+/* ---------------------------------------------------------------- environment */
+
+bool
+_nn_os_getenv (const char *name, char *out, size_t size)
+{
+  const char *value = getenv (name);
+  if (size > 0)
+    out[0] = '\0';
+  if (value == NULL || strlen (value) >= size)
+    return false;
+  memcpy (out, value, strlen (value) + 1);
+  return true;
+}
+
+bool
+_nn_os_setenv (const char *name, const char *value)
+{
+  return (value != NULL ? setenv (name, value, 1) : unsetenv (name)) == 0;
+}
+
+/* ---------------------------------------------------------------- folders of the user */
+
+void
+_nn_os_home (char *out, size_t size)
+{
+  const char *home = getenv ("HOME");
+  if (home == NULL || home[0] == '\0')
+    {
+      struct passwd *pw = getpwuid (getuid ());
+      home = pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "";
+    }
+  snprintf (out, size, "%s", home);
+}
+
+void
+_nn_os_data_home (char *out, size_t size)
+{
+  char home[4096];
+
+  /* The XDG spec says a relative XDG_DATA_HOME is invalid and to be ignored. */
+  const char *xdg = getenv ("XDG_DATA_HOME");
+  if (xdg != NULL && xdg[0] == '/')
+    {
+      snprintf (out, size, "%s/trainbench", xdg);
+      return;
+    }
+  _nn_os_home (home, sizeof home);
+  snprintf (out, size, "%s/.local/share/trainbench", home[0] != '\0' ? home : ".");
+}
+
+const char *
+_nn_os_system_datasets (void)
+{
+  return "/usr/share/datasets";
+}
+
+/* ---------------------------------------------------------------- time and randomness */
+
+double
+_nn_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+void
+_nn_os_gmtime (time_t t, struct tm *out)
+{
+  if (gmtime_r (&t, out) == NULL)
+    memset (out, 0, sizeof *out);
+}
+
+bool
+_nn_os_random (void *buffer, size_t size)
+{
+  uint8_t *p = buffer;
+  while (size > 0)
+    {
+      ssize_t got = getrandom (p, size, GRND_NONBLOCK);
+      if (got <= 0)
+        return false;
+      p += got;
+      size -= (size_t) got;
+    }
+  return true;
+}
+
+/* ---------------------------------------------------------------- dynamic libraries */
+
+void *
+_nn_os_lib_open (const char *name, char *why, size_t why_size)
+{
+  void *lib = dlopen (name, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL && why != NULL && why_size > 0)
+    {
+      const char *e = dlerror ();
+      snprintf (why, why_size, "%s", e != NULL ? e : "dlopen failed");
+    }
+  return lib;
+}
+
+void *
+_nn_os_lib_symbol (void *lib, const char *symbol)
+{
+  return dlsym (lib, symbol);
+}
+
+void
+_nn_os_lib_close (void *lib)
+{
+  dlclose (lib);
+}
+
+/* ---------------------------------------------------------------- threads */
+
+void
+_nn_os_once (NnOsOnce *once, void (*fn) (void))
+{
+  pthread_once (once, fn);
+}
+
+void
+_nn_os_mutex_lock (NnOsMutex *mutex)
+{
+  pthread_mutex_lock (mutex);
+}
+
+void
+_nn_os_mutex_unlock (NnOsMutex *mutex)
+{
+  pthread_mutex_unlock (mutex);
+}
+
+int
+_nn_os_available_processors (void)
+{
+#ifdef CPU_COUNT
+  cpu_set_t set;
+  if (sched_getaffinity (0, sizeof set, &set) == 0 && CPU_COUNT (&set) > 0)
+    return CPU_COUNT (&set);
+#endif
+  long n = sysconf (_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int) n : 1;
+}
+
+/* ---------------------------------------------------------------- memory */
+
+/* Blocks of at least HUGE_MIN bytes (the data set, cnn's activations,
+ * mlp-wide's parameters) start on a 2 MiB boundary and ask the kernel for
+ * transparent huge pages, which Debian and Ubuntu give only on request
+ * (madvise mode): with 4 KiB pages a batch gathered from 47 MB of images
+ * and every pass over cnn's 37 MB activations miss the TLB page after
+ * page. The batch gather is the clearest case: 12.4 -> 8.8 us for
+ * mlp-small, 130 -> 59 us for cnn (2-core development machine, with the
+ * day's other changes; bench/results/local2core-cpu-ops-2026-11-30.md). */
+#define HUGE_PAGE ((size_t) 2 << 20)
+#define HUGE_MIN ((size_t) 4 << 20)
+
+void *
+_nn_os_alloc_aligned (size_t *bytes)
+{
+  void *p = NULL;
+  size_t size = *bytes;
+
+#if defined(MADV_HUGEPAGE)
+  if (size >= HUGE_MIN && size <= SIZE_MAX - HUGE_PAGE)
+    {
+      size = (size + HUGE_PAGE - 1) & ~(size_t) (HUGE_PAGE - 1);
+      if (posix_memalign (&p, HUGE_PAGE, size) != 0)
+        return NULL;
+      madvise (p, size, MADV_HUGEPAGE);
+      *bytes = size;
+      return p;
+    }
+#endif
+  if (posix_memalign (&p, 64, size) != 0)
+    return NULL;
+  return p;
+}
+
+void
+_nn_os_free_aligned (void *block)
+{
+  free (block);
+}
+
+/* ---------------------------------------------------------------- the machine */
+
+/* Strip leading and trailing white space in place; returns the start. */
+static char *
+strip (char *s)
+{
+  while (*s == ' ' || *s == '\t')
+    s++;
+  size_t n = strlen (s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
+    s[--n] = '\0';
+  return s;
+}
+
+/* A value of os-release, unquoted; false when the key is absent. */
+static bool
+os_release_value (const char *text, const char *key, char *out, size_t size)
+{
+  size_t klen = strlen (key);
+  const char *line = text;
+  while (line != NULL && *line != '\0')
+    {
+      if (strncmp (line, key, klen) == 0 && line[klen] == '=')
+        {
+          const char *v = line + klen + 1;
+          const char *end = strchr (v, '\n');
+          size_t n = end != NULL ? (size_t) (end - v) : strlen (v);
+          if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+            {
+              v++;
+              n -= 2;
+            }
+          if (n >= size)
+            n = size - 1;
+          memcpy (out, v, n);
+          out[n] = '\0';
+          return true;
+        }
+      line = strchr (line, '\n');
+      if (line != NULL)
+        line++;
+    }
+  return false;
+}
+
+static void
+read_os (NnSystemInfo *info)
+{
+  char text[4096];
+  FILE *f = fopen ("/etc/os-release", "r");
+  if (f == NULL)
+    f = fopen ("/usr/lib/os-release", "r");
+  if (f != NULL)
+    {
+      size_t n = fread (text, 1, sizeof text - 1, f);
+      text[n] = '\0';
+      fclose (f);
+      if (!os_release_value (text, "NAME", info->os_name, sizeof info->os_name))
+        snprintf (info->os_name, sizeof info->os_name, "Linux");
+      if (!os_release_value (text, "VERSION", info->os_version, sizeof info->os_version))
+        os_release_value (text, "VERSION_ID", info->os_version, sizeof info->os_version);
+    }
+
+  struct utsname u;
+  if (uname (&u) == 0)
+    {
+      snprintf (info->kernel, sizeof info->kernel, "%s", u.release);
+      if (info->os_name[0] == '\0')
+        snprintf (info->os_name, sizeof info->os_name, "%s", u.sysname);
+    }
+}
+
+static void
+read_cpu (NnSystemInfo *info)
+{
+  /* Physical cores: distinct (physical id, core id) pairs; (4096) pairs. */
+  enum { MAX_PAIRS = 4096 };
+  static long pairs[MAX_PAIRS][2];
+  int npairs = 0;
+  long physical = 0, core = -1;
+  char line[1024];
+
+  FILE *f = fopen ("/proc/cpuinfo", "r");
+  if (f != NULL)
+    {
+      while (fgets (line, sizeof line, f) != NULL)
+        {
+          char *colon = strchr (line, ':');
+          if (colon == NULL)
+            {
+              /* A blank line ends one processor's block. */
+              if (core >= 0 && npairs < MAX_PAIRS)
+                {
+                  bool seen = false;
+                  for (int i = 0; i < npairs && !seen; i++)
+                    seen = pairs[i][0] == physical && pairs[i][1] == core;
+                  if (!seen)
+                    {
+                      pairs[npairs][0] = physical;
+                      pairs[npairs][1] = core;
+                      npairs++;
+                    }
+                }
+              physical = 0;
+              core = -1;
+              continue;
+            }
+          *colon = '\0';
+          char *key = strip (line);
+          char *value = strip (colon + 1);
+          if (info->cpu_model[0] == '\0'
+              && (strcmp (key, "model name") == 0 || strcmp (key, "Model") == 0
+                  || strcmp (key, "cpu model") == 0 || strcmp (key, "Processor") == 0))
+            snprintf (info->cpu_model, sizeof info->cpu_model, "%s", value);
+          else if (strcmp (key, "physical id") == 0)
+            physical = strtol (value, NULL, 10);
+          else if (strcmp (key, "core id") == 0)
+            core = strtol (value, NULL, 10);
+        }
+      fclose (f);
+      if (core >= 0 && npairs < MAX_PAIRS)
+        {
+          bool seen = false;
+          for (int i = 0; i < npairs && !seen; i++)
+            seen = pairs[i][0] == physical && pairs[i][1] == core;
+          if (!seen)
+            npairs++;
+        }
+    }
+
+  long logical = sysconf (_SC_NPROCESSORS_ONLN);
+  info->cpu_threads = logical > 0 ? (int32_t) logical : 1;
+  info->cpu_cores = npairs > 0 && npairs <= info->cpu_threads ? npairs : info->cpu_threads;
+}
+
+/* A "Key: N kB" line of /proc/meminfo in bytes, 0 when absent. */
+static uint64_t
+meminfo_bytes (const char *key)
+{
+  FILE *f = fopen ("/proc/meminfo", "r");
+  char line[256];
+  size_t klen = strlen (key);
+  uint64_t bytes = 0;
+
+  if (f == NULL)
+    return 0;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, key, klen) == 0 && line[klen] == ':')
+      {
+        unsigned long long kib;
+        if (sscanf (line + klen + 1, " %llu kB", &kib) == 1)
+          bytes = (uint64_t) kib * 1024;
+        break;
+      }
+  fclose (f);
+  return bytes;
+}
+
+static void
+read_ram (NnSystemInfo *info)
+{
+  long pages = sysconf (_SC_PHYS_PAGES);
+  long page = sysconf (_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    info->ram_bytes = (uint64_t) pages * (uint64_t) page;
+  else
+    info->ram_bytes = meminfo_bytes ("MemTotal");
+}
+
+void
+_nn_os_system_info (NnSystemInfo *info)
+{
+  read_os (info);
+  read_cpu (info);
+  read_ram (info);
+  info->os_emulated_by[0] = '\0';
+}
+
+uint64_t
+_nn_os_memory_available (void)
+{
+  /* MemAvailable counts the page cache the kernel can drop; free pages
+   * alone (before Linux 3.14) understate it. */
+  uint64_t bytes = meminfo_bytes ("MemAvailable");
+  if (bytes > 0)
+    return bytes;
+#ifdef _SC_AVPHYS_PAGES
+  long pages = sysconf (_SC_AVPHYS_PAGES);
+  long page = sysconf (_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    return (uint64_t) pages * (uint64_t) page;
+#endif
+  return 0;
+}
