@@ -14,12 +14,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-
-#ifdef _WIN32
-#include <direct.h>
-#endif
 
 /* ---------------------------------------------------------------- messages */
 
@@ -376,52 +370,4 @@ tb_cli_format_duration (double seconds, char *out, size_t size)
     snprintf (out, size, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
   else
     snprintf (out, size, "%ld:%02ld", s / 60, s % 60);
-}
-
-double
-tb_cli_now (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
-}
-
-/* ---------------------------------------------------------------- files */
-
-static int
-make_dir (const char *path)
-{
-#ifdef _WIN32
-  return _mkdir (path);
-#else
-  return mkdir (path, 0755);
-#endif
-}
-
-bool
-tb_cli_mkdir_p (const char *path)
-{
-  char buf[4096];
-  struct stat st;
-  size_t len = strlen (path);
-
-  if (len == 0 || len >= sizeof buf)
-    return false;
-  memcpy (buf, path, len + 1);
-  for (size_t i = 1; i <= len; i++)
-    {
-      if (buf[i] != '/' && buf[i] != '\0')
-        continue;
-      char saved = buf[i];
-      buf[i] = '\0';
-      if (stat (buf, &st) != 0)
-        {
-          if (make_dir (buf) != 0 && errno != EEXIST)
-            return false;
-        }
-      else if (!S_ISDIR (st.st_mode))
-        return false;
-      buf[i] = saved;
-    }
-  return true;
 }

@@ -105,6 +105,7 @@ void tb_cli_format_duration (double seconds, char *out, size_t size); /* "1:05",
 typedef struct
 {
   bool tty;
+  bool ansi;              /* the terminal clears a line with ESC [ K */
   bool quiet;
   int columns;            /* terminal width */
   double last_draw;       /* monotonic seconds of the last bar redraw */
@@ -120,6 +121,33 @@ bool tb_cli_progress_cb (const NnProgress *report, void *user_data);
 
 /* Leave the line of a bar (before other output). */
 void tb_cli_progress_finish (TbCliProgress *progress);
+
+/* ---------------------------------------------------------------- the system (tb-cli-os.c) */
+
+/* First thing in main: on Windows argv becomes the command line in UTF-8
+ * (main's own is in the ANSI code page) and the console prints UTF-8. */
+void tb_cli_os_init (int *argc, char ***argv);
+
+/* Whether stdout is a terminal; `ansi` says whether it takes escape
+ * sequences. */
+bool tb_cli_os_stdout_is_terminal (bool *ansi);
+
+/* The terminal's width in columns (80 when unknown). */
+int tb_cli_os_terminal_columns (void);
+
+/* Write to stderr from an interrupt handler. */
+void tb_cli_os_write_error (const char *text);
+
+/* Called on Ctrl-C (SIGINT; on Windows Ctrl-C, Ctrl-Break or the console
+ * closing), from a signal handler or a thread of its own. Returns false to
+ * let the default happen: the process ends at once. */
+typedef bool (*TbCliInterruptFunc) (void);
+
+/* From here on Ctrl-C calls `cb`; until tb_cli_os_interrupt_remove, which
+ * the run calls once its result is written (a closing Windows console
+ * waits for that). */
+void tb_cli_os_interrupt_install (TbCliInterruptFunc cb);
+void tb_cli_os_interrupt_remove (void);
 
 /* Monotonic seconds. */
 double tb_cli_now (void);
@@ -142,9 +170,6 @@ const char *tb_cli_default_dataset (void);
 
 /* Resolve a preset name, or exit 2 naming the known ones. */
 const NnPreset *tb_cli_find_preset (const char *command, const char *name);
-
-/* Create a folder and its parents (like mkdir -p); false on failure. */
-bool tb_cli_mkdir_p (const char *path);
 
 /* The device info of a device, from nn_device_list, or a minimal entry
  * ("cuda:7") when it is not listed. */

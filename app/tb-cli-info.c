@@ -258,7 +258,9 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   nn_system_info (&sys);
   tb_cli_format_bytes (sys.ram_bytes, ram, sizeof ram);
 
-  printf ("OS        %s %s\n", sys.os_name, sys.os_version);
+  char os[512];
+  nn_system_os_label (&sys, os, sizeof os);
+  printf ("OS        %s\n", os);
   printf ("kernel    %s\n", sys.kernel);
   printf ("CPU       %s\n", sys.cpu_model);
   printf ("cores     %d cores, %d threads\n", sys.cpu_cores, sys.cpu_threads);

@@ -3,34 +3,12 @@
  * a file or a pipe (so logs stay readable), and one line per epoch in both.
  */
 
-#define _POSIX_C_SOURCE 200809L
-
 #include "tb-cli-common.h"
 
 #include <string.h>
 
-#ifndef _WIN32
-#include <sys/ioctl.h>
-#include <unistd.h>
-#else
-#include <io.h>
-#define isatty _isatty
-#define fileno _fileno
-#endif
-
 /* A TTY bar is redrawn at most this often: faster only costs CPU. */
 #define REDRAW_SECONDS 0.1
-
-static int
-terminal_columns (void)
-{
-#if !defined(_WIN32) && defined(TIOCGWINSZ)
-  struct winsize ws;
-  if (ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-    return ws.ws_col;
-#endif
-  return 80;
-}
 
 void
 tb_cli_progress_init (TbCliProgress *progress, bool quiet)
@@ -38,8 +16,8 @@ tb_cli_progress_init (TbCliProgress *progress, bool quiet)
   memset (progress, 0, sizeof *progress);
   progress->out = stdout;
   progress->quiet = quiet;
-  progress->tty = isatty (fileno (stdout)) != 0;
-  progress->columns = progress->tty ? terminal_columns () : 80;
+  progress->tty = tb_cli_os_stdout_is_terminal (&progress->ansi);
+  progress->columns = progress->tty ? tb_cli_os_terminal_columns () : 80;
   progress->last_draw = -1.0;
 }
 
@@ -48,7 +26,10 @@ tb_cli_progress_finish (TbCliProgress *progress)
 {
   if (progress->bar_shown)
     {
-      fputs ("\r\033[K", progress->out);
+      if (progress->ansi)
+        fputs ("\r\033[K", progress->out);
+      else
+        fprintf (progress->out, "\r%*s\r", progress->columns - 1, "");
       fflush (progress->out);
       progress->bar_shown = false;
     }
@@ -84,7 +65,7 @@ draw_bar (TbCliProgress *progress, const NnProgress *r)
   int bar_width;
 
   /* The window may have been resized since the last redraw. */
-  progress->columns = terminal_columns ();
+  progress->columns = tb_cli_os_terminal_columns ();
   format_rate (r->samples_per_second, rate, sizeof rate);
   tb_cli_format_duration (r->eta_seconds, eta, sizeof eta);
   snprintf (head, sizeof head, "%sepoch %d/%d ", progress->prefix ? progress->prefix : "",
@@ -118,7 +99,11 @@ draw_bar (TbCliProgress *progress, const NnProgress *r)
   /* Never wrap: a wrapped line cannot be redrawn with \r. */
   if ((int) strlen (line) > progress->columns - 1)
     line[progress->columns - 1] = '\0';
-  fprintf (progress->out, "\r%s\033[K", line);
+  if (progress->ansi)
+    fprintf (progress->out, "\r%s\033[K", line);
+  else
+    /* no escape sequences: spaces clear what a longer line left */
+    fprintf (progress->out, "\r%-*s", progress->columns - 1, line);
   fflush (progress->out);
   progress->bar_shown = true;
 }

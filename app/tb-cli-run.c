@@ -3,61 +3,33 @@
  * Every run, also a cancelled or failed one, leaves a schema-1 result file.
  */
 
-#define _POSIX_C_SOURCE 200809L
-
 #include "tb-cli-common.h"
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef _WIN32
-#include <unistd.h>
-#else
-#include <io.h>
-#define write _write
-#endif
-
 #define MAX_DEVICES 32
 #define MAX_PRESETS 16
 
 /* ---------------------------------------------------------------- Ctrl-C */
 
-/* The first SIGINT asks the running trainer to stop (the run is saved as
- * cancelled); a second one ends the process at once. */
+/* The first Ctrl-C asks the running trainer to stop (the run is saved as
+ * cancelled); a second one ends the process at once. Called from a signal
+ * handler (POSIX) or a thread of the console's (Windows). */
 static NnTrainer *volatile current_trainer;
 static volatile sig_atomic_t interrupts;
 
-static void
-sigint_handler (int signum)
+static bool
+interrupt_cb (void)
 {
   interrupts++;
-  if (interrupts == 1)
-    {
-      static const char msg[] = "\ncancelling: the run is saved as cancelled (Ctrl-C again to quit now)\n";
-      ssize_t ignored = write (2, msg, sizeof msg - 1);
-      (void) ignored;
-      if (current_trainer != NULL)
-        nn_trainer_cancel (current_trainer);
-      return;
-    }
-  signal (signum, SIG_DFL);
-  raise (signum);
-}
-
-static void
-sigint_install (void)
-{
-#ifndef _WIN32
-  struct sigaction sa;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = sigint_handler;
-  sigemptyset (&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction (SIGINT, &sa, NULL);
-#else
-  signal (SIGINT, sigint_handler);
-#endif
+  if (interrupts > 1)
+    return false;
+  tb_cli_os_write_error ("\ncancelling: the run is saved as cancelled (Ctrl-C again to quit now)\n");
+  if (current_trainer != NULL)
+    nn_trainer_cancel (current_trainer);
+  return true;
 }
 
 /* ---------------------------------------------------------------- one run */
@@ -247,20 +219,22 @@ run_one (TbCliRun *run, const char *command)
     snprintf (run->result_path, sizeof run->result_path, "%s", run->out_path);
   else
     {
-      char dir[4096];
+      char dir[4096], name[sizeof run->result.run_id + 8];
+      NnError derr;
       if (run->out_dir != NULL)
         snprintf (dir, sizeof dir, "%s", run->out_dir);
       else
         nn_runs_dir (dir, sizeof dir);
-      if (!tb_cli_mkdir_p (dir))
+      nn_error_clear (&derr);
+      if (nn_folder_create (dir, &derr) != NN_OK)
         {
-          tb_cli_error ("%s: cannot create the runs folder %s", command, dir);
+          tb_cli_error ("%s: cannot create the runs folder: %s", command, derr.message);
           if (trainer != NULL)
             nn_trainer_free (trainer);
           return TB_CLI_EXIT_FAILED;
         }
-      snprintf (run->result_path, sizeof run->result_path, "%s/%s.json", dir,
-                run->result.run_id[0] ? run->result.run_id : "run");
+      snprintf (name, sizeof name, "%s.json", run->result.run_id[0] ? run->result.run_id : "run");
+      nn_path_join (run->result_path, sizeof run->result_path, dir, name);
     }
 
   NnError rerr;
@@ -353,14 +327,15 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
     printf ("data     %s: %d train, %d test samples (%s)\n", run->dataset->name,
             run->dataset->train.count, run->dataset->test.count, run->dataset->path);
   printf ("training %s, %s\n", training, nn_loss_name (c->loss));
-  if (c->device.kind == NN_DEVICE_CPU)
-    {
-      /* A BLAS that runs slow kernels changes every CPU figure: say so up front. */
-      NnSystemInfo sys;
-      nn_system_info (&sys);
-      if (sys.blas_note[0] != '\0')
-        printf ("note     %s\n", sys.blas_note);
-    }
+  /* The OS and what emulates it: a run under wine is no Windows figure. */
+  NnSystemInfo sys;
+  char os[512];
+  nn_system_info (&sys);
+  nn_system_os_label (&sys, os, sizeof os);
+  printf ("system   %s\n", os);
+  /* A BLAS that runs slow kernels changes every CPU figure: say so up front. */
+  if (c->device.kind == NN_DEVICE_CPU && sys.blas_note[0] != '\0')
+    printf ("note     %s\n", sys.blas_note);
   if (c->max_steps > 0)
     printf ("         stops after %d steps\n", c->max_steps);
   fflush (stdout);
@@ -479,7 +454,7 @@ tb_cli_cmd_train (int argc, char **argv)
   run.progress = &progress;
 
   /* From here on a Ctrl-C is recorded as a cancelled run. */
-  sigint_install ();
+  tb_cli_os_interrupt_install (interrupt_cb);
   run.dataset_request = tb_cli_arg (&args, "dataset");
   if (run.dataset_request == NULL)
     run.dataset_request = tb_cli_default_dataset ();
@@ -495,7 +470,7 @@ tb_cli_cmd_train (int argc, char **argv)
     }
 
   int status = run_one (&run, cmd);
-  signal (SIGINT, SIG_DFL);
+  tb_cli_os_interrupt_remove ();
 
   nn_run_result_clear (&run.result);
   nn_dataset_free (dataset);
@@ -804,13 +779,15 @@ tb_cli_cmd_reproduce (int argc, char **argv)
       nn_runs_dir (runs_dir, sizeof runs_dir);
       out_dir = runs_dir;
     }
-  if (!tb_cli_mkdir_p (out_dir))
+  NnError derr;
+  nn_error_clear (&derr);
+  if (nn_folder_create (out_dir, &derr) != NN_OK)
     {
-      tb_cli_error ("reproduce: cannot create the folder %s", out_dir);
+      tb_cli_error ("reproduce: cannot create the results folder: %s", derr.message);
       return TB_CLI_EXIT_FAILED;
     }
 
-  sigint_install ();
+  tb_cli_os_interrupt_install (interrupt_cb);
   const char *dataset_name = tb_cli_arg (&args, "dataset");
   if (dataset_name == NULL)
     dataset_name = tb_cli_default_dataset ();
@@ -833,6 +810,11 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     {
       printf ("reproduce: %d preset%s on %d device%s, results in %s\n", preset_count,
               preset_count == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s", out_dir);
+      NnSystemInfo sys;
+      char os[512];
+      nn_system_info (&sys);
+      nn_system_os_label (&sys, os, sizeof os);
+      printf ("system: %s\n", os);
       if (dataset != NULL)
         printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name,
                 dataset->train.count, dataset->test.count, dataset->path);
@@ -903,7 +885,7 @@ tb_cli_cmd_reproduce (int argc, char **argv)
         nn_run_result_clear (&run.result);
         progress.prefix = NULL;
       }
-  signal (SIGINT, SIG_DFL);
+  tb_cli_os_interrupt_remove ();
 
   if (total == 0)
     {

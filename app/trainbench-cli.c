@@ -45,6 +45,7 @@ unknown_command (const char *name)
 int
 main (int argc, char **argv)
 {
+  tb_cli_os_init (&argc, &argv);
   if (argc < 2)
     tb_cli_usage_error (NULL, "no command given (train, reproduce, evaluate, summary, devices, "
                               "datasets, sysinfo)");
