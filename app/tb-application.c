@@ -99,10 +99,13 @@ about_action (GSimpleAction *action,
   g_autofree char *debug = NULL;
 
   nn_system_info (&info);
-  debug = g_strdup_printf ("Trainbench %s (engine %s)\nOS: %s %s (%s)\nCPU: %s, %d cores, %d threads\n"
+  /* "OS: Windows 7 (6.1.7601), under wine 8.0" for a Windows build run by
+   * wine, so a bug report never takes it for a real Windows */
+  debug = g_strdup_printf ("Trainbench %s (engine %s)\nOS: %s %s (%s)%s%s\nCPU: %s, %d cores, %d threads\n"
                            "BLAS: %s %s (%s)\nCompiler: %s\nGTK %u.%u.%u, libadwaita %u.%u.%u\n",
                            PACKAGE_VERSION, NN_VERSION_STRING, info.os_name, info.os_version,
-                           info.kernel, info.cpu_model, info.cpu_cores, info.cpu_threads,
+                           info.kernel, info.os_emulated_by[0] != '\0' ? ", under " : "",
+                           info.os_emulated_by, info.cpu_model, info.cpu_cores, info.cpu_threads,
                            info.blas_name, info.blas_version, info.blas_core, info.compiler,
                            gtk_get_major_version (), gtk_get_minor_version (), gtk_get_micro_version (),
                            adw_get_major_version (), adw_get_minor_version (), adw_get_micro_version ());
