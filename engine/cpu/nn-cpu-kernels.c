@@ -1,7 +1,10 @@
 /* nn-cpu-kernels.c: the CPU backend's inner loops (optimizers, dropout,
  * bias + activation, byte conversion, 2x2 pooling, im2col). The engine is
- * built for baseline x86-64 (SSE2), so each loop is also built for AVX2 and
- * AVX-512 and the loader picks the widest the CPU runs (target_clones). */
+ * built for baseline x86-64 (SSE2), so meson compiles this file once more
+ * for x86-64-v3 (AVX2, FMA) and x86-64-v4 (AVX-512), each time into a table
+ * of its own named by NN_CPU_TABLE (nn-cpu-kernels.h); nn-cpu-dispatch.c
+ * picks one. The engine builds with -std=c11, so GCC contracts no a * b + c
+ * into an FMA: every level gives the same bits (test-cpu-kernels). */
 
 #include "nn-cpu-kernels.h"
 #include "nn-backend-abi.h"
@@ -9,14 +12,9 @@
 #include <math.h>
 #include <string.h>
 
-#if defined(__has_attribute)
-#if __has_attribute(target_clones) && defined(__x86_64__) && defined(__linux__) \
-    && !defined(__clang__)
-#define CLONES __attribute__ ((target_clones ("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#endif
-#endif
-#ifndef CLONES
-#define CLONES
+#ifndef NN_CPU_TABLE
+#define NN_CPU_TABLE _nn_cpu_kernels_baseline
+#define NN_CPU_ISA "baseline"
 #endif
 
 /* im2col copies rows of a few dozen floats; GCC would turn each copy loop
@@ -27,16 +25,16 @@
 #define NO_MEMCPY
 #endif
 
-CLONES void
-_nn_cpu_sgd (float *restrict p, const float *restrict g, size_t count, float lr)
+static void
+sgd (float *restrict p, const float *restrict g, size_t count, float lr)
 {
   for (size_t i = 0; i < count; i++)
     p[i] -= lr * g[i];
 }
 
-CLONES void
-_nn_cpu_momentum (float *restrict p, const float *restrict g, float *restrict v, size_t count,
-                  float lr, float m, int nesterov)
+static void
+momentum (float *restrict p, const float *restrict g, float *restrict v, size_t count, float lr,
+          float m, int nesterov)
 {
   if (nesterov)
     for (size_t i = 0; i < count; i++)
@@ -52,9 +50,9 @@ _nn_cpu_momentum (float *restrict p, const float *restrict g, float *restrict v,
       }
 }
 
-CLONES void
-_nn_cpu_adam (float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
-              size_t count, float b1, float b2, float alpha, float eps)
+static void
+adam (float *restrict p, const float *restrict g, float *restrict m, float *restrict v,
+      size_t count, float b1, float b2, float alpha, float eps)
 {
   for (size_t i = 0; i < count; i++)
     {
@@ -67,9 +65,9 @@ _nn_cpu_adam (float *restrict p, const float *restrict g, float *restrict m, flo
     }
 }
 
-CLONES void
-_nn_cpu_adadelta (float *restrict p, const float *restrict g, float *restrict eg,
-                  float *restrict ed, size_t count, float lr, float rho, float eps)
+static void
+adadelta (float *restrict p, const float *restrict g, float *restrict eg, float *restrict ed,
+          size_t count, float lr, float rho, float eps)
 {
   for (size_t i = 0; i < count; i++)
     {
@@ -82,9 +80,9 @@ _nn_cpu_adadelta (float *restrict p, const float *restrict g, float *restrict eg
     }
 }
 
-CLONES void
-_nn_cpu_rmsprop (float *restrict p, const float *restrict g, float *restrict v, size_t count,
-                 float lr, float rho, float eps)
+static void
+rmsprop (float *restrict p, const float *restrict g, float *restrict v, size_t count, float lr,
+         float rho, float eps)
 {
   for (size_t i = 0; i < count; i++)
     {
@@ -95,9 +93,9 @@ _nn_cpu_rmsprop (float *restrict p, const float *restrict g, float *restrict v, 
     }
 }
 
-CLONES void
-_nn_cpu_adagrad (float *restrict p, const float *restrict g, float *restrict a, size_t count,
-                 float lr, float eps)
+static void
+adagrad (float *restrict p, const float *restrict g, float *restrict a, size_t count, float lr,
+         float eps)
 {
   for (size_t i = 0; i < count; i++)
     {
@@ -112,9 +110,9 @@ _nn_cpu_adagrad (float *restrict p, const float *restrict g, float *restrict a, 
  * the index, and (float) (z >> 40) / 2^24 >= rate is exact on integers as
  * (z >> 40) >= ceil (rate * 2^24). test-cpu-backend checks the masks
  * against nn_dropout_keep itself. */
-CLONES void
-_nn_cpu_dropout (float *restrict y, const float *restrict x, size_t count, uint64_t first,
-                 uint64_t seed, int64_t step, uint64_t threshold, float scale)
+static void
+dropout (float *restrict y, const float *restrict x, size_t count, uint64_t first, uint64_t seed,
+         int64_t step, uint64_t threshold, float scale)
 {
   uint64_t base = seed + 0x9E3779B97F4A7C15ull * ((uint64_t) step + 1);
   for (size_t i = 0; i < count; i++)
@@ -127,9 +125,8 @@ _nn_cpu_dropout (float *restrict y, const float *restrict x, size_t count, uint6
     }
 }
 
-CLONES void
-_nn_cpu_bias_act_rows (int act, float *restrict y, const float *restrict bias, size_t rows,
-                       size_t channels)
+static void
+bias_act_rows (int act, float *restrict y, const float *restrict bias, size_t rows, size_t channels)
 {
   for (size_t r = 0; r < rows; r++)
     {
@@ -164,8 +161,8 @@ _nn_cpu_bias_act_rows (int act, float *restrict y, const float *restrict bias, s
     }
 }
 
-CLONES void
-_nn_cpu_bias_act_plane (int act, float *restrict y, float bias, size_t count)
+static void
+bias_act_plane (int act, float *restrict y, float bias, size_t count)
 {
   switch (act)
     {
@@ -219,8 +216,8 @@ enum { LANES = 32 };
     } \
   while (0)
 
-CLONES float
-_nn_cpu_act_backward_sum (int act, const float *restrict y, float *restrict d, size_t count)
+static float
+act_backward_sum (int act, const float *restrict y, float *restrict d, size_t count)
 {
   float lane[LANES] = { 0.0f };
   size_t whole = count / LANES * LANES;
@@ -246,9 +243,9 @@ _nn_cpu_act_backward_sum (int act, const float *restrict y, float *restrict d, s
   return sum;
 }
 
-CLONES void
-_nn_cpu_act_backward_rows (int act, const float *restrict y, float *restrict dy,
-                           float *restrict dbias, size_t rows, size_t cols, size_t ld)
+static void
+act_backward_rows (int act, const float *restrict y, float *restrict dy, float *restrict dbias,
+                   size_t rows, size_t cols, size_t ld)
 {
   if (dbias != NULL)
     memset (dbias, 0, cols * sizeof (float));
@@ -279,17 +276,15 @@ _nn_cpu_act_backward_rows (int act, const float *restrict y, float *restrict dy,
     }
 }
 
-CLONES void
-_nn_cpu_bytes_to_float (float *restrict dst, const uint8_t *restrict src, size_t count,
-                        float scale)
+static void
+bytes_to_float (float *restrict dst, const uint8_t *restrict src, size_t count, float scale)
 {
   for (size_t i = 0; i < count; i++)
     dst[i] = (float) src[i] * scale;
 }
 
-CLONES void
-_nn_cpu_maxpool2_row (const float *restrict a, const float *restrict b, float *restrict out,
-                      size_t ow)
+static void
+maxpool2_row (const float *restrict a, const float *restrict b, float *restrict out, size_t ow)
 {
   for (size_t j = 0; j < ow; j++)
     {
@@ -299,10 +294,9 @@ _nn_cpu_maxpool2_row (const float *restrict a, const float *restrict b, float *r
     }
 }
 
-CLONES void
-_nn_cpu_maxpool2_row_backward (const float *restrict a, const float *restrict b,
-                               const float *restrict g, float *restrict da, float *restrict db,
-                               size_t ow)
+static void
+maxpool2_row_backward (const float *restrict a, const float *restrict b, const float *restrict g,
+                       float *restrict da, float *restrict db, size_t ow)
 {
   for (size_t j = 0; j < ow; j++)
     {
@@ -339,9 +333,8 @@ inside_columns (const NnConvShape *s, int q, int *lo, int *hi)
 }
 
 /* Serial: each runs on one conv worker's samples (nn-cpu-backend.c). */
-NO_MEMCPY CLONES void
-_nn_cpu_im2col (const NnConvShape *s, const float *restrict x, int b0, int nb,
-                float *restrict col)
+NO_MEMCPY static void
+im2col (const NnConvShape *s, const float *restrict x, int b0, int nb, float *restrict col)
 {
   size_t ohw = (size_t) s->out_h * s->out_w;
   long jobs = (long) nb * s->c;
@@ -383,9 +376,8 @@ _nn_cpu_im2col (const NnConvShape *s, const float *restrict x, int b0, int nb,
     }
 }
 
-NO_MEMCPY CLONES void
-_nn_cpu_col2im (const NnConvShape *s, const float *restrict col, int b0, int nb,
-                float *restrict dx)
+NO_MEMCPY static void
+col2im (const NnConvShape *s, const float *restrict col, int b0, int nb, float *restrict dx)
 {
   size_t ohw = (size_t) s->out_h * s->out_w;
   long jobs = (long) nb * s->c;
@@ -420,3 +412,26 @@ _nn_cpu_col2im (const NnConvShape *s, const float *restrict col, int b0, int nb,
           }
     }
 }
+
+/* extern: nn-cpu-dispatch.c declares the tables it links in */
+extern const NnCpuKernels NN_CPU_TABLE;
+
+const NnCpuKernels NN_CPU_TABLE = {
+  .isa = NN_CPU_ISA,
+  .sgd = sgd,
+  .momentum = momentum,
+  .adam = adam,
+  .adadelta = adadelta,
+  .rmsprop = rmsprop,
+  .adagrad = adagrad,
+  .dropout = dropout,
+  .bias_act_rows = bias_act_rows,
+  .bias_act_plane = bias_act_plane,
+  .act_backward_sum = act_backward_sum,
+  .act_backward_rows = act_backward_rows,
+  .bytes_to_float = bytes_to_float,
+  .maxpool2_row = maxpool2_row,
+  .maxpool2_row_backward = maxpool2_row_backward,
+  .im2col = im2col,
+  .col2im = col2im,
+};
