@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Write the installer's file lists for a folder: nsis-files.py FOLDER OUTDIR
+
+OUTDIR/install.nsh copies every file of FOLDER into $INSTDIR;
+OUTDIR/uninstall.nsh removes exactly those files and then their folders,
+deepest first, so the uninstaller never deletes what it did not install.
+"""
+import os
+import sys
+
+
+def nsis_path(rel):
+    return rel.replace("/", "\\")
+
+
+def main():
+    folder, outdir = sys.argv[1], sys.argv[2]
+    os.makedirs(outdir, exist_ok=True)
+    dirs, files = [], []
+    for top, dnames, fnames in os.walk(folder):
+        dnames.sort()
+        rel = os.path.relpath(top, folder)
+        rel = "" if rel == "." else rel
+        if rel:
+            dirs.append(rel)
+        for f in sorted(fnames):
+            files.append((rel, f))
+
+    with open(os.path.join(outdir, "install.nsh"), "w", encoding="utf-8") as f:
+        current = None
+        for rel, name in files:
+            if rel != current:
+                f.write(f'SetOutPath "$INSTDIR\\{nsis_path(rel)}"\n' if rel
+                        else 'SetOutPath "$INSTDIR"\n')
+                current = rel
+            f.write(f'File "{os.path.join(folder, rel, name)}"\n')
+        f.write('SetOutPath "$INSTDIR"\n')
+
+    with open(os.path.join(outdir, "uninstall.nsh"), "w", encoding="utf-8") as f:
+        for rel, name in files:
+            f.write(f'Delete "$INSTDIR\\{nsis_path(os.path.join(rel, name))}"\n')
+        for rel in sorted(dirs, key=lambda d: d.count(os.sep), reverse=True):
+            f.write(f'RMDir "$INSTDIR\\{nsis_path(rel)}"\n')
+
+
+if __name__ == "__main__":
+    main()
