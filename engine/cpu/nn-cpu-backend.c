@@ -13,6 +13,7 @@
 
 #include "nn-private.h"
 #include "nn-cpu-kernels.h"
+#include "nn-cpu-math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -988,7 +989,9 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
       /* log-sum-exp from the logits, so large logits do not overflow. The
        * exponentials are kept in ex for the softmax below: computing them
        * once, not twice, took the loss op of an mlp-small step (32 rows of
-       * 10) from 4.5 to 3.2 us (bench/results/local2core-cpu-ops-2026-11-30.md). */
+       * 10) from 4.5 to 3.2 us (bench/results/local2core-cpu-ops-2026-11-30.md).
+       * exp and log are the engine's own (nn-cpu-math.h): the C runtime's
+       * are x87 code on Windows and took the op to 9.3 us there. */
       float mx = z[0];
       for (int j = 1; j < classes; j++)
         mx = fmaxf (mx, z[j]);
@@ -997,12 +1000,12 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
       bool keep = classes <= LOSS_KEEP;
       for (int j = 0; j < classes; j++)
         {
-          double e = exp ((double) z[j] - mx);
+          double e = _nn_cpu_exp ((double) z[j] - mx);
           if (keep)
             ex[j] = e;
           sum += e;
         }
-      double lse = mx + log (sum);
+      double lse = mx + _nn_cpu_log (sum);
       if (kind == NN_BK_LOSS_SPARSE_XENT)
         total += lse - z[truth];
       else
@@ -1016,7 +1019,8 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
           for (int j = 0; j < classes; j++)
             {
               /* exp (z - lse) = exp (z - mx) / sum */
-              float p = keep ? (float) (ex[j] * inv_sum) : (float) exp ((double) z[j] - lse);
+              float p = keep ? (float) (ex[j] * inv_sum)
+                             : (float) _nn_cpu_exp ((double) z[j] - lse);
               float tj = kind == NN_BK_LOSS_SPARSE_XENT ? (j == truth ? 1.0f : 0.0f) : t[j];
               g[j] = (p - tj) * inv_n;
             }

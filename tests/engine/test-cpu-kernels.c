@@ -1,11 +1,15 @@
 /* test-cpu-kernels.c: every build of the CPU backend's loops that this CPU
  * runs (x86-64-v4, x86-64-v3, baseline) gives the same bits as the
  * baseline, on lengths that are not multiples of any vector width and on
- * unaligned starts; and the backend uses the widest one. */
+ * unaligned starts; the backend uses the widest one; and the engine's own
+ * exp and log (nn-cpu-math.h) are within 1.5 ulp of expl and logl. */
 
 #include "test-util.h"
 
 #include "cpu/nn-cpu-kernels.h"
+#include "cpu/nn-cpu-math.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +120,52 @@ run_case (const NnCpuKernels *k, int which, Bufs *s)
     }
 }
 
+/* |got - want| in units of the last place of the double nearest want */
+static double
+ulps (double got, long double want)
+{
+  double w = (double) want;
+  if (got == w)
+    return 0.0;
+  double unit = nextafter (fabs (w), INFINITY) - fabs (w);
+  return (double) (fabsl ((long double) got - want) / unit);
+}
+
+/* exp over the loss's range (x <= 0, down to where e^x is 0) and up to
+ * where it overflows, log over (0, 1e300]; the specials of both. */
+static void
+test_math (void)
+{
+  double worst_exp = 0.0, at_exp = 0.0, worst_log = 0.0, at_log = 0.0;
+  rng = 42;
+  for (int i = 0; i < 400000; i++)
+    {
+      double u = (double) uniform (0.0f, 1.0f) + (double) uniform (0.0f, 1.0f) * 0x1p-24;
+      double x = i % 4 == 0 ? -745.0 + 1454.0 * u : -40.0 * u;
+      double e = ulps (_nn_cpu_exp (x), expl ((long double) x));
+      if (e > worst_exp)
+        worst_exp = e, at_exp = x;
+      double y = i % 2 == 0 ? 1.0 + 999.0 * u : exp (1380.0 * u - 690.0);
+      double l = ulps (_nn_cpu_log (y), logl ((long double) y));
+      if (l > worst_log)
+        worst_log = l, at_log = y;
+    }
+  tap_ok (worst_exp <= 1.5, "exp: within 1.5 ulp of expl (worst %.3f at %.17g)", worst_exp,
+          at_exp);
+  tap_ok (worst_log <= 1.5, "log: within 1.5 ulp of logl (worst %.3f at %.17g)", worst_log,
+          at_log);
+  tap_ok (_nn_cpu_exp (0.0) == 1.0 && _nn_cpu_exp (-800.0) == 0.0
+            && _nn_cpu_exp (710.0) == HUGE_VAL && isnan (_nn_cpu_exp (NAN))
+            && _nn_cpu_exp (-745.1) > 0.0 && _nn_cpu_exp (709.78) < HUGE_VAL,
+          "exp: 1 at 0, 0 and infinity past the ends, NaN for NaN");
+  tap_ok (_nn_cpu_log (1.0) == 0.0 && _nn_cpu_log (0.0) == -HUGE_VAL
+            && isnan (_nn_cpu_log (-1.0)) && isnan (_nn_cpu_log (NAN))
+            && _nn_cpu_log (HUGE_VAL) == HUGE_VAL
+            && ulps (_nn_cpu_log (0x1p-1074), logl (0x1p-1074L)) <= 1.5
+            && ulps (_nn_cpu_log (0x1.8p-1040), logl (0x1.8p-1040L)) <= 1.5,
+          "log: 0 at 1, -infinity at 0, NaN below, a subnormal's log");
+}
+
 static bool
 same_bits (const Bufs *x, const Bufs *y)
 {
@@ -159,5 +209,6 @@ main (void)
     }
   free (ref);
   free (got);
+  test_math ();
   return tap_done ();
 }
