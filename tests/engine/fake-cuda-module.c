@@ -1,4 +1,5 @@
-/* fake-cuda-module.c: a stand-in for libtrainbench-cuda.so, for
+/* fake-cuda-module.c: a stand-in for libtrainbench-cuda.so (or
+ * trainbench-cuda.dll), for
  * test-module-loader: its op table says the ABI version and table size
  * given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE ("current" for the engine's
  * own), and every slot it has points somewhere, so the test can see which
@@ -32,7 +33,12 @@ fake_pays (void *ctx, int n, int in, int out)
 static NnBackendOps table;
 
 /* the one symbol a module exports (NN_BACKEND_CUDA_SYMBOL) */
-__attribute__ ((visibility ("default"))) const NnBackendOps *nn_backend_cuda_get (void);
+#ifdef _WIN32
+#define FAKE_EXPORT __declspec (dllexport)
+#else
+#define FAKE_EXPORT __attribute__ ((visibility ("default")))
+#endif
+FAKE_EXPORT const NnBackendOps *nn_backend_cuda_get (void);
 
 const NnBackendOps *
 nn_backend_cuda_get (void)

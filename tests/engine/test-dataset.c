@@ -4,61 +4,70 @@
  * Fashion-MNIST from Debian's dataset-fashion-mnist package when installed.
  */
 
-#define _POSIX_C_SOURCE 200809L
-
 #include "test-util.h"
 #include "nn-dataset-private.h"
+#include "nn-os.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <zlib.h>
 
-#ifdef _WIN32
-#include <direct.h>
-#define make_dir(p) _mkdir (p)
-#else
-#define make_dir(p) mkdir ((p), 0755)
-#endif
+/* Debian's dataset-fashion-mnist. Windows has no system folder of data
+ * sets: there the test reaches this one through TRAINBENCH_DATA_DIR (under
+ * wine the Linux folder is on drive Z:, the current one). */
+#define SYSTEM_DATASETS "/usr/share/datasets"
+#define FASHION_DIR SYSTEM_DATASETS "/fashion-mnist"
 
-#define FASHION_DIR "/usr/share/datasets/fashion-mnist"
+#define set_env test_setenv
+#define exists test_exists
 
+/* The home folder: HOME, and on Windows USERPROFILE. */
 static void
-set_env (const char *name, const char *value)
+set_home (const char *path)
 {
-#ifdef _WIN32
-  _putenv_s (name, value != NULL ? value : "");
-#else
-  if (value != NULL)
-    setenv (name, value, 1);
-  else
-    unsetenv (name);
-#endif
+  test_setenv ("HOME", path);
+  test_setenv ("USERPROFILE", path);
 }
 
-static bool
-exists (const char *path)
-{
-  struct stat st;
-  return stat (path, &st) == 0;
-}
-
-/* mkdir -p for a path under the test folder */
+/* mkdir -p for a path under the test folder ('/' or the system's separator) */
 static void
 make_dirs (const char *path)
 {
   char buf[4096];
   snprintf (buf, sizeof buf, "%s", path);
   for (char *p = buf + 1; *p != '\0'; p++)
-    if (*p == '/')
+    if (*p == '/' || *p == TEST_SEP[0])
       {
+        char c = *p;
         *p = '\0';
-        make_dir (buf);
-        *p = '/';
+        test_make_folder (buf);
+        *p = c;
       }
-  make_dir (buf);
+  test_make_folder (buf);
+}
+
+/* `data` as a gzip file at `path` (by UTF-8 name, which gzopen cannot take
+ * on Windows). */
+static bool
+write_gzip (const char *path, const uint8_t *data, size_t size)
+{
+  z_stream z;
+  memset (&z, 0, sizeof z);
+  if (deflateInit2 (&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return false;
+  size_t cap = deflateBound (&z, (uLong) size) + 64;
+  uint8_t *out = malloc (cap);
+  z.next_in = (Bytef *) data;
+  z.avail_in = (uInt) size;
+  z.next_out = out;
+  z.avail_out = (uInt) cap;
+  bool ok = out != NULL && deflate (&z, Z_FINISH) == Z_STREAM_END;
+  ok = ok && test_write_file (path, out, cap - z.avail_out);
+  deflateEnd (&z);
+  free (out);
+  return ok;
 }
 
 static void
@@ -83,11 +92,7 @@ write_idx (const char *path, uint32_t magic, int ndims, const uint32_t *dims, ui
   for (uint64_t i = 0; i < n; i++)
     buf[header + i] = (uint8_t) (fill + i % 3); /* labels fill, fill+1, fill+2, ... */
   if (gz)
-    {
-      gzFile f = gzopen (path, "wb");
-      gzwrite (f, buf, (unsigned) (header + n));
-      gzclose (f);
-    }
+    write_gzip (path, buf, header + n);
   else
     test_write_file (path, buf, header + n);
   free (buf);
@@ -109,9 +114,11 @@ write_idx_set (const char *dir, uint32_t train, uint32_t test, uint32_t h, uint3
   make_dirs (dir);
   for (int s = 0; s < (only_train ? 1 : 2); s++)
     {
-      snprintf (path, sizeof path, "%s/%s-images%sidx3-ubyte%s", dir, split[s], sep, suffix);
+      snprintf (path, sizeof path, "%s" TEST_SEP "%s-images%sidx3-ubyte%s", dir, split[s], sep,
+                suffix);
       write_idx (path, 0x00000803, 3, idims[s], 100, style == 1);
-      snprintf (path, sizeof path, "%s/%s-labels%sidx1-ubyte%s", dir, split[s], sep, suffix);
+      snprintf (path, sizeof path, "%s" TEST_SEP "%s-labels%sidx1-ubyte%s", dir, split[s], sep,
+                suffix);
       write_idx (path, 0x00000801, 1, idims[s], label_base, style == 1);
     }
 }
@@ -133,26 +140,37 @@ main (void)
   NnDataset *ds;
   NnError e;
   NnStatus status;
-  bool system_mnist = exists ("/usr/share/datasets/mnist");
+  /* /usr/share/datasets is the system folder on Linux only */
+  bool system_mnist = _nn_os_system_datasets () != NULL && exists (SYSTEM_DATASETS "/mnist");
 
+  test_isolate_home ();
   snprintf (home, sizeof home, "%s", test_path ("home"));
   snprintf (data, sizeof data, "%s", test_path ("data"));
   snprintf (system_dir, sizeof system_dir, "%s", test_path ("system"));
   make_dirs (home);
   make_dirs (data);
   make_dirs (system_dir);
-  set_env ("HOME", home);
   set_env ("XDG_DATA_HOME", NULL);
   set_env ("TRAINBENCH_DATA_DIR", data);
 
   /* ---- the user's data folder */
   nn_dataset_user_dir (user, sizeof user);
+#ifdef _WIN32
+  snprintf (path, sizeof path, "%s", test_path ("home/local/Trainbench/datasets"));
+  tap_ok (strcmp (user, path) == 0,
+          "user dir defaults to %%LOCALAPPDATA%%\\Trainbench\\datasets (%s)", user);
+  set_env ("XDG_DATA_HOME", "D:\\srv\\xdg");
+  nn_dataset_user_dir (found, sizeof found);
+  tap_ok (strcmp (found, "D:\\srv\\xdg\\trainbench\\datasets") == 0,
+          "user dir follows an absolute XDG_DATA_HOME, as GLib does (%s)", found);
+#else
   snprintf (path, sizeof path, "%s/.local/share/trainbench/datasets", home);
   tap_ok (strcmp (user, path) == 0, "user dir defaults to ~/.local/share/trainbench/datasets");
   set_env ("XDG_DATA_HOME", "/srv/xdg");
   nn_dataset_user_dir (found, sizeof found);
   tap_ok (strcmp (found, "/srv/xdg/trainbench/datasets") == 0,
           "user dir follows XDG_DATA_HOME (%s)", found);
+#endif
   set_env ("XDG_DATA_HOME", "relative/dir");
   nn_dataset_user_dir (found, sizeof found);
   tap_ok (strcmp (found, user) == 0, "a relative XDG_DATA_HOME is ignored, as the spec says");
@@ -161,12 +179,13 @@ main (void)
   /* ---- nothing anywhere: the error lists every place */
   tap_ok (!_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked),
           "mnist is not found in empty folders");
-  snprintf (path, sizeof path, "%s/mnist", data);
+  snprintf (path, sizeof path, "%s" TEST_SEP "mnist", data);
   {
     char keras[8192], sys[8192], usr[8192];
-    snprintf (keras, sizeof keras, "%s/.keras/datasets/mnist.npz", home);
-    snprintf (sys, sizeof sys, "%s/mnist", system_dir);
-    snprintf (usr, sizeof usr, "%s/mnist", user);
+    snprintf (keras, sizeof keras, "%s" TEST_SEP ".keras" TEST_SEP "datasets" TEST_SEP "mnist.npz",
+              home);
+    snprintf (sys, sizeof sys, "%s" TEST_SEP "mnist", system_dir);
+    snprintf (usr, sizeof usr, "%s" TEST_SEP "mnist", user);
     tap_ok (contains (looked, path) && contains (looked, keras) && contains (looked, sys)
               && contains (looked, usr),
             "the places looked at are listed: TRAINBENCH_DATA_DIR, user dir, Keras, system");
@@ -184,9 +203,10 @@ main (void)
               "nn_dataset_load(\"mnist\") unavailable error");
 
   /* ---- Keras' cache */
-  snprintf (path, sizeof path, "%s/.keras/datasets", home);
+  snprintf (path, sizeof path, "%s" TEST_SEP ".keras" TEST_SEP "datasets", home);
   make_dirs (path);
-  snprintf (path, sizeof path, "%s/.keras/datasets/mnist.npz", home);
+  snprintf (path, sizeof path, "%s" TEST_SEP ".keras" TEST_SEP "datasets" TEST_SEP "mnist.npz",
+            home);
   test_write_file (path, "PK", 2);
   tap_ok (_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked)
             && strcmp (found, path) == 0,
@@ -203,7 +223,7 @@ main (void)
           "the system folder is searched");
 
   /* ---- TRAINBENCH_DATA_DIR comes first: IDX .gz files */
-  snprintf (path, sizeof path, "%s/mnist", data);
+  snprintf (path, sizeof path, "%s" TEST_SEP "mnist", data);
   write_idx_set (path, 6, 4, 5, 7, 0, 1, false);
   tap_ok (_nn_dataset_find ("mnist", system_dir, found, sizeof found, looked, sizeof looked)
             && strcmp (found, path) == 0,
@@ -224,7 +244,7 @@ main (void)
     tap_diag ("%s", e.message);
 
   /* NAME.npz in TRAINBENCH_DATA_DIR (beside or inside the folder) */
-  snprintf (path, sizeof path, "%s/fashion-mnist.npz", data);
+  snprintf (path, sizeof path, "%s" TEST_SEP "fashion-mnist.npz", data);
   test_write_file (path, "PK", 2);
   tap_ok (_nn_dataset_find ("fashion-mnist", system_dir, found, sizeof found, looked,
                             sizeof looked)
@@ -233,7 +253,7 @@ main (void)
   remove (path);
 
   /* ---- the user's folder: dotted names, raw */
-  snprintf (path, sizeof path, "%s/fashion-mnist", user);
+  snprintf (path, sizeof path, "%s" TEST_SEP "fashion-mnist", user);
   write_idx_set (path, 3, 2, 2, 2, 5, 2, false);
   ds = NULL;
   status = nn_dataset_load ("fashion-mnist", &ds, &e);
@@ -263,7 +283,7 @@ main (void)
     char dir[4096];
     snprintf (dir, sizeof dir, "%s", test_path ("data3/mnist"));
     make_dirs (dir);
-    snprintf (path, sizeof path, "%s/mnist.npz", dir);
+    snprintf (path, sizeof path, "%s" TEST_SEP "mnist.npz", dir);
     tap_ok (npz != NULL && test_write_file (path, npz, n), "the numpy-written fixture is there");
     free (npz);
     set_env ("TRAINBENCH_DATA_DIR", test_path ("data3"));
@@ -283,7 +303,7 @@ main (void)
   }
 
   /* ---- by path */
-  snprintf (path, sizeof path, "%s/", test_path ("my-set"));
+  snprintf (path, sizeof path, "%s" TEST_SEP, test_path ("my-set"));
   write_idx_set (test_path ("my-set"), 2, 1, 2, 3, 1, 0, false);
   ds = NULL;
   status = nn_dataset_load (path, &ds, &e);
@@ -295,7 +315,7 @@ main (void)
   status = nn_dataset_load (test_path ("no-such-thing"), &ds, &e);
   tap_ok (status == NN_ERROR_IO && ds == NULL && contains (e.message, test_path ("no-such-thing")),
           "a missing path is an I/O error naming it");
-  snprintf (path, sizeof path, "%s/train-images-idx3-ubyte", test_path ("my-set"));
+  snprintf (path, sizeof path, "%s" TEST_SEP "train-images-idx3-ubyte", test_path ("my-set"));
   status = nn_dataset_load (path, &ds, &e);
   tap_ok (status == NN_ERROR_INVALID_ARGUMENT && contains (e.message, "give the folder"),
           "a single IDX file asks for its folder");
@@ -310,7 +330,7 @@ main (void)
   write_idx_set (test_path ("mixed"), 2, 1, 2, 3, 0, 0, false);
   {
     uint32_t dims[3] = { 1, 3, 2 };
-    snprintf (path, sizeof path, "%s/t10k-images-idx3-ubyte", test_path ("mixed"));
+    snprintf (path, sizeof path, "%s" TEST_SEP "t10k-images-idx3-ubyte", test_path ("mixed"));
     write_idx (path, 0x00000803, 3, dims, 0, false);
   }
   status = nn_dataset_load (test_path ("mixed"), &ds, &e);
@@ -322,7 +342,7 @@ main (void)
   {
     NnDatasetLocation loc[4];
     int n = nn_dataset_list_known (loc, 4);
-    snprintf (path, sizeof path, "%s/mnist", data);
+    snprintf (path, sizeof path, "%s" TEST_SEP "mnist", data);
     tap_ok (n == 2 && strcmp (loc[0].name, "mnist") == 0 && loc[0].available
               && strcmp (loc[0].path, path) == 0 && strcmp (loc[1].name, "fashion-mnist") == 0
               && loc[1].available,
@@ -330,7 +350,7 @@ main (void)
     tap_ok (nn_dataset_list_known (loc, 1) == 1 && nn_dataset_list_known (loc, 0) == 0,
             "list_known writes at most max entries");
     set_env ("TRAINBENCH_DATA_DIR", test_path ("empty"));
-    set_env ("HOME", test_path ("empty-home"));
+    set_home (test_path ("empty-home"));
     n = nn_dataset_list_known (loc, 4);
     if (!system_mnist)
       tap_ok (n == 2 && !loc[0].available && loc[0].path[0] == '\0'
@@ -365,19 +385,51 @@ main (void)
   nn_dataset_free (ds);
   nn_dataset_free (NULL);
 
+  /* ---- a data set under a name that is not ASCII (a user called 张伟) */
+  {
+    char dir[4096];
+    snprintf (dir, sizeof dir, "%s", test_path ("\xe5\xbc\xa0\xe4\xbc\x9f/\xe6\x95\xb0\xe6\x8d\xae"));
+    write_idx_set (dir, 3, 2, 2, 2, 0, 1, false);
+    ds = NULL;
+    status = nn_dataset_load (dir, &ds, &e);
+    tap_ok (status == NN_OK && ds != NULL && strcmp (ds->path, dir) == 0
+              && strcmp (ds->name, "\xe6\x95\xb0\xe6\x8d\xae") == 0 && ds->train.count == 3,
+            "a folder named 张伟/数据 loads by path (%s)", status == NN_OK ? ds->name : e.message);
+    nn_dataset_free (ds);
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("\xe5\xbc\xa0\xe4\xbc\x9f"));
+    snprintf (dir, sizeof dir, "%s", test_path ("\xe5\xbc\xa0\xe4\xbc\x9f/mnist"));
+    write_idx_set (dir, 4, 2, 2, 2, 0, 1, false);
+    ds = NULL;
+    status = nn_dataset_load ("mnist", &ds, &e);
+    tap_ok (status == NN_OK && ds != NULL && strcmp (ds->path, dir) == 0 && ds->train.count == 4,
+            "TRAINBENCH_DATA_DIR=...张伟 finds mnist there (%s)",
+            status == NN_OK ? ds->path : e.message);
+    nn_dataset_free (ds);
+  }
+
   /* ---- the real Fashion-MNIST (Debian's dataset-fashion-mnist) */
   if (exists (FASHION_DIR))
     {
-      set_env ("TRAINBENCH_DATA_DIR", NULL);
-      set_env ("HOME", test_path ("empty-home"));
+      char fashion[4096];
+      set_home (test_path ("empty-home"));
+      if (_nn_os_system_datasets () != NULL)
+        {
+          set_env ("TRAINBENCH_DATA_DIR", NULL);
+          snprintf (fashion, sizeof fashion, "%s", FASHION_DIR);
+        }
+      else
+        {
+          set_env ("TRAINBENCH_DATA_DIR", SYSTEM_DATASETS);
+          snprintf (fashion, sizeof fashion, "%s", SYSTEM_DATASETS TEST_SEP "fashion-mnist");
+        }
       ds = NULL;
       status = nn_dataset_load ("fashion-mnist", &ds, &e);
-      if (tap_ok (status == NN_OK && ds != NULL, "Fashion-MNIST loads from " FASHION_DIR))
+      if (tap_ok (status == NN_OK && ds != NULL, "Fashion-MNIST loads from %s", fashion))
         {
           uint8_t head[16 + 784];
           uint8_t lab[9];
           gzFile f;
-          tap_ok (strcmp (ds->path, FASHION_DIR) == 0 && strcmp (ds->name, "fashion-mnist") == 0,
+          tap_ok (strcmp (ds->path, fashion) == 0 && strcmp (ds->name, "fashion-mnist") == 0,
                   "its name and path");
           tap_ok (ds->train.count == 60000 && ds->test.count == 10000, "60000 + 10000 samples");
           tap_ok (ds->train.height == 28 && ds->train.width == 28 && ds->train.channels == 1

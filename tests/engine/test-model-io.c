@@ -306,6 +306,33 @@ test_files (void)
   s = nn_model_save (a, test_path ("no/such/folder/x.tbw"), &error);
   tap_ok (s == NN_ERROR_IO, "save into a missing folder: %s", error.message);
 
+  /* a weights file in a folder named 张伟: saved twice (the second replaces
+   * the first), peeked and loaded back */
+  {
+    char dir[4096], wpath[4200];
+    snprintf (dir, sizeof dir, "%s", test_path ("\xe5\xbc\xa0\xe4\xbc\x9f"));
+    test_make_folder (dir);
+    snprintf (wpath, sizeof wpath, "%s" TEST_SEP "\xe6\x9d\x83\xe9\x87\x8d.tbw", dir); /* 权重 */
+    nn_error_clear (&error);
+    s = nn_model_save (b, wpath, &error);
+    if (s == NN_OK)
+      s = nn_model_save (a, wpath, &error);
+    tap_ok (s == NN_OK && test_exists (wpath), "save under 张伟 (%s)", error.message);
+    text = NULL;
+    s = nn_weights_file_peek (wpath, &text, &peeked, &error);
+    tap_ok (s == NN_OK && text != NULL, "peek under 张伟 (%s)", error.message);
+    free (text);
+    nn_error_clear (&error);
+    s = nn_model_load (b, wpath, &error);
+    pa = predict (a, 60);
+    pb = predict (b, 60);
+    tap_ok (s == NN_OK && pa && pb && memcmp (pa, pb, 60 * 4 * sizeof (float)) == 0,
+            "load under 张伟 gives the saved model (%s)", error.message);
+    free (pa);
+    free (pb);
+    tap_ok (test_count_names (dir, ".tmp") == 0, "no temporary file left beside it");
+  }
+
   nn_model_free (a);
   nn_model_free (b);
   nn_model_free (other);

@@ -8,18 +8,15 @@
  * in a child process. No GPU needed.
  */
 
-#define _POSIX_C_SOURCE 200809L
-
 #include "test-util.h"
 
 #include "nn-backend-abi.h"
+#include "nn-os.h"
 #include "nn-private.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 typedef enum
 {
@@ -87,51 +84,81 @@ slots_as_expected (const NnBackendOps *ops, Expect expect)
     }
 }
 
-/* Runs one case in a child; its verdict and the loader's reason come back
- * through a pipe. */
-static void
-run_case (const Case *c)
+/* The fake module's full path: it is built next to this program. */
+static const char *
+fake_module_path (void)
 {
-  int fd[2];
-  char line[1200] = "";
-  if (pipe (fd) != 0)
-    {
-      tap_ok (false, "%s: pipe", c->label);
-      return;
-    }
-  pid_t pid = fork ();
-  if (pid == 0)
-    {
-      close (fd[0]);
-      setenv ("TRAINBENCH_CUDA_MODULE", FAKE_CUDA_MODULE, 1);
-      setenv ("FAKE_CUDA_ABI", c->abi, 1);
-      setenv ("FAKE_CUDA_SIZE", c->size, 1);
-      setenv ("FAKE_CUDA_NULL", c->no_table ? "1" : "0", 1);
-      char reason[1024] = "";
-      const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
-      int ok;
-      if (c->expect == REFUSED)
-        ok = ops == NULL && strstr (reason, c->reason) != NULL;
-      else
-        ok = ops != NULL && strcmp (ops->name, "fake") == 0 && slots_as_expected (ops, c->expect);
-      snprintf (line, sizeof line, "%d %s", ok, ops != NULL ? "(loaded)" : reason);
-      ssize_t w = write (fd[1], line, strlen (line));
-      _exit (w > 0 ? 0 : 1);
-    }
-  close (fd[1]);
-  ssize_t got = pid > 0 ? read (fd[0], line, sizeof line - 1) : -1;
-  close (fd[0]);
-  int status = 0;
-  if (pid > 0)
-    waitpid (pid, &status, 0);
-  line[got > 0 ? got : 0] = '\0';
-  tap_ok (got > 0 && line[0] == '1' && WIFEXITED (status) && WEXITSTATUS (status) == 0, "%s: %s",
-          c->label, got > 0 ? line + 2 : "the child said nothing");
+  static char path[4200];
+  char folder[4096];
+  _nn_program_folder (folder, sizeof folder);
+  snprintf (path, sizeof path, "%s" TEST_SEP "%s", folder, FAKE_CUDA_MODULE);
+  return path;
+}
+
+static const Case *the_cases;
+static size_t the_case_count;
+
+/* In the child: load case `arg` (its index) and print "1 reason" or "0 reason". */
+static int
+child_load_case (const char *arg)
+{
+  size_t i = (size_t) atoi (arg);
+  if (i >= the_case_count)
+    return 2;
+  const Case *c = &the_cases[i];
+  test_setenv ("TRAINBENCH_CUDA_MODULE", fake_module_path ());
+  test_setenv ("FAKE_CUDA_ABI", c->abi);
+  test_setenv ("FAKE_CUDA_SIZE", c->size);
+  test_setenv ("FAKE_CUDA_NULL", c->no_table ? "1" : "0");
+  char reason[1024] = "";
+  const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+  int ok;
+  if (c->expect == REFUSED)
+    ok = ops == NULL && strstr (reason, c->reason) != NULL;
+  else
+    ok = ops != NULL && strcmp (ops->name, "fake") == 0 && slots_as_expected (ops, c->expect);
+  printf ("%d %s", ok, ops != NULL ? "(loaded)" : reason);
+  return 0;
+}
+
+/* In the child: TRAINBENCH_CUDA_MODULE = "want|path"; "1 reason" when the
+ * loader refuses it with a reason that says `want`. */
+static int
+child_load_named (const char *arg)
+{
+  const char *bar = strchr (arg, '|');
+  if (bar == NULL)
+    return 2;
+  char want[256];
+  snprintf (want, sizeof want, "%.*s", (int) (bar - arg), arg);
+  test_setenv ("TRAINBENCH_CUDA_MODULE", bar + 1);
+  char reason[1024] = "";
+  const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+  printf ("%d %s", ops == NULL && strstr (reason, want) != NULL, reason);
+  return 0;
+}
+
+/* Runs one case in a child; its verdict and the loader's reason come back
+ * on its output. */
+static void
+run_case (size_t index)
+{
+  char arg[32], line[1200];
+  snprintf (arg, sizeof arg, "%zu", index);
+  int status = test_child_run ("load-case", arg, line, sizeof line);
+  tap_ok (status == 0 && line[0] == '1', "%s: %s", the_cases[index].label,
+          line[0] != '\0' ? line + 2 : "the child said nothing");
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+  static const TestChildCase children[] = {
+    { "load-case", child_load_case },
+    { "load-named", child_load_named },
+    { NULL, NULL },
+  };
+
   char v10[32], v9[32], v8[32], v7[32], v6[32], v4[32], v1[32], short_current[32], short_v7[32];
   snprintf (v10, sizeof v10, "%zu", (size_t) NN_BACKEND_OPS_V10_SIZE);
   snprintf (v9, sizeof v9, "%zu", (size_t) NN_BACKEND_OPS_V9_SIZE);
@@ -166,43 +193,26 @@ main (void)
     { "a newer ABI: refused", "99", "current", 0, REFUSED, "ABI mismatch (module 99, engine" },
     { "no table: refused", "current", "current", 1, REFUSED, "ABI mismatch (module 0, engine" },
   };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-    run_case (&cases[i]);
+  the_cases = cases;
+  the_case_count = sizeof cases / sizeof cases[0];
+  test_child_main (argc, argv, children);
+  for (size_t i = 0; i < the_case_count; i++)
+    run_case (i);
 
   /* A file that is no shared object, then no file at all, named as the
    * module: refused with the reason, never replaced by another module. */
   for (int missing = 0; missing < 2; missing++)
     {
-      const char *bogus = test_path (missing ? "no-such-module.so" : "libtrainbench-cuda.so");
+      const char *bogus = test_path (missing ? "no-such-module" : NN_OS_CUDA_MODULE);
       const char *want = missing ? "(TRAINBENCH_CUDA_MODULE) not found" : "not loadable";
-      int fd[2];
-      char line[1200] = "";
+      char arg[8192], line[1200];
       if (!missing)
         test_write_file (bogus, "not a module\n", 13);
-      if (pipe (fd) == 0)
-        {
-          pid_t pid = fork ();
-          if (pid == 0)
-            {
-              close (fd[0]);
-              setenv ("TRAINBENCH_CUDA_MODULE", bogus, 1);
-              char reason[1024] = "";
-              const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
-              snprintf (line, sizeof line, "%d %s", ops == NULL && strstr (reason, want) != NULL,
-                        reason);
-              ssize_t w = write (fd[1], line, strlen (line));
-              _exit (w > 0 ? 0 : 1);
-            }
-          close (fd[1]);
-          ssize_t got = pid > 0 ? read (fd[0], line, sizeof line - 1) : -1;
-          close (fd[0]);
-          if (pid > 0)
-            waitpid (pid, NULL, 0);
-          line[got > 0 ? got : 0] = '\0';
-          tap_ok (got > 0 && line[0] == '1', "%s: refused: %s",
-                  missing ? "a module path with no file" : "a file that is not a module",
-                  got > 0 ? line + 2 : "the child said nothing");
-        }
+      snprintf (arg, sizeof arg, "%s|%s", want, bogus);
+      int status = test_child_run ("load-named", arg, line, sizeof line);
+      tap_ok (status == 0 && line[0] == '1', "%s: refused: %s",
+              missing ? "a module path with no file" : "a file that is not a module",
+              line[0] != '\0' ? line + 2 : "the child said nothing");
     }
   return tap_done ();
 }

@@ -2,24 +2,25 @@
  * leave the old file alone, run ids and the runs folder.
  */
 
-#define _GNU_SOURCE
-
 #include "test-util.h"
 #include "json-check.h"
 
-#include <dirent.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 /* Every schema-1 path, in the order ARCHITECTURE.md lists them. */
 static const char *const schema_paths[] = {
   "schema", "app_version", "run_id", "started_at", "status",
   "system", "system.os", "system.os.name", "system.os.version", "system.os.kernel",
+  "system.os.emulated_by",
   "system.cpu", "system.cpu.model", "system.cpu.cores", "system.cpu.threads",
   "system.ram_bytes", "system.gpus",
   "system.blas", "system.blas.name", "system.blas.version", "system.blas.core",
@@ -135,16 +136,7 @@ value_is (const JcParser *jp, const char *path, const char *value)
 static int
 count_temp_files (const char *dir)
 {
-  int n = 0;
-  DIR *d = opendir (dir);
-  if (d == NULL)
-    return -1;
-  struct dirent *e;
-  while ((e = readdir (d)) != NULL)
-    if (strstr (e->d_name, ".tmp-") != NULL)
-      n++;
-  closedir (d);
-  return n;
+  return test_count_names (dir, ".tmp-");
 }
 
 static void
@@ -158,7 +150,7 @@ test_write_and_schema (void)
   char path[4200];
 
   snprintf (dir, sizeof dir, "%s", test_path ("runs/a/b"));   /* does not exist yet */
-  snprintf (path, sizeof path, "%s/result.json", dir);
+  snprintf (path, sizeof path, "%s" TEST_SEP "result.json", dir);
   fill_result (&r);
   nn_error_clear (&error);
   NnStatus st = nn_result_write (&r, NULL, path, &error);
@@ -307,7 +299,7 @@ test_failures (void)
 
   fill_result (&r);
   snprintf (dir, sizeof dir, "%s", test_path ("fail"));
-  snprintf (path, sizeof path, "%s/result.json", dir);
+  snprintf (path, sizeof path, "%s" TEST_SEP "result.json", dir);
   if (!tap_ok (nn_result_write (&r, NULL, path, &error) == NN_OK, "write the old file"))
     {
       nn_run_result_clear (&r);
@@ -317,7 +309,9 @@ test_failures (void)
   r.status = NN_RUN_FAILED;
   snprintf (r.error, sizeof r.error, "this must not reach the disk");
 
-  /* A read-only folder stops everyone but root. */
+#ifndef _WIN32
+  /* A read-only folder stops everyone but root. (Windows' read-only flag
+   * on a folder does not stop new files in it: no such case there.) */
   if (geteuid () != 0)
     {
       chmod (dir, 0500);
@@ -349,13 +343,14 @@ test_failures (void)
   else
     tap_skip ("setrlimit failed", "write that runs out of space");
   signal (SIGXFSZ, old_handler);
+#endif
 
   /* The target is a folder: the rename fails after the temp file is written. */
   char as_dir[4300];
-  snprintf (as_dir, sizeof as_dir, "%s/taken.json", dir);
-  mkdir (as_dir, 0700);
+  snprintf (as_dir, sizeof as_dir, "%s" TEST_SEP "taken.json", dir);
+  test_make_folder (as_dir);
   char inside[4400];
-  snprintf (inside, sizeof inside, "%s/keep", as_dir);
+  snprintf (inside, sizeof inside, "%s" TEST_SEP "keep", as_dir);
   test_write_file (inside, "x", 1);   /* non-empty, so rename cannot replace it */
   nn_error_clear (&error);
   NnStatus st = nn_result_write (&r, NULL, as_dir, &error);
@@ -365,10 +360,10 @@ test_failures (void)
 
   /* A parent that is a regular file. */
   char file_parent[4300];
-  snprintf (file_parent, sizeof file_parent, "%s/plain-file", dir);
+  snprintf (file_parent, sizeof file_parent, "%s" TEST_SEP "plain-file", dir);
   test_write_file (file_parent, "x", 1);
   char below[4400];
-  snprintf (below, sizeof below, "%s/sub/result.json", file_parent);
+  snprintf (below, sizeof below, "%s" TEST_SEP "sub" TEST_SEP "result.json", file_parent);
   nn_error_clear (&error);
   st = nn_result_write (&r, NULL, below, &error);
   tap_ok (st == NN_ERROR_IO && strstr (error.message, "plain-file") != NULL,
@@ -443,7 +438,7 @@ test_concurrent (void)
 
   fill_result (&r);
   snprintf (dir, sizeof dir, "%s", test_path ("race"));
-  snprintf (path, sizeof path, "%s/result.json", dir);
+  snprintf (path, sizeof path, "%s" TEST_SEP "result.json", dir);
   for (int t = 0; t < 4; t++)
     {
       writers[t] = (Writer) { path, &r, 0 };
@@ -517,37 +512,228 @@ test_run_ids (void)
   tap_ok (dup == 0, "%d run ids, %d duplicates", N, dup);
 }
 
+/* Restores a variable when the test is done with it. */
+typedef struct
+{
+  const char *name;
+  char value[4096];
+  bool set;
+} SavedEnv;
+
+static void
+save_env (SavedEnv *saved, const char *name)
+{
+  const char *value = test_getenv (name);
+  saved->name = name;
+  saved->set = value != NULL;
+  snprintf (saved->value, sizeof saved->value, "%s", value != NULL ? value : "");
+}
+
+static void
+restore_env (const SavedEnv *saved)
+{
+  test_setenv (saved->name, saved->set ? saved->value : NULL);
+}
+
 static void
 test_runs_dir (void)
 {
   char out[4096];
-  const char *home = getenv ("HOME");
-  const char *xdg = getenv ("XDG_DATA_HOME");
-  char saved_home[4096] = "", saved_xdg[4096] = "";
-  if (home)
-    snprintf (saved_home, sizeof saved_home, "%s", home);
-  if (xdg)
-    snprintf (saved_xdg, sizeof saved_xdg, "%s", xdg);
+  SavedEnv saved[4];
+  save_env (&saved[0], "HOME");
+  save_env (&saved[1], "XDG_DATA_HOME");
+  save_env (&saved[2], "LOCALAPPDATA");
+  save_env (&saved[3], "USERPROFILE");
 
-  setenv ("XDG_DATA_HOME", "/data/x", 1);
+#ifdef _WIN32
+  /* %LOCALAPPDATA%\Trainbench; an absolute XDG_DATA_HOME first, as GLib
+   * has it on Windows, so the app and the engine agree */
+  test_setenv ("XDG_DATA_HOME", NULL);
+  test_setenv ("LOCALAPPDATA", "C:\\Users\\u\\AppData\\Local");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "C:\\Users\\u\\AppData\\Local\\Trainbench\\runs") == 0,
+          "LOCALAPPDATA: %s", out);
+  test_setenv ("XDG_DATA_HOME", "D:\\data\\x");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "D:\\data\\x\\trainbench\\runs") == 0, "XDG_DATA_HOME: %s", out);
+  test_setenv ("XDG_DATA_HOME", "relative");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "C:\\Users\\u\\AppData\\Local\\Trainbench\\runs") == 0,
+          "relative XDG_DATA_HOME ignored: %s", out);
+  test_setenv ("XDG_DATA_HOME", NULL);
+  test_setenv ("LOCALAPPDATA", NULL);
+  test_setenv ("USERPROFILE", "C:\\Users\\v");
+  nn_runs_dir (out, sizeof out);
+  tap_ok (strcmp (out, "C:\\Users\\v\\AppData\\Local\\Trainbench\\runs") == 0,
+          "no LOCALAPPDATA: below USERPROFILE: %s", out);
+
+  /* A fresh machine: the runs folder does not exist yet, nor its parent;
+   * making it and writing a result there works (it did not: the CLI's
+   * mkdir -p split on '/' only). */
+  char local[4096];
+  snprintf (local, sizeof local, "%s", test_path ("fresh\\AppData\\Local"));
+  test_setenv ("LOCALAPPDATA", local);
+  nn_runs_dir (out, sizeof out);
+  NnError error;
+  nn_error_clear (&error);
+  NnStatus st = nn_folder_create (out, &error);
+  tap_ok (st == NN_OK && test_is_folder (out), "a fresh runs folder is made: %s (%s)", out,
+          error.message);
+  NnRunResult r;
+  char path[4200];
+  fill_result (&r);
+  snprintf (path, sizeof path, "%s\\%s.json", out, r.run_id);
+  tap_ok (nn_result_write (&r, NULL, path, &error) == NN_OK && test_exists (path),
+          "a result is written into it (%s)", error.message);
+  nn_run_result_clear (&r);
+#else
+  test_setenv ("XDG_DATA_HOME", "/data/x");
   nn_runs_dir (out, sizeof out);
   tap_ok (strcmp (out, "/data/x/trainbench/runs") == 0, "XDG_DATA_HOME: %s", out);
-  setenv ("XDG_DATA_HOME", "relative", 1);
-  setenv ("HOME", "/home/u", 1);
+  test_setenv ("XDG_DATA_HOME", "relative");
+  test_setenv ("HOME", "/home/u");
   nn_runs_dir (out, sizeof out);
   tap_ok (strcmp (out, "/home/u/.local/share/trainbench/runs") == 0,
           "relative XDG_DATA_HOME ignored: %s", out);
-  unsetenv ("XDG_DATA_HOME");
+  test_setenv ("XDG_DATA_HOME", NULL);
   nn_runs_dir (out, sizeof out);
   tap_ok (strcmp (out, "/home/u/.local/share/trainbench/runs") == 0, "HOME: %s", out);
-  unsetenv ("HOME");
+  test_setenv ("HOME", NULL);
   nn_runs_dir (out, sizeof out);
   tap_ok (strstr (out, "/.local/share/trainbench/runs") != NULL, "no HOME: from passwd: %s", out);
+#endif
 
-  if (home)
-    setenv ("HOME", saved_home, 1);
-  if (xdg)
-    setenv ("XDG_DATA_HOME", saved_xdg, 1);
+  for (int i = 0; i < 4; i++)
+    restore_env (&saved[i]);
+}
+
+/* mkdir -p: every missing parent; on Windows '\' and '/' both separate; a
+ * failure names the folder that could not be made. */
+static void
+test_folders (void)
+{
+  NnError error;
+  char path[4096], inner[4200];
+
+#ifdef _WIN32
+  snprintf (path, sizeof path, "%s", test_tmpdir ());
+  snprintf (path + strlen (path), sizeof path - strlen (path), "\\mk\\a/b\\\\c\\");
+  snprintf (inner, sizeof inner, "%s", test_path ("mk/a/b/c"));
+  nn_error_clear (&error);
+  tap_ok (nn_folder_create (path, &error) == NN_OK && test_is_folder (inner),
+          "mkdir -p with backslashes, slashes, a doubled and a trailing one: %s (%s)", inner,
+          error.message);
+#else
+  snprintf (path, sizeof path, "%s", test_path ("mk/a//b/c/"));
+  snprintf (inner, sizeof inner, "%s", test_path ("mk/a/b/c"));
+  nn_error_clear (&error);
+  tap_ok (nn_folder_create (path, &error) == NN_OK && test_is_folder (inner),
+          "mkdir -p with a doubled and a trailing slash: %s (%s)", inner, error.message);
+#endif
+  tap_ok (nn_folder_create (inner, &error) == NN_OK, "mkdir -p of a folder that exists");
+
+  /* a file in the way: the message names it, not the whole path */
+  char blocker[4200], below[4300];
+  snprintf (blocker, sizeof blocker, "%s", test_path ("mk/file"));
+  test_write_file (blocker, "x", 1);
+  snprintf (below, sizeof below, "%s" TEST_SEP "x" TEST_SEP "y", blocker);
+  nn_error_clear (&error);
+  NnStatus st = nn_folder_create (below, &error);
+  char named[4300];
+  snprintf (named, sizeof named, "%s: ", blocker);
+  tap_ok (st == NN_ERROR_IO && strncmp (error.message, named, strlen (named)) == 0,
+          "a file in the way is named: %s", error.message);
+  tap_ok (nn_folder_create ("", &error) == NN_ERROR_INVALID_ARGUMENT, "an empty name is refused");
+
+  char joined[64];
+  tap_ok (nn_path_join (joined, sizeof joined, "runs", "a.json")
+            && strcmp (joined, "runs" TEST_SEP "a.json") == 0,
+          "nn_path_join uses the system's separator: %s", joined);
+  tap_ok (nn_path_join (joined, sizeof joined, "runs" TEST_SEP, "a.json")
+            && strcmp (joined, "runs" TEST_SEP "a.json") == 0,
+          "and adds none after one: %s", joined);
+  tap_ok (!nn_path_join (joined, 8, "runs", "a.json") && joined[0] == '\0',
+          "a join that does not fit gives \"\"");
+}
+
+/* A result, its folder and the data set around it under a name that is not
+ * ASCII (a user called 张伟): written, replaced and read back. */
+static void
+test_unicode_names (void)
+{
+  NnRunResult r;
+  NnError error;
+  char dir[4096], path[4200];
+  JcParser jp;
+  char *text = NULL;
+
+  snprintf (dir, sizeof dir, "%s", test_path ("\xe5\xbc\xa0\xe4\xbc\x9f/runs"));   /* 张伟 */
+  snprintf (path, sizeof path, "%s" TEST_SEP "r\xc3\xa9sultat.json", dir);
+  fill_result (&r);
+  snprintf (r.dataset_path, sizeof r.dataset_path, "%s", dir);
+  nn_error_clear (&error);
+  tap_ok (nn_result_write (&r, NULL, path, &error) == NN_OK, "write %s (%s)", path,
+          error.message);
+  tap_ok (nn_result_write (&r, NULL, path, &error) == NN_OK, "and replace it (%s)",
+          error.message);
+  if (tap_ok (load (path, &jp, &text), "it reads back as JSON"))
+    tap_ok (strstr (text, "\xe5\xbc\xa0\xe4\xbc\x9f") != NULL, "the name is kept as UTF-8");
+  free (jp.entries);
+  free (text);
+  tap_ok (count_temp_files (dir) == 0, "no temporary files left there");
+  nn_run_result_clear (&r);
+}
+
+typedef struct
+{
+  const char *path;
+  double hold_seconds;
+  bool opened;
+} Reader;
+
+static void *
+reader_cb (void *data)
+{
+  Reader *reader = data;
+  FILE *f = test_fopen (reader->path, "rb");   /* msvcrt's fopen: no delete sharing */
+  reader->opened = f != NULL;
+  if (f != NULL)
+    {
+      test_sleep (reader->hold_seconds);
+      fclose (f);
+    }
+  return NULL;
+}
+
+/* A reader holds the target open (on Windows that blocks a replace): the
+ * write waits for it and succeeds. */
+static void
+test_replace_while_read (void)
+{
+  NnRunResult r;
+  NnError error;
+  char path[4200];
+  Reader reader;
+  pthread_t thread;
+
+  fill_result (&r);
+  snprintf (path, sizeof path, "%s", test_path ("held/result.json"));
+  nn_result_write (&r, NULL, path, &error);
+  reader = (Reader) { path, 0.3, false };
+  pthread_create (&thread, NULL, reader_cb, &reader);
+  test_sleep (0.05);
+  r.status = NN_RUN_CANCELLED;
+  nn_error_clear (&error);
+  NnStatus st = nn_result_write (&r, NULL, path, &error);
+  pthread_join (thread, NULL);
+  JcParser jp;
+  char *text = NULL;
+  tap_ok (reader.opened && st == NN_OK && load (path, &jp, &text)
+            && value_is (&jp, "status", "\"cancelled\""),
+          "a replace while a reader holds the file succeeds (%s)", error.message);
+  free (jp.entries);
+  free (text);
+  nn_run_result_clear (&r);
 }
 
 int
@@ -556,7 +742,10 @@ main (void)
   test_write_and_schema ();
   test_failures ();
   test_concurrent ();
+  test_replace_while_read ();
   test_run_ids ();
   test_runs_dir ();
+  test_folders ();
+  test_unicode_names ();
   return tap_done ();
 }

@@ -3,18 +3,19 @@
  * child process, with the built-in fallback).
  */
 
-#define _GNU_SOURCE
-
 #include "test-util.h"
 #include "nn-private.h"
+#include "nn-os.h"
 
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#ifdef __linux__
 #include <unistd.h>
+#endif
 
 /* Whether the CPU (and OS) can run OpenBLAS' AVX-512 kernels. */
 static bool
@@ -121,11 +122,25 @@ race_init_cb (void *data)
   return (void *) (intptr_t) (c[0] == 1 && c[1] == 2 && c[2] == 3 && c[3] == 4);
 }
 
+/* Whether the CPU (and OS) can run AVX kernels, OpenBLAS' Sandybridge. */
+static bool
+cpu_has_avx (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx");
+#else
+  return false;
+#endif
+}
+
 /* The child: sgemm with TRAINBENCH_BLAS_LIBRARY=none; exit 0 when it agrees. */
 static int
-run_fallback_child (void)
+run_fallback_child (const char *arg)
 {
   char reason[256];
+  (void) arg;
+  test_setenv ("TRAINBENCH_BLAS_LIBRARY", "none");
   nn_threads_set (2);
   if (_nn_blas_available (reason, sizeof reason))
     return 2;
@@ -136,11 +151,28 @@ run_fallback_child (void)
   return check_sgemm (false) == 0 ? 0 : 1;
 }
 
+/* The child: a kernel core set in this process's environment before
+ * OpenBLAS loads is the one it runs, whichever C runtime OpenBLAS reads it
+ * with (on Windows the UCRT, not the msvcrt.dll this program uses). Prints
+ * the core; exit 0 with OpenBLAS, 3 without. */
+static int
+run_core_child (const char *arg)
+{
+  _nn_os_setenv ("OPENBLAS_CORETYPE", arg);
+  nn_blas_init ();
+  printf ("%s", _nn_blas_core ());
+  return _nn_blas_available (NULL, 0) ? 0 : 3;
+}
+
 int
 main (int argc, char **argv)
 {
-  if (argc > 1 && strcmp (argv[1], "--fallback-child") == 0)
-    return run_fallback_child ();
+  static const TestChildCase children[] = {
+    { "fallback", run_fallback_child },
+    { "core", run_core_child },
+    { NULL, NULL },
+  };
+  test_child_main (argc, argv, children);
 
   const char *user_core = getenv ("OPENBLAS_CORETYPE");
   bool caller_set_core = user_core != NULL && user_core[0] != '\0';
@@ -177,7 +209,44 @@ main (int argc, char **argv)
   tap_ok (info.cpu_threads == online, "logical processors = %ld", online);
   tap_ok (info.cpu_cores >= 1 && info.cpu_cores <= info.cpu_threads, "physical cores in 1..threads");
   tap_ok (info.ram_bytes > 64ull << 20, "RAM over 64 MiB");
+  tap_ok (info.os_emulated_by[0] == '\0', "natively no emulator is named");
 #endif
+#ifdef _WIN32
+  tap_ok (strncmp (info.os_name, "Windows", 7) == 0 && info.os_version[0] != '\0',
+          "Windows and its version: %s %s", info.os_name, info.os_version);
+  {
+    unsigned major = 0, minor = 0, build = 0;
+    tap_ok (sscanf (info.kernel, "%u.%u.%u", &major, &minor, &build) == 3 && major >= 5,
+            "kernel is major.minor.build: %s", info.kernel);
+    /* 6.1 is 7, 6.2 8, 6.3 8.1; 10.0 is 10 below build 22000, 11 above */
+    const char *want = major == 6 && minor == 1   ? "7"
+                       : major == 6 && minor == 2 ? "8"
+                       : major == 6 && minor == 3 ? "8.1"
+                       : major == 10              ? (build >= 22000 ? "11" : "10")
+                                                  : NULL;
+    if (want != NULL && strcmp (info.os_name, "Windows") == 0)
+      tap_ok (strcmp (info.os_version, want) == 0, "kernel %s is Windows %s (%s)", info.kernel,
+              want, info.os_version);
+  }
+  tap_ok (info.cpu_model[0] != '\0' && strcmp (info.cpu_model, "unknown CPU") != 0, "CPU model");
+  tap_ok (info.cpu_cores >= 1 && info.cpu_cores <= info.cpu_threads, "physical cores in 1..threads");
+  tap_ok (info.ram_bytes > 64ull << 20, "RAM over 64 MiB");
+  if (test_under_wine ())
+    tap_ok (strncmp (info.os_emulated_by, "wine ", 5) == 0 && info.os_emulated_by[5] != '\0',
+            "under wine, wine and its version are named: %s", info.os_emulated_by);
+  else
+    tap_ok (info.os_emulated_by[0] == '\0', "on Windows itself no emulator is named");
+#endif
+  {
+    char label[512];
+    nn_system_os_label (&info, label, sizeof label);
+    tap_ok (strncmp (label, info.os_name, strlen (info.os_name)) == 0
+              && (info.os_emulated_by[0] == '\0' || strstr (label, info.os_emulated_by) != NULL),
+            "the OS label names the OS and any emulator: %s", label);
+  }
+  uint64_t available = nn_system_memory_available ();
+  tap_ok (available > 0 && available <= info.ram_bytes, "memory available now: %llu of %llu bytes",
+          (unsigned long long) available, (unsigned long long) info.ram_bytes);
   tap_ok (info.compiler[0] != '\0'
           && (strncmp (info.compiler, "GCC ", 4) == 0 || strncmp (info.compiler, "Clang ", 6) == 0
               || strncmp (info.compiler, "MSVC ", 5) == 0),
@@ -226,7 +295,7 @@ main (int argc, char **argv)
   tap_ok (got == 3 && _nn_threads () == 3 && (!have_blas || info.blas_threads == 3),
           "threads 3: engine %d, BLAS %d", _nn_threads (), info.blas_threads);
   got = nn_threads_set (0);
-  tap_ok (got >= 1 && got <= sysconf (_SC_NPROCESSORS_ONLN) && got <= info.cpu_cores
+  tap_ok (got >= 1 && got <= info.cpu_threads && got <= info.cpu_cores
           && _nn_threads () == got,
           "threads 0 = one per physical core: %d of %d cores", got, info.cpu_cores);
   got = nn_threads_set (-5);
@@ -238,18 +307,23 @@ main (int argc, char **argv)
           "beta 0 and not): %d mismatches", have_blas ? "OpenBLAS" : "fallback", bad);
 
   /* The built-in loop, in a child where OpenBLAS is switched off. */
-  pid_t pid = fork ();
-  if (pid == 0)
+  char out[256];
+  int status = test_child_run ("fallback", "", out, sizeof out);
+  tap_ok (status == 0, "built-in fallback sgemm agrees with a naive product (child exit %d)",
+          status);
+
+  /* A core set in the environment before the library loads is the one it
+   * runs: Sandybridge, which every AVX CPU can run and no AVX2 CPU picks. */
+  if (have_blas && cpu_has_avx ())
     {
-      setenv ("TRAINBENCH_BLAS_LIBRARY", "none", 1);
-      execl ("/proc/self/exe", argv[0], "--fallback-child", (char *) NULL);
-      _exit (127);
+      status = test_child_run ("core", "Sandybridge", out, sizeof out);
+      tap_ok (status == 0 && strcmp (out, "Sandybridge") == 0,
+              "OPENBLAS_CORETYPE set in the process reaches OpenBLAS: %s (child exit %d)", out,
+              status);
     }
-  int status = 0;
-  bool waited = pid > 0 && waitpid (pid, &status, 0) == pid;
-  tap_ok (waited && WIFEXITED (status) && WEXITSTATUS (status) == 0,
-          "built-in fallback sgemm agrees with a naive product (child exit %d)",
-          waited && WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+  else
+    tap_skip (have_blas ? "this CPU has no AVX" : "no OpenBLAS here",
+              "OPENBLAS_CORETYPE set in the process reaches OpenBLAS");
 
   return tap_done ();
 }

@@ -781,7 +781,7 @@ test_capture_many (void)
   NnStatus s;
 
   capture_runs_begin (&r, 6);
-  setenv ("TRAINBENCH_GRAPH_STEPS", "4", 1);
+  test_setenv ("TRAINBENCH_GRAPH_STEPS", "4");
   s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
   /* 30 full steps, the first plain: each of the other 29 replayed once */
   tap_ok (s == NN_OK && fake.captures == 2 && one_step_ops > 10
@@ -801,7 +801,7 @@ test_capture_many (void)
           "capture: a failed capture of four steps leaves the one-step graph (%d launches)",
           fake.launches);
   fake.fail_long = false;
-  unsetenv ("TRAINBENCH_GRAPH_STEPS");
+  test_setenv ("TRAINBENCH_GRAPH_STEPS", NULL);
   capture_runs_end (&r);
 }
 

@@ -12,7 +12,7 @@
  * mantissa, ~5e-4 relative per product).
  */
 
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L
 
 #include "gpu-test-util.h"
 
@@ -535,10 +535,10 @@ test_conv (void)
     {
       const char *name = route == 0 ? "direct where it applies" : "cuDNN only";
       if (route == 1)
-        setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "cudnn", 1);
+        test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "cudnn");
       for (size_t i = 0; i < count; i++)
         check_conv (SHAPE (i), name, TOL_CONV);
-      unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+      test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", NULL);
     }
 
   /* TF32 on: stride-1 shapes with up to 9 taps on the implicit GEMM (forced,
@@ -554,12 +554,12 @@ test_conv (void)
           bool igemm = sh.stride_h == 1 && sh.stride_w == 1 && sh.r * sh.s <= 9
                        && sh.pad_h < sh.r && sh.pad_w < sh.s;
           if (igemm)
-            setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+            test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm");
           check_conv (sh, igemm ? "implicit GEMM, TF32" : "TF32, direct or cuDNN", TOL_CONV_TF32);
-          unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+          test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", NULL);
         }
       /* uneven "same" padding: the implicit GEMM pads bottom and right itself */
-      setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+      test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm");
       check_conv ((NnConvShape){ 3, 5, 8, 9, 6, 2, 2, 1, 1, 0, 0, 8, 9 },
                   "implicit GEMM, TF32, uneven padding", TOL_CONV_TF32);
       check_conv ((NnConvShape){ 2, 6, 7, 7, 40, 2, 3, 1, 1, 0, 1, 7, 7 },
@@ -576,7 +576,7 @@ test_conv (void)
         if (rc == 0)
           gpu.ops->conv2d_plan_free (gpu.ctx, plan);
       }
-      unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+      test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", NULL);
       tap_ok (gpu.ops->synchronize (gpu.ctx) == 0, "TF32 context: no error left: %s",
               gpu.ops->last_error (gpu.ctx));
       gpu = saved;
@@ -825,9 +825,9 @@ check_conv_pool (NnConvShape cs, int win, int act, float rate, bool fits, const 
   gpu_fill_random (x, sx, &rng, -1.0f, 1.0f);
   gpu_fill_random (w, sw, &rng, -0.3f, 0.3f);
   gpu_fill_random (bias, cs.k, &rng, -0.1f, 0.1f);
-  setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+  test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm");
   rc = gpu.ops->conv2d_plan_new (gpu.ctx, &cs, &plan, &wsb);
-  unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+  test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", NULL);
   if (rc == 0)
     {
       vx = gpu_put (&gpu, x, sx * sizeof (float));
@@ -939,10 +939,10 @@ check_conv_below (NnConvShape lo, NnConvShape up, int act, bool fits, const char
       NnBackend *k = backend (b);
       size_t bytes_lo = 0, bytes_up = 0;
       if (b == 1 && fits)
-        setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm", 1);
+        test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", "igemm");
       rc[b] = k->ops->conv2d_plan_new (k->ctx, &up, &plan_up[b], &bytes_up);
       if (b == 1 && fits)
-        unsetenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+        test_setenv ("TRAINBENCH_CUDA_CONV_ROUTE", NULL);
       if (rc[b] == 0)
         rc[b] = k->ops->conv2d_plan_new (k->ctx, &lo, &plan_lo[b], &bytes_lo);
       if (rc[b] != 0)
@@ -1790,9 +1790,9 @@ test_dense_loss (void)
   /* without thread-block clusters (TRAINBENCH_CUDA_CLUSTERS=0): the one
    * block a row kernel that GPUs before sm_90 run */
   NnBackend plain, saved = gpu;
-  setenv ("TRAINBENCH_CUDA_CLUSTERS", "0", 1);
+  test_setenv ("TRAINBENCH_CUDA_CLUSTERS", "0");
   bool opened = gpu_open (NN_DEVICE_CUDA, false, &plain);
-  unsetenv ("TRAINBENCH_CUDA_CLUSTERS");
+  test_setenv ("TRAINBENCH_CUDA_CLUSTERS", NULL);
   if (tap_ok (opened, "CUDA backend opens (no clusters)"))
     {
       gpu = plain;
