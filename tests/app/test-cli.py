@@ -3,6 +3,13 @@
 # Python 3 stdlib only. Usage: test-cli.py PATH-TO-trainbench-cli (or
 # $TRAINBENCH_CLI). It writes a tiny learnable IDX data set in a temporary
 # folder and points XDG_DATA_HOME there, so nothing outside it is touched.
+#
+# The Windows build (trainbench-cli.exe) runs through the program named in
+# $TRAINBENCH_CLI_WRAPPER (wine in a cross build). Its data folders are
+# redirected the same way: the engine takes an absolute XDG_DATA_HOME on
+# Windows too, as GLib does there, since wine sets LOCALAPPDATA and
+# USERPROFILE from its own registry whatever the caller says. Paths go to it
+# as Windows paths (Z: is wine's drive for /) and come back converted.
 
 import gzip
 import json
@@ -46,19 +53,55 @@ if not CLI or not os.access(CLI, os.X_OK):
     print("Bail out! trainbench-cli not found (pass its path or set TRAINBENCH_CLI)")
     sys.exit(1)
 CLI = os.path.abspath(CLI)
+WRAPPER = os.environ.get("TRAINBENCH_CLI_WRAPPER", "").split()
+WINDOWS = CLI.lower().endswith(".exe")
+UNDER_WINE = WINDOWS and any(os.path.basename(w).startswith("wine") for w in WRAPPER)
+COMMAND = WRAPPER + [CLI]
+
+
+def win(path):
+    """A path of this machine as the CLI takes it."""
+    if UNDER_WINE:
+        return "Z:" + os.path.abspath(path).replace("/", "\\")
+    return path
+
+
+def unwin(path):
+    """A path the CLI printed, as this script opens it."""
+    if UNDER_WINE and path and re.match(r"^[Zz]:\\", path):
+        return path[2:].replace("\\", "/")
+    return path
+
 
 TMP = tempfile.mkdtemp(prefix="tb-cli-test-")
 ENV = dict(os.environ)
-ENV["XDG_DATA_HOME"] = os.path.join(TMP, "xdg")
+ENV["XDG_DATA_HOME"] = win(os.path.join(TMP, "xdg"))
+if WINDOWS:
+    # on Windows itself these take effect (wine keeps its own)
+    ENV["LOCALAPPDATA"] = win(os.path.join(TMP, "local"))
+    ENV["USERPROFILE"] = win(os.path.join(TMP, "home"))
+    ENV.setdefault("WINEDEBUG", "-all")
 ENV["OMP_NUM_THREADS"] = "2"
-ENV["LC_ALL"] = "C"
+ENV["LC_ALL"] = "C.UTF-8"   # wine reads arguments in the locale's encoding
 
 
 def cli(*args, timeout=300):
-    p = subprocess.run([CLI] + list(args), stdout=subprocess.PIPE,
+    p = subprocess.run(COMMAND + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, env=ENV, cwd=TMP,
                        timeout=timeout, universal_newlines=True)
     return p.returncode, p.stdout, p.stderr
+
+
+def plain(data):
+    """Terminal output as text. wine draws a console on a terminal with
+    escape sequences, character by character: cursor moves stand for
+    spaces, the rest is dropped."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    if not UNDER_WINE:
+        return text
+    text = re.sub(r"\x1b\[(\d*)C", lambda m: " " * int(m.group(1) or 1), text)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+    return text.replace("\r\r\n", "\n")
 
 
 def both(out, err):
@@ -103,8 +146,9 @@ def make_dataset(folder, train, test):
                   [count], labels)
 
 
-DATA = os.path.join(TMP, "tiny")
-make_dataset(DATA, 600, 200)
+DATA_DIR = os.path.join(TMP, "tiny")
+make_dataset(DATA_DIR, 600, 200)
+DATA = win(DATA_DIR)
 
 
 def load_json(path):
@@ -117,7 +161,7 @@ def load_json(path):
 
 def result_path_from(out):
     m = re.search(r"^(?:\[\d+/\d+\] )?result \((\w+)\): (.+)$", out, re.M)
-    return (m.group(1), m.group(2).strip()) if m else (None, None)
+    return (m.group(1), unwin(m.group(2).strip())) if m else (None, None)
 
 
 # ------------------------------------------------------------------ help and version
@@ -165,6 +209,18 @@ rc, out, err = cli("sysinfo")
 ok(rc == 0 and "BLAS" in out and "CPU" in out and "RAM" in out and "compiler" in out
    and re.search(r"^cpu\b", out, re.M), "sysinfo shows the system and the devices", both(out, err))
 
+rc, out, err = cli("sysinfo")
+m = re.search(r"^OS +(.+)$", out, re.M)
+if UNDER_WINE:
+    ok(rc == 0 and m and re.match(r"Windows \S+ \(wine \d", m.group(1)),
+       "under wine sysinfo names Windows and wine: %s" % (m.group(1) if m else None),
+       both(out, err))
+    b = re.search(r"^BLAS +(.+)$", out, re.M)
+    diag("BLAS under wine: %s" % (b.group(1) if b else "?"))
+else:
+    ok(rc == 0 and m and "wine" not in m.group(1), "sysinfo names the OS: %s"
+       % (m.group(1) if m else None), both(out, err))
+
 # ------------------------------------------------------------------ train
 
 final_test_accuracy = None
@@ -172,7 +228,7 @@ out_file = os.path.join(TMP, "run1.json")
 weights = os.path.join(TMP, "run1.tbw")
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "2",
                    "--limit-train", "500", "--limit-test", "100", "--threads", "2",
-                   "--out", out_file, "--save-weights", weights)
+                   "--out", win(out_file), "--save-weights", win(weights))
 ok(rc == 0, "train --preset mlp-small on the tiny data set exits 0", both(out, err))
 ok(re.search(r"^epoch 1/2 +[\d.]+ s +loss [\d.]+ +acc [\d.]+ +test_loss [\d.]+ +test_acc [\d.]+ +\d+ samples/s$",
              out, re.M), "train prints a plain line per epoch when not on a terminal",
@@ -206,7 +262,7 @@ rc, out, err = cli("train", "--model", "flatten; dense 16 relu; dense 10 softmax
                    "--dataset", DATA, "--epochs", "1", "--optimizer", "sgd", "--lr", "0.05",
                    "--batch-size", "50", "--seed", "3", "--quiet")
 status, printed = result_path_from(out)
-runs_dir = os.path.join(ENV["XDG_DATA_HOME"], "trainbench", "runs")
+runs_dir = os.path.join(TMP, "xdg", "trainbench", "runs")
 ok(rc == 0 and status == "completed" and printed and os.path.dirname(printed) == runs_dir
    and os.path.isfile(printed), "train --model writes <runs dir>/<run_id>.json by default",
    both(out, err))
@@ -216,6 +272,23 @@ ok(isinstance(doc, dict) and doc.get("run_id") and os.path.basename(printed) == 
    and isinstance(doc.get("hyper"), dict) and doc["hyper"].get("batch_size") == 50,
    "the default file is named after the run id and records the options",
    json.dumps(doc)[:2000] if isinstance(doc, dict) else doc)
+
+# A data set, a result and weights under a folder named 张伟: the arguments
+# reach the program as UTF-8 (on Windows through CommandLineToArgvW), and
+# the engine opens them through the wide-character API.
+uni = os.path.join(TMP, "\u5f20\u4f1f")
+shutil.copytree(DATA_DIR, os.path.join(uni, "data"))
+uni_out = os.path.join(uni, "runs", "r\u00e9sultat.json")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(os.path.join(uni, "data")),
+                   "--epochs", "1", "--limit-train", "200", "--limit-test", "50",
+                   "--out", win(uni_out), "--save-weights", win(os.path.join(uni, "w.tbw")),
+                   "--quiet")
+status, printed = result_path_from(out)
+doc = load_json(uni_out)
+ok(rc == 0 and status == "completed" and printed == uni_out and isinstance(doc, dict)
+   and doc.get("dataset", {}).get("path") == win(os.path.join(uni, "data"))
+   and os.path.isfile(os.path.join(uni, "w.tbw")),
+   "a data set, result and weights under 张伟", both(out, err) + "\n" + str(doc)[:600])
 
 # On a terminal: one line redrawn with \r (a bar), then the epoch line.
 # run_on_pty runs the CLI with stdout on a terminal (so it is line-buffered)
@@ -228,7 +301,7 @@ def run_on_pty(args, timeout=120, stderr=subprocess.DEVNULL, on_output=None):
     import pty
     import select
     master, slave = pty.openpty()
-    proc = subprocess.Popen([CLI] + args, stdout=slave,
+    proc = subprocess.Popen(COMMAND + args, stdout=slave,
                             stderr=slave if stderr is subprocess.STDOUT else stderr,
                             env=ENV, cwd=TMP)
     os.close(slave)
@@ -254,29 +327,36 @@ def run_on_pty(args, timeout=120, stderr=subprocess.DEVNULL, on_output=None):
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    return proc.returncode, data.decode("utf-8", "replace")
+    return proc.returncode, plain(data)
 
 rc, text = run_on_pty(["train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
-                       "--batch-size", "8", "--out", os.path.join(TMP, "tty.json")])
-ok(rc == 0 and re.search(r"\repoch 1/1 \[[#.]+\] \d+/\d+ loss [\d.]+ acc [\d.]+ .*samples/s ETA", text)
-   and re.search(r"epoch 1/1 +[\d.]+ s +loss", text) and "step " not in text,
-   "on a terminal train redraws one progress bar line with \\r", repr(text[-1500:]))
+                       "--batch-size", "8", "--out", win(os.path.join(TMP, "tty.json"))])
+if UNDER_WINE:
+    # wine's console redraws the terminal itself: no \r comes through, but
+    # the bar is there, and no plain step lines (the console was seen)
+    ok(rc == 0 and re.search(r"epoch 1/1 \[[#.]+\] \d+/\d+ loss [\d.]+ acc [\d.]+ .*samples/s ETA", text)
+       and re.search(r"epoch 1/1 +[\d.]+ s +loss", text) and "step " not in text,
+       "on a console train draws a progress bar, not step lines", repr(text[-1500:]))
+else:
+    ok(rc == 0 and re.search(r"\repoch 1/1 \[[#.]+\] \d+/\d+ loss [\d.]+ acc [\d.]+ .*samples/s ETA", text)
+       and re.search(r"epoch 1/1 +[\d.]+ s +loss", text) and "step " not in text,
+       "on a terminal train redraws one progress bar line with \\r", repr(text[-1500:]))
 
 # ------------------------------------------------------------------ evaluate
 
-rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA)
+rc, out, err = cli("evaluate", "--weights", win(weights), "--dataset", DATA)
 m = re.search(r"test accuracy\s+([\d.]+)", out)
 ok(rc == 0 and m and float(m.group(1)) > 0.5 and re.search(r"test loss\s+[\d.]+", out),
    "evaluate on the saved weights prints test loss and accuracy", both(out, err))
 # The saved weights are the final model: on the same 100 test samples they
 # score what the last epoch recorded.
-rc, out, err = cli("evaluate", "--weights", weights, "--dataset", DATA, "--limit-test", "100")
+rc, out, err = cli("evaluate", "--weights", win(weights), "--dataset", DATA, "--limit-test", "100")
 m = re.search(r"test accuracy\s+([\d.]+)", out)
 ok(rc == 0 and m and isinstance(final_test_accuracy, (int, float))
    and abs(float(m.group(1)) - final_test_accuracy) < 1e-3,
    "evaluate --limit-test 100 matches the run's final test accuracy (%s)" % final_test_accuracy,
    both(out, err))
-rc, out, err = cli("evaluate", "--weights", os.path.join(TMP, "missing.tbw"), "--dataset", DATA)
+rc, out, err = cli("evaluate", "--weights", win(os.path.join(TMP, "missing.tbw")), "--dataset", DATA)
 ok(rc == 1 and "missing.tbw" in err, "evaluate of a missing file exits 1 naming it", both(out, err))
 
 # ------------------------------------------------------------------ reproduce
@@ -284,7 +364,7 @@ ok(rc == 1 and "missing.tbw" in err, "evaluate of a missing file exits 1 naming 
 rdir = os.path.join(TMP, "repro")
 rc, out, err = cli("reproduce", "--presets", "mlp-small", "--devices", "cpu", "--epochs", "1",
                    "--dataset", DATA, "--limit-train", "300", "--limit-test", "100",
-                   "--out-dir", rdir)
+                   "--out-dir", win(rdir))
 ok(rc == 0, "reproduce --presets mlp-small --devices cpu --epochs 1 exits 0", both(out, err))
 files = sorted(f for f in os.listdir(rdir) if f.endswith(".json")) if os.path.isdir(rdir) else []
 ok(len(files) == 1, "reproduce wrote one result file", files)
@@ -297,7 +377,7 @@ ok(re.search(r"^preset\s+device\s+s/epoch\s+test acc", out, re.M)
 
 rc, out, err = cli("reproduce", "--presets", "mlp-small", "--devices", "cpu,cuda:7",
                    "--epochs", "1", "--dataset", DATA, "--limit-train", "100",
-                   "--limit-test", "50", "--out-dir", rdir + "2", "--quiet")
+                   "--limit-test", "50", "--out-dir", win(rdir + "2"), "--quiet")
 ok(rc == 1 and re.search(r"^mlp-small\s+cpu\s+[\d.]+", out, re.M)
    and re.search(r"^mlp-small\s+cuda:7\s+failed", out, re.M),
    "reproduce reports a failed device in the table, runs the rest and exits 1", both(out, err))
@@ -311,7 +391,7 @@ def reproduce_with_data_moved(data, moved, timeout=300):
     state = {"moved_before_first_result": None}
 
     def move_once_loaded(proc, master, text):
-        if state["moved_before_first_result"] is None and b"\ndata: " in b"\n" + text:
+        if state["moved_before_first_result"] is None and "\ndata: " in "\n" + plain(text):
             os.kill(proc.pid, signal.SIGSTOP)
             os.rename(data, moved)
             # what it printed before it stopped
@@ -320,18 +400,18 @@ def reproduce_with_data_moved(data, moved, timeout=300):
                 if not chunk:
                     break
                 text += chunk
-            state["moved_before_first_result"] = b"result (" not in text
+            state["moved_before_first_result"] = "result (" not in plain(text)
             os.kill(proc.pid, signal.SIGCONT)
         return text
 
     rc, text = run_on_pty(["reproduce", "--presets", "cnn,mlp-small", "--devices", "cpu",
-                           "--epochs", "1", "--dataset", data, "--limit-test", "50",
-                           "--out-dir", os.path.join(TMP, "repro-once")],
+                           "--epochs", "1", "--dataset", win(data), "--limit-test", "50",
+                           "--out-dir", win(os.path.join(TMP, "repro-once"))],
                           timeout=timeout, stderr=subprocess.STDOUT, on_output=move_once_loaded)
     return rc, text, state["moved_before_first_result"]
 
 once_data = os.path.join(TMP, "tiny-once")
-shutil.copytree(DATA, once_data)
+shutil.copytree(DATA_DIR, once_data)
 rc, text, moved_early = reproduce_with_data_moved(once_data, once_data + "-moved")
 ok(moved_early, "the data set was moved while reproduce's first run went on", text[-3000:])
 ok(rc == 0 and re.search(r"^cnn\s+cpu\s+[\d.]+\s+[\d.]+", text, re.M)
@@ -383,7 +463,7 @@ for args, pattern, name in usage_cases:
 
 fail_file = os.path.join(TMP, "fail.json")
 rc, out, err = cli("train", "--model", "flatten; dense 3 softmax", "--dataset", DATA,
-                   "--epochs", "1", "--out", fail_file)
+                   "--epochs", "1", "--out", win(fail_file))
 doc = load_json(fail_file)
 ok(rc == 1 and "trainbench-cli:" in err and isinstance(doc, dict) and doc.get("status") == "failed"
    and doc.get("error"),
@@ -392,24 +472,32 @@ ok(rc == 1 and "trainbench-cli:" in err and isinstance(doc, dict) and doc.get("s
 
 cuda_file = os.path.join(TMP, "cuda7.json")
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cuda:7",
-                   "--epochs", "1", "--out", cuda_file)
+                   "--epochs", "1", "--out", win(cuda_file))
 doc = load_json(cuda_file)
 ok(rc == 1 and re.search(r"cuda:7: \S", err) and isinstance(doc, dict)
    and doc.get("status") == "failed",
    "--device cuda:7 fails with exit 1, says why, and records a failed run", both(out, err))
 
-rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", os.path.join(TMP, "nowhere"),
-                   "--epochs", "1", "--out", os.path.join(TMP, "nodata.json"))
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(os.path.join(TMP, "nowhere")),
+                   "--epochs", "1", "--out", win(os.path.join(TMP, "nodata.json")))
 ok(rc == 1 and "nowhere" in err and os.path.isfile(os.path.join(TMP, "nodata.json")),
    "a data set that is not there fails with exit 1 naming it", both(out, err))
 
 # ------------------------------------------------------------------ Ctrl-C
 
+# SIGINT on Linux. Under wine the same signal to the wine process reaches
+# the program as a console CTRL_C_EVENT (wine 8 turns SIGINT into one for a
+# console program), so this checks its SetConsoleCtrlHandler path. On
+# Windows itself Python can only send Ctrl-Break, to a process group of its
+# own, which the CLI handles the same way.
 cancel_file = os.path.join(TMP, "cancel.json")
-proc = subprocess.Popen([CLI, "train", "--preset", "mlp-wide", "--dataset", DATA,
-                         "--epochs", "100000", "--threads", "2", "--out", cancel_file],
+native_windows = os.name == "nt"
+proc = subprocess.Popen(COMMAND + ["train", "--preset", "mlp-wide", "--dataset", DATA,
+                                   "--epochs", "100000", "--threads", "2",
+                                   "--out", win(cancel_file)],
                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=TMP,
-                        universal_newlines=True)
+                        universal_newlines=True,
+                        creationflags=subprocess.CREATE_NEW_PROCESS_GROUP if native_windows else 0)
 started = False
 deadline = time.monotonic() + 120
 lines = []
@@ -422,7 +510,7 @@ while time.monotonic() < deadline:
         started = True
         break
 if started:
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.CTRL_BREAK_EVENT if native_windows else signal.SIGINT)
 try:
     rest, err = proc.communicate(timeout=60)
 except subprocess.TimeoutExpired:
@@ -431,7 +519,7 @@ except subprocess.TimeoutExpired:
 out = "".join(lines) + rest
 doc = load_json(cancel_file)
 ok(started and proc.returncode == 1 and isinstance(doc, dict) and doc.get("status") == "cancelled",
-   "SIGINT during training saves a cancelled result and exits 1",
+   "Ctrl-C during training saves a cancelled result and exits 1",
    "rc=%s\n" % proc.returncode + both(out, err) + "\n" + str(doc)[:1000])
 
 print("1..%d" % len(results))
