@@ -328,10 +328,11 @@ _nn_os_sync_file (FILE *f)
 
 /* How long a replace keeps trying while the target is held: by another
  * writer's replace, or by a reader that opened it without delete sharing
- * (any fopen of the C runtime). test-result's 4 threads writing one file 20
- * times each under wine 8 gave 29 failures without retrying; with it none,
- * the slowest write taking 77-416 ms on the 2-core development machine
- * while it was busy compiling. */
+ * (any fopen of the C runtime). 4 threads writing one result file 20 times
+ * each under wine 8 on the 2-core development machine: without retrying
+ * 16, 16 and 23 of the 80 writes failed (access denied); with it none, the
+ * slowest write taking 34-64 ms, and up to 416 ms while the machine was
+ * busy compiling. */
 #define REPLACE_PATIENCE_MS 10000
 
 int
