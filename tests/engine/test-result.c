@@ -395,7 +395,8 @@ test_failures (void)
   r.status = NN_RUN_COMPLETED;
   r.error[0] = '\0';
   JcParser jp;
-  char *text;
+  char *text = NULL;
+  memset (&jp, 0, sizeof jp);
   if (tap_ok (nn_result_write (&r, &sys, path, &error) == NN_OK && load (path, &jp, &text),
               "write with the caller's system info"))
     tap_ok (value_is (&jp, "system.os.name", "\"Plan 9\"")
@@ -728,6 +729,7 @@ test_replace_while_read (void)
   pthread_join (thread, NULL);
   JcParser jp;
   char *text = NULL;
+  memset (&jp, 0, sizeof jp);
   tap_ok (reader.opened && st == NN_OK && load (path, &jp, &text)
             && value_is (&jp, "status", "\"cancelled\""),
           "a replace while a reader holds the file succeeds (%s)", error.message);
