@@ -25,7 +25,10 @@ for folder in ("app", "resources", "data"):
             rel = os.path.relpath(path, root)
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read()
-            if pattern.search(text) or (name.endswith(".in") and rel.startswith("data/")) \
+            # the desktop file and the metainfo are translated by msgfmt
+            # as a whole; other templates (the Windows resource script)
+            # hold no text for people
+            if pattern.search(text) or name.endswith((".desktop.in", ".metainfo.xml.in")) \
                     or name.endswith(".gschema.xml"):
                 found.add(rel)
 
