@@ -617,6 +617,24 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
     }
 }
 
+/* Partial Cs added on one thread after the join, not after a barrier,
+ * up to this many additions. */
+#define SPLIT_K_AFTER_JOIN 8192
+
+/* Rows [r0, r1) of C (m, n) += the team's partial Cs, in thread order. */
+static void
+split_k_sum (int m, int n, float *c, int ldc, const float *parts, int r0, int r1, int team)
+{
+  for (int u = 1; u < team; u++)
+    for (int i = r0; i < r1; i++)
+      {
+        float *ci = c + (size_t) i * ldc;
+        const float *pi = parts + (size_t) (u - 1) * m * n + (size_t) i * n;
+        for (int j = 0; j < n; j++)
+          ci[j] += pi[j];
+      }
+}
+
 /* C = alpha op(A) B + beta C with each thread a contiguous range of B's
  * rows (at least 16: none is empty), for a small C and a long k
  * (mlp-small's 32x784 @ 784x128): thread t reads rows [k t / T,
@@ -634,6 +652,7 @@ sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, in
                const float *b, int ldb, float beta, float *c, int ldc, int threads, int kb)
 {
   float parts[(SPLIT_K_TEAM - 1) * SPLIT_K_FLOATS]; /* (team - 1) x (m, n) */
+  int after_join = 0; /* the team size when the caller adds the partials */
 
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads)
@@ -650,19 +669,26 @@ sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, in
     else
       sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, 0.0f,
                      parts + (size_t) (t - 1) * m * n, n);
+    /* A few thousand additions (mlp-small's 32x128 C on 2 threads) cost
+     * less on one thread after the join than a barrier here: about 0.5 us
+     * natively, 25-60 us under wine on 2 threads
+     * (bench/probes/windows-wine/omp-join-cost.c). */
+    if ((size_t) (team - 1) * m * n <= SPLIT_K_AFTER_JOIN)
+      {
+        if (t == 0)
+          after_join = team;
+      }
+    else
+      {
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-    int r0 = (int) ((long) m * t / team), r1 = (int) ((long) m * (t + 1) / team);
-    for (int u = 1; u < team; u++)
-      for (int i = r0; i < r1; i++)
-        {
-          float *ci = c + (size_t) i * ldc;
-          const float *pi = parts + (size_t) (u - 1) * m * n + (size_t) i * n;
-          for (int j = 0; j < n; j++)
-            ci[j] += pi[j];
-        }
+        int r0 = (int) ((long) m * t / team), r1 = (int) ((long) m * (t + 1) / team);
+        split_k_sum (m, n, c, ldc, parts, r0, r1, team);
+      }
   }
+  if (after_join > 0)
+    split_k_sum (m, n, c, ldc, parts, 0, m, after_join);
 }
 
 /* A single-threaded OpenBLAS on the engine's OpenMP threads: C is cut into

@@ -441,11 +441,14 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
         }
       return NN_BACKEND_OK;
     }
+  int team = 1;
 #pragma omp parallel if (nt > 1) num_threads (nt)
   {
     size_t lo, hi;
-    int t = omp_get_thread_num (), team = omp_get_num_threads ();
+    int t = omp_get_thread_num ();
     double *part = parts + (size_t) t * channels;
+    if (t == 0)
+      team = omp_get_num_threads ();
     thread_share ((size_t) n, 1, &lo, &hi);
     for (int c = 0; c < channels; c++)
       part[c] = 0.0;
@@ -455,20 +458,17 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
           size_t off = (b * channels + c) * sp;
           part[c] += _nn_cpu_act_backward_sum (a, y + off, dy + off, sp);
         }
-    if (dbias != NULL)
-      {
-#pragma omp barrier
-        /* each thread a slice of the channels, partials in thread order */
-        size_t c0 = (size_t) channels * t / team, c1 = (size_t) channels * (t + 1) / team;
-        for (size_t c = c0; c < c1; c++)
-          {
-            double acc = 0.0;
-            for (int u = 0; u < team; u++)
-              acc += parts[(size_t) u * channels + c];
-            dbias[c] = (float) acc;
-          }
-      }
   }
+  /* The partials added after the join, in thread order: at most PARTS
+   * additions, fewer than a barrier inside the region would cost. */
+  if (dbias != NULL)
+    for (int c = 0; c < channels; c++)
+      {
+        double acc = 0.0;
+        for (int u = 0; u < team; u++)
+          acc += parts[(size_t) u * channels + c];
+        dbias[c] = (float) acc;
+      }
   return NN_BACKEND_OK;
 }
 
@@ -698,6 +698,26 @@ cpu_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const float
   return conv_forward (plan, x, w, y, workspace, bias, act);
 }
 
+/* Partial weight gradients added after the join rather than after a
+ * barrier when there are at most this many additions: on 2 threads a
+ * barrier costs about 0.5 us natively and 25-60 us under wine
+ * (bench/probes/windows-wine/omp-join-cost.c), more than adding a few
+ * thousand floats on one thread. */
+#define DW_AFTER_JOIN 8192
+
+/* dw[i0, i1) = sum of the team's partials (dw_floats apart), in order. */
+static void
+dw_sum (float *dw, const float *parts, size_t dw_floats, size_t i0, size_t i1, int team)
+{
+  memcpy (dw + i0, parts + i0, (i1 - i0) * sizeof (float));
+  for (int u = 1; u < team; u++)
+    {
+      const float *pu = parts + (size_t) u * dw_floats;
+      for (size_t i = i0; i < i1; i++)
+        dw[i] += pu[i];
+    }
+}
+
 static int
 cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, const float *dy,
                      float *dx, float *dw, void *workspace)
@@ -713,24 +733,29 @@ cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, cons
       conv_backward_range (p, x, w, dy, dx, dw, col, 0, p->s.n);
       return NN_BACKEND_OK;
     }
+  int team = 1;
 #pragma omp parallel num_threads (workers)
   {
-    int t = omp_get_thread_num (), team = omp_get_num_threads ();
-    int lo = (int) ((long) p->s.n * t / team), hi = (int) ((long) p->s.n * (t + 1) / team);
+    int t = omp_get_thread_num (), size = omp_get_num_threads ();
+    int lo = (int) ((long) p->s.n * t / size), hi = (int) ((long) p->s.n * (t + 1) / size);
     conv_backward_range (p, x, w, dy, dx, parts + (size_t) t * p->dw_floats,
                          col + (size_t) t * p->col_floats, lo, hi);
-#pragma omp barrier
-    /* dw = the partial sums in worker order (the same bits on every run
-     * with this thread count), each thread a slice of the entries. */
-    size_t i0 = dw_count * t / team, i1 = dw_count * (t + 1) / team;
-    memcpy (dw + i0, parts + i0, (i1 - i0) * sizeof (float));
-    for (int u = 1; u < team; u++)
+    if (t == 0)
+      team = size;
+    /* A small dw (cnn's first conv: 288 floats) is added after the join;
+     * a large one (its second: 18432) by all threads after a barrier. */
+    if (dw_count * (size - 1) > DW_AFTER_JOIN)
       {
-        const float *pu = parts + (size_t) u * p->dw_floats;
-        for (size_t i = i0; i < i1; i++)
-          dw[i] += pu[i];
+#pragma omp barrier
+        dw_sum (dw, parts, p->dw_floats, dw_count * t / size, dw_count * (t + 1) / size, size);
+        if (t == 0)
+          team = 0;
       }
   }
+  /* dw = the partial sums in worker order (the same bits on every run with
+   * this thread count) */
+  if (team > 0)
+    dw_sum (dw, parts, p->dw_floats, 0, dw_count, team);
   return NN_BACKEND_OK;
 }
 
