@@ -286,7 +286,8 @@ download_thread (GTask        *task,
   g_autofree char *part = g_strconcat (d->dest, ".part", NULL);
   g_autofree char *folder = g_path_get_dirname (d->dest);
   g_autofree guint8 *buf = g_malloc (CHUNK);
-  FILE *out = NULL;
+  g_autoptr(GFile) part_file = NULL;
+  g_autoptr(GFileOutputStream) out = NULL;
   gint64 length = -1, received = 0, chunk_left = 0;
   gboolean chunked = FALSE, finished = FALSE;
   int status = 0;
@@ -330,13 +331,23 @@ download_thread (GTask        *task,
       return;
     }
 
-  if (g_mkdir_with_parents (folder, 0755) != 0
-      || (out = g_fopen (part, "wb")) == NULL)
+  /* a GIO stream, not a FILE *: on Windows g_fopen's FILE * belongs to
+   * GLib's C runtime (the UCRT) and this file's fwrite to mingw's msvcrt,
+   * and the two never agree on one */
+  if (g_mkdir_with_parents (folder, 0755) != 0)
     {
       int saved = errno;
 
       g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
                                _("Could not write “%s”: %s"), part, g_strerror (saved));
+      return;
+    }
+  part_file = g_file_new_for_path (part);
+  out = g_file_replace (part_file, NULL, FALSE, G_FILE_CREATE_NONE, cancellable, &error);
+  if (out == NULL)
+    {
+      g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
+                               _("Could not write “%s”: %s"), part, error->message);
       return;
     }
 
@@ -355,14 +366,13 @@ download_thread (GTask        *task,
                          _("the connection closed in the middle of the file"));
           break;
         }
-      if (fwrite (buf, 1, (size_t) n, out) != (size_t) n)
+      if (!g_output_stream_write_all (G_OUTPUT_STREAM (out), buf, (gsize) n, NULL, cancellable,
+                                      &error))
         {
-          int saved = errno;
-
-          fclose (out);
+          g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL);
           g_unlink (part);
           g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
-                                   _("Could not write “%s”: %s"), part, g_strerror (saved));
+                                   _("Could not write “%s”: %s"), part, error->message);
           return;
         }
       g_checksum_update (checksum, buf, n);
@@ -372,9 +382,16 @@ download_thread (GTask        *task,
         break;
     }
 
-  if (fclose (out) != 0 && error == NULL)
-    g_set_error (&error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
-                 _("Could not write “%s”"), part);
+  if (error == NULL)
+    {
+      g_autoptr(GError) close_error = NULL;
+
+      if (!g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &close_error))
+        g_set_error (&error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
+                     _("Could not write “%s”: %s"), part, close_error->message);
+    }
+  else
+    g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL);
 
   if (error != NULL)
     {
