@@ -65,6 +65,13 @@ void
 tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out)
 {
   NnDeviceInfo devices[MAX_DEVICES];
+
+  /* A CPU run never loads the CUDA module, not even to list devices. */
+  if (kind == NN_DEVICE_CPU)
+    {
+      nn_device_cpu (out);
+      return;
+    }
   int n = nn_device_list (devices, MAX_DEVICES);
 
   for (int i = 0; i < n; i++)

@@ -176,6 +176,16 @@ _nn_backend_cuda_load (char *reason, size_t reason_size)
   return ops;
 }
 
+/* The module's table when it was loaded already, else NULL; never loads it. */
+static const NnBackendOps *
+cuda_loaded (void)
+{
+  _nn_os_mutex_lock (&cuda_lock);
+  const NnBackendOps *ops = cuda_tried ? cuda_ops : NULL;
+  _nn_os_mutex_unlock (&cuda_lock);
+  return ops;
+}
+
 /* ---------------------------------------------------------------- devices */
 
 NnStatus
@@ -253,17 +263,27 @@ cuda_device_info (const NnBackendOps *ops, int index, NnDeviceInfo *info)
   snprintf (info->cudnn, sizeof info->cudnn, "%s", bi.cudnn);
 }
 
-int
-nn_device_list (NnDeviceInfo *out, int max)
+void
+nn_device_cpu (NnDeviceInfo *out)
 {
-  char reason[512];
+  cpu_device_info (out);
+}
+
+/* The device list; `load` says whether the CUDA module may be loaded for
+ * it (else only a module loaded already is asked). */
+static int
+device_list (NnDeviceInfo *out, int max, bool load)
+{
+  char reason[512] = "";
   int n = 0;
 
   if (max <= 0)
     return 0;
   cpu_device_info (&out[n++]);
 
-  const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+  const NnBackendOps *ops = load ? _nn_backend_cuda_load (reason, sizeof reason) : cuda_loaded ();
+  if (!load && ops == NULL)
+    return n;
   int count = ops ? ops->device_count (reason, sizeof reason) : 0;
   if (count <= 0)
     {
@@ -281,6 +301,18 @@ nn_device_list (NnDeviceInfo *out, int max)
   for (int i = 0; i < count && n < max; i++)
     cuda_device_info (ops, i, &out[n++]);
   return n;
+}
+
+int
+nn_device_list (NnDeviceInfo *out, int max)
+{
+  return device_list (out, max, true);
+}
+
+int
+_nn_device_list_loaded (NnDeviceInfo *out, int max)
+{
+  return device_list (out, max, false);
 }
 
 /* ---------------------------------------------------------------- open / close */

@@ -143,6 +143,12 @@ void _nn_backend_close (NnBackend *backend);
  * prefixed with `what` ("dense_1 forward"). NN_OK when rc is 0. */
 NnStatus _nn_backend_check (NnBackend *backend, int rc, const char *what, NnError *error);
 
+/* nn_device_list without loading the CUDA module: the CPU, and the GPUs
+ * only when the module was loaded already (by a GPU run or a device list).
+ * What a CPU run records, so that a missing, broken or hanging module
+ * never touches it. */
+int _nn_device_list_loaded (NnDeviceInfo *out, int max);
+
 /* Where the CUDA module is looked for, and why loading it failed (for the
  * device list); returns NULL and fills reason when it is not usable. */
 const NnBackendOps *_nn_backend_cuda_load (char *reason, size_t reason_size);

@@ -58,7 +58,9 @@ static void
 write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
 {
   NnDeviceInfo devices[17];
-  int count = nn_device_list (devices, 17);
+  /* The GPUs the process knows of; a CPU run does not load the CUDA module
+   * to list them (a broken one would take the run's result with it). */
+  int count = _nn_device_list_loaded (devices, 17);
   const NnDeviceInfo *cuda = NULL;
 
   _nn_json_key (j, "system");

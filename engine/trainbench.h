@@ -255,8 +255,14 @@ typedef struct
 NnStatus nn_device_parse (const char *text, NnDeviceKind *kind, int32_t *index, NnError *error);
 
 /* All devices: the CPU first, then each CUDA device or one unusable CUDA
- * entry saying why there is none. Returns how many were written. */
+ * entry saying why there is none. Returns how many were written. Loads the
+ * CUDA module (once per process) to find the GPUs. */
 int nn_device_list (NnDeviceInfo *out, int max);
+
+/* The CPU's entry of nn_device_list, without looking for GPUs: a CPU run
+ * never loads the CUDA module, so a missing, broken or hanging one cannot
+ * stop it. */
+void nn_device_cpu (NnDeviceInfo *out);
 
 /* ---------------------------------------------------------------- models */
 

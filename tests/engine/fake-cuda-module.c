@@ -4,7 +4,8 @@
  * given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE ("current" for the engine's
  * own), and every slot it has points somewhere, so the test can see which
  * slots the engine's loader keeps and which it clears. FAKE_CUDA_NULL=1
- * makes it return no table at all.
+ * makes it return no table at all, and FAKE_CUDA_ABORT=1 a broken module:
+ * the process ends the moment the engine asks for the table.
  */
 
 #include "nn-backend-abi.h"
@@ -44,7 +45,9 @@ const NnBackendOps *
 nn_backend_cuda_get (void)
 {
   const char *abi = getenv ("FAKE_CUDA_ABI"), *size = getenv ("FAKE_CUDA_SIZE");
-  const char *none = getenv ("FAKE_CUDA_NULL");
+  const char *none = getenv ("FAKE_CUDA_NULL"), *broken = getenv ("FAKE_CUDA_ABORT");
+  if (broken != NULL && strcmp (broken, "1") == 0)
+    abort ();
   if (none != NULL && strcmp (none, "1") == 0)
     return NULL;
   /* Every slot of the full table gets a pointer, the ones an older module

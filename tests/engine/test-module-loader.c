@@ -138,6 +138,46 @@ child_load_named (const char *arg)
   return 0;
 }
 
+/* In the child: a broken module (one that ends the process when loaded) is
+ * named, and a CPU run trains and writes its result: "1 path" when it
+ * completed and the result file was written. With arg "list" the child
+ * lists the devices instead, which must load the module (and so die). */
+static int
+child_cpu_run (const char *arg)
+{
+  test_setenv ("TRAINBENCH_CUDA_MODULE", fake_module_path ());
+  test_setenv ("FAKE_CUDA_ABORT", "1");
+  if (strcmp (arg, "list") == 0)
+    {
+      NnDeviceInfo devices[4];
+      printf ("1 listed %d devices", nn_device_list (devices, 4));
+      return 0;
+    }
+
+  NnDataset *ds = test_make_dataset (64, 16, 4, 1, 8, 8, 5);
+  NnTrainConfig config;
+  NnTrainer *trainer = NULL;
+  NnRunResult result;
+  NnError error;
+  nn_train_config_init (&config);
+  config.spec_text = "flatten; dense 4 softmax";
+  config.epochs = 1;
+  config.batch_size = 16;
+  config.device.threads = 1;
+  nn_error_clear (&error);
+  NnStatus st = nn_trainer_new (&config, ds, &trainer, &error);
+  if (st == NN_OK)
+    st = nn_trainer_run (trainer, &result, &error);
+  if (st == NN_OK)
+    st = nn_result_write (&result, NULL, test_path ("cpu-run.json"), &error);
+  printf ("%d %s", st == NN_OK, st == NN_OK ? "completed and written" : error.message);
+  if (trainer != NULL)
+    nn_run_result_clear (&result);
+  nn_trainer_free (trainer);
+  nn_dataset_free (ds);
+  return 0;
+}
+
 /* Runs one case in a child; its verdict and the loader's reason come back
  * on its output. */
 static void
@@ -156,6 +196,7 @@ main (int argc, char **argv)
   static const TestChildCase children[] = {
     { "load-case", child_load_case },
     { "load-named", child_load_named },
+    { "cpu-run", child_cpu_run },
     { NULL, NULL },
   };
 
@@ -214,5 +255,20 @@ main (int argc, char **argv)
               missing ? "a module path with no file" : "a file that is not a module",
               line[0] != '\0' ? line + 2 : "the child said nothing");
     }
+
+  /* A CPU run never loads the CUDA module: a broken one (it ends the
+   * process when loaded) must not stop a CPU run or its result file. The
+   * device list, which does load it, shows the module is really there. */
+  {
+    char line[1200] = "";
+    int status = test_child_run ("cpu-run", "list", line, sizeof line);
+    tap_ok (status != 0, "the broken module ends a process that lists the devices (status %d)",
+            status);
+    line[0] = '\0';
+    status = test_child_run ("cpu-run", "train", line, sizeof line);
+    tap_ok (status == 0 && line[0] == '1',
+            "a CPU run and its result file never load the CUDA module: %s",
+            status != 0 ? "the child died" : line[0] != '\0' ? line + 2 : "the child said nothing");
+  }
   return tap_done ();
 }
