@@ -138,14 +138,26 @@ int tb_cli_os_terminal_columns (void);
 /* Write to stderr from an interrupt handler. */
 void tb_cli_os_write_error (const char *text);
 
-/* Called on Ctrl-C (SIGINT; on Windows Ctrl-C, Ctrl-Break or the console
- * closing), from a signal handler or a thread of its own. Returns false to
- * let the default happen: the process ends at once. */
-typedef bool (*TbCliInterruptFunc) (void);
+/* Why a run is asked to stop. */
+typedef enum
+{
+  TB_CLI_STOP_INTERRUPT, /* Ctrl-C (SIGINT; on Windows Ctrl-C or Ctrl-Break) */
+  TB_CLI_STOP_TERMINATE, /* SIGTERM: timeout, kill, systemctl stop, CI cancelling a job */
+  TB_CLI_STOP_HANGUP,    /* SIGHUP: the terminal went away (logout, a closed ssh session) */
+  TB_CLI_STOP_CLOSE,     /* Windows: the console closes, the user logs off, the system shuts
+                          * down (CTRL_CLOSE/LOGOFF/SHUTDOWN_EVENT) */
+} TbCliStop;
 
-/* From here on Ctrl-C calls `cb`; until tb_cli_os_interrupt_remove, which
- * the run calls once its result is written (a closing Windows console
- * waits for that). */
+/* Called when the process is asked to stop, from a signal handler or a
+ * thread of its own. Returns false to let the default happen: the process
+ * ends at once. */
+typedef bool (*TbCliInterruptFunc) (TbCliStop why);
+
+/* From here on Ctrl-C, SIGTERM and SIGHUP (on Windows Ctrl-C, Ctrl-Break
+ * and the console's close, logoff and shutdown events) call `cb`; until
+ * tb_cli_os_interrupt_remove, which the run calls once its result is
+ * written. A closing Windows console waits for that (Windows allows about
+ * 5 s), whatever `cb` answers. */
 void tb_cli_os_interrupt_install (TbCliInterruptFunc cb);
 void tb_cli_os_interrupt_remove (void);
 
@@ -172,7 +184,7 @@ const char *tb_cli_default_dataset (void);
 const NnPreset *tb_cli_find_preset (const char *command, const char *name);
 
 /* The device info of a device, from nn_device_list, or a minimal entry
- * ("cuda:7") when it is not listed. */
+ * ("cuda:7") when it is not listed. The CPU's never loads the CUDA module. */
 void tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out);
 
 /* "cpu" or "cuda:0". */

@@ -119,14 +119,16 @@ console_ctrl_handler (DWORD event)
     case CTRL_C_EVENT:
     case CTRL_BREAK_EVENT:
       /* FALSE: the default handler ends the process, as a second SIGINT does */
-      return cb != NULL && cb () ? TRUE : FALSE;
+      return cb != NULL && cb (TB_CLI_STOP_INTERRUPT) ? TRUE : FALSE;
     case CTRL_CLOSE_EVENT:
     case CTRL_LOGOFF_EVENT:
     case CTRL_SHUTDOWN_EVENT:
       /* Windows ends the process once this returns (or after 5 s): stop the
-       * run and give it that long to write its cancelled result. */
-      if (cb == NULL || !cb ())
+       * run and give it that long to write its cancelled result, also after
+       * an earlier Ctrl-C (whose run may still be writing it). */
+      if (cb == NULL)
         return FALSE;
+      cb (TB_CLI_STOP_CLOSE);
       if (stopped_event != NULL)
         WaitForSingleObject (stopped_event, 4500);
       return TRUE;
@@ -201,11 +203,19 @@ tb_cli_os_write_error (const char *text)
   (void) ignored;
 }
 
+/* The signals that stop a run (and are recorded as a cancelled one):
+ * Ctrl-C; SIGTERM, which timeout, kill, systemd and CI runners send; SIGHUP
+ * when the terminal goes away. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
 static void
-sigint_handler (int signum)
+stop_handler (int signum)
 {
   TbCliInterruptFunc cb = interrupt_cb;
-  if (cb != NULL && cb ())
+  TbCliStop why = signum == SIGTERM  ? TB_CLI_STOP_TERMINATE
+                  : signum == SIGHUP ? TB_CLI_STOP_HANGUP
+                                     : TB_CLI_STOP_INTERRUPT;
+  if (cb != NULL && cb (why))
     return;
   signal (signum, SIG_DFL);
   raise (signum);
@@ -218,16 +228,32 @@ tb_cli_os_interrupt_install (TbCliInterruptFunc cb)
 
   interrupt_cb = cb;
   memset (&sa, 0, sizeof sa);
-  sa.sa_handler = sigint_handler;
+  sa.sa_handler = stop_handler;
   sigemptyset (&sa.sa_mask);
+  /* one stop at a time: a second signal waits until the handler returns */
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    sigaddset (&sa.sa_mask, stop_signals[i]);
   sa.sa_flags = SA_RESTART;
-  sigaction (SIGINT, &sa, NULL);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    {
+      /* a signal ignored by whoever started us (nohup's SIGHUP) stays ignored */
+      struct sigaction old;
+      if (sigaction (stop_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN
+          && stop_signals[i] != SIGINT)
+        continue;
+      sigaction (stop_signals[i], &sa, NULL);
+    }
 }
 
 void
 tb_cli_os_interrupt_remove (void)
 {
-  signal (SIGINT, SIG_DFL);
+  for (size_t i = 0; i < sizeof stop_signals / sizeof stop_signals[0]; i++)
+    {
+      struct sigaction old;
+      if (sigaction (stop_signals[i], NULL, &old) == 0 && old.sa_handler == stop_handler)
+        signal (stop_signals[i], SIG_DFL);
+    }
   interrupt_cb = NULL;
 }
 

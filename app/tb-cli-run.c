@@ -12,21 +12,30 @@
 #define MAX_DEVICES 32
 #define MAX_PRESETS 16
 
-/* ---------------------------------------------------------------- Ctrl-C */
+/* ---------------------------------------------------------------- Ctrl-C and other stops */
 
-/* The first Ctrl-C asks the running trainer to stop (the run is saved as
- * cancelled); a second one ends the process at once. Called from a signal
- * handler (POSIX) or a thread of the console's (Windows). */
+/* The first Ctrl-C, SIGTERM or SIGHUP asks the running trainer to stop (the
+ * run is saved as cancelled); a second one ends the process at once. Called
+ * from a signal handler (POSIX) or a thread of the console's (Windows). */
 static NnTrainer *volatile current_trainer;
 static volatile sig_atomic_t interrupts;
 
 static bool
-interrupt_cb (void)
+interrupt_cb (TbCliStop why)
 {
+  static const char *const messages[] = {
+    [TB_CLI_STOP_INTERRUPT] = "\ncancelling: the run is saved as cancelled (Ctrl-C again to quit "
+                              "now)\n",
+    [TB_CLI_STOP_TERMINATE] = "\nterminated (SIGTERM): stopping; the run is saved as cancelled\n",
+    [TB_CLI_STOP_HANGUP] = "\nthe terminal went away (SIGHUP): stopping; the run is saved as "
+                           "cancelled\n",
+    [TB_CLI_STOP_CLOSE] = "\nthe console is closing: stopping; the run is saved as cancelled\n",
+  };
   interrupts++;
-  if (interrupts > 1)
+  if (interrupts > 1 && why != TB_CLI_STOP_CLOSE)
     return false;
-  tb_cli_os_write_error ("\ncancelling: the run is saved as cancelled (Ctrl-C again to quit now)\n");
+  if (interrupts == 1)
+    tb_cli_os_write_error (messages[why]);
   if (current_trainer != NULL)
     nn_trainer_cancel (current_trainer);
   return true;

@@ -85,9 +85,9 @@ ENV["OMP_NUM_THREADS"] = "2"
 ENV["LC_ALL"] = "C.UTF-8"   # wine reads arguments in the locale's encoding
 
 
-def cli(*args, timeout=300):
+def cli(*args, timeout=300, env=None):
     p = subprocess.run(COMMAND + list(args), stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, env=ENV, cwd=TMP,
+                       stderr=subprocess.PIPE, env=dict(ENV, **(env or {})), cwd=TMP,
                        timeout=timeout, universal_newlines=True)
     return p.returncode, p.stdout, p.stderr
 
@@ -459,6 +459,37 @@ for args, pattern, name in usage_cases:
     ok(rc == 2 and re.search(pattern, err) and "--help" in err,
        "usage error exits 2 and names it: " + name, "rc=%d\n" % rc + both(out, err))
 
+# ------------------------------------------------------------------ CPU runs and the CUDA module
+
+# A CPU run never loads the CUDA module: a broken one (the fake module ends
+# the process when asked for its table) or one whose file never opens (a
+# FIFO: dlopen would wait forever) changes nothing for it.
+fake_module = os.environ.get("TRAINBENCH_FAKE_CUDA_MODULE", "")
+if fake_module:
+    broken_file = os.path.join(TMP, "broken-module.json")
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cpu",
+                       "--max-steps", "3", "--epochs", "1", "--out", win(broken_file),
+                       env={"TRAINBENCH_CUDA_MODULE": win(fake_module), "FAKE_CUDA_ABORT": "1"},
+                       timeout=120)
+    doc = load_json(broken_file)
+    ok(rc == 0 and isinstance(doc, dict) and doc.get("status") == "completed",
+       "a CPU run completes and writes its result beside a broken CUDA module",
+       "rc=%d\n" % rc + both(out, err))
+if not WINDOWS:
+    fifo = os.path.join(TMP, "wedged-module.so")
+    os.mkfifo(fifo)
+    wedged_file = os.path.join(TMP, "wedged-module.json")
+    try:
+        rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA,
+                           "--max-steps", "3", "--epochs", "1", "--out", win(wedged_file),
+                           env={"TRAINBENCH_CUDA_MODULE": fifo}, timeout=60)
+    except subprocess.TimeoutExpired:
+        rc, out, err = -1, "", "timed out"
+    doc = load_json(wedged_file)
+    ok(rc == 0 and isinstance(doc, dict) and doc.get("status") == "completed",
+       "a CPU run completes beside a CUDA module that never opens",
+       "rc=%d\n" % rc + both(out, err))
+
 # ------------------------------------------------------------------ failing runs (exit 1)
 
 fail_file = os.path.join(TMP, "fail.json")
@@ -483,44 +514,57 @@ rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(os.path.jo
 ok(rc == 1 and "nowhere" in err and os.path.isfile(os.path.join(TMP, "nodata.json")),
    "a data set that is not there fails with exit 1 naming it", both(out, err))
 
-# ------------------------------------------------------------------ Ctrl-C
+# ------------------------------------------------------------------ Ctrl-C, SIGTERM, SIGHUP
 
 # SIGINT on Linux. Under wine the same signal to the wine process reaches
 # the program as a console CTRL_C_EVENT (wine 8 turns SIGINT into one for a
 # console program), so this checks its SetConsoleCtrlHandler path. On
 # Windows itself Python can only send Ctrl-Break, to a process group of its
-# own, which the CLI handles the same way.
-cancel_file = os.path.join(TMP, "cancel.json")
+# own, which the CLI handles the same way. SIGTERM (timeout, systemctl stop,
+# CI cancelling a job) and SIGHUP (the terminal going away) stop a run as
+# Ctrl-C does: POSIX only, wine turns neither into a console event.
 native_windows = os.name == "nt"
-proc = subprocess.Popen(COMMAND + ["train", "--preset", "mlp-wide", "--dataset", DATA,
-                                   "--epochs", "100000", "--threads", "2",
-                                   "--out", win(cancel_file)],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=TMP,
-                        universal_newlines=True,
-                        creationflags=subprocess.CREATE_NEW_PROCESS_GROUP if native_windows else 0)
-started = False
-deadline = time.monotonic() + 120
-lines = []
-while time.monotonic() < deadline:
-    line = proc.stdout.readline()
-    if not line:
-        break
-    lines.append(line)
-    if line.startswith("epoch "):
-        started = True
-        break
-if started:
-    proc.send_signal(signal.CTRL_BREAK_EVENT if native_windows else signal.SIGINT)
-try:
-    rest, err = proc.communicate(timeout=60)
-except subprocess.TimeoutExpired:
-    proc.kill()
-    rest, err = proc.communicate()
-out = "".join(lines) + rest
-doc = load_json(cancel_file)
-ok(started and proc.returncode == 1 and isinstance(doc, dict) and doc.get("status") == "cancelled",
-   "Ctrl-C during training saves a cancelled result and exits 1",
-   "rc=%s\n" % proc.returncode + both(out, err) + "\n" + str(doc)[:1000])
+
+
+def stop_during_training(sig, name):
+    cancel_file = os.path.join(TMP, "cancel-%s.json" % name)
+    proc = subprocess.Popen(COMMAND + ["train", "--preset", "mlp-wide", "--dataset", DATA,
+                                       "--epochs", "100000", "--threads", "2",
+                                       "--out", win(cancel_file)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=TMP,
+                            universal_newlines=True,
+                            creationflags=subprocess.CREATE_NEW_PROCESS_GROUP if native_windows
+                            else 0)
+    started = False
+    deadline = time.monotonic() + 120
+    lines = []
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("epoch "):
+            started = True
+            break
+    if started:
+        proc.send_signal(sig)
+    try:
+        rest, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rest, err = proc.communicate()
+    out = "".join(lines) + rest
+    doc = load_json(cancel_file)
+    ok(started and proc.returncode == 1 and isinstance(doc, dict)
+       and doc.get("status") == "cancelled",
+       "%s during training saves a cancelled result and exits 1" % name,
+       "rc=%s\n" % proc.returncode + both(out, err) + "\n" + str(doc)[:1000])
+
+
+stop_during_training(signal.CTRL_BREAK_EVENT if native_windows else signal.SIGINT, "Ctrl-C")
+if not WINDOWS:
+    stop_during_training(signal.SIGTERM, "SIGTERM")
+    stop_during_training(signal.SIGHUP, "SIGHUP")
 
 print("1..%d" % len(results))
 passed = sum(results)
