@@ -3,28 +3,12 @@
  */
 #include "tb-config.h"
 
-#include <locale.h>
-
 #include <glib/gi18n.h>
 
 #include "trainbench.h"
 #include "tb-application.h"
 #include "tb-export.h"
-
-/* Where the translations are: under the install prefix; on Windows in
- * share\locale beside the program's folder, wherever it was installed or
- * unpacked (the installer and the portable zip lay out the same folder). */
-static char *
-locale_dir (void)
-{
-#ifdef G_OS_WIN32
-  g_autofree char *top = g_win32_get_package_installation_directory_of_module (NULL);
-
-  return g_build_filename (top, "share", "locale", NULL);
-#else
-  return g_strdup (LOCALEDIR);
-#endif
-}
+#include "tb-platform.h"
 
 int
 main (int    argc,
@@ -32,16 +16,15 @@ main (int    argc,
 {
   g_autoptr(TbApplication) app = NULL;
   g_autoptr(GSettings) settings = NULL;
-  g_autofree char *locales = locale_dir ();
+  gboolean headless = tb_export_wanted (argc, argv);
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, locales);
+  tb_platform_init (headless);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
   nn_blas_init ();
 
-  if (tb_export_wanted (argc, argv))
+  if (headless)
     return tb_export_main (argc, argv);
 
   /* without its settings schema the app cannot keep preferences: say so

@@ -1,6 +1,7 @@
-/* libintl.h for the Windows build: gettext's API as intl-8.dll (from the
- * GStreamer wheels) exports it, under libintl_ names. mingw-w64 has no
- * libintl, and Debian's header is glibc's, which has gettext in libc. */
+/* libintl.h for the Windows build: gettext's API as GNU libintl exports it
+ * under libintl_ names from intl-8.dll (the name the GStreamer wheels' DLLs
+ * import it by). mingw-w64 has no libintl, and Debian's header is glibc's,
+ * which has gettext in libc. */
 #ifndef TRAINBENCH_WINDOWS_LIBINTL_H
 #define TRAINBENCH_WINDOWS_LIBINTL_H
 
@@ -40,6 +41,12 @@ extern char *libintl_dcngettext (const char *domain, const char *msgid,
 extern char *libintl_textdomain (const char *domainname);
 extern char *libintl_bindtextdomain (const char *domainname, const char *dirname);
 extern char *libintl_bind_textdomain_codeset (const char *domainname, const char *codeset);
+
+/* GNU libintl on Windows: the folder as UTF-16, for paths outside the
+ * ANSI code page */
+#include <wchar.h>
+#define wbindtextdomain libintl_wbindtextdomain
+extern wchar_t *libintl_wbindtextdomain (const char *domainname, const wchar_t *wdirname);
 
 #ifdef __cplusplus
 }

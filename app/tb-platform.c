@@ -1,0 +1,89 @@
+/* tb-platform.c: the `trainbench` program's start-up that depends on the
+ * system. Everything OS-specific about the GUI program lives here.
+ */
+#include "tb-config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <glib/gi18n.h>
+
+#ifdef G_OS_WIN32
+#include <windows.h>
+#endif
+
+#include "trainbench.h"
+#include "tb-platform.h"
+
+#ifdef G_OS_WIN32
+
+/* The translations are in share\locale beside the program's folder,
+ * wherever it was installed or unpacked (the installer and the portable zip
+ * lay out the same folder). The path goes to libintl as UTF-16: a folder
+ * under C:\Users\张伟\ is not representable in the ANSI code page that
+ * bindtextdomain takes. */
+static void
+bind_translations (void)
+{
+  g_autofree char *top = g_win32_get_package_installation_directory_of_module (NULL);
+  g_autofree char *dir = g_build_filename (top, "share", "locale", NULL);
+  g_autofree gunichar2 *wide = g_utf8_to_utf16 (dir, -1, NULL, NULL, NULL);
+
+  if (wide != NULL)
+    wbindtextdomain (GETTEXT_PACKAGE, (const wchar_t *) wide);
+}
+
+/* The GUI is a windows-subsystem program (no console window when it starts
+ * from the Start menu), so a headless export started from cmd or
+ * PowerShell has no stdout or stderr: take the parent's console, unless the
+ * output was redirected to a file or a pipe. */
+static void
+attach_console (void)
+{
+  HANDLE out = GetStdHandle (STD_OUTPUT_HANDLE);
+
+  if (out != NULL && out != INVALID_HANDLE_VALUE)
+    return;
+  if (!AttachConsole (ATTACH_PARENT_PROCESS))
+    return;
+  if (freopen ("CONOUT$", "w", stdout) == NULL || freopen ("CONOUT$", "w", stderr) == NULL)
+    return;
+  SetConsoleOutputCP (CP_UTF8);
+}
+
+/* Under wine 8, Pango's DirectWrite backend draws garbled text; its
+ * fontconfig backend (with the fonts.conf in the folder) draws it right.
+ * Real Windows, and a user's own choice, are left alone. */
+static void
+wine_fonts (void)
+{
+  NnSystemInfo info;
+  int major = 0;
+
+  nn_system_info (&info);
+  if (sscanf (info.os_emulated_by, "wine %d", &major) != 1 || major >= 9)
+    return;
+  g_setenv ("PANGOCAIRO_BACKEND", "fc", FALSE);
+}
+
+void
+tb_platform_init (gboolean headless)
+{
+  if (headless)
+    attach_console ();
+  setlocale (LC_ALL, "");
+  bind_translations ();
+  wine_fonts ();
+}
+
+#else
+
+void
+tb_platform_init (gboolean headless)
+{
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+}
+
+#endif
