@@ -73,8 +73,13 @@ add_runs (GPtrArray  *runs,
 
   if (g_file_test (path, G_FILE_TEST_IS_DIR))
     {
-      g_autoptr(GPtrArray) found = tb_run_load_folder (path, NULL, NULL, NULL);
+      g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+      g_autoptr(GPtrArray) found = tb_run_load_folder (path, skipped, NULL, NULL);
 
+      /* a bad file in a folder is skipped, and said so: the others are
+       * exported */
+      for (guint i = 0; i < skipped->len; i++)
+        fprintf (stderr, "trainbench: skipped: %s\n", ((GError *) g_ptr_array_index (skipped, i))->message);
       for (guint i = 0; i < found->len; i++)
         g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (found, i)));
       return TRUE;

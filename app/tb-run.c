@@ -4,10 +4,19 @@
 #include "tb-config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#ifdef G_OS_WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "trainbench.h"
@@ -34,7 +43,7 @@ tb_run_clear (TbRun *run)
   g_clear_pointer (&run->epochs, g_array_unref);
   g_clear_pointer (&run->loss_curve, g_array_unref);
   g_clear_pointer (&run->loss_steps, g_array_unref);
-  g_clear_pointer (&run->root, json_node_unref);
+  g_clear_pointer (&run->contents, g_bytes_unref);
 }
 
 TbRun *
@@ -63,9 +72,32 @@ get_object (JsonObject *o,
   return JSON_NODE_HOLDS_OBJECT (n) ? json_node_get_object (n) : NULL;
 }
 
+/* A string of at most `max` bytes: a longer one is cut at a character
+ * boundary and ends in "…". */
 static char *
-get_string (JsonObject *o,
-            const char *name)
+bounded_strdup (const char *s,
+                gsize       max)
+{
+  static const char ellipsis[] = "…";
+  GString *out;
+  gsize cut;
+
+  if (s == NULL || strlen (s) <= max)
+    return g_strdup (s);
+  g_assert (max >= sizeof ellipsis);
+  /* back to the first byte of a character */
+  cut = max - (sizeof ellipsis - 1);
+  while (cut > 0 && ((guchar) s[cut] & 0xc0) == 0x80)
+    cut--;
+  out = g_string_new_len (s, (gssize) cut);
+  g_string_append (out, ellipsis);
+  return g_string_free (out, FALSE);
+}
+
+static char *
+get_string_max (JsonObject *o,
+                const char *name,
+                gsize       max)
 {
   JsonNode *n;
 
@@ -73,8 +105,17 @@ get_string (JsonObject *o,
     return NULL;
   n = json_object_get_member (o, name);
   if (JSON_NODE_HOLDS_VALUE (n) && json_node_get_value_type (n) == G_TYPE_STRING)
-    return g_strdup (json_node_get_string (n));
+    return bounded_strdup (json_node_get_string (n), max);
   return NULL;
+}
+
+/* Names and labels (OS, CPU, device, data set, ...) are shown in rows,
+ * legends and tables: real ones are short. */
+static char *
+get_string (JsonObject *o,
+            const char *name)
+{
+  return get_string_max (o, name, TB_RUN_MAX_NAME);
 }
 
 static gboolean
@@ -139,25 +180,204 @@ model_name_from_spec (const char *spec)
   return NULL;
 }
 
+/* The file's name for messages: a name of any length stays one line. */
+static char *
+display_name (const char *path)
+{
+  g_autofree char *display = g_filename_display_basename (path);
+  const char *tail;
+
+  if (strlen (display) <= 80)
+    return g_steal_pointer (&display);
+  /* its start and its end ("…-cuda-0001.json") */
+  tail = display + strlen (display) - 24;
+  while (tail > display && ((guchar) *tail & 0xc0) == 0x80)
+    tail--;
+  {
+    g_autofree char *head = bounded_strdup (display, 48);
+
+    return g_strconcat (head, tail, NULL);
+  }
+}
+
+static void
+set_unreadable (GError     **error,
+                const char  *path,
+                const char  *why)
+{
+  g_autofree char *display = display_name (path);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("“%s” is not a readable result file: %s"), display, why);
+}
+
+gboolean
+tb_run_read_file (const char  *path,
+                  GBytes     **contents,
+                  GError     **error)
+{
+  /* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (it
+   * is then refused as not a regular file); reads of regular files never
+   * block anyway */
+  int flags = O_RDONLY;
+  g_autoptr(GByteArray) buf = NULL;
+  struct stat st;
+  int fd, saved;
+
+#ifdef O_BINARY
+  flags |= O_BINARY;
+#endif
+#ifdef O_NONBLOCK
+  flags |= O_NONBLOCK;
+#endif
+#ifdef O_NOCTTY
+  flags |= O_NOCTTY;
+#endif
+#ifdef O_CLOEXEC
+  flags |= O_CLOEXEC;
+#endif
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (contents != NULL, FALSE);
+
+  fd = g_open (path, flags, 0);
+  if (fd < 0)
+    {
+      saved = errno;
+      set_unreadable (error, path, g_strerror (saved));
+      return FALSE;
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      saved = errno;
+      g_close (fd, NULL);
+      set_unreadable (error, path, g_strerror (saved));
+      return FALSE;
+    }
+  /* FIFOs, devices (/dev/zero), sockets and folders never end or never
+   * answer: checked on the file opened, so nothing can be swapped in */
+  if (!S_ISREG (st.st_mode))
+    {
+      g_close (fd, NULL);
+      set_unreadable (error, path, S_ISDIR (st.st_mode) ? _("it is a folder") : _("it is not a regular file"));
+      return FALSE;
+    }
+  if (st.st_size > TB_RUN_MAX_BYTES)
+    {
+      g_autofree char *size = g_format_size_full ((guint64) st.st_size, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *why = g_strdup_printf (_("it is %s, and result files are at most %s"), size, limit);
+
+      g_close (fd, NULL);
+      set_unreadable (error, path, why);
+      return FALSE;
+    }
+
+  /* read at most one byte more than allowed: a file that grows while it
+   * is read is still bounded */
+  buf = g_byte_array_sized_new ((guint) MAX (st.st_size, 0) + 1);
+  for (;;)
+    {
+      guint8 chunk[64 * 1024];
+      gsize want = MIN (sizeof chunk, (gsize) TB_RUN_MAX_BYTES + 1 - buf->len);
+      gssize n = read (fd, chunk, (unsigned) want);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved = errno;
+          g_close (fd, NULL);
+          set_unreadable (error, path, g_strerror (saved));
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (buf, chunk, (guint) n);
+      if (buf->len > TB_RUN_MAX_BYTES)
+        {
+          g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+          g_autofree char *why = g_strdup_printf (_("it is larger than %s, the most a result file may be"), limit);
+
+          g_close (fd, NULL);
+          set_unreadable (error, path, why);
+          return FALSE;
+        }
+    }
+  g_close (fd, NULL);
+  *contents = g_byte_array_free_to_bytes (g_steal_pointer (&buf));
+  return TRUE;
+}
+
 TbRun *
 tb_run_load (const char  *path,
              GError     **error)
 {
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) local_error = NULL;
-  gsize length = 0;
+  g_autoptr(GBytes) contents = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (!g_file_get_contents (path, &contents, &length, &local_error))
-    {
-      g_autofree char *display = g_filename_display_basename (path);
+  if (!tb_run_read_file (path, &contents, error))
+    return NULL;
+  return tb_run_load_bytes (path, contents, error);
+}
 
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("“%s” is not a readable result file: %s"), display, local_error->message);
-      return NULL;
+/* Is the text JSON that json-glib can read without recursing deeper than
+ * TB_RUN_MAX_DEPTH? json-glib's parser recurses once per nested array or
+ * object: 100,000 levels (200 KB of "[") overflow the stack. Brackets are
+ * counted outside double-quoted strings; json-glib also takes 'single
+ * quoted' strings and comments, in which brackets and quotes would be
+ * counted wrongly, so those are refused: results never have them. */
+static gboolean
+check_nesting (const char  *data,
+               gsize        length,
+               const char  *path,
+               GError     **error)
+{
+  gboolean in_string = FALSE;
+  guint depth = 0;
+
+  for (gsize i = 0; i < length; i++)
+    {
+      char c = data[i];
+
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+          continue;
+        }
+      switch (c)
+        {
+        case '"':
+          in_string = TRUE;
+          break;
+        case '[':
+        case '{':
+          if (++depth > TB_RUN_MAX_DEPTH)
+            {
+              g_autofree char *why = g_strdup_printf (_("it is nested more than %d levels deep"), TB_RUN_MAX_DEPTH);
+
+              set_unreadable (error, path, why);
+              return FALSE;
+            }
+          break;
+        case ']':
+        case '}':
+          if (depth > 0)
+            depth--;
+          break;
+        case '\'':
+        case '/':
+          set_unreadable (error, path, _("it is not plain JSON (it has comments or single-quoted strings)"));
+          return FALSE;
+        default:
+          break;
+        }
     }
-  return tb_run_load_data (path, contents, length, error);
+  return TRUE;
 }
 
 TbRun *
@@ -166,26 +386,57 @@ tb_run_load_data (const char  *path,
                   gsize        length,
                   GError     **error)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(TbRun) run = NULL;
-  g_autofree char *display = NULL;
-  g_autoptr(JsonNode) node = NULL;
-  JsonObject *root, *system, *os, *cpu, *device, *dataset, *model, *hyper, *steps;
-  double schema;
+  g_autoptr(GBytes) bytes = NULL;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  display = g_filename_display_basename (path);
-  if (!json_parser_load_from_data (parser, data != NULL ? data : "", (gssize) length, &local_error))
+  bytes = g_bytes_new (data, length);
+  return tb_run_load_bytes (path, bytes, error);
+}
+
+TbRun *
+tb_run_load_bytes (const char  *path,
+                   GBytes      *contents,
+                   GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(TbRun) run = NULL;
+  g_autofree char *display = NULL;
+  JsonNode *node;
+  JsonObject *root, *system, *os, *cpu, *device, *dataset, *model, *hyper, *steps;
+  const char *data;
+  gsize length = 0;
+  double schema;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+
+  data = g_bytes_get_data (contents, &length);
+  if (length > TB_RUN_MAX_BYTES)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("“%s” is not a readable result file: %s"), display, local_error->message);
+      g_autofree char *size = g_format_size_full (length, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *why = g_strdup_printf (_("it is %s, and result files are at most %s"), size, limit);
+
+      set_unreadable (error, path, why);
       return NULL;
     }
-  /* the run keeps the tree for JSON export: taken, not copied */
-  node = json_parser_steal_root (parser);
+  if (!check_nesting (data, length, path, error))
+    return NULL;
+
+  display = display_name (path);
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, length > 0 ? data : "", (gssize) length, &local_error))
+    {
+      /* the message quotes the token it stopped at, which may be long */
+      g_autofree char *why = bounded_strdup (local_error->message, 300);
+
+      set_unreadable (error, path, why);
+      return NULL;
+    }
+  node = json_parser_get_root (parser);
   if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -201,12 +452,15 @@ tb_run_load_data (const char  *path,
     }
 
   run = g_atomic_rc_box_new0 (TbRun);
-  run->root = json_node_ref (node);
+  /* the file as read, for JSON export: the parsed tree takes about 17
+   * times as much memory */
+  run->contents = g_bytes_ref (contents);
   run->path = g_strdup (path);
-  run->run_id = get_string (root, "run_id");
+  /* the run id is an identity, not a label: kept whole */
+  run->run_id = get_string_max (root, "run_id", G_MAXSIZE);
   run->started_at = get_string (root, "started_at");
   run->status = get_string (root, "status");
-  run->error = get_string (root, "error");
+  run->error = get_string_max (root, "error", TB_RUN_MAX_TEXT);
   if (run->run_id == NULL || run->status == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -235,7 +489,7 @@ tb_run_load_data (const char  *path,
   run->test_samples = (int) get_double (dataset, "test_samples", 0);
 
   model = get_object (root, "model");
-  run->spec = get_string (model, "spec");
+  run->spec = get_string_max (model, "spec", TB_RUN_MAX_TEXT);
   run->params = (gint64) get_double (model, "params", 0);
   run->model_name = get_string (model, "name");
   if (run->model_name == NULL)
@@ -343,7 +597,7 @@ compare_cb (gconstpointer a,
 
 GPtrArray *
 tb_run_load_folder (const char    *folder,
-                    guint         *skipped,
+                    GPtrArray     *skipped,
                     GCancellable  *cancellable,
                     GError       **error)
 {
@@ -353,8 +607,6 @@ tb_run_load_folder (const char    *folder,
 
   g_return_val_if_fail (folder != NULL, NULL);
 
-  if (skipped != NULL)
-    *skipped = 0;
   dir = g_dir_open (folder, 0, NULL);
   if (dir == NULL)
     return g_steal_pointer (&runs);   /* no runs yet */
@@ -362,6 +614,7 @@ tb_run_load_folder (const char    *folder,
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *path = NULL;
+      GError *local_error = NULL;
       TbRun *run;
 
       if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -369,23 +622,37 @@ tb_run_load_folder (const char    *folder,
       if (!g_str_has_suffix (name, ".json"))
         continue;
       path = g_build_filename (folder, name, NULL);
-      run = tb_run_load (path, NULL);
+      run = tb_run_load (path, &local_error);
       if (run != NULL)
         g_ptr_array_add (runs, run);
       else if (skipped != NULL)
-        (*skipped)++;
+        g_ptr_array_add (skipped, local_error);
+      else
+        g_error_free (local_error);
     }
   g_ptr_array_sort (runs, compare_cb);
   return g_steal_pointer (&runs);
 }
 
 /* The run id comes from a file of unknown origin: keep it a plain file name
- * ("../x" or "a/b" must not leave the runs folder). */
+ * ("../x" or "a/b" must not leave the runs folder) that every file system
+ * takes (at most 255 bytes): a long id keeps its start and gets a hash of
+ * the whole id, so two long ids never share a file. */
 static char *
 import_name (const char *run_id)
 {
-  char *name = g_strconcat (run_id, ".json", NULL);
+  g_autofree char *id = NULL;
+  char *name;
 
+  if (strlen (run_id) <= 128)
+    id = g_strdup (run_id);
+  else
+    {
+      g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, run_id, -1);
+
+      id = g_strdup_printf ("%.96s-%.16s", run_id, hash);
+    }
+  name = g_strconcat (id, ".json", NULL);
   g_strcanon (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
   if (name[0] == '.')
     name[0] = '_';
@@ -398,11 +665,11 @@ tb_run_import (const char  *source,
                gboolean    *copied,
                GError     **error)
 {
-  g_autofree char *contents = NULL;
+  g_autoptr(GBytes) contents = NULL;
   g_autofree char *name = NULL;
   g_autofree char *dest = NULL;
   g_autoptr(TbRun) run = NULL;
-  g_autoptr(GError) local_error = NULL;
+  gconstpointer data;
   gsize length = 0;
 
   g_return_val_if_fail (source != NULL, NULL);
@@ -411,15 +678,9 @@ tb_run_import (const char  *source,
   if (copied != NULL)
     *copied = FALSE;
   /* read once: the bytes checked are the bytes copied */
-  if (!g_file_get_contents (source, &contents, &length, &local_error))
-    {
-      g_autofree char *display = g_filename_display_basename (source);
-
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                   _("“%s” is not a readable result file: %s"), display, local_error->message);
-      return NULL;
-    }
-  run = tb_run_load_data (source, contents, length, error);
+  if (!tb_run_read_file (source, &contents, error))
+    return NULL;
+  run = tb_run_load_bytes (source, contents, error);
   if (run == NULL)
     return NULL;
 
@@ -431,12 +692,15 @@ tb_run_import (const char  *source,
     return g_steal_pointer (&run);   /* already in the history */
   if (g_mkdir_with_parents (folder, 0755) != 0)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno),
-                   _("Could not create the runs folder “%s”"), folder);
+      int saved = errno;
+
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   _("Could not create the runs folder “%s”: %s"), folder, g_strerror (saved));
       return NULL;
     }
   /* copied whole, so no field is lost */
-  if (!g_file_set_contents (dest, contents, (gssize) length, error))
+  data = g_bytes_get_data (contents, &length);
+  if (!g_file_set_contents (dest, length > 0 ? data : "", (gssize) length, error))
     return NULL;
   if (copied != NULL)
     *copied = TRUE;
@@ -521,24 +785,35 @@ tb_run_model_label (const TbRun *run)
 
 /* ------------------------------------------------------------ export */
 
-static char *
-csv_field (const char *s)
+/* One CSV cell: quoted when it holds a separator, a quote or a line break,
+ * so a file's text can add no rows or columns; and a text a spreadsheet
+ * would take for a formula (= + - @, or a tab or CR first) starts with an
+ * apostrophe, so opening the table runs nothing. */
+static void
+csv_append_text (GString    *line,
+                 const char *s)
 {
-  g_autoptr(GString) out = NULL;
+  gboolean formula;
 
-  if (s == NULL)
-    return g_strdup ("");
-  if (strpbrk (s, ",\"\n\r") == NULL)
-    return g_strdup (s);
-  out = g_string_new ("\"");
+  g_string_append_c (line, ',');
+  if (s == NULL || *s == '\0')
+    return;
+  formula = strchr ("=+-@\t\r", s[0]) != NULL;
+  if (!formula && strpbrk (s, ",\"\n\r") == NULL)
+    {
+      g_string_append (line, s);
+      return;
+    }
+  g_string_append_c (line, '"');
+  if (formula)
+    g_string_append_c (line, '\'');
   for (const char *p = s; *p; p++)
     {
       if (*p == '"')
-        g_string_append_c (out, '"');
-      g_string_append_c (out, *p);
+        g_string_append_c (line, '"');
+      g_string_append_c (line, *p);
     }
-  g_string_append_c (out, '"');
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  g_string_append_c (line, '"');
 }
 
 static void
@@ -552,43 +827,65 @@ csv_append_number (GString *line,
     g_string_append (line, g_ascii_formatd (buf, sizeof buf, "%.6g", v));
 }
 
+static void
+csv_append_int (GString *line,
+                gint64   v)
+{
+  g_string_append_printf (line, ",%" G_GINT64_FORMAT, v);
+}
+
+char *
+tb_runs_format_csv (GPtrArray *runs)
+{
+  GString *csv = g_string_new ("run_id,started_at,status,model,dataset,device_kind,device_name,"
+                               "threads,os,optimizer,lr,batch_size,epochs,params,"
+                               "seconds_per_epoch,final_test_accuracy,total_seconds,spec\n");
+
+  g_return_val_if_fail (runs != NULL, NULL);
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (runs, i);
+      g_autofree char *os = tb_run_os_label (run);
+      gsize start = csv->len;
+
+      /* every cell after a comma; the row's first comma is dropped */
+      csv_append_text (csv, run->run_id);
+      g_string_erase (csv, (gssize) start, 1);
+      csv_append_text (csv, run->started_at);
+      csv_append_text (csv, run->status);
+      csv_append_text (csv, tb_run_model_label (run));
+      csv_append_text (csv, run->dataset_name);
+      csv_append_text (csv, run->device_kind);
+      csv_append_text (csv, run->device_name);
+      csv_append_int (csv, run->threads);
+      csv_append_text (csv, os);
+      csv_append_text (csv, run->optimizer);
+      csv_append_number (csv, run->lr);
+      csv_append_int (csv, run->batch_size);
+      csv_append_int (csv, run->epochs->len);
+      csv_append_int (csv, run->params);
+      csv_append_number (csv, tb_run_seconds_per_epoch (run));
+      csv_append_number (csv, tb_run_final_accuracy (run));
+      csv_append_number (csv, run->total_seconds);
+      csv_append_text (csv, run->spec);
+      g_string_append_c (csv, '\n');
+    }
+  return g_string_free (csv, FALSE);
+}
+
 gboolean
 tb_runs_export_csv (GPtrArray   *runs,
                     const char  *path,
                     GError     **error)
 {
-  g_autoptr(GString) csv = g_string_new ("run_id,started_at,status,model,dataset,device_kind,device_name,"
-                                         "threads,os,optimizer,lr,batch_size,epochs,params,"
-                                         "seconds_per_epoch,final_test_accuracy,total_seconds,spec\n");
+  g_autofree char *csv = NULL;
 
   g_return_val_if_fail (runs != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
 
-  for (guint i = 0; i < runs->len; i++)
-    {
-      TbRun *run = g_ptr_array_index (runs, i);
-      g_autofree char *id = csv_field (run->run_id);
-      g_autofree char *date = csv_field (run->started_at);
-      g_autofree char *model = csv_field (tb_run_model_label (run));
-      g_autofree char *data = csv_field (run->dataset_name);
-      g_autofree char *dev = csv_field (run->device_name);
-      g_autofree char *os_label = tb_run_os_label (run);
-      g_autofree char *os = csv_field (os_label);
-      g_autofree char *opt = csv_field (run->optimizer);
-      g_autofree char *spec = csv_field (run->spec);
-
-      g_string_append_printf (csv, "%s,%s,%s,%s,%s,%s,%s,%d,%s,%s", id, date,
-                              run->status, model, data,
-                              run->device_kind ? run->device_kind : "",
-                              dev, run->threads, os, opt);
-      csv_append_number (csv, run->lr);
-      g_string_append_printf (csv, ",%d,%u,%" G_GINT64_FORMAT,
-                              run->batch_size, run->epochs->len, run->params);
-      csv_append_number (csv, tb_run_seconds_per_epoch (run));
-      csv_append_number (csv, tb_run_final_accuracy (run));
-      csv_append_number (csv, run->total_seconds);
-      g_string_append_printf (csv, ",%s\n", spec);
-    }
-  return g_file_set_contents (path, csv->str, csv->len, error);
+  csv = tb_runs_format_csv (runs);
+  return g_file_set_contents (path, csv, -1, error);
 }
 
 gboolean
@@ -596,22 +893,32 @@ tb_runs_export_json (GPtrArray   *runs,
                      const char  *path,
                      GError     **error)
 {
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_ARRAY);
-  JsonArray *arr = json_array_new ();
+  g_autoptr(GString) out = g_string_new ("[");
 
   g_return_val_if_fail (runs != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
 
+  /* each file parsed again, one at a time: only one tree in memory */
   for (guint i = 0; i < runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (runs, i);
+      g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+      g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autofree char *text = NULL;
+      gsize length = 0;
+      const char *data = g_bytes_get_data (run->contents, &length);
 
-      json_array_add_element (arr, json_node_copy (run->root));
+      /* it was read and checked when the run was loaded */
+      if (!json_parser_load_from_data (parser, length > 0 ? data : "", (gssize) length, error))
+        return FALSE;
+      json_generator_set_root (gen, json_parser_get_root (parser));
+      json_generator_set_pretty (gen, TRUE);
+      text = json_generator_to_data (gen, NULL);
+      g_string_append (out, i > 0 ? ",\n" : "\n");
+      g_string_append (out, text);
     }
-  json_node_take_array (node, arr);
-  json_generator_set_root (gen, node);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_file (gen, path, error);
+  g_string_append (out, runs->len > 0 ? "\n]\n" : "]\n");
+  return g_file_set_contents (path, out->str, (gssize) out->len, error);
 }
 
 /* ------------------------------------------------------------ comparison */

@@ -10,6 +10,20 @@
 
 G_BEGIN_DECLS
 
+/* Result files come from other machines and other people, so what is read
+ * is bounded. The engine writes at most 100,000 epochs of about 250 bytes
+ * each (25 MB); json-glib's tree of a file takes about 17 times its size
+ * while it is read (a 200 MB file took 3.4 GB). */
+#define TB_RUN_MAX_BYTES (32 * 1024 * 1024)
+/* Arrays and objects inside each other: a result has 4 levels; json-glib
+ * recurses once per level and overflows the stack at about 100,000. */
+#define TB_RUN_MAX_DEPTH 64
+/* Names and labels shown in rows, legends and tables (bytes). */
+#define TB_RUN_MAX_NAME 256
+/* Longer texts: the model spec (the engine's is at most 2048 bytes) and the
+ * error message of a failed run. */
+#define TB_RUN_MAX_TEXT 8192
+
 typedef struct
 {
   int epoch;
@@ -52,7 +66,7 @@ typedef struct
   GArray *loss_steps;   /* double: the step each loss point ends at */
   gint64 step_count;
   double total_seconds;
-  JsonNode *root;       /* the whole file, for JSON export */
+  GBytes *contents;     /* the whole file as read, for JSON export */
 } TbRun;
 
 typedef enum
@@ -65,27 +79,42 @@ TbRun *tb_run_ref (TbRun *run);
 void tb_run_unref (TbRun *run);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbRun, tb_run_unref)
 
+/* Read a result file whole, without blocking and within bounds: only a
+ * regular file (a FIFO, a device such as /dev/zero or a folder is refused
+ * at once) of at most TB_RUN_MAX_BYTES. Errors name the file and say why. */
+gboolean tb_run_read_file (const char  *path,
+                           GBytes     **contents,
+                           GError     **error);
+
 /* Read and check a result file. Errors name the file and the field. The
  * tb_run_load* and tb_run_import functions touch no shared state, so the app
  * calls them in worker threads. */
 TbRun *tb_run_load (const char  *path,
                     GError     **error);
 /* The same for a file already read into memory; `path` is where it came
- * from: the run's path and the name in errors. */
+ * from: the run's path and the name in errors. Text of more than
+ * TB_RUN_MAX_BYTES or nested deeper than TB_RUN_MAX_DEPTH is refused
+ * before it is parsed; long names are cut (ending in "…"). */
 TbRun *tb_run_load_data (const char  *path,
                          const char  *data,
                          gsize        length,
                          GError     **error);
+/* The same, keeping a reference to `contents` instead of a copy. */
+TbRun *tb_run_load_bytes (const char  *path,
+                          GBytes      *contents,
+                          GError     **error);
 
 /* The history's order: newest first, then by path (a stable total order). */
 int tb_run_compare (const TbRun *a,
                     const TbRun *b);
 
-/* Every readable result in a folder in tb_run_compare order; unreadable
- * files are skipped and counted in `skipped`. A missing folder has no runs.
- * NULL with G_IO_ERROR_CANCELLED when `cancellable` is cancelled midway. */
+/* Every readable result in a folder in tb_run_compare order; each file
+ * that is not (a bad file never stops the others) is skipped, and its
+ * GError, which names it and says why, added to `skipped` when not NULL.
+ * A missing folder has no runs. NULL with G_IO_ERROR_CANCELLED when
+ * `cancellable` is cancelled midway. */
 GPtrArray *tb_run_load_folder (const char    *folder,
-                               guint         *skipped,
+                               GPtrArray     *skipped,
                                GCancellable  *cancellable,
                                GError       **error);
 
@@ -108,6 +137,9 @@ char *tb_run_os_label (const TbRun *run);
 /* A short model label: the preset name, or "custom" */
 const char *tb_run_model_label (const TbRun *run);
 
+/* Runs as a CSV table: a header and one line per run; no text from a file
+ * can add rows or columns or start a spreadsheet formula. */
+char *tb_runs_format_csv (GPtrArray *runs);
 /* Export runs: a CSV table (one line per run) or a JSON array of the files. */
 gboolean tb_runs_export_csv (GPtrArray   *runs,
                              const char  *path,

@@ -28,6 +28,7 @@ struct _TbWindow
   GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order */
   TbRunsJob *runs_job;           /* borrowed from its GTask: the load in its worker, or NULL */
   GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
+  GPtrArray *runs_skipped;       /* GError *: files of the runs folder that are not readable results */
   GCancellable *download_cancellable;
   GCancellable *preview_cancellable;
   GCancellable *devices_cancellable; /* the device list's worker; NULL once it answered */
@@ -102,6 +103,7 @@ struct _TbWindow
   /* Runs page */
   GtkWidget *runs_list;           /* GtkListBox */
   GtkWidget *runs_empty;
+  GtkWidget *runs_skipped_button; /* "2 files skipped", while there are any */
   GtkWidget *group_device_toggle;
   GtkWidget *group_os_toggle;
   TbChartView *compare_bars;
@@ -114,9 +116,14 @@ void _tb_window_toast (TbWindow   *self,
                        const char *text);
 /* Dismiss the toast shown last (before a screenshot, say). */
 void _tb_window_dismiss_toast (TbWindow *self);
+/* The error's message is bounded (a message can quote a file's text). */
 void _tb_window_error (TbWindow     *self,
                        const char   *headline,
                        const GError *error);
+/* `text` cut to at most `max_chars` characters, ending in "…", so a label
+ * or a dialog with text from a file keeps a size that fits a screen. */
+char *_tb_window_bound_text (const char *text,
+                             gsize       max_chars);
 void _tb_window_update_actions (TbWindow *self);
 char *_tb_window_runs_dir (TbWindow *self);
 /* Is the device list still being asked for (Train disabled until then)? */
@@ -141,6 +148,8 @@ void _tb_window_runs_add (TbWindow   *self,
                           gboolean    select);
 /* History loads queued or in their worker (0: the rows are up to date). */
 guint _tb_window_runs_pending (TbWindow *self);
+/* The dialog text naming the files of the runs folder last skipped, and why. */
+char *_tb_window_runs_skipped_text (TbWindow *self);
 /* Cancel the loads: the window is going. */
 void _tb_window_runs_dispose (TbWindow *self);
 /* Check and copy result files into the runs folder, in a worker; they are

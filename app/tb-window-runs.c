@@ -80,6 +80,8 @@ make_run_row (TbWindow *self,
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), markup_title);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), markup_sub);
+  /* names from other machines may be of any length: they end in "…" */
+  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
@@ -92,10 +94,18 @@ make_run_row (TbWindow *self,
       gtk_widget_add_css_class (badge, g_strcmp0 (run->status, "cancelled") == 0 ? "warning" : "error");
       gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
       if (run->error != NULL)
-        gtk_widget_set_tooltip_text (badge, run->error);
+        {
+          g_autofree char *tip = _tb_window_bound_text (run->error, 400);
+
+          gtk_widget_set_tooltip_text (badge, tip);
+        }
       adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
     }
-  gtk_widget_set_tooltip_text (row, run->path);
+  {
+    g_autofree char *tip = _tb_window_bound_text (run->path, 400);
+
+    gtk_widget_set_tooltip_text (row, tip);
+  }
   g_object_set_data (G_OBJECT (row), "check", check);
   g_object_set_data_full (G_OBJECT (row), "run", tb_run_ref (run), (GDestroyNotify) tb_run_unref);
   g_signal_connect (check, "toggled", G_CALLBACK (check_toggled_cb), self);
@@ -126,7 +136,7 @@ struct _TbRunsJob
   /* filled in by the worker, read on the main thread once it returned */
   GPtrArray *runs;               /* TbRun * */
   GPtrArray *errors;             /* GError *: JOB_IMPORT's refusals, in file order */
-  guint skipped;                 /* unreadable files */
+  GPtrArray *skipped;            /* GError *: unreadable files, each named with why */
   guint copied;                  /* JOB_IMPORT: files new to the folder */
 };
 
@@ -138,6 +148,7 @@ job_free (TbRunsJob *job)
   g_clear_object (&job->cancellable);
   g_clear_pointer (&job->runs, g_ptr_array_unref);
   g_clear_pointer (&job->errors, g_ptr_array_unref);
+  g_clear_pointer (&job->skipped, g_ptr_array_unref);
   g_free (job);
 }
 
@@ -153,6 +164,7 @@ job_new (TbWindow *self,
   job->cancellable = g_cancellable_new ();
   job->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
   job->errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  job->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   return job;
 }
 
@@ -168,7 +180,7 @@ job_thread (GTask        *task,
 
   if (job->kind == JOB_FOLDER)
     {
-      GPtrArray *runs = tb_run_load_folder (job->folder, &job->skipped, cancellable, &error);
+      GPtrArray *runs = tb_run_load_folder (job->folder, job->skipped, cancellable, &error);
 
       if (runs == NULL)
         {
@@ -190,9 +202,9 @@ job_thread (GTask        *task,
         return;
       if (job->kind == JOB_FILES)
         {
-          run = tb_run_load (path, NULL);
+          run = tb_run_load (path, &error);
           if (run == NULL)
-            job->skipped++;
+            g_ptr_array_add (job->skipped, g_steal_pointer (&error));
         }
       else
         {
@@ -275,6 +287,7 @@ _tb_window_runs_dispose (TbWindow *self)
   if (self->runs_jobs != NULL)
     g_queue_free_full (g_steal_pointer (&self->runs_jobs), (GDestroyNotify) job_free);
   g_clear_pointer (&self->runs_want_selected, g_hash_table_unref);
+  g_clear_pointer (&self->runs_skipped, g_ptr_array_unref);
 }
 
 /* The row of the run at `path`, or NULL. */
@@ -335,18 +348,98 @@ insert_run (TbWindow *self,
   return row;
 }
 
+/* The files of the runs folder that could not be read, for the dialog:
+ * each names its file and says why; at most SKIPPED_SHOWN of them, each
+ * one bounded, so the dialog fits on a screen. */
+#define SKIPPED_SHOWN 8
+#define SKIPPED_MESSAGE_MAX 240
+
+char *
+_tb_window_runs_skipped_text (TbWindow *self)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  guint n = self->runs_skipped != NULL ? self->runs_skipped->len : 0;
+
+  for (guint i = 0; i < MIN (n, SKIPPED_SHOWN); i++)
+    {
+      const GError *error = g_ptr_array_index (self->runs_skipped, i);
+      g_autofree char *message = _tb_window_bound_text (error->message, SKIPPED_MESSAGE_MAX);
+
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append_printf (text, "• %s", message);
+    }
+  if (n > SKIPPED_SHOWN)
+    {
+      g_string_append_c (text, '\n');
+      g_string_append_printf (text, ngettext ("… and %u more file", "… and %u more files", n - SKIPPED_SHOWN),
+                              n - SKIPPED_SHOWN);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* The page's line "2 files skipped", shown while there are any. */
 static void
-toast_skipped (TbWindow *self,
-               guint     skipped)
+update_skipped (TbWindow *self)
+{
+  guint n = self->runs_skipped->len;
+  g_autofree char *label = NULL;
+
+  gtk_widget_set_visible (self->runs_skipped_button, n > 0);
+  if (n == 0)
+    return;
+  label = g_strdup_printf (ngettext ("%u file skipped", "%u files skipped", n), n);
+  gtk_button_set_label (GTK_BUTTON (self->runs_skipped_button), label);
+}
+
+/* Files of the runs folder that are not results: the rows list what could
+ * be read; a toast and the page's "skipped" line say that some were not,
+ * and lead to which and why. */
+static void
+add_skipped (TbWindow  *self,
+             GPtrArray *skipped,
+             gboolean   replace)
 {
   g_autofree char *msg = NULL;
+  AdwToast *toast;
 
-  if (skipped == 0)
+  if (replace)
+    g_ptr_array_set_size (self->runs_skipped, 0);
+  for (guint i = 0; i < skipped->len; i++)
+    g_ptr_array_add (self->runs_skipped, g_error_copy (g_ptr_array_index (skipped, i)));
+  update_skipped (self);
+  if (skipped->len == 0)
     return;
   msg = g_strdup_printf (ngettext ("%u file in the runs folder is not a readable result",
                                    "%u files in the runs folder are not readable results",
-                                   skipped), skipped);
-  _tb_window_toast (self, msg);
+                                   skipped->len), skipped->len);
+  toast = adw_toast_new (msg);
+  adw_toast_set_timeout (toast, 8);
+  adw_toast_set_button_label (toast, _("_Details"));
+  adw_toast_set_action_name (toast, "win.skipped-runs");
+  g_set_weak_pointer (&self->last_toast, toast);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+skipped_runs_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  TbWindow *self = TB_WINDOW (widget);
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  if (self->runs_skipped == NULL || self->runs_skipped->len == 0)
+    return;
+  body = _tb_window_runs_skipped_text (self);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self),
+                                   ngettext ("A file in the runs folder was skipped",
+                                             "Files in the runs folder were skipped",
+                                             self->runs_skipped->len),
+                                   body);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -378,7 +471,7 @@ folder_loaded (TbWindow  *self,
       gtk_list_box_append (GTK_LIST_BOX (self->runs_list), row);
     }
   set_loading (self, FALSE);
-  toast_skipped (self, job->skipped);
+  add_skipped (self, job->skipped, TRUE);
 }
 
 /* Is `path` in the runs folder shown now? (A run saved before the folder
@@ -406,7 +499,7 @@ files_loaded (TbWindow  *self,
       if (in_runs_folder (self, run->path))
         apply_wanted (self, insert_run (self, run), run);
     }
-  toast_skipped (self, job->skipped);
+  add_skipped (self, job->skipped, FALSE);
 }
 
 static void
@@ -745,6 +838,7 @@ _tb_window_runs_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.export-json", NULL, export_json_action);
   gtk_widget_class_install_action (widget_class, "win.reload-runs", NULL, reload_action);
   gtk_widget_class_install_action (widget_class, "win.select-all-runs", NULL, select_all_action);
+  gtk_widget_class_install_action (widget_class, "win.skipped-runs", NULL, skipped_runs_action);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.select-all-runs", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.reload-runs", NULL);
@@ -788,6 +882,13 @@ _tb_window_runs_init (TbWindow *self)
   gtk_box_append (GTK_BOX (bar), tool_button (_("Select _All"), "win.select-all-runs", _("Select or unselect every run (Ctrl+Shift+A)")));
   gtk_box_append (GTK_BOX (bar), tool_button (_("_CSV…"), "win.export-csv", _("Export the selected runs (or all) as CSV")));
   gtk_box_append (GTK_BOX (bar), tool_button (_("_JSON…"), "win.export-json", _("Export the selected runs (or all) as JSON")));
+  self->runs_skipped_button = gtk_button_new_with_label ("");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->runs_skipped_button), "win.skipped-runs");
+  gtk_widget_set_tooltip_text (self->runs_skipped_button, _("Files in the runs folder that are not readable results: which, and why"));
+  gtk_widget_add_css_class (self->runs_skipped_button, "flat");
+  gtk_widget_add_css_class (self->runs_skipped_button, "warning");
+  gtk_widget_set_visible (self->runs_skipped_button, FALSE);
+  gtk_box_append (GTK_BOX (bar), self->runs_skipped_button);
   label = gtk_label_new (_("Group by"));
   gtk_widget_set_hexpand (label, TRUE);
   gtk_label_set_xalign (GTK_LABEL (label), 1);
@@ -854,5 +955,6 @@ _tb_window_runs_init (TbWindow *self)
 
   self->runs_jobs = g_queue_new ();
   self->runs_want_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->runs_skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   _tb_window_runs_reload (self);
 }

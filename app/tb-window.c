@@ -26,7 +26,8 @@ void
 _tb_window_toast (TbWindow   *self,
                   const char *text)
 {
-  AdwToast *toast = adw_toast_new (text);
+  g_autofree char *title = _tb_window_bound_text (text, 200);
+  AdwToast *toast = adw_toast_new (title);
 
   adw_toast_set_timeout (toast, 5);
   g_set_weak_pointer (&self->last_toast, toast);
@@ -40,14 +41,40 @@ _tb_window_dismiss_toast (TbWindow *self)
     adw_toast_dismiss (self->last_toast);
 }
 
+/* The most of an error's message a dialog shows: the detail of a problem
+ * is a sentence or two, and a longer one (quoting a file) would make the
+ * dialog taller than the screen and take GTK seconds to lay out. */
+#define ERROR_BODY_MAX 600
+
+char *
+_tb_window_bound_text (const char *text,
+                       gsize       max_chars)
+{
+  g_autofree char *valid = NULL;
+  const char *cut;
+
+  if (text == NULL)
+    return NULL;
+  valid = g_utf8_make_valid (text, -1);
+  if (max_chars == 0 || g_utf8_strlen (valid, -1) <= (glong) max_chars)
+    return g_steal_pointer (&valid);
+  cut = g_utf8_offset_to_pointer (valid, (glong) max_chars - 1);
+  {
+    GString *out = g_string_new_len (valid, cut - valid);
+
+    g_string_append (out, "…");
+    return g_string_free (out, FALSE);
+  }
+}
+
 /* A problem the user must read: a dialog with a headline and the detail. */
 void
 _tb_window_error (TbWindow     *self,
                   const char   *headline,
                   const GError *error)
 {
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), headline,
-                                              error ? error->message : NULL);
+  g_autofree char *body = error != NULL ? _tb_window_bound_text (error->message, ERROR_BODY_MAX) : NULL;
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), headline, body);
 
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));

@@ -1,13 +1,23 @@
 #!/usr/bin/env python3
 # test-export-cli.py: `trainbench --export-chart ... -o out.png` and
-# `--export-runs` work headless (no display) and reject bad arguments.
+# `--export-runs` work headless (no display) and reject bad arguments; files
+# from other people (nested 100,000 levels, FIFOs, /dev/zero, too large,
+# hostile CSV text, values no tick can tell apart) neither crash, hang nor
+# exhaust it.
 # Usage: test-export-cli.py TRAINBENCH RUN1.json RUN2.json   (TAP output)
+import csv
+import io
 import json
 import os
 import struct
 import subprocess
 import sys
 import tempfile
+
+try:
+    import resource
+except ImportError:          # not on Windows
+    resource = None
 
 exe, runs = sys.argv[1], sys.argv[2:]
 checks = []
@@ -18,11 +28,28 @@ def ok(cond, what):
     print(("ok" if cond else "not ok") + " %d - %s" % (len(checks), what), flush=True)
 
 
-def run(*args):
+def limits():
+    # what a broken export could eat: 2 GiB of memory, 100 MB of output
+    if resource is not None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100 << 20, 100 << 20))
+
+
+def run(*args, timeout=60):
     env = dict(os.environ)
     env.pop("DISPLAY", None)          # headless: must not need a display
     env.pop("WAYLAND_DISPLAY", None)
-    return subprocess.run([exe, *args], capture_output=True, text=True, env=env, timeout=60)
+    try:
+        return subprocess.run([exe, *args], capture_output=True, text=True, errors="replace",
+                              env=env, timeout=timeout, preexec_fn=limits if resource else None)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess([exe, *args], -999, "", "timed out after %d s" % timeout)
+
+
+def with_field(path, old, new):
+    text = open(path).read()
+    assert old in text, old
+    return text.replace(old, new, 1)
 
 
 def png_size(path):
@@ -67,6 +94,76 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(p.returncode == 2, "a missing -o is a usage error")
     p = run("--export-chart", "compare", "--runs", *runs, "-o", os.path.join(tmp, "x.png"), "--size", "5x5")
     ok(p.returncode == 1 and not os.path.exists(os.path.join(tmp, "x.png")), "a too small size is refused")
+
+    # ---- hostile result files ----
+    deep = os.path.join(tmp, "deep.json")
+    open(deep, "w").write("[" * 100000)
+    p = run("--export-runs", os.path.join(tmp, "d.csv"), "--runs", deep, timeout=30)
+    ok(p.returncode == 1 and "deep.json" in p.stderr and "nested" in p.stderr,
+       "a file nested 100,000 levels is refused by name, no crash (%d %s)" % (p.returncode, p.stderr.strip()[:200]))
+
+    folder = os.path.join(tmp, "runs")
+    os.mkdir(folder)
+    for r in runs:
+        open(os.path.join(folder, os.path.basename(r)), "w").write(open(r).read())
+    open(os.path.join(folder, "deep.json"), "w").write("[" * 100000)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(os.path.join(folder, "fifo.json"))
+        os.symlink("/dev/zero", os.path.join(folder, "zero.json"))
+    out = os.path.join(tmp, "folder.png")
+    p = run("--export-chart", "compare", "--runs", folder, "-o", out, timeout=30)
+    ok(p.returncode == 0 and png_size(out) == (1200, 700) and "deep.json" in p.stderr,
+       "a folder with bad files exports the good ones and names the bad (%d %s)" % (p.returncode, p.stderr.strip()[:300]))
+    if hasattr(os, "mkfifo"):
+        ok("fifo.json" in p.stderr and "zero.json" in p.stderr, "the FIFO and /dev/zero are skipped, not read")
+        p = run("--export-runs", os.path.join(tmp, "z.csv"), "--runs", os.path.join(folder, "zero.json"), timeout=30)
+        ok(p.returncode == 1 and "not a regular file" in p.stderr,
+           "/dev/zero named on the command line is refused at once (%d %s)" % (p.returncode, p.stderr.strip()[:200]))
+        p = run("--export-runs", os.path.join(tmp, "f.csv"), "--runs", os.path.join(folder, "fifo.json"), timeout=30)
+        ok(p.returncode == 1 and "not a regular file" in p.stderr,
+           "a FIFO named on the command line is refused at once (%d %s)" % (p.returncode, p.stderr.strip()[:200]))
+
+    big = os.path.join(tmp, "big.json")
+    with open(big, "w") as f:
+        f.write(with_field(runs[0], '"schema": 1,', '"schema": 1, "pad": "%s",' % ("A" * (40 << 20))))
+    p = run("--export-runs", os.path.join(tmp, "big.csv"), "--runs", big, timeout=60)
+    ok(p.returncode == 1 and "big.json" in p.stderr and "MiB" in p.stderr,
+       "a 40 MB result file is refused with its size (%d %s)" % (p.returncode, p.stderr.strip()[:200]))
+
+    # CSV: text from a file adds no rows or columns and starts no formula
+    hostile = os.path.join(tmp, "hostile.json")
+    text = open(runs[0]).read()
+    data = json.loads(text)
+    data["status"] = 'completed\n=1+1,"x"\r\n'
+    data["device"]["kind"] = 'cpu,evil\n'
+    data["dataset"]["name"] = "=HYPERLINK(\"http://x\")"
+    data["hyper"]["optimizer"] = "@SUM(A1)"
+    data["system"]["cpu"]["model"] = "+1"
+    open(hostile, "w").write(json.dumps(data))
+    out = os.path.join(tmp, "hostile.csv")
+    p = run("--export-runs", out, "--runs", hostile, *runs)
+    rows = list(csv.reader(io.StringIO(open(out, newline="").read()))) if p.returncode == 0 else []
+    ok(len(rows) == 1 + 1 + len(runs) and all(len(r) == len(rows[0]) for r in rows),
+       "a hostile run is one CSV row of the header's columns (%d rows)" % len(rows))
+    ok(rows and rows[1][2] == data["status"] and rows[1][5] == data["device"]["kind"],
+       "status and device kind come back whole")
+    ok(rows and not any(c[:1] in ("=", "+", "-", "@", "\t", "\r") for r in rows[1:] for c in r[:10] + r[17:]),
+       "no text cell starts a spreadsheet formula")
+
+    # values no tick step can tell apart: the export ends, the SVG is small
+    flat = os.path.join(tmp, "flat.json")
+    data = json.loads(text)
+    for i, e in enumerate(data["epochs"]):
+        e["test_accuracy"] = 100000 + 2e-11 * (i % 2)
+        e["seconds"] = 1e17 + (32 if i % 2 else -32)
+    data["steps"]["loss_curve"] = [1e17 + (32 if i % 2 else -32) for i in range(10)]
+    open(flat, "w").write(json.dumps(data))
+    for kind in ("accuracy", "loss", "epoch-time"):
+        out = os.path.join(tmp, "flat-" + kind + ".svg")
+        p = run("--export-chart", kind, "--runs", flat, "-o", out, timeout=30)
+        size = os.path.getsize(out) if os.path.exists(out) else -1
+        ok(p.returncode == 0 and 0 < size < 1000000,
+           "%s chart of values closer than a tick ends (%d, %d bytes)" % (kind, p.returncode, size))
 
 print("1..%d" % len(checks))
 sys.exit(0 if all(c for c, _ in checks) else 1)

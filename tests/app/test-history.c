@@ -1,6 +1,7 @@
 /* test-history.c: the Runs page's history is read in a worker, not on the
  * main thread: result files written into a fresh runs folder become rows
- * once the main loop has turned (a malformed file is skipped with a toast),
+ * once the main loop has turned (malformed, nested 100,000 levels, a FIFO,
+ * /dev/zero: each skipped, and the page says which and why),
  * newest first; a reload keeps the ticks; a saved run adds its own row
  * without reading the folder again; an imported file is listed once however
  * often it comes; closing the window in the middle of a load is safe.
@@ -9,6 +10,11 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#ifdef G_OS_UNIX
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+#endif
 
 #include "tb-application.h"
 #include "tb-window-private.h"
@@ -108,8 +114,12 @@ test_load (void)
 {
   g_autofree char *broken = g_build_filename (runs_dir, "broken.json", NULL);
   g_autofree char *notes = g_build_filename (runs_dir, "notes.txt", NULL);
+  g_autofree char *deep = g_build_filename (runs_dir, "deep.json", NULL);
   g_autofree char *tie_a = NULL;
   g_autofree char *tie_b = NULL;
+  g_autofree char *details = NULL;
+  GString *nested = g_string_new (NULL);
+  guint bad = 2;
   const char *title;
 
   g_assert_cmpint (g_mkdir_with_parents (runs_dir, 0755), ==, 0);
@@ -125,6 +135,24 @@ test_load (void)
   tie_a = write_run ("tie-a.json", "tie-a", "2026-11-25T10:00:00Z");
   g_assert_true (g_file_set_contents (broken, "{\"schema\": 1, \"run_id\": ", -1, NULL));
   g_assert_true (g_file_set_contents (notes, "not a result", -1, NULL));
+  /* a file from elsewhere nested 100,000 levels deep overflowed json-glib's
+   * stack: the app could not start while it was there */
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (nested, '[');
+  g_assert_true (g_file_set_contents (deep, nested->str, -1, NULL));
+  g_string_free (nested, TRUE);
+#ifdef G_OS_UNIX
+  {
+    g_autofree char *fifo = g_build_filename (runs_dir, "fifo.json", NULL);
+    g_autofree char *zero = g_build_filename (runs_dir, "zero.json", NULL);
+
+    /* a FIFO nobody writes blocked the worker forever; /dev/zero was read
+     * until memory ran out */
+    g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+    g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+    bad += 2;
+  }
+#endif
 
   window = tb_window_new (ADW_APPLICATION (app));
   /* built, but the files are not read on the main thread: the rows come
@@ -147,11 +175,28 @@ test_load (void)
   g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, N_GOOD - 1))->run_id, ==, "run-0");
   g_assert_true (row_of (tie_a) != NULL);
 
-  /* the malformed file is skipped, and a toast says so */
+  /* the bad files are skipped, and a toast says so */
   g_assert_nonnull (window->last_toast);
   title = adw_toast_get_title (window->last_toast);
   g_test_message ("toast: %s", title);
-  g_assert_nonnull (strstr (title, "1 file in the runs folder"));
+  {
+    g_autofree char *expect = g_strdup_printf ("%u files in the runs folder", bad);
+
+    g_assert_nonnull (strstr (title, expect));
+  }
+  /* the page says so until the next read, and which files and why */
+  g_assert_cmpuint (window->runs_skipped->len, ==, bad);
+  g_assert_true (gtk_widget_get_visible (window->runs_skipped_button));
+  details = _tb_window_runs_skipped_text (window);
+  g_test_message ("%s", details);
+  g_assert_nonnull (strstr (details, "broken.json"));
+  g_assert_nonnull (strstr (details, "deep.json"));
+  g_assert_nonnull (strstr (details, "nested more than"));
+#ifdef G_OS_UNIX
+  g_assert_nonnull (strstr (details, "fifo.json"));
+  g_assert_nonnull (strstr (details, "zero.json"));
+  g_assert_nonnull (strstr (details, "not a regular file"));
+#endif
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (window->runs_empty)), ==,
                    "No runs yet: train a model, or import result files");
 }
@@ -277,6 +322,88 @@ test_import_once (void)
   }
 }
 
+/* The newest visible window other than the main one (a dialog), or NULL. */
+static GtkWindow *
+newest_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWindow *found = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (w != GTK_WINDOW (window) && gtk_widget_get_visible (GTK_WIDGET (w)))
+        found = w;
+    }
+  return found;
+}
+
+/* A result from elsewhere with a 5,000-character run id and device name is
+ * imported without freezing the window; its row keeps to its lines, and a
+ * dialog, if one comes, fits on the screen. */
+static void
+test_long_strings (void)
+{
+  g_autofree char *long_id = g_strnfill (5000, 'x');
+  g_autofree char *long_name = g_strnfill (5000, 'N');
+  g_autofree char *fixture = g_test_build_filename (G_TEST_DIST, "data", "run-gpu.json", NULL);
+  g_autofree char *source = g_build_filename (g_get_tmp_dir (), "trainbench-long-strings.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *id_field = g_strdup_printf ("\"%s\"", long_id);
+  g_autofree char *name_field = g_strdup_printf ("\"%s\"", long_name);
+  g_autoptr(GString) text = NULL;
+  g_autoptr(GFile) file = NULL;
+  GFile *files[1];
+  GtkWindow *dialog;
+  TbRun *found = NULL;
+  gint64 t0;
+
+  g_assert_true (g_file_get_contents (fixture, &contents, NULL, NULL));
+  text = g_string_new (contents);
+  g_assert_cmpuint (g_string_replace (text, "\"20261130T040000Z-mlp-small-cuda-0001\"", id_field, 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (text, "\"NVIDIA GeForce RTX 4090\"", name_field, 1), ==, 1);
+  g_assert_true (g_file_set_contents (source, text->str, -1, NULL));
+  file = g_file_new_for_path (source);
+  files[0] = file;
+
+  t0 = g_get_monotonic_time ();
+  _tb_window_runs_import (window, files, 1);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 60));
+  tb_test_spin (300);
+  g_test_message ("import and layout took %.1f s", (g_get_monotonic_time () - t0) / 1e6);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+
+  /* imported, under a file name a file system takes */
+  for (guint i = 0; i < window->runs->len; i++)
+    if (g_strcmp0 (((TbRun *) g_ptr_array_index (window->runs, i))->run_id, long_id) == 0)
+      found = g_ptr_array_index (window->runs, i);
+  g_assert_nonnull (found);
+  g_assert_cmpuint (strlen (found->path), <, 4096);
+  {
+    g_autofree char *base = g_path_get_basename (found->path);
+
+    g_assert_cmpuint (strlen (base), <=, 255);
+  }
+  /* the row is no taller than a row with short names */
+  {
+    GtkWidget *row = row_of (found->path);
+    GtkWidget *other = row_of (((TbRun *) g_ptr_array_index (window->runs,
+                                                              g_ptr_array_index (window->runs, 0) == found ? 1 : 0))->path);
+
+    g_assert_nonnull (row);
+    g_assert_cmpint (gtk_widget_get_height (row), <=, gtk_widget_get_height (other) + 4);
+  }
+  dialog = newest_dialog ();
+  if (dialog != NULL)
+    {
+      g_test_message ("dialog: %d x %d", gtk_widget_get_width (GTK_WIDGET (dialog)), gtk_widget_get_height (GTK_WIDGET (dialog)));
+      g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <, 700);
+      gtk_window_destroy (dialog);
+    }
+  g_unlink (source);
+}
+
 static gboolean
 window_gone (gpointer data)
 {
@@ -319,6 +446,7 @@ main (int    argc,
   g_test_add_func ("/history/reload-keeps-ticks", test_reload_keeps_ticks);
   g_test_add_func ("/history/add-one", test_add_one);
   g_test_add_func ("/history/import-once", test_import_once);
+  g_test_add_func ("/history/long-strings", test_long_strings);
   g_test_add_func ("/history/close-while-loading", test_close_while_loading);
   status = g_test_run ();
 

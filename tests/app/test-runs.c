@@ -1,12 +1,19 @@
 /* test-runs.c: result files read back with json-glib (from a file or from
  * memory), a runs folder listed in a stable order or cancelled, malformed
- * files refused with a message, import (checked and copied once), CSV/JSON
- * export, and the comparison grouped by device and by OS with speed-ups.
+ * files refused with a message, hostile ones (nested 100,000 levels, FIFOs,
+ * /dev/zero, too large, 5,000-character names) refused or bounded, import
+ * (checked and copied once), CSV/JSON export that no file's text can break,
+ * and the comparison grouped by device and by OS with speed-ups.
  */
 #include <math.h>
 #include <string.h>
 
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#ifdef G_OS_UNIX
+#include <sys/stat.h>
+#include <sys/types.h>
+#endif
 
 #include "tb-run.h"
 #include "test-gui-util.h"
@@ -72,7 +79,7 @@ test_bad_files (void)
   g_autofree char *copy = g_build_filename (folder, "good.json", NULL);
   g_autofree char *contents = NULL;
   g_autoptr(GPtrArray) runs = NULL;
-  guint skipped = 0;
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
 
   g_mkdir_with_parents (folder, 0755);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -89,9 +96,9 @@ test_bad_files (void)
   g_assert_true (g_file_get_contents (good, &contents, NULL, NULL));
   g_assert_true (g_file_set_contents (copy, contents, -1, NULL));
 
-  runs = tb_run_load_folder (folder, &skipped, NULL, NULL);
+  runs = tb_run_load_folder (folder, skipped, NULL, NULL);
   g_assert_cmpuint (runs->len, ==, 1);
-  g_assert_cmpuint (skipped, ==, G_N_ELEMENTS (cases));
+  g_assert_cmpuint (skipped->len, ==, G_N_ELEMENTS (cases));
 }
 
 static void
@@ -155,8 +162,8 @@ test_load_data (void)
   g_assert_cmpstr (run->path, ==, "/elsewhere/given.json");
   g_assert_cmpstr (run->run_id, ==, "20261130T030000Z-mlp-small-cpu-0002");
   g_assert_cmpuint (run->epochs->len, ==, 3);
-  /* the whole tree is kept for JSON export */
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (run->root));
+  /* the file is kept whole for JSON export */
+  g_assert_cmpmem (g_bytes_get_data (run->contents, NULL), g_bytes_get_size (run->contents), contents, length);
 
   /* cut short: an error naming the file, no crash */
   g_assert_null (tb_run_load_data ("/elsewhere/cut.json", contents, length / 2, &error));
@@ -175,7 +182,7 @@ test_folder_order_and_cancel (void)
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
   g_autoptr(GError) error = NULL;
   const char *names[] = { "c.json", "a.json", "b.json" };
-  guint skipped = 7;
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
 
   /* three runs that started in the same second: listed by path, always */
   g_assert_true (g_file_get_contents (cpu, &contents, NULL, NULL));
@@ -186,9 +193,9 @@ test_folder_order_and_cancel (void)
 
       g_assert_true (g_file_set_contents (path, contents, -1, NULL));
     }
-  runs = tb_run_load_folder (folder, &skipped, NULL, &error);
+  runs = tb_run_load_folder (folder, skipped, NULL, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (skipped, ==, 0);
+  g_assert_cmpuint (skipped->len, ==, 0);
   g_assert_cmpuint (runs->len, ==, 3);
   g_assert_true (g_str_has_suffix (((TbRun *) g_ptr_array_index (runs, 0))->path, "a.json"));
   g_assert_true (g_str_has_suffix (((TbRun *) g_ptr_array_index (runs, 2))->path, "c.json"));
@@ -197,14 +204,14 @@ test_folder_order_and_cancel (void)
   g_clear_pointer (&runs, g_ptr_array_unref);
 
   /* a missing folder has no runs, and is no error */
-  runs = tb_run_load_folder ("/nonexistent/runs", &skipped, NULL, &error);
+  runs = tb_run_load_folder ("/nonexistent/runs", skipped, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (runs->len, ==, 0);
   g_clear_pointer (&runs, g_ptr_array_unref);
 
   /* cancelled: no half list */
   g_cancellable_cancel (cancellable);
-  runs = tb_run_load_folder (folder, &skipped, cancellable, &error);
+  runs = tb_run_load_folder (folder, skipped, cancellable, &error);
   g_assert_null (runs);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
 }
@@ -243,6 +250,346 @@ test_export (void)
   root_node = json_parser_get_root (parser);
   g_assert_true (JSON_NODE_HOLDS_ARRAY (root_node));
   g_assert_cmpuint (json_array_get_length (json_node_get_array (root_node)), ==, 2);
+}
+
+/* The fixture run-cpu.json with one text replaced. */
+static char *
+fixture_with (const char *name,
+              const char *from,
+              const char *to)
+{
+  g_autofree char *path = fixture (name);
+  g_autofree char *contents = NULL;
+  GString *text;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  text = g_string_new (contents);
+  g_assert_cmpuint (g_string_replace (text, from, to, 1), ==, 1);
+  return g_string_free (text, FALSE);
+}
+
+/* JSON nested `depth` levels deep: [[[...]]] */
+static char *
+nested (guint depth)
+{
+  GString *text = g_string_sized_new (depth * 2);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, '[');
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
+}
+
+/* 100,000 levels (200 KB) overflowed json-glib's stack: refused before it
+ * is parsed, naming the file and why; a result's own nesting, brackets in
+ * its strings and anything up to the bound still read. */
+static void
+test_nesting (void)
+{
+  g_autofree char *deep = nested (100000);
+  g_autofree char *at_bound = NULL;
+  g_autofree char *in_string = NULL;
+  g_autofree char *brackets = g_strnfill (100000, '[');
+  g_autofree char *string_field = g_strdup_printf ("\"%s\\\"[{\"", brackets);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) run = NULL;
+
+  g_assert_null (tb_run_load_data ("/elsewhere/deep.json", deep, strlen (deep), &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "deep.json"));
+  g_assert_nonnull (strstr (error->message, "nested"));
+  g_clear_error (&error);
+
+  /* inside an object, and after a string with a quote in it */
+  {
+    g_autofree char *inner = nested (5000);
+    g_autofree char *wrapped = g_strdup_printf ("{\"schema\": 1, \"a\": \"x\\\"]\", \"b\": %s}", inner);
+
+    g_assert_null (tb_run_load_data ("wrapped.json", wrapped, strlen (wrapped), &error));
+    g_assert_nonnull (strstr (error->message, "nested"));
+    g_clear_error (&error);
+  }
+
+  /* single-quoted strings and comments, where brackets cannot be told from
+   * text, are not what results are made of */
+  {
+    g_autofree char *inner = nested (5000);
+    g_autofree char *quoted = g_strdup_printf ("{\"schema\": 1, \"a\": '\"', \"b\": %s}", inner);
+    g_autofree char *comment = g_strdup_printf ("{\"schema\": 1, /* \" */ \"b\": %s}", inner);
+
+    g_assert_null (tb_run_load_data ("quoted.json", quoted, strlen (quoted), &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
+    g_assert_null (tb_run_load_data ("comment.json", comment, strlen (comment), &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
+  }
+
+  /* nesting up to the bound is read (and found not to be a result) */
+  at_bound = nested (TB_RUN_MAX_DEPTH);
+  g_assert_null (tb_run_load_data ("bound.json", at_bound, strlen (at_bound), &error));
+  g_assert_null (strstr (error->message, "nested"));
+  g_clear_error (&error);
+
+  /* brackets and escaped quotes inside a string are text */
+  in_string = fixture_with ("run-cpu.json", "\"tiny-idx\"", string_field);
+  run = tb_run_load_data ("in-string.json", in_string, strlen (in_string), &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (run);
+}
+
+#ifdef G_OS_UNIX
+/* What blocked forever (a FIFO nobody writes) or read until memory ran out
+ * (/dev/zero behind a .json name) is refused at once; so is a folder. */
+static void
+test_special_files (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "special-runs", NULL);
+  g_autofree char *fifo = g_build_filename (folder, "fifo.json", NULL);
+  g_autofree char *zero = g_build_filename (folder, "zero.json", NULL);
+  g_autofree char *dir = g_build_filename (folder, "dir.json", NULL);
+  g_autofree char *good = g_build_filename (folder, "good.json", NULL);
+  g_autofree char *deep_path = g_build_filename (folder, "deep.json", NULL);
+  g_autofree char *deep = nested (100000);
+  g_autofree char *cpu = fixture ("run-cpu.json");
+  g_autofree char *contents = NULL;
+  g_autoptr(GPtrArray) runs = NULL;
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  gboolean copied = TRUE;
+  gint64 t0 = g_get_monotonic_time ();
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  g_assert_true (g_file_get_contents (cpu, &contents, NULL, NULL));
+  g_assert_true (g_file_set_contents (good, contents, -1, NULL));
+  g_assert_true (g_file_set_contents (deep_path, deep, -1, NULL));
+
+  g_assert_false (tb_run_read_file (fifo, &bytes, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "fifo.json"));
+  g_assert_nonnull (strstr (error->message, "not a regular file"));
+  g_clear_error (&error);
+
+  g_assert_null (tb_run_load (zero, &error));
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "not a regular file"));
+  g_clear_error (&error);
+
+  g_assert_null (tb_run_import (fifo, root, &copied, &error));
+  g_assert_nonnull (strstr (error->message, "fifo.json"));
+  g_assert_false (copied);
+  g_clear_error (&error);
+
+  /* one good run in the folder; each bad file named with why */
+  runs = tb_run_load_folder (folder, skipped, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (runs->len, ==, 1);
+  g_assert_cmpuint (skipped->len, ==, 4);
+  for (guint i = 0; i < skipped->len; i++)
+    g_test_message ("skipped: %s", ((GError *) g_ptr_array_index (skipped, i))->message);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+  g_unlink (fifo);
+  g_unlink (zero);
+}
+#endif
+
+/* A file larger than results ever are is refused with a message that says
+ * so, without reading it (a 200 MB one took 3.4 GB). */
+static void
+test_too_large (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *path = g_build_filename (root, "huge.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *big = NULL;
+
+  /* 200 MB, sparse: the reader must not need to read it to refuse it */
+  out = g_file_replace (file, NULL, FALSE, G_FILE_CREATE_NONE, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_output_stream_write_all (G_OUTPUT_STREAM (out), "{\"schema\": 1,", 13, NULL, NULL, &error));
+  g_assert_true (g_seekable_truncate (G_SEEKABLE (out), 200 * 1000 * 1000, NULL, &error));
+  g_assert_true (g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (tb_run_read_file (path, &bytes, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "huge.json"));
+  g_assert_nonnull (strstr (error->message, "MiB"));
+  g_clear_error (&error);
+  g_unlink (path);
+
+  /* the same bound for text already in memory */
+  big = g_malloc0 (TB_RUN_MAX_BYTES + 1);
+  memset (big, ' ', TB_RUN_MAX_BYTES + 1);
+  g_assert_null (tb_run_load_data ("big.json", big, TB_RUN_MAX_BYTES + 1, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+}
+
+/* A 5,000-character run id and names: the id is kept whole (it is the
+ * run's identity), names are cut for display, the import's file name fits
+ * a file system and stays unique, and messages stay one line. */
+static void
+test_long_strings (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "long-runs", NULL);
+  g_autofree char *long_id = g_strnfill (5000, 'x');
+  g_autofree char *other_id = g_strconcat (long_id, "y", NULL);
+  g_autofree char *long_name = g_strnfill (5000, 'N');
+  g_autofree char *id_field = g_strdup_printf ("\"%s\"", long_id);
+  g_autofree char *other_field = g_strdup_printf ("\"%s\"", other_id);
+  g_autofree char *name_field = g_strdup_printf ("\"%s\"", long_name);
+  g_autofree char *a = fixture_with ("run-cpu.json", "\"20261130T030000Z-mlp-small-cpu-0002\"", id_field);
+  g_autofree char *b = fixture_with ("run-cpu.json", "\"20261130T030000Z-mlp-small-cpu-0002\"", other_field);
+  g_autofree char *c = fixture_with ("run-cpu.json", "\"AMD Ryzen 9 7950X\",\n    \"threads\": 16", name_field);
+  g_autofree char *a_path = g_build_filename (root, "long-a.json", NULL);
+  g_autofree char *b_path = g_build_filename (root, "long-b.json", NULL);
+  g_autofree char *long_file = g_strdup_printf ("%s/%s.json", root, long_name + 4800);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) run = NULL;
+  g_autoptr(TbRun) ra = NULL;
+  g_autoptr(TbRun) rb = NULL;
+  g_autofree char *base_a = NULL;
+  gboolean copied = FALSE;
+
+  run = tb_run_load_data ("c.json", c, strlen (c), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (strlen (run->device_name), <=, TB_RUN_MAX_NAME);
+  g_assert_true (g_str_has_suffix (run->device_name, "…"));
+  g_assert_true (g_str_has_prefix (run->device_name, "NNNN"));
+
+  g_assert_true (g_file_set_contents (a_path, a, -1, NULL));
+  g_assert_true (g_file_set_contents (b_path, b, -1, NULL));
+  ra = tb_run_import (a_path, folder, &copied, &error);
+  g_assert_no_error (error);
+  g_assert_true (copied);
+  g_assert_cmpstr (ra->run_id, ==, long_id);
+  base_a = g_path_get_basename (ra->path);
+  g_assert_cmpuint (strlen (base_a), <=, 255);
+  g_assert_true (g_file_test (ra->path, G_FILE_TEST_IS_REGULAR));
+  /* an id that differs only after the cut is another file */
+  rb = tb_run_import (b_path, folder, &copied, &error);
+  g_assert_no_error (error);
+  g_assert_true (copied);
+  g_assert_cmpstr (ra->path, !=, rb->path);
+
+  /* a message names a long file by its start and end, on one line */
+  g_assert_true (g_file_set_contents (long_file, "{", -1, NULL));
+  g_assert_null (tb_run_load (long_file, &error));
+  g_test_message ("%s", error->message);
+  g_assert_cmpuint (strlen (error->message), <, 600);
+  g_assert_nonnull (strstr (error->message, "NNN.json"));
+  g_unlink (long_file);
+}
+
+/* Parse RFC 4180 CSV: rows of cells. */
+static GPtrArray *
+parse_csv (const char *text)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *row = NULL;
+  GString *cell = g_string_new (NULL);
+  gboolean quoted = FALSE, in_cell = FALSE;
+
+  for (const char *p = text; *p; p++)
+    {
+      if (row == NULL)
+        row = g_ptr_array_new_with_free_func (g_free);
+      if (quoted)
+        {
+          if (*p == '"' && p[1] == '"')
+            g_string_append_c (cell, *p++);
+          else if (*p == '"')
+            quoted = FALSE;
+          else
+            g_string_append_c (cell, *p);
+          continue;
+        }
+      if (*p == '"' && !in_cell)
+        quoted = in_cell = TRUE;
+      else if (*p == ',')
+        {
+          g_ptr_array_add (row, g_strdup (cell->str));
+          g_string_truncate (cell, 0);
+          in_cell = FALSE;
+        }
+      else if (*p == '\n')
+        {
+          g_ptr_array_add (row, g_strdup (cell->str));
+          g_string_truncate (cell, 0);
+          in_cell = FALSE;
+          g_ptr_array_add (rows, row);
+          row = NULL;
+        }
+      else
+        {
+          g_string_append_c (cell, *p);
+          in_cell = TRUE;
+        }
+    }
+  g_assert_null (row);   /* every row ends its line */
+  g_string_free (cell, TRUE);
+  return rows;
+}
+
+/* Text from a hostile file cannot add rows or columns to the CSV, and no
+ * cell starts a spreadsheet formula. */
+static void
+test_csv_hostile (void)
+{
+  g_autofree char *status = fixture_with ("run-cpu.json", "\"completed\"", "\"completed\\n=1+1,evil\\r\\n@SUM(A1)\"");
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autofree char *csv = NULL;
+  GString *edit = g_string_new (status);
+  GPtrArray *header;
+
+  g_assert_cmpuint (g_string_replace (edit, "\"kind\": \"cpu\"", "\"kind\": \"cpu,\\\"x\\\"\\ny\"", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (edit, "\"tiny-idx\"", "\"=HYPERLINK(\\\"http://x\\\")\"", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (edit, "\"Debian GNU/Linux\"", "\"+cmd|' /C calc'!A0\"", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (edit, "\"adam\"", "\"-2+3\"", 1), ==, 1);
+  g_assert_cmpuint (g_string_replace (edit, "\"AMD Ryzen 9 7950X\",\n    \"threads\": 16", "\"\\tx\", \"threads\": 16", 1), ==, 1);
+  json = g_string_free (edit, FALSE);
+
+  g_ptr_array_add (runs, tb_run_load_data ("hostile.json", json, strlen (json), &error));
+  g_assert_no_error (error);
+  g_ptr_array_add (runs, tb_run_load_data ("hostile2.json", json, strlen (json), &error));
+  g_assert_no_error (error);
+  csv = tb_runs_format_csv (runs);
+  g_test_message ("%s", csv);
+  rows = parse_csv (csv);
+  g_assert_cmpuint (rows->len, ==, 3);
+  header = g_ptr_array_index (rows, 0);
+  for (guint r = 1; r < rows->len; r++)
+    {
+      GPtrArray *row = g_ptr_array_index (rows, r);
+
+      g_assert_cmpuint (row->len, ==, header->len);
+      g_assert_cmpstr (g_ptr_array_index (row, 5), ==, "cpu,\"x\"\ny");   /* device_kind, whole */
+      for (guint c = 0; c < row->len; c++)
+        {
+          const char *cell = g_ptr_array_index (row, c);
+
+          if (c == 10 || c >= 14)
+            continue;   /* numbers */
+          g_assert_null (strchr ("=+-@\t\r", cell[0]) != NULL && cell[0] != '\0' ? cell : NULL);
+        }
+      g_assert_cmpstr (g_ptr_array_index (row, 2), ==, "completed\n=1+1,evil\r\n@SUM(A1)");
+      g_assert_cmpstr (g_ptr_array_index (row, 4), ==, "'=HYPERLINK(\"http://x\")");
+    }
 }
 
 static void
@@ -342,6 +689,13 @@ main (int    argc,
   g_test_add_func ("/runs/folder-order-and-cancel", test_folder_order_and_cancel);
   g_test_add_func ("/runs/import", test_import);
   g_test_add_func ("/runs/export", test_export);
+  g_test_add_func ("/runs/nesting", test_nesting);
+#ifdef G_OS_UNIX
+  g_test_add_func ("/runs/special-files", test_special_files);
+#endif
+  g_test_add_func ("/runs/too-large", test_too_large);
+  g_test_add_func ("/runs/long-strings", test_long_strings);
+  g_test_add_func ("/runs/csv-hostile", test_csv_hostile);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
   g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
   return g_test_run ();
