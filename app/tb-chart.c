@@ -15,6 +15,17 @@
 
 #define FONT_SIZE_PX 11.0
 #define PAD 8.0
+/* The most ticks an axis draws: a step is picked for 2 to 16 or so; values
+ * too close together for their step to be told apart in a double (100000
+ * + 2e-11 i, 1e17 +- 32) would otherwise make a tick loop that never
+ * advances. */
+#define MAX_TICKS 64
+/* Data beyond this is drawn off the chart (clipped): the ranges and their
+ * differences stay finite. */
+#define MAX_MAGNITUDE 1e300
+/* A range smaller than this share of its values is drawn as flat: a double
+ * has 16 digits, and ticks need a few of them. */
+#define MIN_RELATIVE_RANGE 1e-9
 
 static const guint32 palette[] = {
   0x3584e4, /* blue */
@@ -273,6 +284,43 @@ nice_step (double range,
   return 10 * mag;
 }
 
+/* The ticks of an axis from lo to hi, about `target` of them at a nice
+ * step (whole numbers when `integer`), at most MAX_TICKS, each greater
+ * than the one before. Returns how many; *step is the step used. */
+static int
+axis_ticks (double   lo,
+            double   hi,
+            int      target,
+            gboolean integer,
+            double   ticks[MAX_TICKS],
+            double  *step_out)
+{
+  double step = nice_step (hi - lo, target);
+  double first, last;
+  int n = 0;
+
+  if (integer)
+    step = MAX (1, round (step));
+  *step_out = step;
+  if (!isfinite (lo) || !isfinite (hi) || !isfinite (step) || !(step > 0) || hi < lo)
+    return 0;
+  first = ceil (lo / step);
+  last = floor (hi / step + 1e-6);
+  if (!isfinite (first) || !isfinite (last) || last < first)
+    return 0;
+  /* counted with an integer, not by adding the step to a double that
+   * may not change */
+  for (int i = 0; i < MAX_TICKS && first + i <= last; i++)
+    {
+      double v = (first + i) * step;
+
+      if (n > 0 && !(v > ticks[n - 1]))
+        continue;
+      ticks[n++] = v;
+    }
+  return n;
+}
+
 static char *
 format_tick (double value,
              double step)
@@ -286,7 +334,7 @@ format_tick (double value,
     return g_strdup_printf ("%gk", value / 1e3);
   if (step >= 1)
     return g_strdup_printf ("%.0f", value);
-  return g_strdup_printf ("%.*f", (int) ceil (-log10 (step)), value);
+  return g_strdup_printf ("%.*f", (int) MIN (ceil (-log10 (step)), 17), value);
 }
 
 static char *
@@ -326,15 +374,19 @@ tb_chart_compute_layout (const TbChartData *data,
 
           if (!isfinite (y))
             continue;
-          y_min = MIN (y_min, y);
-          y_max = MAX (y_max, y);
-          if (data->kind == TB_CHART_LINES && j < s->x->len)
+          if (data->kind == TB_CHART_LINES)
             {
-              double x = g_array_index (s->x, double, j);
+              double x = j < s->x->len ? g_array_index (s->x, double, j) : NAN;
 
+              if (!isfinite (x))
+                continue;
+              x = CLAMP (x, -MAX_MAGNITUDE, MAX_MAGNITUDE);
               x_min = MIN (x_min, x);
               x_max = MAX (x_max, x);
             }
+          y = CLAMP (y, -MAX_MAGNITUDE, MAX_MAGNITUDE);
+          y_min = MIN (y_min, y);
+          y_max = MAX (y_max, y);
         }
     }
 
@@ -365,13 +417,17 @@ tb_chart_compute_layout (const TbChartData *data,
       y_min = MIN (y_min, 0);
       y_max = MAX (y_max, 0);
     }
-  if (y_max - y_min < 1e-12)
+  if (!(y_max - y_min > MAX (fabs (y_min), fabs (y_max)) * MIN_RELATIVE_RANGE))
     {
+      /* one value, or values no tick could tell apart: a flat line in the
+       * middle of a range around it */
       double pad = fabs (y_max) > 0 ? fabs (y_max) * 0.1 : 1;
 
-      y_max += pad;
+      y_max = (y_min + y_max) / 2 + pad;
       if (!data->y_from_zero || y_min != 0)
-        y_min -= pad;
+        y_min = y_max - 2 * pad;
+      else
+        y_min = 0;
     }
   else
     {
@@ -384,10 +440,13 @@ tb_chart_compute_layout (const TbChartData *data,
     }
   if (isfinite (data->y_ceiling) && y_max > data->y_ceiling && y_min < data->y_ceiling)
     y_max = data->y_ceiling;
-  if (x_max - x_min < 1e-12)
+  if (!(x_max - x_min > MAX (fabs (x_min), fabs (x_max)) * MIN_RELATIVE_RANGE))
     {
-      x_min -= 0.5;
-      x_max += 0.5;
+      double pad = MAX (0.5, fabs (x_max) * 0.1);
+      double mid = (x_min + x_max) / 2;
+
+      x_min = mid - pad;
+      x_max = mid + pad;
     }
 
   layout->x_min = x_min;
@@ -397,18 +456,28 @@ tb_chart_compute_layout (const TbChartData *data,
   return TRUE;
 }
 
+/* A pixel coordinate for cairo and for (int) casts: points far off the
+ * chart are drawn (and clipped) a little way off it. */
+static double
+bound_px (double v)
+{
+  if (isnan (v))
+    return -1e5;
+  return CLAMP (v, -1e5, 1e5);
+}
+
 static double
 map_x (const TbChartLayout *l,
        double               x)
 {
-  return l->left + (x - l->x_min) / (l->x_max - l->x_min) * (l->right - l->left);
+  return bound_px (l->left + (x - l->x_min) / (l->x_max - l->x_min) * (l->right - l->left));
 }
 
 static double
 map_y (const TbChartLayout *l,
        double               y)
 {
-  return l->bottom - (y - l->y_min) / (l->y_max - l->y_min) * (l->bottom - l->top);
+  return bound_px (l->bottom - (y - l->y_min) / (l->y_max - l->y_min) * (l->bottom - l->top));
 }
 
 /* ------------------------------------------------------------ drawing */
@@ -420,15 +489,17 @@ draw_axes (cairo_t             *cr,
            int                  height)
 {
   guint32 fg = fg_color (data);
-  double step = nice_step (l->y_max - l->y_min, MAX (2, (int) ((l->bottom - l->top) / 40)));
+  double ticks[MAX_TICKS];
+  double step;
+  int n = axis_ticks (l->y_min, l->y_max, MAX (2, (int) ((l->bottom - l->top) / 40)), FALSE, ticks, &step);
 
   cairo_set_line_width (cr, 1);
 
   /* horizontal grid lines and y tick labels */
-  for (double y = ceil (l->y_min / step) * step; y <= l->y_max + step * 1e-6; y += step)
+  for (int i = 0; i < n; i++)
     {
-      double py = round (map_y (l, y)) + 0.5;
-      g_autofree char *label = format_tick (y, step);
+      double py = round (map_y (l, ticks[i])) + 0.5;
+      g_autofree char *label = format_tick (ticks[i], step);
 
       set_rgb (cr, fg, 0.12);
       cairo_move_to (cr, l->left, py);
@@ -441,14 +512,13 @@ draw_axes (cairo_t             *cr,
   /* x ticks */
   if (data->kind == TB_CHART_LINES)
     {
-      double xstep = nice_step (l->x_max - l->x_min, MAX (2, (int) ((l->right - l->left) / 80)));
+      double xstep;
 
-      if (data->x_integer)
-        xstep = MAX (1, round (xstep));
-      for (double x = ceil (l->x_min / xstep) * xstep; x <= l->x_max + xstep * 1e-6; x += xstep)
+      n = axis_ticks (l->x_min, l->x_max, MAX (2, (int) ((l->right - l->left) / 80)), data->x_integer, ticks, &xstep);
+      for (int i = 0; i < n; i++)
         {
-          double px = round (map_x (l, x)) + 0.5;
-          g_autofree char *label = format_tick (x, xstep);
+          double px = round (map_x (l, ticks[i])) + 0.5;
+          g_autofree char *label = format_tick (ticks[i], xstep);
 
           set_rgb (cr, fg, 0.6);
           cairo_move_to (cr, px, l->bottom);
@@ -468,7 +538,7 @@ draw_axes (cairo_t             *cr,
           PangoLayout *pl = make_layout (cr, label, FONT_SIZE_PX, FALSE);
           int w, h;
 
-          pango_layout_set_width (pl, (int) (group - 4) * PANGO_SCALE);
+          pango_layout_set_width (pl, (int) MAX (group - 4, 1) * PANGO_SCALE);
           pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
           pango_layout_set_alignment (pl, PANGO_ALIGN_CENTER);
           pango_layout_get_pixel_size (pl, &w, &h);
@@ -603,9 +673,10 @@ draw_lines (cairo_t             *cr,
           for (guint j = 0; j <= n; j++)
             {
               double y = j < n ? g_array_index (s->y, double, j) : NAN;
-              int px = j < n ? (int) floor (map_x (l, g_array_index (s->x, double, j))) : G_MAXINT;
+              double x = j < n ? g_array_index (s->x, double, j) : NAN;
+              int px = j < n ? (int) floor (map_x (l, x)) : G_MAXINT;
 
-              if (j < n && !isfinite (y))
+              if (j < n && (!isfinite (y) || !isfinite (x)))
                 continue;
               if (px != column || j == n)
                 {
@@ -637,7 +708,7 @@ draw_lines (cairo_t             *cr,
           double x = g_array_index (s->x, double, j);
           double y = g_array_index (s->y, double, j);
 
-          if (!isfinite (y))
+          if (!isfinite (y) || !isfinite (x))
             {
               pen_down = FALSE;
               continue;
@@ -656,7 +727,7 @@ draw_lines (cairo_t             *cr,
           {
             double y = g_array_index (s->y, double, j);
 
-            if (!isfinite (y))
+            if (!isfinite (y) || !isfinite (g_array_index (s->x, double, j)))
               continue;
             cairo_arc (cr, map_x (l, g_array_index (s->x, double, j)), map_y (l, y), 3, 0, 2 * G_PI);
             cairo_fill (cr);
@@ -931,7 +1002,7 @@ tb_chart_hover (TbChartData *data,
   data->hover_active = FALSE;
   if (!tb_chart_compute_layout (data, width, height, &l))
     return NULL;
-  if (px < l.left || px > l.right || py < l.top || py > l.bottom)
+  if (!(px >= l.left && px <= l.right && py >= l.top && py <= l.bottom))
     return NULL;
 
   if (data->kind == TB_CHART_LINES)

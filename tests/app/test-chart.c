@@ -1,6 +1,7 @@
 /* test-chart.c: the chart renderer drawn headless to PNG and SVG: the right
  * size, series pixels where the data says, axes labelled, bars with their
- * speed-up notes, the hover read-out, and bad sizes refused.
+ * speed-up notes, the hover read-out, bad sizes refused, and values no
+ * tick step can tell apart drawn with a bounded number of ticks.
  */
 #include <math.h>
 #include <string.h>
@@ -304,6 +305,108 @@ test_ceiling (void)
   g_assert_cmpfloat (l.y_min, <, 1.0);
 }
 
+typedef struct
+{
+  TbChartData *data;
+  char *path;
+  int width, height;
+  gboolean ok;
+  gint done;
+} ExportJob;
+
+static gpointer
+export_thread (gpointer user_data)
+{
+  ExportJob *job = user_data;
+
+  job->ok = tb_chart_export (job->data, job->path, job->width, job->height, NULL);
+  g_atomic_int_set (&job->done, 1);
+  return NULL;
+}
+
+/* Export `data` as SVG in a thread at a size: it must end within seconds
+ * and write a file of bounded size. */
+static void
+check_export_size_ends (TbChartData *data,
+                        const char  *name,
+                        int          width,
+                        int          height)
+{
+  g_autofree char *path = g_build_filename (tb_test_setup_env (), name, NULL);
+  ExportJob job = { data, path, width, height, FALSE, 0 };
+  GThread *thread = g_thread_new ("export", export_thread, &job);
+  gint64 t0 = g_get_monotonic_time ();
+  GStatBuf st;
+
+  while (!g_atomic_int_get (&job.done))
+    {
+      /* an endless axis loop never returns: fail rather than wait */
+      if (g_get_monotonic_time () - t0 > 20 * G_USEC_PER_SEC)
+        g_error ("%s: the export did not finish in 20 s", name);
+      g_usleep (10000);
+    }
+  g_thread_join (thread);
+  g_assert_true (job.ok);
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  g_test_message ("%s at %dx%d: %ld bytes in %.0f ms", name, width, height, (long) st.st_size,
+                  (g_get_monotonic_time () - t0) / 1000.0);
+  g_assert_cmpint (st.st_size, <, 1000 * 1000);
+  g_unlink (path);
+}
+
+/* ... at the export's default size and a few others */
+static void
+check_export_ends (TbChartData *data,
+                   const char  *name)
+{
+  static const int sizes[][2] = { { 1200, 700 }, { 400, 300 }, { 600, 400 }, { 2400, 1600 }, { 16384, 16384 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    check_export_size_ends (data, name, sizes[i][0], sizes[i][1]);
+}
+
+/* Values that differ by less than a tick step can represent: accuracies of
+ * 100000 + 2e-11 i, losses of 1e17 +- 32, steps of 1e17. The axis loop ran
+ * forever (export wrote an endless SVG). */
+static void
+test_unrepresentable_ticks (void)
+{
+  g_autoptr(TbChartData) acc = tb_chart_data_new (TB_CHART_LINES, "Accuracy", "Epoch", "Accuracy");
+  g_autoptr(TbChartData) loss = tb_chart_data_new (TB_CHART_LINES, "Loss", "Progress", "Loss");
+  g_autoptr(TbChartData) wide = tb_chart_data_new (TB_CHART_LINES, "Wide", "x", "y");
+  g_autoptr(TbChartData) bars = tb_chart_data_new (TB_CHART_BARS, "Bars", "Model", "Seconds");
+  TbChartSeries *s;
+
+  acc->x_integer = TRUE;
+  acc->y_ceiling = 1.0;
+  s = tb_chart_data_add_series (acc, "run", 0);
+  for (int i = 0; i < 2; i++)
+    tb_chart_series_append (s, i + 1, 100000 + 2e-11 * i);
+  check_export_ends (acc, "accuracy.svg");
+  for (int i = 2; i < 10; i++)
+    tb_chart_series_append (s, i + 1, 100000 + 2e-11 * i);
+  check_export_ends (acc, "accuracy-10.svg");
+
+  s = tb_chart_data_add_series (loss, "run", 0);
+  for (int i = 0; i < 10; i++)
+    tb_chart_series_append (s, 1e17 + 16.0 * i, 1e17 + (i % 2 ? 32 : -32));
+  check_export_ends (loss, "loss.svg");
+
+  /* the whole range of doubles, and points past it */
+  s = tb_chart_data_add_series (wide, "run", 0);
+  tb_chart_series_append (s, -1.7e308, -1.7e308);
+  tb_chart_series_append (s, 1.7e308, 1.7e308);
+  tb_chart_series_append (s, 0, 5e-324);
+  check_export_ends (wide, "wide.svg");
+
+  tb_chart_data_add_category (bars, "a");
+  s = tb_chart_data_add_series (bars, "cpu", 0);
+  tb_chart_series_set_bar (s, 0, 1e17 + 32, "×1");
+  s = tb_chart_data_add_series (bars, "gpu", 0);
+  tb_chart_series_set_bar (s, 0, 1e17, "×1");
+  check_export_ends (bars, "bars.svg");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -318,5 +421,6 @@ main (int    argc,
   g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
   g_test_add_func ("/chart/many-points", test_many_points);
   g_test_add_func ("/chart/ceiling", test_ceiling);
+  g_test_add_func ("/chart/unrepresentable-ticks", test_unrepresentable_ticks);
   return g_test_run ();
 }
