@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -282,6 +283,20 @@ tb_cli_parse_double (const char *command, const char *option, const char *text,
       tb_cli_usage_error (command, "--%s: %s is out of range (%g to %g)", option, text, min, max);
     }
   return v;
+}
+
+float
+tb_cli_parse_float (const char *command, const char *option, const char *text, double max)
+{
+  double v = tb_cli_parse_double (command, option, text, 0.0, max, true);
+  float f = (float) v;
+
+  /* FLT_MIN: below it a float loses precision, and from about 1e-45 on it
+   * is 0 */
+  if (!(f >= FLT_MIN))
+    tb_cli_usage_error (command, "--%s: %s is too small (the smallest is about %.3g)", option,
+                        text, (double) FLT_MIN);
+  return f;
 }
 
 bool

@@ -70,6 +70,9 @@ uint64_t tb_cli_parse_u64 (const char *command, const char *option, const char *
 double tb_cli_parse_double (const char *command, const char *option, const char *text,
                             double min, double max, bool min_exclusive);
 bool tb_cli_parse_on_off (const char *command, const char *option, const char *text);
+/* A number above 0 and at most `max` that a float (the engine's type) holds
+ * as more than 0: 1e-50 is refused as too small, not passed on as 0. */
+float tb_cli_parse_float (const char *command, const char *option, const char *text, double max);
 
 /* "CxHxW" (or "HxW" for one channel). */
 NnInputShape tb_cli_parse_shape (const char *command, const char *option, const char *text);

@@ -428,10 +428,11 @@ tb_cli_cmd_train (int argc, char **argv)
         c->optimizer = nn_optimizer_defaults (kind);
     }
   if ((value = tb_cli_arg (&args, "lr")) != NULL)
-    c->optimizer.lr = (float) tb_cli_parse_double (cmd, "lr", value, 0.0, 1e6, true);
+    c->optimizer.lr = tb_cli_parse_float (cmd, "lr", value, 1e6);
   nn_error_clear (&error);
   if (nn_optimizer_validate (&c->optimizer, &error) != NN_OK)
-    tb_cli_usage_error (cmd, "--optimizer: %s", error.message);
+    tb_cli_usage_error (cmd, "%s: %s", tb_cli_arg (&args, "lr") != NULL ? "--lr" : "--optimizer",
+                        error.message);
   if ((value = tb_cli_arg (&args, "loss")) != NULL)
     {
       nn_error_clear (&error);
@@ -439,15 +440,15 @@ tb_cli_cmd_train (int argc, char **argv)
         tb_cli_usage_error (cmd, "--loss: %s", error.message);
     }
   if ((value = tb_cli_arg (&args, "epochs")) != NULL)
-    c->epochs = tb_cli_parse_int (cmd, "epochs", value, 1, 1000000);
+    c->epochs = tb_cli_parse_int (cmd, "epochs", value, 1, NN_EPOCHS_MAX);
   if ((value = tb_cli_arg (&args, "batch-size")) != NULL)
-    c->batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, 1 << 20);
+    c->batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, NN_BATCH_SIZE_MAX);
   if ((value = tb_cli_arg (&args, "seed")) != NULL)
     c->seed = tb_cli_parse_u64 (cmd, "seed", value);
   if ((value = tb_cli_arg (&args, "device")) != NULL)
     parse_device (cmd, "device", value, &c->device.kind, &c->device.index);
   if ((value = tb_cli_arg (&args, "threads")) != NULL)
-    c->device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+    c->device.threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
   if ((value = tb_cli_arg (&args, "tf32")) != NULL)
     c->device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
   if ((value = tb_cli_arg (&args, "max-steps")) != NULL)
@@ -526,11 +527,11 @@ tb_cli_cmd_evaluate (int argc, char **argv)
   if ((value = tb_cli_arg (&args, "device")) != NULL)
     parse_device (cmd, "device", value, &device.kind, &device.index);
   if ((value = tb_cli_arg (&args, "threads")) != NULL)
-    device.threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+    device.threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
   if ((value = tb_cli_arg (&args, "tf32")) != NULL)
     device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
   if ((value = tb_cli_arg (&args, "batch-size")) != NULL)
-    batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, 1 << 20);
+    batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, NN_BATCH_SIZE_MAX);
   if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
     limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
   if ((value = tb_cli_arg (&args, "loss")) != NULL)
@@ -766,9 +767,9 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     }
 
   if ((value = tb_cli_arg (&args, "epochs")) != NULL)
-    epochs = tb_cli_parse_int (cmd, "epochs", value, 1, 1000000);
+    epochs = tb_cli_parse_int (cmd, "epochs", value, 1, NN_EPOCHS_MAX);
   if ((value = tb_cli_arg (&args, "threads")) != NULL)
-    threads = tb_cli_parse_int (cmd, "threads", value, 0, 4096);
+    threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
   if ((value = tb_cli_arg (&args, "seed")) != NULL)
     {
       seed = tb_cli_parse_u64 (cmd, "seed", value);

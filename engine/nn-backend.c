@@ -10,6 +10,7 @@
 #include "nn-os.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,13 +212,24 @@ nn_device_parse (const char *text, NnDeviceKind *kind, int32_t *index, NnError *
   if (strncmp (text, "cuda:", 5) == 0 || strncmp (text, "gpu:", 4) == 0)
     {
       const char *digits = strchr (text, ':') + 1;
+      bool all_digits = digits[0] != '\0';
+      for (const char *p = digits; *p != '\0'; p++)
+        all_digits = all_digits && isdigit ((unsigned char) *p);
+      errno = 0;
       n = strtol (digits, &end, 10);
-      if (end != digits && *end == '\0' && n >= 0 && n < 1024)
+      if (all_digits && errno == 0 && n < NN_CUDA_DEVICES_MAX)
         {
           *kind = NN_DEVICE_CUDA;
           *index = (int32_t) n;
           return NN_OK;
         }
+      if (all_digits)
+        return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                              "device index %s is out of range (cuda:0 to cuda:%d)", digits,
+                              NN_CUDA_DEVICES_MAX - 1);
+      return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                            "'%s': the device index must be a whole number (cuda:0, cuda:1, ...)",
+                            text);
     }
   return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
                         "unknown device '%s' (use cpu, cuda or cuda:N)", text);

@@ -69,20 +69,23 @@ nn_dataset_user_dir (char *out, size_t size)
 /* ---------------------------------------------------------------- IDX folders */
 
 /* Find the four IDX files in `dir`. Returns how many are missing and, when
- * `missing` is not NULL, names them there (", "-separated). */
+ * `missing` is not NULL, says so there: "missing NAME[.gz], NAME[.gz]",
+ * then "NAME: why" for each name that is there but cannot be looked at (a
+ * loop of links, no permission), "; "-separated. */
 static int
 idx_folder_find (const char *dir, char paths[4][PATH_SIZE], char *missing, size_t missing_size)
 {
   int absent = 0;
+  char gone[512] = "";          /* the names not there */
+  char unreadable[1024] = "";   /* "NAME: why" of those there but unreadable */
 
-  if (missing != NULL && missing_size > 0)
-    missing[0] = '\0';
   for (int i = 0; i < 4; i++)
     {
       char dotted[64];
       const char *names[2];
       bool found = false;
       char *dash;
+      char why[PATH_SIZE + 64] = "";
 
       /* "train-images-idx3-ubyte" -> "train-images.idx3-ubyte" */
       snprintf (dotted, sizeof dotted, "%s", idx_names[i]);
@@ -97,19 +100,26 @@ idx_folder_find (const char *dir, char paths[4][PATH_SIZE], char *missing, size_
             int len = snprintf (paths[i], PATH_SIZE, "%s" SEP "%s%s", dir, names[n],
                                 gz ? ".gz" : "");
             found = len > 0 && len < PATH_SIZE && is_file (paths[i]);
+            if (!found && len > 0 && len < PATH_SIZE && why[0] == '\0'
+                && _nn_os_path_kind (paths[i], NULL) == NN_OS_MISSING && errno != ENOENT
+                && errno != ENOTDIR)
+              snprintf (why, sizeof why, "%s%s: %s", names[n], gz ? ".gz" : "",
+                        strerror (errno));
           }
-      if (!found)
-        {
-          paths[i][0] = '\0';
-          if (missing != NULL && missing_size > 0)
-            {
-              size_t used = strlen (missing);
-              snprintf (missing + used, missing_size - used, "%s%s[.gz]", absent ? ", " : "",
-                        idx_names[i]);
-            }
-          absent++;
-        }
+      if (found)
+        continue;
+      paths[i][0] = '\0';
+      absent++;
+      size_t used = why[0] != '\0' ? strlen (unreadable) : strlen (gone);
+      if (why[0] != '\0')
+        snprintf (unreadable + used, sizeof unreadable - used, "%s%s", used > 0 ? "; " : "", why);
+      else
+        snprintf (gone + used, sizeof gone - used, "%s%s[.gz]", used > 0 ? ", " : "",
+                  idx_names[i]);
     }
+  if (missing != NULL && missing_size > 0)
+    snprintf (missing, missing_size, "%s%s%s%s", gone[0] != '\0' ? "missing " : "", gone,
+              gone[0] != '\0' && unreadable[0] != '\0' ? "; " : "", unreadable);
   return absent;
 }
 
@@ -117,7 +127,7 @@ static NnStatus
 load_idx_folder (const char *dir, NnDataset *ds, NnError *error)
 {
   char (*paths)[PATH_SIZE];
-  char missing[512];
+  char missing[1024];
   NnStatus status;
 
   paths = malloc (4 * sizeof *paths);
@@ -126,8 +136,7 @@ load_idx_folder (const char *dir, NnDataset *ds, NnError *error)
   if (idx_folder_find (dir, paths, missing, sizeof missing) > 0)
     {
       free (paths);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: no IDX data set here: missing %s", dir,
-                            missing);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: no IDX data set here: %s", dir, missing);
     }
   status = nn_dataset_load_idx_pair (paths[0], paths[1], &ds->train, error);
   if (status == NN_OK)
@@ -178,7 +187,7 @@ check_folder (const char *dir, const char *name, char *found, size_t found_size,
               size_t looked_size)
 {
   char (*paths)[PATH_SIZE];
-  char missing[512] = "the IDX files";
+  char missing[1024] = "missing the IDX files";
   char leaf[80];
   char npz[PATH_SIZE];
   bool ok = false;
@@ -205,10 +214,10 @@ check_folder (const char *dir, const char *name, char *found, size_t found_size,
     }
   append_place (looked, looked_size, dir);
   append (looked, looked_size, " (a folder without ");
-  append (looked, looked_size, missing);
-  append (looked, looked_size, " or ");
   append (looked, looked_size, name);
-  append (looked, looked_size, ".npz)");
+  append (looked, looked_size, ".npz, and ");
+  append (looked, looked_size, missing);
+  append (looked, looked_size, ")");
   return false;
 }
 
@@ -403,7 +412,8 @@ load_path (const char *path, NnDataset **out, NnError *error)
   NnOsKind kind = _nn_os_path_kind (path, NULL);
 
   if (kind == NN_OS_MISSING)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (ENOENT));
+    /* why: not there, a loop of links, no permission */
+    return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (errno));
 
   if (kind != NN_OS_FOLDER)
     {

@@ -513,5 +513,6 @@ nn_dataset_load_idx_pair (const char *images_path,
   out->width = images.width;
   out->images = images.data;
   out->labels = labels.data;
+  snprintf (out->labels_source, sizeof out->labels_source, "%s", labels_path);
   return NN_OK;
 }

@@ -335,9 +335,10 @@ nn_model_new (const NnSpec *spec,
   *out = NULL;
   if (spec == NULL || spec->count <= 0 || spec->layers == NULL)
     return _nn_error_set (error, NN_ERROR_SPEC, "the model has no layers");
-  if (batch_size < 1 || batch_size > 65536)
+  if (batch_size < 1 || batch_size > NN_BATCH_SIZE_MAX)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
-                          "batch size %d is out of range (1 to 65536)", batch_size);
+                          "batch size %d is out of range (1 to %d)", batch_size,
+                          NN_BATCH_SIZE_MAX);
   if (input.channels < 1 || input.height < 1 || input.width < 1)
     return _nn_error_set (error, NN_ERROR_SHAPE, "input shape (%d, %d, %d) is empty",
                           input.channels, input.height, input.width);

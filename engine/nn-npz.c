@@ -912,6 +912,7 @@ _nn_npz_parse_memory (const uint8_t *data,
       if (status == NN_OK)
         status = npy_labels (buf, (size_t) entries[yi].usize, where, &splits[s]->labels,
                              &label_count, error);
+      snprintf (splits[s]->labels_source, sizeof splits[s]->labels_source, "%s", where);
       if (status == NN_OK && label_count != splits[s]->count)
         status = _nn_error_set (error, NN_ERROR_FORMAT,
                                 "%s: %s has %d images but %s has %d labels; the counts must agree",

@@ -56,7 +56,8 @@ typedef enum
 } NnOsKind;
 
 /* What `path` is (links followed); its size in bytes into `size` (may be
- * NULL) for a file. */
+ * NULL) for a file. NN_OS_MISSING sets errno: ENOENT for nothing there,
+ * ELOOP for a loop of links, EACCES, ... */
 NnOsKind _nn_os_path_kind (const char *path, uint64_t *size);
 
 /* fopen by UTF-8 path; binary on Windows whatever the mode says. NULL with

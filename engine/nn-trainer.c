@@ -75,6 +75,52 @@ check_split (const NnSplit *split, const char *which, NnError *error)
   return NN_OK;
 }
 
+/* How many distinct labels the data set's samples use. When every class
+ * 0 .. classes - 1 has a sample, its largest label is its class count and a
+ * model with fewer outputs is what is wrong; otherwise a label far off the
+ * others (255 in a 10-class file) is more likely damage than a class. */
+static int32_t
+distinct_labels (const NnDataset *dataset)
+{
+  bool seen[256] = { false };
+  const NnSplit *splits[2] = { &dataset->train, &dataset->test };
+  int32_t distinct = 0;
+
+  for (int s = 0; s < 2; s++)
+    for (int32_t i = 0; i < splits[s]->count; i++)
+      if (!seen[splits[s]->labels[i]])
+        {
+          seen[splits[s]->labels[i]] = true;
+          distinct++;
+        }
+  return distinct;
+}
+
+/* The first sample whose label the model's `outputs` cannot hold, named
+ * with its file and index. */
+static NnStatus
+label_out_of_range (const NnDataset *dataset, int32_t outputs, int32_t distinct, NnError *error)
+{
+  const NnSplit *splits[2] = { &dataset->train, &dataset->test };
+  static const char *const names[2] = { "training", "test" };
+
+  for (int s = 0; s < 2; s++)
+    for (int32_t i = 0; i < splits[s]->count; i++)
+      if (splits[s]->labels[i] >= outputs)
+        {
+          const char *source = splits[s]->labels_source[0] != '\0' ? splits[s]->labels_source
+                                                                    : dataset->path;
+          return _nn_error_set (error, NN_ERROR_FORMAT,
+                                "%s: %s sample %d has label %d, but the model has %d outputs "
+                                "(labels 0 to %d); the data set's labels use only %d of the "
+                                "values 0 to %d, so this one looks damaged",
+                                source, names[s], i, splits[s]->labels[i], outputs, outputs - 1,
+                                distinct, dataset->classes - 1);
+        }
+  return _nn_error_set (error, NN_ERROR_SHAPE, "the model has %d outputs, fewer than the %d "
+                        "classes", outputs, dataset->classes);
+}
+
 NnStatus
 nn_trainer_new (const NnTrainConfig *config,
                 const NnDataset *dataset,
@@ -96,12 +142,13 @@ nn_trainer_new (const NnTrainConfig *config,
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set");
   if (config->spec_text == NULL || config->spec_text[0] == '\0')
     return _nn_error_set (error, NN_ERROR_SPEC, "no model spec given");
-  if (config->batch_size < 1 || config->batch_size > 65536)
+  if (config->batch_size < 1 || config->batch_size > NN_BATCH_SIZE_MAX)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
-                          "batch size %d is out of range (1 to 65536)", config->batch_size);
-  if (config->epochs < 1 || config->epochs > 100000)
+                          "batch size %d is out of range (1 to %d)", config->batch_size,
+                          NN_BATCH_SIZE_MAX);
+  if (config->epochs < 1 || config->epochs > NN_EPOCHS_MAX)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
-                          "epochs %d is out of range (1 to 100000)", config->epochs);
+                          "epochs %d is out of range (1 to %d)", config->epochs, NN_EPOCHS_MAX);
   if (config->progress_every < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
                           "progress interval %d is negative", config->progress_every);
@@ -113,9 +160,10 @@ nn_trainer_new (const NnTrainConfig *config,
   if (config->device.kind != NN_DEVICE_CPU && config->device.kind != NN_DEVICE_CUDA)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown device kind %d",
                           (int) config->device.kind);
-  if (config->device.threads < 0 || config->device.threads > 4096)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "thread count %d is out of range",
-                          config->device.threads);
+  if (config->device.threads < 0 || config->device.threads > NN_THREADS_MAX)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "thread count %d is out of range (0 = all cores, at most %d)",
+                          config->device.threads, NN_THREADS_MAX);
   if (config->device.index < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "device index %d is negative",
                           config->device.index);
@@ -175,6 +223,14 @@ nn_trainer_new (const NnTrainConfig *config,
     for (int32_t d = 1; d < last->rank && d < 3; d++)
       size *= last->dims[d];
     outputs = (int32_t) size;
+    int32_t distinct = last->rank == 1 && outputs < dataset->classes ? distinct_labels (dataset)
+                                                                      : dataset->classes;
+    if (distinct < dataset->classes)
+      {
+        free (infos);
+        nn_spec_free (spec);
+        return label_out_of_range (dataset, outputs, distinct, error);
+      }
     if (last->rank != 1 || outputs != dataset->classes)
       {
         char shape[64];

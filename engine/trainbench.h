@@ -17,6 +17,12 @@ extern "C" {
 #define NN_VERSION_STRING "0.1.0"
 #define NN_RESULT_SCHEMA 1
 
+/* The ranges the engine takes, for front ends that check options first. */
+#define NN_BATCH_SIZE_MAX 65536   /* rows of a batch */
+#define NN_EPOCHS_MAX 100000      /* epochs of a run */
+#define NN_THREADS_MAX 1024       /* CPU threads (0 = all cores) */
+#define NN_CUDA_DEVICES_MAX 1024  /* CUDA ordinals 0 to NN_CUDA_DEVICES_MAX - 1 */
+
 /* ---------------------------------------------------------------- errors */
 
 typedef enum
@@ -60,6 +66,8 @@ typedef struct
   int32_t channels;
   uint8_t *images; /* (count, channels, height, width), raw 0..255, owned */
   uint8_t *labels; /* (count), class indices, owned */
+  char labels_source[4096]; /* where the labels came from, for messages: the IDX file's
+                             * path, "FILE.npz: y_train.npy"; "" when unknown */
 } NnSplit;
 
 typedef struct

@@ -47,7 +47,7 @@ _nn_os_path_kind (const char *path, uint64_t *size)
   if (size != NULL)
     *size = 0;
   if (stat (path, &st) != 0)
-    return NN_OS_MISSING;
+    return NN_OS_MISSING;   /* errno says why: ENOENT, ELOOP, EACCES */
   if (S_ISDIR (st.st_mode))
     return NN_OS_FOLDER;
   if (!S_ISREG (st.st_mode))

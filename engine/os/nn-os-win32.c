@@ -165,7 +165,9 @@ _nn_os_path_kind (const char *path, uint64_t *size)
     *size = 0;
   if (w == NULL)
     return NN_OS_MISSING;
-  if (GetFileAttributesExW (w, GetFileExInfoStandard, &data))
+  if (!GetFileAttributesExW (w, GetFileExInfoStandard, &data))
+    errno = errno_from (GetLastError ());
+  else
     {
       DWORD attributes = data.dwFileAttributes;
       uint64_t bytes = ((uint64_t) data.nFileSizeHigh << 32) | data.nFileSizeLow;
@@ -176,11 +178,13 @@ _nn_os_path_kind (const char *path, uint64_t *size)
           HANDLE h = CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                                   NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
           bool ok = h != INVALID_HANDLE_VALUE && GetFileInformationByHandle (h, &info);
+          DWORD why = GetLastError ();
           if (h != INVALID_HANDLE_VALUE)
             CloseHandle (h);
           if (!ok)
             {
               free (w);
+              errno = errno_from (why);
               return NN_OS_MISSING;
             }
           attributes = info.dwFileAttributes;

@@ -453,6 +453,27 @@ usage_cases = [
     (["reproduce", "--presets", "mlp-small,foo"], r"unknown preset 'foo'", "reproduce bad preset"),
     (["devices", "--all"], r"unknown option '--all'", "devices takes no options"),
     ([], r"no command given", "no command"),
+    # what the engine refuses is refused here, before any data loads (the
+    # data set named does not exist: a usage error must come first)
+    (["train", "--preset", "mlp-small", "--lr", "1e-50", "--dataset", "/nonexistent"],
+     r"--lr: 1e-50 is too small", "an lr a float cannot hold blames --lr"),
+    (["train", "--preset", "mlp-small", "--device", "cuda:1024", "--dataset", "/nonexistent"],
+     r"--device: device index 1024 is out of range \(cuda:0 to cuda:1023\)",
+     "a CUDA index out of range says so"),
+    (["train", "--preset", "mlp-small", "--device", "cuda:x1", "--dataset", "/nonexistent"],
+     r"--device: .*whole number", "a CUDA index that is no number says so"),
+    (["train", "--preset", "mlp-small", "--threads", "4096", "--dataset", "/nonexistent"],
+     r"--threads: 4096 is out of range \(0 to 1024\)", "more threads than the engine runs"),
+    (["train", "--preset", "mlp-small", "--batch-size", "65537", "--dataset", "/nonexistent"],
+     r"--batch-size: 65537 is out of range \(1 to 65536\)", "a batch the engine refuses"),
+    (["train", "--preset", "mlp-small", "--epochs", "100001", "--dataset", "/nonexistent"],
+     r"--epochs: 100001 is out of range \(1 to 100000\)", "epochs the engine refuses"),
+    (["evaluate", "--weights", "w.tbw", "--batch-size", "65537", "--dataset", "/nonexistent"],
+     r"--batch-size: 65537 is out of range \(1 to 65536\)", "evaluate: a batch the engine refuses"),
+    (["reproduce", "--epochs", "100001", "--dataset", "/nonexistent"],
+     r"--epochs: 100001 is out of range \(1 to 100000\)", "reproduce: epochs the engine refuses"),
+    (["reproduce", "--threads", "1025", "--dataset", "/nonexistent"],
+     r"--threads: 1025 is out of range \(0 to 1024\)", "reproduce: threads the engine refuses"),
 ]
 for args, pattern, name in usage_cases:
     rc, out, err = cli(*args)
@@ -508,6 +529,38 @@ doc = load_json(cuda_file)
 ok(rc == 1 and re.search(r"cuda:7: \S", err) and isinstance(doc, dict)
    and doc.get("status") == "failed",
    "--device cuda:7 fails with exit 1, says why, and records a failed run", both(out, err))
+
+# A label of 255 in a 10-class file is named with its file and sample, not
+# taken for 256 classes.
+bad_labels = os.path.join(TMP, "label255")
+shutil.copytree(DATA_DIR, bad_labels)
+with gzip.open(os.path.join(bad_labels, "train-labels-idx1-ubyte.gz"), "rb") as f:
+    raw = bytearray(f.read())
+raw[8 + 17] = 255
+with gzip.open(os.path.join(bad_labels, "train-labels-idx1-ubyte.gz"), "wb") as f:
+    f.write(bytes(raw))
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(bad_labels), "--epochs", "1",
+                   "--out", win(os.path.join(TMP, "label255.json")))
+ok(rc == 1 and "train-labels-idx1-ubyte" in err and "sample 17" in err and "label 255" in err
+   and "dense 256" not in err, "a damaged label is named with its file and sample",
+   both(out, err))
+
+if not WINDOWS:
+    loop = os.path.join(TMP, "loop")
+    os.symlink(loop, loop)
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", loop, "--epochs", "1",
+                       "--out", os.path.join(TMP, "loop.json"))
+    ok(rc == 1 and "symbolic links" in err and "No such file" not in err,
+       "a loop of symbolic links as the data set is called that, not a missing file",
+       both(out, err))
+    loop_idx = os.path.join(TMP, "loop-idx")
+    shutil.copytree(DATA_DIR, loop_idx)
+    os.remove(os.path.join(loop_idx, "t10k-images-idx3-ubyte.gz"))
+    os.symlink("t10k-images-idx3-ubyte.gz", os.path.join(loop_idx, "t10k-images-idx3-ubyte.gz"))
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", loop_idx, "--epochs", "1",
+                       "--out", os.path.join(TMP, "loop-idx.json"))
+    ok(rc == 1 and "t10k-images-idx3-ubyte.gz: Too many levels of symbolic links" in err,
+       "a loop of links among the IDX files is named as that", both(out, err))
 
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(os.path.join(TMP, "nowhere")),
                    "--epochs", "1", "--out", win(os.path.join(TMP, "nodata.json")))
