@@ -392,7 +392,7 @@ download_cb (GtkButton *button,
   url = g_getenv ("TRAINBENCH_MNIST_URL");
   if (url == NULL || *url == '\0')
     url = TB_MNIST_URL;
-  tb_download_async (url, path, TB_MNIST_SHA256,
+  tb_download_async (url, path, TB_MNIST_SHA256, TB_MNIST_SIZE, TB_DOWNLOAD_DEADLINE_S,
                      download_progress_cb, self, self->download_cancellable,
                      download_done_cb, g_object_ref (self));
 }

@@ -1,6 +1,9 @@
 /* test-download.c: the download code against a local HTTP server started by
  * the test (a GThreadedSocketService): a good file, a bad checksum, a server
- * gone mid-way, cancel, a redirect, an HTTP error and no server at all.
+ * gone mid-way, cancel, a redirect, an HTTP error and no server at all; and
+ * hostile servers: an endless body, an endless header line, endless
+ * headers, a drip, a redirect loop, redirects to file:// and ftp://, and
+ * the response parser on its own.
  */
 #include <string.h>
 
@@ -11,10 +14,16 @@
 
 #define BODY_SIZE (300 * 1024)
 
+/* What a hostile handler sends at most before it gives up: far more than
+ * the file, so only a client that stops itself passes, and little enough
+ * that one that does not cannot fill the disk. */
+#define HOSTILE_MAX (64 * 1024 * 1024)
+
 static guint8 *body;          /* (BODY_SIZE) the good file */
 static char *body_sha256;
 static guint16 port;
 static gint slow_closed;      /* the slow handler saw the client go */
+static gint requests;         /* requests the server has read */
 
 static gboolean
 send_all (GOutputStream *out,
@@ -52,6 +61,7 @@ run_cb (GThreadedSocketService *service,
   request = g_data_input_stream_read_line (data, NULL, NULL, NULL);
   if (request == NULL || sscanf (request, "GET %255s", path) != 1)
     return TRUE;
+  g_atomic_int_inc (&requests);
   for (;;)
     {
       g_autofree char *line = g_data_input_stream_read_line (data, NULL, NULL, NULL);
@@ -115,6 +125,64 @@ run_cb (GThreadedSocketService *service,
     }
   else if (strcmp (path, "/moved") == 0)
     send_head (out, 302, 0, "Location: /good.npz\r\n");
+  else if (strcmp (path, "/endless") == 0 || strcmp (path, "/endless-chunked") == 0)
+    {
+      /* no length, and bytes until the client goes */
+      gboolean chunked = strcmp (path, "/endless-chunked") == 0;
+      const char *head = chunked ? "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" : "HTTP/1.0 200 OK\r\n\r\n";
+
+      send_all (out, head, strlen (head));
+      for (gsize sent = 0; sent < HOSTILE_MAX; sent += 4096)
+        if ((chunked && !send_all (out, "1000\r\n", 6)) || !send_all (out, body, 4096)
+            || (chunked && !send_all (out, "\r\n", 2)))
+          break;
+    }
+  else if (strcmp (path, "/huge-length") == 0)
+    {
+      send_all (out, "HTTP/1.1 200 OK\r\nContent-Length: 10000000000\r\n\r\n", 50);
+      for (gsize sent = 0; sent < HOSTILE_MAX; sent += 4096)
+        if (!send_all (out, body, 4096))
+          break;
+    }
+  else if (strcmp (path, "/endless-header") == 0 || strcmp (path, "/many-headers") == 0)
+    {
+      gboolean long_line = strcmp (path, "/endless-header") == 0;
+      static const char x[] = "X-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n";
+
+      send_all (out, "HTTP/1.1 200 OK\r\nX-Long: ", 26);
+      for (gsize sent = 0; sent < HOSTILE_MAX; sent += sizeof x - 1)
+        if (!send_all (out, long_line ? "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" : x, sizeof x - 1))
+          break;
+    }
+  else if (strcmp (path, "/drip") == 0 || strcmp (path, "/drip-head") == 0)
+    {
+      /* a byte every 50 ms: never silent long enough for a read timeout,
+       * never done; for at most 60 s */
+      gboolean in_head = strcmp (path, "/drip-head") == 0;
+
+      if (in_head)
+        send_all (out, "HTTP/1.1 200 OK\r\nX-Slow: ", 26);
+      else
+        send_head (out, 200, BODY_SIZE, NULL);
+      for (int i = 0; i < 1200; i++)
+        {
+          if (!send_all (out, in_head ? (const guint8 *) "a" : body + i, 1))
+            break;
+          g_usleep (50 * 1000);
+        }
+    }
+  else if (strcmp (path, "/loop") == 0)
+    send_head (out, 302, 0, "Location: /loop\r\n");
+  else if (strcmp (path, "/to-file") == 0)
+    send_head (out, 302, 0, "Location: file:///etc/passwd\r\n");
+  else if (strcmp (path, "/to-ftp") == 0)
+    send_head (out, 301, 0, "Location: ftp://127.0.0.1/mnist.npz\r\n");
+  else if (strcmp (path, "/bad-chunk") == 0)
+    {
+      static const char head[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffffffff\r\n";
+
+      send_all (out, head, strlen (head));
+    }
   else
     send_head (out, 404, 0, NULL);
   g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
@@ -172,16 +240,26 @@ dest (const char *name)
 }
 
 static void
+download_within (const char   *path,
+                 const char   *dest_path,
+                 guint         deadline_s,
+                 GCancellable *cancellable,
+                 Result       *r)
+{
+  g_autofree char *u = url (path);
+
+  tb_download_async (u, dest_path, body_sha256, BODY_SIZE, deadline_s, progress_cb, r, cancellable, done_cb, r);
+  g_assert_true (tb_test_wait_for (&r->done, 60));
+  tb_test_spin (50);   /* let a last progress idle run */
+}
+
+static void
 download (const char   *path,
           const char   *dest_path,
           GCancellable *cancellable,
           Result       *r)
 {
-  g_autofree char *u = url (path);
-
-  tb_download_async (u, dest_path, body_sha256, progress_cb, r, cancellable, done_cb, r);
-  g_assert_true (tb_test_wait_for (&r->done, 60));
-  tb_test_spin (50);   /* let a last progress idle run */
+  download_within (path, dest_path, 0, cancellable, r);
 }
 
 static void
@@ -324,7 +402,7 @@ test_offline (void)
   closed_port = g_socket_listener_add_any_inet_port (listener, NULL, NULL);
   g_socket_listener_close (listener);
   u = g_strdup_printf ("http://127.0.0.1:%u/mnist.npz", closed_port);
-  tb_download_async (u, path, body_sha256, progress_cb, &r, NULL, done_cb, &r);
+  tb_download_async (u, path, body_sha256, BODY_SIZE, 0, progress_cb, &r, NULL, done_cb, &r);
   g_assert_true (tb_test_wait_for (&r.done, 60));
   g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_OFFLINE);
   g_test_message ("%s", r.error->message);
@@ -332,7 +410,7 @@ test_offline (void)
 
   /* a name that does not resolve */
   memset (&r, 0, sizeof r);
-  tb_download_async ("http://no-such-host.invalid/mnist.npz", path, body_sha256,
+  tb_download_async ("http://no-such-host.invalid/mnist.npz", path, body_sha256, BODY_SIZE, 0,
                      progress_cb, &r, NULL, done_cb, &r);
   g_assert_true (tb_test_wait_for (&r.done, 60));
   g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_OFFLINE);
@@ -349,7 +427,7 @@ test_https_or_no_tls (void)
    * the connection to a plain-HTTP port fails as a connection error */
   g_autofree char *u = g_strdup_printf ("https://127.0.0.1:%u/good.npz", port);
 
-  tb_download_async (u, path, body_sha256, progress_cb, &r, NULL, done_cb, &r);
+  tb_download_async (u, path, body_sha256, BODY_SIZE, 0, progress_cb, &r, NULL, done_cb, &r);
   g_assert_true (tb_test_wait_for (&r.done, 60));
   g_assert_false (r.ok);
   if (!g_tls_backend_supports_tls (g_tls_backend_get_default ()))
@@ -359,6 +437,209 @@ test_https_or_no_tls (void)
   g_test_message ("%s", r.error->message);
   g_clear_error (&r.error);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+}
+
+/* The file's size is known: a server that sends more (an endless body
+ * filled the disk at 1.8 GB in 10 s) is stopped at once after it. */
+static void
+test_endless_body (void)
+{
+  gint64 t0 = g_get_monotonic_time ();
+
+  check_fails_cleanly ("/endless", "endless.npz", TB_DOWNLOAD_ERROR_TOO_LARGE);
+  check_fails_cleanly ("/endless-chunked", "endless-chunked.npz", TB_DOWNLOAD_ERROR_TOO_LARGE);
+  /* a length larger than the file: refused before the body */
+  check_fails_cleanly ("/huge-length", "huge-length.npz", TB_DOWNLOAD_ERROR_TOO_LARGE);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+}
+
+/* An endless header line (3.9 GB of memory in 15 s) and endless header
+ * lines: refused at their bounds, as not a web server. */
+static void
+test_endless_head (void)
+{
+  gint64 t0 = g_get_monotonic_time ();
+
+  check_fails_cleanly ("/endless-header", "endless-header.npz", TB_DOWNLOAD_ERROR_HTTP);
+  check_fails_cleanly ("/many-headers", "many-headers.npz", TB_DOWNLOAD_ERROR_HTTP);
+  check_fails_cleanly ("/bad-chunk", "bad-chunk.npz", TB_DOWNLOAD_ERROR_TRUNCATED);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+}
+
+/* A byte every 50 ms, in the body or in the head: no read ever times out,
+ * and the download never ends; its deadline ends it. */
+static void
+test_drip (void)
+{
+  const char *paths[] = { "/drip", "/drip-head" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (paths); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("drip-%u.npz", i);
+      g_autofree char *path = dest (name);
+      g_autofree char *part = g_strconcat (path, ".part", NULL);
+      gint64 t0 = g_get_monotonic_time ();
+      Result r = { 0 };
+
+      download_within (paths[i], path, 2, NULL, &r);
+      g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_TIMED_OUT);
+      g_test_message ("%s: %s after %.1f s", paths[i], r.error->message, (g_get_monotonic_time () - t0) / 1e6);
+      g_clear_error (&r.error);
+      g_assert_cmpint (g_get_monotonic_time () - t0, <, 8 * G_USEC_PER_SEC);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
+    }
+}
+
+/* A redirect loop says so (it read "The server answered 302"); redirects
+ * to file:// or ftp:// are not followed and say why (file:// read "is not
+ * a web address" with no word of a redirect). */
+static void
+test_bad_redirects (void)
+{
+  struct { const char *path; const char *says; } cases[] = {
+    { "/loop", "more than 5 times" },
+    { "/to-file", "file:///etc/passwd" },
+    { "/to-ftp", "ftp://127.0.0.1/mnist.npz" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("redirect-%u.npz", i);
+      g_autofree char *path = dest (name);
+      Result r = { 0 };
+      int before = g_atomic_int_get (&requests);
+
+      download (cases[i].path, path, NULL, &r);
+      g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+      g_test_message ("%s", r.error->message);
+      g_assert_nonnull (strstr (r.error->message, cases[i].says));
+      g_assert_nonnull (strstr (r.error->message, "redirect"));
+      g_clear_error (&r.error);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      /* the loop is followed 5 times, then stopped */
+      if (i == 0)
+        g_assert_cmpint (g_atomic_int_get (&requests) - before, ==, 6);
+    }
+}
+
+/* ftp:// (and anything not http or https) was spoken to as HTTP: it is
+ * refused before any connection. */
+static void
+test_not_http (void)
+{
+  const char *schemes[] = { "ftp://127.0.0.1:", "file:///etc/passwd#", "gopher://127.0.0.1:", "127.0.0.1:" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (schemes); i++)
+    {
+      g_autofree char *u = g_strdup_printf ("%s%u/mnist.npz", schemes[i], port);
+      g_autofree char *path = dest ("not-http.npz");
+      int before = g_atomic_int_get (&requests);
+      Result r = { 0 };
+
+      tb_download_async (u, path, body_sha256, BODY_SIZE, 0, progress_cb, &r, NULL, done_cb, &r);
+      g_assert_true (tb_test_wait_for (&r.done, 60));
+      g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+      g_test_message ("%s", r.error->message);
+      g_clear_error (&r.error);
+      tb_test_spin (100);
+      g_assert_cmpint (g_atomic_int_get (&requests), ==, before);
+    }
+}
+
+/* The redirect policy on its own: http(s) only, never https to http. */
+static void
+test_redirect_policy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *a = tb_download_redirect_target ("https://example.org/a/b", "../c?d=1", &error);
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (a, ==, "https://example.org/c?d=1");
+  b = tb_download_redirect_target ("http://example.org/a", "https://mirror.example.org/m.npz", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (b, ==, "https://mirror.example.org/m.npz");
+
+  g_assert_null (tb_download_redirect_target ("https://example.org/a", "http://example.org/a", &error));
+  g_assert_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "insecure"));
+  g_clear_error (&error);
+  g_assert_null (tb_download_redirect_target ("https://example.org/a", "HTTP://example.org/a", &error));
+  g_clear_error (&error);
+  g_assert_null (tb_download_redirect_target ("http://example.org/a", "file:///etc/passwd", &error));
+  g_assert_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+  g_clear_error (&error);
+  g_assert_null (tb_download_redirect_target ("http://example.org/a", "http:///nohost", &error));
+  g_clear_error (&error);
+  c = tb_download_redirect_target ("http://example.org/a", "//other.example.org/x", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (c, ==, "http://other.example.org/x");
+}
+
+/* The response parser on its own (the fuzzer's target). */
+static void
+test_parse_head (void)
+{
+  TbHttpHead head = { 0 };
+  g_autoptr(GError) error = NULL;
+  static const char good[] = "HTTP/1.1 200 OK\r\nContent-Length: 42\r\nServer: x\r\nLocation:  /there \r\n\r\n";
+  static const char chunked[] = "HTTP/1.0 301 Moved\nTransfer-Encoding: gzip, Chunked\nContent-Length: 7\n";
+  const char *bad[] = {
+    "",
+    "HTTP/2 200 OK\r\n\r\n",
+    "HTTP/1.1 20 OK\r\n\r\n",
+    "HTTP/1.1 200OK\r\n\r\n",
+    "ICY 200 OK\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 12a\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+    "HTTP/1.1 200 OK\r\nBad Name: 1\r\n\r\n",
+  };
+  g_autoptr(GString) many = g_string_new ("HTTP/1.1 200 OK\r\n");
+  g_autoptr(GString) longline = g_string_new ("HTTP/1.1 200 OK\r\nX: ");
+
+  g_assert_true (tb_http_parse_head (good, strlen (good), &head, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (head.status, ==, 200);
+  g_assert_cmpint (head.content_length, ==, 42);
+  g_assert_false (head.chunked);
+  g_assert_cmpstr (head.location, ==, "/there");
+  tb_http_head_clear (&head);
+
+  g_assert_true (tb_http_parse_head (chunked, strlen (chunked), &head, &error));
+  g_assert_cmpint (head.status, ==, 301);
+  g_assert_true (head.chunked);
+  g_assert_cmpint (head.content_length, ==, -1);
+  tb_http_head_clear (&head);
+
+  /* a NUL in the middle */
+  g_assert_false (tb_http_parse_head ("HTTP/1.1 200 OK\r\nX: a\0b\r\n\r\n", 25, &head, &error));
+  g_clear_error (&error);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_assert_false (tb_http_parse_head (bad[i], strlen (bad[i]), &head, &error));
+      g_assert_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_HTTP);
+      g_test_message ("%s: %s", bad[i], error->message);
+      g_clear_error (&error);
+      g_assert_null (head.location);
+    }
+
+  for (int i = 0; i <= TB_HTTP_MAX_HEADERS; i++)
+    g_string_append_printf (many, "X-%d: y\r\n", i);
+  g_assert_false (tb_http_parse_head (many->str, many->len, &head, &error));
+  g_assert_nonnull (strstr (error->message, "header lines"));
+  g_clear_error (&error);
+  for (int i = 0; i < TB_HTTP_MAX_LINE; i++)
+    g_string_append_c (longline, 'a');
+  g_string_append (longline, "\r\n\r\n");
+  g_assert_false (tb_http_parse_head (longline->str, longline->len, &head, &error));
+  g_assert_nonnull (strstr (error->message, "longer than"));
+  g_clear_error (&error);
 }
 
 int
@@ -403,5 +684,12 @@ main (int    argc,
   g_test_add_func ("/download/http-error", test_http_error);
   g_test_add_func ("/download/offline", test_offline);
   g_test_add_func ("/download/https", test_https_or_no_tls);
+  g_test_add_func ("/download/endless-body", test_endless_body);
+  g_test_add_func ("/download/endless-head", test_endless_head);
+  g_test_add_func ("/download/drip", test_drip);
+  g_test_add_func ("/download/bad-redirects", test_bad_redirects);
+  g_test_add_func ("/download/not-http", test_not_http);
+  g_test_add_func ("/download/redirect-policy", test_redirect_policy);
+  g_test_add_func ("/download/parse-head", test_parse_head);
   return g_test_run ();
 }
