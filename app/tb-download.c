@@ -440,12 +440,32 @@ open_request (GUri                   *uri,
   if (!check_deadline (budget, error))
     return NULL;
 
-  request = g_strdup_printf ("GET %s%s%s HTTP/1.1\r\n"
-                             "Host: %s\r\n"
-                             "User-Agent: Trainbench/" PACKAGE_VERSION "\r\n"
-                             "Accept-Encoding: identity\r\n"
-                             "Connection: close\r\n\r\n",
-                             *path ? path : "/", query ? "?" : "", query ? query : "", host);
+  /* the target as the address has it (percent-encoded), and any byte a
+   * request line cannot carry (a CR or LF, a space, a control) encoded:
+   * GUri takes them raw */
+  {
+    g_autoptr(GString) target = g_string_new (NULL);
+    const char *parts[2] = { *path ? path : "/", query };
+
+    for (int i = 0; i < 2 && parts[i] != NULL; i++)
+      {
+        if (i == 1)
+          g_string_append_c (target, '?');
+        for (const guchar *p = (const guchar *) parts[i]; *p; p++)
+          {
+            if (*p <= 0x20 || *p >= 0x7f)
+              g_string_append_printf (target, "%%%02X", *p);
+            else
+              g_string_append_c (target, (char) *p);
+          }
+      }
+    request = g_strdup_printf ("GET %s HTTP/1.1\r\n"
+                               "Host: %s\r\n"
+                               "User-Agent: Trainbench/" PACKAGE_VERSION "\r\n"
+                               "Accept-Encoding: identity\r\n"
+                               "Connection: close\r\n\r\n",
+                               target->str, host);
+  }
   if (!g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)),
                                   request, strlen (request), NULL, cancellable, error))
     return NULL;
@@ -581,6 +601,19 @@ read_body (GBufferedInputStream  *in,
   return n;
 }
 
+/* A URI this client can name and follow: http(s) with a host. Checked on
+ * the parts, before g_uri_to_string, which does not take every GUri that
+ * g_uri_parse_relative makes (no host and a path of "//x"). */
+static gboolean
+is_web_uri (GUri *uri)
+{
+  const char *scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
+  const char *host = uri != NULL ? g_uri_get_host (uri) : NULL;
+
+  return scheme != NULL && (g_ascii_strcasecmp (scheme, "http") == 0 || g_ascii_strcasecmp (scheme, "https") == 0)
+         && host != NULL && *host != '\0';
+}
+
 /* A URL this client follows: http or https with a host. */
 static gboolean
 check_address (GUri        *uri,
@@ -590,10 +623,8 @@ check_address (GUri        *uri,
                GError     **error)
 {
   const char *scheme = uri != NULL ? g_uri_get_scheme (uri) : NULL;
-  gboolean web = scheme != NULL && (g_ascii_strcasecmp (scheme, "http") == 0
-                                    || g_ascii_strcasecmp (scheme, "https") == 0);
 
-  if (uri != NULL && web && g_uri_get_host (uri) != NULL && *g_uri_get_host (uri) != '\0')
+  if (is_web_uri (uri))
     {
       if (redirect && g_ascii_strcasecmp (from_scheme, "https") == 0 && g_ascii_strcasecmp (scheme, "http") == 0)
         {
@@ -626,12 +657,12 @@ tb_download_redirect_target (const char  *from,
   g_return_val_if_fail (from != NULL, NULL);
   g_return_val_if_fail (location != NULL, NULL);
 
-  base = g_uri_parse (from, G_URI_FLAGS_NONE, NULL);
+  base = g_uri_parse (from, G_URI_FLAGS_ENCODED, NULL);
   if (!check_address (base, from, FALSE, NULL, error))
     return NULL;
-  next = g_uri_parse_relative (base, location, G_URI_FLAGS_NONE, NULL);
-  next_url = next != NULL ? g_uri_to_string (next) : g_strdup (location);
-  if (!check_address (next, next_url, TRUE, g_uri_get_scheme (base), error))
+  next = g_uri_parse_relative (base, location, G_URI_FLAGS_ENCODED, NULL);
+  next_url = is_web_uri (next) ? g_uri_to_string (next) : g_strdup (location);
+  if (!check_address (is_web_uri (next) ? next : NULL, next_url, TRUE, g_uri_get_scheme (base), error))
     return NULL;
   return g_steal_pointer (&next_url);
 }
@@ -662,7 +693,8 @@ download_thread (GTask        *task,
   budget.deadline = g_get_monotonic_time () + (gint64) d->deadline_s * G_USEC_PER_SEC;
   budget.max_bytes = d->size;
 
-  uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
+  /* kept as written: a %0D%0A stays encoded on its way to the request */
+  uri = g_uri_parse (url, G_URI_FLAGS_ENCODED, NULL);
   if (!check_address (uri, url, FALSE, NULL, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -699,7 +731,7 @@ download_thread (GTask        *task,
           g_task_return_error (task, g_steal_pointer (&error));
           return;
         }
-      next = g_uri_parse (next_url, G_URI_FLAGS_NONE, NULL);
+      next = g_uri_parse (next_url, G_URI_FLAGS_ENCODED, NULL);
       g_assert (next != NULL);   /* checked by tb_download_redirect_target */
       g_free (url);
       url = g_steal_pointer (&next_url);

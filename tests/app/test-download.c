@@ -24,6 +24,7 @@ static char *body_sha256;
 static guint16 port;
 static gint slow_closed;      /* the slow handler saw the client go */
 static gint requests;         /* requests the server has read */
+static gint injected;         /* a request carried a header it was not sent with */
 
 static gboolean
 send_all (GOutputStream *out,
@@ -68,7 +69,11 @@ run_cb (GThreadedSocketService *service,
 
       if (line == NULL || line[0] == '\0' || strcmp (line, "\r") == 0)
         break;
+      if (g_str_has_prefix (line, "X-Injected"))
+        g_atomic_int_set (&injected, 1);
     }
+  if (strchr (path, '?') != NULL)
+    *strchr (path, '?') = '\0';   /* the query is not the file */
 
   if (strcmp (path, "/good.npz") == 0)
     {
@@ -171,6 +176,8 @@ run_cb (GThreadedSocketService *service,
           g_usleep (50 * 1000);
         }
     }
+  else if (strcmp (path, "/inject") == 0)
+    send_head (out, 302, 0, "Location: /good.npz?x=%0D%0AX-Injected:%201\r\n");
   else if (strcmp (path, "/loop") == 0)
     send_head (out, 302, 0, "Location: /loop\r\n");
   else if (strcmp (path, "/to-file") == 0)
@@ -377,6 +384,20 @@ test_cancel (void)
   g_assert_false (g_file_test (part, G_FILE_TEST_EXISTS));
 }
 
+/* A redirect whose address has an encoded CR LF: it stays encoded in the
+ * request line (GUri decodes it unless told not to), so the server cannot
+ * make the client send headers of its choosing. */
+static void
+test_redirect_no_injection (void)
+{
+  g_autofree char *path = dest ("inject.npz");
+  Result r = { 0 };
+
+  download ("/inject", path, NULL, &r);
+  g_assert_no_error (r.error);
+  g_assert_false (g_atomic_int_get (&injected));
+}
+
 static void
 test_http_error (void)
 {
@@ -574,6 +595,12 @@ test_redirect_policy (void)
   g_clear_error (&error);
   g_assert_null (tb_download_redirect_target ("http://example.org/a", "http:///nohost", &error));
   g_clear_error (&error);
+  /* no host: "//" and "////x" lead nowhere */
+  g_assert_null (tb_download_redirect_target ("http://example.org/a", "////x", &error));
+  g_assert_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+  g_clear_error (&error);
+  g_assert_null (tb_download_redirect_target ("http://example.org/a", "http:////x", &error));
+  g_clear_error (&error);
   c = tb_download_redirect_target ("http://example.org/a", "//other.example.org/x", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (c, ==, "http://other.example.org/x");
@@ -678,6 +705,7 @@ main (int    argc,
   g_test_add_func ("/download/good", test_good);
   g_test_add_func ("/download/chunked", test_chunked);
   g_test_add_func ("/download/redirect", test_redirect);
+  g_test_add_func ("/download/redirect-no-injection", test_redirect_no_injection);
   g_test_add_func ("/download/bad-checksum", test_bad_checksum);
   g_test_add_func ("/download/server-gone", test_cut);
   g_test_add_func ("/download/cancel", test_cancel);
