@@ -89,10 +89,17 @@ load_cuda_locked (char *reason, size_t reason_size)
   bool found_file = false;
   for (int i = 0; i < n && module == NULL; i++)
     {
-      if (candidates[i][0] == '\0' || _nn_os_path_kind (candidates[i], NULL) == NN_OS_MISSING)
+      NnOsKind kind = candidates[i][0] != '\0' ? _nn_os_path_kind (candidates[i], NULL)
+                                                : NN_OS_MISSING;
+      if (kind == NN_OS_MISSING)
         continue;
       found_file = true;
-      module = _nn_os_lib_open (candidates[i], why, sizeof why);
+      /* a FIFO or a device in its place would block the loader or feed it
+       * forever: a module is a regular file */
+      if (kind != NN_OS_FILE)
+        snprintf (why, sizeof why, "%.900s: not a regular file", candidates[i]);
+      else
+        module = _nn_os_lib_open (candidates[i], why, sizeof why);
     }
   if (!found_file)
     {

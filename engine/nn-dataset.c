@@ -375,7 +375,7 @@ static bool
 looks_like_zip (const char *path)
 {
   unsigned char head[4] = { 0 };
-  FILE *f = _nn_os_fopen (path, "rb");
+  FILE *f = _nn_os_open_regular (path, NULL, NULL);   /* never waits on a FIFO */
   bool zip;
   if (f == NULL)
     return false;
@@ -415,6 +415,18 @@ load_path (const char *path, NnDataset **out, NnError *error)
     /* why: not there, a loop of links, no permission */
     return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (errno));
 
+  if (kind == NN_OS_OTHER)
+    {
+      /* a device, a FIFO, a socket: named, never opened (it is looked at
+       * and refused before that) */
+      const char *what = NULL;
+      FILE *f = _nn_os_open_regular (path, NULL, &what);
+      if (f != NULL)
+        fclose (f);
+      return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                            "%s: not a folder of IDX files or a .npz file: not a regular file "
+                            "(%s)", path, what != NULL ? what : "a device");
+    }
   if (kind != NN_OS_FOLDER)
     {
       if (ends_with (path, ".npz") || looks_like_zip (path))

@@ -35,6 +35,7 @@ typedef struct
   z_stream z;
   uint8_t *in;            /* (GZIP_CHUNK) compressed input from a file, owned */
   uint64_t stored_size;   /* bytes in the file or memory block as stored */
+  uint64_t file_pos;      /* bytes read from the file so far */
 } IdxReader;
 
 static void
@@ -60,7 +61,12 @@ source_read (IdxReader *r, uint8_t *buf, size_t n, size_t *got, NnError *error)
       r->mem_pos += *got;
       return NN_OK;
     }
-  *got = fread (buf, 1, n, r->file);
+  /* never past the size the file had when opened: one that grows while it
+   * is read (or never ends) cannot make the reader go on */
+  if (n > r->stored_size - r->file_pos)
+    n = (size_t) (r->stored_size - r->file_pos);
+  *got = n > 0 ? fread (buf, 1, n, r->file) : 0;
+  r->file_pos += *got;
   if (*got < n && ferror (r->file))
     return _nn_error_set (error, NN_ERROR_IO, "%s: read error: %s", r->name, strerror (errno));
   return NN_OK;
@@ -81,20 +87,16 @@ reader_start (IdxReader *r, NnError *error)
   else
     {
       size_t got;
-      long end;
       NnStatus status;
 
-      if (fseek (r->file, 0, SEEK_END) != 0 || (end = ftell (r->file)) < 0
-          || fseek (r->file, 0, SEEK_SET) != 0)
-        return _nn_error_set (error, NN_ERROR_IO, "%s: cannot find the file's size: %s", r->name,
-                              strerror (errno));
-      r->stored_size = (uint64_t) end;
+      /* r->stored_size is the file's size from the OS (_nn_os_open_regular) */
       status = source_read (r, magic, 2, &got, error);
       if (status != NN_OK)
         return status;
       is_gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
       if (fseek (r->file, 0, SEEK_SET) != 0)
         return _nn_error_set (error, NN_ERROR_IO, "%s: cannot seek: %s", r->name, strerror (errno));
+      r->file_pos = 0;
     }
 
   if (!is_gzip)
@@ -435,7 +437,11 @@ _nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *e
   if (path == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no IDX file given");
   r.name = path;
-  r.file = _nn_os_fopen (path, "rb");
+  /* a regular file only: a FIFO would block, /dev/zero never ends */
+  const char *not_regular = NULL;
+  r.file = _nn_os_open_regular (path, &r.stored_size, &not_regular);
+  if (r.file == NULL && not_regular != NULL)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
   if (r.file == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   status = idx_read (&r, kind, out, error);

@@ -286,3 +286,26 @@ NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, const 
  * slots replaced, e.g. a fake whole-step capture) instead of the CPU table;
  * NULL restores it. The table must work on the CPU backend's context. */
 void _nn_model_set_test_ops (const NnBackendOps *ops);
+
+/* ---------------------------------------------------------------- weights files */
+
+/* What the header of a weights file says. */
+typedef struct
+{
+  char *spec_text;       /* owned: the model spec as stored */
+  NnInputShape input;
+  int64_t count;         /* parameters */
+  uint64_t body_offset;  /* where the little-endian floats start */
+} NnWeightsHeader;
+
+/* Check a weights file's header from its first `size` bytes (the whole
+ * header, or the whole file when shorter), against the file's length
+ * `file_size`: magic, version, spec, input shape, and that the file holds
+ * exactly the parameters it announces, which are the stored model's.
+ * Messages start with `name`. On failure *out is zeroed. */
+NnStatus _nn_weights_parse_header (const uint8_t *data, size_t size, uint64_t file_size,
+                                   const char *name, NnWeightsHeader *out, NnError *error);
+
+/* nn_model_load from a whole weights file in memory. */
+NnStatus _nn_model_load_memory (NnModel *model, const uint8_t *data, size_t size,
+                                const char *name, NnError *error);

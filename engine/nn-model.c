@@ -925,129 +925,182 @@ nn_model_save (NnModel *model, const char *path, NnError *error)
   return _nn_atomic_file_commit (&af, error);
 }
 
-/* Read the header of a weights file; leaves f at the start of the floats. */
-static NnStatus
-read_header (FILE *f, const char *path, char **spec_text, NnInputShape *input, int64_t *count,
-             NnError *error)
+NnStatus
+_nn_weights_parse_header (const uint8_t *data, size_t size, uint64_t file_size, const char *name,
+                          NnWeightsHeader *out, NnError *error)
 {
-  uint8_t header[16];
-  uint8_t shape[20];
   uint32_t version, spec_len;
-  uint64_t n;
-  char *text;
-  size_t got;
+  uint64_t n, body;
+  NnSpec *spec = NULL;
+  NnError parse_error;
+  int64_t params = 0;
 
-  *spec_text = NULL;
-  got = fread (header, 1, sizeof header, f);
-  if (ferror (f))
-    return _nn_error_set (error, NN_ERROR_IO, "%s: cannot read: %s", path, strerror (errno));
-  if (got < sizeof header && memcmp (header, WEIGHTS_MAGIC, got < 8 ? got : 8) == 0)
-    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated header (%zu bytes)", path, got);
-  if (got < 8 || memcmp (header, WEIGHTS_MAGIC, 8) != 0)
+  memset (out, 0, sizeof *out);
+  if (size > file_size)
+    size = (size_t) file_size;
+  if (size < 8 && memcmp (data, WEIGHTS_MAGIC, size) == 0)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated header (%zu bytes)", name, size);
+  if (size < 8 || memcmp (data, WEIGHTS_MAGIC, 8) != 0)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: not a Trainbench weights file (bad magic)", path);
-  version = get_u32 (header + 8);
+                          "%s: not a Trainbench weights file (bad magic)", name);
+  if (size < 16)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated header (%zu bytes)", name, size);
+  version = get_u32 (data + 8);
   if (version != WEIGHTS_VERSION)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: weights file version %u is not supported (this build reads "
                           "version %u)",
-                          path, version, WEIGHTS_VERSION);
-  spec_len = get_u32 (header + 12);
+                          name, version, WEIGHTS_VERSION);
+  spec_len = get_u32 (data + 12);
   if (spec_len == 0 || spec_len > WEIGHTS_SPEC_MAX)
-    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad model spec length %u", path, spec_len);
-  text = malloc ((size_t) spec_len + 1);
-  if (text == NULL)
-    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
-  if (fread (text, 1, spec_len, f) != spec_len)
-    {
-      free (text);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated model spec", path);
-    }
-  text[spec_len] = '\0';
-  if (strlen (text) != spec_len)
-    {
-      free (text);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: the model spec holds a NUL byte", path);
-    }
-  if (fread (shape, 1, sizeof shape, f) != sizeof shape)
-    {
-      free (text);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated input shape", path);
-    }
-  input->channels = (int32_t) get_u32 (shape);
-  input->height = (int32_t) get_u32 (shape + 4);
-  input->width = (int32_t) get_u32 (shape + 8);
-  if (input->channels < 1 || input->height < 1 || input->width < 1 || input->channels > 65536
-      || input->height > 65536 || input->width > 65536)
-    {
-      free (text);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad input shape (%d, %d, %d)", path,
-                            input->channels, input->height, input->width);
-    }
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad model spec length %u", name, spec_len);
+  if (size < 16 + (size_t) spec_len)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated model spec", name);
+  if (memchr (data + 16, '\0', spec_len) != NULL)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: the model spec holds a NUL byte", name);
+  if (size < 16 + (size_t) spec_len + 20)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: truncated input shape", name);
+  const uint8_t *shape = data + 16 + spec_len;
+  out->input.channels = (int32_t) get_u32 (shape);
+  out->input.height = (int32_t) get_u32 (shape + 4);
+  out->input.width = (int32_t) get_u32 (shape + 8);
+  if (out->input.channels < 1 || out->input.height < 1 || out->input.width < 1
+      || out->input.channels > 65536 || out->input.height > 65536 || out->input.width > 65536)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad input shape (%d, %d, %d)", name,
+                          out->input.channels, out->input.height, out->input.width);
   n = get_u64 (shape + 12);
   if (n > (uint64_t) INT64_MAX / 4)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad parameter count", name);
+
+  /* The file's length says how many weights it holds: checked before any
+   * model is built for them (an 88-byte file naming a large model must not
+   * cost the memory of that model first). */
+  out->body_offset = 16 + (uint64_t) spec_len + 20;
+  body = file_size - out->body_offset;
+  if (body < 4 * n)
+    return _nn_error_set (error, NN_ERROR_FORMAT,
+                          "%s: truncated: %llu bytes of weights, fewer than the %llu parameters "
+                          "it announces (%llu bytes)",
+                          name, (unsigned long long) body, (unsigned long long) n,
+                          (unsigned long long) (4 * n));
+  if (body > 4 * n)
+    return _nn_error_set (error, NN_ERROR_FORMAT,
+                          "%s: %llu bytes of unexpected data after the weights", name,
+                          (unsigned long long) (body - 4 * n));
+
+  out->spec_text = malloc ((size_t) spec_len + 1);
+  if (out->spec_text == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+  memcpy (out->spec_text, data + 16, spec_len);
+  out->spec_text[spec_len] = '\0';
+
+  /* and the model it names has that many parameters */
+  nn_error_clear (&parse_error);
+  NnStatus status = nn_spec_parse (out->spec_text, &spec, &parse_error);
+  if (status == NN_OK)
+    status = nn_spec_infer (spec, out->input, NULL, &params, &parse_error);
+  nn_spec_free (spec);
+  if (status != NN_OK)
+    status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: the stored model spec is bad: %s", name,
+                            parse_error.message);
+  else if ((uint64_t) params != n)
+    status = _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: the file holds %llu parameters but its model '%s' has %lld",
+                            name, (unsigned long long) n, out->spec_text, (long long) params);
+  if (status != NN_OK)
     {
-      free (text);
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad parameter count", path);
+      free (out->spec_text);
+      out->spec_text = NULL;
+      return status;
     }
-  *count = (int64_t) n;
-  *spec_text = text;
+  out->count = (int64_t) n;
   return NN_OK;
+}
+
+/* The header of the weights file `f` (of `file_size` bytes), read whole and
+ * checked (_nn_weights_parse_header); leaves f at the start of the floats. */
+static NnStatus
+read_header (FILE *f, uint64_t file_size, const char *path, NnWeightsHeader *out, NnError *error)
+{
+  size_t want = 16 + WEIGHTS_SPEC_MAX + 20;
+  if (want > file_size)
+    want = (size_t) file_size;
+  uint8_t *head = malloc (want > 0 ? want : 1);
+  if (head == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+  size_t got = fread (head, 1, want, f);
+  if (got < want && ferror (f))
+    {
+      free (head);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: cannot read: %s", path, strerror (errno));
+    }
+  /* a file that shrank since it was opened is as long as what it gave */
+  NnStatus status = _nn_weights_parse_header (head, got, got < want ? got : file_size, path, out,
+                                              error);
+  free (head);
+  if (status == NN_OK && fseek (f, (long) out->body_offset, SEEK_SET) != 0)
+    {
+      free (out->spec_text);
+      out->spec_text = NULL;
+      status = _nn_error_set (error, NN_ERROR_IO, "%s: cannot seek: %s", path, strerror (errno));
+    }
+  return status;
+}
+
+/* Open a weights file: a regular file only (a FIFO would block, /dev/zero
+ * never end), its size from the OS. */
+static FILE *
+open_weights (const char *path, uint64_t *size, NnError *error)
+{
+  const char *not_regular = NULL;
+  FILE *f = _nn_os_open_regular (path, size, &not_regular);
+  if (f == NULL && not_regular != NULL)
+    _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
+  else if (f == NULL)
+    _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
+  return f;
 }
 
 NnStatus
 nn_weights_file_peek (const char *path, char **spec_text, NnInputShape *input, NnError *error)
 {
   FILE *f;
-  int64_t count;
+  uint64_t size = 0;
+  NnWeightsHeader header;
   NnStatus status;
-  NnInputShape shape;
 
   *spec_text = NULL;
   if (path == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no weights file given");
-  f = _nn_os_fopen (path, "rb");
+  f = open_weights (path, &size, error);
   if (f == NULL)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
-  status = read_header (f, path, spec_text, &shape, &count, error);
+    return error != NULL ? error->code : NN_ERROR_IO;
+  status = read_header (f, size, path, &header, error);
   fclose (f);
-  if (status == NN_OK && input != NULL)
-    *input = shape;
-  return status;
+  if (status != NN_OK)
+    return status;
+  *spec_text = header.spec_text;
+  if (input != NULL)
+    *input = header.input;
+  return NN_OK;
 }
 
-NnStatus
-nn_model_load (NnModel *model, const char *path, NnError *error)
+/* Whether the header's model is `model`'s: same canonical spec, same input. */
+static NnStatus
+check_header_model (NnModel *model, const NnWeightsHeader *header, const char *name,
+                    NnError *error)
 {
-  FILE *f;
-  char *text = NULL;
-  NnInputShape shape;
-  int64_t count;
   NnSpec *spec = NULL;
-  char *canonical = NULL;
-  uint8_t *body = NULL;
-  float *weights = NULL;
-  NnStatus status;
   NnError parse_error;
+  char *canonical;
   size_t len;
-
-  if (path == NULL)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no weights file given");
-  f = _nn_os_fopen (path, "rb");
-  if (f == NULL)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
-  status = read_header (f, path, &text, &shape, &count, error);
-  if (status != NN_OK)
-    goto out;
+  NnStatus status = NN_OK;
 
   /* compare specs in canonical form, so spacing and defaults do not matter */
   nn_error_clear (&parse_error);
-  if (nn_spec_parse (text, &spec, &parse_error) != NN_OK)
-    {
-      status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: the stored model spec is bad: %s", path,
-                              parse_error.message);
-      goto out;
-    }
+  if (nn_spec_parse (header->spec_text, &spec, &parse_error) != NN_OK)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: the stored model spec is bad: %s", name,
+                          parse_error.message);
   {
     char probe[1];
     len = nn_spec_format (spec, probe, sizeof probe);
@@ -1055,66 +1108,99 @@ nn_model_load (NnModel *model, const char *path, NnError *error)
   canonical = malloc (len + 1);
   if (canonical == NULL)
     {
-      status = _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
-      goto out;
+      nn_spec_free (spec);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
     }
   nn_spec_format (spec, canonical, len + 1);
+  nn_spec_free (spec);
   if (strcmp (canonical, model->spec_text) != 0)
-    {
-      status = _nn_error_set (error, NN_ERROR_SHAPE,
-                              "%s: the weights are for the model '%s', not '%s'", path, canonical,
-                              model->spec_text);
-      goto out;
-    }
-  if (shape.channels != model->input.channels || shape.height != model->input.height
-      || shape.width != model->input.width)
-    {
-      status = _nn_error_set (error, NN_ERROR_SHAPE,
-                              "%s: the weights are for inputs of (%d, %d, %d), not (%d, %d, %d)",
-                              path, shape.channels, shape.height, shape.width,
-                              model->input.channels, model->input.height, model->input.width);
-      goto out;
-    }
-  if (count != model->param_count)
-    {
-      status = _nn_error_set (error, NN_ERROR_FORMAT,
-                              "%s: the file holds %lld parameters but the model has %lld", path,
-                              (long long) count, (long long) model->param_count);
-      goto out;
-    }
-  body = malloc (4 * (size_t) (count > 0 ? count : 1));
-  weights = malloc (sizeof (float) * (size_t) (count > 0 ? count : 1));
-  if (body == NULL || weights == NULL)
-    {
-      status = _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the weights");
-      goto out;
-    }
-  if (fread (body, 4, (size_t) count, f) != (size_t) count)
-    {
-      status = _nn_error_set (error, NN_ERROR_FORMAT,
-                              "%s: truncated: fewer than the %lld parameters it announces", path,
-                              (long long) count);
-      goto out;
-    }
-  if (fgetc (f) != EOF)
-    {
-      status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: unexpected data after the weights",
-                              path);
-      goto out;
-    }
+    status = _nn_error_set (error, NN_ERROR_SHAPE,
+                            "%s: the weights are for the model '%s', not '%s'", name, canonical,
+                            model->spec_text);
+  else if (header->input.channels != model->input.channels
+           || header->input.height != model->input.height
+           || header->input.width != model->input.width)
+    status = _nn_error_set (error, NN_ERROR_SHAPE,
+                            "%s: the weights are for inputs of (%d, %d, %d), not (%d, %d, %d)",
+                            name, header->input.channels, header->input.height,
+                            header->input.width, model->input.channels, model->input.height,
+                            model->input.width);
+  else if (header->count != model->param_count)
+    status = _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: the file holds %lld parameters but the model has %lld", name,
+                            (long long) header->count, (long long) model->param_count);
+  free (canonical);
+  return status;
+}
+
+/* The little-endian floats of `body` (count of them) into the model. */
+static NnStatus
+set_weights_le (NnModel *model, const uint8_t *body, int64_t count, NnError *error)
+{
+  float *weights = malloc (sizeof (float) * (size_t) (count > 0 ? count : 1));
+  if (weights == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the weights");
   for (int64_t i = 0; i < count; i++)
     {
       uint32_t bits = get_u32 (body + 4 * i);
       memcpy (&weights[i], &bits, 4);
     }
-  status = nn_model_set_weights (model, weights, count, error);
-
-out:
-  fclose (f);
-  free (text);
-  free (canonical);
-  free (body);
+  NnStatus status = nn_model_set_weights (model, weights, count, error);
   free (weights);
-  nn_spec_free (spec);
+  return status;
+}
+
+NnStatus
+_nn_model_load_memory (NnModel *model, const uint8_t *data, size_t size, const char *name,
+                       NnError *error)
+{
+  NnWeightsHeader header;
+  NnStatus status = _nn_weights_parse_header (data, size, size, name, &header, error);
+  if (status != NN_OK)
+    return status;
+  status = check_header_model (model, &header, name, error);
+  if (status == NN_OK)
+    status = set_weights_le (model, data + header.body_offset, header.count, error);
+  free (header.spec_text);
+  return status;
+}
+
+NnStatus
+nn_model_load (NnModel *model, const char *path, NnError *error)
+{
+  FILE *f;
+  uint64_t size = 0;
+  NnWeightsHeader header;
+  uint8_t *body = NULL;
+  NnStatus status;
+
+  if (path == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no weights file given");
+  f = open_weights (path, &size, error);
+  if (f == NULL)
+    return error != NULL ? error->code : NN_ERROR_IO;
+  status = read_header (f, size, path, &header, error);
+  if (status != NN_OK)
+    {
+      fclose (f);
+      return status;
+    }
+  status = check_header_model (model, &header, path, error);
+  if (status == NN_OK)
+    {
+      /* the length was checked against the file's: this much and no more */
+      body = malloc (4 * (size_t) (header.count > 0 ? header.count : 1));
+      if (body == NULL)
+        status = _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the weights");
+      else if (fread (body, 4, (size_t) header.count, f) != (size_t) header.count)
+        status = _nn_error_set (error, NN_ERROR_FORMAT,
+                                "%s: truncated: fewer than the %lld parameters it announces",
+                                path, (long long) header.count);
+    }
+  if (status == NN_OK)
+    status = set_weights_le (model, body, header.count, error);
+  fclose (f);
+  free (body);
+  free (header.spec_text);
   return status;
 }

@@ -946,15 +946,14 @@ nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load_npz: missing argument");
   *out = NULL;
 
-  f = _nn_os_fopen (path, "rb");
+  /* a regular file only, never waited on (a FIFO); its size from the OS:
+   * ftell's long has 32 bits on Windows */
+  const char *not_regular = NULL;
+  f = _nn_os_open_regular (path, &end, &not_regular);
+  if (f == NULL && not_regular != NULL)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
   if (f == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
-  /* the size from the OS: ftell's long has 32 bits on Windows */
-  if (_nn_os_path_kind (path, &end) != NN_OS_FILE)
-    {
-      fclose (f);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file", path);
-    }
   if (end > NPZ_MAX_FILE || end > SIZE_MAX - 1)
     {
       fclose (f);

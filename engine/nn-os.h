@@ -65,6 +65,33 @@ NnOsKind _nn_os_path_kind (const char *path, uint64_t *size);
  * process from replacing them (_nn_os_replace). */
 FILE *_nn_os_fopen (const char *path, const char *mode);
 
+/* Open an existing regular file for reading, never waiting: a FIFO, a
+ * device or a socket behind the name (or behind a link to it, /dev/zero
+ * named data.npz) is refused without being read, a FIFO without being
+ * waited on (O_NONBLOCK, then fstat; on Windows GetFileType). Its size in
+ * bytes goes to `size` (may be NULL). NULL when it fails, with errno set;
+ * for something that is not a regular file errno is EINVAL and
+ * *not_regular (may be NULL) says what it is ("a FIFO", "a character
+ * device", "a folder"), else *not_regular is NULL. Binary, and never
+ * stops another process from replacing the file. */
+FILE *_nn_os_open_regular (const char *path, uint64_t *size, const char **not_regular);
+
+/* Whether writing `path` means writing through to something that is not a
+ * file: a character device (/dev/null, a terminal; on Windows NUL, CON and
+ * the other device names) or a FIFO that something reads is opened for
+ * writing into *out, to be written through and never replaced. Returns 0
+ * with *out = NULL for a regular file, a folder or nothing there (the
+ * caller replaces or creates the file); an errno value with *what saying
+ * what it is for a target that is refused: a block device (a disk), a
+ * socket, a FIFO that nothing reads (ENXIO). */
+int _nn_os_open_write_through (const char *path, FILE **out, const char **what);
+
+/* `path` with the links of its last component followed to what they name
+ * (a link to a link to a file: the file's path; a dangling link: the path
+ * it names), into out. 0, or an errno value: ELOOP for a loop, ENAMETOOLONG.
+ * A path that is no link comes back as it is. */
+int _nn_os_resolve_links (const char *path, char *out, size_t size);
+
 /* A new file for writing, created only if nothing has that name (errno
  * EEXIST otherwise), not inherited by child processes. */
 FILE *_nn_os_create_new (const char *path);

@@ -63,6 +63,156 @@ _nn_os_fopen (const char *path, const char *mode)
   return fopen (path, mode);
 }
 
+/* What a stat mode is, in words, for something that is not a regular file. */
+static const char *
+mode_name (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a folder";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISCHR (mode))
+    return "a character device";
+  if (S_ISBLK (mode))
+    return "a block device";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+FILE *
+_nn_os_open_regular (const char *path, uint64_t *size, const char **not_regular)
+{
+  struct stat st;
+
+  if (not_regular != NULL)
+    *not_regular = NULL;
+  /* Looked at first, so that a device is never even opened (opening one
+   * can have effects of its own), then checked again on what was opened. */
+  if (stat (path, &st) != 0)
+    return NULL;
+  if (!S_ISREG (st.st_mode))
+    {
+      if (not_regular != NULL)
+        *not_regular = mode_name (st.st_mode);
+      errno = EINVAL;
+      return NULL;
+    }
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      int e = errno;
+      if (not_regular != NULL && S_ISREG (st.st_mode) == 0)
+        *not_regular = mode_name (st.st_mode);
+      close (fd);
+      errno = not_regular != NULL && *not_regular != NULL ? EINVAL : e;
+      return NULL;
+    }
+  int flags = fcntl (fd, F_GETFL);
+  if (flags != -1)
+    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+  FILE *f = fdopen (fd, "rb");
+  if (f == NULL)
+    {
+      int e = errno;
+      close (fd);
+      errno = e;
+      return NULL;
+    }
+  if (size != NULL)
+    *size = (uint64_t) st.st_size;
+  return f;
+}
+
+int
+_nn_os_open_write_through (const char *path, FILE **out, const char **what)
+{
+  struct stat st;
+
+  *out = NULL;
+  *what = NULL;
+  if (stat (path, &st) != 0 || S_ISREG (st.st_mode) || S_ISDIR (st.st_mode))
+    return 0;
+  if (!S_ISCHR (st.st_mode) && !S_ISFIFO (st.st_mode))
+    {
+      /* a disk, a socket: nothing a result or weights are written into */
+      *what = mode_name (st.st_mode);
+      return S_ISBLK (st.st_mode) ? EPERM : EINVAL;
+    }
+  /* O_NONBLOCK: a FIFO that nothing reads fails at once (ENXIO) instead of
+   * waiting for a reader */
+  int fd = open (path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      int e = errno;
+      *what = e == ENXIO && S_ISFIFO (st.st_mode) ? "a FIFO that nothing reads"
+                                                  : mode_name (st.st_mode);
+      return e;
+    }
+  if (fstat (fd, &st) != 0 || (!S_ISCHR (st.st_mode) && !S_ISFIFO (st.st_mode)))
+    {
+      /* replaced by a file since: write that the usual way */
+      close (fd);
+      return 0;
+    }
+  int flags = fcntl (fd, F_GETFL);
+  if (flags != -1)
+    fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+  FILE *f = fdopen (fd, "wb");
+  if (f == NULL)
+    {
+      int e = errno;
+      close (fd);
+      *what = mode_name (st.st_mode);
+      return e;
+    }
+  *out = f;
+  return 0;
+}
+
+int
+_nn_os_resolve_links (const char *path, char *out, size_t size)
+{
+  char cur[4096], target[4096];
+  size_t n = strlen (path);
+
+  if (n >= sizeof cur || n >= size)
+    return ENAMETOOLONG;
+  memcpy (cur, path, n + 1);
+  /* the kernel's own limit on links followed in one lookup */
+  for (int hops = 0; hops < 40; hops++)
+    {
+      struct stat st;
+      if (lstat (cur, &st) != 0 || !S_ISLNK (st.st_mode))
+        {
+          if (strlen (cur) >= size)
+            return ENAMETOOLONG;
+          memcpy (out, cur, strlen (cur) + 1);
+          return 0;
+        }
+      ssize_t len = readlink (cur, target, sizeof target - 1);
+      if (len < 0)
+        return errno;
+      if ((size_t) len >= sizeof target - 1)
+        return ENAMETOOLONG;
+      target[len] = '\0';
+      if (target[0] == '/')
+        memcpy (cur, target, (size_t) len + 1);
+      else
+        {
+          /* relative to the link's own folder */
+          char *slash = strrchr (cur, '/');
+          size_t keep = slash != NULL ? (size_t) (slash - cur) + 1 : 0;
+          if (keep + (size_t) len + 1 > sizeof cur)
+            return ENAMETOOLONG;
+          memmove (cur + keep, target, (size_t) len + 1);
+        }
+    }
+  return ELOOP;
+}
+
 FILE *
 _nn_os_create_new (const char *path)
 {

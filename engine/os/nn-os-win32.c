@@ -273,6 +273,181 @@ _nn_os_fopen (const char *path, const char *mode)
   return file_from_handle (h, flags, how);
 }
 
+/* What a handle that is no disk file is, in words (GetFileType). */
+static const char *
+handle_kind_name (DWORD type)
+{
+  switch (type)
+    {
+    case FILE_TYPE_CHAR:
+      return "a device (NUL, CON, a serial port)";
+    case FILE_TYPE_PIPE:
+      return "a pipe";
+    default:
+      return "not a regular file";
+    }
+}
+
+FILE *
+_nn_os_open_regular (const char *path, uint64_t *size, const char **not_regular)
+{
+  BY_HANDLE_FILE_INFORMATION info;
+  const char *kind = NULL;
+
+  if (not_regular != NULL)
+    *not_regular = NULL;
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    return NULL;
+  /* no FILE_FLAG_BACKUP_SEMANTICS: a folder does not open; a pipe with no
+   * free instance fails at once rather than waiting (ERROR_PIPE_BUSY) */
+  HANDLE h = CreateFileW (w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                          NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+  DWORD error = GetLastError ();
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      DWORD attributes = GetFileAttributesW (w);
+      free (w);
+      if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_DIRECTORY))
+        {
+          if (not_regular != NULL)
+            *not_regular = "a folder";
+          errno = EINVAL;
+          return NULL;
+        }
+      errno = errno_from (error);
+      return NULL;
+    }
+  free (w);
+  DWORD type = GetFileType (h);
+  if (type != FILE_TYPE_DISK)
+    kind = handle_kind_name (type);
+  else if (!GetFileInformationByHandle (h, &info))
+    {
+      error = GetLastError ();
+      CloseHandle (h);
+      errno = errno_from (error);
+      return NULL;
+    }
+  else if (info.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE))
+    kind = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? "a folder" : "a device";
+  if (kind != NULL)
+    {
+      CloseHandle (h);
+      if (not_regular != NULL)
+        *not_regular = kind;
+      errno = EINVAL;
+      return NULL;
+    }
+  if (size != NULL)
+    *size = ((uint64_t) info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  return file_from_handle (h, _O_RDONLY, "rb");
+}
+
+int
+_nn_os_open_write_through (const char *path, FILE **out, const char **what)
+{
+  *out = NULL;
+  *what = NULL;
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    return 0;
+  /* Opened with no access first, only to see what it is: NUL, CON, COM1
+   * (also as "nul.json" in any folder, which older Windows takes for the
+   * device) are character devices; a disk file is left alone. */
+  HANDLE h = CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                          OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      free (w);
+      return 0;
+    }
+  DWORD type = GetFileType (h);
+  CloseHandle (h);
+  if (type == FILE_TYPE_DISK || type == FILE_TYPE_UNKNOWN)
+    {
+      free (w);
+      return 0;
+    }
+  h = CreateFileW (w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                   FILE_ATTRIBUTE_NORMAL, NULL);
+  DWORD error = GetLastError ();
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      *what = handle_kind_name (type);
+      return errno_from (error);
+    }
+  FILE *f = file_from_handle (h, _O_WRONLY, "wb");
+  if (f == NULL)
+    {
+      *what = handle_kind_name (type);
+      return errno;
+    }
+  *out = f;
+  return 0;
+}
+
+int
+_nn_os_resolve_links (const char *path, char *out, size_t size)
+{
+  size_t n = strlen (path);
+  if (n >= size)
+    return ENAMETOOLONG;
+  memcpy (out, path, n + 1);
+
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    return 0;
+  DWORD attributes = GetFileAttributesW (w);
+  if (attributes == INVALID_FILE_ATTRIBUTES || !(attributes & FILE_ATTRIBUTE_REPARSE_POINT))
+    {
+      free (w);
+      return 0;
+    }
+  /* a link: the final path of what it names (a dangling one stays itself) */
+  HANDLE h = CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                          OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  DWORD error = GetLastError ();
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    return error == ERROR_CANT_RESOLVE_FILENAME ? ELOOP : 0;
+  enum { LONGEST = 32768 };
+  wchar_t *final = malloc (LONGEST * sizeof *final);
+  DWORD len = final != NULL ? GetFinalPathNameByHandleW (h, final, LONGEST, FILE_NAME_NORMALIZED)
+                            : 0;
+  CloseHandle (h);
+  int e = 0;
+  if (len > 0 && len < LONGEST)
+    {
+      /* "\\?\C:\x" -> "C:\x", "\\?\UNC\server\share" -> "\\server\share" */
+      const wchar_t *p = final;
+      char *dest = out;
+      size_t room = size;
+      if (wcsncmp (p, L"\\\\?\\UNC\\", 8) == 0)
+        {
+          p += 8;
+          if (room < 3)
+            e = ENAMETOOLONG;
+          else
+            {
+              dest[0] = '\\';
+              dest[1] = '\\';
+              dest += 2;
+              room -= 2;
+            }
+        }
+      else if (wcsncmp (p, L"\\\\?\\", 4) == 0)
+        p += 4;
+      if (e == 0 && !narrow (p, dest, room))
+        e = ENAMETOOLONG;
+    }
+  free (final);
+  if (e != 0)
+    memcpy (out, path, n + 1);
+  return e;
+}
+
 FILE *
 _nn_os_create_new (const char *path)
 {

@@ -4,6 +4,8 @@
  * Fashion-MNIST from Debian's dataset-fashion-mnist package when installed.
  */
 
+#define _DEFAULT_SOURCE
+
 #include "test-util.h"
 #include "nn-dataset-private.h"
 #include "nn-os.h"
@@ -13,6 +15,11 @@
 #include <string.h>
 
 #include <zlib.h>
+
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 /* Debian's dataset-fashion-mnist. Windows has no system folder of data
  * sets: there the test reaches this one through TRAINBENCH_DATA_DIR (under
@@ -325,6 +332,42 @@ main (void)
           "another file is refused with its name");
   status = nn_dataset_load ("", &ds, &e);
   tap_ok (status == NN_ERROR_INVALID_ARGUMENT, "an empty name is refused");
+
+  /* ---- files that are not regular files: refused, never waited on or
+   * read without end (SIGALRM ends the test if one blocks) */
+#ifndef _WIN32
+  alarm (30);
+  mkfifo (test_path ("fifo.npz"), 0600);
+  status = nn_dataset_load (test_path ("fifo.npz"), &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "FIFO"),
+          "a FIFO named .npz is refused, not waited on: %s", e.message);
+  mkfifo (test_path ("fifo-data"), 0600);
+  status = nn_dataset_load (test_path ("fifo-data"), &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "not a regular file"),
+          "a FIFO as the data set is refused: %s", e.message);
+  symlink ("/dev/zero", test_path ("zero.npz"));
+  status = nn_dataset_load (test_path ("zero.npz"), &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "character device"),
+          "/dev/zero behind an .npz name is refused, not read: %s", e.message);
+  write_idx_set (test_path ("fifo-set"), 2, 1, 2, 3, 1, 0, false);
+  snprintf (path, sizeof path, "%s" TEST_SEP "t10k-labels-idx1-ubyte", test_path ("fifo-set"));
+  remove (path);
+  mkfifo (path, 0600);
+  status = nn_dataset_load (test_path ("fifo-set"), &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "t10k-labels-idx1-ubyte")
+            && contains (e.message, "FIFO"),
+          "a FIFO among the IDX files is refused, named: %s", e.message);
+  remove (path);
+  symlink ("/dev/zero", path);
+  status = nn_dataset_load (test_path ("fifo-set"), &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "character device"),
+          "/dev/zero among the IDX files is refused: %s", e.message);
+  alarm (0);
+#else
+  status = nn_dataset_load_npz ("NUL", &ds, &e);
+  tap_ok (status != NN_OK && ds == NULL && contains (e.message, "not a regular file"),
+          "the NUL device as an .npz file is refused: %s", e.message);
+#endif
 
   /* train and test images of different sizes */
   write_idx_set (test_path ("mixed"), 2, 1, 2, 3, 0, 0, false);

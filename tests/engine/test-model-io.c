@@ -2,12 +2,19 @@
  * weights file: round trip, and every kind of bad file giving a clear error.
  */
 
+#define _DEFAULT_SOURCE
+
 #include "test-util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #define MLP "flatten; dense 8 relu; dense 4 softmax"
 #define CNN "conv2d 3 3 relu padding=same; maxpool 2; dropout 0.5; flatten; dense 4"
@@ -339,6 +346,98 @@ test_files (void)
   nn_model_free (moved);
 }
 
+/* A weights file's header: magic, version, spec, input (1, 28, 28) and a
+ * parameter count, with `body` bytes of weights after it. */
+static void
+write_header (const char *path, const char *spec, uint64_t count, size_t body)
+{
+  size_t len = strlen (spec);
+  size_t size = 16 + len + 20 + body;
+  uint8_t *b = calloc (1, size);
+  uint32_t dims[3] = { 1, 28, 28 };
+  memcpy (b, "TBWEIGHT", 8);
+  b[8] = 1;
+  for (int i = 0; i < 4; i++)
+    b[12 + i] = (uint8_t) (len >> (8 * i));
+  memcpy (b + 16, spec, len);
+  for (int d = 0; d < 3; d++)
+    for (int i = 0; i < 4; i++)
+      b[16 + len + 4 * d + i] = (uint8_t) (dims[d] >> (8 * i));
+  for (int i = 0; i < 8; i++)
+    b[16 + len + 12 + i] = (uint8_t) (count >> (8 * i));
+  test_write_file (path, b, size);
+  free (b);
+}
+
+/* A file's sizes are checked against its length before a model is built
+ * for it: a short file that names a huge model costs nothing. */
+static void
+test_sizes_first (void)
+{
+  const char *path = test_path ("huge.tbw");
+  const char *huge = "flatten; dense 100000 relu; dense 100000 softmax";
+  uint64_t params = 784ull * 100000 + 100000 + 100000ull * 100000 + 100000;
+  char *text = NULL;
+  NnInputShape input;
+  NnError error;
+  NnStatus s;
+
+  /* the count the model has, but no weights after it */
+  write_header (path, huge, params, 0);
+  nn_error_clear (&error);
+  s = nn_weights_file_peek (path, &text, &input, &error);
+  tap_ok (s == NN_ERROR_FORMAT && text == NULL && strstr (error.message, "truncated") != NULL,
+          "a %s-parameter model with no weights after the header: refused by peek: %s",
+          "10,078,500,000", error.message);
+  free (text);
+  text = NULL;
+  /* a small count that the file holds, but a huge model named */
+  write_header (path, huge, 10, 40);
+  nn_error_clear (&error);
+  s = nn_weights_file_peek (path, &text, &input, &error);
+  tap_ok (s == NN_ERROR_FORMAT && text == NULL && strstr (error.message, "10 parameters") != NULL,
+          "10 parameters for a huge model: refused by peek: %s", error.message);
+  free (text);
+  text = NULL;
+  /* a file that agrees with itself peeks */
+  write_header (path, "flatten; dense 2", 784 * 2 + 2, 4 * (784 * 2 + 2));
+  nn_error_clear (&error);
+  s = nn_weights_file_peek (path, &text, &input, &error);
+  tap_ok (s == NN_OK && text != NULL, "a file that agrees with itself peeks (%s)", error.message);
+  free (text);
+}
+
+/* Weights from what is not a regular file: refused, never waited on or read
+ * without end (SIGALRM ends the test if one blocks). */
+static void
+test_special_files (void)
+{
+  char *text = NULL;
+  NnInputShape input;
+  NnError error;
+  NnStatus s;
+#ifndef _WIN32
+  alarm (30);
+  mkfifo (test_path ("fifo.tbw"), 0600);
+  nn_error_clear (&error);
+  s = nn_weights_file_peek (test_path ("fifo.tbw"), &text, &input, &error);
+  tap_ok (s == NN_ERROR_IO && text == NULL && strstr (error.message, "FIFO") != NULL,
+          "a FIFO as the weights is refused, not waited on: %s", error.message);
+  symlink ("/dev/zero", test_path ("zero.tbw"));
+  nn_error_clear (&error);
+  s = nn_weights_file_peek (test_path ("zero.tbw"), &text, &input, &error);
+  tap_ok (s == NN_ERROR_IO && text == NULL && strstr (error.message, "character device") != NULL,
+          "/dev/zero behind a weights name is refused, not read: %s", error.message);
+  alarm (0);
+#else
+  nn_error_clear (&error);
+  s = nn_weights_file_peek ("NUL", &text, &input, &error);
+  tap_ok (s == NN_ERROR_IO && text == NULL && strstr (error.message, "not a regular file") != NULL,
+          "the NUL device as the weights is refused: %s", error.message);
+#endif
+  free (text);
+}
+
 int
 main (void)
 {
@@ -347,6 +446,8 @@ main (void)
   test_bad_models ();
   test_predict ();
   test_files ();
+  test_sizes_first ();
+  test_special_files ();
   nn_dataset_free (data);
   return tap_done ();
 }
