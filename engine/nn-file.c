@@ -3,7 +3,9 @@
  *
  * An atomic file is written to a new temporary file next to the target,
  * flushed to disk and put in the target's place in one step, so a crash
- * leaves either the old file or the new one, never half of one.
+ * leaves either the old file or the new one, never half of one. Links are
+ * followed to the file they name; devices and FIFOs are written through
+ * (NnAtomicFile in nn-private.h).
  */
 
 #include "nn-private.h"
@@ -150,7 +152,27 @@ _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnEr
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%s: is a folder name, not a file name",
                           path);
   memcpy (af->path, path, n + 1);
-  parent_folder (path, af->folder, sizeof af->folder);
+
+  /* A link stands for the file it names: that one is replaced, next to
+   * itself, and the link stays (what `--out link` means to a user). */
+  int e = _nn_os_resolve_links (path, af->target, sizeof af->target);
+  if (e != 0)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (e));
+
+  /* A device or a FIFO is written through: replacing /dev/null with a file
+   * (as root) or a FIFO with one is never what was meant. */
+  const char *what = NULL;
+  e = _nn_os_open_write_through (af->target, &af->file, &what);
+  if (e != 0)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not writing to %s: %s", path,
+                          what != NULL ? what : "this", strerror (e));
+  if (af->file != NULL)
+    {
+      af->through = true;
+      return NN_OK;
+    }
+
+  parent_folder (af->target, af->folder, sizeof af->folder);
   if (make_folder && af->folder[0] != '\0')
     {
       NnStatus status = nn_folder_create (af->folder, error);
@@ -160,10 +182,9 @@ _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnEr
 
   /* The temporary name is new (created exclusively) and random, so two
    * writers never share one. */
-  int e = 0;
   for (int attempt = 0; attempt < 100 && af->file == NULL; attempt++)
     {
-      snprintf (af->tmp, sizeof af->tmp, "%s.tmp-%06x", path,
+      snprintf (af->tmp, sizeof af->tmp, "%s.tmp-%06x", af->target,
                 (unsigned) (_nn_random_u32 () & 0xffffff));
       af->file = _nn_os_create_new (af->tmp);
       e = errno;
@@ -192,6 +213,19 @@ _nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
 {
   int e = af->error;
 
+  if (af->through)
+    {
+      /* a device or a pipe: flushed, nothing to sync or put in place */
+      if (e == 0 && fflush (af->file) != 0)
+        e = errno != 0 ? errno : EIO;
+      if (fclose (af->file) != 0 && e == 0)
+        e = errno != 0 ? errno : EIO;
+      af->file = NULL;
+      if (e != 0)
+        return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path,
+                              strerror (e));
+      return NN_OK;
+    }
   if (e == 0)
     e = _nn_os_sync_file (af->file);
   if (fclose (af->file) != 0 && e == 0)
@@ -202,7 +236,7 @@ _nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
       _nn_os_remove (af->tmp);
       return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
     }
-  e = _nn_os_replace (af->tmp, af->path);
+  e = _nn_os_replace (af->tmp, af->target);
   if (e != 0)
     {
       _nn_os_remove (af->tmp);
@@ -220,7 +254,8 @@ _nn_atomic_file_abort (NnAtomicFile *af)
     {
       fclose (af->file);
       af->file = NULL;
-      _nn_os_remove (af->tmp);
+      if (!af->through)
+        _nn_os_remove (af->tmp);
     }
 }
 

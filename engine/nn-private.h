@@ -75,13 +75,25 @@ uint32_t _nn_random_u32 (void);
  * temporary file next to `path`, the contents go in with
  * _nn_atomic_file_write, and _nn_atomic_file_commit flushes it to disk and
  * puts it in the place of `path` in one step. On any failure the temporary
- * file is removed and an old `path` stays as it was; messages name `path`. */
+ * file is removed and an old `path` stays as it was; messages name `path`.
+ *
+ * What the target is decides what "in the place of" means:
+ * - a regular file or nothing: replaced or created, as above;
+ * - a symbolic link: the file it points to (through any chain of links) is
+ *   replaced or created that way, next to itself; the link stays a link;
+ * - a character device or a FIFO that something reads (/dev/null,
+ *   /dev/stdout, a pipe; on Windows NUL, CON): written through, never
+ *   replaced, with no temporary file;
+ * - a block device, a socket, a FIFO that nothing reads, a loop of links:
+ *   refused with a message that says which. */
 typedef struct
 {
-  FILE *file;           /* owned: the temporary file */
+  FILE *file;           /* owned: the temporary file, or the device written through */
+  bool through;         /* `file` is the target itself (a device or a FIFO) */
   int error;            /* errno of the first failed write, 0 while all is well */
-  char path[4096];      /* the target */
-  char tmp[4096 + 16];  /* path + ".tmp-XXXXXX" */
+  char path[4096];      /* the target as given, for messages */
+  char target[4096];    /* the file written: path with its links followed */
+  char tmp[4096 + 16];  /* target + ".tmp-XXXXXX" */
   char folder[4096];    /* the target's folder, "" for the current one */
 } NnAtomicFile;
 

@@ -18,6 +18,7 @@ import random
 import re
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -479,6 +480,56 @@ for args, pattern, name in usage_cases:
     rc, out, err = cli(*args)
     ok(rc == 2 and re.search(pattern, err) and "--help" in err,
        "usage error exits 2 and names it: " + name, "rc=%d\n" % rc + both(out, err))
+
+# ------------------------------------------------------------------ --out and --save-weights targets
+
+# A link is followed (the file it points to is replaced, the link stays); a
+# FIFO that a program reads is written through, never replaced by a file.
+if not WINDOWS:
+    import threading
+    real = os.path.join(TMP, "real-result.json")
+    link = os.path.join(TMP, "link-result.json")
+    wreal = os.path.join(TMP, "real.tbw")
+    wlink = os.path.join(TMP, "link.tbw")
+    with open(real, "w") as f:
+        f.write("old")
+    os.symlink("real-result.json", link)
+    os.symlink("real.tbw", wlink)
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--max-steps", "2",
+                       "--epochs", "1", "--out", link, "--save-weights", wlink, "--quiet")
+    doc = load_json(real)
+    ok(rc == 0 and os.path.islink(link) and os.path.islink(wlink) and isinstance(doc, dict)
+       and os.path.isfile(wreal) and not os.path.islink(wreal),
+       "--out and --save-weights through links write the files they point to; the links stay",
+       both(out, err))
+
+    fifo = os.path.join(TMP, "result.fifo")
+    os.mkfifo(fifo)
+    got = []
+
+    def read_fifo():
+        with open(fifo, "rb") as f:
+            got.append(f.read())
+
+    reader = threading.Thread(target=read_fifo, daemon=True)
+    reader.start()
+    time.sleep(0.2)
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--max-steps", "2",
+                       "--epochs", "1", "--out", fifo, "--quiet", timeout=120)
+    reader.join(10)
+    text = got[0].decode("utf-8", "replace") if got else ""
+    ok(rc == 0 and text.startswith("{") and '"schema"' in text
+       and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+       "--out FIFO: the result goes through the pipe, which stays a FIFO",
+       "rc=%d %r\n" % (rc, text[:200]) + both(out, err))
+    if not reader.is_alive():
+        rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--max-steps",
+                           "2", "--epochs", "1", "--out", fifo, "--quiet", timeout=120)
+        ok(rc == 1 and "nothing reads" in err and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+           "--out to a FIFO that nothing reads fails at once and leaves it", both(out, err))
+rc, out, err = cli("train", "--help")
+ok(rc == 0 and "symbolic link is followed" in out and "written through" in out,
+   "train --help says what --out and --save-weights do with links and devices", both(out, err))
 
 # ------------------------------------------------------------------ CPU runs and the CUDA module
 

@@ -2,6 +2,8 @@
  * leave the old file alone, run ids and the runs folder.
  */
 
+#define _DEFAULT_SOURCE
+
 #include "test-util.h"
 #include "json-check.h"
 
@@ -10,9 +12,14 @@
 #include <string.h>
 
 #ifndef _WIN32
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 #endif
 
@@ -738,12 +745,192 @@ test_replace_while_read (void)
   nn_run_result_clear (&r);
 }
 
+#ifndef _WIN32
+/* What a name is now, without following a link. */
+static mode_t
+lmode (const char *path)
+{
+  struct stat st;
+  return lstat (path, &st) == 0 ? st.st_mode & S_IFMT : 0;
+}
+
+typedef struct
+{
+  int fd;               /* the FIFO's read end, opened without waiting */
+  char data[1 << 16];
+  size_t size;
+} FifoReader;
+
+/* Reads what a writer sends until it closes, for at most 10 s. */
+static void *
+fifo_reader_cb (void *data)
+{
+  FifoReader *r = data;
+  bool heard = false;
+  for (int i = 0; i < 100; i++)
+    {
+      struct pollfd p = { r->fd, POLLIN, 0 };
+      if (poll (&p, 1, 100) <= 0)
+        continue;
+      ssize_t got = read (r->fd, r->data + r->size, sizeof r->data - 1 - r->size);
+      if (got > 0)
+        {
+          r->size += (size_t) got;
+          heard = true;
+        }
+      else if (got == 0 && heard)
+        break;   /* the writer closed */
+      else if (got == 0)
+        test_sleep (0.05);   /* no writer yet */
+    }
+  r->data[r->size] = '\0';
+  return NULL;
+}
+#endif
+
+/* Targets that are no regular file: a link is followed (the file it names
+ * is replaced, the link stays), a device or a FIFO is written through, never
+ * replaced, and a disk, a socket, a FIFO that nothing reads or a loop of
+ * links is refused. */
+static void
+test_special_targets (void)
+{
+  NnRunResult r;
+  NnError error;
+  NnStatus st;
+
+  fill_result (&r);
+#ifndef _WIN32
+  char dir[4096], real[4200], link[4200], other[4200];
+  snprintf (dir, sizeof dir, "%s", test_path ("special"));
+  test_make_folder (dir);
+
+  /* a link to an existing file, and one to a file not there yet */
+  snprintf (real, sizeof real, "%s/real.json", dir);
+  snprintf (link, sizeof link, "%s/link.json", dir);
+  test_write_file (real, "old", 3);
+  symlink ("real.json", link);
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, link, &error);
+  size_t size = 0;
+  char *text = test_read_file (real, &size);
+  tap_ok (st == NN_OK && lmode (link) == S_IFLNK && lmode (real) == S_IFREG && text != NULL
+            && size > 3 && text[0] == '{',
+          "a link: the file it names gets the result, the link stays a link (%s)",
+          error.message);
+  free (text);
+  snprintf (other, sizeof other, "%s/dangling.json", dir);
+  symlink ("not-yet.json", other);
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, other, &error);
+  snprintf (real, sizeof real, "%s/not-yet.json", dir);
+  tap_ok (st == NN_OK && lmode (other) == S_IFLNK && lmode (real) == S_IFREG,
+          "a dangling link: the file it names is created, the link stays (%s)", error.message);
+  tap_ok (count_temp_files (dir) == 0, "no temporary files left beside the links");
+
+  /* a loop of links */
+  snprintf (other, sizeof other, "%s/loop.json", dir);
+  symlink ("loop.json", other);
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, other, &error);
+  tap_ok (st == NN_ERROR_IO && strstr (error.message, "symbolic links") != NULL
+            && lmode (other) == S_IFLNK,
+          "a loop of links is refused as that and left alone: %s", error.message);
+
+  /* a FIFO that something reads: the result goes through it */
+  snprintf (other, sizeof other, "%s/fifo", dir);
+  mkfifo (other, 0600);
+  FifoReader *reader = calloc (1, sizeof *reader);
+  pthread_t thread;
+  reader->fd = open (other, O_RDONLY | O_NONBLOCK);
+  pthread_create (&thread, NULL, fifo_reader_cb, reader);
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, other, &error);
+  pthread_join (thread, NULL);
+  tap_ok (st == NN_OK && lmode (other) == S_IFIFO && strstr (reader->data, "\"schema\"") != NULL,
+          "a FIFO with a reader: written through, still a FIFO (%s; %zu bytes read)",
+          error.message, reader->size);
+  close (reader->fd);
+  free (reader);
+
+  /* a FIFO that nothing reads: refused at once, not waited on, not replaced */
+  nn_error_clear (&error);
+  alarm (20);
+  st = nn_result_write (&r, NULL, other, &error);
+  alarm (0);
+  tap_ok (st == NN_ERROR_IO && strstr (error.message, "nothing reads") != NULL
+            && lmode (other) == S_IFIFO,
+          "a FIFO that nothing reads is refused and stays: %s", error.message);
+
+  /* a socket */
+  snprintf (other, sizeof other, "%s/sock", dir);
+  int sock = socket (AF_UNIX, SOCK_STREAM, 0);
+  struct sockaddr_un addr;
+  memset (&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  if (strlen (other) < sizeof addr.sun_path)
+    memcpy (addr.sun_path, other, strlen (other) + 1);
+  if (sock >= 0 && strlen (other) < sizeof addr.sun_path
+      && bind (sock, (struct sockaddr *) &addr, sizeof addr) == 0)
+    {
+      nn_error_clear (&error);
+      st = nn_result_write (&r, NULL, other, &error);
+      tap_ok (st == NN_ERROR_IO && strstr (error.message, "socket") != NULL
+                && lmode (other) == S_IFSOCK,
+              "a socket is refused and stays: %s", error.message);
+    }
+  else
+    tap_skip ("no Unix socket could be made here", "a socket is refused");
+  if (sock >= 0)
+    close (sock);
+
+  /* device nodes of its own (root may make them; /dev/null is never
+   * touched): a character device is written through, a disk refused */
+  if (geteuid () == 0)
+    {
+      snprintf (other, sizeof other, "%s/null", dir);
+      snprintf (real, sizeof real, "%s/disk", dir);
+      if (mknod (other, S_IFCHR | 0666, makedev (1, 3)) == 0
+          && mknod (real, S_IFBLK | 0600, makedev (7, 250)) == 0)
+        {
+          nn_error_clear (&error);
+          st = nn_result_write (&r, NULL, other, &error);
+          tap_ok (st == NN_OK && lmode (other) == S_IFCHR,
+                  "a character device (a null device): written through, still a device (%s)",
+                  error.message);
+          nn_error_clear (&error);
+          st = nn_result_write (&r, NULL, real, &error);
+          tap_ok (st == NN_ERROR_IO && strstr (error.message, "block device") != NULL
+                    && lmode (real) == S_IFBLK,
+                  "a block device is refused and stays: %s", error.message);
+        }
+      else
+        tap_skip ("mknod failed here", "device nodes");
+    }
+  else
+    tap_skip ("device nodes need root", "device nodes");
+#else
+  /* NUL is the device that drops what it is given, in every folder */
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, "NUL", &error);
+  tap_ok (st == NN_OK, "NUL: written through (%s)", error.message);
+  char nul[4200];
+  snprintf (nul, sizeof nul, "%s\\nul.json", test_tmpdir ());
+  nn_error_clear (&error);
+  st = nn_result_write (&r, NULL, nul, &error);
+  tap_ok (st == NN_OK && count_temp_files (test_tmpdir ()) == 0,
+          "nul.json in a folder: written (%s), no temporary file left", error.message);
+#endif
+  nn_run_result_clear (&r);
+}
+
 int
 main (void)
 {
   test_write_and_schema ();
   test_failures ();
   test_concurrent ();
+  test_special_targets ();
   test_replace_while_read ();
   test_run_ids ();
   test_runs_dir ();
