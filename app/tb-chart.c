@@ -26,6 +26,19 @@
 /* A range smaller than this share of its values is drawn as flat: a double
  * has 16 digits, and ticks need a few of them. */
 #define MIN_RELATIVE_RANGE 1e-9
+/* ... and so is one smaller than this: steps of 1e-300 underflow when
+ * computed (pow (10, -324) is 0). */
+#define MIN_RANGE 1e-250
+
+/* Can an axis from lo to hi have ticks of its own? */
+static gboolean
+range_is_flat (double lo,
+               double hi)
+{
+  double range = hi - lo;
+
+  return !(range > MAX (fabs (lo), fabs (hi)) * MIN_RELATIVE_RANGE) || !(range > MIN_RANGE);
+}
 
 static const guint32 palette[] = {
   0x3584e4, /* blue */
@@ -417,11 +430,11 @@ tb_chart_compute_layout (const TbChartData *data,
       y_min = MIN (y_min, 0);
       y_max = MAX (y_max, 0);
     }
-  if (!(y_max - y_min > MAX (fabs (y_min), fabs (y_max)) * MIN_RELATIVE_RANGE))
+  if (range_is_flat (y_min, y_max))
     {
       /* one value, or values no tick could tell apart: a flat line in the
        * middle of a range around it */
-      double pad = fabs (y_max) > 0 ? fabs (y_max) * 0.1 : 1;
+      double pad = fabs (y_max) > MIN_RANGE ? fabs (y_max) * 0.1 : 1;
 
       y_max = (y_min + y_max) / 2 + pad;
       if (!data->y_from_zero || y_min != 0)
@@ -440,7 +453,7 @@ tb_chart_compute_layout (const TbChartData *data,
     }
   if (isfinite (data->y_ceiling) && y_max > data->y_ceiling && y_min < data->y_ceiling)
     y_max = data->y_ceiling;
-  if (!(x_max - x_min > MAX (fabs (x_min), fabs (x_max)) * MIN_RELATIVE_RANGE))
+  if (range_is_flat (x_min, x_max))
     {
       double pad = MAX (0.5, fabs (x_max) * 0.1);
       double mid = (x_min + x_max) / 2;
