@@ -118,18 +118,14 @@ get_string (JsonObject *o,
   return get_string_max (o, name, TB_RUN_MAX_NAME);
 }
 
+/* A number node's value (ints, doubles and booleans); FALSE for others. */
 static gboolean
-get_number (JsonObject *o,
-            const char *name,
-            double     *out)
+node_number (JsonNode *n,
+             double   *out)
 {
-  JsonNode *n;
   GType t;
 
-  if (o == NULL || !json_object_has_member (o, name))
-    return FALSE;
-  n = json_object_get_member (o, name);
-  if (!JSON_NODE_HOLDS_VALUE (n))
+  if (n == NULL || !JSON_NODE_HOLDS_VALUE (n))
     return FALSE;
   t = json_node_get_value_type (n);
   if (t == G_TYPE_INT64)
@@ -141,6 +137,42 @@ get_number (JsonObject *o,
   else
     return FALSE;
   return TRUE;
+}
+
+static gboolean
+get_number (JsonObject *o,
+            const char *name,
+            double     *out)
+{
+  if (o == NULL || !json_object_has_member (o, name))
+    return FALSE;
+  return node_number (json_object_get_member (o, name), out);
+}
+
+/* Whole numbers: a file's 1e20 or NaN must not reach a C conversion, which
+ * is undefined outside the type's range. */
+static gint64
+get_int64 (JsonObject *o,
+           const char *name,
+           gint64      fallback)
+{
+  double v;
+
+  if (!get_number (o, name, &v) || isnan (v))
+    return fallback;
+  if (v >= 9.2e18)
+    return G_MAXINT64;
+  if (v <= -9.2e18)
+    return G_MININT64;
+  return (gint64) v;
+}
+
+static int
+get_int (JsonObject *o,
+         const char *name,
+         int         fallback)
+{
+  return (int) CLAMP (get_int64 (o, name, fallback), G_MININT, G_MAXINT);
 }
 
 static double
@@ -478,19 +510,19 @@ tb_run_load_bytes (const char  *path,
 
   device = get_object (root, "device");
   run->device_kind = get_string (device, "kind");
-  run->device_index = (int) get_double (device, "index", 0);
+  run->device_index = get_int (device, "index", 0);
   run->device_name = get_string (device, "name");
-  run->threads = (int) get_double (device, "threads", 0);
+  run->threads = get_int (device, "threads", 0);
   run->tf32 = get_double (device, "tf32", 0) != 0;
 
   dataset = get_object (root, "dataset");
   run->dataset_name = get_string (dataset, "name");
-  run->train_samples = (int) get_double (dataset, "train_samples", 0);
-  run->test_samples = (int) get_double (dataset, "test_samples", 0);
+  run->train_samples = get_int (dataset, "train_samples", 0);
+  run->test_samples = get_int (dataset, "test_samples", 0);
 
   model = get_object (root, "model");
   run->spec = get_string_max (model, "spec", TB_RUN_MAX_TEXT);
-  run->params = (gint64) get_double (model, "params", 0);
+  run->params = get_int64 (model, "params", 0);
   run->model_name = get_string (model, "name");
   if (run->model_name == NULL)
     run->model_name = get_string (root, "model_name");
@@ -510,8 +542,8 @@ tb_run_load_bytes (const char  *path,
     }
   if (get_number (hyper, "lr", &run->lr) == FALSE && !isfinite (run->lr))
     run->lr = NAN;
-  run->batch_size = (int) get_double (hyper, "batch_size", 0);
-  run->epochs_planned = (int) get_double (hyper, "epochs", 0);
+  run->batch_size = get_int (hyper, "batch_size", 0);
+  run->epochs_planned = get_int (hyper, "epochs", 0);
 
   run->epochs = g_array_new (FALSE, TRUE, sizeof (TbEpoch));
   if (json_object_has_member (root, "epochs")
@@ -528,7 +560,7 @@ tb_run_load_bytes (const char  *path,
           if (!JSON_NODE_HOLDS_OBJECT (en))
             continue;
           eo = json_node_get_object (en);
-          e.epoch = (int) get_double (eo, "epoch", i + 1);
+          e.epoch = get_int (eo, "epoch", (int) MIN (i + 1, G_MAXINT));
           e.seconds = get_double (eo, "seconds", NAN);
           e.train_loss = get_double (eo, "train_loss", NAN);
           e.train_accuracy = get_double (eo, "train_accuracy", NAN);
@@ -542,7 +574,7 @@ tb_run_load_bytes (const char  *path,
   run->loss_curve = g_array_new (FALSE, FALSE, sizeof (double));
   run->loss_steps = g_array_new (FALSE, FALSE, sizeof (double));
   steps = get_object (root, "steps");
-  run->step_count = (gint64) get_double (steps, "count", 0);
+  run->step_count = get_int64 (steps, "count", 0);
   if (steps != NULL && json_object_has_member (steps, "loss_curve")
       && JSON_NODE_HOLDS_ARRAY (json_object_get_member (steps, "loss_curve")))
     {
@@ -555,15 +587,21 @@ tb_run_load_bytes (const char  *path,
 
           double step = i;
 
-          /* [step, loss] pairs; plain numbers are accepted too */
+          /* [step, loss] pairs; plain numbers are accepted too; anything
+           * else is a gap */
           if (JSON_NODE_HOLDS_VALUE (vn))
-            v = json_node_get_double (vn);
+            {
+              if (!node_number (vn, &v))
+                v = NAN;
+            }
           else if (JSON_NODE_HOLDS_ARRAY (vn) && json_array_get_length (json_node_get_array (vn)) == 2)
             {
               JsonArray *pair = json_node_get_array (vn);
 
-              step = json_array_get_double_element (pair, 0);
-              v = json_array_get_double_element (pair, 1);
+              if (!node_number (json_array_get_element (pair, 0), &step))
+                step = i;
+              if (!node_number (json_array_get_element (pair, 1), &v))
+                v = NAN;
             }
           g_array_append_val (run->loss_curve, v);
           g_array_append_val (run->loss_steps, step);
