@@ -1,0 +1,107 @@
+/* fuzz-result.c: libFuzzer target for the result file reader (tb_run_load_data,
+ * the same code that reads the runs folder, imports and the headless
+ * export). Any bytes go in: the reader must refuse them with a message that
+ * names the file, or give a run whose labels, CSV row and comparison charts
+ * all work. GLib criticals and warnings are fatal, so a misused API counts.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz-glib.h"
+#include "tb-run.h"
+
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize (int    *argc,
+                      char ***argv)
+{
+  fuzz_glib_init ();
+  return 0;
+}
+
+static void
+fail (const char *what, const char *detail)
+{
+  fprintf (stderr, "fuzz-result: %s: %s\n", what, detail != NULL ? detail : "");
+  abort ();
+}
+
+static void
+check_text (const char *what, const char *text, gsize max)
+{
+  if (text != NULL && (!g_utf8_validate (text, -1, NULL) || strlen (text) > max))
+    fail (what, "not bounded UTF-8");
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  GError *error = NULL;
+  TbRun *run = tb_run_load_data ("fuzz.json", (const char *) data, size, &error);
+  GPtrArray *runs;
+  TbChartData *chart;
+  char *text;
+
+  if (run == NULL)
+    {
+      if (error == NULL || strstr (error->message, "fuzz.json") == NULL)
+        fail ("refused without naming the file", error != NULL ? error->message : NULL);
+      g_error_free (error);
+      return 0;
+    }
+  if (error != NULL)
+    fail ("a run and an error", error->message);
+  if (run->run_id == NULL || run->status == NULL || run->epochs == NULL
+      || run->loss_curve->len != run->loss_steps->len)
+    fail ("a run without its required fields", NULL);
+  check_text ("device_name", run->device_name, TB_RUN_MAX_NAME);
+  check_text ("os_name", run->os_name, TB_RUN_MAX_NAME);
+  check_text ("dataset_name", run->dataset_name, TB_RUN_MAX_NAME);
+  check_text ("spec", run->spec, TB_RUN_MAX_TEXT);
+  check_text ("error", run->error, TB_RUN_MAX_TEXT);
+
+  (void) tb_run_seconds_per_epoch (run);
+  (void) tb_run_final_accuracy (run);
+  g_free (tb_run_device_label (run));
+  g_free (tb_run_os_label (run));
+  (void) tb_run_model_label (run);
+
+  runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_ptr_array_add (runs, run);
+  g_ptr_array_add (runs, tb_run_ref (run));
+
+  /* one CSV line per run, whatever the file's text */
+  text = tb_runs_format_csv (runs);
+  {
+    guint lines = 0;
+    gboolean quoted = FALSE;
+
+    for (const char *p = text; *p; p++)
+      {
+        if (*p == '"')
+          quoted = !quoted;
+        else if (*p == '\n' && !quoted)
+          lines++;
+      }
+    if (lines != 1 + runs->len || quoted)
+      fail ("the CSV has other rows than one per run", text);
+  }
+  g_free (text);
+
+  chart = tb_runs_compare_bars (runs, TB_GROUP_DEVICE);
+  tb_chart_data_free (chart);
+  chart = tb_runs_compare_bars (runs, TB_GROUP_OS);
+  tb_chart_data_free (chart);
+  chart = tb_runs_compare_accuracy (runs);
+  tb_chart_data_free (chart);
+  chart = tb_runs_compare_loss (runs);
+  tb_chart_data_free (chart);
+
+  g_ptr_array_unref (runs);
+  return 0;
+}
