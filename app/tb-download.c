@@ -595,7 +595,9 @@ read_body (GBufferedInputStream  *in,
       if (*chunk_left == 0)
         {
           /* the chunk's CRLF */
-          g_autoptr(GBytes) end = read_line (in, 1024, budget, cancellable, NULL);
+          GBytes *end = read_line (in, 1024, budget, cancellable, NULL);
+
+          g_clear_pointer (&end, g_bytes_unref);
         }
     }
   return n;
