@@ -223,12 +223,19 @@ run_one (TbCliRun *run, const char *command)
     tb_cli_error ("%s: the run failed: %s", command,
                   error.message[0] ? error.message : run->result.error);
 
-  /* The result file, whatever happened. */
+  /* The result file, whatever happened: the file --out names, or a new
+   * one in the runs folder that never replaces another run's. */
+  NnError rerr;
+  NnStatus written;
+  nn_error_clear (&rerr);
   if (run->out_path != NULL)
-    snprintf (run->result_path, sizeof run->result_path, "%s", run->out_path);
+    {
+      snprintf (run->result_path, sizeof run->result_path, "%s", run->out_path);
+      written = nn_result_write (&run->result, NULL, run->result_path, &rerr);
+    }
   else
     {
-      char dir[4096], name[sizeof run->result.run_id + 8];
+      char dir[4096];
       NnError derr;
       if (run->out_dir != NULL)
         snprintf (dir, sizeof dir, "%s", run->out_dir);
@@ -242,13 +249,10 @@ run_one (TbCliRun *run, const char *command)
             nn_trainer_free (trainer);
           return TB_CLI_EXIT_FAILED;
         }
-      snprintf (name, sizeof name, "%s.json", run->result.run_id[0] ? run->result.run_id : "run");
-      nn_path_join (run->result_path, sizeof run->result_path, dir, name);
+      written = nn_result_write_new (&run->result, NULL, dir, run->result_path,
+                                     sizeof run->result_path, &rerr);
     }
-
-  NnError rerr;
-  nn_error_clear (&rerr);
-  if (nn_result_write (&run->result, NULL, run->result_path, &rerr) != NN_OK)
+  if (written != NN_OK)
     {
       tb_cli_error ("%s: cannot write the result file: %s", command, rerr.message);
       run->result_path[0] = '\0';

@@ -413,11 +413,14 @@ run_thread (GTask        *task,
                    result.started_at, sizeof result.started_at);
   if (cfg->runs_dir != NULL && g_mkdir_with_parents (cfg->runs_dir, 0755) == 0)
     {
-      g_autofree char *name = g_strconcat (result.run_id, ".json", NULL);
+      char written[4096 + 128];
       NnError werr = { 0 };
 
-      path = g_build_filename (cfg->runs_dir, name, NULL);
-      if (nn_result_write (&result, NULL, path, &werr) != NN_OK)
+      /* a new file, named after the run id: never another run's */
+      if (nn_result_write_new (&result, NULL, cfg->runs_dir, written, sizeof written, &werr)
+          == NN_OK)
+        path = g_strdup (written);
+      else
         {
           nn_run_result_clear (&result);
           g_task_return_error (task, error_from_nn (&werr));

@@ -140,8 +140,12 @@ _nn_random_u32 (void)
 
 /* ---------------------------------------------------------------- atomic files */
 
-NnStatus
-_nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnError *error)
+/* `follow`: links are followed and devices written through (a file put in
+ * the place of `path`); else `path` is a new name, taken by whatever is
+ * there (_nn_atomic_file_commit_new). */
+static NnStatus
+atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, bool follow,
+                  NnError *error)
 {
   size_t n = path != NULL ? strlen (path) : 0;
 
@@ -152,17 +156,18 @@ _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnEr
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%s: is a folder name, not a file name",
                           path);
   memcpy (af->path, path, n + 1);
+  memcpy (af->target, path, n + 1);
 
   /* A link stands for the file it names: that one is replaced, next to
    * itself, and the link stays (what `--out link` means to a user). */
-  int e = _nn_os_resolve_links (path, af->target, sizeof af->target);
+  int e = follow ? _nn_os_resolve_links (path, af->target, sizeof af->target) : 0;
   if (e != 0)
     return _nn_error_set (error, NN_ERROR_IO, "%s: %s", path, strerror (e));
 
   /* A device or a FIFO is written through: replacing /dev/null with a file
    * (as root) or a FIFO with one is never what was meant. */
   const char *what = NULL;
-  e = _nn_os_open_write_through (af->target, &af->file, &what);
+  e = follow ? _nn_os_open_write_through (af->target, &af->file, &what) : 0;
   if (e != 0)
     return _nn_error_set (error, NN_ERROR_IO, "%s: not writing to %s: %s", path,
                           what != NULL ? what : "this", strerror (e));
@@ -197,6 +202,18 @@ _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnEr
   return NN_OK;
 }
 
+NnStatus
+_nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, NnError *error)
+{
+  return atomic_file_open (af, path, make_folder, true, error);
+}
+
+NnStatus
+_nn_atomic_file_open_new (NnAtomicFile *af, const char *path, bool make_folder, NnError *error)
+{
+  return atomic_file_open (af, path, make_folder, false, error);
+}
+
 bool
 _nn_atomic_file_write (NnAtomicFile *af, const void *data, size_t size)
 {
@@ -206,6 +223,42 @@ _nn_atomic_file_write (NnAtomicFile *af, const void *data, size_t size)
   if (fwrite (data, 1, size, af->file) != size)
     af->error = errno != 0 ? errno : EIO;
   return af->error == 0;
+}
+
+/* Flush and close the temporary file; 0 or an errno value (the temporary
+ * file is removed then). */
+static int
+finish_temporary (NnAtomicFile *af)
+{
+  int e = af->error;
+
+  if (e == 0)
+    e = _nn_os_sync_file (af->file);
+  if (fclose (af->file) != 0 && e == 0)
+    e = errno != 0 ? errno : EIO;
+  af->file = NULL;
+  if (e != 0)
+    _nn_os_remove (af->tmp);
+  return e;
+}
+
+NnStatus
+_nn_atomic_file_commit_new (NnAtomicFile *af, bool *taken, NnError *error)
+{
+  *taken = false;
+  int e = finish_temporary (af);
+  if (e != 0)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
+  e = _nn_os_place_new (af->tmp, af->target);
+  if (e != 0)
+    {
+      _nn_os_remove (af->tmp);
+      *taken = e == EEXIST;
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not create the file: %s", af->path,
+                            strerror (e));
+    }
+  _nn_os_sync_folder (af->folder);
+  return NN_OK;
 }
 
 NnStatus
@@ -226,16 +279,9 @@ _nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
                               strerror (e));
       return NN_OK;
     }
-  if (e == 0)
-    e = _nn_os_sync_file (af->file);
-  if (fclose (af->file) != 0 && e == 0)
-    e = errno != 0 ? errno : EIO;
-  af->file = NULL;
+  e = finish_temporary (af);
   if (e != 0)
-    {
-      _nn_os_remove (af->tmp);
-      return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
-    }
+    return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
   e = _nn_os_replace (af->tmp, af->target);
   if (e != 0)
     {

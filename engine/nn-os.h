@@ -112,6 +112,13 @@ int _nn_os_sync_file (FILE *f);
  * value. */
 int _nn_os_replace (const char *from, const char *to);
 
+/* Put `from` at `to` in one step only if nothing has that name: 0, EEXIST
+ * when something does (`from` stays), or another errno value. POSIX:
+ * renameat2 with RENAME_NOREPLACE, or a hard link and an unlink where the
+ * file system has no such rename; Windows: MoveFileExW without
+ * MOVEFILE_REPLACE_EXISTING. */
+int _nn_os_place_new (const char *from, const char *to);
+
 /* Make a replace in `folder` ("" for the current one) durable where the OS
  * needs a separate step for that (fsync of the folder on POSIX). Failures
  * are ignored: the data is already written. */

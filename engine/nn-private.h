@@ -102,6 +102,14 @@ NnStatus _nn_atomic_file_open (NnAtomicFile *af, const char *path, bool make_fol
                                NnError *error);
 bool _nn_atomic_file_write (NnAtomicFile *af, const void *data, size_t size);
 NnStatus _nn_atomic_file_commit (NnAtomicFile *af, NnError *error);
+
+/* A file that is new or nothing: `path` is taken by whatever has that name
+ * (a file, a link, a device), which is never replaced or followed. Written
+ * as above; _nn_atomic_file_commit_new puts it in place only if the name is
+ * still free, else fails with *taken = true and the temporary file gone. */
+NnStatus _nn_atomic_file_open_new (NnAtomicFile *af, const char *path, bool make_folder,
+                                   NnError *error);
+NnStatus _nn_atomic_file_commit_new (NnAtomicFile *af, bool *taken, NnError *error);
 /* Give up: the temporary file goes, the target stays as it was. */
 void _nn_atomic_file_abort (NnAtomicFile *af);
 

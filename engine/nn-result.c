@@ -307,6 +307,95 @@ nn_result_write (const NnRunResult *result,
   return status;
 }
 
+/* The run id with another last part: its 4 hex digits drawn again
+ * ("...-cpu-4f2a" -> "...-cpu-91c3"), or "-XXXX" added to an id without
+ * them. */
+static void
+run_id_redraw (char *run_id, size_t size)
+{
+  size_t n = strlen (run_id);
+  bool hex = n >= 5 && run_id[n - 5] == '-';
+  for (size_t i = n >= 4 ? n - 4 : 0; hex && i < n; i++)
+    hex = (run_id[i] >= '0' && run_id[i] <= '9') || (run_id[i] >= 'a' && run_id[i] <= 'f');
+  if (hex)
+    n -= 5;
+  if (n + 6 > size)
+    n = size > 6 ? size - 6 : 0;
+  snprintf (run_id + n, size - n, "-%04x", (unsigned) (_nn_random_u32 () & 0xffff));
+}
+
+NnStatus
+nn_result_write_new (NnRunResult *result,
+                     const NnSystemInfo *system,
+                     const char *folder,
+                     char *path,
+                     size_t path_size,
+                     NnError *error)
+{
+  NnSystemInfo now;
+  char name[sizeof result->run_id + 8];
+  char target[4096 + sizeof name];
+
+  if (path != NULL && path_size > 0)
+    path[0] = '\0';
+  if (result == NULL || folder == NULL || folder[0] == '\0')
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "nn_result_write_new: result and folder are required");
+  if (result->epoch_count < 0 || (result->epoch_count > 0 && result->epochs == NULL))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: the result has %d epochs but no epoch records", folder,
+                          (int) result->epoch_count);
+  if (system == NULL)
+    {
+      nn_system_info (&now);
+      system = &now;
+    }
+  if (result->run_id[0] == '\0')
+    snprintf (result->run_id, sizeof result->run_id, "run");
+
+  /* The run id names the file: a new name, never another run's file. Ids
+   * made in the same second by two processes share all but 16 random bits,
+   * so a taken name is met now and then: the run then gets another id. */
+  for (int attempt = 0; attempt < 64; attempt++)
+    {
+      if (attempt > 0)
+        run_id_redraw (result->run_id, sizeof result->run_id);
+      snprintf (name, sizeof name, "%s.json", result->run_id);
+      if (!nn_path_join (target, sizeof target, folder, name))
+        return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%.200s...: path too long",
+                              folder);
+
+      NnJson json;
+      _nn_json_init (&json);
+      write_result (&json, result, system);
+      if (!_nn_json_ok (&json))
+        {
+          _nn_json_free (&json);
+          return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory writing the result",
+                                target);
+        }
+      NnAtomicFile af;
+      bool taken = false;
+      NnStatus status = _nn_atomic_file_open_new (&af, target, true, error);
+      if (status == NN_OK)
+        {
+          _nn_atomic_file_write (&af, json.data, json.len);
+          status = _nn_atomic_file_commit_new (&af, &taken, error);
+        }
+      _nn_json_free (&json);
+      if (status == NN_OK)
+        {
+          if (path != NULL && path_size > 0)
+            snprintf (path, path_size, "%s", target);
+          return NN_OK;
+        }
+      if (!taken)
+        return status;
+    }
+  return _nn_error_set (error, NN_ERROR_IO, "%s: no free name for the result after 64 tries",
+                        folder);
+}
+
 /* ---------------------------------------------------------------- run ids */
 
 void

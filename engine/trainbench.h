@@ -531,11 +531,28 @@ int32_t nn_threads_set (int32_t threads);
 /* ---------------------------------------------------------------- results */
 
 /* Write a result as schema-1 JSON to `path` atomically (temporary file, flush,
- * rename). `system` may be NULL (then it is read now). */
+ * rename): a file the caller named, replaced when it exists (links are
+ * followed, devices and FIFOs written through; see NnAtomicFile). Results
+ * in the runs folder go through nn_result_write_new, which never replaces.
+ * `system` may be NULL (then it is read now). */
 NnStatus nn_result_write (const NnRunResult *result,
                           const NnSystemInfo *system,
                           const char *path,
                           NnError *error);
+
+/* Write a result as a new file in `folder` (made when missing), named
+ * after its run id: FOLDER/RUN_ID.json. It never replaces a file: when the
+ * name is taken (two runs in the same second drew the same id), the run
+ * gets another id, its last 4 hex digits drawn again, which result->run_id
+ * then holds and the file is named after. Written in full and put in place
+ * in one step, like nn_result_write. The path written goes into `path`
+ * (may be NULL). */
+NnStatus nn_result_write_new (NnRunResult *result,
+                              const NnSystemInfo *system,
+                              const char *folder,
+                              char *path,
+                              size_t path_size,
+                              NnError *error);
 
 /* Make a new run id ("20261130T050312Z-mlp-small-cpu-4f2a") and a started_at. */
 void nn_run_id_new (const char *model_name,

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -255,6 +256,25 @@ int
 _nn_os_replace (const char *from, const char *to)
 {
   return rename (from, to) == 0 ? 0 : errno;
+}
+
+int
+_nn_os_place_new (const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+  if (renameat2 (AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+    return 0;
+  /* EINVAL: a file system without it (NFS, some FUSE ones); ENOSYS: an
+   * old kernel */
+  if (errno != EINVAL && errno != ENOSYS)
+    return errno;
+#endif
+  /* a second name for the file, made only if `to` is free, then the first
+   * name goes */
+  if (link (from, to) != 0)
+    return errno;
+  unlink (from);
+  return 0;
 }
 
 void

@@ -554,6 +554,25 @@ _nn_os_replace (const char *from, const char *to)
   return error == ERROR_SUCCESS ? 0 : errno_from (error);
 }
 
+int
+_nn_os_place_new (const char *from, const char *to)
+{
+  wchar_t *wfrom = wide (from);
+  wchar_t *wto = wfrom != NULL ? wide (to) : NULL;
+  if (wto == NULL)
+    {
+      int e = errno;
+      free (wfrom);
+      return e;
+    }
+  /* without MOVEFILE_REPLACE_EXISTING it fails when `to` exists */
+  BOOL ok = MoveFileExW (wfrom, wto, MOVEFILE_WRITE_THROUGH);
+  DWORD error = GetLastError ();
+  free (wfrom);
+  free (wto);
+  return ok ? 0 : errno_from (error);
+}
+
 void
 _nn_os_sync_folder (const char *folder)
 {

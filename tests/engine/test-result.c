@@ -788,6 +788,124 @@ fifo_reader_cb (void *data)
 }
 #endif
 
+typedef struct
+{
+  const char *dir;
+  const char *run_id;
+  int failures;
+  char paths[20][4200];
+} NewWriter;
+
+static void *
+new_writer_cb (void *data)
+{
+  NewWriter *w = data;
+  NnRunResult r;
+  fill_result (&r);
+  for (int i = 0; i < 20; i++)
+    {
+      NnError error;
+      snprintf (r.run_id, sizeof r.run_id, "%s", w->run_id);
+      if (nn_result_write_new (&r, NULL, w->dir, w->paths[i], sizeof w->paths[i], &error) != NN_OK)
+        w->failures++;
+    }
+  nn_run_result_clear (&r);
+  return NULL;
+}
+
+/* Results in a runs folder are new files: a run whose id is taken (two
+ * runs drew the same id in the same second) gets another id and never
+ * replaces the other's file. */
+static void
+test_new_files (void)
+{
+  NnRunResult r, twin;
+  NnError error;
+  char dir[4096], first[4200], second[4200];
+  char id[64];
+
+  snprintf (dir, sizeof dir, "%s", test_path ("runs-new"));
+  fill_result (&r);
+  snprintf (id, sizeof id, "%s", r.run_id);
+  nn_error_clear (&error);
+  NnStatus st = nn_result_write_new (&r, NULL, dir, first, sizeof first, &error);
+  char want[4200];
+  snprintf (want, sizeof want, "%s" TEST_SEP "%s.json", dir, id);
+  tap_ok (st == NN_OK && strcmp (first, want) == 0 && strcmp (r.run_id, id) == 0,
+          "a new result is FOLDER/RUN_ID.json, the folder made (%s)", error.message);
+  size_t first_size = 0;
+  char *before = test_read_file (first, &first_size);
+
+  fill_result (&twin);
+  snprintf (twin.run_id, sizeof twin.run_id, "%s", id);
+  twin.status = NN_RUN_FAILED;
+  snprintf (twin.error, sizeof twin.error, "the other run");
+  nn_error_clear (&error);
+  st = nn_result_write_new (&twin, NULL, dir, second, sizeof second, &error);
+  size_t after_size = 0;
+  char *after = test_read_file (first, &after_size);
+  tap_ok (st == NN_OK && strcmp (second, first) != 0 && strcmp (twin.run_id, id) != 0
+            && strncmp (twin.run_id, id, strlen (id) - 4) == 0,
+          "a run with the same id gets another one: %s (%s)", twin.run_id, error.message);
+  tap_ok (before != NULL && after != NULL && first_size == after_size
+            && memcmp (before, after, first_size) == 0,
+          "and the first run's file is untouched");
+  JcParser jp;
+  char *text = NULL;
+  char quoted[80];
+  snprintf (quoted, sizeof quoted, "\"%s\"", twin.run_id);
+  snprintf (want, sizeof want, "%s" TEST_SEP "%s.json", dir, twin.run_id);
+  tap_ok (strcmp (second, want) == 0 && load (second, &jp, &text)
+            && value_is (&jp, "run_id", quoted),
+          "the second file is named after its new id, which it records");
+  free (jp.entries);
+  free (text);
+  free (before);
+  free (after);
+
+#ifndef _WIN32
+  /* a link that has the name is taken as a taken name, never followed */
+  char link[4200], aim[4200];
+  nn_run_result_clear (&twin);
+  fill_result (&twin);
+  snprintf (link, sizeof link, "%s" TEST_SEP "%s.json", dir, twin.run_id);
+  snprintf (aim, sizeof aim, "%s" TEST_SEP "aim", dir);
+  test_write_file (aim, "aim", 3);
+  symlink ("aim", link);
+  nn_error_clear (&error);
+  st = nn_result_write_new (&twin, NULL, dir, second, sizeof second, &error);
+  text = test_read_file (aim, &after_size);
+  tap_ok (st == NN_OK && strcmp (second, link) != 0 && text != NULL && after_size == 3,
+          "a link with the run's name is not followed: %s (%s)", second, error.message);
+  free (text);
+  nn_run_result_clear (&twin);
+#endif
+
+  /* 4 threads x 20 results, all with one id: 80 files, none replaced */
+  char race[4096];
+  snprintf (race, sizeof race, "%s", test_path ("runs-race"));
+  pthread_t threads[4];
+  NewWriter *writers = calloc (4, sizeof *writers);
+  for (int t = 0; t < 4; t++)
+    {
+      writers[t].dir = race;
+      writers[t].run_id = id;
+      pthread_create (&threads[t], NULL, new_writer_cb, &writers[t]);
+    }
+  int failures = 0;
+  for (int t = 0; t < 4; t++)
+    {
+      pthread_join (threads[t], NULL);
+      failures += writers[t].failures;
+    }
+  int files = test_count_names (race, ".json");
+  tap_ok (failures == 0 && files == 80 && count_temp_files (race) == 0,
+          "4 threads x 20 results with one id: %d failures, %d files", failures, files);
+  free (writers);
+  nn_run_result_clear (&r);
+  nn_run_result_clear (&twin);
+}
+
 /* Targets that are no regular file: a link is followed (the file it names
  * is replaced, the link stays), a device or a FIFO is written through, never
  * replaced, and a disk, a socket, a FIFO that nothing reads or a loop of
@@ -931,6 +1049,7 @@ main (void)
   test_failures ();
   test_concurrent ();
   test_special_targets ();
+  test_new_files ();
   test_replace_while_read ();
   test_run_ids ();
   test_runs_dir ();
