@@ -404,6 +404,43 @@ test_long_strings (void)
   g_unlink (source);
 }
 
+#ifdef G_OS_UNIX
+/* Files opened from the command line, dropped or picked are imported: a
+ * FIFO among them blocked the import worker forever, and /dev/zero was read
+ * until memory ran out. Each is refused at once with a dialog saying why. */
+static void
+test_import_special (void)
+{
+  g_autofree char *fifo = g_build_filename (g_get_tmp_dir (), "trainbench-import-fifo.json", NULL);
+  g_autoptr(GFile) fifo_file = NULL;
+  g_autoptr(GFile) zero_file = g_file_new_for_path ("/dev/zero");
+  GFile *files[2];
+  gint64 t0;
+  GtkWindow *dialog;
+  guint before = count_rows ();
+
+  g_unlink (fifo);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  fifo_file = g_file_new_for_path (fifo);
+  files[0] = fifo_file;
+  files[1] = zero_file;
+  t0 = g_get_monotonic_time ();
+  _tb_window_runs_import (window, files, 2);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 20));
+  tb_test_spin (200);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
+  g_assert_cmpuint (count_rows (), ==, before);
+  dialog = newest_dialog ();
+  g_assert_nonnull (dialog);
+  g_test_message ("%s", adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "not a regular file"));
+  /* one dialog per file */
+  while ((dialog = newest_dialog ()) != NULL)
+    gtk_window_destroy (dialog);
+  g_unlink (fifo);
+}
+#endif
+
 static gboolean
 window_gone (gpointer data)
 {
@@ -447,6 +484,9 @@ main (int    argc,
   g_test_add_func ("/history/add-one", test_add_one);
   g_test_add_func ("/history/import-once", test_import_once);
   g_test_add_func ("/history/long-strings", test_long_strings);
+#ifdef G_OS_UNIX
+  g_test_add_func ("/history/import-special", test_import_special);
+#endif
   g_test_add_func ("/history/close-while-loading", test_close_while_loading);
   status = g_test_run ();
 
