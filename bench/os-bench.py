@@ -24,7 +24,10 @@ tables say "wine", and the result files carry system.os.emulated_by.
 
 Run it on an otherwise idle machine: the .jsonl records the load average
 before each run and each run's user and system CPU seconds (wait4), so a
-run that shared the cores with a build can be told apart.
+run that shared the cores with a build can be told apart; at 1 thread the
+user seconds (the whole process: loading the data set, evaluation, and
+under wine its own start-up too) compare the builds better than the wall
+clock when the machine is busy.
 """
 import argparse
 import datetime
@@ -165,8 +168,9 @@ def main():
               "Every run, with its command, load and CPU time, is in "
               f"`{os.path.basename(jsonl)}`; the result files are in `{a.label}-runs/`.", "",
               "| preset | threads | Linux epoch s | wine epoch s | wine / Linux | "
-              "Linux step ms | wine step ms | Linux BLAS | wine BLAS |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "Linux step ms | wine step ms | Linux user s | wine user s | Linux BLAS | "
+              "wine BLAS |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for t in threads:
         for preset in presets:
             lin = [r for r in rows if r["os"] == "linux" and r["preset"] == preset
@@ -175,6 +179,7 @@ def main():
                    and r["threads"] == t and r["exit"] == 0]
             le, we = median(lin, "epoch_s"), median(win, "epoch_s")
             ls, ws = median(lin, "step_ms_median"), median(win, "step_ms_median")
+            lu, wu = median(lin, "user_s"), median(win, "user_s")
 
             def blas(rs):
                 return (f"{rs[0]['blas']['version']} {rs[0]['blas']['core']}"
@@ -184,7 +189,7 @@ def main():
                 return "-" if v is None else f"{v:.{d}f}"
             ratio = f"{we / le:.2f}" if le and we else "-"
             lines.append(f"| {preset} | {t} | {fmt(le)} | {fmt(we)} | {ratio} | {fmt(ls, 4)} | "
-                         f"{fmt(ws, 4)} | {blas(lin)} | {blas(win)} |")
+                         f"{fmt(ws, 4)} | {fmt(lu, 2)} | {fmt(wu, 2)} | {blas(lin)} | {blas(win)} |")
     failed = [r for r in rows if r["exit"] != 0]
     if failed:
         lines += ["", f"{len(failed)} runs failed; their output is in the .jsonl."]
