@@ -354,20 +354,21 @@ tb_run_load (const char  *path,
   return tb_run_load_bytes (path, contents, error);
 }
 
-/* Is the text JSON that json-glib can read without recursing deeper than
- * TB_RUN_MAX_DEPTH? json-glib's parser recurses once per nested array or
- * object: 100,000 levels (200 KB of "[") overflow the stack. Brackets are
- * counted outside double-quoted strings; json-glib also takes 'single
- * quoted' strings and comments, in which brackets and quotes would be
- * counted wrongly, so those are refused: results never have them. */
+/* Is the text JSON that json-glib can read within bounds? Its parser
+ * recurses once per nested array or object: 100,000 levels (200 KB of "[")
+ * overflow the stack; and it keeps about 100 bytes per value. Brackets and
+ * commas are counted outside double-quoted strings; json-glib also takes
+ * 'single quoted' strings and comments, in which they would be counted
+ * wrongly, so those are refused: results never have them. */
 static gboolean
-check_nesting (const char  *data,
-               gsize        length,
-               const char  *path,
-               GError     **error)
+check_structure (const char  *data,
+                 gsize        length,
+                 const char  *path,
+                 GError     **error)
 {
   gboolean in_string = FALSE;
   guint depth = 0;
+  guint values = 0;
 
   for (gsize i = 0; i < length; i++)
     {
@@ -400,6 +401,15 @@ check_nesting (const char  *data,
         case '}':
           if (depth > 0)
             depth--;
+          break;
+        case ',':
+          if (++values > TB_RUN_MAX_VALUES)
+            {
+              g_autofree char *why = g_strdup_printf (_("it has more than %d values, more than any result"), TB_RUN_MAX_VALUES);
+
+              set_unreadable (error, path, why);
+              return FALSE;
+            }
           break;
         case '\'':
         case '/':
@@ -455,7 +465,7 @@ tb_run_load_bytes (const char  *path,
       set_unreadable (error, path, why);
       return NULL;
     }
-  if (!check_nesting (data, length, path, error))
+  if (!check_structure (data, length, path, error))
     return NULL;
 
   display = display_name (path);

@@ -18,6 +18,10 @@ G_BEGIN_DECLS
 /* Arrays and objects inside each other: a result has 4 levels; json-glib
  * recurses once per level and overflows the stack at about 100,000. */
 #define TB_RUN_MAX_DEPTH 64
+/* Values (array elements and object members): 100,000 epochs are 800,000.
+ * json-glib keeps about 100 bytes per value: 32 MiB of "0," took 1.6 GB
+ * and 13 s to parse. */
+#define TB_RUN_MAX_VALUES 1000000
 /* Names and labels shown in rows, legends and tables (bytes). */
 #define TB_RUN_MAX_NAME 256
 /* Longer texts: the model spec (the engine's is at most 2048 bytes) and the
@@ -93,8 +97,9 @@ TbRun *tb_run_load (const char  *path,
                     GError     **error);
 /* The same for a file already read into memory; `path` is where it came
  * from: the run's path and the name in errors. Text of more than
- * TB_RUN_MAX_BYTES or nested deeper than TB_RUN_MAX_DEPTH is refused
- * before it is parsed; long names are cut (ending in "…"). */
+ * TB_RUN_MAX_BYTES, nested deeper than TB_RUN_MAX_DEPTH or with more than
+ * TB_RUN_MAX_VALUES values is refused before it is parsed; long names are
+ * cut (ending in "…"). */
 TbRun *tb_run_load_data (const char  *path,
                          const char  *data,
                          gsize        length,

@@ -401,7 +401,8 @@ test_special_files (void)
 #endif
 
 /* A file larger than results ever are is refused with a message that says
- * so, without reading it (a 200 MB one took 3.4 GB). */
+ * so, without reading it (a 200 MB one took 3.4 GB); so is one with more
+ * values than any result. */
 static void
 test_too_large (void)
 {
@@ -428,6 +429,27 @@ test_too_large (void)
   g_assert_nonnull (strstr (error->message, "MiB"));
   g_clear_error (&error);
   g_unlink (path);
+
+  /* within the size, but 16 million numbers: json-glib took 1.6 GB and
+   * 13 s for them; refused before it sees them */
+  {
+    gsize n = 16 * 1000 * 1000;
+    GString *wide = g_string_sized_new (2 * n + 100);
+    gint64 t0 = g_get_monotonic_time ();
+
+    g_string_append (wide, "{\"schema\": 1, \"run_id\": \"x\", \"status\": \"completed\", \"steps\": {\"loss_curve\": [");
+    for (gsize i = 0; i < n; i++)
+      g_string_append (wide, i > 0 ? ",0" : "0");
+    g_string_append (wide, "]}}");
+    g_assert_cmpuint (wide->len, <=, TB_RUN_MAX_BYTES);
+    g_assert_null (tb_run_load_data ("wide.json", wide->str, wide->len, &error));
+    g_test_message ("%s", error->message);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_assert_nonnull (strstr (error->message, "values"));
+    g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+    g_clear_error (&error);
+    g_string_free (wide, TRUE);
+  }
 
   /* the same bound for text already in memory */
   big = g_malloc0 (TB_RUN_MAX_BYTES + 1);
