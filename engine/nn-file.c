@@ -279,6 +279,8 @@ _nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
                               strerror (e));
       return NN_OK;
     }
+  uint64_t written[2] = { 0, 0 }, now[2] = { 0, 0 };
+  bool known = af->confirm && _nn_os_file_id (af->file, written);
   e = finish_temporary (af);
   if (e != 0)
     return _nn_error_set (error, NN_ERROR_IO, "%s: could not write: %s", af->path, strerror (e));
@@ -290,6 +292,14 @@ _nn_atomic_file_commit (NnAtomicFile *af, NnError *error)
                             strerror (e));
     }
   _nn_os_sync_folder (af->folder);
+  /* what is reported is true of the file there: another writer that put
+   * its own file in place after this one is not taken for this one */
+  if (known && (!_nn_os_path_id (af->target, now) || now[0] != written[0]
+                || now[1] != written[1]))
+    return _nn_error_set (error, NN_ERROR_IO,
+                          "%s: another program replaced the file at the same moment: it holds "
+                          "that one's contents, not these",
+                          af->path);
   return NN_OK;
 }
 

@@ -917,12 +917,40 @@ nn_model_save (NnModel *model, const char *path, NnError *error)
       free (body);
       return status;
     }
+
+  /* One save to a file at a time, and a save reports success only for a
+   * file that holds its own weights: two runs that finish together and save
+   * to one path used to both say "saved" while the file held one of them.
+   * The lock file beside the target lives as long as the save. */
+  void *lock = NULL;
+  if (!af.through)
+    {
+      char lock_path[sizeof af.target + 8];
+      int e = 0;
+      snprintf (lock_path, sizeof lock_path, "%s.lock", af.target);
+      lock = _nn_os_lock_try (lock_path, &e);
+      if (lock == NULL)
+        {
+          _nn_atomic_file_abort (&af);
+          free (body);
+          if (e == EBUSY)
+            return _nn_error_set (error, NN_ERROR_IO,
+                                  "%s: another save to this file is in progress; these weights "
+                                  "were not saved",
+                                  path);
+          return _nn_error_set (error, NN_ERROR_IO, "%s: cannot lock the file for saving (%s): %s",
+                                path, lock_path, strerror (e));
+        }
+      af.confirm = true;
+    }
   _nn_atomic_file_write (&af, header, sizeof header);
   _nn_atomic_file_write (&af, model->spec_text, spec_len);
   _nn_atomic_file_write (&af, shape, sizeof shape);
   _nn_atomic_file_write (&af, body, 4 * count);
   free (body);
-  return _nn_atomic_file_commit (&af, error);
+  status = _nn_atomic_file_commit (&af, error);
+  _nn_os_lock_release (lock);
+  return status;
 }
 
 NnStatus

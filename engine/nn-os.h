@@ -119,6 +119,22 @@ int _nn_os_replace (const char *from, const char *to);
  * MOVEFILE_REPLACE_EXISTING. */
 int _nn_os_place_new (const char *from, const char *to);
 
+/* An exclusive lock named by `path` (a lock file, made when missing), taken
+ * without waiting: a handle, or NULL with *error = EBUSY when another
+ * process or thread holds it (or another errno value when the file cannot
+ * be made). The OS drops it when the holder dies, so a crash never leaves
+ * it held. POSIX: flock on the file; Windows: the file opened unshared,
+ * deleted on close. */
+void *_nn_os_lock_try (const char *path, int *error);
+/* Release a lock; its file goes. */
+void _nn_os_lock_release (void *lock);
+
+/* The identity of an open file (dev and inode; volume and file index on
+ * Windows) into id; false when it cannot be read. */
+bool _nn_os_file_id (FILE *f, uint64_t id[2]);
+/* The identity of the file `path` names now (links followed). */
+bool _nn_os_path_id (const char *path, uint64_t id[2]);
+
 /* Make a replace in `folder` ("" for the current one) durable where the OS
  * needs a separate step for that (fsync of the folder on POSIX). Failures
  * are ignored: the data is already written. */

@@ -90,6 +90,9 @@ typedef struct
 {
   FILE *file;           /* owned: the temporary file, or the device written through */
   bool through;         /* `file` is the target itself (a device or a FIFO) */
+  bool confirm;         /* set by the caller: the commit checks afterwards that the target is
+                         * the file it put there, and fails if another writer's replaced it
+                         * in the meantime */
   int error;            /* errno of the first failed write, 0 while all is well */
   char path[4096];      /* the target as given, for messages */
   char target[4096];    /* the file written: path with its links followed */

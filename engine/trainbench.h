@@ -334,7 +334,12 @@ int32_t nn_model_output_size (const NnModel *model);
 NnStatus nn_model_get_weights (NnModel *model, float *out, int64_t count, NnError *error);
 NnStatus nn_model_set_weights (NnModel *model, const float *in, int64_t count, NnError *error);
 
-/* Weights file: magic "TBWEIGHT", version, spec text, input shape, params. */
+/* Weights file: magic "TBWEIGHT", version, spec text, input shape, params.
+ * Saved as an atomic file (nn_result_write's rules for links and devices).
+ * One save to a path at a time: a save that finds another in progress
+ * (PATH.lock held, by any process) fails at once and saves nothing, and a
+ * save whose file another program replaced before it returned fails too,
+ * so NN_OK always means the file holds these weights. */
 NnStatus nn_model_save (NnModel *model, const char *path, NnError *error);
 /* Load weights into a model whose spec and input match the file's. */
 NnStatus nn_model_load (NnModel *model, const char *path, NnError *error);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -275,6 +276,91 @@ _nn_os_place_new (const char *from, const char *to)
     return errno;
   unlink (from);
   return 0;
+}
+
+typedef struct
+{
+  int fd;
+  char path[4096];
+} PosixLock;
+
+void *
+_nn_os_lock_try (const char *path, int *error)
+{
+  PosixLock *lock = calloc (1, sizeof *lock);
+  if (lock == NULL || strlen (path) >= sizeof lock->path)
+    {
+      free (lock);
+      *error = lock == NULL ? ENOMEM : ENAMETOOLONG;
+      return NULL;
+    }
+  snprintf (lock->path, sizeof lock->path, "%s", path);
+  /* The holder removes the file when it lets go; one who opened it just
+   * before that holds a lock on a file no longer there, so the name is
+   * checked to still be the file locked, else taken again. */
+  for (int attempt = 0; attempt < 100; attempt++)
+    {
+      struct stat held, named;
+      int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+      if (fd < 0)
+        {
+          *error = errno;
+          free (lock);
+          return NULL;
+        }
+      if (flock (fd, LOCK_EX | LOCK_NB) != 0)
+        {
+          int e = errno;
+          close (fd);
+          *error = e == EWOULDBLOCK ? EBUSY : e;
+          free (lock);
+          return NULL;
+        }
+      if (fstat (fd, &held) == 0 && stat (path, &named) == 0 && held.st_dev == named.st_dev
+          && held.st_ino == named.st_ino)
+        {
+          lock->fd = fd;
+          return lock;
+        }
+      close (fd);
+    }
+  *error = EBUSY;
+  free (lock);
+  return NULL;
+}
+
+void
+_nn_os_lock_release (void *handle)
+{
+  PosixLock *lock = handle;
+  if (lock == NULL)
+    return;
+  /* removed while still held, so nobody locks the old file after this */
+  unlink (lock->path);
+  close (lock->fd);
+  free (lock);
+}
+
+bool
+_nn_os_file_id (FILE *f, uint64_t id[2])
+{
+  struct stat st;
+  if (fstat (fileno (f), &st) != 0)
+    return false;
+  id[0] = (uint64_t) st.st_dev;
+  id[1] = (uint64_t) st.st_ino;
+  return true;
+}
+
+bool
+_nn_os_path_id (const char *path, uint64_t id[2])
+{
+  struct stat st;
+  if (stat (path, &st) != 0)
+    return false;
+  id[0] = (uint64_t) st.st_dev;
+  id[1] = (uint64_t) st.st_ino;
+  return true;
 }
 
 void

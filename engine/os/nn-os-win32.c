@@ -573,6 +573,68 @@ _nn_os_place_new (const char *from, const char *to)
   return ok ? 0 : errno_from (error);
 }
 
+void *
+_nn_os_lock_try (const char *path, int *error)
+{
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    {
+      *error = errno;
+      return NULL;
+    }
+  /* opened unshared: a second opener fails with a sharing violation; the
+   * file goes when the handle closes, also when the process dies */
+  HANDLE h = CreateFileW (w, GENERIC_READ | GENERIC_WRITE, 0, NULL, OPEN_ALWAYS,
+                          FILE_ATTRIBUTE_NORMAL | FILE_FLAG_DELETE_ON_CLOSE, NULL);
+  DWORD e = GetLastError ();
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    {
+      *error = e == ERROR_SHARING_VIOLATION || e == ERROR_ACCESS_DENIED ? EBUSY : errno_from (e);
+      return NULL;
+    }
+  return (void *) h;
+}
+
+void
+_nn_os_lock_release (void *lock)
+{
+  if (lock != NULL)
+    CloseHandle ((HANDLE) lock);
+}
+
+static bool
+handle_id (HANDLE h, uint64_t id[2])
+{
+  BY_HANDLE_FILE_INFORMATION info;
+  if (h == INVALID_HANDLE_VALUE || !GetFileInformationByHandle (h, &info))
+    return false;
+  id[0] = info.dwVolumeSerialNumber;
+  id[1] = ((uint64_t) info.nFileIndexHigh << 32) | info.nFileIndexLow;
+  return true;
+}
+
+bool
+_nn_os_file_id (FILE *f, uint64_t id[2])
+{
+  return handle_id ((HANDLE) _get_osfhandle (_fileno (f)), id);
+}
+
+bool
+_nn_os_path_id (const char *path, uint64_t id[2])
+{
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    return false;
+  HANDLE h = CreateFileW (w, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                          OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+  free (w);
+  bool ok = handle_id (h, id);
+  if (h != INVALID_HANDLE_VALUE)
+    CloseHandle (h);
+  return ok;
+}
+
 void
 _nn_os_sync_folder (const char *folder)
 {

@@ -5,6 +5,8 @@
 #define _DEFAULT_SOURCE
 
 #include "test-util.h"
+#include "nn-os.h"
+#include "nn-private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -438,9 +440,211 @@ test_special_files (void)
   free (text);
 }
 
-int
-main (void)
+#define RACE_SPEC "flatten; dense 256 relu; dense 10"
+#define RACE_SAVES 40
+
+/* In a child: save the weights of seed S to PATH, N times in a row from
+ * monotonic time T on (the same clock in every process, so two children
+ * start together), and print "S start end" for each save that reported
+ * success, "B start end" for each refused because another save was in
+ * progress, "F start end" for any other failure; arg "PATH|S|N|T". */
+static int
+child_save (const char *arg)
 {
+  char path[4096];
+  unsigned seed = 0;
+  int count = 0;
+  double at = 0;
+  const char *bar = strchr (arg, '|');
+  if (bar == NULL || sscanf (bar + 1, "%u|%d|%lf", &seed, &count, &at) != 3)
+    return 2;
+  snprintf (path, sizeof path, "%.*s", (int) (bar - arg), arg);
+  NnModel *model = build (RACE_SPEC, (NnInputShape){ 1, 28, 28 }, 1, seed);
+  if (model == NULL)
+    return 3;
+  while (_nn_now () < at)
+    test_sleep (0.001);
+  for (int i = 0; i < count; i++)
+    {
+      NnError error;
+      double start = _nn_now ();
+      NnStatus s = nn_model_save (model, path, &error);
+      double end = _nn_now ();
+      char kind = s == NN_OK ? 'S' : strstr (error.message, "in progress") != NULL ? 'B' : 'F';
+      printf ("%c %.9f %.9f\n", kind, start, end);
+      if (kind == 'F')
+        fprintf (stderr, "# %s\n", error.message);
+    }
+  nn_model_free (model);
+  return 0;
+}
+
+typedef struct
+{
+  char kind;
+  double start, end;
+} SaveRecord;
+
+static int
+parse_saves (const char *out, SaveRecord *records, int max)
+{
+  int n = 0;
+  for (const char *line = out; line != NULL && *line != '\0' && n < max;)
+    {
+      if (sscanf (line, "%c %lf %lf", &records[n].kind, &records[n].start, &records[n].end) == 3)
+        n++;
+      line = strchr (line, '\n');
+      if (line != NULL)
+        line++;
+    }
+  return n;
+}
+
+/* The model's weights, for comparing files. */
+static float *
+weights_of (NnModel *model)
+{
+  int64_t n = nn_model_param_count (model);
+  float *w = malloc (sizeof (float) * (size_t) n);
+  NnError error;
+  if (w != NULL && nn_model_get_weights (model, w, n, &error) != NN_OK)
+    {
+      free (w);
+      return NULL;
+    }
+  return w;
+}
+
+/* A save that finds another save to the same file in progress fails at
+ * once, saves nothing and says so (the other holds PATH.lock). */
+static void
+test_save_in_progress (void)
+{
+  const char *path = test_path ("busy.tbw");
+  char lock_path[4200];
+  NnModel *a = build (RACE_SPEC, (NnInputShape){ 1, 28, 28 }, 1, 7);
+  NnModel *b = build (RACE_SPEC, (NnInputShape){ 1, 28, 28 }, 1, 8);
+  NnError error;
+  int e = 0;
+
+  if (!tap_ok (a != NULL && b != NULL && nn_model_save (a, path, &error) == NN_OK,
+               "a first save"))
+    return;
+  size_t before_size = 0, after_size = 0;
+  char *before = test_read_file (path, &before_size);
+  snprintf (lock_path, sizeof lock_path, "%s.lock", path);
+  void *lock = _nn_os_lock_try (lock_path, &e);
+  nn_error_clear (&error);
+  NnStatus s = nn_model_save (b, path, &error);
+  char *after = test_read_file (path, &after_size);
+  tap_ok (lock != NULL && s == NN_ERROR_IO && strstr (error.message, "in progress") != NULL
+            && before != NULL && after != NULL && before_size == after_size
+            && memcmp (before, after, before_size) == 0,
+          "a save while another holds the file fails and leaves it: %s", error.message);
+  _nn_os_lock_release (lock);
+  nn_error_clear (&error);
+  tap_ok (nn_model_save (b, path, &error) == NN_OK && !test_exists (lock_path),
+          "once it is free a save goes through, and its lock file goes (%s)", error.message);
+  free (before);
+  free (after);
+  nn_model_free (a);
+  nn_model_free (b);
+}
+
+/* Two processes saving their own weights to one path, over and over, from
+ * the same moment: the saves that meet are told so (none reports success
+ * for a file another save is replacing), no other save fails, and the file
+ * ends whole, with one of their weights: those of the save that succeeded
+ * last where the two last successes did not overlap in time. */
+static void
+test_two_savers (void)
+{
+  const char *path = test_path ("race.tbw");
+  char args[2][4200];
+  const char *argv[2] = { args[0], args[1] };
+  char *outs[2];
+  int statuses[2];
+  SaveRecord records[2][RACE_SAVES];
+  int counts[2];
+  double at = _nn_now () + 1.0;
+
+  for (int c = 0; c < 2; c++)
+    {
+      snprintf (args[c], sizeof args[c], "%s|%d|%d|%.9f", path, 100 + c, RACE_SAVES, at);
+      outs[c] = calloc (1, 16384);
+    }
+  test_children_run (2, "save", argv, outs, 16384, statuses);
+  for (int c = 0; c < 2; c++)
+    counts[c] = parse_saves (outs[c], records[c], RACE_SAVES);
+  tap_ok (statuses[0] == 0 && statuses[1] == 0 && counts[0] == RACE_SAVES
+            && counts[1] == RACE_SAVES,
+          "two processes saved %d times each to one path (status %d, %d)", RACE_SAVES,
+          statuses[0], statuses[1]);
+
+  int successes[2] = { 0, 0 }, busy = 0, other = 0;
+  const SaveRecord *last[2] = { NULL, NULL };
+  for (int c = 0; c < 2; c++)
+    for (int i = 0; i < counts[c]; i++)
+      {
+        const SaveRecord *r = &records[c][i];
+        busy += r->kind == 'B';
+        other += r->kind == 'F';
+        if (r->kind == 'S')
+          {
+            successes[c]++;
+            last[c] = r;
+          }
+      }
+  tap_ok (busy > 0 && other == 0 && successes[0] + successes[1] > 0,
+          "saves that met were refused as such: %d refused, %d other failures, %d and %d "
+          "successes", busy, other, successes[0], successes[1]);
+
+  /* whose weights the file holds */
+  NnModel *file = build (RACE_SPEC, (NnInputShape){ 1, 28, 28 }, 1, 1);
+  NnError error;
+  nn_error_clear (&error);
+  bool loaded = file != NULL && nn_model_load (file, path, &error) == NN_OK;
+  float *have = loaded ? weights_of (file) : NULL;
+  int holder = -1;
+  for (int c = 0; c < 2 && have != NULL; c++)
+    {
+      NnModel *m = build (RACE_SPEC, (NnInputShape){ 1, 28, 28 }, 1, (uint64_t) (100 + c));
+      float *w = m != NULL ? weights_of (m) : NULL;
+      if (w != NULL && memcmp (have, w, sizeof (float) * (size_t) nn_model_param_count (m)) == 0)
+        holder = c;
+      free (w);
+      nn_model_free (m);
+    }
+  int want = -1;
+  if (last[0] != NULL && last[1] != NULL)
+    {
+      bool overlap = last[0]->start < last[1]->end && last[1]->start < last[0]->end;
+      if (!overlap)
+        want = last[0]->end > last[1]->end ? 0 : 1;
+    }
+  else
+    want = last[0] != NULL ? 0 : last[1] != NULL ? 1 : -1;
+  tap_ok (holder >= 0 && (want < 0 || holder == want),
+          "the file is whole and holds the weights of the save that succeeded last (process "
+          "%d, expected %d) %s", holder, want, error.message);
+  char lock[4200];
+  snprintf (lock, sizeof lock, "%s.lock", path);
+  tap_ok (!test_exists (lock) && test_count_names (test_tmpdir (), "race.tbw.tmp") == 0,
+          "no lock file and no temporary file left");
+  free (have);
+  nn_model_free (file);
+  free (outs[0]);
+  free (outs[1]);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const TestChildCase children[] = {
+    { "save", child_save },
+    { NULL, NULL },
+  };
+  test_child_main (argc, argv, children);
   data = test_make_dataset (100, 200, 4, 1, 8, 8, 11);
   test_initial_weights ();
   test_bad_models ();
@@ -448,6 +652,8 @@ main (void)
   test_files ();
   test_sizes_first ();
   test_special_files ();
+  test_save_in_progress ();
+  test_two_savers ();
   nn_dataset_free (data);
   return tap_done ();
 }

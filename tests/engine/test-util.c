@@ -8,6 +8,7 @@
 #else
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -372,6 +373,83 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
   return (int) code;
 }
 
+void
+test_children_run (int count, const char *name, const char *const *args, char **outs,
+                   size_t out_size, int *statuses)
+{
+  enum { MAX = 16 };
+  static wchar_t program[32768], line[32768];
+  SECURITY_ATTRIBUTES sa = { sizeof sa, NULL, TRUE };
+  HANDLE reads[MAX], processes[MAX];
+
+  DWORD n = GetModuleFileNameW (NULL, program, sizeof program / sizeof program[0]);
+  for (int c = 0; c < count && c < MAX; c++)
+    {
+      HANDLE write_end;
+      STARTUPINFOW si;
+      PROCESS_INFORMATION pi;
+
+      reads[c] = processes[c] = NULL;
+      statuses[c] = -1;
+      if (out_size > 0)
+        outs[c][0] = '\0';
+      if (n == 0 || n >= sizeof program / sizeof program[0])
+        continue;
+      line[0] = L'\0';
+      append_argument (line, sizeof line / sizeof line[0], program);
+      memmove (line, line + 1, (wcslen (line)) * sizeof line[0]);
+      wchar_t *wname = wide (name), *warg = wide (args[c] != NULL ? args[c] : "");
+      append_argument (line, sizeof line / sizeof line[0], L"--child");
+      append_argument (line, sizeof line / sizeof line[0], wname);
+      append_argument (line, sizeof line / sizeof line[0], warg);
+      free (wname);
+      free (warg);
+      /* one child at a time holds a write end: each started child's end is
+       * closed here before the next starts, so none inherits another's */
+      if (!CreatePipe (&reads[c], &write_end, &sa, 65536))
+        continue;
+      SetHandleInformation (reads[c], HANDLE_FLAG_INHERIT, 0);
+      memset (&si, 0, sizeof si);
+      si.cb = sizeof si;
+      si.dwFlags = STARTF_USESTDHANDLES;
+      si.hStdInput = GetStdHandle (STD_INPUT_HANDLE);
+      si.hStdOutput = write_end;
+      si.hStdError = GetStdHandle (STD_ERROR_HANDLE);
+      fflush (stdout);
+      if (CreateProcessW (program, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi))
+        {
+          processes[c] = pi.hProcess;
+          CloseHandle (pi.hThread);
+        }
+      CloseHandle (write_end);
+    }
+  for (int c = 0; c < count && c < MAX; c++)
+    {
+      size_t used = 0;
+      for (; reads[c] != NULL;)
+        {
+          char chunk[4096];
+          DWORD got = 0;
+          if (!ReadFile (reads[c], chunk, sizeof chunk, &got, NULL) || got == 0)
+            break;
+          for (DWORD i = 0; i < got && used + 1 < out_size; i++)
+            outs[c][used++] = chunk[i];
+        }
+      if (out_size > 0)
+        outs[c][used] = '\0';
+      if (reads[c] != NULL)
+        CloseHandle (reads[c]);
+      if (processes[c] != NULL)
+        {
+          DWORD code = 0;
+          WaitForSingleObject (processes[c], INFINITE);
+          GetExitCodeProcess (processes[c], &code);
+          CloseHandle (processes[c]);
+          statuses[c] = (int) code;
+        }
+    }
+}
+
 #else /* POSIX */
 
 void
@@ -527,6 +605,76 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+void
+test_children_run (int count, const char *name, const char *const *args, char **outs,
+                   size_t out_size, int *statuses)
+{
+  enum { MAX = 16 };
+  char program[4096];
+  int reads[MAX];
+  pid_t pids[MAX];
+
+  ssize_t len = readlink ("/proc/self/exe", program, sizeof program - 1);
+  if (len > 0)
+    program[len] = '\0';
+  for (int c = 0; c < count && c < MAX; c++)
+    {
+      int fd[2];
+      reads[c] = -1;
+      pids[c] = -1;
+      statuses[c] = -1;
+      if (out_size > 0)
+        outs[c][0] = '\0';
+      /* close-on-exec: no child inherits another's pipe */
+      if (len <= 0 || pipe2 (fd, O_CLOEXEC) != 0)
+        continue;
+      fflush (stdout);
+      pid_t pid = fork ();
+      if (pid == 0)
+        {
+          dup2 (fd[1], STDOUT_FILENO);
+          execl (program, program, "--child", name, args[c] != NULL ? args[c] : "",
+                 (char *) NULL);
+          _exit (127);
+        }
+      close (fd[1]);
+      if (pid < 0)
+        {
+          close (fd[0]);
+          continue;
+        }
+      reads[c] = fd[0];
+      pids[c] = pid;
+    }
+  /* each child's output is small (a pipe holds 64 KiB): read in turn */
+  for (int c = 0; c < count && c < MAX; c++)
+    {
+      size_t used = 0;
+      while (reads[c] >= 0)
+        {
+          char chunk[4096];
+          ssize_t got = read (reads[c], chunk, sizeof chunk);
+          if (got < 0 && errno == EINTR)
+            continue;
+          if (got <= 0)
+            break;
+          for (ssize_t i = 0; i < got && used + 1 < out_size; i++)
+            outs[c][used++] = chunk[i];
+        }
+      if (out_size > 0)
+        outs[c][used] = '\0';
+      if (reads[c] >= 0)
+        close (reads[c]);
+      if (pids[c] > 0)
+        {
+          int status = 0;
+          while (waitpid (pids[c], &status, 0) < 0 && errno == EINTR)
+            ;
+          statuses[c] = WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+        }
+    }
 }
 
 #endif

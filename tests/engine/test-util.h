@@ -119,6 +119,14 @@ void test_child_main (int argc, char **argv, const TestChildCase *cases);
  * status, -1 when it could not start or died of a signal. */
 int test_child_run (const char *name, const char *arg, char *out, size_t out_size);
 
+/* Run `count` children of case `name` at the same time, child i with
+ * args[i], and wait for all of them; child i's stdout goes into outs[i]
+ * (out_size bytes each; each child should print less than 64 KiB) and its
+ * exit status into statuses[i] (-1 when it could not start or died of a
+ * signal). */
+void test_children_run (int count, const char *name, const char *const *args, char **outs,
+                        size_t out_size, int *statuses);
+
 /* A synthetic data set: `classes` classes of (c, h, w) images, each class a
  * bright blob in its own place plus noise, so a small model learns it fast.
  * Deterministic from seed. */
