@@ -128,7 +128,8 @@ test_load (void)
       g_autofree char *name = g_strdup_printf ("run-%d.json", i);
       g_autofree char *id = g_strdup_printf ("run-%d", i);
       g_autofree char *at = g_strdup_printf ("2026-11-2%dT10:00:00Z", i);
-      g_autofree char *path = write_run (name, id, at);
+
+      g_free (write_run (name, id, at));
     }
   /* two runs that started in the same second */
   tie_b = write_run ("tie-b.json", "tie-b", "2026-11-25T10:00:00Z");
@@ -455,7 +456,8 @@ test_close_while_loading (void)
     {
       g_autofree char *name = g_strdup_printf ("many-%03d.json", i);
       g_autofree char *id = g_strdup_printf ("many-%03d", i);
-      g_autofree char *path = write_run (name, id, "2026-11-01T00:00:00Z");
+
+      g_free (write_run (name, id, "2026-11-01T00:00:00Z"));
     }
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
   g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
