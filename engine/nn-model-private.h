@@ -282,6 +282,14 @@ _nn_model_check (NnModel *model, int rc, const char *what, NnError *error)
 NnStatus _nn_model_alloc (NnModel *model, size_t bytes, const char *what, const char *hint,
                           void **ptr, NnError *error);
 
+/* nn_model_new, checking before it allocates that the model and `extra`
+ * (what its caller will allocate for the run: the data set on the device,
+ * optimizer state) fit in memory together. */
+NnStatus _nn_model_new_with (const NnSpec *spec, NnInputShape input, int32_t batch_size,
+                             const NnDeviceOptions *device, uint64_t seed,
+                             const NnMemoryNeed *extra, int extra_count, NnModel **out,
+                             NnError *error);
+
 /* Tests only: make models on the CPU use `ops` (the CPU table with some
  * slots replaced, e.g. a fake whole-step capture) instead of the CPU table;
  * NULL restores it. The table must work on the CPU backend's context. */

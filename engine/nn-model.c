@@ -206,6 +206,43 @@ build_layers (NnModel *model, NnError *error)
   return NN_OK;
 }
 
+/* Everything allocate_buffers and nn_model_new take, item by item, into
+ * needs (room for MODEL_NEEDS); returns how many. Shapes are known
+ * (build_layers ran), nothing is allocated yet. */
+#define MODEL_NEEDS 12
+static int
+model_needs (const NnModel *model, NnMemoryNeed *needs)
+{
+  uint64_t batch = (uint64_t) model->batch_size;
+  uint64_t params = (uint64_t) (model->param_count > 0 ? model->param_count : 1);
+  uint64_t act_floats = 0;
+  int n = 0;
+
+  for (int32_t i = 0; i < model->count; i++)
+    if (!model->layers[i]->aliases_input)
+      act_floats += (batch * (uint64_t) model->layers[i]->out_size + ALIGN_FLOATS - 1)
+                    / ALIGN_FLOATS * ALIGN_FLOATS;
+  needs[n++] = (NnMemoryNeed) { "parameters", 4 * params, false, false };
+  needs[n++] = (NnMemoryNeed) { "gradients", 4 * params, false, false };
+  needs[n++] = (NnMemoryNeed) { "activations", 4 * act_floats, true, false };
+  needs[n++] = (NnMemoryNeed) { "the input batch", 4 * batch * (uint64_t) model->in_size, true,
+                                false };
+  needs[n++] = (NnMemoryNeed) { "labels and targets",
+                                batch * (4 + 4 * (uint64_t) model->classes), true, false };
+  needs[n++] = (NnMemoryNeed) { "gradient buffers", 2 * 4 * batch * (uint64_t) model->max_size,
+                                true, false };
+  needs[n++] = (NnMemoryNeed) { "the loss gradient", 4 * batch * (uint64_t) model->classes, true,
+                                false };
+  needs[n++] = (NnMemoryNeed) { "convolution workspace", model->workspace_bytes, true, false };
+  needs[n++] = (NnMemoryNeed) { "host batch buffers",
+                                batch * (4 * (uint64_t) model->in_size + 4
+                                         + 4 * (uint64_t) model->classes),
+                                true, true };
+  /* the initial weights are made on the host, then uploaded */
+  needs[n++] = (NnMemoryNeed) { "initial weights", 4 * params, false, true };
+  return n;
+}
+
 static NnStatus
 allocate_buffers (NnModel *model, NnError *error)
 {
@@ -325,6 +362,20 @@ nn_model_new (const NnSpec *spec,
               NnModel **out,
               NnError *error)
 {
+  return _nn_model_new_with (spec, input, batch_size, device, seed, NULL, 0, out, error);
+}
+
+NnStatus
+_nn_model_new_with (const NnSpec *spec,
+                    NnInputShape input,
+                    int32_t batch_size,
+                    const NnDeviceOptions *device,
+                    uint64_t seed,
+                    const NnMemoryNeed *extra,
+                    int extra_count,
+                    NnModel **out,
+                    NnError *error)
+{
   NnDeviceOptions default_device = { 0 };
   NnModel *model;
   NnStatus status;
@@ -397,6 +448,18 @@ nn_model_new (const NnSpec *spec,
             model->backend.device.index);
 
   status = build_layers (model, error);
+  if (status == NN_OK)
+    {
+      /* What the run needs in all, from the shapes, against what is free,
+       * before the first large block: a batch too large for the machine
+       * fails here with a message, not in the kernel's OOM killer. */
+      NnMemoryNeed needs[MODEL_NEEDS + 16];
+      int n = model_needs (model, needs);
+      for (int i = 0; i < extra_count && n < (int) (sizeof needs / sizeof needs[0]); i++)
+        needs[n++] = extra[i];
+      status = _nn_memory_check (needs, n, strcmp (model->backend.ops->name, "cpu") == 0,
+                                 model->batch_size, model->device_name, error);
+    }
   if (status == NN_OK)
     status = allocate_buffers (model, error);
   if (status != NN_OK)

@@ -239,6 +239,19 @@ void _nn_os_free_aligned (void *block);
  * cannot be read stays "" or 0. */
 void _nn_os_system_info (NnSystemInfo *info);
 
-/* Memory available for new allocations now without swapping
- * (MemAvailable, ullAvailPhys), 0 when unknown. */
-uint64_t _nn_os_memory_available (void);
+/* Memory available for new allocations now without swapping, 0 when
+ * unknown: MemAvailable, or on Linux less where the process's cgroup (v2
+ * memory.max, v1 memory.limit_in_bytes, of its own group or a parent)
+ * leaves less (a container's limit is often far below the machine's
+ * memory); ullAvailPhys on Windows. `bound` (may be NULL) gets what set
+ * the figure, in words. */
+uint64_t _nn_os_memory_available (const char **bound);
+
+#ifndef _WIN32
+/* The memory a cgroup still lets this process have: the smallest of
+ * limit - usage (the file cache it may drop counted as free) over its
+ * group and the groups above it. `proc_cgroup` is the text of
+ * /proc/self/cgroup, `root` the folder cgroups are mounted in
+ * (/sys/fs/cgroup). False when no limit applies. Apart for tests. */
+bool _nn_os_cgroup_available (const char *proc_cgroup, const char *root, uint64_t *out);
+#endif

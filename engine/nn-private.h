@@ -38,6 +38,30 @@ void _nn_format_bytes (double bytes, char *out, size_t size);
  * read once). */
 uint64_t _nn_physical_memory (void);
 
+/* Memory a run may take now, 0 when unknown: what the system has available
+ * without swapping (MemAvailable, less where a cgroup's limit says so), or
+ * TRAINBENCH_MEMORY_LIMIT (bytes, or with K, M, G, T) when that is lower.
+ * `bound` (may be NULL) gets which, in words, for messages. */
+uint64_t _nn_memory_available (const char **bound);
+
+/* One item of what a run needs in memory, for the check made before
+ * anything is allocated. */
+typedef struct
+{
+  const char *what;      /* "activations", "the training images" */
+  uint64_t bytes;        /* at the run's batch size */
+  bool per_row;          /* grows with the batch size */
+  bool host;             /* in host memory whatever the device (else on the device) */
+} NnMemoryNeed;
+
+/* Check that `needs` fit what _nn_memory_available says is left: the
+ * device's items count when `on_host` (the CPU backend, whose device memory
+ * is the host's), the host items always. NN_ERROR_NO_MEMORY otherwise,
+ * with a message that names the largest items, the total, the bound, and
+ * the largest batch that fits. In nn-sysinfo.c. */
+NnStatus _nn_memory_check (const NnMemoryNeed *needs, int count, bool on_host, int32_t batch,
+                           const char *device, NnError *error);
+
 /* ---------------------------------------------------------------- clock */
 
 /* Monotonic seconds from an arbitrary origin (in the OS layer, nn-os.h). */

@@ -9,6 +9,7 @@
 #include "nn-os.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The parts that do not change while the process runs, read once. */
@@ -47,10 +48,124 @@ _nn_physical_memory (void)
   return fixed.ram_bytes;
 }
 
+/* TRAINBENCH_MEMORY_LIMIT as bytes: a number with an optional K, M, G or T
+ * (powers of 1024); 0 when unset or not such a number. */
+static uint64_t
+memory_limit_from_env (void)
+{
+  char text[64];
+  if (!_nn_os_getenv ("TRAINBENCH_MEMORY_LIMIT", text, sizeof text) || text[0] < '0'
+      || text[0] > '9')
+    return 0;
+  char *end;
+  double v = strtod (text, &end);
+  static const char units[] = "KMGT";
+  const char *unit = *end != '\0' ? strchr (units, *end == 'k' ? 'K' : *end) : NULL;
+  if (unit != NULL)
+    {
+      for (const char *u = units; u <= unit; u++)
+        v *= 1024.0;
+      end++;
+      if (*end == 'i' && end[1] == 'B')
+        end += 2;
+      else if (*end == 'B')
+        end++;
+    }
+  if (*end != '\0' || !(v >= 1.0) || v > 1.8e19)
+    return 0;
+  return (uint64_t) v;
+}
+
+uint64_t
+_nn_memory_available (const char **bound)
+{
+  const char *os_bound = NULL;
+  uint64_t bytes = _nn_os_memory_available (&os_bound);
+  uint64_t limit = memory_limit_from_env ();
+  if (bound != NULL)
+    *bound = os_bound;
+  if (limit > 0 && (bytes == 0 || limit < bytes))
+    {
+      bytes = limit;
+      if (bound != NULL)
+        *bound = "TRAINBENCH_MEMORY_LIMIT";
+    }
+  return bytes;
+}
+
+NnStatus
+_nn_memory_check (const NnMemoryNeed *needs, int count, bool on_host, int32_t batch,
+                  const char *device, NnError *error)
+{
+  const char *bound = NULL;
+  uint64_t available = _nn_memory_available (&bound);
+  double total = 0, rows = 0;   /* doubles: a hostile shape must not wrap a sum */
+
+  if (available == 0)
+    return NN_OK;   /* unknown here: the allocations will tell */
+  for (int i = 0; i < count; i++)
+    if (needs[i].host || on_host)
+      {
+        total += (double) needs[i].bytes;
+        if (needs[i].per_row)
+          rows += (double) needs[i].bytes;
+      }
+  if (total <= (double) available)
+    return NN_OK;
+
+  /* the three largest items, by name */
+  int top[3] = { -1, -1, -1 };
+  for (int i = 0; i < count; i++)
+    {
+      if (!(needs[i].host || on_host) || needs[i].bytes == 0)
+        continue;
+      for (int k = 0; k < 3; k++)
+        if (top[k] < 0 || needs[i].bytes > needs[top[k]].bytes)
+          {
+            for (int m = 2; m > k; m--)
+              top[m] = top[m - 1];
+            top[k] = i;
+            break;
+          }
+    }
+  char parts[512] = "", need_text[32], have_text[32];
+  for (int k = 0; k < 3 && top[k] >= 0; k++)
+    {
+      char size[32];
+      size_t used = strlen (parts);
+      _nn_format_bytes ((double) needs[top[k]].bytes, size, sizeof size);
+      snprintf (parts + used, sizeof parts - used, "%s%s %s", k > 0 ? ", " : "",
+                needs[top[k]].what, size);
+    }
+  _nn_format_bytes (total, need_text, sizeof need_text);
+  _nn_format_bytes ((double) available, have_text, sizeof have_text);
+
+  /* what grows with the batch shrinks with it: the largest batch that fits */
+  char hint[160] = "";
+  double constant = total - rows;
+  if (rows > 0 && batch > 1)
+    {
+      double per = rows / batch;
+      double fits = ((double) available - constant) / per;
+      if (fits >= 1)
+        snprintf (hint, sizeof hint, "; try a smaller batch (at most about %.0f fits)",
+                  fits < batch ? fits : (double) batch - 1);
+      else
+        snprintf (hint, sizeof hint, "; the model does not fit even at batch 1");
+    }
+  else if (rows > 0)
+    snprintf (hint, sizeof hint, "; the model does not fit even at batch 1");
+  return _nn_error_set (error, NN_ERROR_NO_MEMORY,
+                        "%s: does not fit in memory: the run needs %s at batch %d (%s, ...) but "
+                        "%s is %s%s",
+                        device, need_text, batch, parts, bound != NULL ? bound : "what is free",
+                        have_text, hint);
+}
+
 uint64_t
 nn_system_memory_available (void)
 {
-  return _nn_os_memory_available ();
+  return _nn_memory_available (NULL);
 }
 
 void

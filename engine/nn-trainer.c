@@ -1206,8 +1206,32 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
   if (config->device.kind == NN_DEVICE_CPU)
     result->threads = nn_threads_set (config->device.threads);
 
-  status = nn_model_new (trainer->spec, trainer->input, config->batch_size, &config->device,
-                         config->seed, &trainer->model, error);
+  /* what run_setup allocates beside the model, counted with it before
+   * anything is allocated */
+  {
+    uint64_t sample = (uint64_t) ds->train.channels * ds->train.height * ds->train.width;
+    uint64_t params = (uint64_t) (trainer->params > 0 ? trainer->params : 1);
+    uint64_t slots = config->optimizer.kind == NN_OPT_ADAM
+                         || config->optimizer.kind == NN_OPT_ADADELTA ? 2 : 1;
+    int64_t steps = (int64_t) ((ds->train.count + config->batch_size - 1) / config->batch_size)
+                    * config->epochs;
+    if (config->max_steps > 0 && config->max_steps < steps)
+      steps = config->max_steps;
+    uint64_t kept = (uint64_t) (steps < STEP_TIMES_MAX ? steps : STEP_TIMES_MAX);
+    NnMemoryNeed extra[] = {
+      { "the training images", sample * (uint64_t) ds->train.count, false, false },
+      { "the test images", sample * (uint64_t) ds->test.count, false, false },
+      { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * (uint64_t) ds->test.count,
+        false, false },
+      { "optimizer state", 4 * slots * params, false, false },
+      { "the run's records", 4 * (uint64_t) ds->train.count + 8 * kept
+                               + sizeof (NnEpochRecord) * (uint64_t) config->epochs,
+        false, true },
+    };
+    status = _nn_model_new_with (trainer->spec, trainer->input, config->batch_size,
+                                 &config->device, config->seed, extra,
+                                 (int) (sizeof extra / sizeof extra[0]), &trainer->model, error);
+  }
   if (status == NN_OK)
     {
       run.model = trainer->model;

@@ -754,19 +754,183 @@ _nn_os_system_info (NnSystemInfo *info)
   info->os_emulated_by[0] = '\0';
 }
 
+/* The first number in a file, false when there is none ("max" is none). */
+static bool
+read_number (const char *path, uint64_t *out)
+{
+  char text[64];
+  FILE *f = fopen (path, "r");
+  if (f == NULL)
+    return false;
+  size_t n = fread (text, 1, sizeof text - 1, f);
+  fclose (f);
+  text[n] = '\0';
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull (text, &end, 10);
+  if (end == text || errno != 0)
+    return false;
+  *out = (uint64_t) v;
+  return true;
+}
+
+/* A "key N" line of a memory.stat file, 0 when absent. */
+static uint64_t
+stat_value (const char *path, const char *key)
+{
+  char line[256];
+  size_t klen = strlen (key);
+  uint64_t v = 0;
+  FILE *f = fopen (path, "r");
+  if (f == NULL)
+    return 0;
+  while (fgets (line, sizeof line, f) != NULL)
+    if (strncmp (line, key, klen) == 0 && line[klen] == ' ')
+      {
+        v = strtoull (line + klen + 1, NULL, 10);
+        break;
+      }
+  fclose (f);
+  return v;
+}
+
+/* What the group at `dir` and those above it, up to `top`, still allow:
+ * the smallest limit - usage + inactive file cache. */
+static bool
+group_available (char *dir, size_t top, const char *limit_name, const char *usage_name,
+                 const char *cache_key, uint64_t *out)
+{
+  bool found = false;
+  char path[4200];
+
+  for (;;)
+    {
+      uint64_t limit = 0, usage = 0;
+      snprintf (path, sizeof path, "%s/%s", dir, limit_name);
+      /* v1 says "no limit" with a huge number near 2^63 */
+      if (read_number (path, &limit) && limit < ((uint64_t) 1 << 62))
+        {
+          snprintf (path, sizeof path, "%s/%s", dir, usage_name);
+          if (!read_number (path, &usage))
+            usage = 0;
+          snprintf (path, sizeof path, "%s/memory.stat", dir);
+          uint64_t cache = stat_value (path, cache_key);
+          uint64_t used = usage > cache ? usage - cache : 0;
+          uint64_t left = limit > used ? limit - used : 0;
+          if (!found || left < *out)
+            *out = left;
+          found = true;
+        }
+      char *slash = strrchr (dir, '/');
+      if (slash == NULL || (size_t) (slash - dir) < top)
+        break;
+      *slash = '\0';
+    }
+  return found;
+}
+
+bool
+_nn_os_cgroup_available (const char *proc_cgroup, const char *root, uint64_t *out)
+{
+  bool found = false;
+  uint64_t best = 0;
+
+  for (const char *line = proc_cgroup; line != NULL && *line != '\0';)
+    {
+      /* "ID:CONTROLLERS:PATH": v2 is "0::/path", v1 names "memory" */
+      const char *end = strchr (line, '\n');
+      size_t len = end != NULL ? (size_t) (end - line) : strlen (line);
+      char entry[4096];
+      snprintf (entry, sizeof entry, "%.*s", (int) (len < sizeof entry ? len : sizeof entry - 1),
+                line);
+      line = end != NULL ? end + 1 : NULL;
+
+      char *c1 = strchr (entry, ':');
+      char *c2 = c1 != NULL ? strchr (c1 + 1, ':') : NULL;
+      if (c2 == NULL)
+        continue;
+      *c1 = '\0';
+      *c2 = '\0';
+      const char *controllers = c1 + 1, *group = c2 + 1;
+      bool v2 = strcmp (entry, "0") == 0 && controllers[0] == '\0';
+      bool v1 = false;
+      for (const char *p = controllers; *p != '\0';)
+        {
+          size_t n = strcspn (p, ",");
+          v1 = v1 || (n == 6 && strncmp (p, "memory", 6) == 0);
+          p += n + (p[n] == ',');
+        }
+      if (!v1 && !v2)
+        continue;
+
+      /* The group's folder; inside a container whose namespace hides the
+       * path, the mount's root is the group itself. */
+      char base[4096], dir[8400];
+      snprintf (base, sizeof base, "%s%s", root, v1 ? "/memory" : "");
+      if (v2 && _nn_os_path_kind (base, NULL) == NN_OS_FOLDER)
+        {
+          char probe[4200];
+          snprintf (probe, sizeof probe, "%s/cgroup.controllers", base);
+          if (_nn_os_path_kind (probe, NULL) != NN_OS_FILE)
+            {
+              /* a hybrid system: v2 mounted at unified/ */
+              snprintf (base, sizeof base, "%s/unified", root);
+            }
+        }
+      snprintf (dir, sizeof dir, "%s%s", base, strcmp (group, "/") == 0 ? "" : group);
+      if (_nn_os_path_kind (dir, NULL) != NN_OS_FOLDER)
+        snprintf (dir, sizeof dir, "%s", base);
+      while (strlen (dir) > strlen (base) && dir[strlen (dir) - 1] == '/')
+        dir[strlen (dir) - 1] = '\0';
+      uint64_t left = 0;
+      bool limited = v2 ? group_available (dir, strlen (base), "memory.max", "memory.current",
+                                           "inactive_file", &left)
+                        : group_available (dir, strlen (base), "memory.limit_in_bytes",
+                                           "memory.usage_in_bytes", "total_inactive_file", &left);
+      if (limited && (!found || left < best))
+        {
+          best = left;
+          found = true;
+        }
+    }
+  if (found)
+    *out = best;
+  return found;
+}
+
 uint64_t
-_nn_os_memory_available (void)
+_nn_os_memory_available (const char **bound)
 {
   /* MemAvailable counts the page cache the kernel can drop; free pages
    * alone (before Linux 3.14) understate it. */
   uint64_t bytes = meminfo_bytes ("MemAvailable");
-  if (bytes > 0)
-    return bytes;
 #ifdef _SC_AVPHYS_PAGES
-  long pages = sysconf (_SC_AVPHYS_PAGES);
-  long page = sysconf (_SC_PAGESIZE);
-  if (pages > 0 && page > 0)
-    return (uint64_t) pages * (uint64_t) page;
+  if (bytes == 0)
+    {
+      long pages = sysconf (_SC_AVPHYS_PAGES);
+      long page = sysconf (_SC_PAGESIZE);
+      if (pages > 0 && page > 0)
+        bytes = (uint64_t) pages * (uint64_t) page;
+    }
 #endif
-  return 0;
+  if (bound != NULL)
+    *bound = "the memory available";
+
+  /* a container's limit, often far below what the machine has free */
+  char text[8192];
+  FILE *f = fopen ("/proc/self/cgroup", "r");
+  if (f != NULL)
+    {
+      size_t n = fread (text, 1, sizeof text - 1, f);
+      fclose (f);
+      text[n] = '\0';
+      uint64_t left = 0;
+      if (_nn_os_cgroup_available (text, "/sys/fs/cgroup", &left) && (bytes == 0 || left < bytes))
+        {
+          bytes = left;
+          if (bound != NULL)
+            *bound = "the memory its cgroup (container) allows";
+        }
+    }
+  return bytes;
 }

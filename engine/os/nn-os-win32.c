@@ -1101,9 +1101,11 @@ _nn_os_system_info (NnSystemInfo *info)
 }
 
 uint64_t
-_nn_os_memory_available (void)
+_nn_os_memory_available (const char **bound)
 {
   MEMORYSTATUSEX m;
   m.dwLength = sizeof m;
+  if (bound != NULL)
+    *bound = "the memory available";
   return GlobalMemoryStatusEx (&m) ? m.ullAvailPhys : 0;
 }

@@ -531,6 +531,47 @@ rc, out, err = cli("train", "--help")
 ok(rc == 0 and "symbolic link is followed" in out and "written through" in out,
    "train --help says what --out and --save-weights do with links and devices", both(out, err))
 
+# ------------------------------------------------------------------ memory
+
+# What a run needs is checked against the memory there is before anything is
+# allocated: a batch too large fails at once with a message and a result
+# file (it used to allocate until the kernel's OOM killer ended it).
+mem_file = os.path.join(TMP, "memory.json")
+start = time.monotonic()
+rc, out, err = cli("train", "--preset", "cnn", "--dataset", DATA, "--batch-size", "4096",
+                   "--max-steps", "1", "--out", win(mem_file),
+                   env={"TRAINBENCH_MEMORY_LIMIT": "256M"}, timeout=300)
+seconds = time.monotonic() - start
+doc = load_json(mem_file)
+ok(rc == 1 and "does not fit in memory" in err and "smaller batch" in err
+   and isinstance(doc, dict) and doc.get("status") == "failed"
+   and "does not fit in memory" in (doc.get("error") or ""),
+   "a batch too large for the memory (TRAINBENCH_MEMORY_LIMIT) fails at once with a result "
+   "(%.1f s)" % seconds, both(out, err))
+
+
+def mem_available():
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+avail = mem_available()
+if not WINDOWS and avail is not None and avail < 30 << 30:
+    # the cnn at batch 65536 needs about 37 GiB
+    mem_file = os.path.join(TMP, "memory-65536.json")
+    rc, out, err = cli("train", "--preset", "cnn", "--dataset", DATA, "--batch-size", "65536",
+                       "--max-steps", "1", "--out", mem_file, timeout=300)
+    doc = load_json(mem_file)
+    ok(rc == 1 and "does not fit in memory" in err and isinstance(doc, dict)
+       and doc.get("status") == "failed",
+       "train --preset cnn --batch-size 65536 fails at once, saying why", both(out, err))
+
 # ------------------------------------------------------------------ CPU runs and the CUDA module
 
 # A CPU run never loads the CUDA module: a broken one (the fake module ends

@@ -164,6 +164,95 @@ run_core_child (const char *arg)
   return _nn_blas_available (NULL, 0) ? 0 : 3;
 }
 
+#ifdef __linux__
+/* A file of a fake cgroup tree under the test's folder. */
+static void
+put (const char *root, const char *name, const char *text)
+{
+  char path[4400], dir[4400];
+  snprintf (path, sizeof path, "%s/%s", root, name);
+  test_make_folder (root);
+  /* its folders, one by one */
+  for (char *p = strchr (path + strlen (root) + 1, '/'); p != NULL; p = strchr (p + 1, '/'))
+    {
+      snprintf (dir, sizeof dir, "%.*s", (int) (p - path), path);
+      test_make_folder (dir);
+    }
+  test_write_file (path, text, strlen (text));
+}
+
+/* The cgroup limit, read from fake trees of each layout: a container's
+ * limit is lower than MemAvailable, and the run must see that one. */
+static void
+test_cgroups (void)
+{
+  uint64_t left = 0;
+  bool found;
+  char root[4200];
+  const uint64_t MiB = 1 << 20;
+
+  /* v2: the limit on a parent group, the file cache it may drop counted free */
+  snprintf (root, sizeof root, "%s", test_path ("cg2"));
+  put (root, "cgroup.controllers", "cpu memory\n");
+  put (root, "user.slice/memory.max", "1073741824\n");
+  put (root, "user.slice/memory.current", "536870912\n");
+  put (root, "user.slice/memory.stat", "anon 1\ninactive_file 104857600\nactive_file 7\n");
+  put (root, "user.slice/app.scope/memory.max", "max\n");
+  put (root, "user.slice/app.scope/memory.current", "1000\n");
+  found = _nn_os_cgroup_available ("0::/user.slice/app.scope\n", root, &left);
+  tap_ok (found
+            && left == 1024 * MiB - 412 * MiB,
+          "cgroup v2: a parent's memory.max, less usage, plus inactive file cache (%llu MiB)",
+          (unsigned long long) (left / MiB));
+
+  /* v2 in a container: the group's path is hidden, the mount is the group */
+  snprintf (root, sizeof root, "%s", test_path ("cg2-container"));
+  put (root, "cgroup.controllers", "memory\n");
+  put (root, "memory.max", "2147483648\n");
+  put (root, "memory.current", "1073741824\n");
+  found = _nn_os_cgroup_available ("0::/\n", root, &left);
+  tap_ok (found && left == 1024 * MiB,
+          "cgroup v2 inside a container (%llu MiB)", (unsigned long long) (left / MiB));
+  found = _nn_os_cgroup_available ("0::/docker/0123abcd\n", root, &left);
+  tap_ok (found && left == 1024 * MiB,
+          "a group path the container does not show: the mount's own limit");
+
+  /* v1: the memory controller's line, hierarchy under memory/ */
+  snprintf (root, sizeof root, "%s", test_path ("cg1"));
+  put (root, "memory/memory.limit_in_bytes", "9223372036854771712\n");
+  put (root, "memory/docker/abc/memory.limit_in_bytes", "268435456\n");
+  put (root, "memory/docker/abc/memory.usage_in_bytes", "209715200\n");
+  put (root, "memory/docker/abc/memory.stat", "cache 5\ntotal_inactive_file 10485760\n");
+  found = _nn_os_cgroup_available ("12:pids:/docker/abc\n4:memory:/docker/abc\n1:cpu:/\n",
+                                   root, &left);
+  tap_ok (found && left == 256 * MiB - 190 * MiB,
+          "cgroup v1: memory.limit_in_bytes (%llu MiB)", (unsigned long long) (left / MiB));
+  put (root, "memory/docker/abc/memory.limit_in_bytes", "9223372036854771712\n");
+  found = _nn_os_cgroup_available ("4:memory:/docker/abc\n", root, &left);
+  tap_ok (!found,
+          "cgroup v1 without a limit: none applies");
+
+  /* hybrid: v1 controllers, v2 at unified/ */
+  snprintf (root, sizeof root, "%s", test_path ("cg-hybrid"));
+  put (root, "unified/cgroup.controllers", "\n");
+  put (root, "unified/session/memory.max", "536870912\n");
+  put (root, "unified/session/memory.current", "0\n");
+  found = _nn_os_cgroup_available ("1:name=systemd:/\n0::/session\n", root, &left);
+  tap_ok (found
+            && left == 512 * MiB,
+          "a hybrid layout: cgroup v2 under unified/ (%llu MiB)",
+          (unsigned long long) (left / MiB));
+  found = _nn_os_cgroup_available ("", root, &left);
+  tap_ok (!found, "no cgroup lines: no limit");
+
+  /* this machine: never more than MemAvailable */
+  const char *bound = NULL;
+  uint64_t now = _nn_os_memory_available (&bound);
+  tap_ok (now > 0 && bound != NULL, "memory available here: %llu MiB (%s)",
+          (unsigned long long) (now / MiB), bound != NULL ? bound : "?");
+}
+#endif
+
 int
 main (int argc, char **argv)
 {
@@ -173,6 +262,9 @@ main (int argc, char **argv)
     { NULL, NULL },
   };
   test_child_main (argc, argv, children);
+#ifdef __linux__
+  test_cgroups ();
+#endif
 
   const char *user_core = getenv ("OPENBLAS_CORETYPE");
   bool caller_set_core = user_core != NULL && user_core[0] != '\0';

@@ -988,6 +988,64 @@ test_validation (void)
   tap_ok (t == NULL, "no trainer is made on errors");
 }
 
+/* What a run needs is checked against the memory there is before anything
+ * is allocated: a batch too large fails at once with a message that names
+ * what does not fit and the batch that would (here the memory is capped
+ * with TRAINBENCH_MEMORY_LIMIT). */
+static void
+test_memory (void)
+{
+  NnTrainConfig c;
+  NnTrainer *t = NULL;
+  NnRunResult r;
+  NnError e;
+  NnStatus s;
+
+  test_setenv ("TRAINBENCH_MEMORY_LIMIT", "64M");
+  config_for (&c, "conv2d 64 3 relu; conv2d 64 3 relu; flatten; dense 4 softmax", 1);
+  c.batch_size = 4096;   /* activations alone: 4096 x (2 x 64 x 6 x 6 + 64 x 4 x 4) floats */
+  c.max_steps = 1;
+  s = nn_trainer_new (&c, data, &t, &e);
+  double start = _nn_now ();
+  if (s == NN_OK)
+    s = nn_trainer_run (t, &r, &e);
+  double seconds = _nn_now () - start;
+  tap_ok (s == NN_ERROR_NO_MEMORY && strstr (e.message, "does not fit in memory") != NULL
+            && strstr (e.message, "activations") != NULL
+            && strstr (e.message, "TRAINBENCH_MEMORY_LIMIT") != NULL
+            && strstr (e.message, "smaller batch") != NULL,
+          "a batch too large for the memory fails before training: %s", e.message);
+  tap_ok (s == NN_ERROR_NO_MEMORY && r.status == NN_RUN_FAILED && r.step_count == 0
+            && seconds < 5,
+          "at once (%.2f s), recorded as a failed run", seconds);
+  if (t != NULL)
+    nn_run_result_clear (&r);
+  nn_trainer_free (t);
+  t = NULL;
+
+  /* the same model at a batch that fits trains */
+  c.batch_size = 16;
+  s = nn_trainer_new (&c, data, &t, &e);
+  if (s == NN_OK)
+    s = nn_trainer_run (t, &r, &e);
+  tap_ok (s == NN_OK, "at batch 16 it fits and trains (%s)", s == NN_OK ? "" : e.message);
+  if (t != NULL)
+    nn_run_result_clear (&r);
+  nn_trainer_free (t);
+
+  /* a model built alone (evaluate's) is checked the same way */
+  NnSpec *spec = NULL;
+  NnModel *model = NULL;
+  NnDeviceOptions device = { .kind = NN_DEVICE_CPU, .threads = 1 };
+  nn_spec_parse ("flatten; dense 4096 relu; dense 4 softmax", &spec, &e);
+  s = nn_model_new (spec, (NnInputShape){ 1, 8, 8 }, 65536, &device, 1, &model, &e);
+  tap_ok (s == NN_ERROR_NO_MEMORY && model == NULL && strstr (e.message, "activations") != NULL,
+          "nn_model_new at a batch too large: %s", e.message);
+  nn_model_free (model);
+  nn_spec_free (spec);
+  test_setenv ("TRAINBENCH_MEMORY_LIMIT", NULL);
+}
+
 static void
 test_result (void)
 {
@@ -1077,6 +1135,7 @@ main (void)
 {
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
   test_validation ();
+  test_memory ();
   test_convergence ();
   test_optimizers ();
   test_determinism ();
