@@ -687,7 +687,9 @@ download_thread (GTask        *task,
   g_autofree guint8 *buf = g_malloc (CHUNK);
   TbHttpHead head = { 0 };
   Budget budget;
-  FILE *out = NULL;
+  g_autoptr(GFile) part_file = g_file_new_for_path (part);
+  g_autoptr(GFileOutputStream) out = NULL;
+  g_autoptr(GError) write_error = NULL;
   gint64 length = -1, received = 0, chunk_left = 0;
   gboolean finished = FALSE;
 
@@ -763,14 +765,24 @@ download_thread (GTask        *task,
       return;
     }
 
-  if (g_mkdir_with_parents (folder, 0755) != 0
-      || (out = g_fopen (part, "wb")) == NULL)
+  if (g_mkdir_with_parents (folder, 0755) != 0)
     {
       int saved = errno;
 
       tb_http_head_clear (&head);
       g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
                                _("Could not write “%s”: %s"), part, g_strerror (saved));
+      return;
+    }
+  /* a GIO stream, not a FILE *: on Windows GLib's C runtime is not the
+   * app's; written in place (a .part left by an earlier try goes first) */
+  g_unlink (part);
+  out = g_file_create (part_file, G_FILE_CREATE_NONE, NULL, &write_error);
+  if (out == NULL)
+    {
+      tb_http_head_clear (&head);
+      g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
+                               _("Could not write “%s”: %s"), part, write_error->message);
       return;
     }
 
@@ -802,15 +814,13 @@ download_thread (GTask        *task,
                        _("The server sent more than %s for %s: not the expected file"), want_text, url);
           break;
         }
-      if (fwrite (buf, 1, (size_t) n, out) != (size_t) n)
+      if (!g_output_stream_write_all (G_OUTPUT_STREAM (out), buf, (gsize) n, NULL, NULL, &write_error))
         {
-          int saved = errno;
-
-          fclose (out);
+          g_output_stream_close (G_OUTPUT_STREAM (out), NULL, NULL);
           g_unlink (part);
           tb_http_head_clear (&head);
           g_task_return_new_error (task, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
-                                   _("Could not write “%s”: %s"), part, g_strerror (saved));
+                                   _("Could not write “%s”: %s"), part, write_error->message);
           return;
         }
       g_checksum_update (checksum, buf, n);
@@ -821,9 +831,9 @@ download_thread (GTask        *task,
     }
   tb_http_head_clear (&head);
 
-  if (fclose (out) != 0 && error == NULL)
+  if (!g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &write_error) && error == NULL)
     g_set_error (&error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_WRITE,
-                 _("Could not write “%s”"), part);
+                 _("Could not write “%s”: %s"), part, write_error->message);
 
   if (error != NULL)
     {

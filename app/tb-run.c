@@ -4,20 +4,19 @@
 #include "tb-config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+
+#include <glib.h>
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#ifdef G_OS_UNIX
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#ifdef G_OS_WIN32
-#include <io.h>
-#else
 #include <unistd.h>
 #endif
-
-#include <glib/gi18n.h>
-#include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 
 #include "trainbench.h"
 #include "tb-run.h"
@@ -243,36 +242,44 @@ set_unreadable (GError     **error,
                _("“%s” is not a readable result file: %s"), display, why);
 }
 
-gboolean
-tb_run_read_file (const char  *path,
-                  GBytes     **contents,
-                  GError     **error)
+static void
+set_too_large (GError     **error,
+               const char  *path,
+               guint64      size)
 {
-  /* O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (it
-   * is then refused as not a regular file); reads of regular files never
-   * block anyway */
-  int flags = O_RDONLY;
-  g_autoptr(GByteArray) buf = NULL;
+  g_autofree char *size_text = g_format_size_full (size, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *why = g_strdup_printf (_("it is %s, and result files are at most %s"), size_text, limit);
+
+  set_unreadable (error, path, why);
+}
+
+static void
+set_grew_too_large (GError     **error,
+                    const char  *path)
+{
+  g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *why = g_strdup_printf (_("it is larger than %s, the most a result file may be"), limit);
+
+  set_unreadable (error, path, why);
+}
+
+#ifdef G_OS_UNIX
+/* FIFOs, devices (/dev/zero) and sockets behind a name never end or never
+ * answer. The file is opened without blocking (a FIFO opens at once instead
+ * of waiting for a writer; reads of regular files never block anyway) and
+ * checked once open, so nothing can be swapped in between. Plain POSIX
+ * calls: GLib's g_open has no O_NONBLOCK on every system, and there is no
+ * C runtime boundary to cross on Unix. */
+static gboolean
+read_bounded (const char  *path,
+              GByteArray  *buf,
+              GError     **error)
+{
   struct stat st;
   int fd, saved;
 
-#ifdef O_BINARY
-  flags |= O_BINARY;
-#endif
-#ifdef O_NONBLOCK
-  flags |= O_NONBLOCK;
-#endif
-#ifdef O_NOCTTY
-  flags |= O_NOCTTY;
-#endif
-#ifdef O_CLOEXEC
-  flags |= O_CLOEXEC;
-#endif
-
-  g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (contents != NULL, FALSE);
-
-  fd = g_open (path, flags, 0);
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     {
       saved = errno;
@@ -282,44 +289,36 @@ tb_run_read_file (const char  *path,
   if (fstat (fd, &st) != 0)
     {
       saved = errno;
-      g_close (fd, NULL);
+      close (fd);
       set_unreadable (error, path, g_strerror (saved));
       return FALSE;
     }
-  /* FIFOs, devices (/dev/zero), sockets and folders never end or never
-   * answer: checked on the file opened, so nothing can be swapped in */
   if (!S_ISREG (st.st_mode))
     {
-      g_close (fd, NULL);
+      close (fd);
       set_unreadable (error, path, S_ISDIR (st.st_mode) ? _("it is a folder") : _("it is not a regular file"));
       return FALSE;
     }
   if (st.st_size > TB_RUN_MAX_BYTES)
     {
-      g_autofree char *size = g_format_size_full ((guint64) st.st_size, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *why = g_strdup_printf (_("it is %s, and result files are at most %s"), size, limit);
-
-      g_close (fd, NULL);
-      set_unreadable (error, path, why);
+      close (fd);
+      set_too_large (error, path, (guint64) st.st_size);
       return FALSE;
     }
-
-  /* read at most one byte more than allowed: a file that grows while it
-   * is read is still bounded */
-  buf = g_byte_array_sized_new ((guint) MAX (st.st_size, 0) + 1);
+  /* at most one byte more than allowed: a file that grows while it is
+   * read is still bounded */
   for (;;)
     {
       guint8 chunk[64 * 1024];
       gsize want = MIN (sizeof chunk, (gsize) TB_RUN_MAX_BYTES + 1 - buf->len);
-      gssize n = read (fd, chunk, (unsigned) want);
+      ssize_t n = read (fd, chunk, want);
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
         {
           saved = errno;
-          g_close (fd, NULL);
+          close (fd);
           set_unreadable (error, path, g_strerror (saved));
           return FALSE;
         }
@@ -328,15 +327,104 @@ tb_run_read_file (const char  *path,
       g_byte_array_append (buf, chunk, (guint) n);
       if (buf->len > TB_RUN_MAX_BYTES)
         {
-          g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
-          g_autofree char *why = g_strdup_printf (_("it is larger than %s, the most a result file may be"), limit);
-
-          g_close (fd, NULL);
-          set_unreadable (error, path, why);
+          close (fd);
+          set_grew_too_large (error, path);
           return FALSE;
         }
     }
-  g_close (fd, NULL);
+  close (fd);
+  return TRUE;
+}
+#else
+/* Windows: through GIO, whose handles belong to the C runtime GLib was
+ * built with (the app's own read and fstat are another's). A name that is
+ * not a regular file (a folder, a device such as NUL or CON) is refused
+ * before it is opened and checked again once it is. */
+static gboolean
+check_info (GFileInfo   *info,
+            const char  *path,
+            GError     **error)
+{
+  GFileType type = g_file_info_get_file_type (info);
+
+  if (type != G_FILE_TYPE_REGULAR)
+    {
+      set_unreadable (error, path, type == G_FILE_TYPE_DIRECTORY ? _("it is a folder") : _("it is not a regular file"));
+      return FALSE;
+    }
+  if (g_file_info_get_size (info) > TB_RUN_MAX_BYTES)
+    {
+      set_too_large (error, path, (guint64) g_file_info_get_size (info));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_bounded (const char  *path,
+              GByteArray  *buf,
+              GError     **error)
+{
+  static const char attributes[] = G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_SIZE;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GFileInfo) opened = NULL;
+  g_autoptr(GFileInputStream) in = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  info = g_file_query_info (file, attributes, G_FILE_QUERY_INFO_NONE, NULL, &local_error);
+  if (info == NULL || !check_info (info, path, error))
+    {
+      if (local_error != NULL)
+        set_unreadable (error, path, local_error->message);
+      return FALSE;
+    }
+  in = g_file_read (file, NULL, &local_error);
+  if (in != NULL)
+    opened = g_file_input_stream_query_info (in, attributes, NULL, &local_error);
+  if (opened == NULL)
+    {
+      set_unreadable (error, path, local_error->message);
+      return FALSE;
+    }
+  if (!check_info (opened, path, error))
+    return FALSE;
+  for (;;)
+    {
+      guint8 chunk[64 * 1024];
+      gsize want = MIN (sizeof chunk, (gsize) TB_RUN_MAX_BYTES + 1 - buf->len);
+      gssize n = g_input_stream_read (G_INPUT_STREAM (in), chunk, want, NULL, &local_error);
+
+      if (n < 0)
+        {
+          set_unreadable (error, path, local_error->message);
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      g_byte_array_append (buf, chunk, (guint) n);
+      if (buf->len > TB_RUN_MAX_BYTES)
+        {
+          set_grew_too_large (error, path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+#endif
+
+gboolean
+tb_run_read_file (const char  *path,
+                  GBytes     **contents,
+                  GError     **error)
+{
+  g_autoptr(GByteArray) buf = g_byte_array_new ();
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (contents != NULL, FALSE);
+
+  if (!read_bounded (path, buf, error))
+    return FALSE;
   *contents = g_byte_array_free_to_bytes (g_steal_pointer (&buf));
   return TRUE;
 }
@@ -458,11 +546,7 @@ tb_run_load_bytes (const char  *path,
   data = g_bytes_get_data (contents, &length);
   if (length > TB_RUN_MAX_BYTES)
     {
-      g_autofree char *size = g_format_size_full (length, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *limit = g_format_size_full (TB_RUN_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
-      g_autofree char *why = g_strdup_printf (_("it is %s, and result files are at most %s"), size, limit);
-
-      set_unreadable (error, path, why);
+      set_too_large (error, path, length);
       return NULL;
     }
   if (!check_structure (data, length, path, error))
