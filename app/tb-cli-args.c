@@ -18,35 +18,55 @@
 
 /* ---------------------------------------------------------------- messages */
 
+static TbCliExitFunc exit_fn;   /* NULL: exit */
+static FILE *messages;          /* NULL: stderr */
+
+void
+tb_cli_set_exit (TbCliExitFunc fn, FILE *stream)
+{
+  exit_fn = fn;
+  messages = stream;
+}
+
+static TB_CLI_NORETURN void
+finish (int status)
+{
+  if (exit_fn != NULL)
+    exit_fn (status);
+  exit (status);
+}
+
 void
 tb_cli_error (const char *format, ...)
 {
+  FILE *out = messages != NULL ? messages : stderr;
   va_list args;
 
   fflush (stdout);
-  fputs (TB_CLI_NAME ": ", stderr);
+  fputs (TB_CLI_NAME ": ", out);
   va_start (args, format);
-  vfprintf (stderr, format, args);
+  vfprintf (out, format, args);
   va_end (args);
-  fputc ('\n', stderr);
+  fputc ('\n', out);
 }
 
 void
 tb_cli_usage_error (const char *command, const char *format, ...)
 {
+  FILE *out = messages != NULL ? messages : stderr;
   va_list args;
 
   fflush (stdout);
-  fputs (TB_CLI_NAME ": ", stderr);
+  fputs (TB_CLI_NAME ": ", out);
   va_start (args, format);
-  vfprintf (stderr, format, args);
+  vfprintf (out, format, args);
   va_end (args);
-  fputc ('\n', stderr);
+  fputc ('\n', out);
   if (command != NULL && command[0] != '\0')
-    fprintf (stderr, "Try '" TB_CLI_NAME " %s --help' for more information.\n", command);
+    fprintf (out, "Try '" TB_CLI_NAME " %s --help' for more information.\n", command);
   else
-    fprintf (stderr, "Try '" TB_CLI_NAME " --help' for more information.\n");
-  exit (TB_CLI_EXIT_USAGE);
+    fprintf (out, "Try '" TB_CLI_NAME " --help' for more information.\n");
+  finish (TB_CLI_EXIT_USAGE);
 }
 
 /* ---------------------------------------------------------------- suggestions */
@@ -169,7 +189,7 @@ tb_cli_args_parse (TbCliArgs *args,
       if (strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0)
         {
           tb_cli_print_help (command);
-          exit (TB_CLI_EXIT_OK);
+          finish (TB_CLI_EXIT_OK);
         }
       if (strncmp (arg, "--", 2) != 0 || arg[2] == '\0')
         {

@@ -49,6 +49,20 @@ typedef struct
   const char *values[64];
 } TbCliArgs;
 
+/* The options of each command (tb-cli-options.c); devices, datasets and
+ * sysinfo take none. */
+extern const TbCliOption tb_cli_train_options[];
+extern const TbCliOption tb_cli_evaluate_options[];
+extern const TbCliOption tb_cli_reproduce_options[];
+extern const TbCliOption tb_cli_summary_options[];
+extern const TbCliOption tb_cli_no_options[];
+
+/* What a usage error and --help do once they have printed: exit (the
+ * default), or `fn` when set, which must not return (the fuzzer jumps back
+ * with longjmp); `messages` (NULL: stderr) gets what they print. */
+typedef void (*TbCliExitFunc) (int status);
+void tb_cli_set_exit (TbCliExitFunc fn, FILE *messages);
+
 /* Parse argv (after the command name) against `options`. On --help prints the
  * command's help and exits 0; on an unknown option, a missing value or a
  * stray argument prints what is wrong and exits 2. */

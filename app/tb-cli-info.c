@@ -96,12 +96,6 @@ tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out)
 
 /* ---------------------------------------------------------------- summary */
 
-static const TbCliOption summary_options[] = {
-  { "preset", "NAME" },
-  { "model", "SPEC" },
-  { "input", "CxHxW" },
-  { NULL, NULL },
-};
 
 int
 tb_cli_cmd_summary (int argc, char **argv)
@@ -114,7 +108,7 @@ tb_cli_cmd_summary (int argc, char **argv)
   NnError error;
   int64_t total = 0;
 
-  tb_cli_args_parse (&args, "summary", summary_options, argc, argv);
+  tb_cli_args_parse (&args, "summary", tb_cli_summary_options, argc, argv);
   preset_name = tb_cli_arg (&args, "preset");
   model_text = tb_cli_arg (&args, "model");
   if (preset_name != NULL && model_text != NULL)
@@ -168,9 +162,6 @@ tb_cli_cmd_summary (int argc, char **argv)
 
 /* ---------------------------------------------------------------- devices */
 
-static const TbCliOption no_options[] = {
-  { NULL, NULL },
-};
 
 static void
 print_device (const NnDeviceInfo *d)
@@ -213,7 +204,7 @@ tb_cli_cmd_devices (int argc, char **argv)
   TbCliArgs args;
   NnDeviceInfo devices[MAX_DEVICES];
 
-  tb_cli_args_parse (&args, "devices", no_options, argc, argv);
+  tb_cli_args_parse (&args, "devices", tb_cli_no_options, argc, argv);
   int n = nn_device_list (devices, MAX_DEVICES);
   for (int i = 0; i < n; i++)
     print_device (&devices[i]);
@@ -229,7 +220,7 @@ tb_cli_cmd_datasets (int argc, char **argv)
   NnDatasetLocation known[16];
   char user_dir[4096];
 
-  tb_cli_args_parse (&args, "datasets", no_options, argc, argv);
+  tb_cli_args_parse (&args, "datasets", tb_cli_no_options, argc, argv);
   int n = nn_dataset_list_known (known, 16);
   for (int i = 0; i < n; i++)
     {
@@ -260,7 +251,7 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   NnDeviceInfo devices[MAX_DEVICES];
   char ram[32];
 
-  tb_cli_args_parse (&args, "sysinfo", no_options, argc, argv);
+  tb_cli_args_parse (&args, "sysinfo", tb_cli_no_options, argc, argv);
   nn_blas_init ();
   nn_system_info (&sys);
   tb_cli_format_bytes (sys.ram_bytes, ram, sizeof ram);

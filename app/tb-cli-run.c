@@ -356,27 +356,6 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
 
 /* ---------------------------------------------------------------- train */
 
-static const TbCliOption train_options[] = {
-  { "preset", "NAME" },
-  { "model", "SPEC" },
-  { "dataset", "NAME|PATH" },
-  { "device", "cpu|cuda[:N]" },
-  { "threads", "N" },
-  { "epochs", "N" },
-  { "batch-size", "N" },
-  { "optimizer", "NAME" },
-  { "lr", "X" },
-  { "loss", "NAME" },
-  { "seed", "N" },
-  { "tf32", "on|off" },
-  { "max-steps", "N" },
-  { "limit-train", "N" },
-  { "limit-test", "N" },
-  { "out", "FILE" },
-  { "save-weights", "FILE" },
-  { "quiet", NULL },
-  { NULL, NULL },
-};
 
 int
 tb_cli_cmd_train (int argc, char **argv)
@@ -392,7 +371,7 @@ tb_cli_cmd_train (int argc, char **argv)
   int32_t limit_train = 0, limit_test = 0;
   char why[NN_ERROR_MESSAGE_MAX];
 
-  tb_cli_args_parse (&args, cmd, train_options, argc, argv);
+  tb_cli_args_parse (&args, cmd, tb_cli_train_options, argc, argv);
   memset (&run, 0, sizeof run);
   nn_train_config_init (c);
 
@@ -493,17 +472,6 @@ tb_cli_cmd_train (int argc, char **argv)
 
 /* ---------------------------------------------------------------- evaluate */
 
-static const TbCliOption evaluate_options[] = {
-  { "weights", "FILE" },
-  { "dataset", "NAME|PATH" },
-  { "device", "cpu|cuda[:N]" },
-  { "threads", "N" },
-  { "batch-size", "N" },
-  { "loss", "NAME" },
-  { "limit-test", "N" },
-  { "tf32", "on|off" },
-  { NULL, NULL },
-};
 
 int
 tb_cli_cmd_evaluate (int argc, char **argv)
@@ -523,7 +491,7 @@ tb_cli_cmd_evaluate (int argc, char **argv)
   int status = TB_CLI_EXIT_FAILED;
   float test_loss = 0, test_accuracy = 0;
 
-  tb_cli_args_parse (&args, cmd, evaluate_options, argc, argv);
+  tb_cli_args_parse (&args, cmd, tb_cli_evaluate_options, argc, argv);
   weights = tb_cli_arg (&args, "weights");
   if (weights == NULL)
     tb_cli_usage_error (cmd, "which weights? Give --weights FILE (saved by train "
@@ -615,20 +583,6 @@ out:
 
 /* ---------------------------------------------------------------- reproduce */
 
-static const TbCliOption reproduce_options[] = {
-  { "presets", "NAME,..." },
-  { "devices", "DEV,..." },
-  { "epochs", "N" },
-  { "dataset", "NAME|PATH" },
-  { "threads", "N" },
-  { "seed", "N" },
-  { "limit-train", "N" },
-  { "limit-test", "N" },
-  { "max-steps", "N" },
-  { "out-dir", "DIR" },
-  { "quiet", NULL },
-  { NULL, NULL },
-};
 
 typedef struct
 {
@@ -722,7 +676,7 @@ tb_cli_cmd_reproduce (int argc, char **argv)
   char buf[1024];
   char *words[64];
 
-  tb_cli_args_parse (&args, cmd, reproduce_options, argc, argv);
+  tb_cli_args_parse (&args, cmd, tb_cli_reproduce_options, argc, argv);
 
   if ((value = tb_cli_arg (&args, "presets")) != NULL)
     {

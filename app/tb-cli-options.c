@@ -1,0 +1,66 @@
+/* tb-cli-options.c: the options each command of trainbench-cli takes, in
+ * the small library of the command line (with tb-cli-args.c and
+ * tb-cli-help.c) that the CLI and its fuzzer both link.
+ */
+
+#include "tb-cli-common.h"
+
+const TbCliOption tb_cli_train_options[] = {
+  { "preset", "NAME" },
+  { "model", "SPEC" },
+  { "dataset", "NAME|PATH" },
+  { "device", "cpu|cuda[:N]" },
+  { "threads", "N" },
+  { "epochs", "N" },
+  { "batch-size", "N" },
+  { "optimizer", "NAME" },
+  { "lr", "X" },
+  { "loss", "NAME" },
+  { "seed", "N" },
+  { "tf32", "on|off" },
+  { "max-steps", "N" },
+  { "limit-train", "N" },
+  { "limit-test", "N" },
+  { "out", "FILE" },
+  { "save-weights", "FILE" },
+  { "quiet", NULL },
+  { NULL, NULL },
+};
+
+const TbCliOption tb_cli_evaluate_options[] = {
+  { "weights", "FILE" },
+  { "dataset", "NAME|PATH" },
+  { "device", "cpu|cuda[:N]" },
+  { "threads", "N" },
+  { "batch-size", "N" },
+  { "loss", "NAME" },
+  { "limit-test", "N" },
+  { "tf32", "on|off" },
+  { NULL, NULL },
+};
+
+const TbCliOption tb_cli_reproduce_options[] = {
+  { "presets", "NAME,..." },
+  { "devices", "DEV,..." },
+  { "epochs", "N" },
+  { "dataset", "NAME|PATH" },
+  { "threads", "N" },
+  { "seed", "N" },
+  { "limit-train", "N" },
+  { "limit-test", "N" },
+  { "max-steps", "N" },
+  { "out-dir", "DIR" },
+  { "quiet", NULL },
+  { NULL, NULL },
+};
+
+const TbCliOption tb_cli_summary_options[] = {
+  { "preset", "NAME" },
+  { "model", "SPEC" },
+  { "input", "CxHxW" },
+  { NULL, NULL },
+};
+
+const TbCliOption tb_cli_no_options[] = {
+  { NULL, NULL },
+};
