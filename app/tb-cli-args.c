@@ -36,32 +36,40 @@ finish (int status)
   exit (status);
 }
 
+/* "trainbench-cli: <message>" and a line break, where messages go. */
+static FILE *say (const char *format, va_list args) TB_CLI_PRINTF (1, 0);
+
+static FILE *
+say (const char *format, va_list args)
+{
+  FILE *out = messages != NULL ? messages : stderr;
+  char text[16384];
+
+  /* formatted first, so that one write carries the whole line */
+  vsnprintf (text, sizeof text, format, args);
+  fflush (stdout);
+  fprintf (out, TB_CLI_NAME ": %s\n", text);
+  return out;
+}
+
 void
 tb_cli_error (const char *format, ...)
 {
-  FILE *out = messages != NULL ? messages : stderr;
   va_list args;
 
-  fflush (stdout);
-  fputs (TB_CLI_NAME ": ", out);
   va_start (args, format);
-  vfprintf (out, format, args);
+  say (format, args);
   va_end (args);
-  fputc ('\n', out);
 }
 
 void
 tb_cli_usage_error (const char *command, const char *format, ...)
 {
-  FILE *out = messages != NULL ? messages : stderr;
   va_list args;
 
-  fflush (stdout);
-  fputs (TB_CLI_NAME ": ", out);
   va_start (args, format);
-  vfprintf (out, format, args);
+  FILE *out = say (format, args);
   va_end (args);
-  fputc ('\n', out);
   if (command != NULL && command[0] != '\0')
     fprintf (out, "Try '" TB_CLI_NAME " %s --help' for more information.\n", command);
   else
