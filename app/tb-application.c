@@ -8,6 +8,7 @@
 
 #include "trainbench.h"
 #include "tb-application.h"
+#include "tb-platform.h"
 #include "tb-preferences.h"
 #include "tb-window-private.h"
 
@@ -27,13 +28,16 @@ tb_settings_new (void)
   GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
   g_autoptr(GSettingsSchemaSource) build_source = NULL;
   g_autoptr(GSettingsSchema) schema = NULL;
+  const char *build_dir = tb_platform_build_dir ();
 
   if (source != NULL)
     schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
-  if (schema == NULL)
+  if (schema == NULL && build_dir != NULL)
     {
-      /* running from the build folder: use the schema compiled there */
-      build_source = g_settings_schema_source_new_from_directory (TB_SCHEMA_BUILD_DIR, source, FALSE, NULL);
+      /* running from the build tree: the schema compiled in BUILD/data */
+      g_autofree char *dir = g_build_filename (build_dir, "data", NULL);
+
+      build_source = g_settings_schema_source_new_from_directory (dir, source, FALSE, NULL);
       if (build_source != NULL)
         schema = g_settings_schema_source_lookup (build_source, APP_ID, TRUE);
     }

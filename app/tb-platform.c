@@ -1,5 +1,6 @@
 /* tb-platform.c: the `trainbench` program's start-up that depends on the
- * system. Everything OS-specific about the GUI program lives here.
+ * system, and where it finds its files when it runs from a build tree.
+ * Everything OS-specific about the GUI program lives here.
  */
 #include "tb-config.h"
 
@@ -16,6 +17,57 @@
 #include "trainbench.h"
 #include "tb-platform.h"
 
+/* The running program's own file name, or NULL. */
+static char *
+program_path (void)
+{
+#ifdef G_OS_WIN32
+  wchar_t wide[32768];
+  DWORD n = GetModuleFileNameW (NULL, wide, G_N_ELEMENTS (wide));
+
+  if (n == 0 || n >= G_N_ELEMENTS (wide))
+    return NULL;
+  return g_utf16_to_utf8 ((const gunichar2 *) wide, n, NULL, NULL, NULL);
+#else
+  return g_file_read_link ("/proc/self/exe", NULL);
+#endif
+}
+
+const char *
+tb_platform_build_dir (void)
+{
+  static char *build_dir;
+  static gsize once;
+
+  if (g_once_init_enter (&once))
+    {
+      g_autofree char *program = program_path ();
+      g_autofree char *app_dir = program != NULL ? g_path_get_dirname (program) : NULL;
+      g_autofree char *app_name = app_dir != NULL ? g_path_get_basename (app_dir) : NULL;
+      g_autofree char *top = app_dir != NULL ? g_path_get_dirname (app_dir) : NULL;
+      g_autofree char *ninja = top != NULL ? g_build_filename (top, "build.ninja", NULL) : NULL;
+
+      /* BUILD/app/trainbench beside BUILD/build.ninja: an installed
+       * program (/usr/bin/trainbench) is never taken for one */
+      if (ninja != NULL && g_strcmp0 (app_name, "app") == 0
+          && g_file_test (ninja, G_FILE_TEST_IS_REGULAR))
+        build_dir = g_steal_pointer (&top);
+      g_once_init_leave (&once, 1);
+    }
+  return build_dir;
+}
+
+/* The translations built in BUILD/po, laid out as an installed locale
+ * folder (BUILD/po/LANG/LC_MESSAGES/trainbench.mo), or NULL for an
+ * installed program. */
+static char *
+build_locale_dir (void)
+{
+  const char *build = tb_platform_build_dir ();
+
+  return build != NULL ? g_build_filename (build, "po", NULL) : NULL;
+}
+
 #ifdef G_OS_WIN32
 
 /* The translations are in share\locale beside the program's folder,
@@ -27,8 +79,12 @@ static void
 bind_translations (void)
 {
   g_autofree char *top = g_win32_get_package_installation_directory_of_module (NULL);
-  g_autofree char *dir = g_build_filename (top, "share", "locale", NULL);
-  g_autofree gunichar2 *wide = g_utf8_to_utf16 (dir, -1, NULL, NULL, NULL);
+  g_autofree char *dir = build_locale_dir ();
+  g_autofree gunichar2 *wide = NULL;
+
+  if (dir == NULL)
+    dir = g_build_filename (top, "share", "locale", NULL);
+  wide = g_utf8_to_utf16 (dir, -1, NULL, NULL, NULL);
 
   if (wide != NULL)
     wbindtextdomain (GETTEXT_PACKAGE, (const wchar_t *) wide);
@@ -82,8 +138,10 @@ tb_platform_init (gboolean headless)
 void
 tb_platform_init (gboolean headless)
 {
+  g_autofree char *dir = build_locale_dir ();
+
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE, dir != NULL ? dir : LOCALEDIR);
 }
 
 #endif

@@ -1,6 +1,7 @@
 /* tb-platform.h: what the `trainbench` program sets up about its system
  * before anything else: its translations, and on Windows the console of a
- * headless export and a font workaround for wine 8.
+ * headless export and a font workaround for wine 8; and whether it runs
+ * from a build tree, where its schema and translations are found then.
  */
 #pragma once
 
@@ -10,5 +11,12 @@ G_BEGIN_DECLS
 
 /* Call first thing in main; `headless` when no window will open. */
 void tb_platform_init (gboolean headless);
+
+/* The meson build tree the running program was built in (the program is
+ * BUILD/app/trainbench), or NULL for an installed program. An installed
+ * program has no build path compiled in: this is found from where the
+ * program is, so packages stay reproducible and `tools/run` finds the
+ * schema (BUILD/data) and translations (BUILD/po) it built. */
+const char *tb_platform_build_dir (void);
 
 G_END_DECLS
