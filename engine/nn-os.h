@@ -22,9 +22,10 @@
 #define NN_OS_SEP "\\"                       /* the separator paths are built with */
 #define NN_OS_CUDA_MODULE "trainbench-cuda.dll"
 /* OpenBLAS builds by the names they ship under, the first looked for first:
- * PyPI's scipy-openblas32 (DYNAMIC_ARCH, plain cblas_ names too), then the
- * project's own and MSYS2's. */
-#define NN_OS_BLAS_LIBRARIES "libscipy_openblas.dll", "libopenblas.dll", "openblas.dll"
+ * openblas.dll (OpenBLAS's own Windows builds and the one the installer
+ * ships), MSYS2's libopenblas.dll, PyPI's scipy-openblas32 (plain cblas_
+ * names too). */
+#define NN_OS_BLAS_LIBRARIES "openblas.dll", "libopenblas.dll", "libscipy_openblas.dll"
 /* whether each is tried by its full path in the program's folder first */
 #define NN_OS_BLAS_NEXT_TO_PROGRAM 1
 #else
