@@ -71,7 +71,8 @@ main (int    argc,
     }
 
   r.loop = g_main_loop_new (NULL, FALSE);
-  tb_download_async (url, argv[2], argv[3], NULL, NULL, NULL, done_cb, &r);
+  /* the size unknown (0: the downloader's cap), a minute at most */
+  tb_download_async (url, argv[2], argv[3], 0, 60, NULL, NULL, NULL, done_cb, &r);
   g_main_loop_run (r.loop);
   g_main_loop_unref (r.loop);
   g_print ("download: %s\n", r.ok ? "ok" : "failed");
