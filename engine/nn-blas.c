@@ -17,10 +17,6 @@
 #include <string.h>
 #include <strings.h>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #if defined(__x86_64__) || defined(__i386__)
 #define NN_X86 1
 #include <cpuid.h>
@@ -50,7 +46,7 @@ enum
 {
   OPENBLAS_SEQUENTIAL = 0,
   OPENBLAS_THREAD = 1,  /* its own pthread pool */
-  OPENBLAS_OPENMP = 2,  /* the OpenMP runtime's pool, the one the engine uses */
+  OPENBLAS_OPENMP = 2,  /* the OpenMP runtime's pool */
 };
 
 /* Everything below is written once by load_blas (under blas_once) and only
@@ -456,17 +452,15 @@ nn_threads_set (int32_t threads)
       int available = _nn_os_available_processors ();
       threads = info.cpu_cores > 0 && info.cpu_cores < available ? info.cpu_cores : available;
     }
-  if (threads > 1024)
-    threads = 1024;
-  /* One thread pool: an OpenBLAS with its own pthreads would spin on the
-   * cores the engine's OpenMP loops need next (and the other way round),
-   * so it runs single-threaded and _nn_sgemm splits large products across
-   * the OpenMP pool itself. An OpenMP build of OpenBLAS already shares it. */
+  if (threads > NN_THREADS_MAX)
+    threads = NN_THREADS_MAX;
+  /* One thread pool: an OpenBLAS with its own threads would spin on the
+   * cores the engine's loops need next (and the other way round), so it
+   * runs single-threaded and _nn_sgemm splits large products across the
+   * engine's pool itself. An OpenMP build of OpenBLAS has its runtime's
+   * pool, which only its products use. */
   if (blas.set_threads != NULL)
     blas.set_threads (blas.parallel == OPENBLAS_OPENMP ? threads : 1);
-#ifdef _OPENMP
-  omp_set_num_threads (threads);
-#endif
   __atomic_store_n (&blas.threads, threads, __ATOMIC_RELAXED);
   return threads;
 }
@@ -477,11 +471,7 @@ _nn_threads (void)
   int t = __atomic_load_n (&blas.threads, __ATOMIC_RELAXED);
   if (t > 0)
     return t;
-#ifdef _OPENMP
-  return omp_get_max_threads ();
-#else
   return _nn_os_available_processors ();
-#endif
 }
 
 int32_t
@@ -502,17 +492,27 @@ _nn_blas_threads (void)
 /* The fallback: C (m, n) = alpha * op(A) (m, k) @ op(B) (k, n) + beta * C.
  * Blocked over k and n so a block of B stays in cache; rows split across
  * threads. */
+typedef struct
+{
+  int trans_a, trans_b, m, n, k;
+  float alpha, beta;
+  const float *a, *b;
+  int lda, ldb, ldc;
+  float *c;
+} SgemmCall;
+
 static void
-sgemm_fallback (bool ta, bool tb, int m, int n, int k, float alpha,
-                const float *a, int lda, const float *b, int ldb, float beta,
-                float *c, int ldc)
+sgemm_fallback_rows (void *data, size_t lo, size_t hi)
 {
   enum { KB = 128, NB = 256 };
+  const SgemmCall *g = data;
+  bool ta = g->trans_a, tb = g->trans_b;
+  int n = g->n, k = g->k, lda = g->lda, ldb = g->ldb, ldc = g->ldc;
+  float alpha = g->alpha, beta = g->beta;
+  const float *a = g->a, *b = g->b;
+  float *c = g->c;
 
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) if ((double) m * n * k > 1e5)
-#endif
-  for (int i = 0; i < m; i++)
+  for (int i = (int) lo; i < (int) hi; i++)
     {
       float *ci = c + (size_t) i * ldc;
       for (int j = 0; j < n; j++)
@@ -539,6 +539,16 @@ sgemm_fallback (bool ta, bool tb, int m, int n, int k, float alpha,
             }
         }
     }
+}
+
+static void
+sgemm_fallback (bool ta, bool tb, int m, int n, int k, float alpha,
+                const float *a, int lda, const float *b, int ldb, float beta,
+                float *c, int ldc)
+{
+  SgemmCall g = { ta, tb, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c };
+  _nn_parallel_range ((size_t) m, 1, (double) m * n * k > 1e5 ? _nn_threads () : 1,
+                      sgemm_fallback_rows, &g);
 }
 
 static void
@@ -617,7 +627,7 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
     }
 }
 
-/* Partial Cs added on one thread after the join, not after a barrier,
+/* Partial Cs added on the calling thread, not by a second parallel call,
  * up to this many additions. */
 #define SPLIT_K_AFTER_JOIN 8192
 
@@ -647,51 +657,88 @@ split_k_sum (int m, int n, float *c, int ldc, const float *parts, int r0, int r1
  * bench/results/local2core-cpu-ops-2026-11-30.md). Thread 0 writes C, the
  * others a partial C added after a barrier in thread order (the same bits
  * on every run with this thread count). */
+/* One split product's arguments for its parts. */
+typedef struct
+{
+  SgemmCall g;
+  int kb;           /* split over k: rows of B per OpenBLAS call */
+  float *parts;     /* split over k: (parts - 1) x (m, n) partial Cs */
+  bool by_rows;     /* split by blocks: rows of C, or columns */
+  int chunk;        /* split by blocks: rows or columns per block */
+  int length;       /* split by blocks: C's rows or columns in all */
+} SplitCall;
+
+static void
+split_k_part (void *data, int t, int team)
+{
+  const SplitCall *s = data;
+  const SgemmCall *g = &s->g;
+  int k0 = (int) ((long) g->k * t / team), k1 = (int) ((long) g->k * (t + 1) / team);
+  if (t == 0)
+    sgemm_k_range (g->trans_a, g->m, g->n, k0, k1, s->kb, g->alpha, g->a, g->lda, g->b, g->ldb,
+                   g->beta, g->c, g->ldc);
+  else
+    sgemm_k_range (g->trans_a, g->m, g->n, k0, k1, s->kb, g->alpha, g->a, g->lda, g->b, g->ldb,
+                   0.0f, s->parts + (size_t) (t - 1) * g->m * g->n, g->n);
+}
+
+/* rows [lo, hi) of C += the partials, for a split over k in `team` parts */
+typedef struct
+{
+  const SplitCall *s;
+  int team;
+} SplitKSum;
+
+static void
+split_k_sum_rows (void *data, size_t lo, size_t hi)
+{
+  const SplitKSum *u = data;
+  const SgemmCall *g = &u->s->g;
+  split_k_sum (g->m, g->n, g->c, g->ldc, u->s->parts, (int) lo, (int) hi, u->team);
+}
+
+/* C = alpha op(A) B + beta C with each part a contiguous range of B's
+ * rows (at least 16: none is empty), for a small C and a long k
+ * (mlp-small's 32x784 @ 784x128): part t reads rows [k t / T,
+ * k (t + 1) / T) of B, about the slab of the weights that the optimizer's
+ * flat split hands part t later in the step, so Adam finds those lines
+ * in its own core's cache (the pool runs part t on thread t when it can).
+ * Cut by C's columns, each thread read a part of every row, and Adam then
+ * pulled half of its lines from the other core (2-core development
+ * machine, 2 threads, with the day's other changes: Adam 45 -> 19 us, the
+ * mlp-small step 140 -> 101 us; bench/results/local2core-cpu-ops-2026-11-30.md).
+ * Part 0 writes C, the others a partial C, added afterwards in part order
+ * (the same bits on every run with this thread count). */
 static void
 sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, int lda,
                const float *b, int ldb, float beta, float *c, int ldc, int threads, int kb)
 {
-  float parts[(SPLIT_K_TEAM - 1) * SPLIT_K_FLOATS]; /* (team - 1) x (m, n) */
-  int after_join = 0; /* the team size when the caller adds the partials */
+  float parts[(SPLIT_K_TEAM - 1) * SPLIT_K_FLOATS]; /* (threads - 1) x (m, n) */
+  SplitCall s = { { trans_a, 0, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c }, .kb = kb,
+                  .parts = parts };
 
-#ifdef _OPENMP
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-#ifdef _OPENMP
-    int t = omp_get_thread_num (), team = omp_get_num_threads ();
-#else
-    int t = 0, team = 1;
-#endif
-    int k0 = (int) ((long) k * t / team), k1 = (int) ((long) k * (t + 1) / team);
-    if (t == 0)
-      sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, beta, c, ldc);
-    else
-      sgemm_k_range (trans_a, m, n, k0, k1, kb, alpha, a, lda, b, ldb, 0.0f,
-                     parts + (size_t) (t - 1) * m * n, n);
-    /* A few thousand additions (mlp-small's 32x128 C on 2 threads) cost
-     * less on one thread after the join than a barrier here: about 0.5 us
-     * natively, 25-60 us under wine on 2 threads
-     * (bench/probes/windows-wine/omp-join-cost.c). */
-    if ((size_t) (team - 1) * m * n <= SPLIT_K_AFTER_JOIN)
-      {
-        if (t == 0)
-          after_join = team;
-      }
-    else
-      {
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-        int r0 = (int) ((long) m * t / team), r1 = (int) ((long) m * (t + 1) / team);
-        split_k_sum (m, n, c, ldc, parts, r0, r1, team);
-      }
-  }
-  if (after_join > 0)
-    split_k_sum (m, n, c, ldc, parts, 0, m, after_join);
+  _nn_parallel_on (threads, threads, split_k_part, &s);
+  /* A few thousand additions (mlp-small's 32x128 C on 2 threads) cost
+   * less on this thread than a second parallel call: a join is about
+   * 0.5 us natively, 25-60 us under wine on 2 threads
+   * (bench/probes/windows-wine/omp-join-cost.c). */
+  SplitKSum sum = { &s, threads };
+  bool alone = (size_t) (threads - 1) * m * n <= SPLIT_K_AFTER_JOIN;
+  _nn_parallel_range ((size_t) m, 1, alone ? 1 : threads, split_k_sum_rows, &sum);
 }
 
-/* A single-threaded OpenBLAS on the engine's OpenMP threads: C is cut into
+static void
+split_block_part (void *data, int block, int blocks)
+{
+  const SplitCall *s = data;
+  const SgemmCall *g = &s->g;
+  int first = block * s->chunk;
+  int count = block == blocks - 1 ? s->length - first : s->chunk;
+  sgemm_block (g->trans_a, g->trans_b, s->by_rows, g->m, g->n, g->k, g->alpha, g->a, g->lda,
+               g->b, g->ldb, g->beta, g->c, g->ldc, first, count);
+}
+
+/* A single-threaded OpenBLAS on the engine's threads: C is cut into
  * blocks of rows (or of columns, whichever is longer), each a whole sgemm
  * of its own, in multiples of 16 so the kernels stay on full tiles: one
  * block per thread, or, where OpenBLAS has small-matrix kernels, blocks
@@ -719,11 +766,7 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
       sgemm_call (0, 0, m, n, k, alpha, a, lda, bt, n, beta, c, ldc);
       return;
     }
-  int threads = _nn_threads ();
-#ifdef _OPENMP
-  if (omp_in_parallel ())
-    threads = 1;
-#endif
+  int threads = _nn_parallel_inside () ? 1 : _nn_threads ();
   /* Each thread's share must be worth waking it for, about 0.75 million
    * multiply-adds: mlp-small's 32x784x128 product gets 4 of 16 threads.
    * On the GPU machine's host, 16 threads, mlp-small's median step was
@@ -788,12 +831,9 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
                                                                : chunk);
       return;
     }
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(threads)
-#endif
-  for (int block = 0; block < blocks; block++)
-    sgemm_block (trans_a, trans_b, by_rows, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                 block * chunk, length - block * chunk < chunk ? length - block * chunk : chunk);
+  SplitCall s = { { trans_a, trans_b, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c },
+                  .by_rows = by_rows, .chunk = chunk, .length = length };
+  _nn_parallel_on (threads, blocks, split_block_part, &s);
 }
 
 void

@@ -219,10 +219,27 @@ typedef pthread_mutex_t NnOsMutex;
 void _nn_os_once (NnOsOnce *once, void (*fn) (void));
 void _nn_os_mutex_lock (NnOsMutex *mutex);
 void _nn_os_mutex_unlock (NnOsMutex *mutex);
+/* Take the lock if it is free, false at once otherwise. */
+bool _nn_os_mutex_trylock (NnOsMutex *mutex);
 
 /* Processors this process may run on (its affinity mask where the OS has
  * one), at least 1. */
 int _nn_os_available_processors (void);
+
+/* Start a thread running fn (arg) for the rest of the process: it is never
+ * joined. False when the OS refuses one. */
+bool _nn_os_thread_start (void (*fn) (void *), void *arg);
+
+/* Sleep while *word holds `expected`, until _nn_os_wake; it may also return
+ * early, so callers test the word again (a futex on Linux, WaitOnAddress on
+ * Windows). */
+void _nn_os_wait (const uint32_t *word, uint32_t expected);
+
+/* Wake up to `count` threads sleeping on `word` (INT32_MAX: all). */
+void _nn_os_wake (const uint32_t *word, int32_t count);
+
+/* Give this processor to another runnable thread, if there is one. */
+void _nn_os_yield (void);
 
 /* ---------------------------------------------------------------- memory */
 

@@ -221,6 +221,41 @@ const char *_nn_blas_core (void);
 /* Threads the engine's own loops use (set by nn_threads_set). */
 int32_t _nn_threads (void);
 
+/* nn-parallel.c: the thread pool every CPU loop runs on. _nn_parallel runs
+ * fn (data, part, parts) once for each part in [0, parts), spread over the
+ * caller and the pool's workers in no fixed order, and returns when all
+ * have run. A part's work must depend only on its number (so the bits do
+ * not depend on the scheduler); parts run at the same time must not write
+ * the same memory. More parts than NN_PARALLEL_MAX_PARTS, one thread, or a
+ * call from inside a part: the parts run one after another on the caller. */
+#define NN_PARALLEL_MAX_PARTS 4095
+typedef void (*NnPartFunc) (void *data, int part, int parts);
+void _nn_parallel (int parts, NnPartFunc fn, void *data);
+/* The same on at most `threads` threads (thread t takes parts
+ * [parts t / T, parts (t + 1) / T) first, T = min (parts, threads)). */
+void _nn_parallel_on (int threads, int parts, NnPartFunc fn, void *data);
+
+/* Whether this thread is inside a part (nested calls run serially). */
+bool _nn_parallel_inside (void);
+
+/* Part `part` of `parts` of count items, [*lo, *hi), cut at multiples of
+ * `align` items (16 floats: whole cache lines); empty for late parts when
+ * there are fewer units than parts. */
+static inline void
+_nn_part_range (size_t count, size_t align, int part, int parts, size_t *lo, size_t *hi)
+{
+  size_t units = (count + align - 1) / align;
+  size_t a = units * (size_t) part / (size_t) parts * align;
+  size_t b = units * (size_t) (part + 1) / (size_t) parts * align;
+  *lo = a < count ? a : count;
+  *hi = b < count ? b : count;
+}
+
+/* fn (data, lo, hi) over `parts` ranges of count items as _nn_part_range
+ * cuts them (empty ones skipped); on the caller alone when parts <= 1. */
+typedef void (*NnRangeFunc) (void *data, size_t lo, size_t hi);
+void _nn_parallel_range (size_t count, size_t align, int parts, NnRangeFunc fn, void *data);
+
 /* For nn_system_info: BLAS name ("OpenBLAS" or "none (built-in fallback)"),
  * version ("0.3.21"), core ("SkylakeX"), and a note ("" when all is well).
  * Any pointer may be NULL. */

@@ -1,12 +1,12 @@
 /* nn-cpu-backend.c: the CPU backend, the op table of nn-backend-abi.h on host
  * memory. Matrix products go to OpenBLAS (_nn_sgemm); the engine's own loops
- * (im2col, activations, pooling, optimizer) run with OpenMP.
+ * (im2col, activations, pooling, optimizer) run on its thread pool.
  *
- * Thread strategy: one pool, the engine's OpenMP threads. OpenBLAS runs
+ * Thread strategy: one pool, the engine's (nn-parallel.c). OpenBLAS runs
  * single-threaded; _nn_sgemm splits large products over the pool, or runs
- * unsplit inside a parallel region, where convolutions give each thread
- * whole samples. Loops too small to pay for waking the threads run serially
- * (the if-clauses).
+ * unsplit inside a part, where convolutions give each part whole samples.
+ * A loop is cut into as many parts as it has threads worth waking
+ * (par_threads); loops too small for that run on the calling thread.
  */
 
 #define _GNU_SOURCE
@@ -23,13 +23,6 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#else
-static inline int omp_get_thread_num (void) { return 0; }
-static inline int omp_get_num_threads (void) { return 1; }
-#endif
 
 #include "nn-os.h"
 
@@ -115,16 +108,12 @@ par_threads (size_t work)
   return want < (size_t) nt ? (int) want : nt;
 }
 
-/* The calling thread's share [*lo, *hi) of count items in its team, cut at
- * multiples of `align` items (16 floats: whole cache lines). */
-static inline void
-thread_share (size_t count, size_t align, size_t *lo, size_t *hi)
+/* Parts for a loop of `work` elements that used to go parallel only above
+ * PAR_MIN: all threads, or the calling thread alone. */
+static inline int
+par_min_threads (size_t work)
 {
-  size_t t = (size_t) omp_get_thread_num (), team = (size_t) omp_get_num_threads ();
-  size_t units = (count + align - 1) / align;
-  size_t a = units * t / team * align, b = units * (t + 1) / team * align;
-  *lo = a < count ? a : count;
-  *hi = b < count ? b : count;
+  return work > PAR_MIN ? nthreads () : 1;
 }
 
 /* ---------------------------------------------------------------- devices */
@@ -185,12 +174,10 @@ cpu_context_new (int device_index, const NnBackendOptions *options, void **out,
       snprintf (error, error_size, "out of memory for the CPU backend context");
       return NN_BACKEND_OUT_OF_MEMORY;
     }
-  /* OpenBLAS and our OpenMP loops take the same count. */
+  /* OpenBLAS and the engine's loops take the same count. */
   ctx->threads = nn_threads_set (options != NULL ? options->threads : 0);
-  /* The calling thread first, so pool threads created from now on inherit
-   * it; then each pool thread that already exists. */
-  flush_denormals ();
-#pragma omp parallel num_threads (ctx->threads)
+  /* On the calling thread: the pool's workers take the caller's mode with
+   * each part they run (nn-parallel.c). */
   flush_denormals ();
   *out = ctx;
   return NN_BACKEND_OK;
@@ -310,6 +297,46 @@ softmax_row (float *y, int channels, int stride)
     y[(size_t) j * stride] *= inv;
 }
 
+/* One loop's arguments for its ranges: the activation, the tensors and the
+ * sizes the loops below need. */
+typedef struct
+{
+  int act;
+  float *y;
+  float *dy;
+  const float *cy;
+  const float *bias;
+  float *dbias;
+  size_t n, channels, spatial;
+} ActLoop;
+
+static void
+bias_act_rows_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  _nn_cpu_bias_act_rows (l->act, l->y + lo * l->channels, l->bias, hi - lo, l->channels);
+}
+
+static void
+bias_act_planes_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  for (size_t row = lo; row < hi; row++)
+    _nn_cpu_bias_act_plane (l->act, l->y + row * l->spatial,
+                            l->bias != NULL ? l->bias[row % l->channels] : 0.0f, l->spatial);
+}
+
+static void
+softmax_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  for (size_t g = lo; g < hi; g++)
+    {
+      size_t b = g / l->spatial, s = g % l->spatial;
+      softmax_row (l->y + b * l->channels * l->spatial + s, (int) l->channels, (int) l->spatial);
+    }
+}
+
 static int
 cpu_bias_act_forward (void *vctx, int act, float *y, const float *bias,
                       int n, int channels, int spatial)
@@ -322,40 +349,96 @@ cpu_bias_act_forward (void *vctx, int act, float *y, const float *bias,
     return fail (ctx, NN_BACKEND_ERROR, "unknown activation %d", act);
   if (act != NN_BK_ACT_SOFTMAX ? act != NN_BK_ACT_LINEAR || bias != NULL : bias != NULL)
     {
-      int a = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
+      ActLoop l = { .act = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act, .y = y,
+                    .bias = bias, .n = (size_t) n, .channels = (size_t) channels,
+                    .spatial = sp };
       int nt = par_threads ((size_t) rows * sp);
       if (sp == 1)
-        {
-          /* dense: rows of `channels` values, the bias along each row */
-          if (nt <= 1)
-            _nn_cpu_bias_act_rows (a, y, bias, (size_t) n, (size_t) channels);
-          else
-#pragma omp parallel num_threads (nt)
-            {
-              size_t lo, hi;
-              thread_share ((size_t) n, 1, &lo, &hi);
-              _nn_cpu_bias_act_rows (a, y + lo * channels, bias, hi - lo, (size_t) channels);
-            }
-        }
+        /* dense: rows of `channels` values, the bias along each row */
+        _nn_parallel_range ((size_t) n, 1, nt, bias_act_rows_range, &l);
       else
-        {
-#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
-          for (long row = 0; row < rows; row++)
-            _nn_cpu_bias_act_plane (a, y + (size_t) row * sp,
-                                    bias != NULL ? bias[row % channels] : 0.0f, sp);
-        }
+        _nn_parallel_range ((size_t) rows, 1, nt, bias_act_planes_range, &l);
     }
   if (act == NN_BK_ACT_SOFTMAX)
     {
-      long groups = (long) n * spatial;
-#pragma omp parallel for if (rows * (long) sp > PAR_MIN) num_threads (nthreads ()) schedule (static)
-      for (long g = 0; g < groups; g++)
-        {
-          long b = g / spatial, s = g % spatial;
-          softmax_row (y + (size_t) b * channels * sp + s, channels, spatial);
-        }
+      ActLoop l = { .y = y, .n = (size_t) n, .channels = (size_t) channels, .spatial = sp };
+      _nn_parallel_range ((size_t) n * sp, 1, par_min_threads ((size_t) rows * sp),
+                          softmax_range, &l);
     }
   return NN_BACKEND_OK;
+}
+
+/* dz_i = y_i (dy_i - sum_j dy_j y_j): softmax's Jacobian-vector product. */
+static void
+softmax_backward_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  size_t sp = l->spatial;
+  for (size_t g = lo; g < hi; g++)
+    {
+      size_t b = g / sp, s = g % sp;
+      const float *yr = l->cy + b * l->channels * sp + s;
+      float *dr = l->dy + b * l->channels * sp + s;
+      double dot = 0.0;
+      for (size_t j = 0; j < l->channels; j++)
+        dot += (double) dr[j * sp] * yr[j * sp];
+      for (size_t j = 0; j < l->channels; j++)
+        dr[j * sp] = yr[j * sp] * (dr[j * sp] - (float) dot);
+    }
+}
+
+/* dense: columns [lo, hi) of every row */
+static void
+act_backward_columns_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  _nn_cpu_act_backward_rows (l->act, l->cy + lo, l->dy + lo,
+                             l->dbias != NULL ? l->dbias + lo : NULL, l->n, hi - lo,
+                             l->channels);
+}
+
+/* images, channels [lo, hi): each channel's sum over the batch */
+static void
+act_backward_channels_range (void *data, size_t lo, size_t hi)
+{
+  const ActLoop *l = data;
+  for (size_t c = lo; c < hi; c++)
+    {
+      double acc = 0.0;
+      for (size_t b = 0; b < l->n; b++)
+        {
+          size_t off = (b * l->channels + c) * l->spatial;
+          acc += _nn_cpu_act_backward_sum (l->act, l->cy + off, l->dy + off, l->spatial);
+        }
+      if (l->dbias != NULL)
+        l->dbias[c] = (float) acc;
+    }
+}
+
+/* images, the samples of one part: its partial bias sums, (channels) at
+ * parts + part * channels */
+typedef struct
+{
+  ActLoop l;
+  double *parts;
+} ActPartials;
+
+static void
+act_backward_partials (void *data, int part, int parts)
+{
+  const ActPartials *p = data;
+  const ActLoop *l = &p->l;
+  double *sums = p->parts + (size_t) part * l->channels;
+  size_t lo, hi;
+  _nn_part_range (l->n, 1, part, parts, &lo, &hi);
+  for (size_t c = 0; c < l->channels; c++)
+    sums[c] = 0.0;
+  for (size_t b = lo; b < hi; b++)
+    for (size_t c = 0; c < l->channels; c++)
+      {
+        size_t off = (b * l->channels + c) * l->spatial;
+        sums[c] += _nn_cpu_act_backward_sum (l->act, l->cy + off, l->dy + off, l->spatial);
+      }
 }
 
 static int
@@ -369,57 +452,35 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
   if (act < NN_BK_ACT_LINEAR || act > NN_BK_ACT_SOFTMAX)
     return fail (ctx, NN_BACKEND_ERROR, "unknown activation %d", act);
 
+  ActLoop l = { .cy = y, .dy = dy, .n = (size_t) n, .channels = (size_t) channels,
+                .spatial = sp };
   if (act == NN_BK_ACT_SOFTMAX)
-    {
-      /* dz_i = y_i (dy_i - sum_j dy_j y_j): the Jacobian-vector product. */
-      long groups = (long) n * spatial;
-#pragma omp parallel for if (total > PAR_MIN) num_threads (nthreads ()) schedule (static)
-      for (long g = 0; g < groups; g++)
-        {
-          long b = g / spatial, s = g % spatial;
-          const float *yr = y + (size_t) b * channels * sp + s;
-          float *dr = dy + (size_t) b * channels * sp + s;
-          double dot = 0.0;
-          for (int j = 0; j < channels; j++)
-            dot += (double) dr[j * sp] * yr[j * sp];
-          for (int j = 0; j < channels; j++)
-            dr[j * sp] = yr[j * sp] * (dr[j * sp] - (float) dot);
-        }
-    }
+    _nn_parallel_range ((size_t) n * sp, 1, par_min_threads ((size_t) total),
+                        softmax_backward_range, &l);
 
   if (dbias == NULL && (act == NN_BK_ACT_LINEAR || act == NN_BK_ACT_SOFTMAX))
     return NN_BACKEND_OK;
 
   /* The activation's derivative (not for softmax, done above) and the bias
    * gradient summed over samples and positions. */
-  int a = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
+  l.act = act == NN_BK_ACT_SOFTMAX ? NN_BK_ACT_LINEAR : act;
+  l.dbias = dbias;
   int nt = par_threads ((size_t) total);
   if (sp == 1)
     {
-      /* dense: each thread a block of columns, so no partial sums */
-      if (nt <= 1)
-        _nn_cpu_act_backward_rows (a, y, dy, dbias, (size_t) n, (size_t) channels,
-                                   (size_t) channels);
-      else
-#pragma omp parallel num_threads (nt)
-        {
-          size_t lo, hi;
-          thread_share ((size_t) channels, 16, &lo, &hi);
-          if (hi > lo)
-            _nn_cpu_act_backward_rows (a, y + lo, dy + lo, dbias != NULL ? dbias + lo : NULL,
-                                       (size_t) n, hi - lo, (size_t) channels);
-        }
+      /* dense: each part a block of columns, so no partial sums */
+      _nn_parallel_range ((size_t) channels, 16, nt, act_backward_columns_range, &l);
       return NN_BACKEND_OK;
     }
   /* Images: walk the planes in memory order (each thread whole samples),
    * so y and dy stream; visiting one channel across the batch jumps a
-   * sample's size between planes. The bias sums go to per-thread partials,
-   * added in thread order: the same bits on every run with this thread
+   * sample's size between planes. The bias sums go to per-part partials,
+   * added in part order: the same bits on every run with this thread
    * count. With the sums vectorised (nn-cpu-kernels.c, LANES), cnn's two
    * activation gradients take 2.2 -> 0.9 ms and 3.6 -> 1.3 ms a step
    * (bench/results/local2core-cpu-ops-2026-11-30.md). */
   enum { PARTS = 8192 };
-  double parts[PARTS]; /* (threads, channels) */
+  double parts[PARTS]; /* (parts, channels) */
   if (nt > n)
     nt = n;
   if ((size_t) nt * channels > PARTS)
@@ -427,45 +488,19 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
   if (nt < 1 || (dbias == NULL && nt <= 1))
     {
       /* one thread, or too many channels for the partials: per channel */
-#pragma omp parallel for if (par_threads ((size_t) total) > 1) num_threads (par_threads ((size_t) total)) schedule (static)
-      for (int c = 0; c < channels; c++)
-        {
-          double acc = 0.0;
-          for (int b = 0; b < n; b++)
-            {
-              size_t off = ((size_t) b * channels + c) * sp;
-              acc += _nn_cpu_act_backward_sum (a, y + off, dy + off, sp);
-            }
-          if (dbias != NULL)
-            dbias[c] = (float) acc;
-        }
+      _nn_parallel_range ((size_t) channels, 1, par_threads ((size_t) total),
+                          act_backward_channels_range, &l);
       return NN_BACKEND_OK;
     }
-  int team = 1;
-#pragma omp parallel if (nt > 1) num_threads (nt)
-  {
-    size_t lo, hi;
-    int t = omp_get_thread_num ();
-    double *part = parts + (size_t) t * channels;
-    if (t == 0)
-      team = omp_get_num_threads ();
-    thread_share ((size_t) n, 1, &lo, &hi);
-    for (int c = 0; c < channels; c++)
-      part[c] = 0.0;
-    for (size_t b = lo; b < hi; b++)
-      for (int c = 0; c < channels; c++)
-        {
-          size_t off = (b * channels + c) * sp;
-          part[c] += _nn_cpu_act_backward_sum (a, y + off, dy + off, sp);
-        }
-  }
-  /* The partials added after the join, in thread order: at most PARTS
-   * additions, fewer than a barrier inside the region would cost. */
+  ActPartials partials = { l, parts };
+  _nn_parallel (nt, act_backward_partials, &partials);
+  /* The partials added after the join, in part order: at most PARTS
+   * additions, fewer than a second parallel pass would cost. */
   if (dbias != NULL)
     for (int c = 0; c < channels; c++)
       {
         double acc = 0.0;
-        for (int u = 0; u < team; u++)
+        for (int u = 0; u < nt; u++)
           acc += parts[(size_t) u * channels + c];
         dbias[c] = (float) acc;
       }
@@ -473,6 +508,22 @@ cpu_bias_act_backward (void *vctx, int act, const float *y, float *dy, float *db
 }
 
 /* ---------------------------------------------------------------- dropout */
+
+typedef struct
+{
+  float *y;
+  const float *x;
+  uint64_t seed, threshold;
+  int64_t step;
+  float scale;
+} DropoutLoop;
+
+static void
+dropout_range (void *data, size_t lo, size_t hi)
+{
+  const DropoutLoop *l = data;
+  _nn_cpu_dropout (l->y + lo, l->x + lo, hi - lo, lo, l->seed, l->step, l->threshold, l->scale);
+}
 
 static int
 dropout_apply (CpuContext *ctx, float *y, const float *x, size_t count, float rate,
@@ -484,18 +535,8 @@ dropout_apply (CpuContext *ctx, float *y, const float *x, size_t count, float ra
   float scale = 1.0f / (1.0f - rate);
   /* nn_dropout_keep's test on the top 24 bits, as an integer threshold */
   uint64_t threshold = (uint64_t) ceilf (rate * 16777216.0f);
-  int nt = par_threads (count);
-  if (nt <= 1)
-    {
-      _nn_cpu_dropout (y, x, count, 0, seed, st, threshold, scale);
-      return NN_BACKEND_OK;
-    }
-#pragma omp parallel num_threads (nt)
-  {
-    size_t lo, hi;
-    thread_share (count, 16, &lo, &hi);
-    _nn_cpu_dropout (y + lo, x + lo, hi - lo, lo, seed, st, threshold, scale);
-  }
+  DropoutLoop l = { y, x, seed, threshold, st, scale };
+  _nn_parallel_range (count, 16, par_threads (count), dropout_range, &l);
   return NN_BACKEND_OK;
 }
 
@@ -650,24 +691,33 @@ conv_run_workers (const CpuConvPlan *p)
   return conv_workers (p, t < p->workers ? t : p->workers);
 }
 
+/* One convolution's arguments for its parts: part t takes samples
+ * [n t / parts, n (t + 1) / parts) and the t-th block of the scratch. */
+typedef struct
+{
+  const CpuConvPlan *p;
+  const float *x, *w, *dy, *bias;
+  float *y, *dx, *dw, *col, *parts;
+  int act;
+} ConvCall;
+
+static void
+conv_forward_part (void *data, int part, int parts)
+{
+  const ConvCall *c = data;
+  int lo = (int) ((long) c->p->s.n * part / parts);
+  int hi = (int) ((long) c->p->s.n * (part + 1) / parts);
+  conv_forward_range (c->p, c->x, c->w, c->y, c->col + (size_t) part * c->p->col_floats, lo,
+                      hi, c->bias, c->act);
+}
+
 static int
 conv_forward (const CpuConvPlan *p, const float *x, const float *w, float *y, void *workspace,
               const float *bias, int act)
 {
-  float *col = workspace;   /* workers x (crs, chunk * ohw) */
-  int workers = conv_run_workers (p);
-
-  if (workers <= 1)
-    {
-      conv_forward_range (p, x, w, y, col, 0, p->s.n, bias, act);
-      return NN_BACKEND_OK;
-    }
-#pragma omp parallel num_threads (workers)
-  {
-    int t = omp_get_thread_num (), team = omp_get_num_threads ();
-    int lo = (int) ((long) p->s.n * t / team), hi = (int) ((long) p->s.n * (t + 1) / team);
-    conv_forward_range (p, x, w, y, col + (size_t) t * p->col_floats, lo, hi, bias, act);
-  }
+  /* workspace: workers x (crs, chunk * ohw) */
+  ConvCall c = { .p = p, .x = x, .w = w, .y = y, .col = workspace, .bias = bias, .act = act };
+  _nn_parallel (conv_run_workers (p), conv_forward_part, &c);
   return NN_BACKEND_OK;
 }
 
@@ -698,9 +748,9 @@ cpu_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const float
   return conv_forward (plan, x, w, y, workspace, bias, act);
 }
 
-/* Partial weight gradients added after the join rather than after a
- * barrier when there are at most this many additions: on 2 threads a
- * barrier costs about 0.5 us natively and 25-60 us under wine
+/* Partial weight gradients added on the calling thread rather than by a
+ * second parallel call when there are at most this many additions: on 2
+ * threads a join costs about 0.5 us natively and 25-60 us under wine
  * (bench/probes/windows-wine/omp-join-cost.c), more than adding a few
  * thousand floats on one thread. */
 #define DW_AFTER_JOIN 8192
@@ -718,6 +768,24 @@ dw_sum (float *dw, const float *parts, size_t dw_floats, size_t i0, size_t i1, i
     }
 }
 
+static void
+conv_backward_part (void *data, int part, int parts)
+{
+  const ConvCall *c = data;
+  int lo = (int) ((long) c->p->s.n * part / parts);
+  int hi = (int) ((long) c->p->s.n * (part + 1) / parts);
+  conv_backward_range (c->p, c->x, c->w, c->dy, c->dx, c->parts + (size_t) part * c->p->dw_floats,
+                       c->col + (size_t) part * c->p->col_floats, lo, hi);
+}
+
+/* dw [lo, hi) = the sum of `act` parts' partials (act: the part count) */
+static void
+conv_dw_sum_range (void *data, size_t lo, size_t hi)
+{
+  const ConvCall *c = data;
+  dw_sum (c->dw, c->parts, c->p->dw_floats, lo, hi, c->act);
+}
+
 static int
 cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, const float *dy,
                      float *dx, float *dw, void *workspace)
@@ -733,29 +801,14 @@ cpu_conv2d_backward (void *ctx, void *plan, const float *x, const float *w, cons
       conv_backward_range (p, x, w, dy, dx, dw, col, 0, p->s.n);
       return NN_BACKEND_OK;
     }
-  int team = 1;
-#pragma omp parallel num_threads (workers)
-  {
-    int t = omp_get_thread_num (), size = omp_get_num_threads ();
-    int lo = (int) ((long) p->s.n * t / size), hi = (int) ((long) p->s.n * (t + 1) / size);
-    conv_backward_range (p, x, w, dy, dx, parts + (size_t) t * p->dw_floats,
-                         col + (size_t) t * p->col_floats, lo, hi);
-    if (t == 0)
-      team = size;
-    /* A small dw (cnn's first conv: 288 floats) is added after the join;
-     * a large one (its second: 18432) by all threads after a barrier. */
-    if (dw_count * (size - 1) > DW_AFTER_JOIN)
-      {
-#pragma omp barrier
-        dw_sum (dw, parts, p->dw_floats, dw_count * t / size, dw_count * (t + 1) / size, size);
-        if (t == 0)
-          team = 0;
-      }
-  }
-  /* dw = the partial sums in worker order (the same bits on every run with
-   * this thread count) */
-  if (team > 0)
-    dw_sum (dw, parts, p->dw_floats, 0, dw_count, team);
+  ConvCall c = { .p = p, .x = x, .w = w, .dy = dy, .dx = dx, .dw = dw, .col = col,
+                 .parts = parts, .act = workers };
+  _nn_parallel (workers, conv_backward_part, &c);
+  /* dw = the partial sums in part order (the same bits on every run with
+   * this thread count): a small dw (cnn's first conv: 288 floats) on this
+   * thread, a large one (its second: 18432) cut over the threads. */
+  _nn_parallel_range (dw_count, 16, dw_count * (workers - 1) > DW_AFTER_JOIN ? workers : 1,
+                      conv_dw_sum_range, &c);
   return NN_BACKEND_OK;
 }
 
@@ -782,16 +835,24 @@ pool_is_2x2 (const NnPoolShape *s)
          && s->pad_h == 0 && s->pad_w == 0 && s->h == 2 * s->out_h && s->w == 2 * s->out_w;
 }
 
-static void
-pool_2x2_forward (int mode, const NnPoolShape *s, const float *x, float *y)
+/* One pooling's arguments for its ranges of output rows or planes. */
+typedef struct
 {
-  long rows = (long) s->n * s->c * s->out_h;
-  int ow = s->out_w, w = s->w;
+  int mode;
+  const NnPoolShape *s;
+  const float *x, *y, *dy;
+  float *out;
+} PoolLoop;
 
-  int nt = par_threads ((size_t) rows * 4 * ow);
+static void
+pool_2x2_forward_range (void *data, size_t lo, size_t hi)
+{
+  const PoolLoop *l = data;
+  int mode = l->mode, ow = l->s->out_w, w = l->s->w;
+  const float *x = l->x;
+  float *y = l->out;
 
-#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
-  for (long row = 0; row < rows; row++)
+  for (size_t row = lo; row < hi; row++)
     {
       const float *a = x + (size_t) row * 2 * w; /* input rows 2 oy, 2 oy + 1 */
       const float *b = a + w;
@@ -805,15 +866,23 @@ pool_2x2_forward (int mode, const NnPoolShape *s, const float *x, float *y)
 }
 
 static void
-pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *dy, float *dx)
+pool_2x2_forward (int mode, const NnPoolShape *s, const float *x, float *y)
 {
-  long rows = (long) s->n * s->c * s->out_h;
-  int ow = s->out_w, w = s->w;
+  size_t rows = (size_t) s->n * s->c * s->out_h;
+  PoolLoop l = { .mode = mode, .s = s, .x = x, .out = y };
+  _nn_parallel_range (rows, 1, par_threads (rows * 4 * (size_t) s->out_w),
+                      pool_2x2_forward_range, &l);
+}
 
-  int nt = par_threads ((size_t) rows * 4 * ow);
+static void
+pool_2x2_backward_range (void *data, size_t lo, size_t hi)
+{
+  const PoolLoop *l = data;
+  int mode = l->mode, ow = l->s->out_w, w = l->s->w;
+  const float *x = l->x, *dy = l->dy;
+  float *dx = l->out;
 
-#pragma omp parallel for if (nt > 1) num_threads (nt) schedule (static)
-  for (long row = 0; row < rows; row++)
+  for (size_t row = lo; row < hi; row++)
     {
       const float *a = x + (size_t) row * 2 * w;
       const float *b = a + w;
@@ -833,6 +902,15 @@ pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *
     }
 }
 
+static void
+pool_2x2_backward (int mode, const NnPoolShape *s, const float *x, const float *dy, float *dx)
+{
+  size_t rows = (size_t) s->n * s->c * s->out_h;
+  PoolLoop l = { .mode = mode, .s = s, .x = x, .dy = dy, .out = dx };
+  _nn_parallel_range (rows, 1, par_threads (rows * 4 * (size_t) s->out_w),
+                      pool_2x2_backward_range, &l);
+}
+
 /* The input rows (or columns) [*lo, *hi) under output position o's
  * window, clipped to the image; empty where the window lies wholly in the
  * padding. */
@@ -844,23 +922,17 @@ pool_span (int o, int stride, int pad, int win, int size, int *lo, int *hi)
   *hi = b > size ? size : b;
 }
 
-static int
-cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
+static void
+pool_forward_range (void *data, size_t lo, size_t hi)
 {
-  const NnPoolShape *s = shape;
-  int rc = check_pool (vctx, mode, s);
-  if (rc != 0)
-    return rc;
-  if (pool_is_2x2 (s))
-    {
-      pool_2x2_forward (mode, s, x, y);
-      return NN_BACKEND_OK;
-    }
-  long planes = (long) s->n * s->c;
+  const PoolLoop *l = data;
+  const NnPoolShape *s = l->s;
+  int mode = l->mode;
+  const float *x = l->x;
+  float *y = l->out;
   size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
 
-#pragma omp parallel for if (planes * (long) in_plane > PAR_MIN) num_threads (nthreads ()) schedule (static)
-  for (long pl = 0; pl < planes; pl++)
+  for (size_t pl = lo; pl < hi; pl++)
     {
       const float *xp = x + pl * in_plane;
       float *yp = y + pl * out_plane;
@@ -893,12 +965,10 @@ cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float 
             }
         }
     }
-  return NN_BACKEND_OK;
 }
 
 static int
-cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float *x,
-                     const float *y, const float *dy, float *dx)
+cpu_pool2d_forward (void *vctx, int mode, const NnPoolShape *shape, const float *x, float *y)
 {
   const NnPoolShape *s = shape;
   int rc = check_pool (vctx, mode, s);
@@ -906,14 +976,27 @@ cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float
     return rc;
   if (pool_is_2x2 (s))
     {
-      pool_2x2_backward (mode, s, x, dy, dx);
+      pool_2x2_forward (mode, s, x, y);
       return NN_BACKEND_OK;
     }
-  long planes = (long) s->n * s->c;
+  size_t planes = (size_t) s->n * s->c;
+  PoolLoop l = { .mode = mode, .s = s, .x = x, .out = y };
+  _nn_parallel_range (planes, 1, par_min_threads (planes * s->h * s->w), pool_forward_range,
+                      &l);
+  return NN_BACKEND_OK;
+}
+
+static void
+pool_backward_range (void *data, size_t lo, size_t hi)
+{
+  const PoolLoop *l = data;
+  const NnPoolShape *s = l->s;
+  int mode = l->mode;
+  const float *x = l->x, *dy = l->dy;
+  float *dx = l->out;
   size_t in_plane = (size_t) s->h * s->w, out_plane = (size_t) s->out_h * s->out_w;
 
-#pragma omp parallel for if (planes * (long) in_plane > PAR_MIN) num_threads (nthreads ()) schedule (static)
-  for (long pl = 0; pl < planes; pl++)
+  for (size_t pl = lo; pl < hi; pl++)
     {
       const float *xp = x + pl * in_plane;
       const float *dyp = dy + pl * out_plane;
@@ -950,6 +1033,25 @@ cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float
             }
         }
     }
+}
+
+static int
+cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float *x,
+                     const float *y, const float *dy, float *dx)
+{
+  const NnPoolShape *s = shape;
+  int rc = check_pool (vctx, mode, s);
+  if (rc != 0)
+    return rc;
+  if (pool_is_2x2 (s))
+    {
+      pool_2x2_backward (mode, s, x, dy, dx);
+      return NN_BACKEND_OK;
+    }
+  size_t planes = (size_t) s->n * s->c;
+  PoolLoop l = { .mode = mode, .s = s, .x = x, .y = y, .dy = dy, .out = dx };
+  _nn_parallel_range (planes, 1, par_min_threads (planes * s->h * s->w), pool_backward_range,
+                      &l);
   return NN_BACKEND_OK;
 }
 
@@ -1058,6 +1160,36 @@ cpu_loss (void *vctx, int kind, const float *pred, const int32_t *labels,
 
 /* ---------------------------------------------------------------- data */
 
+typedef struct
+{
+  const uint8_t *images;
+  const int32_t *rows;
+  size_t sample_size;
+  float scale;
+  float *x;
+} GatherLoop;
+
+/* Samples [lo, hi) of the batch, as floats. Rows are scattered over the
+ * data set (47 MB for Fashion-MNIST): the rows two ahead are fetched while
+ * this one converts, so the loop does not wait on memory once per row. */
+static void
+gather_range (void *data, size_t lo, size_t hi)
+{
+  const GatherLoop *l = data;
+  size_t size = l->sample_size;
+  for (size_t i = lo; i < hi; i++)
+    {
+      if (i + 2 < hi)
+        {
+          const uint8_t *ahead = l->images + (size_t) l->rows[i + 2] * size;
+          for (size_t off = 0; off < size; off += 64)
+            PREFETCH (ahead + off);
+        }
+      _nn_cpu_bytes_to_float (l->x + i * size, l->images + (size_t) l->rows[i] * size, size,
+                              l->scale);
+    }
+}
+
 static int
 cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
                   const int32_t *indices, const int64_t *step, int steps_per_epoch,
@@ -1084,29 +1216,8 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
                      labels[rows[i]], rows[i], classes - 1);
     }
 
-  int nt = par_threads ((size_t) n * sample_size);
-  if (nt <= 1)
-    for (int i = 0; i < n; i++)
-      {
-        /* Rows are scattered over the data set (47 MB for Fashion-MNIST):
-         * fetch the rows two ahead while this one converts, so the loop
-         * does not wait on memory once per row. */
-        if (i + 2 < n)
-          {
-            const uint8_t *ahead = images + (size_t) rows[i + 2] * sample_size;
-            for (int off = 0; off < sample_size; off += 64)
-              PREFETCH (ahead + off);
-          }
-        _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
-                                images + (size_t) rows[i] * sample_size, (size_t) sample_size,
-                                scale);
-      }
-  else
-#pragma omp parallel for num_threads (nt) schedule (static)
-    for (int i = 0; i < n; i++)
-      _nn_cpu_bytes_to_float (x + (size_t) i * sample_size,
-                              images + (size_t) rows[i] * sample_size, (size_t) sample_size,
-                              scale);
+  GatherLoop l = { images, rows, (size_t) sample_size, scale, x };
+  _nn_parallel_range ((size_t) n, 1, par_threads ((size_t) n * sample_size), gather_range, &l);
   for (int i = 0; i < n; i++)
     {
       int label = labels[rows[i]];
@@ -1141,6 +1252,16 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
  *   Adagrad    a += g^2;  p -= lr g / (sqrt(a) + eps)
  *
  * State slot j of parameter i is state[j * count + i]. */
+typedef struct
+{
+  const NnBackendOptimizer *opt;
+  float *params;
+  const float *grads;
+  float *state;
+  size_t count;
+  float alpha;
+} OptimizerLoop;
+
 /* Parameters [lo, hi) of count; alpha is Adam's step size. */
 static void
 optimizer_block (const NnBackendOptimizer *opt, float *params, const float *grads,
@@ -1175,6 +1296,13 @@ optimizer_block (const NnBackendOptimizer *opt, float *params, const float *grad
     }
 }
 
+static void
+optimizer_range (void *data, size_t lo, size_t hi)
+{
+  const OptimizerLoop *l = data;
+  optimizer_block (l->opt, l->params, l->grads, l->state, l->count, lo, hi, l->alpha);
+}
+
 static int
 cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
                       const float *grads, float *state, size_t count, int64_t *step)
@@ -1194,16 +1322,8 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
    * parallel 4x sooner than a plain stream (mlp-small's 100k parameters
    * get up to 6 threads); mlp-wide's 1.8M (50 MB of traffic for Adam) use
    * every thread. */
-  int nt = par_threads (count * 4);
-  if (nt <= 1)
-    optimizer_block (opt, params, grads, state, count, 0, count, alpha);
-  else
-#pragma omp parallel num_threads (nt)
-    {
-      size_t lo, hi;
-      thread_share (count, 16, &lo, &hi);
-      optimizer_block (opt, params, grads, state, count, lo, hi, alpha);
-    }
+  OptimizerLoop l = { opt, params, grads, state, count, alpha };
+  _nn_parallel_range (count, 16, par_threads (count * 4), optimizer_range, &l);
   *step = t;
   return NN_BACKEND_OK;
 }

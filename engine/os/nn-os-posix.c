@@ -22,6 +22,10 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -523,6 +527,12 @@ _nn_os_mutex_unlock (NnOsMutex *mutex)
   pthread_mutex_unlock (mutex);
 }
 
+bool
+_nn_os_mutex_trylock (NnOsMutex *mutex)
+{
+  return pthread_mutex_trylock (mutex) == 0;
+}
+
 int
 _nn_os_available_processors (void)
 {
@@ -533,6 +543,89 @@ _nn_os_available_processors (void)
 #endif
   long n = sysconf (_SC_NPROCESSORS_ONLN);
   return n > 0 ? (int) n : 1;
+}
+
+typedef struct
+{
+  void (*fn) (void *);
+  void *arg;
+} ThreadStart;
+
+static void *
+thread_main (void *data)
+{
+  ThreadStart start = *(ThreadStart *) data;
+  free (data);
+  start.fn (start.arg);
+  return NULL;
+}
+
+bool
+_nn_os_thread_start (void (*fn) (void *), void *arg)
+{
+  ThreadStart *start = malloc (sizeof *start);
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (start == NULL)
+    return false;
+  start->fn = fn;
+  start->arg = arg;
+  bool ok = pthread_attr_init (&attr) == 0;
+  if (ok)
+    {
+      pthread_attr_setdetachstate (&attr, PTHREAD_CREATE_DETACHED);
+      ok = pthread_create (&thread, &attr, thread_main, start) == 0;
+      pthread_attr_destroy (&attr);
+    }
+  if (!ok)
+    free (start);
+  return ok;
+}
+
+#ifdef __linux__
+/* The futex itself: no lock, no system call on the way in when the word has
+ * already changed. */
+void
+_nn_os_wait (const uint32_t *word, uint32_t expected)
+{
+  syscall (SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+void
+_nn_os_wake (const uint32_t *word, int32_t count)
+{
+  syscall (SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
+}
+#else
+/* Elsewhere one lock and condition for every word: waking is rare next to
+ * the work between wakes, and a sleeper tests its word under the lock. */
+static pthread_mutex_t wait_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wait_cond = PTHREAD_COND_INITIALIZER;
+
+void
+_nn_os_wait (const uint32_t *word, uint32_t expected)
+{
+  pthread_mutex_lock (&wait_lock);
+  if (__atomic_load_n (word, __ATOMIC_SEQ_CST) == expected)
+    pthread_cond_wait (&wait_cond, &wait_lock);
+  pthread_mutex_unlock (&wait_lock);
+}
+
+void
+_nn_os_wake (const uint32_t *word, int32_t count)
+{
+  (void) word;
+  (void) count;
+  pthread_mutex_lock (&wait_lock);
+  pthread_cond_broadcast (&wait_cond);
+  pthread_mutex_unlock (&wait_lock);
+}
+#endif
+
+void
+_nn_os_yield (void)
+{
+  sched_yield ();
 }
 
 /* ---------------------------------------------------------------- memory */

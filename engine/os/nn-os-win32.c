@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <io.h>
 #include <malloc.h>
+#include <process.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
@@ -915,6 +916,128 @@ void
 _nn_os_mutex_unlock (NnOsMutex *mutex)
 {
   ReleaseSRWLockExclusive ((PSRWLOCK) mutex);
+}
+
+bool
+_nn_os_mutex_trylock (NnOsMutex *mutex)
+{
+  return TryAcquireSRWLockExclusive ((PSRWLOCK) mutex) != 0;
+}
+
+typedef struct
+{
+  void (*fn) (void *);
+  void *arg;
+} ThreadStart;
+
+static unsigned __stdcall
+thread_main (void *data)
+{
+  ThreadStart start = *(ThreadStart *) data;
+  free (data);
+  start.fn (start.arg);
+  return 0;
+}
+
+bool
+_nn_os_thread_start (void (*fn) (void *), void *arg)
+{
+  ThreadStart *start = malloc (sizeof *start);
+  if (start == NULL)
+    return false;
+  start->fn = fn;
+  start->arg = arg;
+  /* _beginthreadex, not CreateThread: the C runtime's per-thread state is
+   * set up for the thread (errno, locale). */
+  uintptr_t thread = _beginthreadex (NULL, 0, thread_main, start, 0, NULL);
+  if (thread == 0)
+    {
+      free (start);
+      return false;
+    }
+  CloseHandle ((HANDLE) thread);
+  return true;
+}
+
+/* WaitOnAddress where there is one (Windows 8 and later, and wine, which
+ * builds it on futexes): no kernel object per word, and no call into the
+ * kernel when the word has already changed. Windows 7 has none, so it is
+ * looked up in kernelbase.dll at run time; without it one lock and
+ * condition variable serve every word (a sleeper tests its word under the
+ * lock). */
+typedef BOOL (WINAPI *WaitOnAddressFunc) (volatile VOID *, PVOID, SIZE_T, DWORD);
+typedef VOID (WINAPI *WakeByAddressFunc) (PVOID);
+
+static struct
+{
+  INIT_ONCE once;
+  WaitOnAddressFunc wait;
+  WakeByAddressFunc wake_one;
+  WakeByAddressFunc wake_all;
+  SRWLOCK lock;
+  CONDITION_VARIABLE cond;
+} waits = { INIT_ONCE_STATIC_INIT, NULL, NULL, NULL, SRWLOCK_INIT, CONDITION_VARIABLE_INIT };
+
+static BOOL CALLBACK
+waits_init (PINIT_ONCE once, PVOID param, PVOID *context)
+{
+  (void) once;
+  (void) param;
+  (void) context;
+  HMODULE kernelbase = GetModuleHandleW (L"kernelbase.dll");
+  if (kernelbase == NULL)
+    return TRUE;
+  WaitOnAddressFunc wait = (WaitOnAddressFunc) (void (*) (void)) GetProcAddress (kernelbase, "WaitOnAddress");
+  WakeByAddressFunc one = (WakeByAddressFunc) (void (*) (void)) GetProcAddress (kernelbase, "WakeByAddressSingle");
+  WakeByAddressFunc all = (WakeByAddressFunc) (void (*) (void)) GetProcAddress (kernelbase, "WakeByAddressAll");
+  if (wait != NULL && one != NULL && all != NULL)
+    {
+      waits.wait = wait;
+      waits.wake_one = one;
+      waits.wake_all = all;
+    }
+  return TRUE;
+}
+
+void
+_nn_os_wait (const uint32_t *word, uint32_t expected)
+{
+  InitOnceExecuteOnce (&waits.once, waits_init, NULL, NULL);
+  if (waits.wait != NULL)
+    {
+      waits.wait ((volatile VOID *) word, &expected, sizeof expected, INFINITE);
+      return;
+    }
+  AcquireSRWLockExclusive (&waits.lock);
+  if (__atomic_load_n (word, __ATOMIC_SEQ_CST) == expected)
+    SleepConditionVariableSRW (&waits.cond, &waits.lock, INFINITE, 0);
+  ReleaseSRWLockExclusive (&waits.lock);
+}
+
+void
+_nn_os_wake (const uint32_t *word, int32_t count)
+{
+  InitOnceExecuteOnce (&waits.once, waits_init, NULL, NULL);
+  if (waits.wait == NULL)
+    {
+      AcquireSRWLockExclusive (&waits.lock);
+      ReleaseSRWLockExclusive (&waits.lock);
+      WakeAllConditionVariable (&waits.cond);
+      return;
+    }
+  if (count == INT32_MAX)
+    {
+      waits.wake_all ((PVOID) word);
+      return;
+    }
+  for (int32_t i = 0; i < count; i++)
+    waits.wake_one ((PVOID) word);
+}
+
+void
+_nn_os_yield (void)
+{
+  SwitchToThread ();
 }
 
 int

@@ -82,7 +82,6 @@ if WINDOWS:
     ENV["LOCALAPPDATA"] = win(os.path.join(TMP, "local"))
     ENV["USERPROFILE"] = win(os.path.join(TMP, "home"))
     ENV.setdefault("WINEDEBUG", "-all")
-ENV["OMP_NUM_THREADS"] = "2"
 ENV["LC_ALL"] = "C.UTF-8"   # wine reads arguments in the locale's encoding
 
 
