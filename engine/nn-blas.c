@@ -4,7 +4,9 @@
  * (Debian's 0.3.21) take AVX-512 CPUs they do not know for "Prescott" and
  * run SSE3 kernels at a fraction of the speed. So the engine does not link it:
  * nn_blas_init picks the core from the CPU's features, sets the variable
- * (unless the user did), then dlopen()s the library. Without OpenBLAS,
+ * (unless the user did), then dlopen()s the library: the first candidate
+ * that runs that core, or else the one with the widest kernels (a build
+ * without AVX-512 kernels runs Haswell's for SkylakeX). Without OpenBLAS,
  * _nn_sgemm falls back to a simple blocked loop, slow but correct.
  * TRAINBENCH_BLAS_LIBRARY names another library, or "none" for that loop.
  */
@@ -202,41 +204,105 @@ small_kernels (void)
 
 /* ---------------------------------------------------------------- loading */
 
-/* A function of the library, as a function pointer. */
-static void (*lib_sym (void *lib, const char *name)) (void)
+/* One OpenBLAS that loaded, before the engine takes it. */
+typedef struct
 {
-  return (void (*) (void)) _nn_os_lib_symbol (lib, name);
+  void *handle;
+  SgemmFunc sgemm;
+  SetThreadsFunc set_threads;
+  GetThreadsFunc get_threads;
+  GetStringFunc get_corename;
+  GetStringFunc get_config;
+  GetParallelFunc get_parallel;
+  int rank;                     /* core_rank of the core it chose */
+  char library[256];            /* the name it loaded by */
+} BlasLibrary;
+
+/* A function of the library, OpenBLAS's `name` with `prefix` before it, as
+ * a function pointer. */
+static void (*lib_sym (void *lib, const char *prefix, const char *name)) (void)
+{
+  char full[64];
+  snprintf (full, sizeof full, "%s%s", prefix, name);
+  return (void (*) (void)) _nn_os_lib_symbol (lib, full);
 }
 
-/* Open one candidate and resolve what the engine needs; NULL and `why` when
- * it is not a usable OpenBLAS. */
+/* Open one candidate and resolve what the engine needs into `lib`; false
+ * and `why` when it is not a usable OpenBLAS. */
 static bool
-try_library (const char *name, char *why, size_t why_size)
+try_library (const char *name, BlasLibrary *lib, char *why, size_t why_size)
 {
   void *h = _nn_os_lib_open (name, why, why_size);
   if (h == NULL)
     return false;
-  SgemmFunc sgemm = (SgemmFunc) lib_sym (h, "cblas_sgemm");
-  GetStringFunc corename = (GetStringFunc) lib_sym (h, "openblas_get_corename");
+  /* PyPI's scipy-openblas32 exports its functions only with a scipy_
+   * prefix (scipy_cblas_sgemm, ...), so that it never clashes with another
+   * BLAS in the same process. */
+  const char *prefix = lib_sym (h, "", "cblas_sgemm") != NULL ? "" : "scipy_";
+  SgemmFunc sgemm = (SgemmFunc) lib_sym (h, prefix, "cblas_sgemm");
+  GetStringFunc corename = (GetStringFunc) lib_sym (h, prefix, "openblas_get_corename");
   if (sgemm == NULL || corename == NULL)
     {
-      snprintf (why, why_size, "%s: not OpenBLAS (no %s)", name,
+      snprintf (why, why_size, "%s: not OpenBLAS (no %s%s)", name,
+                sgemm == NULL ? "" : prefix,
                 sgemm == NULL ? "cblas_sgemm" : "openblas_get_corename");
       _nn_os_lib_close (h);
       return false;
     }
-  blas.handle = h;
-  blas.sgemm = sgemm;
-  blas.get_corename = corename;
-  blas.set_threads = (SetThreadsFunc) lib_sym (h, "openblas_set_num_threads");
-  blas.get_threads = (GetThreadsFunc) lib_sym (h, "openblas_get_num_threads");
-  blas.get_config = (GetStringFunc) lib_sym (h, "openblas_get_config");
-  GetParallelFunc get_parallel = (GetParallelFunc) lib_sym (h, "openblas_get_parallel");
-  blas.parallel = get_parallel != NULL ? get_parallel () : OPENBLAS_THREAD;
-  /* until nn_threads_set: see there why a pthread OpenBLAS runs single-threaded */
-  if (blas.parallel != OPENBLAS_OPENMP && blas.set_threads != NULL)
-    blas.set_threads (1);
-  snprintf (blas.library, sizeof blas.library, "%s", name);
+  *lib = (BlasLibrary) {
+    .handle = h,
+    .sgemm = sgemm,
+    .get_corename = corename,
+    .set_threads = (SetThreadsFunc) lib_sym (h, prefix, "openblas_set_num_threads"),
+    .get_threads = (GetThreadsFunc) lib_sym (h, prefix, "openblas_get_num_threads"),
+    .get_config = (GetStringFunc) lib_sym (h, prefix, "openblas_get_config"),
+    .get_parallel = (GetParallelFunc) lib_sym (h, prefix, "openblas_get_parallel"),
+    .rank = core_rank (corename ()),
+  };
+  snprintf (lib->library, sizeof lib->library, "%s", name);
+  return true;
+}
+
+/* The libraries tried so far and the one kept. */
+typedef struct
+{
+  BlasLibrary kept;             /* handle NULL until one loads */
+  int enough;                   /* the rank that ends the search; -1: the first library */
+  int found;                    /* how many different libraries loaded */
+} BlasSearch;
+
+static bool
+search_done (const BlasSearch *s)
+{
+  return s->kept.handle != NULL && (s->enough < 0 || s->kept.rank >= s->enough);
+}
+
+/* Load one candidate and keep whichever of it and the one kept so far has
+ * the wider kernels, the earlier on a tie; the other is closed. Each loads
+ * with OPENBLAS_NUM_THREADS=1 unless the user set it (see load_blas), so
+ * it has started no thread pool. False and `why` when it does not load. */
+static bool
+consider (BlasSearch *s, const char *name, char *why, size_t why_size)
+{
+  BlasLibrary lib;
+  if (!try_library (name, &lib, why, why_size))
+    return false;
+  if (s->kept.handle != NULL && lib.handle == s->kept.handle)
+    {
+      /* the same library by another name: one reference less */
+      _nn_os_lib_close (lib.handle);
+      return true;
+    }
+  s->found++;
+  if (s->kept.handle == NULL)
+    s->kept = lib;
+  else if (lib.rank > s->kept.rank)
+    {
+      _nn_os_lib_close (s->kept.handle);
+      s->kept = lib;
+    }
+  else
+    _nn_os_lib_close (lib.handle);
   return true;
 }
 
@@ -269,7 +335,13 @@ load_blas (void)
     _nn_os_setenv ("OPENBLAS_NUM_THREADS", "1");
 
   static const char *const candidates[] = { NN_OS_BLAS_LIBRARIES, NULL };
-  bool loaded = false;
+  /* The first library that loads is taken when its core is the one wanted,
+   * or when the user chose the core or the library; otherwise the other
+   * candidates are loaded too and the one with the widest kernels is kept.
+   * Windows ships two: openblas.dll first, which has no AVX-512 kernels but
+   * is the faster on AVX2 CPUs, then libscipy_openblas.dll for AVX-512 ones
+   * (see NN_OS_BLAS_LIBRARIES). */
+  BlasSearch search = { .enough = user != NULL ? -1 : core_rank (want) };
   _nn_os_getenv ("TRAINBENCH_BLAS_LIBRARY", custom, sizeof custom);
   if (strcmp (custom, "none") == 0)
     {
@@ -284,8 +356,9 @@ load_blas (void)
   if (custom[0] != '\0')
     {
       char why[256];
-      loaded = try_library (custom, why, sizeof why);
-      if (!loaded)
+      if (consider (&search, custom, why, sizeof why))
+        search.enough = -1;
+      else
         {
           snprintf (custom_failed, sizeof custom_failed, "TRAINBENCH_BLAS_LIBRARY=%.200s",
                     why);
@@ -293,29 +366,28 @@ load_blas (void)
         }
     }
   /* Where the program's folder comes first (Windows), each name by its full
-   * path there: the copy shipped with the program, whatever else the
+   * path there: the copies shipped with the program, whatever else the
    * system has. */
   char folder[4096] = "";
   if (NN_OS_BLAS_NEXT_TO_PROGRAM)
     _nn_program_folder (folder, sizeof folder);
-  for (int i = 0; !loaded && folder[0] != '\0' && candidates[i] != NULL; i++)
+  for (int i = 0; !search_done (&search) && folder[0] != '\0' && candidates[i] != NULL; i++)
     {
       char path[4096 + 64];
       char why[256];
       if (!nn_path_join (path, sizeof path, folder, candidates[i])
           || _nn_os_path_kind (path, NULL) != NN_OS_FILE)
         continue;
-      loaded = try_library (path, why, sizeof why);
-      if (!loaded)
+      if (!consider (&search, path, why, sizeof why))
         {
           size_t used = strlen (tried);
           snprintf (tried + used, sizeof tried - used, "%s; ", why);
         }
     }
-  for (int i = 0; !loaded && candidates[i] != NULL; i++)
+  for (int i = 0; !search_done (&search) && candidates[i] != NULL; i++)
     {
       char why[256];
-      loaded = try_library (candidates[i], why, sizeof why);
+      bool loaded = consider (&search, candidates[i], why, sizeof why);
       size_t used = strlen (tried);
       /* The first name's error says the most; the others are only listed. */
       if (!loaded && i == 0)
@@ -327,7 +399,7 @@ load_blas (void)
   if (threads_env)
     _nn_os_setenv ("OPENBLAS_NUM_THREADS", NULL);
 
-  if (!loaded)
+  if (search.kept.handle == NULL)
     {
       snprintf (blas.name, sizeof blas.name, "none (built-in fallback)");
       snprintf (blas.note, sizeof blas.note,
@@ -335,6 +407,19 @@ load_blas (void)
                 tried);
       return;
     }
+
+  const BlasLibrary *lib = &search.kept;
+  blas.handle = lib->handle;
+  blas.sgemm = lib->sgemm;
+  blas.get_corename = lib->get_corename;
+  blas.set_threads = lib->set_threads;
+  blas.get_threads = lib->get_threads;
+  blas.get_config = lib->get_config;
+  blas.parallel = lib->get_parallel != NULL ? lib->get_parallel () : OPENBLAS_THREAD;
+  /* until nn_threads_set: see there why a pthread OpenBLAS runs single-threaded */
+  if (blas.parallel != OPENBLAS_OPENMP && blas.set_threads != NULL)
+    blas.set_threads (1);
+  snprintf (blas.library, sizeof blas.library, "%s", lib->library);
 
   snprintf (blas.name, sizeof blas.name, "OpenBLAS");
   const char *core = blas.get_corename ();
@@ -370,13 +455,21 @@ load_blas (void)
                   "this OpenBLAS is built for %.40s only although the CPU supports %s "
                   "(%.40s); install a DYNAMIC_ARCH build",
                   blas.core, isa[best], blas.wanted);
-      else
-        /* The name was unknown to this build, or OpenBLAS was loaded
-         * before nn_blas_init ran. */
+      else if (search.found > 1)
+        /* The engine set OPENBLAS_CORETYPE before loading each of them, and
+         * each took a lower core: none has kernels for it. */
         snprintf (blas.note, sizeof blas.note,
-                  "OpenBLAS chose %.40s although the CPU supports %s (%.40s); set "
-                  "OPENBLAS_CORETYPE=%.40s before starting",
-                  blas.core, isa[best], blas.wanted, blas.wanted);
+                  "OpenBLAS chose %.40s although the CPU supports %s (%.40s): none of the "
+                  "%d OpenBLAS builds found has %.40s kernels (built without %s)",
+                  blas.core, isa[best], blas.wanted, search.found, blas.wanted, isa[best]);
+      else
+        /* The engine set OPENBLAS_CORETYPE before loading it, and it took a
+         * lower core: it has no kernels for that one (ngsolve's openblas.dll
+         * runs Haswell for SkylakeX and Cooperlake). */
+        snprintf (blas.note, sizeof blas.note,
+                  "OpenBLAS chose %.40s although the CPU supports %s (%.40s): this OpenBLAS "
+                  "has no %.40s kernels (built without %s)",
+                  blas.core, isa[best], blas.wanted, blas.wanted, isa[best]);
     }
   if (custom_failed[0] != '\0')
     {

@@ -21,10 +21,12 @@
 #define NN_OS_NAME "Windows"                 /* for messages */
 #define NN_OS_SEP "\\"                       /* the separator paths are built with */
 #define NN_OS_CUDA_MODULE "trainbench-cuda.dll"
-/* OpenBLAS builds by the names they ship under, the first looked for first:
- * openblas.dll (OpenBLAS's own Windows builds and the one the installer
- * ships), MSYS2's libopenblas.dll, PyPI's scipy-openblas32 (plain cblas_
- * names too). */
+/* OpenBLAS builds by the names they ship under, the first looked for first
+ * (nn-blas.c goes on to the next when one lacks the CPU's best kernels):
+ * openblas.dll, OpenBLAS's own Windows builds and the installer's first
+ * (ngsolve-openblas: no AVX-512 kernels, the faster on AVX2 CPUs); MSYS2's
+ * libopenblas.dll; libscipy_openblas.dll, PyPI's scipy-openblas32 (its
+ * names scipy_-prefixed), which the installer ships for AVX-512 CPUs. */
 #define NN_OS_BLAS_LIBRARIES "openblas.dll", "libopenblas.dll", "libscipy_openblas.dll"
 /* whether each is tried by its full path in the program's folder first */
 #define NN_OS_BLAS_NEXT_TO_PROGRAM 1

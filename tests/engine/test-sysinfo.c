@@ -164,6 +164,24 @@ run_core_child (const char *arg)
   return _nn_blas_available (NULL, 0) ? 0 : 3;
 }
 
+/* The child: the library named by `arg` through TRAINBENCH_BLAS_LIBRARY,
+ * with the core the engine chooses (scipy-openblas32's exports only
+ * scipy_-prefixed names). Prints "core|note"; exit 0 when it loaded and its
+ * sgemm agrees, 2 when it did not load, 1 when the products differ. */
+static int
+run_library_child (const char *arg)
+{
+  _nn_os_setenv ("OPENBLAS_CORETYPE", NULL);
+  test_setenv ("TRAINBENCH_BLAS_LIBRARY", arg);
+  nn_threads_set (2);
+  NnSystemInfo info;
+  nn_system_info (&info);
+  printf ("%s|%s", info.blas_core, info.blas_note);
+  if (!_nn_blas_available (NULL, 0) || strcmp (info.blas_name, "OpenBLAS") != 0)
+    return 2;
+  return check_sgemm (false) == 0 ? 0 : 1;
+}
+
 #ifdef __linux__
 /* A file of a fake cgroup tree under the test's folder. */
 static void
@@ -259,6 +277,7 @@ main (int argc, char **argv)
   static const TestChildCase children[] = {
     { "fallback", run_fallback_child },
     { "core", run_core_child },
+    { "library", run_library_child },
     { NULL, NULL },
   };
   test_child_main (argc, argv, children);
@@ -416,6 +435,34 @@ main (int argc, char **argv)
   else
     tap_skip (have_blas ? "this CPU has no AVX" : "no OpenBLAS here",
               "OPENBLAS_CORETYPE set in the process reaches OpenBLAS");
+
+  /* PyPI's scipy-openblas32, whose names all have a scipy_ prefix, where
+   * the Windows build puts it next to the programs (tools/build-windows):
+   * it loads, and runs the CPU's best core (it has AVX-512 kernels; no Zen
+   * core, but Haswell's, which ranks the same). */
+  char scipy[4200] = "";
+  {
+    char folder[4096] = "";
+    _nn_program_folder (folder, sizeof folder);
+    if (folder[0] == '\0' || !nn_path_join (scipy, sizeof scipy, folder, "libscipy_openblas.dll")
+        || _nn_os_path_kind (scipy, NULL) != NN_OS_FILE)
+      scipy[0] = '\0';
+  }
+  if (scipy[0] != '\0')
+    {
+      status = test_child_run ("library", scipy, out, sizeof out);
+      char *note = strchr (out, '|');
+      if (note != NULL)
+        *note++ = '\0';
+      bool best = cpu_has_avx512 () ? strcmp (out, "SkylakeX") == 0 : out[0] != '\0';
+      tap_ok (status == 0 && best && note != NULL && note[0] == '\0',
+              "scipy_-prefixed OpenBLAS (libscipy_openblas.dll) loads, runs core %s with no "
+              "note (%s), and its sgemm agrees (child exit %d)",
+              out, note != NULL ? note : "?", status);
+    }
+  else
+    tap_skip ("no libscipy_openblas.dll next to the test",
+              "scipy_-prefixed OpenBLAS through TRAINBENCH_BLAS_LIBRARY");
 
   return tap_done ();
 }
