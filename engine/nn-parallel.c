@@ -9,11 +9,13 @@
  * core) holds up nothing: the others do its parts. With OpenMP's static
  * teams every join waited for every thread, and its threads spun up to
  * 300,000 rounds (milliseconds) before sleeping, on the cores the
- * descheduled thread needed: on the 2-core development machine, with two
- * busy processes beside it, an mlp-small epoch on 2 threads took 1.2-12.6 s
- * against 0.18 s idle; with this pool 0.4-0.8 s (and under wine, idle,
- * 1.5 s before and 0.24 s after, WaitOnAddress being a futex there too);
- * bench/results/ has the benchmark (busy-bench.py).
+ * descheduled thread needed. On a 2-core machine beside two busy
+ * processes, 2 threads, the medians of three rounds took 2.0-2.2x their
+ * idle time with this pool, against 2.5-9x with OpenMP (one mlp-small
+ * round 95x), and PyTorch's 3.2-12x (bench/results/
+ * local2core-cpu-busy-2026-12-02.md, bench/busy-bench.py). Under wine,
+ * where OpenMP's threads wake through the wine server, WaitOnAddress is a
+ * futex too (bench/results/local2core-avx512-windows-wine-cpu-2026-12-02.md).
  *
  * Which thread runs a part never changes what it computes: a part's range
  * and its slot in any partial sums come from its number, so the same thread
