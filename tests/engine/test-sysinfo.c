@@ -285,8 +285,11 @@ main (int argc, char **argv)
   test_cgroups ();
 #endif
 
-  const char *user_core = getenv ("OPENBLAS_CORETYPE");
-  bool caller_set_core = user_core != NULL && user_core[0] != '\0';
+  /* a copy: the engine's setenv may replace the environment's strings */
+  static char user_core[256];
+  const char *caller_core = getenv ("OPENBLAS_CORETYPE");
+  snprintf (user_core, sizeof user_core, "%s", caller_core != NULL ? caller_core : "");
+  bool caller_set_core = user_core[0] != '\0';
 
   /* The first BLAS use comes from several threads at once. */
   pthread_t threads[4];
