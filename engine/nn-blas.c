@@ -51,18 +51,27 @@ enum
   OPENBLAS_OPENMP = 2,  /* the OpenMP runtime's pool */
 };
 
-/* Everything below is written once by load_blas (under blas_once) and only
- * read afterwards, except `threads`, which nn_threads_set changes. */
-static struct
+/* One OpenBLAS as loaded: its handle and the functions the engine calls. */
+typedef struct
 {
-  void *handle;                 /* owned for the life of the process */
+  void *handle;
   SgemmFunc sgemm;
   SetThreadsFunc set_threads;
   GetThreadsFunc get_threads;
   GetStringFunc get_corename;
   GetStringFunc get_config;
+  GetParallelFunc get_parallel;
+  int rank;                     /* core_rank of the core it chose */
+  char library[256];            /* the name it loaded by */
+} BlasLibrary;
+
+/* Everything below is written once by load_blas (under blas_once) and only
+ * read afterwards, except `threads`, which nn_threads_set changes. */
+static struct
+{
+  BlasLibrary lib;              /* handle NULL without OpenBLAS; owned for the
+                                 * life of the process */
   int parallel;                 /* OPENBLAS_*; anything but OPENMP: split by the engine */
-  char library[256];            /* the name that loaded */
   char name[64];                /* "OpenBLAS" or "none (built-in fallback)" */
   char version[64];             /* "0.3.21" */
   char config[256];             /* openblas_get_config () */
@@ -205,19 +214,6 @@ small_kernels (void)
 /* ---------------------------------------------------------------- loading */
 
 /* One OpenBLAS that loaded, before the engine takes it. */
-typedef struct
-{
-  void *handle;
-  SgemmFunc sgemm;
-  SetThreadsFunc set_threads;
-  GetThreadsFunc get_threads;
-  GetStringFunc get_corename;
-  GetStringFunc get_config;
-  GetParallelFunc get_parallel;
-  int rank;                     /* core_rank of the core it chose */
-  char library[256];            /* the name it loaded by */
-} BlasLibrary;
-
 /* A function of the library, OpenBLAS's `name` with `prefix` before it, as
  * a function pointer. */
 static void (*lib_sym (void *lib, const char *prefix, const char *name)) (void)
@@ -408,25 +404,18 @@ load_blas (void)
       return;
     }
 
-  const BlasLibrary *lib = &search.kept;
-  blas.handle = lib->handle;
-  blas.sgemm = lib->sgemm;
-  blas.get_corename = lib->get_corename;
-  blas.set_threads = lib->set_threads;
-  blas.get_threads = lib->get_threads;
-  blas.get_config = lib->get_config;
-  blas.parallel = lib->get_parallel != NULL ? lib->get_parallel () : OPENBLAS_THREAD;
+  blas.lib = search.kept;
+  blas.parallel = blas.lib.get_parallel != NULL ? blas.lib.get_parallel () : OPENBLAS_THREAD;
   /* until nn_threads_set: see there why a pthread OpenBLAS runs single-threaded */
-  if (blas.parallel != OPENBLAS_OPENMP && blas.set_threads != NULL)
-    blas.set_threads (1);
-  snprintf (blas.library, sizeof blas.library, "%s", lib->library);
+  if (blas.parallel != OPENBLAS_OPENMP && blas.lib.set_threads != NULL)
+    blas.lib.set_threads (1);
 
   snprintf (blas.name, sizeof blas.name, "OpenBLAS");
-  const char *core = blas.get_corename ();
+  const char *core = blas.lib.get_corename ();
   snprintf (blas.core, sizeof blas.core, "%s", core != NULL ? core : "");
-  if (blas.get_config != NULL)
+  if (blas.lib.get_config != NULL)
     {
-      const char *config = blas.get_config ();
+      const char *config = blas.lib.get_config ();
       snprintf (blas.config, sizeof blas.config, "%s", config != NULL ? config : "");
       /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64" */
       if (strncmp (blas.config, "OpenBLAS ", 9) == 0)
@@ -476,7 +465,7 @@ load_blas (void)
       char note[sizeof blas.note];
       snprintf (note, sizeof note, "%s", blas.note);
       snprintf (blas.note, sizeof blas.note, "%.140s; using %.40s%s%.60s", custom_failed,
-                blas.library, note[0] != '\0' ? "; " : "", note);
+                blas.lib.library, note[0] != '\0' ? "; " : "", note);
     }
 }
 
@@ -494,7 +483,7 @@ bool
 _nn_blas_available (char *reason, size_t reason_size)
 {
   nn_blas_init ();
-  if (blas.sgemm != NULL)
+  if (blas.lib.sgemm != NULL)
     {
       if (reason != NULL && reason_size > 0)
         reason[0] = '\0';
@@ -552,8 +541,8 @@ nn_threads_set (int32_t threads)
    * runs single-threaded and _nn_sgemm splits large products across the
    * engine's pool itself. An OpenMP build of OpenBLAS has its runtime's
    * pool, which only its products use. */
-  if (blas.set_threads != NULL)
-    blas.set_threads (blas.parallel == OPENBLAS_OPENMP ? threads : 1);
+  if (blas.lib.set_threads != NULL)
+    blas.lib.set_threads (blas.parallel == OPENBLAS_OPENMP ? threads : 1);
   __atomic_store_n (&blas.threads, threads, __ATOMIC_RELAXED);
   return threads;
 }
@@ -571,8 +560,8 @@ int32_t
 _nn_blas_threads (void)
 {
   nn_blas_init ();
-  if (blas.get_threads != NULL && blas.parallel == OPENBLAS_OPENMP)
-    return blas.get_threads ();
+  if (blas.lib.get_threads != NULL && blas.parallel == OPENBLAS_OPENMP)
+    return blas.lib.get_threads ();
   /* split across the engine's threads by _nn_sgemm */
   return _nn_threads ();
 }
@@ -649,7 +638,7 @@ sgemm_call (int trans_a, int trans_b, int m, int n, int k, float alpha,
             const float *a, int lda, const float *b, int ldb, float beta,
             float *c, int ldc)
 {
-  blas.sgemm (CBLAS_ROW_MAJOR, trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
+  blas.lib.sgemm (CBLAS_ROW_MAJOR, trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
               trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, m, n, k, alpha, a, lda,
               b, ldb, beta, c, ldc);
 }
@@ -938,7 +927,7 @@ _nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
     return;
   nn_blas_init ();
   /* OpenBLAS rejects lda < 1 with a message on stderr; k = 0 only scales C. */
-  if (blas.sgemm != NULL && k > 0)
+  if (blas.lib.sgemm != NULL && k > 0)
     {
       if (blas.parallel == OPENBLAS_OPENMP)
         sgemm_call (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
