@@ -710,7 +710,10 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
 }
 
 /* Partial Cs added on the calling thread, not by a second parallel call,
- * up to this many additions. */
+ * up to this many additions: fewer cost less than OpenMP's barrier did
+ * (about 0.5 us natively, 25-60 us under wine on 2 threads,
+ * bench/probes/windows-wine/omp-join-cost.c); the limit was kept for the
+ * engine's pool, whose join was not timed on its own. */
 #define SPLIT_K_AFTER_JOIN 8192
 
 /* Rows [r0, r1) of C (m, n) += the team's partial Cs, in thread order. */
@@ -800,10 +803,8 @@ sgemm_split_k (int trans_a, int m, int n, int k, float alpha, const float *a, in
                   .parts = parts };
 
   _nn_parallel_on (threads, threads, split_k_part, &s);
-  /* A few thousand additions (mlp-small's 32x128 C on 2 threads) cost
-   * less on this thread than a second parallel call: a join is about
-   * 0.5 us natively, 25-60 us under wine on 2 threads
-   * (bench/probes/windows-wine/omp-join-cost.c). */
+  /* A few thousand additions (mlp-small's 32x128 C on 2 threads) on this
+   * thread, not a second parallel call: see SPLIT_K_AFTER_JOIN. */
   SplitKSum sum = { &s, threads };
   bool alone = (size_t) (threads - 1) * m * n <= SPLIT_K_AFTER_JOIN;
   _nn_parallel_range ((size_t) m, 1, alone ? 1 : threads, split_k_sum_rows, &sum);

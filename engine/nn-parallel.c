@@ -7,15 +7,17 @@
  * compare-and-swap. The caller waits only for parts already taken, so a
  * worker that the system has descheduled (another program is busy on its
  * core) holds up nothing: the others do its parts. With OpenMP's static
- * teams every join waited for every thread, and its threads spun up to
- * 300,000 rounds (milliseconds) before sleeping, on the cores the
- * descheduled thread needed. On a 2-core machine beside two busy
+ * teams every join waited for every thread, and libgomp's threads spin
+ * 300,000 rounds (GOMP_SPINCOUNT's default) before sleeping, on the cores
+ * the descheduled thread needed. On a 2-core machine beside two busy
  * processes, 2 threads, the medians of three rounds took 2.0-2.2x their
  * idle time with this pool, against 2.5-9x with OpenMP (one mlp-small
  * round 95x), and PyTorch's 3.2-12x (bench/results/
- * local2core-cpu-busy-2026-12-02.md, bench/busy-bench.py). Under wine,
- * where OpenMP's threads wake through the wine server, WaitOnAddress is a
- * futex too (bench/results/local2core-avx512-windows-wine-cpu-2026-12-02.md).
+ * local2core-cpu-busy-2026-12-02.md, bench/busy-bench.py). Under wine the
+ * Windows build now trains within 4 % of Linux at 2 threads as at 1
+ * (bench/results/local2core-avx512-windows-wine-cpu-2026-12-02.md), where
+ * with OpenMP mlp-small at 2 threads took 2.26x Linux's time (an AVX2
+ * machine, bench/results/local2core-windows-wine-cpu-2026-12-02.md).
  *
  * Which thread runs a part never changes what it computes: a part's range
  * and its slot in any partial sums come from its number, so the same thread
@@ -33,7 +35,6 @@
 #include "nn-os.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #if defined(__SSE__) || defined(_M_X64)
 #include <xmmintrin.h>

@@ -749,10 +749,10 @@ cpu_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const float
 }
 
 /* Partial weight gradients added on the calling thread rather than by a
- * second parallel call when there are at most this many additions: on 2
- * threads a join costs about 0.5 us natively and 25-60 us under wine
- * (bench/probes/windows-wine/omp-join-cost.c), more than adding a few
- * thousand floats on one thread. */
+ * second parallel call when there are at most this many additions. The
+ * limit was set against OpenMP's barrier (about 0.5 us natively, 25-60 us
+ * under wine on 2 threads, bench/probes/windows-wine/omp-join-cost.c) and
+ * kept for the engine's pool, whose join was not timed on its own. */
 #define DW_AFTER_JOIN 8192
 
 /* dw[i0, i1) = sum of the team's partials (dw_floats apart), in order. */
@@ -840,7 +840,7 @@ typedef struct
 {
   int mode;
   const NnPoolShape *s;
-  const float *x, *y, *dy;
+  const float *x, *dy;
   float *out;
 } PoolLoop;
 
@@ -1049,7 +1049,7 @@ cpu_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float
       return NN_BACKEND_OK;
     }
   size_t planes = (size_t) s->n * s->c;
-  PoolLoop l = { .mode = mode, .s = s, .x = x, .y = y, .dy = dy, .out = dx };
+  PoolLoop l = { .mode = mode, .s = s, .x = x, .dy = dy, .out = dx };
   _nn_parallel_range (planes, 1, par_min_threads (planes * s->h * s->w), pool_backward_range,
                       &l);
   return NN_BACKEND_OK;
