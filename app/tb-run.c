@@ -81,7 +81,19 @@ bounded_strdup (const char *s,
   GString *out;
   gsize cut;
 
-  if (s == NULL || strlen (s) <= max)
+  if (s == NULL)
+    return NULL;
+  /* json-glib passes on what its scanner makes of an escape JSON does not
+   * have ("\333" gives the byte 0xdb): never hand on text that is not
+   * UTF-8 */
+  if (!g_utf8_validate (s, -1, NULL))
+    {
+      char *valid = g_utf8_make_valid (s, -1);
+      char *bounded = bounded_strdup (valid, max);
+      g_free (valid);
+      return bounded;
+    }
+  if (strlen (s) <= max)
     return g_strdup (s);
   g_assert (max >= sizeof ellipsis);
   /* back to the first byte of a character */
