@@ -12,9 +12,10 @@ summary <label>.md.
 
 DATA_DIR holds the four IDX .gz files (Fashion-MNIST works). With
 --repeat N every run, ours and the peer's, is made N times, taking turns,
-and the table gives each one's median: on the GPU machine one run of the
-same build moved by 5-10 % from the next (bench/results/
-h200-gpu-session10-2026-12-01.md), more than some of the margins measured.
+and the table gives each one's median: on the GPU machine one run moved
+by up to 18 % from the next (PyTorch's cnn 0.499-0.590 s over three runs,
+bench/results/h200-gpu-2026-12-01.md), more than some of the margins
+measured.
 Every run is in the .jsonl, with its index.
 """
 import argparse

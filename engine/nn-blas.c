@@ -712,7 +712,7 @@ sgemm_k_range (int trans_a, int m, int n, int k0, int k1, int kb, float alpha,
 /* Partial Cs added on the calling thread, not by a second parallel call,
  * up to this many additions: fewer cost less than OpenMP's barrier did
  * (about 0.5 us natively, 25-60 us under wine on 2 threads,
- * bench/probes/windows-wine/omp-join-cost.c); the limit was kept for the
+ * bench/windows-wine/omp-join-cost.c); the limit was kept for the
  * engine's pool, whose join was not timed on its own. */
 #define SPLIT_K_AFTER_JOIN 8192
 

@@ -22,7 +22,7 @@
  * Between two replayed graphs the GPU waits for the next launch to be set
  * up, and a kernel cannot start early across that boundary, so a graph of
  * several steps runs a short step faster; TRAINBENCH_GRAPH_STEPS overrides
- * it for comparisons (bench/results/h200-gpu-session4-2026-11-30.md). */
+ * it for comparisons. */
 #define GRAPH_STEPS_DEFAULT 8
 #define GRAPH_STEPS_MAX 64
 

@@ -751,7 +751,7 @@ cpu_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const float
 /* Partial weight gradients added on the calling thread rather than by a
  * second parallel call when there are at most this many additions. The
  * limit was set against OpenMP's barrier (about 0.5 us natively, 25-60 us
- * under wine on 2 threads, bench/probes/windows-wine/omp-join-cost.c) and
+ * under wine on 2 threads, bench/windows-wine/omp-join-cost.c) and
  * kept for the engine's pool, whose join was not timed on its own. */
 #define DW_AFTER_JOIN 8192
 

@@ -126,10 +126,8 @@ _nn_dense_loss_forms_dx (const NnModel *model, const NnPass *pass)
   /* Only an output layer that updates itself: its update is the op worth
    * taking off the step's chain. A gradient alone is short, and beside the
    * layers below it takes multiprocessors from them: on the H200 neither
-   * the cnn nor mlp-small gained measurably that way (the cnn 381-391 us a
-   * step against 374-375, mlp-small 18.0-18.3 against 18.4-19.8, within
-   * the spread of one module from run to run; bench/results/
-   * h200-gpu-session8-2026-11-30.md, calls 1, 3, 7 and 13). The op takes a
+   * the cnn nor mlp-small gained measurably that way, the difference
+   * within the spread of one module from run to run. The op takes a
    * linear output (logits), whose loss gradient is its dz. */
   if (ops->dense_loss_dx == NULL || ops->branch_begin == NULL || ops->branch_end == NULL
       || ops->branch_join == NULL || !pass->training || pass->update == NULL

@@ -4,7 +4,7 @@
  * the engine's static library, so two builds (before and after a change)
  * can be compared op by op on the same machine.
  *
- *   gcc -O2 -fopenmp -Iengine bench/probes/cpu-op-bench.c BUILD/engine/libtrainbench.a \
+ *   gcc -O2 -fopenmp -Iengine bench/cpu-op-bench.c BUILD/engine/libtrainbench.a \
  *     -o cpu-op-bench -lz -lm -ldl -lpthread
  *   cpu-op-bench mlp|cnn [threads=2] [steps=2000]
  *

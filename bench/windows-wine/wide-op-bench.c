@@ -1,16 +1,16 @@
 /* wide-op-bench.c: the time of each CPU backend op in an mlp-wide training
  * step (flatten; dense 1000 relu; dropout 0.2; dense 1000 relu; dropout 0.2;
  * dense 10 softmax; Adam; batch 32), called as the engine calls them (same
- * shapes, threads and order), median over many steps: bench/probes/
+ * shapes, threads and order), median over many steps: bench/
  * cpu-op-bench.c's mlp path with mlp-wide's layers. Links the engine's
  * static library, so the Linux build and the Windows build (under wine) can
  * be compared op by op; the engine loads OpenBLAS itself (nn-blas.c, so
  * OPENBLAS_CORETYPE and TRAINBENCH_BLAS_LIBRARY apply).
  *
- *   gcc -O2 -fopenmp -Iengine bench/probes/windows-wine/wide-op-bench.c \
+ *   gcc -O2 -fopenmp -Iengine bench/windows-wine/wide-op-bench.c \
  *     BUILD/engine/libtrainbench.a BUILD/engine/libtrainbench-kernels-*.a \
  *     -o wide-op-bench -lz -lm -ldl -lpthread
- *   x86_64-w64-mingw32-gcc-posix -O2 -fopenmp -Iengine bench/probes/windows-wine/wide-op-bench.c \
+ *   x86_64-w64-mingw32-gcc-posix -O2 -fopenmp -Iengine bench/windows-wine/wide-op-bench.c \
  *     WINBUILD/engine/libtrainbench.a WINBUILD/engine/libtrainbench-kernels-*.a \
  *     -o wide-op-bench.exe -static -lz -lm -lbcrypt  (next to openblas.dll, vcruntime140*.dll)
  *   [wine] wide-op-bench[.exe] [threads=1] [steps=1500]
