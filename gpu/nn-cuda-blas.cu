@@ -53,8 +53,8 @@ struct SmallN : Gemm
  * are unconditional (columns past n read column n - 1, and their sums are
  * never stored) so that a step's SMALL_N_MAX loads are all in flight
  * together: with `if (j < n)` around each, nvcc made each load a branch
- * and waited for it before the next (32 x 1000 -> 10: 9.55 against 4.91 us,
- * bench/results/h200-gpu-session4-2026-11-30.md). */
+ * and waited for it before the next, and 32 x 1000 -> 10 took twice as
+ * long. */
 template <int TRANS_B>
 __device__ __forceinline__ void
 small_n_sum (const float *__restrict__ a, const float *__restrict__ b, int m, int n, int k, int lda,
@@ -173,11 +173,10 @@ struct LossArgs
  * ..., DX_COLS at a time. The first DX_COLS columns' w, and the block's
  * first row's y and dropout mask of the layer below there, are loaded and
  * worked out when the kernel starts, while the product and the loss run:
- * after the loss, they took 2.9 us (32 x 1000 -> 10, one row a block;
- * bench/results/h200-gpu-session8-2026-11-30.md, calls 3-6). Loads past n
- * or k read column n - 1 or row k - 1, as small_n_sum's do, so that they
- * all go out together. (Each warp working out its row's loss itself, so
- * that none waits for another, was slower: call 8.) */
+ * after the loss, they took 2.9 us (32 x 1000 -> 10, one row a block).
+ * Loads past n or k read column n - 1 or row k - 1, as small_n_sum's do,
+ * so that they all go out together. (Each warp working out its row's loss
+ * itself, so that none waits for another, was slower.) */
 #define DX_COLS 4
 struct DxCols
 {
@@ -297,9 +296,8 @@ dense_loss_kernel (SmallN g, LossArgs l)
  * of a row each take a slice of the inputs, for the product and for dx.
  * dense_loss_kernel<true> above, one block a row, runs the row's 1000 inputs
  * through its 256 threads twice, four columns a thread, and was bound by
- * that chain: 1800 instructions a warp at two warps a scheduler, 7 us of
- * its 9 (ncu, bench/results/h200-gpu-session9-2026-11-30.md, call 2); it
- * stays for GPUs without clusters. Here a thread takes one column
+ * that chain: 1800 instructions a warp at two warps a scheduler, most of
+ * its time (ncu); it stays for GPUs without clusters. Here a thread takes one column
  * of each (mlp-wide's 32 x 1000 -> 10), whose weights serve both. Each block
  * sends its partial sums of the outputs to every block of the cluster
  * (distributed shared memory); after one cluster barrier each adds them in
@@ -453,11 +451,9 @@ small_n_args (int trans_a, int trans_b, int m, int n, int k, float alpha, const 
 {
   /* warps sharing a row's sum: each lane's chain of loads and multiply-adds
    * is the kernel's length (mlp-wide's 32 x 1000 -> 10 with the loss: 8
-   * warps a row rather than 4 took about 1.5 us off the step;
-   * bench/results/h200-gpu-session6-2026-11-30.md, calls 13-14; the 128 ->
-   * 10 output layers with the loss, 8 rather than 2: mlp-small's step 18.6
-   * -> 17.7 us, the cnn's epoch 0.0905 -> 0.0885 s, medians of five,
-   * h200-gpu-session9-2026-11-30.md, call 8) */
+   * warps a row rather than 4 took about 1.5 us off the step; the 128 ->
+   * 10 output layers with the loss, 8 rather than 2: mlp-small's step and
+   * the cnn's epoch a few per cent shorter) */
   int split = k >= 128 ? 8 : k >= 64 ? 4 : k >= 32 ? 2 : 1;
   int rows_per_block = 8 / split;
   int rows = m + (colsum != NULL);
@@ -615,12 +611,11 @@ _nn_cuda_dense_forward_route (NnCudaContext *ctx, int route, int act, int n, int
   const void *at[] = { y, e.drop_y };
   const size_t bytes[] = { (size_t) n * out * sizeof (float), (size_t) n * out * sizeof (float) };
   /* Wider products of short batches go to the cluster kernel
-   * (kernels/dense-forward.cu: 32 x 1000 x 1000 with relu and dropout 5.5
-   * us in a replayed graph on the H200 against 6.8; bench/results/
-   * h200-gpu-session6-2026-11-30.md); others to cuBLAS and one epilogue
-   * kernel: 32 x 128 x 784 took 6.4 us this way, 8.5 us on a tiled split-K
-   * kernel of ours without clusters (removed: it won nowhere) and 7.3 us as
-   * gemm, bias_act_forward and dropout_forward (h200-gpu-mlp-2026-11-30.md). */
+   * (kernels/dense-forward.cu: 32 x 1000 x 1000 with relu and dropout in
+   * four fifths of the time in a replayed graph on the H200); others to
+   * cuBLAS and one epilogue kernel, faster for 32 x 128 x 784 than a tiled
+   * split-K kernel without clusters (removed: it won nowhere) and than
+   * gemm, bias_act_forward and dropout_forward apart. */
   if (route == NN_CUDA_DENSE_AUTO)
     route = out <= SMALL_N_MAX && in >= 32 ? NN_CUDA_DENSE_SMALL_N
             : _nn_cuda_dense_cluster_fits (ctx, n, in, out, x, w) ? NN_CUDA_DENSE_CLUSTER
@@ -780,8 +775,7 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
   if (n == 0)
     return NN_BACKEND_OK;
   /* One kernel for a classifier's few outputs: on the H200 in a replayed
-   * graph (gpu/dev/dense-bench.cu; bench/results/
-   * h200-gpu-session4-2026-11-30.md) 32 x 128 -> 10 takes 4.3 us this way
+   * graph (gpu/dev/dense-bench.cu) 32 x 128 -> 10 takes 4.3 us this way
    * against 4.8 us as dense_forward and loss, 32 x 512 -> 10 5.2 against
    * 5.8, 32 x 1000 -> 10 6.8 against 7.3. Other shapes: the dense forward,
    * then the loss op. */
@@ -916,8 +910,7 @@ dense_backward_launch (NnCudaContext *ctx, int act, int n, int in, int out, cons
   /* A small layer and a batch of at most DW_MAX_ROWS rows: dz, the bias
    * gradient and dW in one kernel, where they were two (mlp-small's first
    * layer: 3.6 against 5.4 us on the H200; for mlp-wide's 784 x 1000 it
-   * took 9.2 against 5.4, so larger layers keep cuBLAS: bench/results/
-   * h200-gpu-session3-2026-11-30.md); dz for dx goes to the reduction
+   * took 9.2 against 5.4, so larger layers keep cuBLAS); dz for dx goes to the reduction
    * scratch, which the products below do not use. */
   if (n >= 1 && n <= DW_MAX_ROWS && in > 0 && out > SMALL_N_MAX
       && (size_t) in * out <= SMALL_K_OUTPUTS

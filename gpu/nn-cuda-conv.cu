@@ -397,8 +397,7 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
 /* dz = act' (y) * dy, dbias, dw and dx. Where only the weights are wanted
  * from a direct plan (a first layer), its weight-gradient kernel forms dz
  * and the bias sums as it reads dy: on the cnn's first layer that saves the
- * pass that read y and dy and wrote dz over the whole output
- * (bench/results/h200-gpu-session4-2026-11-30.md). Otherwise the
+ * pass that read y and dy and wrote dz over the whole output. Otherwise the
  * activation backward, then the convolution's. */
 int
 _nn_cuda_conv2d_backward_bias_act (void *vctx, void *plan, const float *x, const float *w,

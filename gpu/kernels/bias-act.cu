@@ -352,9 +352,8 @@ _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy, float
     }
   /* Without the bias sums (dense_backward_update's routes, whose kernels
    * sum them themselves), a band of rows per block; with them one block
-   * walks every row of 32 channels (the cnn's 256 x 128 dz: 7.7 us on 4
-   * blocks, bench/results/h200-gpu-session4-2026-11-30.md). The banded
-   * grid was not timed on its own. */
+   * walks every row of 32 channels (the cnn's 256 x 128 dz on 4 blocks).
+   * The banded grid was not timed on its own. */
   dim3 block (32, DENSE_ROWS);
   dim3 grid ((channels + 31) / 32, dbias != NULL ? 1 : (n + DENSE_ROWS - 1) / DENSE_ROWS);
   _nn_cuda_launch (ctx, dense_backward_kernel, grid, block, 0, act, y, dy, dbias, n, channels, rate,

@@ -5,8 +5,7 @@
  * bound by launches and layout; here a thread loads its input patch once
  * and uses it for every filter: 14 us forward (H200, ncu), and the weight
  * gradient with the layer's relu backward and bias gradient 26 + 3 us
- * where those alone had taken 22 us more
- * (bench/results/h200-gpu-session4-2026-11-30.md). T is the tap count
+ * where those alone had taken 22 us more. T is the tap count
  * rounded up (9, 16, 32) so the patch and the sums stay in registers
  * (with more than 9 taps the weight gradient's spill 8 to 120 bytes a
  * thread, by nvcc's resource usage: such first layers pay for it).

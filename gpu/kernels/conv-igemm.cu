@@ -3,12 +3,9 @@
  *
  * cuDNN 9.14 on the H200 spends 127 + 165 + 212 us on the forward, data
  * gradient and weight gradient of the cnn preset's second layer (32 -> 64
- * channels, 3x3, 26x26, batch 256: 5.4 GFLOP each), ~500 of a 660 us step
- * (bench/results/h200-trainbench-gpu-2026-11-30.txt). These kernels took
- * 55, 88 and 114 + 13 us (ncu, each kernel alone), and in the same call
- * the cnn step 522 us against 703 us through cuDNN
- * (bench/results/h200-gpu-conv-2026-11-30.md); now 62, 69 and 86 + 3 us
- * (bench/results/h200-gpu-session6-2026-11-30.md).
+ * channels, 3x3, 26x26, batch 256: 5.4 GFLOP each), most of the cnn's
+ * step through cuDNN on the H200; with these kernels the step took about
+ * three quarters of cuDNN's time.
  *
  * The reduction runs tap by tap, 8 input channels at a time. For one tap
  * (ky, kx) the operand "8 channels x 8 pixels" is a block of the input tile
@@ -31,18 +28,18 @@
  * whose own input needs none (conv2d_backward_below): it then forms that
  * layer's dz and weight gradient where its accumulators are (below_tile)
  * and stores nothing else, so the 22 MB of the cnn's first layer are never
- * written and read back: 76.8 + 3.0 us against 70.7 + 27.8 + 2.8 (ncu;
- * bench/results/h200-gpu-session11-2026-12-01.md, call 7).
+ * written and read back, which saves about a fifth of the two kernels'
+ * time (ncu).
  *
  * The forward can also pool its own output (conv2d_forward_pool) where each
  * thread's fragments hold whole 2 x 2 windows: a warp's 48 pixels are two
  * rows of 24 (the cnn's second layer) or six of 8. It then stores only each
  * window's maximum, where it is, and the dropout above, never the
  * convolution's output, which the pooling kernel would read back (37.7 MB
- * on the cnn): 74 us against 61 + 17 (ncu, warm caches;
- * bench/results/h200-gpu-session10-2026-12-01.md, calls 2-3). Staging the
- * outputs in shared memory, to pool any tile of whole rows of windows, cost
- * more instructions than the pooling kernel it saved: 84 us.
+ * on the cnn), less than the convolution and the pooling kernel took
+ * apart (ncu, warm caches). Staging the outputs in shared memory, to pool
+ * any tile of whole rows of windows, cost more instructions than the
+ * pooling kernel it saved.
  *
  * Each kernel fetches its next tile (cp.async) while its tensor cores work
  * on the current one. Weights and dy are rounded to TF32 (nearest); x is
@@ -156,8 +153,7 @@ zero_shared (float *p, int count)
  * from tile to tile) are zeroed here with plain stores. Copying every cell
  * with cp.async's zero fill cost about 20 instructions a copy for the bounds
  * and the 64-bit addresses (ncu's instruction counts: the loads were half of
- * the forward kernel's instructions, the mma a tenth;
- * bench/results/h200-gpu-session4-2026-11-30.md). */
+ * the forward kernel's instructions, the mma a tenth). */
 template <int COUNT, int CS, int KL>
 __device__ __forceinline__ void
 load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, int c0, int row0,
@@ -380,9 +376,8 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
   float wsum[2][4] = {}, tap8[2][2] = {}, bsum[2][2] = {};
   /* TC_BELOW_BATCH tiles at a time: first all their loads, so that they wait on
    * memory together, then their sums. A tile at a time, the loads of y
-   * waited one tile after another at the end of every block: 88.4 us
-   * against 76.8 (ncu; bench/results/h200-gpu-session11-2026-12-01.md, call
-   * 7); all six tiles at once spill registers. */
+   * waited one tile after another at the end of every block, 15 % slower
+   * (ncu); all six tiles at once spill registers. */
 #pragma unroll
   for (int j0 = 0; j0 < TC_NT; j0 += TC_BELOW_BATCH)
     {
@@ -747,8 +742,7 @@ cluster_partials (const TcGeom &g, int taps, int k0, int c0, const float (&acc)[
  * K3 (a 3 x 3 filter, known when compiled): the taps' offsets in the tile
  * are a row stride times a constant plus a constant, so each shared load
  * of B takes its offset as an immediate instead of an address computed per
- * load: 25.2 M -> 19.4 M instructions, 112 -> 100 us on the cnn's second
- * layer (ncu; bench/results/h200-gpu-session4-2026-11-30.md). */
+ * load: a quarter fewer instructions on the cnn's second layer (ncu). */
 template <bool K3, int CL>
 __global__ void __launch_bounds__ (TC_THREADS, 2)
 conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
@@ -988,8 +982,7 @@ conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int 
  * fragment load whose pixels wrap into the next row hits the same 32
  * different banks as one within a row. Rows of 26 pixels (the cnn's data
  * gradient) had n8 tiles that wrap, and 32 % of its shared-memory
- * wavefronts were bank conflicts (ncu; bench/results/
- * h200-gpu-session11-2026-12-01.md, call 5). A multiple of 4 floats:
+ * wavefronts were bank conflicts (ncu). A multiple of 4 floats:
  * ldmatrix and cp.async rows stay 16-byte aligned. */
 static int
 tile_pitch (int sw, int ow, int cs)

@@ -5,8 +5,8 @@
  * outputs: cuBLAS splits the sum over blocks (split-K), adds the partial
  * sums in a second kernel, and our epilogue kernel applies bias,
  * activation and dropout: three dependent kernels, each mostly waiting on
- * its launch and its first loads (mlp-wide's two hidden layers: ~6.5 us
- * each in a replayed graph, bench/results/h200-gpu-session5-2026-11-30.md).
+ * its launch and its first loads (mlp-wide's two hidden layers in a
+ * replayed graph).
  *
  * Here the blocks that share a tile of outputs form a thread-block cluster
  * (sm_90): each sums one slice of k, sends its partial sums of each row of
@@ -203,13 +203,11 @@ dense_cluster_kernel (DenseCluster d)
 
 /* Two tile widths: 64 outputs a block, or 32 where 64-wide tiles would
  * leave most multiprocessors idle (mlp-small's 128 outputs: 16 blocks).
- * In a replayed graph on the H200 (bench/results/
- * h200-gpu-session6-2026-11-30.md, call 4; the partial sums then still
- * fetched, not sent) 64-wide tiles took mlp-wide's step from 55.0-55.4 us
- * to 54.7-54.9 and 32-wide ones to 54.9-55.9; mlp-small's 32-wide ones from
- * 23.5-23.9 to 21.6-21.8. DF_STAGES = 5 holds a whole k slice of those
- * layers (784 or 1000 over eight ranks), so all of its copies are in
- * flight at once (four stages: 54.2-54.3 us, the same within the noise). */
+ * In a replayed graph on the H200, 64-wide tiles suit mlp-wide's layers
+ * and 32-wide ones took about 8 % off mlp-small's step. DF_STAGES = 5
+ * holds a whole k slice of those layers (784 or 1000 over eight ranks), so
+ * all of its copies are in flight at once (four stages were the same
+ * within the noise). */
 struct DfVariant
 {
   void (*kernel) (DenseCluster);
@@ -232,8 +230,8 @@ _nn_cuda_dense_cluster_setup (NnCudaContext *ctx)
 }
 
 /* Batches of up to two row tiles: for the cnn's 256 x 9216 -> 128 the
- * kernel took 28.3 us against cuBLAS' 11.1 (call 3), each block walking a
- * k slice of 1152 in 36 stages. */
+ * kernel took over twice cuBLAS' time, each block walking a k slice of
+ * 1152 in 36 stages. */
 int
 _nn_cuda_dense_cluster_fits (const NnCudaContext *ctx, int n, int in, int out, const float *x,
                              const float *w)

@@ -11,8 +11,7 @@
  * weights; where the layer below updates itself too, it forms that layer's
  * dz in place of the input gradient (the ABI's `below`), so the one below
  * reads dz as it is. mlp-wide's backward and update went from eight kernels
- * to four and its step from 59.2-60.9 us to 55.0-55.5 (H200,
- * bench/results/h200-gpu-session5-2026-11-30.md).
+ * to four, and its step on the H200 became 8 % shorter.
  *
  * Three kernels: the narrow one for a classifier's few outputs (a thread a
  * row of w), the wide one on tensor cores (TF32 allowed) and with 32-bit
@@ -60,7 +59,7 @@ struct DenseUpdate
  * correction is two expm1f, a square root and a division, which every
  * thread computed where ncu found the tensor-core kernel bound by
  * instructions and spilling registers; once a block, nvcc's count shows no
- * spills (bench/results/h200-gpu-session5-2026-11-30.md, calls 19-20).
+ * spills.
  * Every thread of the block must call it. */
 template <int KIND>
 __device__ __forceinline__ float
@@ -340,8 +339,7 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
  * covering whole 256-byte rows (thread tid: columns 4 (tid % 16) .. + 3 of
  * rows tid / 16 + 32 k, k < 2; when VEC, else single floats): the mma's
  * own layout, 32 bytes of 8 rows an instruction, took twice Adam's time per
- * byte in the step (bench/results/h200-gpu-session5-2026-11-30.md, calls 4
- * and 12). So the
+ * byte in the step. So the
  * weight gradient goes through shared memory from the accumulators (warp v:
  * rows 16 (v / 4) .., columns 16 (v % 4) .., two m16n8 tiles) to those
  * threads. A pass stages 32 batch rows of x and dz (column tid % 64 of rows
@@ -769,13 +767,11 @@ launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
 
 /* One pass over the batch, and enough blocks: for more outputs than the
  * narrow kernel takes, a tile per multiprocessor on tensor cores, and eight
- * blocks for the narrow kernel. Epochs on the H200 (bench/results/
- * h200-gpu-session5-2026-11-30.md): mlp-wide's layers (208 and 256 tiles)
- * made its step 55.9-56.4 us against 59.9-61.1 (call 15), but on 32-bit
- * multiply-adds 65.4-65.6 against 59.4-60.0 (call 11); with mlp-small's
- * 784 x 128 (26 tiles) and 128 x 10 (four narrow blocks) fused its step was
- * 26.2-26.5 us against 23.9-24.3 (call 15), with the 128 x 10 alone
- * 25.3-26.8 against 24.0-25.2 (call 17). */
+ * blocks for the narrow kernel. On the H200, mlp-wide's layers (208 and
+ * 256 tiles) made its step shorter than cuBLAS and separate kernels did,
+ * but not on 32-bit multiply-adds; mlp-small's layers, 784 x 128 (26
+ * tiles) and 128 x 10 (four narrow blocks), made its step longer, fused
+ * together or the 128 x 10 alone, so they keep the separate kernels. */
 int
 _nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
 {

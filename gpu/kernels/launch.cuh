@@ -5,9 +5,8 @@
  * the next kernel is only set up once the one before has drained. On sm_90
  * and newer we launch with programmatic stream serialization (programmatic
  * dependent launch), which lets the GPU set up the next kernel while the
- * current one still runs, in eager streams and in captured graphs alike:
- * 27.6-28.7 -> 25.9-27.9 us a step for mlp-small, 64-66 -> 62-63 us for
- * mlp-wide (bench/results/h200-gpu-session3-2026-11-30.md, calls 1-2).
+ * current one still runs, in eager streams and in captured graphs alike,
+ * which takes a few per cent off the MLPs' steps on the H200.
  *
  * The price is that a kernel so launched may start before the one before it
  * has finished, so every kernel begins with nn_kernel_enter (): it waits
@@ -91,8 +90,7 @@ _nn_cuda_launch (const NnCudaContext *ctx, void (*kernel) (Params...), dim3 grid
 
 /* Launches that start only once the kernel before them has completed: the
  * convolutions, whose grids are sized in waves of blocks over the whole GPU.
- * Started early, they made the cnn step 531-535 us instead of 516-519 (H200,
- * bench/results/h200-gpu-session3-2026-11-30.md, call 6); our reading is
+ * Started early, they made the cnn step about 3 % slower on the H200; our reading is
  * that their blocks then land on whichever multiprocessors the kernel
  * before frees first, unevenly. They still begin with nn_kernel_enter, so
  * the kernels after them may start early. */

@@ -69,10 +69,9 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
 
 /* The update with 16-byte loads: params, grads and the first slot as
  * float4; the second slot as load_v<V_VEC> reads it. Each element gets the same update_one as in
- * optimizer_kernel. The count % 4 tail is block 0's. Adam over
- * mlp-wide's 1.8 M parameters: 13.6 -> 12.3 us
- * (bench/results/h200-gpu-mlp-2026-11-30.md); Adadelta over the cnn's
- * 1.2 M: 12.3 -> 11.1 us (ncu; h200-gpu-session4-2026-11-30.md). */
+ * optimizer_kernel. The count % 4 tail is block 0's. About a tenth
+ * faster than single floats for Adam over mlp-wide's 1.8 M parameters and
+ * Adadelta over the cnn's 1.2 M (ncu). */
 template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
 optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,

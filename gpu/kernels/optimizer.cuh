@@ -21,11 +21,8 @@ struct OptArgs
  * __fdividef: one special-function instruction each, a few ulp of error)
  * rather than IEEE (sqrtf and '/': a dozen instructions each and a branch
  * to a slow path). In the dense layers' backward with the update built in,
- * instruction-bound on them, mlp-wide's step went to 48.8-49.0 us from
- * 57.5-57.6 with IEEE in the same call (that build switched between the
- * two at run time; without the switch, one call earlier: 54.2-54.9), and
- * mlp-small's to 20.0-20.1 from 22.0-22.5 (H200, bench/results/
- * h200-gpu-session6-2026-11-30.md, calls 4-5); the cnn, whose Adadelta
+ * instruction-bound on them, the MLPs' steps on the H200 became a tenth
+ * (mlp-small) to a sixth (mlp-wide) shorter than with IEEE; the cnn, whose Adadelta
  * runs over the arena, bound by memory, did not change. The CPU backend
  * keeps IEEE; the parity test's tolerances for the updates (1e-5 for the
  * optimizer op, 1e-4 for the fused update) hold. */

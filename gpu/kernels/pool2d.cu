@@ -11,8 +11,7 @@
  * reads that byte and the window's output in place of the window's cells.
  * On the cnn's pooling (64 x 24 x 24 cells a 256-image batch, 37.7 MB)
  * that backward reads 21 MB and writes the 37.7 MB of dx, where the
- * backward that searches the window reads 47 MB (ncu's DRAM counters,
- * bench/results/h200-gpu-session10-2026-12-01.md, call 2).
+ * backward that searches the window reads 47 MB (ncu's DRAM counters).
  */
 
 #include "nn-cuda-private.h"
@@ -339,10 +338,9 @@ pool_backward_argmax_kernel (PoolGeom g, int act, const uint8_t *__restrict__ ar
 
 /* The same for 2 x 2 windows in rows of an even count: two windows side by
  * side a thread, read as float2 and two bytes, each row of their cells
- * stored as one float4. A window a thread, with float2 stores, took 33.9
- * us on the cnn's pooling, this 21.3, and four windows a thread 28.2 (ncu;
- * the backward that searches the windows, 29.5;
- * bench/results/h200-gpu-session10-2026-12-01.md, calls 2 and 5). */
+ * stored as one float4. On the cnn's pooling this took two thirds of the
+ * time of a window a thread with float2 stores, and less than four windows
+ * a thread or the backward that searches the windows (ncu). */
 __global__ void
 pool_backward_argmax_pairs_kernel (PoolGeom g, int act, const uint8_t *__restrict__ argmax,
                                    const float *__restrict__ y, const float *__restrict__ dy,
