@@ -10,6 +10,7 @@
 #include "tb-devices.h"
 #include "tb-model-builder.h"
 #include "tb-run.h"
+#include "tb-run-queue.h"
 #include "tb-session.h"
 #include "tb-window.h"
 
@@ -22,8 +23,7 @@ struct _TbWindow
   /* owned */
   GSettings *settings;
   TbSession *session;            /* the current or last run */
-  GQueue *queue;                 /* TbSessionConfig *: runs still to do (reproduce) */
-  GPtrArray *queue_results;      /* char *: result paths of the queued runs */
+  TbRunQueue *run_queue;         /* runs still to do (reproduce) */
   GPtrArray *runs;               /* TbRun *: the history, in tb_run_compare order, one per row */
   GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order */
   TbRunsJob *runs_job;           /* borrowed from its GTask: the load in its worker, or NULL */

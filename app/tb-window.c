@@ -18,8 +18,6 @@ G_DEFINE_FINAL_TYPE (TbWindow, tb_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static const char *optimizer_ids[] = { "sgd", "adam", "adadelta", "rmsprop", "adagrad", NULL };
 
-static void start_next (TbWindow *self);
-
 /* ------------------------------------------------------------ messages */
 
 void
@@ -356,8 +354,6 @@ session_done_cb (GObject      *object,
       return;
     }
 
-  if (path != NULL && self->queue_results != NULL)
-    g_ptr_array_add (self->queue_results, g_strdup (path));
   g_clear_handle_id (&self->redraw_source, g_source_remove);
   redraw_progress (self);
 
@@ -371,30 +367,20 @@ session_done_cb (GObject      *object,
     {
       gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopped; the run is kept as cancelled"));
       _tb_window_toast (self, _("Training stopped"));
-      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
     }
   else
     {
       gtk_label_set_text (GTK_LABEL (self->status_label), error->message);
       _tb_window_error (self, tb_session_status_headline ((NnStatus) error->code), error);
-      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
     }
 
-  /* only the new file is read; the rest of the history has not changed */
+  /* only the new file is read; the rest of the history has not changed;
+   * a run of a batch is ticked with the others at the batch's end */
   if (path != NULL)
-    _tb_window_runs_add (self, path, self->queue_results == NULL);
+    _tb_window_runs_add (self, path, !tb_run_queue_is_active (self->run_queue));
   _tb_window_update_actions (self);
 
-  if (!g_queue_is_empty (self->queue))
-    start_next (self);
-  else if (self->queue_results != NULL)
-    {
-      /* reproduce finished: show all its runs side by side */
-      g_ptr_array_add (self->queue_results, NULL);
-      tb_window_compare (self, (const char **) self->queue_results->pdata);
-      g_clear_pointer (&self->queue_results, g_ptr_array_unref);
-      tb_window_show_page (self, "runs");
-    }
+  tb_run_queue_run_done (self->run_queue, path, ok ? NULL : error);
 }
 
 static void
@@ -425,14 +411,21 @@ start_session (TbWindow              *self,
 }
 
 static void
-start_next (TbWindow *self)
+queue_start_run_cb (TbRunQueue      *queue,
+                    TbSessionConfig *config,
+                    TbWindow        *self)
 {
-  TbSessionConfig *config = g_queue_pop_head (self->queue);
-
-  if (config == NULL)
-    return;
   start_session (self, config);
-  tb_session_config_clear_free (config);
+}
+
+/* Reproduce finished: all its runs side by side. */
+static void
+queue_finished_cb (TbRunQueue         *queue,
+                   const char * const *paths,
+                   TbWindow           *self)
+{
+  tb_window_compare (self, (const char **) paths);
+  tb_window_show_page (self, "runs");
 }
 
 /* The settings on the Train page as a session config. */
@@ -505,7 +498,7 @@ stop_action (GtkWidget  *widget,
 {
   TbWindow *self = TB_WINDOW (widget);
 
-  g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+  tb_run_queue_cancel (self->run_queue);
   if (self->session != NULL)
     {
       tb_session_stop (self->session);
@@ -520,14 +513,13 @@ reproduce_response_cb (AdwMessageDialog *dialog,
 {
   const NnPreset *presets;
   int count = 0;
+  GPtrArray *configs;
 
   if (g_strcmp0 (response, "run") != 0)
     return;
 
   presets = nn_presets (&count);
-  g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
-  g_clear_pointer (&self->queue_results, g_ptr_array_unref);
-  self->queue_results = g_ptr_array_new_with_free_func (g_free);
+  configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
 
   for (int i = 0; i < count; i++)
     for (int d = 0; d < self->n_devices; d++)
@@ -544,9 +536,9 @@ reproduce_response_cb (AdwMessageDialog *dialog,
         tb_session_config_use_preset (config, &presets[i]);
         if (self->devices[d].kind != NN_DEVICE_CPU)
           config->device.threads = 0;
-        g_queue_push_tail (self->queue, config);
+        g_ptr_array_add (configs, config);
       }
-  start_next (self);
+  tb_run_queue_start (self->run_queue, configs);
 }
 
 static void
@@ -938,7 +930,7 @@ tb_window_close_request (GtkWindow *window)
   if (tb_window_is_training (self))
     {
       self->close_when_done = TRUE;
-      g_queue_clear_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
+      tb_run_queue_cancel (self->run_queue);
       tb_session_stop (self->session);
       gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
       return TRUE;
@@ -979,8 +971,7 @@ tb_window_finalize (GObject *object)
   g_clear_object (&self->download_cancellable);
   g_clear_object (&self->preview_cancellable);
   g_clear_object (&self->devices_cancellable);
-  g_queue_free_full (self->queue, (GDestroyNotify) tb_session_config_clear_free);
-  g_clear_pointer (&self->queue_results, g_ptr_array_unref);
+  g_clear_object (&self->run_queue);
   g_clear_pointer (&self->runs, g_ptr_array_unref);
   g_free (self->dataset);
   G_OBJECT_CLASS (tb_window_parent_class)->finalize (object);
@@ -1032,7 +1023,9 @@ tb_window_init (TbWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = tb_settings_new ();
-  self->queue = g_queue_new ();
+  self->run_queue = tb_run_queue_new ();
+  g_signal_connect_object (self->run_queue, "start-run", G_CALLBACK (queue_start_run_cb), self, 0);
+  g_signal_connect_object (self->run_queue, "finished", G_CALLBACK (queue_finished_cb), self, 0);
   self->device_index = -1;
 
   /* Model page */
