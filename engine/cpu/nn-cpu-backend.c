@@ -143,10 +143,8 @@ cpu_device_info (int index, NnBackendDeviceInfo *info)
  * do under Keras. Late in training Adam's moments and many gradients fall
  * below 1.2e-38, and on Intel cores each denormal operand costs a
  * microcode assist: on the GPU machine's host, 2 threads, a full mlp-wide
- * epoch took 12.6 s (median step 8.3 ms) without the flush and 4.7 s
- * (2.4 ms) with it (bench/results/h200host-cpu-66d7e9c.md against
- * h200host-cpu-final.md). The FP environment is per thread, so every
- * worker sets it. */
+ * epoch took 2.7 times as long without the flush as with it. The FP
+ * environment is per thread, so every worker sets it. */
 static void
 flush_denormals (void)
 {
