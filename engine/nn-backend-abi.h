@@ -17,18 +17,12 @@
 extern "C" {
 #endif
 
-/* Bump on any change to a struct or a slot below. Version 2 added the
- * optional fused dense ops at the end of NnBackendOps, version 3 the
- * optional convolution with bias and activation, version 4 the optional
- * output layer with the loss, version 6 pooling with the activation below
- * and the dropout above (version 5 had the backward only, without the
- * dropout), version 7 a convolution's backward with its activation's,
- * version 8 a dense layer's backward with the optimizer's update, version 9
- * the output layer's input gradient with its loss and branches beside the
- * stream, version 10 max pooling that records its windows' maxima and a
- * convolution with that pooling, version 11 a convolution's backward with
- * the weight gradient of the convolution below; the loader still takes
- * older modules (their table is shorter: the newer slots read NULL). */
+/* Bump on any change to a struct or a slot below. The CUDA module is built
+ * and installed with the engine, so the loader takes exactly this version
+ * and a table of exactly this size, and refuses a table that breaks a rule
+ * below (a required slot NULL, a group of slots neither all set nor all
+ * NULL, a slot set without one it needs), naming the slot: the engine
+ * never calls a NULL slot. */
 #define NN_BACKEND_ABI_VERSION 11
 
 typedef enum
@@ -127,7 +121,7 @@ typedef struct
 } NnBackendOptimizer;
 
 /* The dense layer below another, whose dz dense_backward_update may form
- * in place of the input gradient (ABI 8): its activation (not softmax), the
+ * in place of the input gradient: its activation (not softmax), the
  * dropout between the two (rate 0: none) and its output y = act (z), before
  * that dropout. */
 typedef struct
@@ -249,7 +243,7 @@ struct NnBackendOps
   int (*optimizer_update) (void *ctx, const NnBackendOptimizer *opt, float *params,
                            const float *grads, float *state, size_t count, int64_t *step);
 
-  /* --- optional: whole-step capture (may be NULL) --- */
+  /* --- optional: whole-step capture (all four NULL or none) --- */
 
   /* Start recording the ops that follow instead of running them. */
   int (*capture_begin) (void *ctx);
@@ -262,9 +256,10 @@ struct NnBackendOps
    *     then uses download). Completion is known after synchronize. --- */
   int (*download_async) (void *ctx, void *dst, const void *src, size_t bytes);
 
-  /* --- optional: a dense layer's ops fused (ABI 2; may be NULL: the engine
-   *     then runs gemm, bias_act_* and dropout_* one by one, and these give
-   *     the same results up to float summation order). Rows are contiguous. --- */
+  /* --- optional: a dense layer's ops fused (both NULL or neither: the
+   *     engine then runs gemm, bias_act_* and dropout_* one by one, and these
+   *     give the same results up to float summation order). Rows are
+   *     contiguous. --- */
 
   /* y (n, out) = act (x (n, in) @ w (in, out) + bias); bias may be NULL; act
    * is not softmax. When rate > 0 also drop_y (n, out) = dropout_forward of y
@@ -280,15 +275,16 @@ struct NnBackendOps
                          const float *w, const float *y, float *dy, float *dw, float *dbias,
                          float *dx, float rate, uint64_t seed, const int64_t *step);
 
-  /* --- optional: a convolution with its bias and activation (ABI 3; may be
-   *     NULL: the engine then runs conv2d_forward and bias_act_forward). --- */
+  /* --- optional: a convolution with its bias and activation (may be NULL:
+   *     the engine then runs conv2d_forward and bias_act_forward). --- */
 
   /* y = act (conv (x, w) + bias[channel]); bias may be NULL; act is not softmax. */
   int (*conv2d_forward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
                                   const float *bias, int act, float *y, void *workspace);
 
-  /* --- optional: the output layer with the loss (ABI 4; may be NULL: the
-   *     engine then runs dense_forward and loss). --- */
+  /* --- optional: the output layer with the loss (may be NULL, and
+   *     is only with dense_forward: the engine then runs dense_forward and
+   *     loss). --- */
 
   /* y (n, out) = act (x (n, in) @ w (in, out) + bias) as dense_forward
    * without dropout, then the loss op on it: loss (kind, y, labels, targets,
@@ -298,7 +294,7 @@ struct NnBackendOps
                      const float *targets, float *grad, float *stats);
 
   /* --- optional: pooling between a convolution's activation and a dropout
-   *     (ABI 6; may be NULL: the engine then runs pool2d_forward,
+   *     (both NULL or neither: the engine then runs pool2d_forward,
    *     dropout_forward, dropout_backward, pool2d_backward and the
    *     convolution's bias_act_backward). --- */
 
@@ -316,8 +312,8 @@ struct NnBackendOps
                               const float *y, float *dy, int act, float *dx, float *dbias,
                               float rate, uint64_t seed, const int64_t *step);
 
-  /* --- optional: a convolution's backward with its activation's (ABI 7;
-   *     may be NULL: the engine then runs bias_act_backward and
+  /* --- optional: a convolution's backward with its activation's (may
+   *     be NULL: the engine then runs bias_act_backward and
    *     conv2d_backward). --- */
 
   /* With dz = act' (y) * dy, where y is the convolution's output after its
@@ -329,9 +325,9 @@ struct NnBackendOps
                                    float *dbias, void *workspace);
 
   /* --- optional: a dense layer's backward with the optimizer's update of
-   *     its weights and bias (ABI 8; both NULL or neither: the engine then
-   *     runs dense_backward and updates every parameter with
-   *     optimizer_update). --- */
+   *     its weights and bias (both NULL or neither, and only with dense_forward:
+   *     the engine then runs dense_backward and updates every parameter
+   *     with optimizer_update). --- */
 
   /* Nonzero when dense_backward_update, at batches of n rows, is faster for
    * a layer of this shape than dense_backward and the layer's share of
@@ -354,7 +350,7 @@ struct NnBackendOps
                                 float *bias_state, size_t state_stride, int store_step);
 
   /* --- optional: the output layer's input gradient with its loss, and a
-   *     branch beside the ops that follow (ABI 9; all four NULL or none:
+   *     branch beside the ops that follow (all four NULL or none, and only with dense_loss:
    *     the engine then forms that gradient in the layer's backward and
    *     runs every op in order). --- */
 
@@ -380,7 +376,7 @@ struct NnBackendOps
   int (*branch_join) (void *ctx);
 
   /* --- optional: max pooling that records where each window's maximum
-   *     is (ABI 10; pool2d_forward_argmax and pool2d_backward_argmax both
+   *     is (pool2d_forward_argmax and pool2d_backward_argmax both
    *     NULL or neither, conv2d_pool_fits and conv2d_forward_pool too, and
    *     those two only with the first two). For max pooling below a
    *     convolution's activation whose windows tile the input exactly
@@ -413,7 +409,7 @@ struct NnBackendOps
                               uint8_t *argmax, void *workspace);
 
   /* --- optional: a convolution's backward with the weight gradient of the
-   *     convolution below it (ABI 11; both NULL or neither). For a
+   *     convolution below it (both NULL or neither). For a
    *     convolution whose input is the output of another, after that one's
    *     activation, where no one needs the lower one's input gradient (it
    *     is the first layer that learns): the lower layer's output gradient,
@@ -433,17 +429,6 @@ struct NnBackendOps
                                 int below_act, float *below_dw, float *below_dbias,
                                 void *workspace);
 };
-
-/* The sizes of older tables: everything before the slots added since. */
-#define NN_BACKEND_OPS_V1_SIZE offsetof (NnBackendOps, dense_forward)
-#define NN_BACKEND_OPS_V2_SIZE offsetof (NnBackendOps, conv2d_forward_bias_act)
-#define NN_BACKEND_OPS_V3_SIZE offsetof (NnBackendOps, dense_loss)
-#define NN_BACKEND_OPS_V4_SIZE offsetof (NnBackendOps, pool2d_forward_dropout)
-#define NN_BACKEND_OPS_V6_SIZE offsetof (NnBackendOps, conv2d_backward_bias_act)
-#define NN_BACKEND_OPS_V7_SIZE offsetof (NnBackendOps, dense_backward_update_pays)
-#define NN_BACKEND_OPS_V8_SIZE offsetof (NnBackendOps, dense_loss_dx)
-#define NN_BACKEND_OPS_V9_SIZE offsetof (NnBackendOps, pool2d_forward_argmax)
-#define NN_BACKEND_OPS_V10_SIZE offsetof (NnBackendOps, conv2d_below_fits)
 
 #ifdef __CUDACC__
 #define NN_BK_HOST_DEVICE __host__ __device__

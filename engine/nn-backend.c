@@ -52,6 +52,101 @@ explain_load_failure (const char *why, char *out, size_t size)
     snprintf (out, size, "CUDA module not loadable: %s", why);
 }
 
+/* The rules of nn-backend-abi.h over the slots of a table, checked once
+ * when a table is taken: the engine tests a group's first slot and then
+ * calls the others. */
+typedef struct
+{
+  const char *name;
+  size_t offset;
+} Slot;
+
+#define SLOT(member) { #member, offsetof (NnBackendOps, member) }
+
+/* Slots every backend has. */
+static const Slot required_slots[] = {
+  SLOT (name), SLOT (device_count), SLOT (device_info), SLOT (context_new),
+  SLOT (context_free), SLOT (last_error), SLOT (alloc), SLOT (free), SLOT (upload),
+  SLOT (download), SLOT (fill), SLOT (copy), SLOT (synchronize), SLOT (gemm),
+  SLOT (bias_act_forward), SLOT (bias_act_backward), SLOT (dropout_forward),
+  SLOT (dropout_backward), SLOT (conv2d_plan_new), SLOT (conv2d_plan_free),
+  SLOT (conv2d_forward), SLOT (conv2d_backward), SLOT (pool2d_forward), SLOT (pool2d_backward),
+  SLOT (loss), SLOT (gather_batch), SLOT (optimizer_update),
+};
+
+/* Optional slots that come together: all set or all NULL. */
+static const Slot slot_groups[][4] = {
+  { SLOT (capture_begin), SLOT (capture_end), SLOT (graph_launch), SLOT (graph_free) },
+  { SLOT (dense_forward), SLOT (dense_backward) },
+  { SLOT (pool2d_forward_dropout), SLOT (pool2d_backward_act) },
+  { SLOT (dense_backward_update_pays), SLOT (dense_backward_update) },
+  { SLOT (dense_loss_dx), SLOT (branch_begin), SLOT (branch_end), SLOT (branch_join) },
+  { SLOT (pool2d_forward_argmax), SLOT (pool2d_backward_argmax) },
+  { SLOT (conv2d_pool_fits), SLOT (conv2d_forward_pool) },
+  { SLOT (conv2d_below_fits), SLOT (conv2d_backward_below) },
+};
+
+/* An optional slot, and the one it is used with, which must be set too. */
+static const Slot slot_needs[][2] = {
+  { SLOT (dense_loss), SLOT (dense_forward) },
+  { SLOT (dense_backward_update), SLOT (dense_forward) },
+  { SLOT (dense_loss_dx), SLOT (dense_loss) },
+  { SLOT (conv2d_forward_pool), SLOT (pool2d_forward_argmax) },
+};
+
+static bool
+slot_set (const NnBackendOps *ops, const Slot *slot)
+{
+  void (*fn) (void);
+
+  if (slot->offset == offsetof (NnBackendOps, name))
+    return ops->name != NULL;
+  /* every member after the name is a function pointer */
+  memcpy (&fn, (const char *) ops + slot->offset, sizeof fn);
+  return fn != NULL;
+}
+
+bool
+_nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size)
+{
+  size_t required = sizeof required_slots / sizeof required_slots[0];
+  size_t groups = sizeof slot_groups / sizeof slot_groups[0];
+  size_t needs = sizeof slot_needs / sizeof slot_needs[0];
+
+  for (size_t i = 0; i < required; i++)
+    if (!slot_set (ops, &required_slots[i]))
+      {
+        snprintf (why, why_size, "%s is NULL (every backend has it)", required_slots[i].name);
+        return false;
+      }
+  for (size_t g = 0; g < groups; g++)
+    {
+      const Slot *group = slot_groups[g];
+      bool first = slot_set (ops, &group[0]);
+      for (int i = 1; i < 4 && group[i].name != NULL; i++)
+        if (slot_set (ops, &group[i]) != first)
+          {
+            char names[256] = "";
+            size_t used = 0;
+            for (int j = 0; j < 4 && group[j].name != NULL && used < sizeof names; j++)
+              used += (size_t) snprintf (names + used, sizeof names - used, "%s%s",
+                                         j == 0 ? "" : ", ", group[j].name);
+            snprintf (why, why_size, "%s is NULL but %s is not (%s: all set or all NULL)",
+                      first ? group[i].name : group[0].name,
+                      first ? group[0].name : group[i].name, names);
+            return false;
+          }
+    }
+  for (size_t i = 0; i < needs; i++)
+    if (slot_set (ops, &slot_needs[i][0]) && !slot_set (ops, &slot_needs[i][1]))
+      {
+        snprintf (why, why_size, "%s is set but %s, which it is used with, is NULL",
+                  slot_needs[i][0].name, slot_needs[i][1].name);
+        return false;
+      }
+  return true;
+}
+
 static const NnBackendOps *
 load_cuda_locked (char *reason, size_t reason_size)
 {
@@ -129,30 +224,8 @@ load_cuda_locked (char *reason, size_t reason_size)
       return NULL;
     }
   const NnBackendOps *ops = get ();
-  if (ops != NULL && ops->abi_version >= 1 && ops->abi_version < NN_BACKEND_ABI_VERSION)
-    {
-      /* An older module lacks the optional slots added since: copy its
-       * table into a full one whose newer slots are NULL. */
-      static NnBackendOps old_table;
-      /* version 5's one pooling slot had another signature: left NULL */
-      size_t size = ops->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
-                    : ops->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
-                    : ops->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
-                    : ops->abi_version <= 5 ? NN_BACKEND_OPS_V4_SIZE
-                    : ops->abi_version == 6 ? NN_BACKEND_OPS_V6_SIZE
-                    : ops->abi_version == 7 ? NN_BACKEND_OPS_V7_SIZE
-                    : ops->abi_version == 8 ? NN_BACKEND_OPS_V8_SIZE
-                    : ops->abi_version == 9 ? NN_BACKEND_OPS_V9_SIZE
-                                            : NN_BACKEND_OPS_V10_SIZE;
-      if (ops->struct_size >= size)
-        {
-          memset (&old_table, 0, sizeof old_table);
-          memcpy (&old_table, ops, size);
-          return &old_table;
-        }
-    }
   if (ops == NULL || ops->abi_version != NN_BACKEND_ABI_VERSION
-      || ops->struct_size < sizeof (NnBackendOps))
+      || ops->struct_size != sizeof (NnBackendOps))
     {
       if (ops != NULL && ops->abi_version == NN_BACKEND_ABI_VERSION)
         snprintf (reason, reason_size,
@@ -160,8 +233,15 @@ load_cuda_locked (char *reason, size_t reason_size)
                   "the engine's has %u: a module built from other sources)",
                   ops->abi_version, (unsigned) ops->struct_size, (unsigned) sizeof (NnBackendOps));
       else
-        snprintf (reason, reason_size, "CUDA module ABI mismatch (module %u, engine %u)",
+        snprintf (reason, reason_size,
+                  "CUDA module ABI mismatch (module %u, engine %u: the module is built with "
+                  "the engine, install the two together)",
                   ops ? ops->abi_version : 0u, (unsigned) NN_BACKEND_ABI_VERSION);
+      return NULL;
+    }
+  if (!_nn_backend_ops_valid (ops, why, sizeof why))
+    {
+      snprintf (reason, reason_size, "CUDA module's op table is broken: %.400s", why);
       return NULL;
     }
   /* The module stays loaded for the life of the process: its table is static. */

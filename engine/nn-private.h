@@ -200,6 +200,12 @@ int _nn_device_list_loaded (NnDeviceInfo *out, int max);
  * device list); returns NULL and fills reason when it is not usable. */
 const NnBackendOps *_nn_backend_cuda_load (char *reason, size_t reason_size);
 
+/* Whether `ops` keeps every rule of nn-backend-abi.h: the required slots
+ * set, each group of optional slots all set or all NULL, and each optional
+ * slot set only with the ones it is used with; else false and `why` names
+ * the slot. The loader refuses a module whose table breaks one. */
+bool _nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size);
+
 /* ---------------------------------------------------------------- BLAS */
 
 /* nn-blas.c loads OpenBLAS at run time (dlopen/LoadLibrary), after choosing

@@ -989,60 +989,71 @@ cuda_branch_join (void *vctx)
 
 /* ---------------------------------------------------------------- the table */
 
+/* The op table, one member per slot of nn-backend-abi.h, named, so that a
+ * slot added there cannot shift the others; the loader checks its rules. */
 static const NnBackendOps cuda_ops = {
-  NN_BACKEND_ABI_VERSION,
-  sizeof (NnBackendOps),
-  "cuda",
-  cuda_device_count,
-  cuda_device_info,
-  cuda_context_new,
-  cuda_context_free,
-  cuda_last_error,
-  cuda_alloc,
-  cuda_free,
-  cuda_upload,
-  cuda_download,
-  _nn_cuda_fill,
-  cuda_copy,
-  cuda_synchronize,
-  _nn_cuda_gemm,
-  _nn_cuda_bias_act_forward,
-  _nn_cuda_bias_act_backward,
-  _nn_cuda_dropout_forward,
-  _nn_cuda_dropout_backward,
-  _nn_cuda_conv2d_plan_new,
-  _nn_cuda_conv2d_plan_free,
-  _nn_cuda_conv2d_forward,
-  _nn_cuda_conv2d_backward,
-  _nn_cuda_pool2d_forward,
-  _nn_cuda_pool2d_backward,
-  _nn_cuda_loss,
-  _nn_cuda_gather_batch,
-  _nn_cuda_optimizer_update,
-  cuda_capture_begin,
-  cuda_capture_end,
-  cuda_graph_launch,
-  cuda_graph_free,
-  cuda_download_async,
-  _nn_cuda_dense_forward,
-  _nn_cuda_dense_backward,
-  _nn_cuda_conv2d_forward_bias_act,
-  _nn_cuda_dense_loss,
-  _nn_cuda_pool2d_forward_dropout,
-  _nn_cuda_pool2d_backward_act,
-  _nn_cuda_conv2d_backward_bias_act,
-  _nn_cuda_dense_backward_update_pays,
-  _nn_cuda_dense_backward_update,
-  _nn_cuda_dense_loss_dx,
-  cuda_branch_begin,
-  cuda_branch_end,
-  cuda_branch_join,
-  _nn_cuda_pool2d_forward_argmax,
-  _nn_cuda_pool2d_backward_argmax,
-  _nn_cuda_conv2d_pool_fits,
-  _nn_cuda_conv2d_forward_pool,
-  _nn_cuda_conv2d_below_fits,
-  _nn_cuda_conv2d_backward_below,
+  .abi_version = NN_BACKEND_ABI_VERSION,
+  .struct_size = sizeof (NnBackendOps),
+  .name = "cuda",
+  /* devices */
+  .device_count = cuda_device_count,                  /* cudaGetDeviceCount, the reason when 0 */
+  .device_info = cuda_device_info,                    /* name, memory, versions of one device */
+  /* context */
+  .context_new = cuda_context_new,                    /* stream, cuBLAS and cuDNN handles */
+  .context_free = cuda_context_free,
+  .last_error = cuda_last_error,                      /* the message of the last failure */
+  /* memory */
+  .alloc = cuda_alloc,                                /* zero-filled device memory */
+  .free = cuda_free,
+  .upload = cuda_upload,                              /* host to device, on the stream */
+  .download = cuda_download,                          /* device to host, waits */
+  .fill = _nn_cuda_fill,
+  .copy = cuda_copy,                                  /* device to device */
+  .synchronize = cuda_synchronize,
+  /* dense algebra */
+  .gemm = _nn_cuda_gemm,                              /* cuBLAS, row-major */
+  .bias_act_forward = _nn_cuda_bias_act_forward,
+  .bias_act_backward = _nn_cuda_bias_act_backward,    /* dz in place, dbias */
+  /* dropout */
+  .dropout_forward = _nn_cuda_dropout_forward,
+  .dropout_backward = _nn_cuda_dropout_backward,
+  /* convolution and pooling */
+  .conv2d_plan_new = _nn_cuda_conv2d_plan_new,        /* descriptors and algorithms */
+  .conv2d_plan_free = _nn_cuda_conv2d_plan_free,
+  .conv2d_forward = _nn_cuda_conv2d_forward,
+  .conv2d_backward = _nn_cuda_conv2d_backward,        /* dw, and dx when asked */
+  .pool2d_forward = _nn_cuda_pool2d_forward,
+  .pool2d_backward = _nn_cuda_pool2d_backward,
+  /* loss, data, optimizer */
+  .loss = _nn_cuda_loss,                              /* loss sum, correct count, gradient */
+  .gather_batch = _nn_cuda_gather_batch,              /* a batch from the resident data set */
+  .optimizer_update = _nn_cuda_optimizer_update,      /* one kernel over the parameter arena */
+  /* whole-step capture */
+  .capture_begin = cuda_capture_begin,                /* stream capture into a CUDA graph */
+  .capture_end = cuda_capture_end,
+  .graph_launch = cuda_graph_launch,
+  .graph_free = cuda_graph_free,
+  .download_async = cuda_download_async,              /* into pinned memory, no wait */
+  /* fused ops */
+  .dense_forward = _nn_cuda_dense_forward,            /* gemm, bias, activation, dropout */
+  .dense_backward = _nn_cuda_dense_backward,          /* dropout, activation, dw, dbias, dx */
+  .conv2d_forward_bias_act = _nn_cuda_conv2d_forward_bias_act,
+  .dense_loss = _nn_cuda_dense_loss,                  /* the output layer and the loss */
+  .pool2d_forward_dropout = _nn_cuda_pool2d_forward_dropout,
+  .pool2d_backward_act = _nn_cuda_pool2d_backward_act, /* with the convolution's activation */
+  .conv2d_backward_bias_act = _nn_cuda_conv2d_backward_bias_act,
+  .dense_backward_update_pays = _nn_cuda_dense_backward_update_pays, /* by layer shape */
+  .dense_backward_update = _nn_cuda_dense_backward_update, /* backward with the update */
+  .dense_loss_dx = _nn_cuda_dense_loss_dx,            /* the loss with the input gradient */
+  .branch_begin = cuda_branch_begin,                  /* a second stream beside the first */
+  .branch_end = cuda_branch_end,
+  .branch_join = cuda_branch_join,
+  .pool2d_forward_argmax = _nn_cuda_pool2d_forward_argmax, /* max pooling keeping its maxima */
+  .pool2d_backward_argmax = _nn_cuda_pool2d_backward_argmax,
+  .conv2d_pool_fits = _nn_cuda_conv2d_pool_fits,
+  .conv2d_forward_pool = _nn_cuda_conv2d_forward_pool, /* convolution and pooling, one kernel */
+  .conv2d_below_fits = _nn_cuda_conv2d_below_fits,
+  .conv2d_backward_below = _nn_cuda_conv2d_backward_below, /* with the lower layer's dw */
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

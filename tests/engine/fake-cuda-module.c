@@ -1,9 +1,10 @@
 /* fake-cuda-module.c: a stand-in for libtrainbench-cuda.so (or
- * trainbench-cuda.dll), for
- * test-module-loader: its op table says the ABI version and table size
- * given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE ("current" for the engine's
- * own), and every slot it has points somewhere, so the test can see which
- * slots the engine's loader keeps and which it clears. FAKE_CUDA_NULL=1
+ * trainbench-cuda.dll), for test-module-loader: its op table says the ABI
+ * version and table size given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE
+ * ("current" for the engine's own), and every slot points somewhere but
+ * those at the byte offsets listed in FAKE_CUDA_CLEAR ("8,16"), which are
+ * NULL: a table that keeps the rules of nn-backend-abi.h or breaks one,
+ * as the test chooses. FAKE_CUDA_NULL=1
  * makes it return no table at all, and FAKE_CUDA_ABORT=1 a broken module:
  * the process ends the moment the engine asks for the table.
  */
@@ -50,14 +51,21 @@ nn_backend_cuda_get (void)
     abort ();
   if (none != NULL && strcmp (none, "1") == 0)
     return NULL;
-  /* Every slot of the full table gets a pointer, the ones an older module
-   * would not have included: the loader must not copy those. */
+  const char *clear = getenv ("FAKE_CUDA_CLEAR");
   void (**slot) (void)
       = (void (**) (void)) ((char *) &table + offsetof (NnBackendOps, device_count));
   size_t slots = (sizeof table - offsetof (NnBackendOps, device_count)) / sizeof (void (*) (void));
   for (size_t i = 0; i < slots; i++)
     slot[i] = (void (*) (void)) fake_device_count;
   table.dense_backward_update_pays = fake_pays;
+  while (clear != NULL && *clear != '\0')
+    {
+      char *end;
+      size_t offset = (size_t) strtoul (clear, &end, 10);
+      if (offset >= offsetof (NnBackendOps, device_count) && offset < sizeof table)
+        memset ((char *) &table + offset, 0, sizeof (void (*) (void)));
+      clear = *end == ',' ? end + 1 : NULL;
+    }
   table.name = "fake";
   table.abi_version = abi != NULL && strcmp (abi, "current") != 0 ? (uint32_t) atoi (abi)
                                                                   : NN_BACKEND_ABI_VERSION;
