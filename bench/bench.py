@@ -2,7 +2,7 @@
 """Trainbench against PyTorch, in the same run on the same machine.
 
 Runs each preset for one epoch with trainbench-cli and the PyTorch peer
-(peers/torch_seed_models.py, copied from the project's shared bench folder)
+(peers/torch_seed_models.py: the articles' three models in PyTorch)
 on the same data and thread counts, and writes every figure, the exact
 commands and the machine to bench/results/<label>.jsonl plus a readable
 summary <label>.md.

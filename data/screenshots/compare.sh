@@ -3,14 +3,14 @@
 # screenshot, from real runs: the Linux build and the Windows build under
 # wine 8.0 on the same 2-core AMD EPYC machine, each preset at one CPU
 # thread, the median of three runs each
-# (bench/results/local2core-windows-wine-cpu-2026-12-01-after.md). The app
+# (bench/results/local2core-windows-wine-cpu-2026-12-01.md, the "after" runs). The app
 # opens the six result files, the Runs page is grouped by OS and the window
 # is captured. Needs Xvfb, xdotool and ImageMagick's import.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 app=${1:-$root/build/app/trainbench}
-runs=$root/bench/results/local2core-windows-wine-cpu-2026-12-01-after-runs
+runs=$root/bench/results/local2core-windows-wine-cpu-2026-12-01-runs
 files=()
 for run in linux-cnn-t1-r2 windows-cnn-t1-r2 linux-mlp-wide-t1-r2 windows-mlp-wide-t1-r2 \
            linux-mlp-small-t1-r3 windows-mlp-small-t1-r2; do
