@@ -1,12 +1,12 @@
 #!/bin/bash
-# gpu/dev/device-run.sh: everything one call on the GPU machine does: the
+# gpu/dev/device-run.sh: everything one run on the GPU machine does: the
 # GPU tests, compute-sanitizer on the parity test, cuDNN's Find for the cnn
 # convolutions (gpu/dev/conv-find.cu), the launch-latency floor,
 # a kernel listing of a few steps of each preset (ncu; NCU_PRESETS picks),
 # one-epoch timings of the three presets on CUDA (TF32 off and on) and the
 # PyTorch peer (eager, graph).
 # Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
-# in .carry/fashion-mnist and the peer script in .carry/peers. Writes to $OUT.
+# in .carry/fashion-mnist (the peer is bench/peers/torch_seed_models.py). Writes to $OUT.
 # "find" and "floor" run .carry/conv-find and .carry/launch-floor, built from
 # gpu/dev/conv-find.cu and gpu/dev/launch-floor.cu (see each file's Build line).
 #   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [eager] [bench] [torch]
@@ -122,7 +122,7 @@ if has bench; then
   # The project's driver: our one-epoch runs and the PyTorch peer (eager and
   # graph) in the same run; writes <label>.jsonl and <label>.md.
   python3 bench/bench.py --cli $B/app/trainbench-cli --data $DATA --devices cuda \
-    --peer .carry/peers/torch_seed_models.py --tf32 on --label h200-trainbench-gpu-bench \
+    --peer bench/peers/torch_seed_models.py --tf32 on --label h200-gpu \
     --results /tmp/bench-results > /dev/null 2>&1
   echo "bench.py: rc $?"
   cat /tmp/bench-results/*.md
@@ -130,8 +130,8 @@ if has bench; then
 fi
 
 if has torch; then
-  PYTHONUNBUFFERED=1 python3 .carry/peers/torch_seed_models.py $DATA --devices cuda > "$OUT/torch.jsonl" 2>&1
-  PYTHONUNBUFFERED=1 python3 .carry/peers/torch_seed_models.py $DATA --devices cuda --graph >> "$OUT/torch.jsonl" 2>&1
+  PYTHONUNBUFFERED=1 python3 bench/peers/torch_seed_models.py $DATA --devices cuda > "$OUT/torch.jsonl" 2>&1
+  PYTHONUNBUFFERED=1 python3 bench/peers/torch_seed_models.py $DATA --devices cuda --graph >> "$OUT/torch.jsonl" 2>&1
   grep -i epoch "$OUT/torch.jsonl" | cut -c1-220
 fi
 date -u

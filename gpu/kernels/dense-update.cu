@@ -200,8 +200,8 @@ update_quad (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int 
  * from dz (in d.dy: formed by the layer above, or by the host first, in one
  * kernel, since every row of tiles here would otherwise form it again,
  * dropout hashes and all: ncu counted 8.7 M instructions for mlp-wide's
- * first layer that way; with dz formed once, and the narrow kernel changed
- * in the same call, the step went from 73.2 us to 65.4-65.6, calls 9-11).
+ * first layer that way; with dz formed once (and the narrow kernel
+ * changed with it) the step went from 73.2 us to 65.4-65.6).
  * Block (bx, by) owns the tile w[16 by .., 64 bx ..]; thread (tr = tid /
  * 16, tc = tid % 16) its input 16 by + tr and outputs 64 bx + 4 tc .. + 3
  * (load_quad). A pass stages 32 batch rows: of dz's 64 columns, column tid
