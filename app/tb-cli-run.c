@@ -17,7 +17,7 @@
 /* The first Ctrl-C, SIGTERM or SIGHUP asks the running trainer to stop (the
  * run is saved as cancelled); a second one ends the process at once. Called
  * from a signal handler (POSIX) or a thread of the console's (Windows). */
-static NnTrainer *volatile current_trainer;
+static NnRunner *volatile current_runner;
 static volatile sig_atomic_t interrupts;
 
 static bool
@@ -36,81 +36,52 @@ interrupt_cb (TbCliStop why)
     return false;
   if (interrupts == 1)
     tb_cli_os_write_error (messages[why]);
-  if (current_trainer != NULL)
-    nn_trainer_cancel (current_trainer);
+  if (current_runner != NULL)
+    nn_runner_cancel (current_runner);
   return true;
 }
 
 /* ---------------------------------------------------------------- one run */
 
-/* What one training run needs and what it gave. */
+/* One training run of the CLI: the engine's recorded run (nn_runner_run:
+ * load, build, train, write the result file) and what the CLI adds around
+ * it: the weights file and the lines that say how it ended. */
 typedef struct
 {
-  /* in */
-  NnTrainConfig config;          /* spec_text and model_name borrowed */
-  const NnDataset *dataset;      /* borrowed; NULL when it could not be loaded */
-  const char *dataset_request;   /* the name or path asked for */
-  const char *dataset_error;     /* why it could not be loaded, when dataset is NULL */
-  const char *out_path;          /* result file, or NULL for <out_dir>/<run_id>.json */
-  const char *out_dir;           /* NULL for nn_runs_dir () */
+  NnRunRequest request;          /* strings and data set borrowed */
   const char *save_weights;      /* weights file, or NULL */
   TbCliProgress *progress;
-  /* out */
-  NnRunResult result;
-  NnStatus status;
-  char result_path[4096 + 128]; /* a folder plus "/<run id>.json" */
+  NnRunner *runner;              /* owned, from run_begin to run_end */
 } TbCliRun;
 
-/* Progress callback wrapper: also stops when Ctrl-C came before the trainer
- * could be told. */
+/* Make the run and let Ctrl-C reach it; a Ctrl-C that came before (while
+ * the options were read, or the data set loaded) cancels it at once. False
+ * when there is no memory for it (said already). */
 static bool
-run_progress_cb (const NnProgress *report, void *user_data)
+run_begin (TbCliRun *run, const char *command)
 {
-  tb_cli_progress_cb (report, user_data);
-  return interrupts == 0;
+  NnError error;
+
+  nn_error_clear (&error);
+  run->request.progress = tb_cli_progress_cb;
+  run->request.progress_data = run->progress;
+  if (nn_runner_new (&run->request, &run->runner, &error) != NN_OK)
+    {
+      tb_cli_error ("%s: %s", command, error.message);
+      return false;
+    }
+  current_runner = run->runner;
+  if (interrupts > 0)
+    nn_runner_cancel (run->runner);
+  return true;
 }
 
-/* A result for a run that ended before the trainer could fill one in. */
 static void
-result_fill_early (TbCliRun *run, NnRunStatus status, const char *message)
+run_end (TbCliRun *run)
 {
-  NnRunResult *r = &run->result;
-  const NnTrainConfig *c = &run->config;
-
-  memset (r, 0, sizeof *r);
-  r->status = status;
-  snprintf (r->error, sizeof r->error, "%s", message ? message : "");
-  r->config = *c;
-  snprintf (r->spec_text, sizeof r->spec_text, "%s", c->spec_text ? c->spec_text : "");
-  snprintf (r->model_name, sizeof r->model_name, "%s", c->model_name ? c->model_name : "");
-  r->config.spec_text = r->spec_text;
-  r->config.model_name = c->model_name ? r->model_name : NULL;
-  tb_cli_device_lookup (c->device.kind, c->device.index, &r->device);
-  r->threads = c->device.threads;
-  nn_run_id_new (c->model_name ? c->model_name : "custom", &r->device, r->run_id,
-                 sizeof r->run_id, r->started_at, sizeof r->started_at);
-
-  if (run->dataset != NULL)
-    {
-      snprintf (r->dataset_name, sizeof r->dataset_name, "%s", run->dataset->name);
-      snprintf (r->dataset_path, sizeof r->dataset_path, "%s", run->dataset->path);
-      r->train_samples = run->dataset->train.count;
-      r->test_samples = run->dataset->test.count;
-
-      NnSpec *spec = NULL;
-      NnError ignored;
-      NnInputShape input = { run->dataset->train.channels, run->dataset->train.height,
-                             run->dataset->train.width };
-      if (nn_spec_parse (r->spec_text, &spec, &ignored) == NN_OK)
-        {
-          if (nn_spec_infer (spec, input, NULL, &r->params, &ignored) != NN_OK)
-            r->params = 0;
-          nn_spec_free (spec);
-        }
-    }
-  else
-    snprintf (r->dataset_name, sizeof r->dataset_name, "%s",
-              run->dataset_request ? run->dataset_request : "");
+  current_runner = NULL;
+  nn_runner_free (run->runner);
+  run->runner = NULL;
 }
 
 static const char *
@@ -125,146 +96,80 @@ run_status_word (NnRunStatus status)
   return "?";
 }
 
-/* Train once and write the result file. Returns the exit status for it. */
+/* Weights of a cancelled run are still a model; a failed one has none. A
+ * run cancelled or failed before its model was built saves nothing. */
+static int
+run_save_weights (TbCliRun *run, NnStatus status, const char *command)
+{
+  NnModel *model = nn_runner_model (run->runner);
+  NnError error;
+
+  if (run->save_weights == NULL)
+    return TB_CLI_EXIT_OK;
+  if (status != NN_OK && status != NN_ERROR_CANCELLED)
+    {
+      if (nn_runner_prepare (run->runner, NULL) == NN_OK)
+        tb_cli_error ("%s: not saving weights to %s: the run failed", command, run->save_weights);
+      return TB_CLI_EXIT_OK;
+    }
+  if (model == NULL)
+    return TB_CLI_EXIT_OK;
+  nn_error_clear (&error);
+  if (nn_model_save (model, run->save_weights, &error) != NN_OK)
+    {
+      tb_cli_error ("%s: cannot save weights: %s", command, error.message);
+      return TB_CLI_EXIT_FAILED;
+    }
+  if (!run->progress->quiet)
+    printf ("weights: %s\n", run->save_weights);
+  return TB_CLI_EXIT_OK;
+}
+
+/* Train once; the result file is written whatever happens: the file --out
+ * names, or a new one in the runs folder that never replaces another run's.
+ * Returns the exit status for it. */
 static int
 run_one (TbCliRun *run, const char *command)
 {
-  NnTrainer *trainer = NULL;
-  NnError error;
+  const NnRunResult *r;
+  const char *prefix = run->progress->prefix ? run->progress->prefix : "";
+  NnError error, werr;
+  NnStatus status;
   int exit_status = TB_CLI_EXIT_OK;
-  bool trained = false;
 
-  memset (&run->result, 0, sizeof run->result);
-  run->result_path[0] = '\0';
   nn_error_clear (&error);
-
-  if (interrupts > 0)
-    {
-      /* Ctrl-C while the data set was loading. */
-      run->status = NN_ERROR_CANCELLED;
-      result_fill_early (run, NN_RUN_CANCELLED, "cancelled before the first step");
-    }
-  else if (run->dataset == NULL)
-    {
-      run->status = NN_ERROR_UNAVAILABLE;
-      result_fill_early (run, NN_RUN_FAILED, run->dataset_error);
-      snprintf (error.message, sizeof error.message, "%s", run->dataset_error);
-    }
-  else if ((run->status = nn_trainer_new (&run->config, run->dataset, &trainer, &error)) != NN_OK)
-    result_fill_early (run, NN_RUN_FAILED, error.message);
-  else
-    {
-      nn_trainer_set_progress (trainer, run_progress_cb, run->progress);
-      current_trainer = trainer;
-      if (interrupts > 0)
-        {
-          run->status = NN_ERROR_CANCELLED;
-          result_fill_early (run, NN_RUN_CANCELLED, "cancelled before the first step");
-        }
-      else
-        {
-          run->status = nn_trainer_run (trainer, &run->result, &error);
-          trained = true;
-        }
-      current_trainer = NULL;
-      tb_cli_progress_finish (run->progress);
-      /* The trainer reports why it stopped in the result as well; keep the
-       * status and the file in agreement even if it did not. */
-      if (run->status == NN_ERROR_CANCELLED)
-        run->result.status = NN_RUN_CANCELLED;
-      else if (run->status != NN_OK && run->result.status == NN_RUN_COMPLETED)
-        {
-          run->result.status = NN_RUN_FAILED;
-          if (run->result.error[0] == '\0')
-            snprintf (run->result.error, sizeof run->result.error, "%s", error.message);
-        }
-    }
-
-  if (run->status != NN_OK)
+  status = nn_runner_run (run->runner, &error);
+  tb_cli_progress_finish (run->progress);
+  r = nn_runner_result (run->runner);
+  if (status != NN_OK)
+    exit_status = TB_CLI_EXIT_FAILED;
+  if (run_save_weights (run, status, command) != TB_CLI_EXIT_OK)
     exit_status = TB_CLI_EXIT_FAILED;
 
-  /* Weights of a cancelled run are still a model; a failed one has none. */
-  if (trained && run->save_weights != NULL && run->status != NN_OK && run->status != NN_ERROR_CANCELLED)
-    tb_cli_error ("%s: not saving weights to %s: the run failed", command, run->save_weights);
-  else if (trained && run->save_weights != NULL)
-    {
-      NnError werr;
-      nn_error_clear (&werr);
-      if (nn_model_save (nn_trainer_model (trainer), run->save_weights, &werr) != NN_OK)
-        {
-          tb_cli_error ("%s: cannot save weights: %s", command, werr.message);
-          exit_status = TB_CLI_EXIT_FAILED;
-        }
-      else if (!run->progress->quiet)
-        printf ("weights: %s\n", run->save_weights);
-    }
-
   /* Report how it ended. */
-  if (run->status == NN_OK)
-    {
-      if (!run->progress->quiet)
-        {
-          const NnRunResult *r = &run->result;
-          if (r->epoch_count > 0)
-            printf ("%scompleted in %.1f s: test loss %.4f, test accuracy %.4f\n",
-                    run->progress->prefix ? run->progress->prefix : "", r->total_seconds,
-                    r->epochs[r->epoch_count - 1].test_loss,
-                    r->epochs[r->epoch_count - 1].test_accuracy);
-          else
-            printf ("%scompleted in %.1f s (%lld steps)\n",
-                    run->progress->prefix ? run->progress->prefix : "", r->total_seconds,
-                    (long long) r->step_count);
-        }
-    }
-  else if (run->status == NN_ERROR_CANCELLED)
-    tb_cli_error ("%s: cancelled after %.1f s (%lld steps)", command, run->result.total_seconds,
-                  (long long) run->result.step_count);
-  else
-    tb_cli_error ("%s: the run failed: %s", command,
-                  error.message[0] ? error.message : run->result.error);
+  if (status == NN_OK && !run->progress->quiet && r->epoch_count > 0)
+    printf ("%scompleted in %.1f s: test loss %.4f, test accuracy %.4f\n", prefix,
+            r->total_seconds, r->epochs[r->epoch_count - 1].test_loss,
+            r->epochs[r->epoch_count - 1].test_accuracy);
+  else if (status == NN_OK && !run->progress->quiet)
+    printf ("%scompleted in %.1f s (%lld steps)\n", prefix, r->total_seconds,
+            (long long) r->step_count);
+  else if (status == NN_ERROR_CANCELLED)
+    tb_cli_error ("%s: cancelled after %.1f s (%lld steps)", command, r->total_seconds,
+                  (long long) r->step_count);
+  else if (status != NN_OK)
+    tb_cli_error ("%s: the run failed: %s", command, error.message[0] ? error.message : r->error);
 
-  /* The result file, whatever happened: the file --out names, or a new
-   * one in the runs folder that never replaces another run's. */
-  NnError rerr;
-  NnStatus written;
-  nn_error_clear (&rerr);
-  if (run->out_path != NULL)
+  nn_error_clear (&werr);
+  if (nn_runner_write_status (run->runner, &werr) != NN_OK)
     {
-      snprintf (run->result_path, sizeof run->result_path, "%s", run->out_path);
-      written = nn_result_write (&run->result, NULL, run->result_path, &rerr);
-    }
-  else
-    {
-      char dir[4096];
-      NnError derr;
-      if (run->out_dir != NULL)
-        snprintf (dir, sizeof dir, "%s", run->out_dir);
-      else
-        nn_runs_dir (dir, sizeof dir);
-      nn_error_clear (&derr);
-      if (nn_folder_create (dir, &derr) != NN_OK)
-        {
-          tb_cli_error ("%s: cannot create the runs folder: %s", command, derr.message);
-          if (trainer != NULL)
-            nn_trainer_free (trainer);
-          return TB_CLI_EXIT_FAILED;
-        }
-      written = nn_result_write_new (&run->result, NULL, dir, run->result_path,
-                                     sizeof run->result_path, &rerr);
-    }
-  if (written != NN_OK)
-    {
-      tb_cli_error ("%s: cannot write the result file: %s", command, rerr.message);
-      run->result_path[0] = '\0';
+      tb_cli_error ("%s: cannot write the result file: %s", command, werr.message);
       exit_status = TB_CLI_EXIT_FAILED;
     }
   else
-    printf ("%sresult (%s): %s\n", run->progress->prefix ? run->progress->prefix : "",
-            run_status_word (run->result.status), run->result_path);
+    printf ("%sresult (%s): %s\n", prefix, run_status_word (r->status),
+            nn_runner_result_path (run->runner));
   fflush (stdout);
-
-  if (trainer != NULL)
-    nn_trainer_free (trainer);
   return exit_status;
 }
 
@@ -304,7 +209,8 @@ parse_device (const char *command, const char *option, const char *text, NnDevic
 static void
 print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *prefix)
 {
-  const NnTrainConfig *c = &run->config;
+  const NnTrainConfig *c = &run->request.config;
+  const NnDataset *dataset = nn_runner_dataset (run->runner);
   char label[32], where[512], training[256];
 
   tb_cli_device_label (c->device.kind, c->device.index, label, sizeof label);
@@ -336,9 +242,9 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
   if (c->model_name != NULL)
     printf ("spec     %s\n", c->spec_text);
   printf ("device   %s\n", where);
-  if (run->dataset != NULL)
-    printf ("data     %s: %d train, %d test samples (%s)\n", run->dataset->name,
-            run->dataset->train.count, run->dataset->test.count, run->dataset->path);
+  if (dataset != NULL)
+    printf ("data     %s: %d train, %d test samples (%s)\n", dataset->name,
+            dataset->train.count, dataset->test.count, dataset->path);
   printf ("training %s, %s\n", training, nn_loss_name (c->loss));
   /* The OS and what emulates it: a run under wine is no Windows figure. */
   NnSystemInfo sys;
@@ -357,26 +263,18 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
 /* ---------------------------------------------------------------- train */
 
 
-int
-tb_cli_cmd_train (int argc, char **argv)
+/* The run that train's options ask for: the preset's settings or the
+ * model's spec, then each option over them. Usage errors exit 2. */
+static void
+train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *request)
 {
-  static const char cmd[] = "train";
-  TbCliArgs args;
-  TbCliRun run;
-  TbCliProgress progress;
-  NnTrainConfig *c = &run.config;
+  NnTrainConfig *c = &request->config;
   const char *preset_name, *model_text, *value;
   const NnPreset *preset = NULL;
   NnError error;
-  int32_t limit_train = 0, limit_test = 0;
-  char why[NN_ERROR_MESSAGE_MAX];
 
-  tb_cli_args_parse (&args, cmd, tb_cli_train_options, argc, argv);
-  memset (&run, 0, sizeof run);
-  nn_train_config_init (c);
-
-  preset_name = tb_cli_arg (&args, "preset");
-  model_text = tb_cli_arg (&args, "model");
+  preset_name = tb_cli_arg (args, "preset");
+  model_text = tb_cli_arg (args, "model");
   if (preset_name != NULL && model_text != NULL)
     tb_cli_usage_error (cmd, "give --preset or --model, not both");
   if (preset_name == NULL && model_text == NULL)
@@ -400,7 +298,7 @@ tb_cli_cmd_train (int argc, char **argv)
       c->model_name = NULL;
     }
 
-  if ((value = tb_cli_arg (&args, "optimizer")) != NULL)
+  if ((value = tb_cli_arg (args, "optimizer")) != NULL)
     {
       NnOptimizerKind kind;
       nn_error_clear (&error);
@@ -410,63 +308,77 @@ tb_cli_cmd_train (int argc, char **argv)
       if (kind != c->optimizer.kind)
         c->optimizer = nn_optimizer_defaults (kind);
     }
-  if ((value = tb_cli_arg (&args, "lr")) != NULL)
+  if ((value = tb_cli_arg (args, "lr")) != NULL)
     c->optimizer.lr = tb_cli_parse_float (cmd, "lr", value, 1e6);
   nn_error_clear (&error);
   if (nn_optimizer_validate (&c->optimizer, &error) != NN_OK)
-    tb_cli_usage_error (cmd, "%s: %s", tb_cli_arg (&args, "lr") != NULL ? "--lr" : "--optimizer",
+    tb_cli_usage_error (cmd, "%s: %s", tb_cli_arg (args, "lr") != NULL ? "--lr" : "--optimizer",
                         error.message);
-  if ((value = tb_cli_arg (&args, "loss")) != NULL)
+  if ((value = tb_cli_arg (args, "loss")) != NULL)
     {
       nn_error_clear (&error);
       if (nn_loss_from_name (value, &c->loss, &error) != NN_OK)
         tb_cli_usage_error (cmd, "--loss: %s", error.message);
     }
-  if ((value = tb_cli_arg (&args, "epochs")) != NULL)
+  if ((value = tb_cli_arg (args, "epochs")) != NULL)
     c->epochs = tb_cli_parse_int (cmd, "epochs", value, 1, NN_EPOCHS_MAX);
-  if ((value = tb_cli_arg (&args, "batch-size")) != NULL)
+  if ((value = tb_cli_arg (args, "batch-size")) != NULL)
     c->batch_size = tb_cli_parse_int (cmd, "batch-size", value, 1, NN_BATCH_SIZE_MAX);
-  if ((value = tb_cli_arg (&args, "seed")) != NULL)
+  if ((value = tb_cli_arg (args, "seed")) != NULL)
     c->seed = tb_cli_parse_u64 (cmd, "seed", value);
-  if ((value = tb_cli_arg (&args, "device")) != NULL)
+  if ((value = tb_cli_arg (args, "device")) != NULL)
     parse_device (cmd, "device", value, &c->device.kind, &c->device.index);
-  if ((value = tb_cli_arg (&args, "threads")) != NULL)
+  if ((value = tb_cli_arg (args, "threads")) != NULL)
     c->device.threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
-  if ((value = tb_cli_arg (&args, "tf32")) != NULL)
+  if ((value = tb_cli_arg (args, "tf32")) != NULL)
     c->device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
-  if ((value = tb_cli_arg (&args, "max-steps")) != NULL)
+  if ((value = tb_cli_arg (args, "max-steps")) != NULL)
     c->max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
-  if ((value = tb_cli_arg (&args, "limit-train")) != NULL)
-    limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
-  if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
-    limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (args, "limit-train")) != NULL)
+    request->limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (args, "limit-test")) != NULL)
+    request->limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
 
-  run.out_path = tb_cli_arg (&args, "out");
+  request->result_path = tb_cli_arg (args, "out");
+  request->dataset_name = tb_cli_arg (args, "dataset");
+  if (request->dataset_name == NULL)
+    request->dataset_name = tb_cli_default_dataset ();
+}
+
+int
+tb_cli_cmd_train (int argc, char **argv)
+{
+  static const char cmd[] = "train";
+  TbCliArgs args;
+  TbCliRun run;
+  TbCliProgress progress;
+  int status = TB_CLI_EXIT_FAILED;
+
+  tb_cli_args_parse (&args, cmd, tb_cli_train_options, argc, argv);
+  memset (&run, 0, sizeof run);
+  nn_run_request_init (&run.request);
+  train_request_from_args (&args, cmd, &run.request);
   run.save_weights = tb_cli_arg (&args, "save-weights");
   tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
   run.progress = &progress;
 
   /* From here on a Ctrl-C is recorded as a cancelled run. */
   tb_cli_os_interrupt_install (interrupt_cb);
-  run.dataset_request = tb_cli_arg (&args, "dataset");
-  if (run.dataset_request == NULL)
-    run.dataset_request = tb_cli_default_dataset ();
-  NnDataset *dataset = load_dataset (run.dataset_request, limit_train, limit_test, why, sizeof why);
-  run.dataset = dataset;
-  run.dataset_error = why;
-
-  if (!progress.quiet)
+  if (run_begin (&run, cmd))
     {
-      NnDeviceInfo device;
-      tb_cli_device_lookup (c->device.kind, c->device.index, &device);
-      print_run_header (&run, &device, NULL);
+      /* the data set first, so the header can say what it holds */
+      nn_runner_prepare (run.runner, NULL);
+      if (!progress.quiet)
+        {
+          NnDeviceInfo device;
+          const NnTrainConfig *c = &run.request.config;
+          tb_cli_device_lookup (c->device.kind, c->device.index, &device);
+          print_run_header (&run, &device, NULL);
+        }
+      status = run_one (&run, cmd);
+      run_end (&run);
     }
-
-  int status = run_one (&run, cmd);
   tb_cli_os_interrupt_remove ();
-
-  nn_run_result_clear (&run.result);
-  nn_dataset_free (dataset);
   return status;
 }
 
@@ -659,113 +571,240 @@ print_table (const TbCliTableRow *rows, int count)
     }
 }
 
-int
-tb_cli_cmd_reproduce (int argc, char **argv)
+/* What reproduce's options ask for: which presets on which devices, and
+ * the settings every run shares. */
+typedef struct
 {
-  static const char cmd[] = "reproduce";
-  TbCliArgs args;
-  TbCliProgress progress;
-  const char *value;
   const NnPreset *presets[MAX_PRESETS];
+  int preset_count;
   NnDeviceKind kinds[MAX_DEVICES];
   int32_t indices[MAX_DEVICES];
-  int preset_count = 0, device_count = 0;
-  int32_t epochs = 0, threads = 0, limit_train = 0, limit_test = 0, max_steps = 0;
-  uint64_t seed = 42;
-  bool seed_given = false;
+  int device_count;
+  int32_t epochs;         /* 0: each preset's own */
+  int32_t threads;
+  int32_t limit_train;
+  int32_t limit_test;
+  int32_t max_steps;
+  uint64_t seed;
+  bool seed_given;
+  const char *dataset_name;
+  const char *out_dir;    /* borrowed: the option's text or runs_dir */
+  char runs_dir[4096];
+} TbCliReproduce;
+
+/* --presets a,b (each a preset's name), or every preset. */
+static void
+reproduce_presets_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
+{
+  const char *value = tb_cli_arg (args, "presets");
   char buf[1024];
   char *words[64];
 
-  tb_cli_args_parse (&args, cmd, tb_cli_reproduce_options, argc, argv);
-
-  if ((value = tb_cli_arg (&args, "presets")) != NULL)
-    {
-      snprintf (buf, sizeof buf, "%s", value);
-      int n = split_list (buf, words, 64);
-      for (int i = 0; i < n; i++)
-        {
-          if (words[i][0] == '\0')
-            tb_cli_usage_error (cmd, "--presets: '%s' has an empty name", value);
-          if (preset_count == MAX_PRESETS)
-            tb_cli_usage_error (cmd, "--presets: at most %d presets", MAX_PRESETS);
-          presets[preset_count++] = tb_cli_find_preset (cmd, words[i]);
-        }
-    }
-  else
+  if (value == NULL)
     {
       int n = 0;
       const NnPreset *all = nn_presets (&n);
-      for (int i = 0; i < n && preset_count < MAX_PRESETS; i++)
-        presets[preset_count++] = &all[i];
+      for (int i = 0; i < n && plan->preset_count < MAX_PRESETS; i++)
+        plan->presets[plan->preset_count++] = &all[i];
+      return;
     }
-
-  if ((value = tb_cli_arg (&args, "devices")) != NULL)
+  snprintf (buf, sizeof buf, "%s", value);
+  int n = split_list (buf, words, 64);
+  for (int i = 0; i < n; i++)
     {
-      snprintf (buf, sizeof buf, "%s", value);
-      int n = split_list (buf, words, 64);
-      for (int i = 0; i < n; i++)
-        {
-          if (device_count == MAX_DEVICES)
-            tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
-          parse_device (cmd, "devices", words[i], &kinds[device_count], &indices[device_count]);
-          device_count++;
-        }
+      if (words[i][0] == '\0')
+        tb_cli_usage_error (cmd, "--presets: '%s' has an empty name", value);
+      if (plan->preset_count == MAX_PRESETS)
+        tb_cli_usage_error (cmd, "--presets: at most %d presets", MAX_PRESETS);
+      plan->presets[plan->preset_count++] = tb_cli_find_preset (cmd, words[i]);
     }
-  else
+}
+
+/* --devices cpu,cuda:0, or every usable device. */
+static void
+reproduce_devices_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
+{
+  const char *value = tb_cli_arg (args, "devices");
+  char buf[1024];
+  char *words[64];
+
+  if (value == NULL)
     {
       NnDeviceInfo devices[MAX_DEVICES];
       int n = nn_device_list (devices, MAX_DEVICES);
       for (int i = 0; i < n; i++)
         if (devices[i].usable)
           {
-            kinds[device_count] = devices[i].kind;
-            indices[device_count] = devices[i].index;
-            device_count++;
+            plan->kinds[plan->device_count] = devices[i].kind;
+            plan->indices[plan->device_count] = devices[i].index;
+            plan->device_count++;
           }
+      return;
+    }
+  snprintf (buf, sizeof buf, "%s", value);
+  int n = split_list (buf, words, 64);
+  for (int i = 0; i < n; i++)
+    {
+      if (plan->device_count == MAX_DEVICES)
+        tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
+      parse_device (cmd, "devices", words[i], &plan->kinds[plan->device_count],
+                    &plan->indices[plan->device_count]);
+      plan->device_count++;
+    }
+}
+
+static void
+reproduce_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
+{
+  const char *value;
+
+  memset (plan, 0, sizeof *plan);
+  plan->seed = 42;
+  reproduce_presets_from_args (args, cmd, plan);
+  reproduce_devices_from_args (args, cmd, plan);
+  if ((value = tb_cli_arg (args, "epochs")) != NULL)
+    plan->epochs = tb_cli_parse_int (cmd, "epochs", value, 1, NN_EPOCHS_MAX);
+  if ((value = tb_cli_arg (args, "threads")) != NULL)
+    plan->threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
+  if ((value = tb_cli_arg (args, "seed")) != NULL)
+    {
+      plan->seed = tb_cli_parse_u64 (cmd, "seed", value);
+      plan->seed_given = true;
+    }
+  if ((value = tb_cli_arg (args, "limit-train")) != NULL)
+    plan->limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (args, "limit-test")) != NULL)
+    plan->limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (args, "max-steps")) != NULL)
+    plan->max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+  plan->dataset_name = tb_cli_arg (args, "dataset");
+  if (plan->dataset_name == NULL)
+    plan->dataset_name = tb_cli_default_dataset ();
+  plan->out_dir = tb_cli_arg (args, "out-dir");
+  if (plan->out_dir == NULL)
+    {
+      nn_runs_dir (plan->runs_dir, sizeof plan->runs_dir);
+      plan->out_dir = plan->runs_dir;
+    }
+}
+
+static void
+print_reproduce_header (const TbCliReproduce *plan, const NnDataset *dataset)
+{
+  NnSystemInfo sys;
+  char os[512];
+
+  printf ("reproduce: %d preset%s on %d device%s, results in %s\n", plan->preset_count,
+          plan->preset_count == 1 ? "" : "s", plan->device_count,
+          plan->device_count == 1 ? "" : "s", plan->out_dir);
+  nn_system_info (&sys);
+  nn_system_os_label (&sys, os, sizeof os);
+  printf ("system: %s\n", os);
+  if (dataset != NULL)
+    printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name, dataset->train.count,
+            dataset->test.count, dataset->path);
+}
+
+/* One run of the queue, its line of the table filled in from its result.
+ * `dataset` is the queue's, read once (NULL when it could not be: each run
+ * then records why). Returns the exit status for it. */
+static int
+reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *dataset,
+               TbCliProgress *progress, int k, int total, TbCliTableRow *row)
+{
+  static const char cmd[] = "reproduce";
+  TbCliRun run;
+  NnTrainConfig *c = &run.request.config;
+  char prefix[32];
+  int exit_status;
+
+  row->preset = plan->presets[p];
+  row->kind = plan->kinds[d];
+  row->index = plan->indices[d];
+  row->seconds_per_epoch = -1;
+  if (interrupts > 0)
+    {
+      snprintf (row->error, sizeof row->error, "skipped after Ctrl-C");
+      return TB_CLI_EXIT_FAILED;
     }
 
-  if ((value = tb_cli_arg (&args, "epochs")) != NULL)
-    epochs = tb_cli_parse_int (cmd, "epochs", value, 1, NN_EPOCHS_MAX);
-  if ((value = tb_cli_arg (&args, "threads")) != NULL)
-    threads = tb_cli_parse_int (cmd, "threads", value, 0, NN_THREADS_MAX);
-  if ((value = tb_cli_arg (&args, "seed")) != NULL)
-    {
-      seed = tb_cli_parse_u64 (cmd, "seed", value);
-      seed_given = true;
-    }
-  if ((value = tb_cli_arg (&args, "limit-train")) != NULL)
-    limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
-  if ((value = tb_cli_arg (&args, "limit-test")) != NULL)
-    limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
-  if ((value = tb_cli_arg (&args, "max-steps")) != NULL)
-    max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+  memset (&run, 0, sizeof run);
+  nn_run_request_init (&run.request);
+  nn_train_config_use_preset (c, plan->presets[p]);
+  if (plan->epochs > 0)
+    c->epochs = plan->epochs;
+  if (plan->seed_given)
+    c->seed = plan->seed;
+  c->device.kind = plan->kinds[d];
+  c->device.index = plan->indices[d];
+  c->device.threads = plan->threads;
+  c->max_steps = plan->max_steps;
+  run.request.dataset = dataset;
+  run.request.dataset_name = plan->dataset_name;
+  run.request.limit_train = plan->limit_train;
+  run.request.limit_test = plan->limit_test;
+  run.request.result_folder = plan->out_dir;
+  run.progress = progress;
+  if (!run_begin (&run, cmd))
+    return TB_CLI_EXIT_FAILED;
+  snprintf (prefix, sizeof prefix, "[%d/%d] ", k + 1, total);
+  progress->prefix = prefix;
 
-  const char *out_dir = tb_cli_arg (&args, "out-dir");
-  char runs_dir[4096];
-  if (out_dir == NULL)
+  if (!progress->quiet)
     {
-      nn_runs_dir (runs_dir, sizeof runs_dir);
-      out_dir = runs_dir;
+      NnDeviceInfo device;
+      tb_cli_device_lookup (c->device.kind, c->device.index, &device);
+      print_run_header (&run, &device, prefix);
     }
+  exit_status = run_one (&run, cmd);
+
+  const NnRunResult *r = nn_runner_result (run.runner);
+  const char *path = nn_runner_result_path (run.runner);
+  row->ran = true;
+  row->status = r->status;
+  snprintf (row->error, sizeof row->error, "%s", r->error);
+  snprintf (row->result_path, sizeof row->result_path, "%s", path ? path : "");
+  if (r->epoch_count > 0)
+    {
+      double sum = 0;
+      for (int e = 0; e < r->epoch_count; e++)
+        sum += r->epochs[e].seconds;
+      row->seconds_per_epoch = sum / r->epoch_count;
+      row->test_accuracy = r->epochs[r->epoch_count - 1].test_accuracy;
+    }
+  run_end (&run);
+  progress->prefix = NULL;
+  return exit_status;
+}
+
+int
+tb_cli_cmd_reproduce (int argc, char **argv)
+{
+  static const char cmd[] = "reproduce";
+  TbCliArgs args;
+  TbCliProgress progress;
+  TbCliReproduce plan;
   NnError derr;
+  char why[NN_ERROR_MESSAGE_MAX];
+
+  tb_cli_args_parse (&args, cmd, tb_cli_reproduce_options, argc, argv);
+  reproduce_from_args (&args, cmd, &plan);
   nn_error_clear (&derr);
-  if (nn_folder_create (out_dir, &derr) != NN_OK)
+  if (nn_folder_create (plan.out_dir, &derr) != NN_OK)
     {
       tb_cli_error ("reproduce: cannot create the results folder: %s", derr.message);
       return TB_CLI_EXIT_FAILED;
     }
 
   tb_cli_os_interrupt_install (interrupt_cb);
-  const char *dataset_name = tb_cli_arg (&args, "dataset");
-  if (dataset_name == NULL)
-    dataset_name = tb_cli_default_dataset ();
-  char why[NN_ERROR_MESSAGE_MAX];
-  NnDataset *dataset = load_dataset (dataset_name, limit_train, limit_test, why, sizeof why);
+  /* Read once for the whole queue. */
+  NnDataset *dataset = load_dataset (plan.dataset_name, plan.limit_train, plan.limit_test, why,
+                                     sizeof why);
   if (dataset == NULL)
     tb_cli_error ("reproduce: %s", why);
 
   tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
-  int total = preset_count * device_count;
+  int total = plan.preset_count * plan.device_count;
   TbCliTableRow *rows = calloc ((size_t) (total > 0 ? total : 1), sizeof *rows);
   if (rows == NULL)
     {
@@ -773,86 +812,14 @@ tb_cli_cmd_reproduce (int argc, char **argv)
       nn_dataset_free (dataset);
       return TB_CLI_EXIT_FAILED;
     }
-
   if (!progress.quiet)
-    {
-      printf ("reproduce: %d preset%s on %d device%s, results in %s\n", preset_count,
-              preset_count == 1 ? "" : "s", device_count, device_count == 1 ? "" : "s", out_dir);
-      NnSystemInfo sys;
-      char os[512];
-      nn_system_info (&sys);
-      nn_system_os_label (&sys, os, sizeof os);
-      printf ("system: %s\n", os);
-      if (dataset != NULL)
-        printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name,
-                dataset->train.count, dataset->test.count, dataset->path);
-    }
+    print_reproduce_header (&plan, dataset);
 
   int exit_status = TB_CLI_EXIT_OK;
-  int k = 0;
-  for (int p = 0; p < preset_count; p++)
-    for (int d = 0; d < device_count; d++, k++)
-      {
-        TbCliTableRow *row = &rows[k];
-        TbCliRun run;
-        char prefix[32];
-        NnTrainConfig *c = &run.config;
-
-        row->preset = presets[p];
-        row->kind = kinds[d];
-        row->index = indices[d];
-        row->seconds_per_epoch = -1;
-        if (interrupts > 0)
-          {
-            snprintf (row->error, sizeof row->error, "skipped after Ctrl-C");
-            exit_status = TB_CLI_EXIT_FAILED;
-            continue;
-          }
-
-        memset (&run, 0, sizeof run);
-        nn_train_config_init (c);
-        nn_train_config_use_preset (c, presets[p]);
-        if (epochs > 0)
-          c->epochs = epochs;
-        if (seed_given)
-          c->seed = seed;
-        c->device.kind = kinds[d];
-        c->device.index = indices[d];
-        c->device.threads = threads;
-        c->max_steps = max_steps;
-        run.dataset = dataset;
-        run.dataset_request = dataset_name;
-        run.dataset_error = why;
-        run.out_dir = out_dir;
-        run.progress = &progress;
-        snprintf (prefix, sizeof prefix, "[%d/%d] ", k + 1, total);
-        progress.prefix = prefix;
-
-        if (!progress.quiet)
-          {
-            NnDeviceInfo device;
-            tb_cli_device_lookup (c->device.kind, c->device.index, &device);
-            print_run_header (&run, &device, prefix);
-          }
-        if (run_one (&run, cmd) != TB_CLI_EXIT_OK)
-          exit_status = TB_CLI_EXIT_FAILED;
-
-        const NnRunResult *r = &run.result;
-        row->ran = true;
-        row->status = r->status;
-        snprintf (row->error, sizeof row->error, "%s", r->error);
-        snprintf (row->result_path, sizeof row->result_path, "%s", run.result_path);
-        if (r->epoch_count > 0)
-          {
-            double sum = 0;
-            for (int e = 0; e < r->epoch_count; e++)
-              sum += r->epochs[e].seconds;
-            row->seconds_per_epoch = sum / r->epoch_count;
-            row->test_accuracy = r->epochs[r->epoch_count - 1].test_accuracy;
-          }
-        nn_run_result_clear (&run.result);
-        progress.prefix = NULL;
-      }
+  for (int p = 0, k = 0; p < plan.preset_count; p++)
+    for (int d = 0; d < plan.device_count; d++, k++)
+      if (reproduce_one (&plan, p, d, dataset, &progress, k, total, &rows[k]) != TB_CLI_EXIT_OK)
+        exit_status = TB_CLI_EXIT_FAILED;
   tb_cli_os_interrupt_remove ();
 
   if (total == 0)
@@ -863,12 +830,12 @@ tb_cli_cmd_reproduce (int argc, char **argv)
   else
     {
       print_table (rows, total);
-      if (max_steps > 0 || limit_train > 0)
+      if (plan.max_steps > 0 || plan.limit_train > 0)
         printf ("(epochs shortened by --max-steps or --limit-train: the times are not those of "
                 "full epochs)\n");
     }
   if (!progress.quiet)
-    printf ("\nresult files: %s\n", out_dir);
+    printf ("\nresult files: %s\n", plan.out_dir);
 
   free (rows);
   nn_dataset_free (dataset);

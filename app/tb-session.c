@@ -1,6 +1,7 @@
-/* tb-session.c: runs nn_trainer_run in a GTask worker that touches no widget,
- * coalesces the engine's progress under a mutex and flushes it with one
- * low-priority idle, writes the result file, and keeps the model for later.
+/* tb-session.c: runs the engine's recorded run (nn_runner_run: load, build,
+ * train, write the result file) in a GTask worker that touches no widget,
+ * coalesces its progress under a mutex and flushes it with one low-priority
+ * idle, and keeps the model for later.
  */
 #include "tb-config.h"
 
@@ -15,16 +16,19 @@ struct _TbSession
 
   /* owned */
   TbSessionConfig config;
-  NnDataset *dataset;       /* set by the worker; read after the run */
   NnDataset *preloaded;     /* handed over before the run (tb_session_adopt_dataset);
-                             * the worker takes it instead of loading */
-  NnTrainer *trainer;       /* set by the worker under the mutex */
+                             * lent to the runner instead of loading */
+  NnRunner *runner;         /* made by tb_session_run_async; the worker runs it,
+                             * the main thread reads it after the run */
   char *result_path;
   TbSessionState state;
+  gboolean stop_requested;  /* tb_session_stop before the run started */
+  gboolean dataset_handed_on; /* the next session adopted the data set */
+  GCancellable *cancellable; /* the run's, connected to the runner until it ends */
+  gulong cancelled_id;
 
   /* shared with the worker, under `lock` */
   GMutex lock;
-  gboolean stop_requested;
   gboolean flush_scheduled;
   gboolean state_loading_done;
   NnProgress pending_latest;
@@ -159,12 +163,22 @@ tb_session_status_headline (NnStatus status)
 }
 
 static void
+disconnect_cancellable (TbSession *self)
+{
+  if (self->cancellable == NULL)
+    return;
+  g_cancellable_disconnect (self->cancellable, self->cancelled_id);
+  self->cancelled_id = 0;
+  g_clear_object (&self->cancellable);
+}
+
+static void
 tb_session_finalize (GObject *object)
 {
   TbSession *self = TB_SESSION (object);
 
-  g_clear_pointer (&self->trainer, nn_trainer_free);
-  g_clear_pointer (&self->dataset, nn_dataset_free);
+  disconnect_cancellable (self);
+  g_clear_pointer (&self->runner, nn_runner_free);
   g_clear_pointer (&self->preloaded, nn_dataset_free);
   tb_session_config_clear (&self->config);
   g_free (self->result_path);
@@ -304,7 +318,6 @@ progress_cb (const NnProgress *progress,
              void             *user_data)
 {
   TbSession *self = user_data;
-  gboolean keep_going;
 
   g_mutex_lock (&self->lock);
   self->report_count++;
@@ -334,10 +347,10 @@ progress_cb (const NnProgress *progress,
       g_array_append_val (self->pending_epochs, record);
     }
   schedule_flush_locked (self);
-  keep_going = !self->stop_requested;
   g_mutex_unlock (&self->lock);
 
-  return keep_going;
+  /* a stop reaches the trainer through nn_runner_cancel */
+  return true;
 }
 
 static GError *
@@ -354,90 +367,41 @@ run_thread (GTask        *task,
             GCancellable *cancellable)
 {
   TbSession *self = source_object;
-  const TbSessionConfig *cfg = &self->config;
-  NnTrainConfig tc;
-  NnRunResult result;
   NnError err = { 0 };
-  NnDataset *dataset = NULL;
-  NnTrainer *trainer = NULL;
+  NnError werr = { 0 };
   NnStatus status;
-  g_autofree char *path = NULL;
-  gboolean stop;
 
-  /* the main thread no longer touches `preloaded` once the run started */
-  dataset = g_steal_pointer (&self->preloaded);
-  if (dataset == NULL)
+  /* Load, build, train and record in one: every run that starts leaves a
+   * result file, also one whose data set or model fails. */
+  status = nn_runner_prepare (self->runner, &err);
+  if (status == NN_OK)
     {
-      if (nn_dataset_load (cfg->dataset, &dataset, &err) != NN_OK)
-        {
-          g_task_return_error (task, error_from_nn (&err));
-          return;
-        }
-      nn_dataset_truncate (dataset, cfg->train_limit, cfg->test_limit);
+      g_mutex_lock (&self->lock);
+      self->state_loading_done = TRUE;
+      schedule_flush_locked (self);
+      g_mutex_unlock (&self->lock);
     }
+  status = nn_runner_run (self->runner, &err);
+  g_task_set_task_data (task, g_strdup (nn_runner_result_path (self->runner)), g_free);
 
-  nn_train_config_init (&tc);
-  tc.spec_text = cfg->spec_text;
-  tc.model_name = cfg->model_name;
-  tc.optimizer = cfg->optimizer;
-  tc.batch_size = cfg->batch_size;
-  tc.epochs = cfg->epochs;
-  tc.seed = cfg->seed;
-  tc.device = cfg->device;
-  tc.max_steps = cfg->max_steps;
-
-  if (nn_trainer_new (&tc, dataset, &trainer, &err) != NN_OK)
-    {
-      nn_dataset_free (dataset);
-      g_task_return_error (task, error_from_nn (&err));
-      return;
-    }
-  nn_trainer_set_progress (trainer, progress_cb, self);
-
-  g_mutex_lock (&self->lock);
-  self->dataset = dataset;
-  self->trainer = trainer;
-  self->state_loading_done = TRUE;
-  stop = self->stop_requested;
-  schedule_flush_locked (self);
-  g_mutex_unlock (&self->lock);
-  if (stop)
-    nn_trainer_cancel (trainer);
-
-  memset (&result, 0, sizeof result);
-  status = nn_trainer_run (trainer, &result, &err);
-
-  /* every run is recorded, also a stopped or failed one */
-  if (result.run_id[0] == '\0')
-    nn_run_id_new (cfg->model_name, &result.device, result.run_id, sizeof result.run_id,
-                   result.started_at, sizeof result.started_at);
-  if (cfg->runs_dir != NULL && g_mkdir_with_parents (cfg->runs_dir, 0755) == 0)
-    {
-      char written[4096 + 128];
-      NnError werr = { 0 };
-
-      /* a new file, named after the run id: never another run's */
-      if (nn_result_write_new (&result, NULL, cfg->runs_dir, written, sizeof written, &werr)
-          == NN_OK)
-        path = g_strdup (written);
-      else
-        {
-          nn_run_result_clear (&result);
-          g_task_return_error (task, error_from_nn (&werr));
-          return;
-        }
-    }
-  nn_run_result_clear (&result);
-  g_task_set_task_data (task, g_steal_pointer (&path), g_free);
-
-  if (status != NN_OK)
+  if (nn_runner_write_status (self->runner, &werr) != NN_OK)
+    g_task_return_error (task, error_from_nn (&werr));
+  else if (status != NN_OK)
     {
       if (err.code == NN_OK)
         err.code = status;
       g_task_return_error (task, error_from_nn (&err));
-      return;
     }
-  g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+/* Any thread: the GCancellable given to tb_session_run_async was cancelled. */
+static void
+cancelled_cb (GCancellable *cancellable,
+              gpointer      user_data)
+{
+  nn_runner_cancel (user_data);
 }
 
 void
@@ -446,14 +410,53 @@ tb_session_run_async (TbSession           *self,
                       GAsyncReadyCallback  callback,
                       gpointer             user_data)
 {
+  const TbSessionConfig *cfg = &self->config;
   g_autoptr(GTask) task = NULL;
+  NnRunRequest request;
+  NnError err = { 0 };
 
   g_return_if_fail (TB_IS_SESSION (self));
   g_return_if_fail (self->state == TB_SESSION_READY);
 
+  nn_run_request_init (&request);
+  request.config.spec_text = cfg->spec_text;
+  request.config.model_name = cfg->model_name;
+  request.config.optimizer = cfg->optimizer;
+  request.config.batch_size = cfg->batch_size;
+  request.config.epochs = cfg->epochs;
+  request.config.seed = cfg->seed;
+  request.config.device = cfg->device;
+  request.config.max_steps = cfg->max_steps;
+  /* the main thread no longer touches `preloaded` while the run goes on */
+  request.dataset = self->preloaded;
+  request.dataset_name = cfg->dataset;
+  request.limit_train = cfg->train_limit;
+  request.limit_test = cfg->test_limit;
+  request.result_folder = cfg->runs_dir;
+  request.progress = progress_cb;
+  request.progress_data = self;
+
   set_state (self, TB_SESSION_LOADING);
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, tb_session_run_async);
+  /* a cancelled run returns its own error (NN_ERROR_CANCELLED), after its
+   * result file is written, not GIO's at once */
+  g_task_set_check_cancellable (task, FALSE);
+  if (nn_runner_new (&request, &self->runner, &err) != NN_OK)
+    {
+      g_task_return_error (task, error_from_nn (&err));
+      return;
+    }
+  /* A cancel of the caller's GCancellable stops the trainer within a step,
+   * or the run before it starts; the run is recorded as cancelled. */
+  if (cancellable != NULL)
+    {
+      self->cancellable = g_object_ref (cancellable);
+      self->cancelled_id = g_cancellable_connect (cancellable, G_CALLBACK (cancelled_cb),
+                                                  self->runner, NULL);
+    }
+  if (self->stop_requested)
+    nn_runner_cancel (self->runner);
   g_task_run_in_thread (task, run_thread);
 }
 
@@ -470,6 +473,7 @@ tb_session_run_finish (TbSession     *self,
   /* the worker is done: take what it reported last, even if its idle has
    * not run yet */
   flush_pending (self);
+  disconnect_cancellable (self);
   g_free (self->result_path);
   self->result_path = g_strdup (g_task_get_task_data (G_TASK (result)));
   ok = g_task_propagate_boolean (G_TASK (result), error);
@@ -482,11 +486,9 @@ tb_session_stop (TbSession *self)
 {
   g_return_if_fail (TB_IS_SESSION (self));
 
-  g_mutex_lock (&self->lock);
   self->stop_requested = TRUE;
-  if (self->trainer != NULL)
-    nn_trainer_cancel (self->trainer);
-  g_mutex_unlock (&self->lock);
+  if (self->runner != NULL)
+    nn_runner_cancel (self->runner);
 }
 
 const NnProgress *
@@ -561,9 +563,19 @@ NnModel *
 tb_session_get_model (TbSession *self)
 {
   g_return_val_if_fail (TB_IS_SESSION (self), NULL);
-  if (self->state != TB_SESSION_FINISHED || self->trainer == NULL)
+  if (self->state != TB_SESSION_FINISHED || self->runner == NULL)
     return NULL;
-  return nn_trainer_model (self->trainer);
+  return nn_runner_model (self->runner);
+}
+
+/* The data set the finished run used: the one it was lent or the one it
+ * loaded, until the next session adopts it. */
+static const NnDataset *
+session_dataset (TbSession *self)
+{
+  if (self->dataset_handed_on || self->runner == NULL)
+    return NULL;
+  return nn_runner_dataset (self->runner);
 }
 
 gboolean
@@ -573,13 +585,17 @@ tb_session_adopt_dataset (TbSession *self,
   g_return_val_if_fail (TB_IS_SESSION (self), FALSE);
   g_return_val_if_fail (TB_IS_SESSION (previous), FALSE);
   if (self->state != TB_SESSION_READY || self->preloaded != NULL
-      || previous->state != TB_SESSION_FINISHED || previous->dataset == NULL
+      || previous->state != TB_SESSION_FINISHED || session_dataset (previous) == NULL
       || g_strcmp0 (self->config.dataset, previous->config.dataset) != 0
       || self->config.train_limit != previous->config.train_limit
       || self->config.test_limit != previous->config.test_limit)
     return FALSE;
-  self->preloaded = g_steal_pointer (&previous->dataset);
-  return TRUE;
+  if (previous->preloaded != NULL)
+    self->preloaded = g_steal_pointer (&previous->preloaded);
+  else
+    self->preloaded = nn_runner_take_dataset (previous->runner);
+  previous->dataset_handed_on = TRUE;
+  return self->preloaded != NULL;
 }
 
 const NnDataset *
@@ -588,5 +604,5 @@ tb_session_get_dataset (TbSession *self)
   g_return_val_if_fail (TB_IS_SESSION (self), NULL);
   if (self->state != TB_SESSION_FINISHED)
     return NULL;
-  return self->dataset;
+  return session_dataset (self);
 }

@@ -55,12 +55,17 @@ G_DECLARE_FINAL_TYPE (TbSession, tb_session, TB, SESSION, GObject)
 TbSession *tb_session_new (const TbSessionConfig *config);
 TbSessionState tb_session_get_state (TbSession *self);
 
+/* Load the data set, build the model, train and write the result file
+ * (nn_runner_run) in a worker thread. Cancelling `cancellable` (may be
+ * NULL) stops the run like tb_session_stop. */
 void tb_session_run_async (TbSession           *self,
                            GCancellable        *cancellable,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data);
 /* TRUE when the run completed. On FALSE the error says why (code
- * NN_ERROR_CANCELLED for a stopped run); a result file may still exist. */
+ * NN_ERROR_CANCELLED for a stopped run). Every run leaves a result file,
+ * also a failed or cancelled one, unless the file itself could not be
+ * written (then that is the error). */
 gboolean tb_session_run_finish (TbSession     *self,
                                 GAsyncResult  *result,
                                 GError       **error);

@@ -485,6 +485,67 @@ NnModel *nn_trainer_model (NnTrainer *trainer);
 
 void nn_run_result_clear (NnRunResult *result);
 
+/* ---------------------------------------------------------------- one recorded run */
+
+/* What one run of the CLI or the GUI asks for (nn-run.c). */
+typedef struct
+{
+  NnTrainConfig config;          /* spec_text and model_name borrowed */
+  const char *dataset_name;      /* name or path, loaded by the run when `dataset` is NULL */
+  const NnDataset *dataset;      /* borrowed: a data set loaded already (a queue's), or NULL */
+  int32_t limit_train;           /* samples kept of a data set the run loads; 0 = all */
+  int32_t limit_test;
+  const char *result_path;       /* the result file (replaced), or NULL for a new file ... */
+  const char *result_folder;     /* ... in this folder; NULL: nn_runs_dir () */
+  NnProgressCallback progress;   /* may be NULL; called on the training thread */
+  void *progress_data;
+} NnRunRequest;
+
+/* Defaults: nn_train_config_init's, nothing else set. */
+void nn_run_request_init (NnRunRequest *request);
+
+/* A run that loads its data set, builds its model, trains and writes its
+ * result file; whatever fails on the way (data set, spec, device, training)
+ * or a cancel, the result file records it as failed or cancelled, with the
+ * message. */
+typedef struct NnRunner NnRunner;
+
+/* The request is copied; the strings and data set it points to are
+ * borrowed until nn_runner_free. */
+NnStatus nn_runner_new (const NnRunRequest *request, NnRunner **out, NnError *error);
+void nn_runner_free (NnRunner *runner);
+
+/* Ask the run to stop, at any point: before it starts, while the data set
+ * loads, or within one step of training. Safe from any thread and from a
+ * signal handler. The run is recorded as cancelled. */
+void nn_runner_cancel (NnRunner *runner);
+
+/* Load the data set (unless the request gave one) and build the trainer,
+ * before nn_runner_run if the caller wants to show the data set first.
+ * Idempotent; nn_runner_run records a failure here. */
+NnStatus nn_runner_prepare (NnRunner *runner, NnError *error);
+
+/* Prepare (once), train, write the result file. Returns how the run went:
+ * NN_OK, NN_ERROR_CANCELLED, or what stopped it (the message in `error`);
+ * nn_runner_write_status says whether the file was written. Runs once. */
+NnStatus nn_runner_run (NnRunner *runner, NnError *error);
+
+/* After nn_runner_run: the result as recorded (borrowed), the file it went
+ * to (NULL when it could not be written), and why not. */
+const NnRunResult *nn_runner_result (const NnRunner *runner);
+const char *nn_runner_result_path (const NnRunner *runner);
+NnStatus nn_runner_write_status (const NnRunner *runner, NnError *error);
+
+/* The data set the run used (borrowed; NULL when none could be loaded);
+ * nn_runner_take_dataset hands over one the run loaded itself (NULL when it
+ * was the request's), for the next run of a queue. */
+const NnDataset *nn_runner_dataset (const NnRunner *runner);
+NnDataset *nn_runner_take_dataset (NnRunner *runner);
+
+/* The trained model (borrowed, valid until nn_runner_free), or NULL when
+ * the run stopped before its model was built. */
+NnModel *nn_runner_model (NnRunner *runner);
+
 /* Mean loss and accuracy of `model` on a split. */
 NnStatus nn_model_evaluate (NnModel *model,
                             const NnSplit *split,
