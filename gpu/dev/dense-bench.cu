@@ -5,8 +5,8 @@
  * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
  * dense ops on each route, the output layer with and without the loss
  * fused, a layer's backward and update apart and as one op, the products
- * on cuBLAS, and, given another module (an older
- * version, or a variant), its op table too.
+ * on cuBLAS, and, given another module built against the same ABI (a
+ * variant), its op table too.
  * Build (from the repository root, after building the module in BUILD):
  *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
  *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
@@ -328,17 +328,16 @@ main (int argc, char **argv)
           fprintf (stderr, "%s: %s\n", argv[1], dlerror ());
           return 1;
         }
-      /* a version-1 table is shorter: copy it into a zeroed full one */
+      /* only a module built against this ABI, as the engine takes one */
       static NnBackendOps table;
       const NnBackendOps *t = get ();
-      memcpy (&table, t,
-              t->abi_version == 1   ? NN_BACKEND_OPS_V1_SIZE
-              : t->abi_version == 2 ? NN_BACKEND_OPS_V2_SIZE
-              : t->abi_version == 3 ? NN_BACKEND_OPS_V3_SIZE
-              : t->abi_version <= 5 ? NN_BACKEND_OPS_V4_SIZE
-              : t->abi_version == 6 ? NN_BACKEND_OPS_V6_SIZE
-              : t->abi_version == 7 ? NN_BACKEND_OPS_V7_SIZE
-                                    : sizeof table);
+      if (t->abi_version != NN_BACKEND_ABI_VERSION || t->struct_size != sizeof table)
+        {
+          fprintf (stderr, "%s: ABI %u (%u bytes), not %d (%zu bytes)\n", argv[1],
+                   t->abi_version, t->struct_size, NN_BACKEND_ABI_VERSION, sizeof table);
+          return 1;
+        }
+      table = *t;
       if (!open_bench (&table, &old_k))
         return 1;
       run (&old_k, "old", 0);
