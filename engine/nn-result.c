@@ -1,4 +1,4 @@
-/* nn-result.c: result files (schema 1 in ARCHITECTURE.md), run ids, the runs folder.
+/* nn-result.c: result files (schema 1 in docs/ARCHITECTURE.md), run ids, the runs folder.
  *
  * A result is written as an atomic file (nn-file.c): a temporary file next
  * to the target, flushed to disk and put in its place in one step, so a

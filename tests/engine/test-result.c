@@ -23,7 +23,7 @@
 #include <unistd.h>
 #endif
 
-/* Every schema-1 path, in the order ARCHITECTURE.md lists them. */
+/* Every schema-1 path, in the order docs/ARCHITECTURE.md lists them. */
 static const char *const schema_paths[] = {
   "schema", "app_version", "run_id", "started_at", "status",
   "system", "system.os", "system.os.name", "system.os.version", "system.os.kernel",
