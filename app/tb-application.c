@@ -2,8 +2,6 @@
  * shortcuts, preferences and about windows, the colour scheme, and opening
  * result files given on the command line.
  */
-#define G_LOG_DOMAIN "trainbench"
-
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
@@ -12,7 +10,7 @@
 #include "tb-application.h"
 #include "tb-platform.h"
 #include "tb-preferences.h"
-#include "tb-window.h"
+#include "tb-window-private.h"
 
 struct _TbApplication
 {
@@ -183,7 +181,7 @@ tb_application_open (GApplication  *app,
   TbWindow *window = get_window (app);
 
   gtk_window_present (GTK_WINDOW (window));
-  tb_window_import (window, files, (guint) n_files);
+  _tb_window_runs_import (window, files, (guint) n_files);
 }
 
 static void

@@ -7,7 +7,7 @@ on the same data and thread counts, and writes every figure, the exact
 commands and the machine to bench/results/<label>.jsonl plus a readable
 summary <label>.md.
 
-  bench/bench.py --cli build/app/trainbench-cli --data DATA_DIR --devices cpu \
+  bench/bench.py --cli build/cli/trainbench-cli --data DATA_DIR --devices cpu \
       --threads 2,16 --peer PEER_SCRIPT --label h200host-cpu
 
 DATA_DIR holds the four IDX .gz files (Fashion-MNIST works). With

@@ -15,7 +15,7 @@ share beside as many busy processes as cores is half the machine, so a
 run that takes 2x its idle time is fair; the goal is at most about 2.5x,
 and not to fall further behind PyTorch than idle.
 
-  bench/busy-bench.py --cli build/app/trainbench-cli \\
+  bench/busy-bench.py --cli build/cli/trainbench-cli \\
       --peer bench/peers/torch_seed_models.py \\
       --data /usr/share/datasets/fashion-mnist --cpus 0,1 --repeat 3 \\
       --label h200host-cpu-busy-2026-12-02

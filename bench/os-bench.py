@@ -9,8 +9,8 @@ Writes every run and the medians to bench/results/<label>.jsonl and a
 readable <label>.md, and keeps each run's result file in <label>-runs/, so
 the app's Runs page can open them and group them by OS:
 
-  bench/os-bench.py --linux-cli build/app/trainbench-cli \\
-      --windows-cli build-windows/app/trainbench-cli.exe \\
+  bench/os-bench.py --linux-cli build/cli/trainbench-cli \\
+      --windows-cli build-windows/build/cli/trainbench-cli.exe \\
       --blas-dll /path/to/openblas.dll \\
       --data /usr/share/datasets/fashion-mnist --threads 1,2 --repeat 3 \\
       --label local2core-windows-wine-cpu-2026-12-01

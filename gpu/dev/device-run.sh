@@ -42,7 +42,7 @@ fi
 export PATH=$PATH:/usr/local/cuda/bin
 date -u
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
-$B/app/trainbench-cli devices
+$B/cli/trainbench-cli devices
 
 if has tests; then
   for t in test-cuda-devices test-cuda-parity test-cuda-lost test-cuda-training; do
@@ -76,7 +76,7 @@ if has ncu; then
   for p in ${NCU_PRESETS:-mlp-small mlp-wide cnn}; do
     echo "== ncu $p"
     ncu --clock-control none --metrics gpu__time_duration.sum --csv \
-      $B/app/trainbench-cli train --preset $p --device cuda --dataset $DATA --epochs 1 --tf32 on \
+      $B/cli/trainbench-cli train --preset $p --device cuda --dataset $DATA --epochs 1 --tf32 on \
       --max-steps 4 --limit-train 1024 --limit-test 64 --quiet --out /tmp/ncu-run.json 2>&1 \
       | grep gpu__time_duration
   done > "$OUT/ncu.csv"
@@ -88,8 +88,8 @@ if has train; then
     for tf in off on; do
       # --epochs 2: the first epoch also pays the first step and the capture;
       # the second is the steady state.
-      echo "== $p tf32 $tf: $B/app/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf"
-      $B/app/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf \
+      echo "== $p tf32 $tf: $B/cli/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf"
+      $B/cli/trainbench-cli train --preset $p --device cuda --epochs $EPOCHS --dataset $DATA --tf32 $tf \
         --out "/tmp/run-$p-$tf.json" 2>&1 | tail -3
       python3 -c "
 import json
@@ -108,7 +108,7 @@ if has eager; then
   # Is the first epoch's extra time lazy kernel loading? The same run with
   # every kernel loaded when CUDA starts.
   for mode in LAZY EAGER; do
-    CUDA_MODULE_LOADING=$mode $B/app/trainbench-cli train --preset mlp-small --device cuda \
+    CUDA_MODULE_LOADING=$mode $B/cli/trainbench-cli train --preset mlp-small --device cuda \
       --epochs 2 --dataset $DATA --tf32 on --quiet --out /tmp/eager-$mode.json > /dev/null 2>&1
     python3 -c "
 import json
@@ -121,7 +121,7 @@ fi
 if has bench; then
   # The project's driver: our one-epoch runs and the PyTorch peer (eager and
   # graph) in the same run; writes <label>.jsonl and <label>.md.
-  python3 bench/bench.py --cli $B/app/trainbench-cli --data $DATA --devices cuda \
+  python3 bench/bench.py --cli $B/cli/trainbench-cli --data $DATA --devices cuda \
     --peer bench/peers/torch_seed_models.py --tf32 on --label h200-gpu \
     --results /tmp/bench-results > /dev/null 2>&1
   echo "bench.py: rc $?"

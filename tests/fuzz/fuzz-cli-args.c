@@ -1,5 +1,5 @@
 /* fuzz-cli-args.c: libFuzzer target for trainbench-cli's command line
- * (app/tb-cli-args.c, with the commands' own option tables). The first
+ * (cli/tb-cli-args.c, with the commands' own option tables). The first
  * byte picks a command, the rest is its argv, split at NUL bytes. The
  * parser must end in a usage error or --help (each caught here in place of
  * exit) or give values that are the arguments it was handed; each value
