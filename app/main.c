@@ -1,6 +1,8 @@
 /* main.c: the `trainbench` program: the desktop app, or, with --export-chart
  * or --export-runs, a headless export that needs no display.
  */
+#define G_LOG_DOMAIN "trainbench"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>

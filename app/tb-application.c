@@ -2,6 +2,8 @@
  * shortcuts, preferences and about windows, the colour scheme, and opening
  * result files given on the command line.
  */
+#define G_LOG_DOMAIN "trainbench"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
@@ -10,7 +12,7 @@
 #include "tb-application.h"
 #include "tb-platform.h"
 #include "tb-preferences.h"
-#include "tb-window-private.h"
+#include "tb-window.h"
 
 struct _TbApplication
 {
@@ -181,7 +183,7 @@ tb_application_open (GApplication  *app,
   TbWindow *window = get_window (app);
 
   gtk_window_present (GTK_WINDOW (window));
-  _tb_window_runs_import (window, files, (guint) n_files);
+  tb_window_import (window, files, (guint) n_files);
 }
 
 static void

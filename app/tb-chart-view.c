@@ -2,6 +2,8 @@
  * snapshot's cairo context; the widget adds the hover read-out, a context
  * menu and the export dialog.
  */
+#define G_LOG_DOMAIN "trainbench-chart-view"
+
 #include "tb-config.h"
 
 #include <adwaita.h>
@@ -298,6 +300,51 @@ tb_chart_view_measure (GtkWidget      *widget,
   *natural = orientation == GTK_ORIENTATION_HORIZONTAL ? 420 : 240;
 }
 
+enum
+{
+  PROP_0,
+  PROP_EXPORT_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void
+tb_chart_view_get_property (GObject    *object,
+                            guint       prop_id,
+                            GValue     *value,
+                            GParamSpec *pspec)
+{
+  TbChartView *self = TB_CHART_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_EXPORT_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tb_chart_view_set_property (GObject      *object,
+                            guint         prop_id,
+                            const GValue *value,
+                            GParamSpec   *pspec)
+{
+  TbChartView *self = TB_CHART_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_EXPORT_NAME:
+      tb_chart_view_set_name (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
 static void
 tb_chart_view_class_init (TbChartViewClass *klass)
 {
@@ -306,6 +353,14 @@ tb_chart_view_class_init (TbChartViewClass *klass)
 
   object_class->dispose = tb_chart_view_dispose;
   object_class->finalize = tb_chart_view_finalize;
+  object_class->get_property = tb_chart_view_get_property;
+  object_class->set_property = tb_chart_view_set_property;
+
+  /* the file-name stem of exports, so a page's .ui can name its charts */
+  properties[PROP_EXPORT_NAME] =
+    g_param_spec_string ("export-name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
   widget_class->snapshot = tb_chart_view_snapshot;
   widget_class->measure = tb_chart_view_measure;
   widget_class->size_allocate = tb_chart_view_size_allocate;
@@ -395,6 +450,9 @@ tb_chart_view_set_name (TbChartView *self,
                         const char  *name)
 {
   g_return_if_fail (TB_IS_CHART_VIEW (self));
+  if (g_strcmp0 (self->name, name) == 0)
+    return;
   g_free (self->name);
   self->name = g_strdup (name);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_EXPORT_NAME]);
 }

@@ -2,6 +2,8 @@
  * the spec text. The layers (an array of NnLayerSpec) are the truth; the text
  * and the rows are views of them, re-checked with nn_spec_infer on each edit.
  */
+#define G_LOG_DOMAIN "trainbench-model-builder"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>

@@ -2,6 +2,8 @@
  * GSettings key, so changes apply at once and persist; the device list is
  * asked for in a worker, behind a spinner row.
  */
+#define G_LOG_DOMAIN "trainbench-preferences"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>

@@ -2,6 +2,8 @@
  * .npz file, "Download MNIST", how many samples to use, and a preview of
  * sample images loaded in a worker thread.
  */
+#define G_LOG_DOMAIN "trainbench-window"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
@@ -134,7 +136,7 @@ preview_done_cb (GObject      *object,
           g_clear_pointer (&self->dataset, g_free);
           gtk_label_set_text (GTK_LABEL (self->samples_label), error->message);
           gtk_picture_set_paintable (GTK_PICTURE (self->samples_picture), NULL);
-          _tb_window_error (self, _("The data set could not be loaded"), error);
+          tb_window_error (self, _("The data set could not be loaded"), error);
           _tb_window_update_actions (self);
         }
       return;
@@ -248,7 +250,7 @@ open_response_cb (GtkNativeDialog *dialog,
       if (path != NULL)
         _tb_window_data_set (self, path);
       else
-        _tb_window_toast (self, _("Only local files can be used"));
+        tb_window_toast (self, _("Only local files can be used"));
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
@@ -346,9 +348,9 @@ download_done_cb (GObject      *object,
   if (!tb_download_finish (result, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        _tb_window_toast (self, _("Download cancelled"));
+        tb_window_toast (self, _("Download cancelled"));
       else
-        _tb_window_error (self, _("MNIST could not be downloaded"), error);
+        tb_window_error (self, _("MNIST could not be downloaded"), error);
       return;
     }
   {
@@ -369,7 +371,7 @@ download_done_cb (GObject      *object,
             choice = "mnist";
           }
       }
-    _tb_window_toast (self, _("MNIST downloaded and checked"));
+    tb_window_toast (self, _("MNIST downloaded and checked"));
     _tb_window_data_set (self, choice);
   }
 }

@@ -1,6 +1,6 @@
 /* tb-window-private.h: the main window's instance struct, shared by
- * tb-window.c (frame, Train page, runs), tb-window-data.c (Data page) and
- * tb-window-runs.c (history, comparison, import, export).
+ * tb-window.c (frame, Train page, the runs' life cycle), tb-window-data.c
+ * (Data page) and tb-window-actions.c (the window's actions).
  */
 #pragma once
 
@@ -11,10 +11,9 @@
 #include "tb-model-builder.h"
 #include "tb-run.h"
 #include "tb-run-queue.h"
+#include "tb-runs-page.h"
 #include "tb-session.h"
 #include "tb-window.h"
-
-typedef struct _TbRunsJob TbRunsJob;
 
 struct _TbWindow
 {
@@ -24,11 +23,6 @@ struct _TbWindow
   GSettings *settings;
   TbSession *session;            /* the current or last run */
   TbRunQueue *run_queue;         /* runs still to do (reproduce) */
-  GPtrArray *runs;               /* TbRun *: the history, in tb_run_compare order, one per row */
-  GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order */
-  TbRunsJob *runs_job;           /* borrowed from its GTask: the load in its worker, or NULL */
-  GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
-  GPtrArray *runs_skipped;       /* GError *: files of the runs folder that are not readable results */
   GCancellable *download_cancellable;
   GCancellable *preview_cancellable;
   GCancellable *devices_cancellable; /* the device list's worker; NULL once it answered */
@@ -54,7 +48,7 @@ struct _TbWindow
   GtkBox *model_page;
   GtkBox *data_page;
   GtkPaned *train_page;
-  GtkPaned *runs_page;
+  TbRunsPage *runs_page;
 
   /* Model page */
   TbModelBuilder *builder;
@@ -99,35 +93,24 @@ struct _TbWindow
   TbChartView *accuracy_chart;
   TbChartView *epoch_time_chart;
   TbChartView *speed_chart;
-
-  /* Runs page */
-  GtkWidget *runs_list;           /* GtkListBox */
-  GtkWidget *runs_empty;
-  GtkWidget *runs_skipped_button; /* "2 files skipped", while there are any */
-  GtkWidget *group_device_toggle;
-  GtkWidget *group_os_toggle;
-  TbChartView *compare_bars;
-  TbChartView *compare_accuracy;
-  TbChartView *compare_loss;
 };
 
 /* tb-window.c */
-void _tb_window_toast (TbWindow   *self,
-                       const char *text);
 /* Dismiss the toast shown last (before a screenshot, say). */
 void _tb_window_dismiss_toast (TbWindow *self);
-/* The error's message is bounded (a message can quote a file's text). */
-void _tb_window_error (TbWindow     *self,
-                       const char   *headline,
-                       const GError *error);
-/* `text` cut to at most `max_chars` characters, ending in "…", so a label
- * or a dialog with text from a file keeps a size that fits a screen. */
-char *_tb_window_bound_text (const char *text,
-                             gsize       max_chars);
+/* The toast shown last, while it is shown (weak). */
+AdwToast *_tb_window_get_last_toast (TbWindow *self);
 void _tb_window_update_actions (TbWindow *self);
-char *_tb_window_runs_dir (TbWindow *self);
 /* Is the device list still being asked for (Train disabled until then)? */
 gboolean _tb_window_devices_pending (TbWindow *self);
+/* The settings of the pages as a session config, on the device at
+ * `device` (an index into devices[]). */
+void _tb_window_collect_config (TbWindow        *self,
+                                TbSessionConfig *config,
+                                int              device);
+/* Start a run of `config` (copied), shown on the Train page. */
+void _tb_window_start_session (TbWindow              *self,
+                               const TbSessionConfig *config);
 
 /* tb-window-data.c */
 void _tb_window_data_init (TbWindow *self);
@@ -136,24 +119,5 @@ void _tb_window_data_set (TbWindow   *self,
 int _tb_window_data_train_limit (TbWindow *self);
 int _tb_window_data_test_limit (TbWindow *self);
 
-/* tb-window-runs.c */
-void _tb_window_runs_class_init (GtkWidgetClass *widget_class);
-void _tb_window_runs_init (TbWindow *self);
-/* Read the whole runs folder again, in a worker; the rows follow. */
-void _tb_window_runs_reload (TbWindow *self);
-/* Read one new result file (a run just saved), in a worker, and add its
- * row; `select` ticks it for the comparison. */
-void _tb_window_runs_add (TbWindow   *self,
-                          const char *path,
-                          gboolean    select);
-/* History loads queued or in their worker (0: the rows are up to date). */
-guint _tb_window_runs_pending (TbWindow *self);
-/* The dialog text naming the files of the runs folder last skipped, and why. */
-char *_tb_window_runs_skipped_text (TbWindow *self);
-/* Cancel the loads: the window is going. */
-void _tb_window_runs_dispose (TbWindow *self);
-/* Check and copy result files into the runs folder, in a worker; they are
- * then listed once each, ticked, and the Runs page shown. */
-void _tb_window_runs_import (TbWindow  *self,
-                             GFile    **files,
-                             guint      n_files);
+/* tb-window-actions.c: installs the win.* actions and their shortcuts. */
+void _tb_window_actions_class_init (GtkWidgetClass *widget_class);

@@ -1,8 +1,10 @@
-/* tb-window.c: the main window: its frame and actions, the Train page
- * (device, optimizer, settings, live charts) and the training session's
- * life cycle. The Data and Runs pages live in tb-window-data.c and
- * tb-window-runs.c.
+/* tb-window.c: the main window: its frame, the Train page (device,
+ * optimizer, settings, live charts) and the training session's life cycle.
+ * The Data page lives in tb-window-data.c, the Runs page is a TbRunsPage,
+ * and the actions are in tb-window-actions.c.
  */
+#define G_LOG_DOMAIN "trainbench-window"
+
 #include "tb-config.h"
 
 #include <math.h>
@@ -21,15 +23,25 @@ static const char *optimizer_ids[] = { "sgd", "adam", "adadelta", "rmsprop", "ad
 /* ------------------------------------------------------------ messages */
 
 void
-_tb_window_toast (TbWindow   *self,
-                  const char *text)
+tb_window_add_toast (TbWindow *self,
+                     AdwToast *toast)
 {
-  g_autofree char *title = _tb_window_bound_text (text, 200);
+  g_return_if_fail (TB_IS_WINDOW (self));
+  g_return_if_fail (ADW_IS_TOAST (toast));
+
+  g_set_weak_pointer (&self->last_toast, toast);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+void
+tb_window_toast (TbWindow   *self,
+                 const char *text)
+{
+  g_autofree char *title = tb_window_bound_text (text, 200);
   AdwToast *toast = adw_toast_new (title);
 
   adw_toast_set_timeout (toast, 5);
-  g_set_weak_pointer (&self->last_toast, toast);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  tb_window_add_toast (self, toast);
 }
 
 void
@@ -39,14 +51,20 @@ _tb_window_dismiss_toast (TbWindow *self)
     adw_toast_dismiss (self->last_toast);
 }
 
+AdwToast *
+_tb_window_get_last_toast (TbWindow *self)
+{
+  return self->last_toast;
+}
+
 /* The most of an error's message a dialog shows: the detail of a problem
  * is a sentence or two, and a longer one (quoting a file) would make the
  * dialog taller than the screen and take GTK seconds to lay out. */
 #define ERROR_BODY_MAX 600
 
 char *
-_tb_window_bound_text (const char *text,
-                       gsize       max_chars)
+tb_window_bound_text (const char *text,
+                      gsize       max_chars)
 {
   g_autofree char *valid = NULL;
   const char *cut;
@@ -67,27 +85,19 @@ _tb_window_bound_text (const char *text,
 
 /* A problem the user must read: a dialog with a headline and the detail. */
 void
-_tb_window_error (TbWindow     *self,
-                  const char   *headline,
-                  const GError *error)
+tb_window_error (TbWindow     *self,
+                 const char   *headline,
+                 const GError *error)
 {
-  g_autofree char *body = error != NULL ? _tb_window_bound_text (error->message, ERROR_BODY_MAX) : NULL;
-  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), headline, body);
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
 
+  g_return_if_fail (TB_IS_WINDOW (self));
+
+  body = error != NULL ? tb_window_bound_text (error->message, ERROR_BODY_MAX) : NULL;
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), headline, body);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
   gtk_window_present (GTK_WINDOW (dialog));
-}
-
-char *
-_tb_window_runs_dir (TbWindow *self)
-{
-  g_autofree char *folder = g_settings_get_string (self->settings, "runs-folder");
-  char buf[4096];
-
-  if (folder != NULL && *folder)
-    return g_steal_pointer (&folder);
-  nn_runs_dir (buf, sizeof buf);
-  return g_strdup (buf);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -361,31 +371,31 @@ session_done_cb (GObject      *object,
     {
       gtk_label_set_text (GTK_LABEL (self->status_label), _("Finished; the run is saved in the Runs page"));
       gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), 1.0);
-      _tb_window_toast (self, _("Training finished; the run is saved"));
+      tb_window_toast (self, _("Training finished; the run is saved"));
     }
   else if (g_error_matches (error, TB_SESSION_ERROR, NN_ERROR_CANCELLED))
     {
       gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopped; the run is kept as cancelled"));
-      _tb_window_toast (self, _("Training stopped"));
+      tb_window_toast (self, _("Training stopped"));
     }
   else
     {
       gtk_label_set_text (GTK_LABEL (self->status_label), error->message);
-      _tb_window_error (self, tb_session_status_headline ((NnStatus) error->code), error);
+      tb_window_error (self, tb_session_status_headline ((NnStatus) error->code), error);
     }
 
   /* only the new file is read; the rest of the history has not changed;
    * a run of a batch is ticked with the others at the batch's end */
   if (path != NULL)
-    _tb_window_runs_add (self, path, !tb_run_queue_is_active (self->run_queue));
+    tb_runs_page_add (self->runs_page, path, !tb_run_queue_is_active (self->run_queue));
   _tb_window_update_actions (self);
 
   tb_run_queue_run_done (self->run_queue, path, ok ? NULL : error);
 }
 
-static void
-start_session (TbWindow              *self,
-               const TbSessionConfig *config)
+void
+_tb_window_start_session (TbWindow              *self,
+                          const TbSessionConfig *config)
 {
   TbSession *previous = g_steal_pointer (&self->session);
 
@@ -415,7 +425,7 @@ queue_start_run_cb (TbRunQueue      *queue,
                     TbSessionConfig *config,
                     TbWindow        *self)
 {
-  start_session (self, config);
+  _tb_window_start_session (self, config);
 }
 
 /* Reproduce finished: all its runs side by side. */
@@ -424,16 +434,16 @@ queue_finished_cb (TbRunQueue         *queue,
                    const char * const *paths,
                    TbWindow           *self)
 {
-  tb_window_compare (self, (const char **) paths);
+  tb_runs_page_compare (self->runs_page, paths);
   tb_window_show_page (self, "runs");
 }
 
-/* The settings on the Train page as a session config. */
-static void
-collect_config (TbWindow        *self,
-                TbSessionConfig *config)
+void
+_tb_window_collect_config (TbWindow        *self,
+                           TbSessionConfig *config,
+                           int              device)
 {
-  const NnDeviceInfo *dev = &self->devices[self->device_index];
+  const NnDeviceInfo *dev = &self->devices[device];
   guint opt = adw_combo_row_get_selected (ADW_COMBO_ROW (self->optimizer_row));
 
   tb_session_config_init (config);
@@ -460,141 +470,7 @@ collect_config (TbWindow        *self,
   config->device.threads = dev->kind == NN_DEVICE_CPU
                            ? gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->threads_spin)) : 0;
   config->device.tf32 = gtk_switch_get_active (GTK_SWITCH (self->tf32_switch));
-  config->runs_dir = _tb_window_runs_dir (self);
-}
-
-/* ------------------------------------------------------------ actions */
-
-static void
-start_action (GtkWidget  *widget,
-              const char *action_name,
-              GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-  TbSessionConfig config;
-  NnError err = { 0 };
-
-  if (tb_window_is_training (self))
-    return;
-
-  collect_config (self, &config);
-  if (nn_optimizer_validate (&config.optimizer, &err) != NN_OK)
-    {
-      g_autoptr(GError) error = g_error_new_literal (TB_SESSION_ERROR, err.code, err.message);
-
-      _tb_window_error (self, _("A setting is not valid"), error);
-      tb_session_config_clear (&config);
-      return;
-    }
-  start_session (self, &config);
-  tb_session_config_clear (&config);
-  tb_window_show_page (self, "train");
-}
-
-static void
-stop_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-
-  tb_run_queue_cancel (self->run_queue);
-  if (self->session != NULL)
-    {
-      tb_session_stop (self->session);
-      gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopping…"));
-    }
-}
-
-static void
-reproduce_response_cb (AdwMessageDialog *dialog,
-                       const char       *response,
-                       TbWindow         *self)
-{
-  const NnPreset *presets;
-  int count = 0;
-  GPtrArray *configs;
-
-  if (g_strcmp0 (response, "run") != 0)
-    return;
-
-  presets = nn_presets (&count);
-  configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
-
-  for (int i = 0; i < count; i++)
-    for (int d = 0; d < self->n_devices; d++)
-      {
-        TbSessionConfig *config;
-        int saved = self->device_index;
-
-        if (!self->devices[d].usable)
-          continue;
-        self->device_index = d;
-        config = g_new0 (TbSessionConfig, 1);
-        collect_config (self, config);
-        self->device_index = saved;
-        tb_session_config_use_preset (config, &presets[i]);
-        if (self->devices[d].kind != NN_DEVICE_CPU)
-          config->device.threads = 0;
-        g_ptr_array_add (configs, config);
-      }
-  tb_run_queue_start (self->run_queue, configs);
-}
-
-static void
-reproduce_action (GtkWidget  *widget,
-                  const char *action_name,
-                  GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-  int usable = 0, count = 0;
-  GtkWidget *dialog;
-  g_autofree char *body = NULL;
-
-  nn_presets (&count);
-  for (int d = 0; d < self->n_devices; d++)
-    usable += self->devices[d].usable;
-
-  if (self->dataset == NULL)
-    {
-      _tb_window_toast (self, _("Choose a data set first"));
-      tb_window_show_page (self, "data");
-      return;
-    }
-  body = g_strdup_printf (ngettext ("This trains the %d article models with their own settings on %d device, one after the other, on the chosen data set. It can take a long time.",
-                                    "This trains the %d article models with their own settings on %d devices, one after the other, on the chosen data set. It can take a long time.",
-                                    usable),
-                          count, usable);
-  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Reproduce the Articles?"), body);
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "run", _("_Run All"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "run", ADW_RESPONSE_SUGGESTED);
-  g_signal_connect (dialog, "response", G_CALLBACK (reproduce_response_cb), self);
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-inspect_action (GtkWidget  *widget,
-                const char *action_name,
-                GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-  GtkWidget *window;
-
-  if (self->session == NULL || tb_session_get_model (self->session) == NULL)
-    return;
-  window = tb_inspect_window_new (GTK_WINDOW (self), self->session);
-  gtk_window_present (GTK_WINDOW (window));
-}
-
-static void
-page_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
-{
-  tb_window_show_page (TB_WINDOW (widget), g_variant_get_string (parameter, NULL));
+  config->runs_dir = tb_runs_page_get_folder (self->runs_page);
 }
 
 /* ------------------------------------------------------------ Train page */
@@ -889,14 +765,6 @@ builder_changed_cb (TbModelBuilder *builder,
   _tb_window_update_actions (self);
 }
 
-static void
-runs_folder_changed_cb (GSettings  *settings,
-                        const char *key,
-                        TbWindow   *self)
-{
-  _tb_window_runs_reload (self);
-}
-
 static gboolean
 drop_cb (GtkDropTarget *target,
          const GValue  *value,
@@ -912,7 +780,7 @@ drop_cb (GtkDropTarget *target,
   files = g_value_get_boxed (value);
   for (GSList *l = files; l != NULL; l = l->next)
     g_ptr_array_add (array, l->data);
-  _tb_window_runs_import (self, (GFile **) array->pdata, array->len);
+  tb_runs_page_import (self->runs_page, (GFile **) array->pdata, array->len);
   return TRUE;
 }
 
@@ -949,7 +817,6 @@ tb_window_dispose (GObject *object)
       tb_session_stop (self->session);
     }
   g_clear_handle_id (&self->redraw_source, g_source_remove);
-  _tb_window_runs_dispose (self);
   if (self->download_cancellable != NULL)
     g_cancellable_cancel (self->download_cancellable);
   if (self->preview_cancellable != NULL)
@@ -972,7 +839,6 @@ tb_window_finalize (GObject *object)
   g_clear_object (&self->preview_cancellable);
   g_clear_object (&self->devices_cancellable);
   g_clear_object (&self->run_queue);
-  g_clear_pointer (&self->runs, g_ptr_array_unref);
   g_free (self->dataset);
   G_OBJECT_CLASS (tb_window_parent_class)->finalize (object);
 }
@@ -987,6 +853,8 @@ tb_window_class_init (TbWindowClass *klass)
   object_class->finalize = tb_window_finalize;
   GTK_WINDOW_CLASS (klass)->close_request = tb_window_close_request;
 
+  g_type_ensure (TB_TYPE_CHART_VIEW);
+  g_type_ensure (TB_TYPE_RUNS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, stack);
@@ -998,20 +866,7 @@ tb_window_class_init (TbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbWindow, train_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, runs_page);
 
-  gtk_widget_class_install_action (widget_class, "win.start", NULL, start_action);
-  gtk_widget_class_install_action (widget_class, "win.stop", NULL, stop_action);
-  gtk_widget_class_install_action (widget_class, "win.reproduce", NULL, reproduce_action);
-  gtk_widget_class_install_action (widget_class, "win.inspect", NULL, inspect_action);
-  gtk_widget_class_install_action (widget_class, "win.page", "s", page_action);
-  _tb_window_runs_class_init (widget_class);
-
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "win.start", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_period, GDK_CONTROL_MASK, "win.stop", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "win.page", "s", "model");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.page", "s", "data");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.page", "s", "train");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_4, GDK_ALT_MASK, "win.page", "s", "runs");
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.inspect", NULL);
+  _tb_window_actions_class_init (widget_class);
 }
 
 static void
@@ -1019,7 +874,6 @@ tb_window_init (TbWindow *self)
 {
   GtkDropTarget *drop;
 
-  g_type_ensure (TB_TYPE_CHART_VIEW);
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = tb_settings_new ();
@@ -1037,7 +891,6 @@ tb_window_init (TbWindow *self)
 
   build_train_page (self);
   _tb_window_data_init (self);
-  _tb_window_runs_init (self);
 
   tb_model_builder_load_preset (self->builder, "mlp-small");
   {
@@ -1046,9 +899,6 @@ tb_window_init (TbWindow *self)
     if (p != NULL)
       preset_chosen_cb (self->builder, (gpointer) p, self);
   }
-
-  g_signal_connect_object (self->settings, "changed::runs-folder",
-                           G_CALLBACK (runs_folder_changed_cb), self, 0);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
@@ -1133,13 +983,7 @@ tb_window_get_chart (TbWindow   *self,
     return self->epoch_time_chart;
   if (g_strcmp0 (name, "speed") == 0)
     return self->speed_chart;
-  if (g_strcmp0 (name, "compare") == 0)
-    return self->compare_bars;
-  if (g_strcmp0 (name, "compare-accuracy") == 0)
-    return self->compare_accuracy;
-  if (g_strcmp0 (name, "compare-loss") == 0)
-    return self->compare_loss;
-  return NULL;
+  return tb_runs_page_get_chart (self->runs_page, name);
 }
 
 void
@@ -1148,4 +992,28 @@ tb_window_show_page (TbWindow   *self,
 {
   g_return_if_fail (TB_IS_WINDOW (self));
   adw_view_stack_set_visible_child_name (self->stack, name);
+}
+
+void
+tb_window_compare (TbWindow    *self,
+                   const char **paths)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+  tb_runs_page_compare (self->runs_page, paths);
+}
+
+void
+tb_window_import (TbWindow  *self,
+                  GFile    **files,
+                  guint      n_files)
+{
+  g_return_if_fail (TB_IS_WINDOW (self));
+  tb_runs_page_import (self->runs_page, files, n_files);
+}
+
+TbRunsPage *
+tb_window_get_runs_page (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->runs_page;
 }

@@ -5,6 +5,7 @@
 
 #include "tb-chart-view.h"
 #include "tb-model-builder.h"
+#include "tb-runs-page.h"
 
 G_BEGIN_DECLS
 
@@ -39,5 +40,27 @@ void tb_window_compare (TbWindow    *self,
                         const char **paths);
 void tb_window_show_page (TbWindow   *self,
                           const char *name);
+/* Check and copy result files into the runs folder (a drop, the command
+ * line), then list them, ticked, on the Runs page. */
+void tb_window_import (TbWindow  *self,
+                       GFile    **files,
+                       guint      n_files);
+TbRunsPage *tb_window_get_runs_page (TbWindow *self);
+
+/* For the pages: a toast at the window's foot (taken), or one with this
+ * text (bounded); a dialog for a problem the user must read, with the
+ * error's message (bounded: a message can quote a file's text). */
+void tb_window_add_toast (TbWindow *self,
+                          AdwToast *toast);
+void tb_window_toast (TbWindow   *self,
+                      const char *text);
+void tb_window_error (TbWindow     *self,
+                      const char   *headline,
+                      const GError *error);
+/* `text` made valid UTF-8 and cut to at most `max_chars` characters,
+ * ending in "…", so a label or a dialog with text from a file keeps a size
+ * that fits a screen. */
+char *tb_window_bound_text (const char *text,
+                            gsize       max_chars);
 
 G_END_DECLS

@@ -26,6 +26,15 @@ static TbApplication *app;
 static TbWindow *window;
 static char *runs_dir;
 
+/* The Runs page and its widgets, by their names in its template. */
+#define RUNS_PAGE (tb_window_get_runs_page (window))
+
+static G_GNUC_UNUSED GtkWidget *
+page_child (const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (RUNS_PAGE), TB_TYPE_RUNS_PAGE, name));
+}
+
 /* The fixture run-cpu.json under another run id and start time. */
 static char *
 write_run (const char *name,
@@ -53,7 +62,7 @@ count_rows (void)
 {
   guint n = 0;
 
-  for (GtkWidget *row = gtk_widget_get_first_child (window->runs_list); row != NULL;
+  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("runs_list")); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     n += g_object_get_data (G_OBJECT (row), "run") != NULL;
   return n;
@@ -62,7 +71,7 @@ count_rows (void)
 static GtkWidget *
 row_of (const char *path)
 {
-  for (GtkWidget *row = gtk_widget_get_first_child (window->runs_list); row != NULL;
+  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("runs_list")); row != NULL;
        row = gtk_widget_get_next_sibling (row))
     {
       TbRun *run = g_object_get_data (G_OBJECT (row), "run");
@@ -84,7 +93,7 @@ is_ticked (GtkWidget *row)
 static gboolean
 runs_loaded (gpointer data)
 {
-  return _tb_window_runs_pending (window) == 0;
+  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
 static gboolean
@@ -97,15 +106,15 @@ window_mapped (gpointer data)
 static void
 check_order (void)
 {
-  g_assert_cmpuint (count_rows (), ==, window->runs->len);
-  for (guint i = 0; i < window->runs->len; i++)
+  g_assert_cmpuint (count_rows (), ==, tb_runs_page_get_runs (RUNS_PAGE)->len);
+  for (guint i = 0; i < tb_runs_page_get_runs (RUNS_PAGE)->len; i++)
     {
-      GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (window->runs_list), (int) i));
+      GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (page_child ("runs_list")), (int) i));
       TbRun *run = g_object_get_data (G_OBJECT (row), "run");
 
-      g_assert_true (run == g_ptr_array_index (window->runs, i));
+      g_assert_true (run == g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i));
       if (i > 0)
-        g_assert_cmpint (tb_run_compare (g_ptr_array_index (window->runs, i - 1), run), <, 0);
+        g_assert_cmpint (tb_run_compare (g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i - 1), run), <, 0);
     }
 }
 
@@ -158,9 +167,9 @@ test_load (void)
   window = tb_window_new (ADW_APPLICATION (app));
   /* built, but the files are not read on the main thread: the rows come
    * once the worker has answered through the main loop */
-  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_assert_cmpuint (tb_runs_page_get_n_pending (RUNS_PAGE), >, 0);
   g_assert_cmpuint (count_rows (), ==, 0);
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (window->runs_empty)), ==, "Reading the runs…");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (page_child ("runs_empty"))), ==, "Reading the runs…");
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1000, 700);
   gtk_window_present (GTK_WINDOW (window));
@@ -170,15 +179,15 @@ test_load (void)
   g_assert_cmpuint (count_rows (), ==, N_GOOD);
   check_order ();
   /* newest first; the tie in path order */
-  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 0))->run_id, ==, "tie-a");
-  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 1))->run_id, ==, "tie-b");
-  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, 2))->run_id, ==, "run-3");
-  g_assert_cmpstr (((TbRun *) g_ptr_array_index (window->runs, N_GOOD - 1))->run_id, ==, "run-0");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 0))->run_id, ==, "tie-a");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 1))->run_id, ==, "tie-b");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 2))->run_id, ==, "run-3");
+  g_assert_cmpstr (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), N_GOOD - 1))->run_id, ==, "run-0");
   g_assert_true (row_of (tie_a) != NULL);
 
   /* the bad files are skipped, and a toast says so */
-  g_assert_nonnull (window->last_toast);
-  title = adw_toast_get_title (window->last_toast);
+  g_assert_nonnull (_tb_window_get_last_toast (window));
+  title = adw_toast_get_title (_tb_window_get_last_toast (window));
   g_test_message ("toast: %s", title);
   {
     g_autofree char *expect = g_strdup_printf ("%u files in the runs folder", bad);
@@ -186,9 +195,9 @@ test_load (void)
     g_assert_nonnull (strstr (title, expect));
   }
   /* the page says so until the next read, and which files and why */
-  g_assert_cmpuint (window->runs_skipped->len, ==, bad);
-  g_assert_true (gtk_widget_get_visible (window->runs_skipped_button));
-  details = _tb_window_runs_skipped_text (window);
+  g_assert_cmpuint (tb_runs_page_get_n_skipped (RUNS_PAGE), ==, bad);
+  g_assert_true (gtk_widget_get_visible (page_child ("runs_skipped_button")));
+  details = tb_runs_page_get_skipped_text (RUNS_PAGE);
   g_test_message ("%s", details);
   g_assert_nonnull (strstr (details, "broken.json"));
   g_assert_nonnull (strstr (details, "deep.json"));
@@ -198,28 +207,28 @@ test_load (void)
   g_assert_nonnull (strstr (details, "zero.json"));
   g_assert_nonnull (strstr (details, "not a regular file"));
 #endif
-  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (window->runs_empty)), ==,
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (page_child ("runs_empty"))), ==,
                    "No runs yet: train a model, or import result files");
 }
 
 static void
 test_reload_keeps_ticks (void)
 {
-  TbRun *second = g_ptr_array_index (window->runs, 2);
+  TbRun *second = g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 2);
   g_autofree char *path = g_strdup (second->path);
   TbChartData *bars;
 
   gtk_check_button_set_active (GTK_CHECK_BUTTON (g_object_get_data (G_OBJECT (row_of (path)), "check")), TRUE);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
-  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_assert_cmpuint (tb_runs_page_get_n_pending (RUNS_PAGE), >, 0);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
 
   g_assert_cmpuint (count_rows (), ==, N_GOOD);
   check_order ();
   g_assert_true (is_ticked (row_of (path)));
-  for (guint i = 0; i < window->runs->len; i++)
+  for (guint i = 0; i < tb_runs_page_get_runs (RUNS_PAGE)->len; i++)
     {
-      TbRun *run = g_ptr_array_index (window->runs, i);
+      TbRun *run = g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i);
 
       if (g_strcmp0 (run->path, path) != 0)
         g_assert_false (is_ticked (row_of (run->path)));
@@ -227,13 +236,13 @@ test_reload_keeps_ticks (void)
   bars = tb_chart_view_get_data (tb_window_get_chart (window, "compare"));
   g_assert_cmpuint (tb_chart_data_count_points (bars), ==, 1);
   /* clearing the rows left the placeholder in the list, for an empty folder */
-  g_assert_true (gtk_widget_get_parent (window->runs_empty) == window->runs_list);
+  g_assert_true (gtk_widget_get_parent (page_child ("runs_empty")) == page_child ("runs_list"));
 }
 
 static void
 test_add_one (void)
 {
-  g_autofree char *gone = g_strdup (((TbRun *) g_ptr_array_index (window->runs, N_GOOD - 1))->path);
+  g_autofree char *gone = g_strdup (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), N_GOOD - 1))->path);
   g_autofree char *unannounced = NULL;
   g_autofree char *saved = NULL;
 
@@ -243,19 +252,19 @@ test_add_one (void)
   unannounced = write_run ("unannounced.json", "unannounced", "2026-11-29T09:00:00Z");
   saved = write_run ("saved.json", "saved", "2026-11-30T12:00:00Z");
 
-  _tb_window_runs_add (window, saved, TRUE);
+  tb_runs_page_add (RUNS_PAGE, saved, TRUE);
   g_assert_null (row_of (saved));
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
 
   g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
   check_order ();
-  g_assert_true (row_of (saved) == GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (window->runs_list), 0)));
+  g_assert_true (row_of (saved) == GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (page_child ("runs_list")), 0)));
   g_assert_true (is_ticked (row_of (saved)));
   g_assert_nonnull (row_of (gone));
   g_assert_null (row_of (unannounced));
 
   /* the same file again: still one row */
-  _tb_window_runs_add (window, saved, FALSE);
+  tb_runs_page_add (RUNS_PAGE, saved, FALSE);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
 
@@ -273,8 +282,8 @@ rows_with_id (const char *run_id)
 {
   guint n = 0;
 
-  for (guint i = 0; i < window->runs->len; i++)
-    n += g_strcmp0 (((TbRun *) g_ptr_array_index (window->runs, i))->run_id, run_id) == 0;
+  for (guint i = 0; i < tb_runs_page_get_runs (RUNS_PAGE)->len; i++)
+    n += g_strcmp0 (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i))->run_id, run_id) == 0;
   return n;
 }
 
@@ -290,8 +299,8 @@ test_import_once (void)
   guint before = count_rows ();
 
   /* the same file twice in one drop, then once more */
-  _tb_window_runs_import (window, twice, 2);
-  _tb_window_runs_import (window, twice, 1);
+  tb_window_import (window, twice, 2);
+  tb_window_import (window, twice, 1);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
 
   g_assert_cmpuint (rows_with_id ("20261130T040000Z-mlp-small-cuda-0001"), ==, 1);
@@ -369,16 +378,16 @@ test_long_strings (void)
   files[0] = file;
 
   t0 = g_get_monotonic_time ();
-  _tb_window_runs_import (window, files, 1);
+  tb_window_import (window, files, 1);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 60));
   tb_test_spin (300);
   g_test_message ("import and layout took %.1f s", (g_get_monotonic_time () - t0) / 1e6);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
 
   /* imported, under a file name a file system takes */
-  for (guint i = 0; i < window->runs->len; i++)
-    if (g_strcmp0 (((TbRun *) g_ptr_array_index (window->runs, i))->run_id, long_id) == 0)
-      found = g_ptr_array_index (window->runs, i);
+  for (guint i = 0; i < tb_runs_page_get_runs (RUNS_PAGE)->len; i++)
+    if (g_strcmp0 (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i))->run_id, long_id) == 0)
+      found = g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), i);
   g_assert_nonnull (found);
   g_assert_cmpuint (strlen (found->path), <, 4096);
   {
@@ -389,8 +398,8 @@ test_long_strings (void)
   /* the row is no taller than a row with short names */
   {
     GtkWidget *row = row_of (found->path);
-    GtkWidget *other = row_of (((TbRun *) g_ptr_array_index (window->runs,
-                                                              g_ptr_array_index (window->runs, 0) == found ? 1 : 0))->path);
+    GtkWidget *other = row_of (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE),
+                                                              g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 0) == found ? 1 : 0))->path);
 
     g_assert_nonnull (row);
     g_assert_cmpint (gtk_widget_get_height (row), <=, gtk_widget_get_height (other) + 4);
@@ -426,7 +435,7 @@ test_import_special (void)
   files[0] = fifo_file;
   files[1] = zero_file;
   t0 = g_get_monotonic_time ();
-  _tb_window_runs_import (window, files, 2);
+  tb_window_import (window, files, 2);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 20));
   tb_test_spin (200);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
@@ -460,7 +469,7 @@ test_close_while_loading (void)
       g_free (write_run (name, id, "2026-11-01T00:00:00Z"));
     }
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
-  g_assert_cmpuint (_tb_window_runs_pending (window), >, 0);
+  g_assert_cmpuint (tb_runs_page_get_n_pending (RUNS_PAGE), >, 0);
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &window);
   gtk_window_destroy (GTK_WINDOW (window));
   /* the cancelled load lets the window go, and its answer touches nothing */

@@ -21,6 +21,15 @@ static TbWindow *window;
 static char *data_dir;
 static char *first_result;
 
+/* The Runs page and its widgets, by their names in its template. */
+#define RUNS_PAGE (tb_window_get_runs_page (window))
+
+static G_GNUC_UNUSED GtkWidget *
+page_child (const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (RUNS_PAGE), TB_TYPE_RUNS_PAGE, name));
+}
+
 static const char *
 shot_path (const char *name)
 {
@@ -62,7 +71,7 @@ not_training (gpointer data)
 static gboolean
 runs_loaded (gpointer data)
 {
-  return _tb_window_runs_pending (window) == 0;
+  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
 /* the device list comes from a worker too */
@@ -283,7 +292,7 @@ test_bad_import (void)
 
   /* a malformed file dropped on the window: a dialog says why, the app goes on */
   g_assert_true (g_file_set_contents (path, "{\"schema\": 1, \"run_id\": ", -1, NULL));
-  _tb_window_runs_import (window, files, 1);
+  tb_window_import (window, files, 1);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   tb_test_spin (200);
   dialog = newest_toplevel_except (NULL);
@@ -314,7 +323,7 @@ test_import_stays_in_folder (void)
   g_assert_cmpuint (g_strv_length (parts), ==, 2);
   evil = g_strjoinv ("\"../pwned\"", parts);
   g_assert_true (g_file_set_contents (path, evil, -1, NULL));
-  _tb_window_runs_import (window, files, 1);
+  tb_window_import (window, files, 1);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_false (g_file_test (escaped, G_FILE_TEST_EXISTS));
   g_assert_true (g_file_test (kept, G_FILE_TEST_IS_REGULAR));
@@ -420,7 +429,7 @@ reproduce_done (gpointer data)
 {
   return !tb_window_is_training (window)
          && g_strcmp0 (adw_view_stack_get_visible_child_name (window->stack), "runs") == 0
-         && _tb_window_runs_pending (window) == 0;
+         && tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
 static void

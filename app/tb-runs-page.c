@@ -1,18 +1,85 @@
-/* tb-window-runs.c: the Runs page: the history of result files (read in a
+/* tb-runs-page.c: the Runs page: the history of result files (read in a
  * worker), selection for comparison (grouped bars of seconds per epoch with
- * speed-ups, overlaid curves, grouped by device or OS), import of other
- * machines' results, and CSV/JSON export.
+ * speed-ups, overlaid curves, grouped by device or OS) and import of other
+ * machines' results. Export and the dialogs are the window's actions.
  */
+#define G_LOG_DOMAIN "trainbench-runs-page"
+
 #include "tb-config.h"
 
 #include <math.h>
 
 #include <glib/gi18n.h>
 
-#include "tb-window-private.h"
+#include "tb-application.h"
+#include "tb-runs-page.h"
+#include "tb-window.h"
+
+typedef struct _TbRunsJob TbRunsJob;
+
+struct _TbRunsPage
+{
+  GtkWidget parent_instance;
+
+  /* owned */
+  GSettings *settings;
+  GPtrArray *runs;               /* TbRun *: the history, in tb_run_compare order, one per row */
+  GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order; NULL once disposed */
+  GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
+  GPtrArray *runs_skipped;       /* GError *: files of the runs folder that are not readable results */
+
+  /* borrowed */
+  TbRunsJob *runs_job;           /* from its GTask: the load in its worker, or NULL */
+
+  /* template widgets */
+  GtkWidget *paned;
+  GtkWidget *runs_list;          /* GtkListBox */
+  GtkWidget *runs_empty;
+  GtkWidget *runs_skipped_button;
+  GtkWidget *group_device_toggle;
+  GtkWidget *group_os_toggle;
+  TbChartView *compare_bars;
+  TbChartView *compare_accuracy;
+  TbChartView *compare_loss;
+};
+
+G_DEFINE_FINAL_TYPE (TbRunsPage, tb_runs_page, GTK_TYPE_WIDGET)
+
+/* The window the page is in, for its toasts and dialogs (NULL before it is
+ * in one). */
+static TbWindow *
+get_window (TbRunsPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  return TB_IS_WINDOW (root) ? TB_WINDOW (root) : NULL;
+}
+
+static void
+show_error (TbRunsPage   *self,
+            const char   *headline,
+            const GError *error)
+{
+  TbWindow *window = get_window (self);
+
+  if (window != NULL)
+    tb_window_error (window, headline, error);
+}
+
+static void
+show_toast (TbRunsPage *self,
+            AdwToast   *toast)
+{
+  TbWindow *window = get_window (self);
+
+  if (window != NULL)
+    tb_window_add_toast (window, toast);
+  else
+    g_object_unref (toast);
+}
 
 static GPtrArray *
-selected_runs (TbWindow *self)
+selected_runs (TbRunsPage *self)
 {
   GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
 
@@ -29,7 +96,7 @@ selected_runs (TbWindow *self)
 }
 
 static void
-update_comparison (TbWindow *self)
+update_comparison (TbRunsPage *self)
 {
   g_autoptr(GPtrArray) runs = selected_runs (self);
   TbGroupBy group_by = gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->group_os_toggle))
@@ -42,7 +109,7 @@ update_comparison (TbWindow *self)
 
 static void
 check_toggled_cb (GtkCheckButton *check,
-                  TbWindow       *self)
+                  TbRunsPage     *self)
 {
   update_comparison (self);
 }
@@ -68,7 +135,7 @@ run_subtitle (const TbRun *run)
 }
 
 static GtkWidget *
-make_run_row (TbWindow *self,
+make_run_row (TbRunsPage *self,
               TbRun    *run)
 {
   GtkWidget *row = adw_action_row_new ();
@@ -95,14 +162,14 @@ make_run_row (TbWindow *self,
       gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
       if (run->error != NULL)
         {
-          g_autofree char *tip = _tb_window_bound_text (run->error, 400);
+          g_autofree char *tip = tb_window_bound_text (run->error, 400);
 
           gtk_widget_set_tooltip_text (badge, tip);
         }
       adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
     }
   {
-    g_autofree char *tip = _tb_window_bound_text (run->path, 400);
+    g_autofree char *tip = tb_window_bound_text (run->path, 400);
 
     gtk_widget_set_tooltip_text (row, tip);
   }
@@ -153,13 +220,13 @@ job_free (TbRunsJob *job)
 }
 
 static TbRunsJob *
-job_new (TbWindow *self,
+job_new (TbRunsPage *self,
          JobKind   kind)
 {
   TbRunsJob *job = g_new0 (TbRunsJob, 1);
 
   job->kind = kind;
-  job->folder = _tb_window_runs_dir (self);
+  job->folder = tb_runs_page_get_folder (self);
   job->paths = g_ptr_array_new_with_free_func (g_free);
   job->cancellable = g_cancellable_new ();
   job->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
@@ -226,7 +293,7 @@ static void job_done_cb (GObject      *object,
                          gpointer      user_data);
 
 static void
-set_loading (TbWindow *self,
+set_loading (TbRunsPage *self,
              gboolean  loading)
 {
   gtk_label_set_text (GTK_LABEL (self->runs_empty),
@@ -234,7 +301,7 @@ set_loading (TbWindow *self,
 }
 
 static void
-start_next_job (TbWindow *self)
+start_next_job (TbRunsPage *self)
 {
   g_autoptr(GTask) task = NULL;
   TbRunsJob *job;
@@ -258,7 +325,7 @@ start_next_job (TbWindow *self)
 }
 
 static void
-queue_job (TbWindow  *self,
+queue_job (TbRunsPage *self,
            TbRunsJob *job)
 {
   if (self->runs_jobs == NULL)
@@ -271,14 +338,16 @@ queue_job (TbWindow  *self,
 }
 
 guint
-_tb_window_runs_pending (TbWindow *self)
+tb_runs_page_get_n_pending (TbRunsPage *self)
 {
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), 0);
   return (self->runs_jobs != NULL ? g_queue_get_length (self->runs_jobs) : 0)
          + (self->runs_job != NULL ? 1 : 0);
 }
 
-void
-_tb_window_runs_dispose (TbWindow *self)
+/* Cancel the loads: the page is going. */
+static void
+cancel_jobs (TbRunsPage *self)
 {
   /* the worker stops at its next file; its callback then finds no queue */
   if (self->runs_job != NULL)
@@ -292,7 +361,7 @@ _tb_window_runs_dispose (TbWindow *self)
 
 /* The row of the run at `path`, or NULL. */
 static GtkWidget *
-find_row (TbWindow   *self,
+find_row (TbRunsPage *self,
           const char *path)
 {
   if (self->runs == NULL)
@@ -304,7 +373,7 @@ find_row (TbWindow   *self,
 }
 
 static void
-set_row_checked (TbWindow  *self,
+set_row_checked (TbRunsPage *self,
                  GtkWidget *row,
                  gboolean   on)
 {
@@ -319,7 +388,7 @@ set_row_checked (TbWindow  *self,
 
 /* Tick a new row if it was asked for before it existed. */
 static void
-apply_wanted (TbWindow  *self,
+apply_wanted (TbRunsPage *self,
               GtkWidget *row,
               TbRun     *run)
 {
@@ -330,7 +399,7 @@ apply_wanted (TbWindow  *self,
 /* Add `run` at its place in the order, once: a run already listed keeps its
  * row. Returns the row (borrowed). */
 static GtkWidget *
-insert_run (TbWindow *self,
+insert_run (TbRunsPage *self,
             TbRun    *run)
 {
   GtkWidget *row = find_row (self, run->path);
@@ -354,8 +423,15 @@ insert_run (TbWindow *self,
 #define SKIPPED_SHOWN 8
 #define SKIPPED_MESSAGE_MAX 240
 
+guint
+tb_runs_page_get_n_skipped (TbRunsPage *self)
+{
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), 0);
+  return self->runs_skipped != NULL ? self->runs_skipped->len : 0;
+}
+
 char *
-_tb_window_runs_skipped_text (TbWindow *self)
+tb_runs_page_get_skipped_text (TbRunsPage *self)
 {
   g_autoptr(GString) text = g_string_new (NULL);
   guint n = self->runs_skipped != NULL ? self->runs_skipped->len : 0;
@@ -363,7 +439,7 @@ _tb_window_runs_skipped_text (TbWindow *self)
   for (guint i = 0; i < MIN (n, SKIPPED_SHOWN); i++)
     {
       const GError *error = g_ptr_array_index (self->runs_skipped, i);
-      g_autofree char *message = _tb_window_bound_text (error->message, SKIPPED_MESSAGE_MAX);
+      g_autofree char *message = tb_window_bound_text (error->message, SKIPPED_MESSAGE_MAX);
 
       if (text->len > 0)
         g_string_append_c (text, '\n');
@@ -380,7 +456,7 @@ _tb_window_runs_skipped_text (TbWindow *self)
 
 /* The page's line "2 files skipped", shown while there are any. */
 static void
-update_skipped (TbWindow *self)
+update_skipped (TbRunsPage *self)
 {
   guint n = self->runs_skipped->len;
   g_autofree char *label = NULL;
@@ -396,7 +472,7 @@ update_skipped (TbWindow *self)
  * be read; a toast and the page's "skipped" line say that some were not,
  * and lead to which and why. */
 static void
-add_skipped (TbWindow  *self,
+add_skipped (TbRunsPage *self,
              GPtrArray *skipped,
              gboolean   replace)
 {
@@ -417,33 +493,11 @@ add_skipped (TbWindow  *self,
   adw_toast_set_timeout (toast, 8);
   adw_toast_set_button_label (toast, _("_Details"));
   adw_toast_set_action_name (toast, "win.skipped-runs");
-  g_set_weak_pointer (&self->last_toast, toast);
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  show_toast (self, toast);
 }
 
 static void
-skipped_runs_action (GtkWidget  *widget,
-                     const char *action_name,
-                     GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-  g_autofree char *body = NULL;
-  GtkWidget *dialog;
-
-  if (self->runs_skipped == NULL || self->runs_skipped->len == 0)
-    return;
-  body = _tb_window_runs_skipped_text (self);
-  dialog = adw_message_dialog_new (GTK_WINDOW (self),
-                                   ngettext ("A file in the runs folder was skipped",
-                                             "Files in the runs folder were skipped",
-                                             self->runs_skipped->len),
-                                   body);
-  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-folder_loaded (TbWindow  *self,
+folder_loaded (TbRunsPage *self,
                TbRunsJob *job)
 {
   g_autoptr(GHashTable) was_selected = g_hash_table_new (g_str_hash, g_str_equal);
@@ -477,10 +531,10 @@ folder_loaded (TbWindow  *self,
 /* Is `path` in the runs folder shown now? (A run saved before the folder
  * was changed is not.) */
 static gboolean
-in_runs_folder (TbWindow   *self,
+in_runs_folder (TbRunsPage *self,
                 const char *path)
 {
-  g_autofree char *folder = _tb_window_runs_dir (self);
+  g_autofree char *folder = tb_runs_page_get_folder (self);
   g_autoptr(GFile) dir = g_file_new_for_path (folder);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFile) parent = g_file_get_parent (file);
@@ -489,7 +543,7 @@ in_runs_folder (TbWindow   *self,
 }
 
 static void
-files_loaded (TbWindow  *self,
+files_loaded (TbRunsPage *self,
               TbRunsJob *job)
 {
   for (guint i = 0; i < job->runs->len; i++)
@@ -503,7 +557,7 @@ files_loaded (TbWindow  *self,
 }
 
 static void
-import_done (TbWindow  *self,
+import_done (TbRunsPage *self,
              TbRunsJob *job)
 {
   for (guint i = 0; i < job->errors->len; i++)
@@ -511,10 +565,10 @@ import_done (TbWindow  *self,
       const GError *error = g_ptr_array_index (job->errors, i);
 
       /* a bad file, or a folder that cannot take it */
-      _tb_window_error (self,
-                        g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA)
-                        ? _("This file cannot be imported") : _("Results could not be imported"),
-                        error);
+      show_error (self,
+                  g_error_matches (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA)
+                  ? _("This file cannot be imported") : _("Results could not be imported"),
+                  error);
     }
   if (job->runs->len == 0)
     return;
@@ -532,9 +586,9 @@ import_done (TbWindow  *self,
     g_autofree char *msg = g_strdup_printf (ngettext ("Imported %u run", "Imported %u runs", job->copied),
                                             job->copied);
 
-    _tb_window_toast (self, msg);
+    show_toast (self, adw_toast_new (msg));
   }
-  tb_window_show_page (self, "runs");
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.page", "s", "runs");
 }
 
 static void
@@ -542,13 +596,13 @@ job_done_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  TbWindow *self = TB_WINDOW (object);
+  TbRunsPage *self = TB_RUNS_PAGE (object);
   TbRunsJob *job = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
   gboolean ok = g_task_propagate_boolean (G_TASK (result), &error);
 
   if (self->runs_jobs == NULL)
-    return;   /* the window is gone */
+    return;   /* the page is gone */
   g_assert (self->runs_job == job);
   self->runs_job = NULL;
 
@@ -567,9 +621,11 @@ job_done_cb (GObject      *object,
 }
 
 void
-_tb_window_runs_reload (TbWindow *self)
+tb_runs_page_reload (TbRunsPage *self)
 {
   GList *l, *next;
+
+  g_return_if_fail (TB_IS_RUNS_PAGE (self));
 
   if (self->runs_jobs == NULL)
     return;
@@ -593,12 +649,13 @@ _tb_window_runs_reload (TbWindow *self)
 }
 
 void
-_tb_window_runs_add (TbWindow   *self,
-                     const char *path,
-                     gboolean    select)
+tb_runs_page_add (TbRunsPage *self,
+                  const char *path,
+                  gboolean    select)
 {
   TbRunsJob *last;
 
+  g_return_if_fail (TB_IS_RUNS_PAGE (self));
   g_return_if_fail (path != NULL);
 
   if (self->runs_jobs == NULL)
@@ -620,7 +677,7 @@ _tb_window_runs_add (TbWindow   *self,
 /* Tick or untick the run at `path` without redrawing the comparison; a run
  * not listed yet is ticked when its row arrives. */
 static void
-set_selected (TbWindow   *self,
+set_selected (TbRunsPage *self,
               const char *path,
               gboolean    selected)
 {
@@ -630,17 +687,17 @@ set_selected (TbWindow   *self,
     return;   /* disposed */
   if (row != NULL)
     set_row_checked (self, row, selected);
-  else if (selected && _tb_window_runs_pending (self) > 0)
+  else if (selected && tb_runs_page_get_n_pending (self) > 0)
     g_hash_table_add (self->runs_want_selected, g_strdup (path));
   else
     g_hash_table_remove (self->runs_want_selected, path);
 }
 
 void
-tb_window_compare (TbWindow    *self,
-                   const char **paths)
+tb_runs_page_compare (TbRunsPage         *self,
+                      const char * const *paths)
 {
-  g_return_if_fail (TB_IS_WINDOW (self));
+  g_return_if_fail (TB_IS_RUNS_PAGE (self));
 
   if (self->runs_want_selected == NULL)
     return;   /* disposed */
@@ -657,11 +714,13 @@ tb_window_compare (TbWindow    *self,
 /* ------------------------------------------------------------ import */
 
 void
-_tb_window_runs_import (TbWindow  *self,
-                        GFile    **files,
-                        guint      n_files)
+tb_runs_page_import (TbRunsPage  *self,
+                     GFile      **files,
+                     guint        n_files)
 {
   TbRunsJob *job;
+
+  g_return_if_fail (TB_IS_RUNS_PAGE (self));
 
   if (self->runs_jobs == NULL)
     return;
@@ -681,132 +740,29 @@ _tb_window_runs_import (TbWindow  *self,
   queue_job (self, job);
 }
 
-static void
-import_response_cb (GtkNativeDialog *dialog,
-                    int              response,
-                    TbWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (dialog));
-      guint n = g_list_model_get_n_items (files);
-      g_autoptr(GPtrArray) array = g_ptr_array_new_with_free_func (g_object_unref);
-
-      for (guint i = 0; i < n; i++)
-        g_ptr_array_add (array, g_list_model_get_item (files, i));
-      _tb_window_runs_import (self, (GFile **) array->pdata, array->len);
-    }
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
-  g_object_unref (self);
-}
-
-static void
-import_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
-  GtkFileChooserNative *dialog =
-    gtk_file_chooser_native_new (_("Import Results"), GTK_WINDOW (self),
-                                 GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"), _("_Cancel"));
-  GtkFileFilter *filter = gtk_file_filter_new ();
-
-  gtk_file_filter_set_name (filter, _("Result files (.json)"));
-  gtk_file_filter_add_suffix (filter, "json");
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_object_unref (filter);
-  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (dialog), TRUE);
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (import_response_cb), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-}
-
 /* ------------------------------------------------------------ export */
 
-static void
-export_response_cb (GtkNativeDialog *dialog,
-                    int              response,
-                    TbWindow        *self)
+GPtrArray *
+tb_runs_page_get_export_runs (TbRunsPage *self)
 {
-  gboolean csv = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (dialog), "csv"));
+  GPtrArray *runs;
 
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      g_autoptr(GPtrArray) runs = selected_runs (self);
-      g_autoptr(GError) error = NULL;
-      gboolean ok;
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), NULL);
 
-      /* nothing selected: export the whole history */
-      if (runs->len == 0 && self->runs != NULL)
-        for (guint i = 0; i < self->runs->len; i++)
-          g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (self->runs, i)));
-      ok = csv ? tb_runs_export_csv (runs, path, &error) : tb_runs_export_json (runs, path, &error);
-      if (ok)
-        {
-          g_autofree char *base = g_path_get_basename (path);
-          g_autofree char *msg = g_strdup_printf (ngettext ("%u run saved as “%s”", "%u runs saved as “%s”", runs->len),
-                                                  runs->len, base);
-
-          _tb_window_toast (self, msg);
-        }
-      else
-        _tb_window_error (self, _("The runs could not be exported"), error);
-    }
-  gtk_native_dialog_destroy (dialog);
-  g_object_unref (dialog);
-  g_object_unref (self);
+  runs = selected_runs (self);
+  /* nothing selected: export the whole history */
+  if (runs->len == 0 && self->runs != NULL)
+    for (guint i = 0; i < self->runs->len; i++)
+      g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (self->runs, i)));
+  return runs;
 }
 
-static void
-export_runs (TbWindow *self,
-             gboolean  csv)
+void
+tb_runs_page_select_all (TbRunsPage *self)
 {
-  GtkFileChooserNative *dialog =
-    gtk_file_chooser_native_new (csv ? _("Export Runs as CSV") : _("Export Runs as JSON"),
-                                 GTK_WINDOW (self), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                 _("_Export"), _("_Cancel"));
-
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), csv ? "trainbench-runs.csv" : "trainbench-runs.json");
-  g_object_set_data (G_OBJECT (dialog), "csv", GINT_TO_POINTER (csv));
-  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (export_response_cb), g_object_ref (self));
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-}
-
-static void
-export_csv_action (GtkWidget  *widget,
-                   const char *action_name,
-                   GVariant   *parameter)
-{
-  export_runs (TB_WINDOW (widget), TRUE);
-}
-
-static void
-export_json_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *parameter)
-{
-  export_runs (TB_WINDOW (widget), FALSE);
-}
-
-static void
-reload_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
-{
-  _tb_window_runs_reload (TB_WINDOW (widget));
-}
-
-static void
-select_all_action (GtkWidget  *widget,
-                   const char *action_name,
-                   GVariant   *parameter)
-{
-  TbWindow *self = TB_WINDOW (widget);
   gboolean all_on = TRUE;
+
+  g_return_if_fail (TB_IS_RUNS_PAGE (self));
 
   for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
        row = gtk_widget_get_next_sibling (row))
@@ -830,131 +786,115 @@ select_all_action (GtkWidget  *widget,
   update_comparison (self);
 }
 
-void
-_tb_window_runs_class_init (GtkWidgetClass *widget_class)
+/* ------------------------------------------------------------ page */
+
+GPtrArray *
+tb_runs_page_get_runs (TbRunsPage *self)
 {
-  gtk_widget_class_install_action (widget_class, "win.import", NULL, import_action);
-  gtk_widget_class_install_action (widget_class, "win.export-csv", NULL, export_csv_action);
-  gtk_widget_class_install_action (widget_class, "win.export-json", NULL, export_json_action);
-  gtk_widget_class_install_action (widget_class, "win.reload-runs", NULL, reload_action);
-  gtk_widget_class_install_action (widget_class, "win.select-all-runs", NULL, select_all_action);
-  gtk_widget_class_install_action (widget_class, "win.skipped-runs", NULL, skipped_runs_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
-                                       "win.select-all-runs", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.reload-runs", NULL);
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), NULL);
+  return self->runs;
 }
 
-/* ------------------------------------------------------------ page */
+TbChartView *
+tb_runs_page_get_chart (TbRunsPage *self,
+                        const char *name)
+{
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), NULL);
+
+  if (g_strcmp0 (name, "compare") == 0)
+    return self->compare_bars;
+  if (g_strcmp0 (name, "compare-accuracy") == 0)
+    return self->compare_accuracy;
+  if (g_strcmp0 (name, "compare-loss") == 0)
+    return self->compare_loss;
+  return NULL;
+}
+
+char *
+tb_runs_page_get_folder (TbRunsPage *self)
+{
+  g_autofree char *folder = NULL;
+  char buf[4096];
+
+  g_return_val_if_fail (TB_IS_RUNS_PAGE (self), NULL);
+
+  folder = g_settings_get_string (self->settings, "runs-folder");
+  if (folder != NULL && *folder)
+    return g_steal_pointer (&folder);
+  nn_runs_dir (buf, sizeof buf);
+  return g_strdup (buf);
+}
 
 static void
 group_toggled_cb (GtkToggleButton *button,
-                  TbWindow        *self)
+                  TbRunsPage      *self)
 {
   if (gtk_toggle_button_get_active (button))
     update_comparison (self);
 }
 
-static GtkWidget *
-tool_button (const char *label,
-             const char *action,
-             const char *tooltip)
+static void
+runs_folder_changed_cb (GSettings  *settings,
+                        const char *key,
+                        TbRunsPage *self)
 {
-  GtkWidget *button = gtk_button_new_with_mnemonic (label);
-
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (button), action);
-  gtk_widget_set_tooltip_text (button, tooltip);
-  return button;
+  tb_runs_page_reload (self);
 }
 
-void
-_tb_window_runs_init (TbWindow *self)
+static void
+tb_runs_page_dispose (GObject *object)
 {
-  GtkWidget *top, *bar, *scroller, *bottom, *group_box, *label, *charts, *frame;
+  TbRunsPage *self = TB_RUNS_PAGE (object);
 
-  /* top: tool bar and history */
-  top = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (top, 12);
-  gtk_widget_set_margin_end (top, 12);
-  gtk_widget_set_margin_top (top, 12);
+  cancel_jobs (self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_RUNS_PAGE);
+  G_OBJECT_CLASS (tb_runs_page_parent_class)->dispose (object);
+}
 
-  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  gtk_box_append (GTK_BOX (bar), tool_button (_("_Import…"), "win.import", _("Add result files from other machines (Ctrl+O); you can also drop them on the window")));
-  gtk_box_append (GTK_BOX (bar), tool_button (_("Select _All"), "win.select-all-runs", _("Select or unselect every run (Ctrl+Shift+A)")));
-  gtk_box_append (GTK_BOX (bar), tool_button (_("_CSV…"), "win.export-csv", _("Export the selected runs (or all) as CSV")));
-  gtk_box_append (GTK_BOX (bar), tool_button (_("_JSON…"), "win.export-json", _("Export the selected runs (or all) as JSON")));
-  self->runs_skipped_button = gtk_button_new_with_label ("");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->runs_skipped_button), "win.skipped-runs");
-  gtk_widget_set_tooltip_text (self->runs_skipped_button, _("Files in the runs folder that are not readable results: which, and why"));
-  gtk_widget_add_css_class (self->runs_skipped_button, "flat");
-  gtk_widget_add_css_class (self->runs_skipped_button, "warning");
-  gtk_widget_set_visible (self->runs_skipped_button, FALSE);
-  gtk_box_append (GTK_BOX (bar), self->runs_skipped_button);
-  label = gtk_label_new (_("Group by"));
-  gtk_widget_set_hexpand (label, TRUE);
-  gtk_label_set_xalign (GTK_LABEL (label), 1);
-  gtk_box_append (GTK_BOX (bar), label);
-  group_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  gtk_widget_add_css_class (group_box, "linked");
-  self->group_device_toggle = gtk_toggle_button_new_with_mnemonic (_("_Device"));
-  self->group_os_toggle = gtk_toggle_button_new_with_mnemonic (_("_OS"));
-  gtk_toggle_button_set_group (GTK_TOGGLE_BUTTON (self->group_os_toggle), GTK_TOGGLE_BUTTON (self->group_device_toggle));
-  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->group_device_toggle), TRUE);
-  g_signal_connect (self->group_device_toggle, "toggled", G_CALLBACK (group_toggled_cb), self);
-  g_signal_connect (self->group_os_toggle, "toggled", G_CALLBACK (group_toggled_cb), self);
-  gtk_box_append (GTK_BOX (group_box), self->group_device_toggle);
-  gtk_box_append (GTK_BOX (group_box), self->group_os_toggle);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (group_box), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Group by"), -1);
-  gtk_box_append (GTK_BOX (bar), group_box);
-  gtk_box_append (GTK_BOX (top), bar);
+static void
+tb_runs_page_finalize (GObject *object)
+{
+  TbRunsPage *self = TB_RUNS_PAGE (object);
 
-  self->runs_list = gtk_list_box_new ();
-  gtk_list_box_set_selection_mode (GTK_LIST_BOX (self->runs_list), GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (self->runs_list, "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->runs_list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Runs"), -1);
-  self->runs_empty = gtk_label_new (_("No runs yet: train a model, or import result files"));
-  gtk_widget_add_css_class (self->runs_empty, "dim-label");
-  gtk_widget_set_margin_top (self->runs_empty, 18);
-  gtk_widget_set_margin_bottom (self->runs_empty, 18);
-  gtk_list_box_set_placeholder (GTK_LIST_BOX (self->runs_list), self->runs_empty);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->runs_list);
-  gtk_widget_set_vexpand (scroller, TRUE);
-  gtk_widget_set_size_request (scroller, -1, 120);
-  gtk_box_append (GTK_BOX (top), scroller);
-  gtk_paned_set_start_child (self->runs_page, top);
+  g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (tb_runs_page_parent_class)->finalize (object);
+}
 
-  /* bottom: comparison charts */
-  bottom = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (bottom, 12);
-  gtk_widget_set_margin_end (bottom, 12);
-  gtk_widget_set_margin_bottom (bottom, 12);
-  gtk_widget_set_margin_top (bottom, 6);
-  charts = gtk_grid_new ();
-  gtk_grid_set_column_spacing (GTK_GRID (charts), 6);
-  gtk_grid_set_column_homogeneous (GTK_GRID (charts), TRUE);
-  gtk_widget_set_vexpand (charts, TRUE);
+static void
+tb_runs_page_class_init (TbRunsPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
-  frame = gtk_frame_new (NULL);
-  self->compare_bars = TB_CHART_VIEW (tb_chart_view_new ());
-  tb_chart_view_set_name (self->compare_bars, "compare-seconds-per-epoch");
-  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_bars));
-  gtk_grid_attach (GTK_GRID (charts), frame, 0, 0, 2, 1);
-  frame = gtk_frame_new (NULL);
-  self->compare_accuracy = TB_CHART_VIEW (tb_chart_view_new ());
-  tb_chart_view_set_name (self->compare_accuracy, "compare-accuracy");
-  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_accuracy));
-  gtk_grid_attach (GTK_GRID (charts), frame, 2, 0, 1, 1);
-  frame = gtk_frame_new (NULL);
-  self->compare_loss = TB_CHART_VIEW (tb_chart_view_new ());
-  tb_chart_view_set_name (self->compare_loss, "compare-loss");
-  gtk_frame_set_child (GTK_FRAME (frame), GTK_WIDGET (self->compare_loss));
-  gtk_grid_attach (GTK_GRID (charts), frame, 3, 0, 1, 1);
-  gtk_box_append (GTK_BOX (bottom), charts);
-  gtk_paned_set_end_child (self->runs_page, bottom);
+  object_class->dispose = tb_runs_page_dispose;
+  object_class->finalize = tb_runs_page_finalize;
 
+  g_type_ensure (TB_TYPE_CHART_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-runs-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, paned);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_list);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_empty);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_skipped_button);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_device_toggle);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_os_toggle);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_bars);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_accuracy);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_loss);
+  gtk_widget_class_bind_template_callback (widget_class, group_toggled_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+tb_runs_page_init (TbRunsPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = tb_settings_new ();
   self->runs_jobs = g_queue_new ();
   self->runs_want_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->runs_skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
-  _tb_window_runs_reload (self);
+  g_signal_connect_object (self->settings, "changed::runs-folder",
+                           G_CALLBACK (runs_folder_changed_cb), self, 0);
+  tb_runs_page_reload (self);
 }
