@@ -9,6 +9,7 @@
 #include "tb-chart-view.h"
 #include "tb-devices.h"
 #include "tb-model-builder.h"
+#include "tb-model-page.h"
 #include "tb-run.h"
 #include "tb-run-queue.h"
 #include "tb-runs-page.h"
@@ -45,13 +46,13 @@ struct _TbWindow
   AdwViewSwitcherTitle *switcher_title;
   GtkWidget *start_button;
   GtkWidget *stop_button;
-  GtkBox *model_page;
+  TbModelPage *model_page;
   GtkBox *data_page;
   GtkPaned *train_page;
   TbRunsPage *runs_page;
 
   /* Model page */
-  TbModelBuilder *builder;
+  TbModelBuilder *builder;        /* borrowed from model_page */
 
   /* Data page */
   GtkWidget *dataset_group;       /* AdwPreferencesGroup of known sets */

@@ -854,6 +854,7 @@ tb_window_class_init (TbWindowClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = tb_window_close_request;
 
   g_type_ensure (TB_TYPE_CHART_VIEW);
+  g_type_ensure (TB_TYPE_MODEL_PAGE);
   g_type_ensure (TB_TYPE_RUNS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
@@ -883,9 +884,7 @@ tb_window_init (TbWindow *self)
   self->device_index = -1;
 
   /* Model page */
-  self->builder = TB_MODEL_BUILDER (tb_model_builder_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->builder), TRUE);
-  gtk_box_append (self->model_page, GTK_WIDGET (self->builder));
+  self->builder = tb_model_page_get_builder (self->model_page);
   g_signal_connect (self->builder, "changed", G_CALLBACK (builder_changed_cb), self);
   g_signal_connect (self->builder, "preset-chosen", G_CALLBACK (preset_chosen_cb), self);
 
