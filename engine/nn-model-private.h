@@ -37,7 +37,7 @@ typedef struct
   /* The output layer's input gradient is formed with its loss (the
    * backend's dense_loss_dx), into scratch[0], and the loss's gradient goes
    * to model->output_grad; the layer's own backward then runs on a branch
-   * beside the layers below (only where _nn_dense_loss_forms_dx says so). */
+   * beside the layers below (set by the plan, nn-plan.c, where it can). */
   bool output_dx;
   /* The model's input gradient is wanted (gradient checks): the first
    * layer that learns forms its input gradient too. Set by
@@ -165,31 +165,6 @@ _nn_layer_act (const NnLayer *layer, const NnPass *pass)
 /* The seed of a dropout layer: from the model seed and the layer index. */
 uint64_t _nn_layer_seed (const NnModel *model, const NnLayer *layer);
 
-/* The dropout layer right after `layer` when `layer` is a dense layer that
- * applies that dropout itself in this pass (the backend's fused dense ops),
- * else NULL. The dropout layer then does nothing in either direction. */
-NnLayer *_nn_dense_fused_dropout (const NnModel *model, const NnLayer *layer, const NnPass *pass);
-
-/* Whether `layer` is a dense layer whose backward in this pass can apply the
- * optimizer's update to its weights and bias itself (the backend's
- * dense_backward_update), and the backend says that pays at pass->n rows. */
-bool _nn_dense_updates_itself (const NnModel *model, const NnLayer *layer, const NnPass *pass);
-
-/* Whether `layer`, the model's output layer, runs with the loss as one op in
- * this pass (the backend's dense_loss), and that op: forward into layer->y,
- * then the loss of the batch against model->labels / targets into
- * model->stats, and d(mean loss)/d(y) into grad when it is not NULL. */
-bool _nn_dense_fuses_loss (const NnModel *model, const NnLayer *layer, const NnPass *pass);
-int _nn_dense_forward_loss (NnModel *model, NnLayer *layer, const NnPass *pass, int loss,
-                            float *grad);
-
-/* Whether a training pass (with its update set) can have output_dx: the
- * backend has dense_loss_dx and branches, the output layer runs with its
- * loss and updates itself, and the branch would run beside something, that
- * is, a layer with parameters below the output layer has its backward
- * between the two and the op that stores the step counter. */
-bool _nn_dense_loss_forms_dx (const NnModel *model, const NnPass *pass);
-
 /* Where a pass's loss gradient goes and its backward begins. */
 static inline float *
 _nn_model_loss_grad (const NnModel *model, const NnPass *pass)
@@ -197,34 +172,16 @@ _nn_model_loss_grad (const NnModel *model, const NnPass *pass)
   return pass->output_dx ? model->output_grad : model->scratch[0];
 }
 
-/* The convolution right below `pool` when the pooling's backward also does
- * that layer's activation backward and bias gradient in this pass (the
- * backend's pool2d_backward_act), else NULL. The convolution then starts its
- * backward from dz. */
-NnLayer *_nn_pool_fused_act (const NnModel *model, const NnLayer *pool, const NnPass *pass);
-
-/* The dropout layer right after `pool` when the pooling applies it in this
- * pass, forward and backward (the backend's pool2d_forward_dropout and
- * pool2d_backward_act; only with the convolution below fused too), else
- * NULL. The dropout layer then does nothing in either direction. */
-NnLayer *_nn_pool_fused_dropout (const NnModel *model, const NnLayer *pool, const NnPass *pass);
-
-/* The convolution right below `pool` when the pooling runs that
- * convolution's forward with its own as one op in this pass (the backend's
- * conv2d_forward_pool, which never writes the convolution's output), else
- * NULL. The convolution's forward then does nothing. */
-NnLayer *_nn_pool_runs_conv (NnModel *model, const NnLayer *pool, const NnPass *pass);
+/* What the plan (nn-plan.c) reads of a pooling: its shape at n rows, its
+ * mode (0 max, 1 average) and its maxima buffer, NULL when its windows
+ * cannot record them (see pool2d_forward_argmax). */
+NnPoolShape _nn_pool_shape (const NnLayer *pool, int32_t n);
+int _nn_pool_mode (const NnLayer *pool);
+uint8_t *_nn_pool_argmax (const NnLayer *pool);
 
 /* The plan of convolution layer `conv` for batches of n rows, or NULL when
  * none was made. */
 void *_nn_conv_plan (NnLayer *conv, int32_t n);
-
-/* The convolution right below convolution `conv` when conv's backward also
- * does that layer's weight and bias gradients in this pass (the backend's
- * conv2d_backward_below, which never writes the lower layer's output
- * gradient), else NULL. The lower convolution's backward then does
- * nothing. */
-NnLayer *_nn_conv_runs_below (NnModel *model, const NnLayer *conv, const NnPass *pass);
 
 /* Make every layer ready for batches of n rows (conv plans); allocation
  * happens here, never in a step. */
@@ -239,11 +196,6 @@ NnStatus _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error);
  * has it. */
 NnStatus _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
                                  NnError *error);
-
-/* Whether a layer's backward must form its input gradient in this pass:
- * only when a layer below it learns, or the pass wants the model's input
- * gradient. */
-bool _nn_layer_wants_dx (const NnModel *model, const NnLayer *layer, const NnPass *pass);
 
 /* Backward from dy (n, classes), which must be at _nn_model_loss_grad; gradients
  * land in model->grads, except those of the layers that pass->update updates

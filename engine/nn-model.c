@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-model-private.h"
+#include "nn-plan.h"
 #include "nn-os.h"
 
 #include <errno.h>
@@ -590,148 +591,46 @@ _nn_model_prepare (NnModel *model, int32_t n, NnError *error)
   return NN_OK;
 }
 
-/* Forward through the first `count` layers. */
+/* A pass through a plan made for it: the trainer keeps its steps' plans;
+ * predict, evaluate and the gradient checks make one for each pass. */
 static NnStatus
-forward_layers (NnModel *model, const NnPass *pass, int32_t count, NnError *error)
+run_pass (NnModel *model, const NnPass *pass, bool loss, NnLossKind kind, float *grad,
+          bool backward, float **input_grad, NnError *error)
 {
-  NnStatus status = _nn_model_prepare (model, pass->n, error);
-  char what[64];
+  NnPlan plan;
+  NnStatus status = _nn_plan_build (model, pass, loss, &plan, error);
 
   if (status != NN_OK)
     return status;
-  for (int32_t i = 0; i < count; i++)
-    {
-      NnLayer *layer = model->layers[i];
-      int rc = layer->klass->forward (model, layer, pass);
-      if (rc != 0)
-        {
-          snprintf (what, sizeof what, "%s forward", layer->name);
-          return _nn_model_check (model, rc, what, error);
-        }
-    }
-  return NN_OK;
+  if (!backward)
+    status = _nn_plan_forward (model, &plan, kind, grad, error);
+  else
+    status = _nn_plan_backward (model, &plan, input_grad, error);
+  _nn_plan_clear (&plan);
+  return status;
 }
 
 NnStatus
 _nn_model_forward (NnModel *model, const NnPass *pass, NnError *error)
 {
-  return forward_layers (model, pass, model->count, error);
+  return run_pass (model, pass, false, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, NULL, false, NULL,
+                   error);
 }
 
 NnStatus
 _nn_model_forward_loss (NnModel *model, const NnPass *pass, NnLossKind loss, float *grad,
                         NnError *error)
 {
-  NnLayer *last = model->layers[model->count - 1];
-  bool fused = _nn_dense_fuses_loss (model, last, pass);
-  NnStatus status = forward_layers (model, pass, model->count - (fused ? 1 : 0), error);
-
-  if (status != NN_OK)
-    return status;
-  if (fused)
-    return _nn_model_check (model, _nn_dense_forward_loss (model, last, pass, (int) loss, grad),
-                            "output layer and loss", error);
-  return _nn_model_check (model,
-                          model->backend.ops->loss (model->backend.ctx, (int) loss,
-                                                    _nn_model_output (model), model->labels,
-                                                    model->targets, grad, model->stats, pass->n,
-                                                    model->classes),
-                          "loss", error);
-}
-
-/* A layer's backward's backend code as a status, naming the layer. */
-static NnStatus
-backward_check (NnModel *model, const NnLayer *layer, int rc, NnError *error)
-{
-  char what[64];
-  if (rc == 0)
-    return NN_OK;
-  snprintf (what, sizeof what, "%s backward", layer->name);
-  return _nn_model_check (model, rc, what, error);
-}
-
-/* The output layer's backward in a pass with output_dx, whose input
- * gradient is formed already: its parameters' gradients or update alone,
- * on the branch begun for it, which this ends. */
-static NnStatus
-output_backward_beside (NnModel *model, NnLayer *layer, const NnPass *pass, NnError *error)
-{
-  float *no_dx = NULL;
-  int rc = layer->klass->backward (model, layer, pass, model->output_grad, &no_dx);
-  /* ended whatever failed, so that a capture never ends inside a branch */
-  int end = model->backend.ops->branch_end (model->backend.ctx);
-  if (rc != 0)
-    return backward_check (model, layer, rc, error);
-  return _nn_model_check (model, end, "ending a branch", error);
-}
-
-bool
-_nn_layer_wants_dx (const NnModel *model, const NnLayer *layer, const NnPass *pass)
-{
-  if (pass->input_grad)
-    return true;
-  for (int32_t i = 0; i < layer->index; i++)
-    if (model->layers[i]->w_count > 0)
-      return true;
-  return false;
+  return run_pass (model, pass, true, loss, grad, false, NULL, error);
 }
 
 NnStatus
-_nn_model_backward (NnModel *model, const NnPass *caller_pass, float **input_grad,
-                    NnError *error)
+_nn_model_backward (NnModel *model, const NnPass *pass, float **input_grad, NnError *error)
 {
-  NnPass with_input = *caller_pass;
-  const NnPass *pass = &with_input;
-  const NnBackendOps *ops = model->backend.ops;
-  void *ctx = model->backend.ctx;
-  float *dy = _nn_model_loss_grad (model, pass);
-  bool branched = false;
-  NnStatus status = NN_OK;
-
+  NnPass with_input = *pass;
   with_input.input_grad = input_grad != NULL;
-  for (int32_t i = model->count - 1; i >= 0 && status == NN_OK; i--)
-    {
-      NnLayer *layer = model->layers[i];
-      bool need_dx = _nn_layer_wants_dx (model, layer, pass);
-      float *other = dy == model->scratch[0] ? model->scratch[1] : model->scratch[0];
-      float *dx = need_dx ? other : NULL;
-
-      if (!need_dx && layer->w_count == 0)
-        break;
-      if (pass->output_dx && layer->last)
-        {
-          status = _nn_model_check (model, ops->branch_begin (ctx), "starting a branch", error);
-          if (status != NN_OK)
-            break;
-          branched = true;
-          status = output_backward_beside (model, layer, pass, error);
-          dy = model->scratch[0];
-          continue;
-        }
-      /* the branch may read the step counter, which this op stores */
-      if (branched && pass->update != NULL && _nn_dense_update_stores_step (pass->update, layer))
-        {
-          branched = false;
-          status = _nn_model_check (model, ops->branch_join (ctx), "joining a branch", error);
-          if (status != NN_OK)
-            break;
-        }
-      status = backward_check (model, layer, layer->klass->backward (model, layer, pass, dy, &dx),
-                               error);
-      if (status != NN_OK || !need_dx)
-        break;
-      dy = dx;
-    }
-  if (branched)
-    {
-      /* joined on failure too, so that a capture never ends with a branch open */
-      int joined = ops->branch_join (ctx);
-      if (status == NN_OK)
-        status = _nn_model_check (model, joined, "joining a branch", error);
-    }
-  if (status == NN_OK && input_grad != NULL)
-    *input_grad = dy;
-  return status;
+  return run_pass (model, &with_input, false, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, NULL, true,
+                   input_grad, error);
 }
 
 NnStatus

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-model-private.h"
+#include "nn-plan.h"
 #include "nn-os.h"
 
 #include <math.h>
@@ -332,6 +333,10 @@ typedef struct
   int slots;
   /* the parameters the dense layers update in the backward: see find_dense_update */
   NnDenseUpdate update;
+  /* the steps of a training step on a full batch and on the epoch's last,
+   * shorter one (made once, in run_setup) */
+  NnPlan plan_full;
+  NnPlan plan_rest;
 
   /* host */
   int32_t *host_perm;    /* (train) */
@@ -455,6 +460,8 @@ run_free (Run *run)
         if (buffers[i] != NULL)
           ops->free (ctx, buffers[i]);
     }
+  _nn_plan_clear (&run->plan_full);
+  _nn_plan_clear (&run->plan_rest);
   free (run->host_perm);
   free (run->step_times);
   free (run->epochs);
@@ -525,7 +532,7 @@ find_dense_update (Run *run)
       NnLayer *layer = model->layers[i];
       if (layer->w_count + layer->b_count == 0)
         continue;
-      if (!_nn_dense_updates_itself (model, layer, &pass))
+      if (!_nn_plan_dense_updates_itself (model, layer, &pass))
         break;
       update->first = i;
       update->offset = layer->param_offset;
@@ -648,6 +655,22 @@ run_setup (Run *run, NnError *error)
         return status;
     }
 
+  /* the steps of every training step, decided once */
+  {
+    NnPass pass = training_pass (run, model->batch_size);
+    pass.update = run->update.count > 0 ? &run->update : NULL;
+    status = _nn_plan_build (model, &pass, true, &run->plan_full, error);
+    if (status != NN_OK)
+      return status;
+    if (run->remainder > 0)
+      {
+        pass.n = run->remainder;
+        status = _nn_plan_build (model, &pass, true, &run->plan_rest, error);
+        if (status != NN_OK)
+          return status;
+      }
+  }
+
   /* counters */
   {
     int64_t zero = 0;
@@ -724,7 +747,7 @@ step_ops (Run *run, int32_t n, NnError *error)
   void *ctx = run->backend->ctx;
   const NnTrainConfig *config = &run->trainer->config;
   bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
-  NnPass pass = training_pass (run, n);
+  const NnPlan *plan = n == model->batch_size ? &run->plan_full : &run->plan_rest;
   int64_t prefix = run->update.offset;
   NnStatus status;
 
@@ -737,15 +760,13 @@ step_ops (Run *run, int32_t n, NnError *error)
                             "gathering a batch", error);
   if (status != NN_OK)
     return status;
-  /* the fused dense layers update their parameters as they go */
-  pass.update = run->update.count > 0 ? &run->update : NULL;
-  pass.output_dx = _nn_dense_loss_forms_dx (model, &pass);
-  /* d(mean loss)/d(output) (n, classes) */
-  status = _nn_model_forward_loss (model, &pass, config->loss, _nn_model_loss_grad (model, &pass),
-                                   error);
+  /* d(mean loss)/d(output) (n, classes); the fused dense layers update
+   * their parameters as they go */
+  status = _nn_plan_forward (model, plan, config->loss, _nn_model_loss_grad (model, &plan->pass),
+                             error);
   if (status != NN_OK)
     return status;
-  status = _nn_model_backward (model, &pass, NULL, error);
+  status = _nn_plan_backward (model, plan, NULL, error);
   if (status != NN_OK)
     return status;
   /* the rest, the arena's prefix, at once */

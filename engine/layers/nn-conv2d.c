@@ -3,12 +3,8 @@
  * W is (k, c, r, s), b is (k). The backend does the convolution through a
  * plan made per batch size (descriptors and algorithm on cuDNN, im2col on
  * the CPU); plans are made in nn_model_new and _nn_model_prepare, never in a
- * step.
- *
- * A convolution right above the first layer that learns, itself a
- * convolution, does that layer's backward with its own where the backend
- * can (conv2d_backward_below): the lower layer's output gradient, as big as
- * its output, is then never written and read back.
+ * step. Its fusions with the layers around it are steps of the plan
+ * (nn-plan.c).
  */
 
 #include "nn-model-private.h"
@@ -36,26 +32,6 @@ void *
 _nn_conv_plan (NnLayer *conv, int32_t n)
 {
   return find_plan ((NnConv2dLayer *) conv, n);
-}
-
-NnLayer *
-_nn_conv_runs_below (NnModel *model, const NnLayer *conv, const NnPass *pass)
-{
-  const NnBackendOps *ops = model->backend.ops;
-  NnLayer *below;
-
-  if (ops->conv2d_backward_below == NULL || conv->klass != &_nn_conv2d_class || conv->index < 1)
-    return NULL;
-  below = model->layers[conv->index - 1];
-  if (below->klass != &_nn_conv2d_class || _nn_layer_act (below, pass) == NN_BK_ACT_SOFTMAX
-      || _nn_layer_wants_dx (model, below, pass))
-    return NULL;
-  void *plan = find_plan ((NnConv2dLayer *) conv, pass->n);
-  void *below_plan = find_plan ((NnConv2dLayer *) below, pass->n);
-  return plan != NULL && below_plan != NULL
-                 && ops->conv2d_below_fits (model->backend.ctx, plan, below_plan)
-             ? below
-             : NULL;
 }
 
 static NnStatus
@@ -163,9 +139,6 @@ conv_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (plan == NULL)
     return NN_BACKEND_ERROR; /* _nn_model_forward prepares first */
-  if (layer->index + 1 < model->count
-      && _nn_pool_runs_conv (model, model->layers[layer->index + 1], pass) == layer)
-    return 0; /* the pooling above runs this forward with its own */
   /* y (n, k, out_h, out_w); in one op where the backend has it */
   int act = _nn_layer_act (layer, pass);
   if (ops->conv2d_forward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
@@ -189,34 +162,16 @@ conv_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
 
   if (plan == NULL)
     return NN_BACKEND_ERROR;
-  if (layer->index + 1 < model->count
-      && _nn_conv_runs_below (model, model->layers[layer->index + 1], pass) == layer)
-    return 0; /* the convolution above did this backward with its own */
-  /* dz (n, k, out_h, out_w) in place of dy and db (k), unless a pooling
-   * above did both in its backward; in one op with the convolution's
-   * backward where the backend has it */
-  bool done_above = layer->index + 1 < model->count
-                    && _nn_pool_fused_act (model, model->layers[layer->index + 1], pass) == layer;
+  /* dz (n, k, out_h, out_w) in place of dy and db (k); in one op with the
+   * convolution's backward where the backend has it */
   int act = _nn_layer_act (layer, pass);
-  NnLayer *below = _nn_conv_runs_below (model, layer, pass);
-  if (!done_above)
-    {
-      if (below == NULL && ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
-        return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w,
-                                              layer->y, dy, act, *dx, layer->dw, layer->db,
-                                              model->workspace);
-      rc = ops->bias_act_backward (model->backend.ctx, act, layer->y, dy, layer->db, pass->n,
-                                   self->shape.k, self->shape.out_h * self->shape.out_w);
-      if (rc != 0)
-        return rc;
-    }
-  if (below != NULL)
-    /* the lower convolution's gradients from this one's dx, which is never
-     * written */
-    return ops->conv2d_backward_below (model->backend.ctx, plan, layer->x, layer->w, dy,
-                                       layer->dw, _nn_conv_plan (below, pass->n), below->x,
-                                       _nn_layer_act (below, pass), below->dw, below->db,
-                                       model->workspace);
+  if (ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
+    return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->y,
+                                          dy, act, *dx, layer->dw, layer->db, model->workspace);
+  rc = ops->bias_act_backward (model->backend.ctx, act, layer->y, dy, layer->db, pass->n,
+                               self->shape.k, self->shape.out_h * self->shape.out_w);
+  if (rc != 0)
+    return rc;
   return ops->conv2d_backward (model->backend.ctx, plan, layer->x, layer->w, dy, *dx, layer->dw,
                                model->workspace);
 }

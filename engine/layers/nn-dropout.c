@@ -1,23 +1,11 @@
 /* nn-dropout.c: inverted dropout (Keras): in training y = x * keep / (1 - rate)
  * with a counter-based mask (nn_dropout_keep of the layer seed, the device
- * step counter and the element index); identity in inference.
+ * step counter and the element index); identity in inference. A dense
+ * layer or a pooling below may apply it in its own op instead: the plan
+ * then has no step of this layer.
  */
 
 #include "nn-model-private.h"
-
-/* Whether the layer before this one applies this dropout (forward and
- * backward) in its fused ops: a dense layer or a pooling. */
-static bool
-applied_below (const NnModel *model, const NnLayer *layer, const NnPass *pass)
-{
-  const NnLayer *below;
-
-  if (layer->index < 1)
-    return false;
-  below = model->layers[layer->index - 1];
-  return _nn_dense_fused_dropout (model, below, pass) == layer
-         || _nn_pool_fused_dropout (model, below, pass) == layer;
-}
 
 static int
 dropout_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
@@ -27,8 +15,6 @@ dropout_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (!pass->training || layer->spec.rate <= 0.0f)
     return ops->copy (model->backend.ctx, layer->y, layer->x, count * sizeof (float));
-  if (applied_below (model, layer, pass))
-    return 0;
   return ops->dropout_forward (model->backend.ctx, layer->y, layer->x, count, layer->spec.rate,
                                _nn_layer_seed (model, layer), model->step);
 }
@@ -47,8 +33,6 @@ dropout_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy,
     }
   /* in place: the mask depends only on the index */
   *dx = dy;
-  if (applied_below (model, layer, pass))
-    return 0;
   return model->backend.ops->dropout_backward (model->backend.ctx, dy, dy, count, layer->spec.rate,
                                                _nn_layer_seed (model, layer), model->step);
 }

@@ -1015,7 +1015,8 @@ main (void)
     /* where the backend says it does not fit, nothing is fused */
     fake.below_declined = true;
     check_below (cnn, 0, 1, 0);
-    tap_ok (fake.below_asks >= 32, "%s: the backend was asked whether it fits (%d times)", cnn,
+    /* asked when a pass's plan is made, not at every layer of every pass */
+    tap_ok (fake.below_asks > 0, "%s: the backend was asked whether it fits (%d times)", cnn,
             fake.below_asks);
     check_below (stacked, 0, 2, 0);
     fake.below_declined = false;

@@ -1,0 +1,89 @@
+/* nn-plan.h: the steps of a forward, backward and update pass, made once
+ * from the layer list and the backend's ops (nn-plan.c).
+ *
+ * The plan decides every fusion of neighbouring layers; a layer's own
+ * forward and backward know nothing about the layers around it.
+ */
+#pragma once
+
+#include "nn-model-private.h"
+
+typedef enum
+{
+  NN_STEP_LAYER,        /* one layer's own ops: its class's forward or backward */
+  NN_STEP_LOSS,         /* forward: the loss op on the output */
+  NN_STEP_DENSE,        /* dense_forward / dense_backward, with the dropout above when drop >= 0 */
+  NN_STEP_DENSE_UPDATE, /* backward: dense_backward_update, the optimizer's update with it */
+  NN_STEP_OUTPUT_LOSS,  /* forward: the output layer and the loss (dense_loss, dense_loss_dx) */
+  NN_STEP_POOL_DROPOUT, /* forward: pool2d_forward_dropout */
+  NN_STEP_POOL_ACT,     /* backward: pool2d_backward_act, with the convolution's activation */
+  NN_STEP_POOL_ARGMAX,  /* pool2d_forward_argmax / pool2d_backward_argmax (as POOL_ACT) */
+  NN_STEP_CONV_POOL,    /* forward: conv2d_forward_pool, the convolution and the pooling */
+  NN_STEP_CONV_DZ,      /* backward: conv2d_backward from dz, the activation done above */
+  NN_STEP_CONV_BELOW,   /* backward: conv2d_backward_below, with the convolution below */
+  NN_STEP_KINDS
+} NnStepKind;
+
+/* Step flags. */
+enum
+{
+  NN_STEP_DZ_IN = 1u << 0,       /* the gradient it is handed is dz already */
+  NN_STEP_FORMS_BELOW = 1u << 1, /* its dx is the dz of `other`, the dense layer below */
+  NN_STEP_STORES = 1u << 2,      /* its update stores the step counter */
+  NN_STEP_BRANCH = 1u << 3,      /* runs on a branch beside the steps after it */
+  NN_STEP_JOIN = 1u << 4,        /* the branch is joined before it */
+  NN_STEP_NO_DX = 1u << 5,       /* forms no input gradient: the backward ends with it */
+  NN_STEP_WITH_DX = 1u << 6,     /* OUTPUT_LOSS: forms the layer's input gradient too */
+};
+
+typedef struct
+{
+  NnStepKind kind;
+  int32_t layer;       /* the layer whose op it is */
+  int32_t first, last; /* the layers it covers */
+  int32_t drop;        /* the dropout layer it applies, or -1 */
+  int32_t other;       /* the convolution (POOL_*, CONV_POOL, CONV_BELOW) or dense layer
+                        * (FORMS_BELOW) below whose work it does, or -1 */
+  uint32_t flags;
+} NnStep;
+
+typedef struct
+{
+  NnPass pass;         /* what it was made for; output_dx set by the plan */
+  bool fusion;         /* fused steps allowed */
+  bool loss;           /* the forward ends with the loss */
+  int32_t forward_count, backward_count;
+  NnStep *forward;     /* (layers + 1), owned: in order */
+  NnStep *backward;    /* (layers), owned: from the top down */
+} NnPlan;
+
+/* Whether passes fuse neighbouring layers: TRAINBENCH_FUSION=0 turns that
+ * off (every layer then runs its own ops and the optimizer updates every
+ * parameter at once), as does _nn_plan_set_fusion (false). */
+bool _nn_plan_fusion (void);
+/* Tests only: force fusion on or off (-1: back to the environment's choice). */
+void _nn_plan_set_fusion (int on);
+
+/* Whether `layer` can apply the optimizer's update in its backward in a
+ * training pass on pass->n rows (a dense layer on a backend with
+ * dense_backward_update that says it pays). */
+bool _nn_plan_dense_updates_itself (const NnModel *model, const NnLayer *layer,
+                                    const NnPass *pass);
+
+/* The plan of `pass` (with the loss at the end of the forward when `loss`),
+ * made from the model's layers and its backend's ops. */
+NnStatus _nn_plan_build (NnModel *model, const NnPass *pass, bool loss, NnPlan *plan,
+                         NnError *error);
+void _nn_plan_clear (NnPlan *plan);
+
+/* Run the plan's forward (model->x, pass.n rows); with the loss, into
+ * model->stats and d(mean loss)/d(output) into grad when not NULL. */
+NnStatus _nn_plan_forward (NnModel *model, const NnPlan *plan, NnLossKind loss, float *grad,
+                           NnError *error);
+/* Run its backward from _nn_model_loss_grad (model, &plan->pass); *input_grad
+ * as _nn_model_backward gives it. */
+NnStatus _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad,
+                            NnError *error);
+
+/* The name of a step kind ("dense", "conv+pool") and whether it fuses. */
+const char *_nn_step_name (NnStepKind kind);
