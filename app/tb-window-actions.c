@@ -100,7 +100,7 @@ reproduce_action (GtkWidget  *widget,
   for (int d = 0; d < self->n_devices; d++)
     usable += self->devices[d].usable;
 
-  if (self->dataset == NULL)
+  if (tb_data_page_get_dataset (self->data_page) == NULL)
     {
       tb_window_toast (self, _("Choose a data set first"));
       tb_window_show_page (self, "data");

@@ -1,12 +1,13 @@
 /* tb-window-private.h: the main window's instance struct, shared by
- * tb-window.c (frame, Train page, the runs' life cycle), tb-window-data.c
- * (Data page) and tb-window-actions.c (the window's actions).
+ * tb-window.c (frame, Train page, the runs' life cycle) and
+ * tb-window-actions.c (the window's actions).
  */
 #pragma once
 
 #include <adwaita.h>
 
 #include "tb-chart-view.h"
+#include "tb-data-page.h"
 #include "tb-devices.h"
 #include "tb-model-builder.h"
 #include "tb-model-page.h"
@@ -24,10 +25,7 @@ struct _TbWindow
   GSettings *settings;
   TbSession *session;            /* the current or last run */
   TbRunQueue *run_queue;         /* runs still to do (reproduce) */
-  GCancellable *download_cancellable;
-  GCancellable *preview_cancellable;
   GCancellable *devices_cancellable; /* the device list's worker; NULL once it answered */
-  char *dataset;                 /* chosen data set: name or path */
   NnDeviceInfo devices[TB_MAX_DEVICES];
   int n_devices;                 /* 0 until the worker has listed them */
   int device_index;              /* index into devices[] */
@@ -47,24 +45,12 @@ struct _TbWindow
   GtkWidget *start_button;
   GtkWidget *stop_button;
   TbModelPage *model_page;
-  GtkBox *data_page;
+  TbDataPage *data_page;
   GtkPaned *train_page;
   TbRunsPage *runs_page;
 
   /* Model page */
   TbModelBuilder *builder;        /* borrowed from model_page */
-
-  /* Data page */
-  GtkWidget *dataset_group;       /* AdwPreferencesGroup of known sets */
-  GtkWidget *other_row;           /* AdwActionRow for a chosen file */
-  GtkWidget *other_check;
-  GtkWidget *download_button;
-  GtkWidget *download_cancel;
-  GtkWidget *download_progress;
-  GtkWidget *train_limit_spin;
-  GtkWidget *test_limit_spin;
-  GtkWidget *samples_picture;
-  GtkWidget *samples_label;
 
   /* Train page */
   GtkWidget *device_group;        /* AdwPreferencesGroup: a radio row per device */
@@ -112,13 +98,6 @@ void _tb_window_collect_config (TbWindow        *self,
 /* Start a run of `config` (copied), shown on the Train page. */
 void _tb_window_start_session (TbWindow              *self,
                                const TbSessionConfig *config);
-
-/* tb-window-data.c */
-void _tb_window_data_init (TbWindow *self);
-void _tb_window_data_set (TbWindow   *self,
-                          const char *name_or_path);
-int _tb_window_data_train_limit (TbWindow *self);
-int _tb_window_data_test_limit (TbWindow *self);
 
 /* tb-window-actions.c: installs the win.* actions and their shortcuts. */
 void _tb_window_actions_class_init (GtkWidgetClass *widget_class);

@@ -1,7 +1,7 @@
 /* tb-window.c: the main window: its frame, the Train page (device,
  * optimizer, settings, live charts) and the training session's life cycle.
- * The Data page lives in tb-window-data.c, the Runs page is a TbRunsPage,
- * and the actions are in tb-window-actions.c.
+ * The other pages are widgets of their own (TbModelPage, TbDataPage,
+ * TbRunsPage); the actions are in tb-window-actions.c.
  */
 #define G_LOG_DOMAIN "trainbench-window"
 
@@ -160,7 +160,7 @@ tb_window_start_enabled (TbWindow *self)
   g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
 
   return !tb_window_is_training (self) && self->builder != NULL
-         && tb_model_builder_is_valid (self->builder) && self->dataset != NULL
+         && tb_model_builder_is_valid (self->builder) && tb_data_page_get_dataset (self->data_page) != NULL
          && self->device_index >= 0 && self->device_index < self->n_devices
          && self->devices[self->device_index].usable;
 }
@@ -183,7 +183,7 @@ _tb_window_update_actions (TbWindow *self)
 
   if (self->builder != NULL && !tb_model_builder_is_valid (self->builder))
     gtk_widget_set_tooltip_text (self->start_button, _("Fix the model first (see the Model page)"));
-  else if (self->dataset == NULL)
+  else if (tb_data_page_get_dataset (self->data_page) == NULL)
     gtk_widget_set_tooltip_text (self->start_button, _("Choose a data set first (see the Data page)"));
   else if (_tb_window_devices_pending (self))
     gtk_widget_set_tooltip_text (self->start_button, _("Looking for devices…"));
@@ -449,9 +449,9 @@ _tb_window_collect_config (TbWindow        *self,
   tb_session_config_init (config);
   config->spec_text = g_strdup (tb_model_builder_get_spec_text (self->builder));
   config->model_name = g_strdup (tb_model_builder_get_preset_name (self->builder));
-  config->dataset = g_strdup (self->dataset);
-  config->train_limit = _tb_window_data_train_limit (self);
-  config->test_limit = _tb_window_data_test_limit (self);
+  config->dataset = g_strdup (tb_data_page_get_dataset (self->data_page));
+  config->train_limit = tb_data_page_get_train_limit (self->data_page);
+  config->test_limit = tb_data_page_get_test_limit (self->data_page);
   config->optimizer = nn_optimizer_defaults ((NnOptimizerKind) opt);
   config->optimizer.lr = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->lr_spin));
   config->optimizer.momentum = (float) gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->momentum_spin));
@@ -759,6 +759,24 @@ build_train_page (TbWindow *self)
 /* ------------------------------------------------------------ class */
 
 static void
+dataset_changed_cb (TbWindow *self)
+{
+  _tb_window_update_actions (self);
+}
+
+/* The model's input and classes follow the data set chosen. */
+static void
+input_changed_cb (TbDataPage *page,
+                  int         channels,
+                  int         height,
+                  int         width,
+                  int         classes,
+                  TbWindow   *self)
+{
+  tb_model_builder_set_input (self->builder, (NnInputShape) { channels, height, width }, classes);
+}
+
+static void
 builder_changed_cb (TbModelBuilder *builder,
                     TbWindow       *self)
 {
@@ -817,10 +835,6 @@ tb_window_dispose (GObject *object)
       tb_session_stop (self->session);
     }
   g_clear_handle_id (&self->redraw_source, g_source_remove);
-  if (self->download_cancellable != NULL)
-    g_cancellable_cancel (self->download_cancellable);
-  if (self->preview_cancellable != NULL)
-    g_cancellable_cancel (self->preview_cancellable);
   if (self->devices_cancellable != NULL)
     g_cancellable_cancel (self->devices_cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_WINDOW);
@@ -835,11 +849,8 @@ tb_window_finalize (GObject *object)
   g_clear_weak_pointer (&self->last_toast);
   g_clear_object (&self->session);
   g_clear_object (&self->settings);
-  g_clear_object (&self->download_cancellable);
-  g_clear_object (&self->preview_cancellable);
   g_clear_object (&self->devices_cancellable);
   g_clear_object (&self->run_queue);
-  g_free (self->dataset);
   G_OBJECT_CLASS (tb_window_parent_class)->finalize (object);
 }
 
@@ -855,6 +866,7 @@ tb_window_class_init (TbWindowClass *klass)
 
   g_type_ensure (TB_TYPE_CHART_VIEW);
   g_type_ensure (TB_TYPE_MODEL_PAGE);
+  g_type_ensure (TB_TYPE_DATA_PAGE);
   g_type_ensure (TB_TYPE_RUNS_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
@@ -889,7 +901,8 @@ tb_window_init (TbWindow *self)
   g_signal_connect (self->builder, "preset-chosen", G_CALLBACK (preset_chosen_cb), self);
 
   build_train_page (self);
-  _tb_window_data_init (self);
+  g_signal_connect_object (self->data_page, "notify::dataset", G_CALLBACK (dataset_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->data_page, "input-changed", G_CALLBACK (input_changed_cb), self, 0);
 
   tb_model_builder_load_preset (self->builder, "mlp-small");
   {
@@ -929,9 +942,8 @@ tb_window_set_dataset (TbWindow   *self,
 {
   g_return_if_fail (TB_IS_WINDOW (self));
 
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->train_limit_spin), train_limit);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->test_limit_spin), test_limit);
-  _tb_window_data_set (self, name_or_path);
+  tb_data_page_set_limits (self->data_page, train_limit, test_limit);
+  tb_data_page_set_dataset (self->data_page, name_or_path);
 }
 
 gboolean

@@ -358,7 +358,8 @@ test_download_ui (void)
   char dir[4096];
   guint16 port;
   GtkWindow *dialog;
-  GtkWidget *button = window->download_button;
+  GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window->data_page), TB_TYPE_DATA_PAGE,
+                                                                  "download_button"));
 
   /* a local server (Python's) stands in for the Keras mirror; its file is
    * not MNIST, so the checksum check must refuse it */

@@ -1,15 +1,93 @@
-/* tb-window-data.c: the Data page: the known data sets, any IDX folder or
+/* tb-data-page.c: the Data page: the known data sets, any IDX folder or
  * .npz file, "Download MNIST", how many samples to use, and a preview of
  * sample images loaded in a worker thread.
  */
-#define G_LOG_DOMAIN "trainbench-window"
+#define G_LOG_DOMAIN "trainbench-data-page"
 
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
 
+#include "tb-application.h"
+#include "tb-data-page.h"
 #include "tb-download.h"
-#include "tb-window-private.h"
+#include "tb-session.h"
+#include "tb-window.h"
+
+struct _TbDataPage
+{
+  GtkWidget parent_instance;
+
+  /* owned */
+  GSettings *settings;
+  char *dataset;                 /* chosen data set: name or path */
+  GPtrArray *checks;             /* GtkCheckButton *: the radio of each known set */
+  GCancellable *download_cancellable;
+  GCancellable *preview_cancellable;
+  gboolean updating;             /* the radios follow a choice made in code */
+
+  /* template widgets */
+  GtkWidget *scroller;
+  GtkWidget *dataset_group;      /* AdwPreferencesGroup of known sets */
+  GtkWidget *other_row;          /* AdwActionRow for a chosen file */
+  GtkWidget *other_check;
+  GtkWidget *download_button;
+  GtkWidget *download_cancel;
+  GtkWidget *download_progress;
+  GtkWidget *train_limit_spin;
+  GtkWidget *test_limit_spin;
+  GtkWidget *samples_picture;
+  GtkWidget *samples_label;
+};
+
+G_DEFINE_FINAL_TYPE (TbDataPage, tb_data_page, GTK_TYPE_WIDGET)
+
+enum
+{
+  PROP_0,
+  PROP_DATASET,
+  N_PROPS
+};
+
+enum
+{
+  SIGNAL_INPUT_CHANGED,
+  N_SIGNALS
+};
+
+static GParamSpec *properties[N_PROPS];
+static guint signals[N_SIGNALS];
+
+/* The window the page is in, for its toasts and dialogs (NULL before it is
+ * in one). */
+static TbWindow *
+get_window (TbDataPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  return TB_IS_WINDOW (root) ? TB_WINDOW (root) : NULL;
+}
+
+static void
+show_error (TbDataPage   *self,
+            const char   *headline,
+            const GError *error)
+{
+  TbWindow *window = get_window (self);
+
+  if (window != NULL)
+    tb_window_error (window, headline, error);
+}
+
+static void
+show_toast (TbDataPage *self,
+            const char *text)
+{
+  TbWindow *window = get_window (self);
+
+  if (window != NULL)
+    tb_window_toast (window, text);
+}
 
 #define PREVIEW_COLS 12
 #define PREVIEW_ROWS 3
@@ -121,7 +199,7 @@ preview_done_cb (GObject      *object,
                  GAsyncResult *result,
                  gpointer      user_data)
 {
-  g_autoptr(TbWindow) self = user_data;
+  g_autoptr(TbDataPage) self = user_data;
   g_autoptr(GError) error = NULL;
   Preview *p = g_task_propagate_pointer (G_TASK (result), &error);
   const char *what = g_task_get_task_data (G_TASK (result));
@@ -136,8 +214,8 @@ preview_done_cb (GObject      *object,
           g_clear_pointer (&self->dataset, g_free);
           gtk_label_set_text (GTK_LABEL (self->samples_label), error->message);
           gtk_picture_set_paintable (GTK_PICTURE (self->samples_picture), NULL);
-          tb_window_error (self, _("The data set could not be loaded"), error);
-          _tb_window_update_actions (self);
+          show_error (self, _("The data set could not be loaded"), error);
+          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
         }
       return;
     }
@@ -158,26 +236,29 @@ preview_done_cb (GObject      *object,
       bytes = g_bytes_new (cairo_image_surface_get_data (p->grid), (gsize) stride * h);
       texture = gdk_memory_texture_new (w, h, GDK_MEMORY_DEFAULT, bytes, (gsize) stride);
       gtk_picture_set_paintable (GTK_PICTURE (self->samples_picture), GDK_PAINTABLE (texture));
-      tb_model_builder_set_input (self->builder, p->input, p->classes);
+      g_signal_emit (self, signals[SIGNAL_INPUT_CHANGED], 0,
+                     p->input.channels, p->input.height, p->input.width, p->classes);
     }
   preview_free (p);
 }
 
 void
-_tb_window_data_set (TbWindow   *self,
-                     const char *name_or_path)
+tb_data_page_set_dataset (TbDataPage *self,
+                          const char *name_or_path)
 {
   g_autoptr(GTask) task = NULL;
 
+  g_return_if_fail (TB_IS_DATA_PAGE (self));
+  g_return_if_fail (name_or_path != NULL);
+
   g_free (self->dataset);
   self->dataset = g_strdup (name_or_path);
-  if (self->settings != NULL)
-    g_settings_set_string (self->settings, "last-dataset", name_or_path);
+  g_settings_set_string (self->settings, "last-dataset", name_or_path);
 
   /* reflect the choice in the radio rows */
   {
     GtkCheckButton *check = NULL;
-    GPtrArray *checks = g_object_get_data (G_OBJECT (self->dataset_group), "checks");
+    GPtrArray *checks = self->checks;
 
     for (guint i = 0; checks != NULL && i < checks->len; i++)
       {
@@ -193,9 +274,9 @@ _tb_window_data_set (TbWindow   *self,
         adw_action_row_set_subtitle (ADW_ACTION_ROW (self->other_row), name_or_path);
         gtk_widget_set_sensitive (self->other_check, TRUE);
       }
-    g_object_set_data (G_OBJECT (self->dataset_group), "updating", GINT_TO_POINTER (1));
+    self->updating = TRUE;
     gtk_check_button_set_active (check, TRUE);
-    g_object_set_data (G_OBJECT (self->dataset_group), "updating", NULL);
+    self->updating = FALSE;
   }
 
   gtk_label_set_text (GTK_LABEL (self->samples_label), _("Loading…"));
@@ -208,39 +289,58 @@ _tb_window_data_set (TbWindow   *self,
   g_task_set_return_on_cancel (task, TRUE);
   g_task_run_in_thread (task, preview_thread);
 
-  _tb_window_update_actions (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
+}
+
+const char *
+tb_data_page_get_dataset (TbDataPage *self)
+{
+  g_return_val_if_fail (TB_IS_DATA_PAGE (self), NULL);
+  return self->dataset;
+}
+
+void
+tb_data_page_set_limits (TbDataPage *self,
+                         int         train_limit,
+                         int         test_limit)
+{
+  g_return_if_fail (TB_IS_DATA_PAGE (self));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->train_limit_spin), train_limit);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->test_limit_spin), test_limit);
 }
 
 int
-_tb_window_data_train_limit (TbWindow *self)
+tb_data_page_get_train_limit (TbDataPage *self)
 {
+  g_return_val_if_fail (TB_IS_DATA_PAGE (self), 0);
   return gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->train_limit_spin));
 }
 
 int
-_tb_window_data_test_limit (TbWindow *self)
+tb_data_page_get_test_limit (TbDataPage *self)
 {
+  g_return_val_if_fail (TB_IS_DATA_PAGE (self), 0);
   return gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->test_limit_spin));
 }
 
 static void
 dataset_toggled_cb (GtkCheckButton *check,
-                    TbWindow       *self)
+                    TbDataPage     *self)
 {
   const char *what = g_object_get_data (G_OBJECT (check), "dataset");
 
   if (!gtk_check_button_get_active (check) || what == NULL)
     return;
-  if (g_object_get_data (G_OBJECT (self->dataset_group), "updating") != NULL)
+  if (self->updating)
     return;
   if (g_strcmp0 (what, self->dataset) != 0)
-    _tb_window_data_set (self, what);
+    tb_data_page_set_dataset (self, what);
 }
 
 static void
 open_response_cb (GtkNativeDialog *dialog,
                   int              response,
-                  TbWindow        *self)
+                  TbDataPage      *self)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -248,9 +348,9 @@ open_response_cb (GtkNativeDialog *dialog,
       g_autofree char *path = g_file_get_path (file);
 
       if (path != NULL)
-        _tb_window_data_set (self, path);
+        tb_data_page_set_dataset (self, path);
       else
-        tb_window_toast (self, _("Only local files can be used"));
+        show_toast (self, _("Only local files can be used"));
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
@@ -258,12 +358,12 @@ open_response_cb (GtkNativeDialog *dialog,
 }
 
 static void
-open_data (TbWindow *self,
-           gboolean  folder)
+open_data (TbDataPage *self,
+           gboolean    folder)
 {
   GtkFileChooserNative *dialog =
     gtk_file_chooser_native_new (folder ? _("Open an IDX Folder") : _("Open a .npz File"),
-                                 GTK_WINDOW (self),
+                                 GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (self))),
                                  folder ? GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER : GTK_FILE_CHOOSER_ACTION_OPEN,
                                  _("_Open"), _("_Cancel"));
 
@@ -283,14 +383,14 @@ open_data (TbWindow *self,
 
 static void
 open_folder_cb (GtkButton *button,
-                TbWindow  *self)
+                TbDataPage *self)
 {
   open_data (self, TRUE);
 }
 
 static void
 open_npz_cb (GtkButton *button,
-             TbWindow  *self)
+             TbDataPage *self)
 {
   open_data (self, FALSE);
 }
@@ -311,7 +411,7 @@ download_progress_cb (gint64   received,
                       gint64   total,
                       gpointer user_data)
 {
-  TbWindow *self = user_data;
+  TbDataPage *self = user_data;
   g_autofree char *got = g_format_size_full ((guint64) received, G_FORMAT_SIZE_IEC_UNITS);
   g_autofree char *text = NULL;
 
@@ -337,7 +437,7 @@ download_done_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(TbWindow) self = user_data;
+  g_autoptr(TbDataPage) self = user_data;
   g_autoptr(GError) error = NULL;
 
   g_clear_object (&self->download_cancellable);
@@ -348,14 +448,14 @@ download_done_cb (GObject      *object,
   if (!tb_download_finish (result, &error))
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        tb_window_toast (self, _("Download cancelled"));
+        show_toast (self, _("Download cancelled"));
       else
-        tb_window_error (self, _("MNIST could not be downloaded"), error);
+        show_error (self, _("MNIST could not be downloaded"), error);
       return;
     }
   {
     g_autofree char *path = mnist_download_path ();
-    GPtrArray *checks = g_object_get_data (G_OBJECT (self->dataset_group), "checks");
+    GPtrArray *checks = self->checks;
     const char *choice = path;
 
     /* the known "mnist" row is now available: it finds the downloaded file */
@@ -371,14 +471,14 @@ download_done_cb (GObject      *object,
             choice = "mnist";
           }
       }
-    tb_window_toast (self, _("MNIST downloaded and checked"));
-    _tb_window_data_set (self, choice);
+    show_toast (self, _("MNIST downloaded and checked"));
+    tb_data_page_set_dataset (self, choice);
   }
 }
 
 static void
 download_cb (GtkButton *button,
-             TbWindow  *self)
+             TbDataPage *self)
 {
   g_autofree char *path = mnist_download_path ();
   const char *url;
@@ -401,7 +501,7 @@ download_cb (GtkButton *button,
 
 static void
 download_cancel_cb (GtkButton *button,
-                    TbWindow  *self)
+                    TbDataPage *self)
 {
   if (self->download_cancellable != NULL)
     g_cancellable_cancel (self->download_cancellable);
@@ -409,147 +509,148 @@ download_cancel_cb (GtkButton *button,
 
 /* ------------------------------------------------------------ page */
 
-static GtkWidget *
-group_new (TbWindow   *self,
-           const char *title,
-           const char *description)
-{
-  GtkWidget *group = adw_preferences_group_new ();
-
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), title);
-  if (description != NULL)
-    adw_preferences_group_set_description (ADW_PREFERENCES_GROUP (group), description);
-  gtk_box_append (self->data_page, group);
-  return group;
-}
-
-static GtkWidget *
-suffix_button (GtkWidget  *row,
-               const char *label,
-               GCallback   callback,
-               gpointer    data)
-{
-  GtkWidget *button = gtk_button_new_with_mnemonic (label);
-
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  g_signal_connect (button, "clicked", callback, data);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
-  return button;
-}
-
-void
-_tb_window_data_init (TbWindow *self)
+/* A radio row per known data set, before "Other data set"; the one used
+ * last (or the first available) is chosen. */
+static void
+add_known_rows (TbDataPage *self)
 {
   NnDatasetLocation known[8];
   int n = nn_dataset_list_known (known, G_N_ELEMENTS (known));
-  GPtrArray *checks = g_ptr_array_new ();
-  GtkWidget *group, *row, *frame;
   g_autofree char *last = g_settings_get_string (self->settings, "last-dataset");
   const char *initial = NULL;
+  GtkWidget *other = g_object_ref (self->other_row);
 
-  group = self->dataset_group = group_new (self, _("Data Set"), NULL);
-  g_object_set_data_full (G_OBJECT (group), "checks", checks, (GDestroyNotify) g_ptr_array_unref);
-
+  /* a preferences group only appends: the row of a chosen file goes after
+   * the known ones again */
+  adw_preferences_group_remove (ADW_PREFERENCES_GROUP (self->dataset_group), other);
   for (int i = 0; i < n; i++)
     {
       GtkWidget *check = gtk_check_button_new ();
+      GtkWidget *row = adw_action_row_new ();
 
-      row = adw_action_row_new ();
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), known[i].name);
-      if (known[i].available)
-        adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].path);
-      else
-        {
-          adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].reason);
-        }
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].available ? known[i].path : known[i].reason);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
       adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
       gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
       gtk_widget_set_sensitive (row, known[i].available);
       g_object_set_data_full (G_OBJECT (check), "dataset", g_strdup (known[i].name), g_free);
-      if (checks->len > 0)
-        gtk_check_button_set_group (GTK_CHECK_BUTTON (check), g_ptr_array_index (checks, 0));
+      if (self->checks->len > 0)
+        gtk_check_button_set_group (GTK_CHECK_BUTTON (check), g_ptr_array_index (self->checks, 0));
       g_signal_connect (check, "toggled", G_CALLBACK (dataset_toggled_cb), self);
-      g_ptr_array_add (checks, check);
-      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+      g_ptr_array_add (self->checks, check);
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (self->dataset_group), row);
       if (known[i].available && (initial == NULL || g_strcmp0 (last, known[i].name) == 0))
         initial = known[i].name;
     }
-
-  self->other_row = row = adw_action_row_new ();
-  self->other_check = gtk_check_button_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Other data set"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("A folder of IDX files or a Keras .npz file"));
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), self->other_check);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->other_check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-  gtk_widget_set_sensitive (self->other_check, FALSE);
-  if (checks->len > 0)
-    gtk_check_button_set_group (GTK_CHECK_BUTTON (self->other_check), g_ptr_array_index (checks, 0));
-  g_signal_connect (self->other_check, "toggled", G_CALLBACK (dataset_toggled_cb), self);
-  suffix_button (row, _("IDX _Folder…"), G_CALLBACK (open_folder_cb), self);
-  suffix_button (row, _(".npz _File…"), G_CALLBACK (open_npz_cb), self);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  /* download */
-  group = group_new (self, _("Download"), NULL);
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("MNIST from the Keras mirror"));
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("11 MB, checked with SHA-256"));
-  self->download_progress = gtk_progress_bar_new ();
-  gtk_progress_bar_set_show_text (GTK_PROGRESS_BAR (self->download_progress), TRUE);
-  gtk_widget_set_valign (self->download_progress, GTK_ALIGN_CENTER);
-  gtk_widget_set_size_request (self->download_progress, 160, -1);
-  gtk_widget_set_visible (self->download_progress, FALSE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->download_progress), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Download progress"), -1);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), self->download_progress);
-  self->download_button = suffix_button (row, _("_Download MNIST"), G_CALLBACK (download_cb), self);
-  self->download_cancel = suffix_button (row, _("_Cancel"), G_CALLBACK (download_cancel_cb), self);
-  gtk_widget_set_visible (self->download_cancel, FALSE);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  /* size */
-  group = group_new (self, _("Samples to Use"), _("Fewer samples make quick runs; 0 uses them all"));
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("_Training samples"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  self->train_limit_spin = gtk_spin_button_new_with_range (0, 10000000, 1000);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->train_limit_spin), g_settings_get_int (self->settings, "train-limit"));
-  gtk_widget_set_valign (self->train_limit_spin, GTK_ALIGN_CENTER);
-  g_settings_bind (self->settings, "train-limit", self->train_limit_spin, "value", G_SETTINGS_BIND_DEFAULT);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), self->train_limit_spin);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), self->train_limit_spin);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->train_limit_spin), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("T_est samples"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  self->test_limit_spin = gtk_spin_button_new_with_range (0, 10000000, 1000);
-  gtk_widget_set_valign (self->test_limit_spin, GTK_ALIGN_CENTER);
-  g_settings_bind (self->settings, "test-limit", self->test_limit_spin, "value", G_SETTINGS_BIND_DEFAULT);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), self->test_limit_spin);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), self->test_limit_spin);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (self->test_limit_spin), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  /* preview */
-  group = group_new (self, _("Sample Images"), NULL);
-  self->samples_label = gtk_label_new (_("No data set chosen"));
-  gtk_label_set_xalign (GTK_LABEL (self->samples_label), 0);
-  gtk_label_set_wrap (GTK_LABEL (self->samples_label), TRUE);
-  gtk_widget_add_css_class (self->samples_label, "dim-label");
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), self->samples_label);
-  frame = gtk_frame_new (NULL);
-  self->samples_picture = gtk_picture_new ();
-  gtk_picture_set_can_shrink (GTK_PICTURE (self->samples_picture), TRUE);
-  gtk_widget_set_size_request (self->samples_picture, -1,
-                               PREVIEW_ROWS * (28 * PREVIEW_SCALE + PREVIEW_LABEL + 4));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->samples_picture), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Sample images of the chosen data set with their labels"), -1);
-  gtk_frame_set_child (GTK_FRAME (frame), self->samples_picture);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), frame);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (self->dataset_group), other);
+  g_object_unref (other);
+  if (self->checks->len > 0)
+    gtk_check_button_set_group (GTK_CHECK_BUTTON (self->other_check), g_ptr_array_index (self->checks, 0));
 
   if (last != NULL && *last && g_path_is_absolute (last) && g_file_test (last, G_FILE_TEST_EXISTS))
     initial = last;
   if (initial != NULL)
-    _tb_window_data_set (self, initial);
+    tb_data_page_set_dataset (self, initial);
+}
+
+static void
+tb_data_page_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  TbDataPage *self = TB_DATA_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_DATASET:
+      g_value_set_string (value, self->dataset);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+tb_data_page_dispose (GObject *object)
+{
+  TbDataPage *self = TB_DATA_PAGE (object);
+
+  if (self->download_cancellable != NULL)
+    g_cancellable_cancel (self->download_cancellable);
+  if (self->preview_cancellable != NULL)
+    g_cancellable_cancel (self->preview_cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_DATA_PAGE);
+  G_OBJECT_CLASS (tb_data_page_parent_class)->dispose (object);
+}
+
+static void
+tb_data_page_finalize (GObject *object)
+{
+  TbDataPage *self = TB_DATA_PAGE (object);
+
+  g_clear_object (&self->settings);
+  g_clear_object (&self->download_cancellable);
+  g_clear_object (&self->preview_cancellable);
+  g_clear_pointer (&self->checks, g_ptr_array_unref);
+  g_free (self->dataset);
+  G_OBJECT_CLASS (tb_data_page_parent_class)->finalize (object);
+}
+
+static void
+tb_data_page_class_init (TbDataPageClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = tb_data_page_get_property;
+  object_class->dispose = tb_data_page_dispose;
+  object_class->finalize = tb_data_page_finalize;
+
+  /* the chosen data set (name or path), NULL until one is, or again once
+   * it failed to load */
+  properties[PROP_DATASET] =
+    g_param_spec_string ("dataset", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* TbDataPage::input-changed: (channels, height, width, classes) the
+   * chosen data set is loaded: the shape of one sample and its classes. */
+  signals[SIGNAL_INPUT_CHANGED] =
+    g_signal_new ("input-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 4, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT, G_TYPE_INT);
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-data-page.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, scroller);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, dataset_group);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, other_row);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, other_check);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, download_button);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, download_cancel);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, download_progress);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, train_limit_spin);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, test_limit_spin);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, samples_picture);
+  gtk_widget_class_bind_template_child (widget_class, TbDataPage, samples_label);
+  gtk_widget_class_bind_template_callback (widget_class, dataset_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, open_folder_cb);
+  gtk_widget_class_bind_template_callback (widget_class, open_npz_cb);
+  gtk_widget_class_bind_template_callback (widget_class, download_cb);
+  gtk_widget_class_bind_template_callback (widget_class, download_cancel_cb);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+}
+
+static void
+tb_data_page_init (TbDataPage *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = tb_settings_new ();
+  self->checks = g_ptr_array_new ();
+  gtk_widget_set_size_request (self->samples_picture, -1,
+                               PREVIEW_ROWS * (28 * PREVIEW_SCALE + PREVIEW_LABEL + 4));
+  g_settings_bind (self->settings, "train-limit", self->train_limit_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "test-limit", self->test_limit_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  add_known_rows (self);
 }
