@@ -1,6 +1,8 @@
 /* tb-run.c: read schema-1 result files with json-glib, list a runs folder,
  * export runs as CSV or JSON, and build the comparison charts.
  */
+#define G_LOG_DOMAIN "trainbench-run"
+
 #include "tb-config.h"
 
 #include <errno.h>

@@ -3,6 +3,8 @@
  * coalesces its progress under a mutex and flushes it with one low-priority
  * idle, and keeps the model for later.
  */
+#define G_LOG_DOMAIN "trainbench-session"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
