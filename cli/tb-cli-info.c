@@ -96,6 +96,77 @@ tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out)
 
 /* ---------------------------------------------------------------- summary */
 
+/* The plan options (--device, --batch-size, --optimizer, --loss) over the
+ * preset's settings, or the defaults for a model spec. */
+static void
+plan_config_from_args (const TbCliArgs *args, const NnPreset *preset, const char *spec_text,
+                       NnTrainConfig *c)
+{
+  const char *value;
+  NnError error;
+
+  nn_train_config_init (c);
+  if (preset != NULL)
+    nn_train_config_use_preset (c, preset);
+  c->spec_text = spec_text;
+  if ((value = tb_cli_arg (args, "device")) != NULL)
+    {
+      nn_error_clear (&error);
+      if (nn_device_parse (value, &c->device.kind, &c->device.index, &error) != NN_OK)
+        tb_cli_usage_error ("summary", "--device: %s", error.message);
+    }
+  if ((value = tb_cli_arg (args, "batch-size")) != NULL)
+    c->batch_size = tb_cli_parse_int ("summary", "batch-size", value, 1, NN_BATCH_SIZE_MAX);
+  if ((value = tb_cli_arg (args, "optimizer")) != NULL)
+    {
+      NnOptimizerKind kind;
+      nn_error_clear (&error);
+      if (nn_optimizer_from_name (value, &kind, &error) != NN_OK)
+        tb_cli_usage_error ("summary", "--optimizer: %s", error.message);
+      if (kind != c->optimizer.kind)
+        c->optimizer = nn_optimizer_defaults (kind);
+    }
+  if ((value = tb_cli_arg (args, "loss")) != NULL)
+    {
+      nn_error_clear (&error);
+      if (nn_loss_from_name (value, &c->loss, &error) != NN_OK)
+        tb_cli_usage_error ("summary", "--loss: %s", error.message);
+    }
+}
+
+/* The plan of a training step of `c`, printed; the exit status. */
+static int
+print_plan (const NnTrainConfig *c, NnInputShape input)
+{
+  NnPlanStep *steps = NULL;
+  int32_t count = 0;
+  NnError error;
+  char label[32];
+
+  tb_cli_device_label (c->device.kind, c->device.index, label, sizeof label);
+  nn_error_clear (&error);
+  if (nn_train_plan (c, input, &steps, &count, &error) != NN_OK)
+    {
+      tb_cli_error ("summary: no plan on %s: %s", label, error.message);
+      return TB_CLI_EXIT_FAILED;
+    }
+  size_t need = nn_plan_format (steps, count, NULL, 0);
+  char *text = malloc (need + 1);
+  if (text == NULL)
+    {
+      free (steps);
+      tb_cli_error ("summary: out of memory");
+      return TB_CLI_EXIT_FAILED;
+    }
+  nn_plan_format (steps, count, text, need + 1);
+  printf ("\nPlan of a training step on %s (batch %d, %s, %s):\n", label, c->batch_size,
+          nn_optimizer_name (c->optimizer.kind), nn_loss_name (c->loss));
+  fputs (text, stdout);
+  free (text);
+  free (steps);
+  return TB_CLI_EXIT_OK;
+}
+
 
 int
 tb_cli_cmd_summary (int argc, char **argv)
@@ -117,6 +188,11 @@ tb_cli_cmd_summary (int argc, char **argv)
     tb_cli_usage_error ("summary", "which model? Give --preset NAME or --model SPEC");
   if (tb_cli_arg (&args, "input") != NULL)
     input = tb_cli_parse_shape ("summary", "input", tb_cli_arg (&args, "input"));
+  static const char *const plan_only[] = { "device", "batch-size", "optimizer", "loss" };
+  for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; i++)
+    if (!tb_cli_flag (&args, "plan") && tb_cli_arg (&args, plan_only[i]) != NULL)
+      tb_cli_usage_error ("summary", "--%s is a setting of the plan: give --plan too",
+                          plan_only[i]);
 
   if (preset_name != NULL)
     {
@@ -129,6 +205,9 @@ tb_cli_cmd_summary (int argc, char **argv)
   nn_error_clear (&error);
   if (nn_spec_parse (spec_text, &spec, &error) != NN_OK)
     tb_cli_usage_error ("summary", "--%s: %s", preset ? "preset" : "model", error.message);
+  NnTrainConfig config;
+  if (tb_cli_flag (&args, "plan"))
+    plan_config_from_args (&args, preset, spec_text, &config);
 
   nn_error_clear (&error);
   if (nn_spec_infer (spec, input, NULL, &total, &error) != NN_OK)
@@ -157,7 +236,10 @@ tb_cli_cmd_summary (int argc, char **argv)
     fputc ('\n', stdout);
   free (text);
   nn_spec_free (spec);
-  return TB_CLI_EXIT_OK;
+  if (!tb_cli_flag (&args, "plan"))
+    return TB_CLI_EXIT_OK;
+  fflush (stdout);
+  return print_plan (&config, input);
 }
 
 /* ---------------------------------------------------------------- devices */

@@ -58,6 +58,11 @@ const TbCliOption tb_cli_summary_options[] = {
   { "preset", "NAME" },
   { "model", "SPEC" },
   { "input", "CxHxW" },
+  { "plan", NULL },
+  { "device", "cpu|cuda[:N]" },
+  { "batch-size", "N" },
+  { "optimizer", "NAME" },
+  { "loss", "NAME" },
   { NULL, NULL },
 };
 

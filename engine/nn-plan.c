@@ -29,18 +29,19 @@ _nn_plan_set_fusion (int on)
   fusion_forced = on < 0 ? -1 : on != 0;
 }
 
+/* The kinds' names in plan descriptions and result files (NnPlanStep). */
 static const char *const step_names[NN_STEP_KINDS] = {
   [NN_STEP_LAYER] = "layer",
   [NN_STEP_LOSS] = "loss",
   [NN_STEP_DENSE] = "dense",
-  [NN_STEP_DENSE_UPDATE] = "dense+update",
-  [NN_STEP_OUTPUT_LOSS] = "dense+loss",
-  [NN_STEP_POOL_DROPOUT] = "pool+dropout",
-  [NN_STEP_POOL_ACT] = "pool+activation",
-  [NN_STEP_POOL_ARGMAX] = "pool+argmax",
-  [NN_STEP_CONV_POOL] = "conv+pool",
-  [NN_STEP_CONV_DZ] = "conv-from-dz",
-  [NN_STEP_CONV_BELOW] = "conv+conv",
+  [NN_STEP_DENSE_UPDATE] = "dense_update",
+  [NN_STEP_OUTPUT_LOSS] = "output_loss",
+  [NN_STEP_POOL_DROPOUT] = "pool_dropout",
+  [NN_STEP_POOL_ACT] = "pool_act",
+  [NN_STEP_POOL_ARGMAX] = "pool_argmax",
+  [NN_STEP_CONV_POOL] = "conv_pool",
+  [NN_STEP_CONV_DZ] = "conv_dz",
+  [NN_STEP_CONV_BELOW] = "conv_below",
 };
 
 const char *
@@ -648,4 +649,161 @@ _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad, NnErr
   if (status == NN_OK && input_grad != NULL)
     *input_grad = dy;
   return status;
+}
+
+/* ---------------------------------------------------------------- describing the steps */
+
+/* Adds a phrase to a comma-separated list. */
+static void
+list_add (char *list, size_t size, const char *phrase)
+{
+  size_t used = strlen (list);
+  snprintf (list + used, size - used, "%s%s", used > 0 ? ", " : "", phrase);
+}
+
+static void
+describe_step (const NnModel *model, const NnStep *s, bool backward, NnLossKind loss,
+               NnPlanStep *d)
+{
+  char phrase[96];
+
+  memset (d, 0, sizeof *d);
+  d->backward = backward;
+  snprintf (d->kind, sizeof d->kind, "%s", _nn_step_name (s->kind));
+  d->first = s->first + 1;
+  d->last = s->last + 1;
+  d->fused = s->kind != NN_STEP_LAYER && s->kind != NN_STEP_LOSS && s->kind != NN_STEP_CONV_DZ;
+  if (s->kind == NN_STEP_LOSS)
+    snprintf (d->layers, sizeof d->layers, "%s", nn_loss_name (loss));
+  else
+    for (int32_t i = s->first; i <= s->last; i++)
+      {
+        size_t used = strlen (d->layers);
+        if (i > s->first)
+          used += (size_t) snprintf (d->layers + used, sizeof d->layers - used, " + ");
+        if (used < sizeof d->layers)
+          _nn_layer_spec_format (&model->layers[i]->spec, d->layers + used,
+                                 sizeof d->layers - used);
+      }
+
+  switch (s->kind)
+    {
+    case NN_STEP_DENSE_UPDATE:
+      list_add (d->fused_with, sizeof d->fused_with, "optimizer update");
+      break;
+    case NN_STEP_OUTPUT_LOSS:
+      list_add (d->fused_with, sizeof d->fused_with, "loss");
+      if (s->flags & NN_STEP_WITH_DX)
+        list_add (d->fused_with, sizeof d->fused_with, "input gradient");
+      break;
+    case NN_STEP_POOL_ACT:
+    case NN_STEP_POOL_ARGMAX:
+      if (backward)
+        {
+          snprintf (phrase, sizeof phrase, "activation backward of layer %d%s",
+                    (int) s->other + 1,
+                    s->kind == NN_STEP_POOL_ARGMAX ? " from the recorded maxima" : "");
+          list_add (d->fused_with, sizeof d->fused_with, phrase);
+        }
+      else
+        list_add (d->fused_with, sizeof d->fused_with, "maxima recorded");
+      break;
+    case NN_STEP_CONV_POOL:
+      list_add (d->fused_with, sizeof d->fused_with, "maxima recorded");
+      break;
+    default:
+      break;
+    }
+  if (s->flags & NN_STEP_FORMS_BELOW)
+    {
+      snprintf (phrase, sizeof phrase, "dz of layer %d", (int) s->other + 1);
+      list_add (d->fused_with, sizeof d->fused_with, phrase);
+    }
+
+  if (s->flags & NN_STEP_BRANCH)
+    list_add (d->note, sizeof d->note, "on a branch beside the steps after it");
+  if (s->flags & NN_STEP_JOIN)
+    list_add (d->note, sizeof d->note, "after the branch is joined");
+  if ((s->flags & NN_STEP_DZ_IN) || s->kind == NN_STEP_CONV_DZ)
+    list_add (d->note, sizeof d->note, "from its dz, formed above");
+}
+
+NnStatus
+_nn_plan_describe (const NnModel *model, const NnPlan *plan, NnLossKind loss, NnPlanStep **out,
+                   int32_t *count, NnError *error)
+{
+  int32_t total = plan->forward_count + plan->backward_count;
+  NnPlanStep *steps = calloc ((size_t) (total > 0 ? total : 1), sizeof *steps);
+
+  *out = NULL;
+  *count = 0;
+  if (steps == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the plan's description");
+  for (int32_t i = 0; i < plan->forward_count; i++)
+    describe_step (model, &plan->forward[i], false, loss, &steps[i]);
+  for (int32_t i = 0; i < plan->backward_count; i++)
+    describe_step (model, &plan->backward[i], true, loss, &steps[plan->forward_count + i]);
+  *out = steps;
+  *count = total;
+  return NN_OK;
+}
+
+size_t
+nn_plan_format (const NnPlanStep *steps, int32_t count, char *out, size_t size)
+{
+  size_t used = 0;
+
+  if (out != NULL && size > 0)
+    out[0] = '\0';
+  for (int32_t i = 0; i < count; i++)
+    {
+      const NnPlanStep *d = &steps[i];
+      char range[32], fused[160];
+      if (d->first == d->last)
+        snprintf (range, sizeof range, "layer %d", (int) d->first);
+      else
+        snprintf (range, sizeof range, "layers %d-%d", (int) d->first, (int) d->last);
+      if (!d->fused)
+        fused[0] = '\0';
+      else if (d->fused_with[0] != '\0')
+        snprintf (fused, sizeof fused, ", %s fused", d->fused_with);
+      else
+        snprintf (fused, sizeof fused, ", fused");
+      int n = snprintf (out != NULL && used < size ? out + used : NULL,
+                        out != NULL && used < size ? size - used : 0, "%-8s  %-12s  %s (%s)%s%s%s\n",
+                        d->backward ? "backward" : "forward", d->kind, range, d->layers, fused,
+                        d->note[0] != '\0' ? "; " : "", d->note);
+      if (n > 0)
+        used += (size_t) n;
+    }
+  return used;
+}
+
+void
+_nn_plan_json (NnJson *j, const NnPlanStep *steps, int32_t count)
+{
+  _nn_json_begin_array (j);
+  for (int32_t i = 0; i < count; i++)
+    {
+      const NnPlanStep *d = &steps[i];
+      _nn_json_begin_object (j);
+      _nn_json_key (j, "pass");
+      _nn_json_string (j, d->backward ? "backward" : "forward");
+      _nn_json_key (j, "kind");
+      _nn_json_string_bounded (j, d->kind, sizeof d->kind);
+      _nn_json_key (j, "first");
+      _nn_json_int (j, d->first);
+      _nn_json_key (j, "last");
+      _nn_json_int (j, d->last);
+      _nn_json_key (j, "layers");
+      _nn_json_string_bounded (j, d->layers, sizeof d->layers);
+      _nn_json_key (j, "fused");
+      _nn_json_bool (j, d->fused);
+      _nn_json_key (j, "fused_with");
+      _nn_json_string_bounded (j, d->fused_with, sizeof d->fused_with);
+      _nn_json_key (j, "note");
+      _nn_json_string_bounded (j, d->note, sizeof d->note);
+      _nn_json_end_object (j);
+    }
+  _nn_json_end_array (j);
 }

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include "nn-json.h"
 #include "nn-model-private.h"
 
 typedef enum
@@ -85,5 +86,13 @@ NnStatus _nn_plan_forward (NnModel *model, const NnPlan *plan, NnLossKind loss, 
 NnStatus _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad,
                             NnError *error);
 
-/* The name of a step kind ("dense", "conv+pool") and whether it fuses. */
+/* The name of a step kind ("dense", "conv_pool"), as NnPlanStep has it. */
 const char *_nn_step_name (NnStepKind kind);
+
+/* The plan's steps as NnPlanStep (*out malloc'd, *count of them), the
+ * forward's then the backward's; `loss` names the loss step. */
+NnStatus _nn_plan_describe (const NnModel *model, const NnPlan *plan, NnLossKind loss,
+                            NnPlanStep **out, int32_t *count, NnError *error);
+
+/* Those steps as a JSON array (the result file's "plan"). */
+void _nn_plan_json (NnJson *json, const NnPlanStep *steps, int32_t count);

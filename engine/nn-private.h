@@ -168,6 +168,11 @@ NnStatus _nn_layer_infer (const NnLayerSpec *spec,
                           int64_t *params,
                           NnError *error);
 
+/* One layer's canonical text, as nn_spec_format writes it in a spec
+ * ("conv2d 32 3 relu", "dropout 0.25"); the length it needed, like
+ * snprintf. */
+size_t _nn_layer_spec_format (const NnLayerSpec *layer, char *out, size_t size);
+
 /* Explicit top/left padding of a conv or pool layer on input `in` (0 for valid). */
 void _nn_layer_padding (const NnLayerSpec *spec, NnShape in, NnShape out,
                         int32_t *pad_h, int32_t *pad_w);

@@ -5,8 +5,7 @@
  * crash leaves either the old file or the new one, never half of one.
  */
 
-#include "nn-private.h"
-#include "nn-json.h"
+#include "nn-plan.h"
 #include "nn-os.h"
 
 #include <stdio.h>
@@ -228,6 +227,10 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
    * number, so the field keeps one type. */
   _nn_json_uint (j, c->seed);
   _nn_json_end_object (j);
+
+  /* added in schema 1's lifetime: the steps of a training step */
+  _nn_json_key (j, "plan");
+  _nn_plan_json (j, r->plan, r->plan_count > 0 && r->plan != NULL ? r->plan_count : 0);
 
   _nn_json_key (j, "epochs");
   _nn_json_begin_array (j);
@@ -477,5 +480,6 @@ nn_run_result_clear (NnRunResult *result)
   if (result == NULL)
     return;
   free (result->epochs);
+  free (result->plan);
   memset (result, 0, sizeof *result);
 }

@@ -1114,6 +1114,16 @@ format_layer (Writer *w, const NnLayerSpec *l)
 }
 
 size_t
+_nn_layer_spec_format (const NnLayerSpec *layer, char *out, size_t size)
+{
+  Writer w;
+
+  writer_init (&w, out, size);
+  format_layer (&w, layer);
+  return w.len;
+}
+
+size_t
 nn_spec_format (const NnSpec *spec, char *out, size_t size)
 {
   Writer w;

@@ -122,25 +122,12 @@ label_out_of_range (const NnDataset *dataset, int32_t outputs, int32_t distinct,
                         "classes", outputs, dataset->classes);
 }
 
-NnStatus
-nn_trainer_new (const NnTrainConfig *config,
-                const NnDataset *dataset,
-                NnTrainer **out,
-                NnError *error)
+/* The settings of a run that need no data set, each in its range. */
+static NnStatus
+check_config (const NnTrainConfig *config, NnError *error)
 {
-  NnTrainer *trainer;
-  NnSpec *spec = NULL;
-  NnLayerInfo *infos;
-  NnStatus status;
-  NnInputShape input;
-  int64_t params = 0;
-  int32_t outputs;
-
-  *out = NULL;
   if (config == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no training configuration");
-  if (dataset == NULL)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set");
   if (config->spec_text == NULL || config->spec_text[0] == '\0')
     return _nn_error_set (error, NN_ERROR_SPEC, "no model spec given");
   if (config->batch_size < 1 || config->batch_size > NN_BATCH_SIZE_MAX)
@@ -168,9 +155,29 @@ nn_trainer_new (const NnTrainConfig *config,
   if (config->device.index < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "device index %d is negative",
                           config->device.index);
-  status = nn_optimizer_validate (&config->optimizer, error);
+  return nn_optimizer_validate (&config->optimizer, error);
+}
+
+NnStatus
+nn_trainer_new (const NnTrainConfig *config,
+                const NnDataset *dataset,
+                NnTrainer **out,
+                NnError *error)
+{
+  NnTrainer *trainer;
+  NnSpec *spec = NULL;
+  NnLayerInfo *infos;
+  NnStatus status;
+  NnInputShape input;
+  int64_t params = 0;
+  int32_t outputs;
+
+  *out = NULL;
+  status = check_config (config, error);
   if (status != NN_OK)
     return status;
+  if (dataset == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set");
 
   status = check_split (&dataset->train, "training", error);
   if (status == NN_OK)
@@ -337,6 +344,9 @@ typedef struct
    * shorter one (made once, in run_setup) */
   NnPlan plan_full;
   NnPlan plan_rest;
+  NnPlanStep *plan_steps; /* (plan_step_count), owned until the result takes them:
+                           * plan_full's */
+  int32_t plan_step_count;
 
   /* host */
   int32_t *host_perm;    /* (train) */
@@ -462,6 +472,7 @@ run_free (Run *run)
     }
   _nn_plan_clear (&run->plan_full);
   _nn_plan_clear (&run->plan_rest);
+  free (run->plan_steps);
   free (run->host_perm);
   free (run->step_times);
   free (run->epochs);
@@ -499,32 +510,49 @@ graph_steps_wanted (void)
 
 /* The pass of a training step on n rows. */
 static NnPass
-training_pass (const Run *run, int32_t n)
+training_pass (const NnTrainConfig *config, int32_t n)
 {
   NnPass pass = { .n = n,
                   .training = true,
-                  .logits = run->trainer->config.loss != NN_LOSS_MEAN_SQUARED_ERROR };
+                  .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
   return pass;
+}
+
+/* The optimizer's settings as the backends take them. */
+static NnBackendOptimizer
+backend_optimizer (const NnOptimizer *o)
+{
+  NnBackendOptimizer opt = {
+    .kind = (int32_t) o->kind,
+    .nesterov = o->nesterov,
+    .lr = o->lr,
+    .momentum = o->momentum,
+    .beta1 = o->beta1,
+    .beta2 = o->beta2,
+    .rho = o->rho,
+    .epsilon = o->epsilon,
+  };
+  return opt;
 }
 
 /* Finds the dense layers at the top of the model that apply the optimizer's
  * update in their backward: the highest layers with parameters, as far down
  * as every one of them can and the backend says it pays at the run's batch
- * size (run->update.count is 0 when the top one cannot: the step then
- * updates every parameter with optimizer_update). The arena is
- * laid out in layer order, so theirs are its suffix [P, param_count) and the
- * prefix [0, P) is left to optimizer_update. The optimizer state is split
- * the same way, (slots, P) then (slots, Q = param_count - P), so that
- * optimizer_update's layout, slot j at j * count, holds for the prefix
- * alone; with nothing fused, P = param_count and that is the whole state. */
+ * size (update->count is 0 when the top one cannot: the step then updates
+ * every parameter with optimizer_update). The arena is laid out in layer
+ * order, so theirs are its suffix [P, param_count) and the prefix [0, P) is
+ * left to optimizer_update. The optimizer state `state` (may be NULL when
+ * the plan is only described) is split the same way, (slots, P) then
+ * (slots, Q = param_count - P), so that optimizer_update's layout, slot j
+ * at j * count, holds for the prefix alone; with nothing fused,
+ * P = param_count and that is the whole state. */
 static void
-find_dense_update (Run *run)
+find_dense_update (NnModel *model, const NnTrainConfig *config, const NnBackendOptimizer *opt,
+                   float *state, int slots, NnDenseUpdate *update)
 {
-  NnModel *model = run->model;
-  NnPass pass = training_pass (run, model->batch_size);
-  NnDenseUpdate *update = &run->update;
+  NnPass pass = training_pass (config, model->batch_size);
 
-  update->opt = &run->opt;
+  update->opt = opt;
   update->first = model->count;
   update->offset = model->param_count;
   for (int32_t i = model->count - 1; i >= 0; i--)
@@ -538,7 +566,48 @@ find_dense_update (Run *run)
       update->offset = layer->param_offset;
     }
   update->count = model->param_count - update->offset;
-  update->state = run->opt_state + (size_t) run->slots * (size_t) update->offset;
+  update->state = state != NULL ? state + (size_t) slots * (size_t) update->offset : NULL;
+}
+
+/* The plan of a training step on n rows, with the update found above. */
+static NnStatus
+training_plan (NnModel *model, const NnTrainConfig *config, int32_t n,
+               const NnDenseUpdate *update, NnPlan *plan, NnError *error)
+{
+  NnPass pass = training_pass (config, n);
+  pass.update = update->count > 0 ? update : NULL;
+  return _nn_plan_build (model, &pass, true, plan, error);
+}
+
+NnStatus
+nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **steps,
+               int32_t *count, NnError *error)
+{
+  NnSpec *spec = NULL;
+  NnModel *model = NULL;
+  NnPlan plan;
+  NnDenseUpdate update;
+  NnStatus status;
+
+  *steps = NULL;
+  *count = 0;
+  status = check_config (config, error);
+  if (status == NN_OK)
+    status = nn_spec_parse (config->spec_text, &spec, error);
+  if (status == NN_OK)
+    status = nn_model_new (spec, input, config->batch_size, &config->device, config->seed,
+                           &model, error);
+  nn_spec_free (spec);
+  if (status != NN_OK)
+    return status;
+  NnBackendOptimizer opt = backend_optimizer (&config->optimizer);
+  find_dense_update (model, config, &opt, NULL, 0, &update);
+  status = training_plan (model, config, model->batch_size, &update, &plan, error);
+  if (status == NN_OK)
+    status = _nn_plan_describe (model, &plan, config->loss, steps, count, error);
+  _nn_plan_clear (&plan);
+  nn_model_free (model);
+  return status;
 }
 
 static NnStatus
@@ -615,7 +684,8 @@ run_setup (Run *run, NnError *error)
   if (status != NN_OK)
     return status;
   run->opt_state = ptr;
-  find_dense_update (run);
+  run->opt = backend_optimizer (&config->optimizer);
+  find_dense_update (model, config, &run->opt, run->opt_state, run->slots, &run->update);
   if (config->optimizer.kind == NN_OPT_ADAGRAD && model->param_count > 0)
     {
       status = _nn_model_check (model,
@@ -626,14 +696,6 @@ run_setup (Run *run, NnError *error)
       if (status != NN_OK)
         return status;
     }
-  run->opt.kind = (int32_t) config->optimizer.kind;
-  run->opt.nesterov = config->optimizer.nesterov;
-  run->opt.lr = config->optimizer.lr;
-  run->opt.momentum = config->optimizer.momentum;
-  run->opt.beta1 = config->optimizer.beta1;
-  run->opt.beta2 = config->optimizer.beta2;
-  run->opt.rho = config->optimizer.rho;
-  run->opt.epsilon = config->optimizer.epsilon;
 
   /* the odd batch sizes this run will see, prepared now */
   if (run->remainder > 0)
@@ -655,21 +717,16 @@ run_setup (Run *run, NnError *error)
         return status;
     }
 
-  /* the steps of every training step, decided once */
-  {
-    NnPass pass = training_pass (run, model->batch_size);
-    pass.update = run->update.count > 0 ? &run->update : NULL;
-    status = _nn_plan_build (model, &pass, true, &run->plan_full, error);
-    if (status != NN_OK)
-      return status;
-    if (run->remainder > 0)
-      {
-        pass.n = run->remainder;
-        status = _nn_plan_build (model, &pass, true, &run->plan_rest, error);
-        if (status != NN_OK)
-          return status;
-      }
-  }
+  /* the steps of every training step, decided once, and what they are
+   * for the result */
+  status = training_plan (model, config, model->batch_size, &run->update, &run->plan_full, error);
+  if (status == NN_OK && run->remainder > 0)
+    status = training_plan (model, config, run->remainder, &run->update, &run->plan_rest, error);
+  if (status == NN_OK)
+    status = _nn_plan_describe (model, &run->plan_full, config->loss, &run->plan_steps,
+                                &run->plan_step_count, error);
+  if (status != NN_OK)
+    return status;
 
   /* counters */
   {
@@ -978,6 +1035,10 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
                                 : 0.0f;
       result->loss_curve_steps[i] = run->curve[i].step;
     }
+  result->plan = run->plan_steps;
+  result->plan_count = run->plan_step_count;
+  run->plan_steps = NULL;
+  run->plan_step_count = 0;
   result->total_seconds = _nn_now () - t_entry;
   result->time_to_first_step_seconds = run->first_step_end > 0 ? run->first_step_end - t_entry : 0;
 }
@@ -1298,6 +1359,6 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
     snprintf (result->error, sizeof result->error, "%s", error->message);
   run_free (&run);
   if (result == &local)
-    free (local.epochs);
+    nn_run_result_clear (&local);
   return status;
 }

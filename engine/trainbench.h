@@ -430,6 +430,34 @@ typedef enum
 
 #define NN_LOSS_CURVE_MAX 512
 
+/* One step of the plan of a training step: the backend ops that run one
+ * layer, or one fused op of the backend that runs several layers, or more
+ * than a layer's own work, at once. The forward's steps come first, from
+ * the input up, then the backward's from the output down. Which layers the
+ * engine fuses depends on the model, the device, the batch size and the
+ * optimizer; nn_train_plan says it before a run, and every result file
+ * records it. */
+typedef struct
+{
+  bool backward;         /* a step of the backward pass (else of the forward) */
+  char kind[16];         /* "layer" (that layer's own ops), "loss", "dense", "dense_update",
+                          * "output_loss", "pool_dropout", "pool_act", "pool_argmax",
+                          * "conv_pool", "conv_dz", "conv_below" */
+  int32_t first, last;   /* the layers it covers, numbered from 1 as in the spec */
+  bool fused;            /* one fused op of the backend rather than a layer's own ops */
+  char layers[256];      /* those layers as the spec writes them: "dense 128 relu + dropout 0.2";
+                          * a loss step: the loss's name */
+  char fused_with[128];  /* what else its op does, "" when nothing: "optimizer update",
+                          * "loss, input gradient" */
+  char note[128];        /* how it runs where that differs, else "": "on a branch beside
+                          * the steps after it" */
+} NnPlanStep;
+
+/* The plan as text, one line a step, e.g.
+ *   backward  dense_update  layers 2-3 (dense 128 relu + dropout 0.2), optimizer update fused
+ * Returns the length it needed, like snprintf. */
+size_t nn_plan_format (const NnPlanStep *steps, int32_t count, char *out, size_t size);
+
 /* Everything a finished run knows; written to a result file by nn_result_write. */
 typedef struct
 {
@@ -458,6 +486,9 @@ typedef struct
   int64_t loss_curve_steps[NN_LOSS_CURVE_MAX]; /* step each point ends at */
   double total_seconds;
   double time_to_first_step_seconds;
+  int32_t plan_count;
+  NnPlanStep *plan;          /* (plan_count), owned: the steps of a training step on a full
+                              * batch; none when the run stopped before they were made */
 } NnRunResult;
 
 typedef struct NnTrainer NnTrainer;
@@ -482,6 +513,16 @@ NnStatus nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error
 
 /* The trained model (borrowed, valid until nn_trainer_free). */
 NnModel *nn_trainer_model (NnTrainer *trainer);
+
+/* The plan of a training step on a full batch, as a run of `config` on
+ * samples of shape `input` makes it, without training: the model is built
+ * on the config's device at its batch size and freed again. *steps (the
+ * caller frees it with free ()) gets *count steps. */
+NnStatus nn_train_plan (const NnTrainConfig *config,
+                        NnInputShape input,
+                        NnPlanStep **steps,
+                        int32_t *count,
+                        NnError *error);
 
 void nn_run_result_clear (NnRunResult *result);
 

@@ -27,7 +27,7 @@ import time
 
 SCHEMA_KEYS = [
     "schema", "app_version", "run_id", "started_at", "status", "system",
-    "device", "dataset", "model", "hyper", "epochs", "steps",
+    "device", "dataset", "model", "hyper", "plan", "epochs", "steps",
     "total_seconds", "time_to_first_step_seconds",
 ]
 
@@ -196,6 +196,38 @@ rc, out, err = cli("summary", "--model", "conv2d 8 5 relu; flatten; dense 10 sof
 ok(rc == 1 and "trainbench-cli:" in err, "summary of a model that does not fit its input exits 1",
    both(out, err))
 
+# summary --plan: the plan of a training step on the CPU, without training
+# (nothing is written to the runs folder)
+for preset, lines in (("mlp-small", 8), ("mlp-wide", 12), ("cnn", 17)):
+    rc, out, err = cli("summary", "--preset", preset, "--plan")
+    steps = re.findall(r"^(forward|backward) +(\w+) +layers? (\d+)(?:-(\d+))? \((.*)\)", out, re.M)
+    ok(rc == 0 and "Plan of a training step on cpu" in out and len(steps) == lines
+       and steps[0][:3] == ("forward", "layer", "1") and steps[-1][0] == "backward"
+       and all(kind in ("layer", "loss") for _, kind, _, _, _ in steps),
+       "summary --preset %s --plan: %d steps, each layer's own ops on the CPU" % (preset, lines),
+       both(out, err))
+rc, out, err = cli("summary", "--preset", "mlp-small", "--plan")
+ok(rc == 0 and re.search(r"^forward +layer +layer 2 \(dense 128 relu\)$", out, re.M)
+   and re.search(r"^forward +loss +layer 4 \(sparse_categorical_crossentropy\)$", out, re.M)
+   and "(batch 32, adam, sparse_categorical_crossentropy)" in out,
+   "summary --plan names each step's layers as the spec writes them", both(out, err))
+rc, out, err = cli("summary", "--model", "flatten; dense 8 relu; dense 10 softmax", "--plan",
+                   "--batch-size", "7", "--optimizer", "sgd", "--loss", "mse")
+ok(rc == 0 and "(batch 7, sgd, mean_squared_error)" in out
+   and re.search(r"^forward +loss +layer 3 \(mean_squared_error\)$", out, re.M),
+   "summary --plan takes the run's batch size, optimizer and loss", both(out, err))
+runs_dir = os.path.join(TMP, "xdg", "trainbench", "runs")
+ok(not os.path.isdir(runs_dir) or not os.listdir(runs_dir), "summary --plan trains nothing")
+rc, out, err = cli("summary", "--preset", "cnn")
+ok(rc == 0 and "Plan of" not in out, "summary without --plan prints no plan", both(out, err))
+rc, out, err = cli("summary", "--preset", "cnn", "--device", "cpu")
+ok(rc == 2 and "--device is a setting of the plan: give --plan too" in err,
+   "summary --device without --plan is a usage error", both(out, err))
+rc, out, err = cli("summary", "--preset", "cnn", "--plan", "--device", "cuda:1023")
+ok(rc == 1 and re.search(r"summary: no plan on cuda:1023: ", err)
+   and "Total params" in out,
+   "summary --plan on a device that is not there exits 1, saying why", both(out, err))
+
 # ------------------------------------------------------------------ info commands
 
 rc, out, err = cli("devices")
@@ -243,6 +275,13 @@ if isinstance(doc, dict):
     ok(not missing, "the result has every schema-1 key", "missing: %s" % missing)
     ok(doc.get("schema") == 1 and doc.get("status") == "completed", "schema 1, status completed",
        json.dumps(doc)[:2000])
+    plan = doc.get("plan") or []
+    ok(len(plan) == 8 and all(isinstance(p, dict) and p.get("pass") in ("forward", "backward")
+                              and isinstance(p.get("first"), int) and "layers" in p
+                              and p.get("fused") is False for p in plan)
+       and plan[1].get("layers") == "dense 128 relu" and plan[4].get("kind") == "loss",
+       "the result records the plan of its steps, none fused on the CPU",
+       json.dumps(plan)[:2000])
     epochs = doc.get("epochs") or []
     ok(len(epochs) == 2, "the result records 2 epochs", json.dumps(epochs)[:2000])
     ok(isinstance(doc.get("dataset"), dict) and doc["dataset"].get("train_samples") == 500
@@ -449,6 +488,10 @@ usage_cases = [
     (["train", "--preset", "mlp-small", "stray"], r"unexpected argument 'stray'", "stray argument"),
     (["summary", "--preset", "cnn", "--input", "28"], r"--input: '28' is not a shape",
      "bad shape"),
+    (["summary", "--preset", "cnn", "--plan", "--optimizer", "adamw"], r"--optimizer: .*adamw",
+     "summary --plan with an unknown optimizer"),
+    (["summary", "--preset", "cnn", "--plan", "--batch-size", "0"],
+     r"--batch-size: 0 is out of range", "summary --plan with a batch the engine refuses"),
     (["evaluate"], r"--weights FILE", "evaluate without weights"),
     (["reproduce", "--presets", "mlp-small,foo"], r"unknown preset 'foo'", "reproduce bad preset"),
     (["devices", "--all"], r"unknown option '--all'", "devices takes no options"),

@@ -6,6 +6,7 @@
  */
 
 #include "test-util.h"
+#include "json-check.h"
 
 #include "nn-plan.h"
 
@@ -16,6 +17,7 @@
 
 static const NnBackendOps *cpu;
 static NnBackendOps dense_ops; /* the CPU table with dense_forward and dense_backward */
+static NnBackendOps every_ops; /* ... and every other fused op, for plans only */
 
 static int
 composed_dense_forward (void *ctx, int act, int n, int in, int out, const float *x,
@@ -45,6 +47,34 @@ composed_dense_backward (void *ctx, int act, int n, int in, int out, const float
   if (rc == 0 && dx != NULL)
     rc = cpu->gemm (ctx, 0, 1, n, in, out, 1.0f, dy, out, w, out, 0.0f, dx, in);
   return rc;
+}
+
+/* The fused ops that only the plan sees here: a table with every one of
+ * them plans every fusion there is, and its plans are described, never run. */
+static int
+planned_only (void *ctx)
+{
+  (void) ctx;
+  return NN_BACKEND_UNSUPPORTED;
+}
+
+static int
+fits (void *ctx, void *plan, const void *other)
+{
+  (void) ctx;
+  (void) plan;
+  (void) other;
+  return 1;
+}
+
+static int
+pays (void *ctx, int n, int in, int out)
+{
+  (void) ctx;
+  (void) n;
+  (void) in;
+  (void) out;
+  return 1;
 }
 
 /* A model of `spec` on `ops` for BATCH images of `input`, its batch uploaded. */
@@ -136,6 +166,92 @@ plan_words (NnModel *m, bool fusion, char *out, size_t size)
   _nn_plan_clear (&plan);
 }
 
+/* Describes the plan of a training pass (fusion on) of m: its text into
+ * `text` and whether the JSON array of its steps parses and lists, in
+ * order, the kinds the plan has. */
+static bool
+describe (NnModel *m, char *text, size_t size)
+{
+  NnPass pass = { .n = BATCH, .training = true, .logits = true };
+  NnPlan plan;
+  NnPlanStep *steps = NULL;
+  int32_t count = 0;
+  NnError error;
+  NnJson json;
+  JcParser jp;
+  bool ok;
+
+  text[0] = '\0';
+  nn_error_clear (&error);
+  _nn_plan_set_fusion (1);
+  ok = _nn_plan_build (m, &pass, true, &plan, &error) == NN_OK;
+  _nn_plan_set_fusion (-1);
+  if (!ok)
+    return false;
+  ok = _nn_plan_describe (m, &plan, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &steps, &count,
+                          &error)
+       == NN_OK
+       && count == plan.forward_count + plan.backward_count;
+  if (ok)
+    nn_plan_format (steps, count, text, size);
+  _nn_json_init (&json);
+  if (ok)
+    _nn_plan_json (&json, steps, count);
+  ok = ok && _nn_json_ok (&json) && jc_parse (&jp, json.data, json.len);
+  if (ok)
+    {
+      int32_t seen = 0;
+      for (int i = 0; i < jp.count; i++)
+        if (strcmp (jp.entries[i].path, "[].kind") == 0)
+          {
+            const NnStep *st = seen < plan.forward_count ? &plan.forward[seen]
+                                                         : &plan.backward[seen - plan.forward_count];
+            char want[40];
+            snprintf (want, sizeof want, "\"%s\"", _nn_step_name (st->kind));
+            ok = ok && seen < count && strcmp (jp.entries[i].value, want) == 0;
+            seen++;
+          }
+      ok = ok && seen == count && jc_find (&jp, "[].layers") != NULL
+           && jc_find (&jp, "[].fused_with") != NULL;
+      free (jp.entries);
+    }
+  _nn_json_free (&json);
+  free (steps);
+  _nn_plan_clear (&plan);
+  return ok;
+}
+
+/* The plan of a run of `preset` on the CPU as nn_train_plan describes it,
+ * with the models made on `ops` (NULL: the CPU table), fusion on or off;
+ * "" on failure. */
+static void
+train_plan_text (const char *preset, const NnBackendOps *ops, bool fusion, char *text,
+                 size_t size)
+{
+  NnTrainConfig config;
+  NnPlanStep *steps = NULL;
+  int32_t count = 0;
+  NnError error;
+
+  text[0] = '\0';
+  nn_train_config_init (&config);
+  nn_train_config_use_preset (&config, nn_preset_find (preset));
+  config.device.threads = 1;
+  nn_error_clear (&error);
+  _nn_model_set_test_ops (ops);
+  _nn_plan_set_fusion (fusion);
+  NnStatus status = nn_train_plan (&config, (NnInputShape){ 1, 28, 28 }, &steps, &count, &error);
+  _nn_plan_set_fusion (-1);
+  _nn_model_set_test_ops (NULL);
+  if (status != NN_OK)
+    {
+      tap_diag ("%s: %s", preset, error.message);
+      return;
+    }
+  nn_plan_format (steps, count, text, size);
+  free (steps);
+}
+
 typedef struct
 {
   const char *label;
@@ -143,6 +259,7 @@ typedef struct
   NnInputShape input;
   const char *fused;     /* the plan on the dense table, fusion on */
   const char *unfused;   /* fusion off (and on the CPU table) */
+  const char *line;      /* a line of the fused plan's text */
 } Case;
 
 int
@@ -157,22 +274,26 @@ main (void)
   const Case cases[] = {
     /* the dropout above dense_1 applied by it in both directions */
     { "mlp-small", NULL, mnist, "layer@0 dense@1 dense@3 loss@3 | dense@3 dense@1",
-      "layer@0 layer@1 layer@2 layer@3 loss@3 | layer@3 layer@2 layer@1" },
+      "layer@0 layer@1 layer@2 layer@3 loss@3 | layer@3 layer@2 layer@1",
+      "backward  dense         layers 2-3 (dense 128 relu + dropout 0.2), fused\n" },
     { "mlp-wide", NULL, mnist, "layer@0 dense@1 dense@3 dense@5 loss@5 | dense@5 dense@3 dense@1",
       "layer@0 layer@1 layer@2 layer@3 layer@4 layer@5 loss@5 | layer@5 layer@4 layer@3 layer@2 "
-      "layer@1" },
+      "layer@1",
+      "forward   dense         layers 4-5 (dense 1000 relu + dropout 0.2), fused\n" },
     /* the convolutions and pooling run their own ops on a table without
      * their fused ones */
     { "cnn", NULL, mnist,
       "layer@0 layer@1 layer@2 layer@3 layer@4 dense@5 dense@7 loss@7 | dense@7 dense@5 layer@4 "
       "layer@3 layer@2 layer@1 layer@0",
       "layer@0 layer@1 layer@2 layer@3 layer@4 layer@5 layer@6 layer@7 loss@7 | layer@7 layer@6 "
-      "layer@5 layer@4 layer@3 layer@2 layer@1 layer@0" },
+      "layer@5 layer@4 layer@3 layer@2 layer@1 layer@0",
+      "backward  layer         layer 3 (maxpool 2)\n" },
     { "dropouts", "flatten; dense 16 relu; dropout 0.5; dense 8 tanh; dropout 0.25; dense 4 softmax",
       { 1, 8, 8 },
       "layer@0 dense@1 dense@3 dense@5 loss@5 | dense@5 dense@3 dense@1",
       "layer@0 layer@1 layer@2 layer@3 layer@4 layer@5 loss@5 | layer@5 layer@4 layer@3 layer@2 "
-      "layer@1" },
+      "layer@1",
+      "forward   dense         layer 6 (dense 4 softmax), fused\n" },
   };
 
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
@@ -203,6 +324,20 @@ main (void)
         tap_ok (strcmp (on, k->fused) == 0 && strcmp (off, k->unfused) == 0,
                 "%s: the steps are %s / %s", k->label, k->fused, k->unfused);
 
+      /* its description: a line a step, saying which layers each covers
+       * and which are fused, and the same steps as JSON */
+      char text[4096], plain_text[4096];
+      bool described = describe (fused, text, sizeof text);
+      bool plain_described = describe (plain, plain_text, sizeof plain_text);
+      tap_ok (described && plain_described && strstr (text, k->line) != NULL
+                  && strstr (plain_text, "fused") == NULL
+                  && strstr (plain_text, "forward   loss          ") != NULL,
+              "%s: the plan described, as text and as JSON: '%.*s' (and nothing fused on the "
+              "CPU table)",
+              k->label, (int) strlen (k->line) - 1, k->line);
+      if (!described || strstr (text, k->line) == NULL)
+        tap_diag ("%s", text);
+
       float *g_on = gradients (fused, true), *g_off = gradients (fused, false);
       float *g_cpu = gradients (plain, true);
       size_t bytes = sizeof (float) * (size_t) fused->param_count;
@@ -216,5 +351,104 @@ main (void)
       nn_model_free (fused);
       nn_model_free (plain);
     }
+
+  /* A run's plan, from nn_train_plan: on a table that plans every fusion
+   * there is, each kind of fused step says what it runs; on the CPU's,
+   * every layer runs its own ops. */
+  every_ops = dense_ops;
+  every_ops.dense_loss = (void *) planned_only;
+  every_ops.pool2d_forward_dropout = (void *) planned_only;
+  every_ops.pool2d_backward_act = (void *) planned_only;
+  every_ops.dense_backward_update_pays = pays;
+  every_ops.dense_backward_update = (void *) planned_only;
+  every_ops.dense_loss_dx = (void *) planned_only;
+  every_ops.branch_begin = planned_only;
+  every_ops.branch_end = planned_only;
+  every_ops.branch_join = planned_only;
+  every_ops.pool2d_forward_argmax = (void *) planned_only;
+  every_ops.pool2d_backward_argmax = (void *) planned_only;
+  every_ops.conv2d_pool_fits = (void *) fits;
+  every_ops.conv2d_forward_pool = (void *) planned_only;
+  every_ops.conv2d_below_fits = (void *) fits;
+  every_ops.conv2d_backward_below = (void *) planned_only;
+  {
+    char why[256] = "";
+    tap_ok (_nn_backend_ops_valid (&every_ops, why, sizeof why), "the planning table is valid%s%s",
+            why[0] ? ": " : "", why);
+  }
+  static const struct
+  {
+    const char *preset;
+    const char *text;
+  } runs[] = {
+    { "mlp-small",
+      "forward   layer         layer 1 (flatten)\n"
+      "forward   dense         layers 2-3 (dense 128 relu + dropout 0.2), fused\n"
+      /* one layer that learns below the output: no branch beside it */
+      "forward   output_loss   layer 4 (dense 10 softmax), loss fused\n"
+      "backward  dense_update  layer 4 (dense 10 softmax), optimizer update, dz of layer 2 "
+      "fused\n"
+      "backward  dense_update  layers 2-3 (dense 128 relu + dropout 0.2), optimizer update fused; "
+      "from its dz, formed above\n" },
+    { "mlp-wide",
+      "forward   layer         layer 1 (flatten)\n"
+      "forward   dense         layers 2-3 (dense 1000 relu + dropout 0.2), fused\n"
+      "forward   dense         layers 4-5 (dense 1000 relu + dropout 0.2), fused\n"
+      "forward   output_loss   layer 6 (dense 10 softmax), loss, input gradient, dz of layer 4 "
+      "fused\n"
+      "backward  dense_update  layer 6 (dense 10 softmax), optimizer update fused; on a branch "
+      "beside the steps after it\n"
+      "backward  dense_update  layers 4-5 (dense 1000 relu + dropout 0.2), optimizer update, dz "
+      "of layer 2 fused; from its dz, formed above\n"
+      "backward  dense_update  layers 2-3 (dense 1000 relu + dropout 0.2), optimizer update fused; "
+      "after the branch is joined, from its dz, formed above\n" },
+    { "cnn",
+      "forward   layer         layer 1 (conv2d 32 3 relu)\n"
+      "forward   conv_pool     layers 2-4 (conv2d 64 3 relu + maxpool 2 + dropout 0.25), maxima "
+      "recorded fused\n"
+      "forward   layer         layer 5 (flatten)\n"
+      "forward   dense         layers 6-7 (dense 128 relu + dropout 0.5), fused\n"
+      "forward   output_loss   layer 8 (dense 10 softmax), loss, input gradient, dz of layer 6 "
+      "fused\n"
+      "backward  dense_update  layer 8 (dense 10 softmax), optimizer update fused; on a branch "
+      "beside the steps after it\n"
+      "backward  dense_update  layers 6-7 (dense 128 relu + dropout 0.5), optimizer update fused; "
+      "from its dz, formed above\n"
+      "backward  layer         layer 5 (flatten)\n"
+      "backward  pool_argmax   layers 2-4 (conv2d 64 3 relu + maxpool 2 + dropout 0.25), "
+      "activation backward of layer 2 from the recorded maxima fused\n"
+      "backward  conv_below    layers 1-2 (conv2d 32 3 relu + conv2d 64 3 relu), fused; from its "
+      "dz, formed above\n" },
+  };
+  for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++)
+    {
+      char text[4096], cpu_text[4096], off_text[4096];
+      train_plan_text (runs[r].preset, &every_ops, true, text, sizeof text);
+      train_plan_text (runs[r].preset, NULL, true, cpu_text, sizeof cpu_text);
+      train_plan_text (runs[r].preset, &every_ops, false, off_text, sizeof off_text);
+      if (!tap_ok (strcmp (text, runs[r].text) == 0,
+                   "%s: the plan of a run where every fusion is there says what each step runs",
+                   runs[r].preset))
+        tap_diag ("got:\n%s", text);
+      tap_ok (cpu_text[0] != '\0' && strstr (cpu_text, "fused") == NULL
+                  && strncmp (cpu_text, "forward   layer         layer 1 (", 32) == 0
+                  && strcmp (off_text, cpu_text) == 0,
+              "%s: on the CPU, or with fusion off, a run's plan runs each layer's own ops",
+              runs[r].preset);
+    }
+  {
+    NnTrainConfig config;
+    NnPlanStep *steps = (NnPlanStep *) &config;
+    int32_t count = 5;
+    NnError error;
+    nn_train_config_init (&config);
+    config.spec_text = "flatten; dense 10 softmax";
+    config.batch_size = 0;
+    nn_error_clear (&error);
+    tap_ok (nn_train_plan (&config, (NnInputShape){ 1, 8, 8 }, &steps, &count, &error)
+                    == NN_ERROR_INVALID_ARGUMENT
+                && steps == NULL && count == 0 && strstr (error.message, "batch size") != NULL,
+            "no plan for a run that cannot be: %s", error.message);
+  }
   return tap_done ();
 }

@@ -39,6 +39,8 @@ static const char *const schema_paths[] = {
   "hyper", "hyper.optimizer", "hyper.optimizer.name", "hyper.optimizer.learning_rate",
   "hyper.optimizer.beta_1", "hyper.optimizer.beta_2", "hyper.optimizer.epsilon",
   "hyper.loss", "hyper.lr", "hyper.batch_size", "hyper.epochs", "hyper.seed",
+  "plan", "plan[]", "plan[].pass", "plan[].kind", "plan[].first", "plan[].last",
+  "plan[].layers", "plan[].fused", "plan[].fused_with", "plan[].note",
   "epochs", "epochs[]", "epochs[].epoch", "epochs[].seconds", "epochs[].train_loss",
   "epochs[].train_accuracy", "epochs[].test_loss", "epochs[].test_accuracy",
   "epochs[].samples_per_second",
@@ -105,6 +107,15 @@ fill_result (NnRunResult *r)
     }
   r->total_seconds = 6.5;
   r->time_to_first_step_seconds = 0.02;
+  /* a plan of two steps, as a backend with the fused dense ops makes one */
+  r->plan_count = 2;
+  r->plan = calloc (2, sizeof *r->plan);
+  r->plan[0] = (NnPlanStep){ .backward = false, .kind = "dense", .first = 2, .last = 2,
+                             .fused = true, .layers = "dense 128 relu" };
+  r->plan[1] = (NnPlanStep){ .backward = true, .kind = "dense_update", .first = 3, .last = 3,
+                             .fused = true, .layers = "dense 10 softmax",
+                             .fused_with = "optimizer update",
+                             .note = "on a branch beside the steps after it" };
 }
 
 /* Parse a result file; false (and a diagnostic) when it is not JSON. */
@@ -227,6 +238,23 @@ test_write_and_schema (void)
       tap_ok (epochs == 2 && points == 5, "2 epoch records and 5 loss-curve points (%d, %d)",
               epochs, points);
       tap_ok (strstr (text, "[3750, 0.2]") != NULL, "loss curve written as [step, loss]");
+      int steps = 0;
+      for (int i = 0; i < jp.count; i++)
+        steps += strcmp (jp.entries[i].path, "plan[]") == 0;
+      const JcEntry *kinds[2] = { NULL, NULL }, *withs[2] = { NULL, NULL };
+      for (int i = 0, k = 0, w = 0; i < jp.count; i++)
+        {
+          if (strcmp (jp.entries[i].path, "plan[].kind") == 0 && k < 2)
+            kinds[k++] = &jp.entries[i];
+          if (strcmp (jp.entries[i].path, "plan[].fused_with") == 0 && w < 2)
+            withs[w++] = &jp.entries[i];
+        }
+      tap_ok (steps == 2 && value_is (&jp, "plan[].pass", "\"forward\"")
+                  && value_is (&jp, "plan[].first", "2") && value_is (&jp, "plan[].fused", "true")
+                  && value_is (&jp, "plan[].layers", "\"dense 128 relu\"") && kinds[1] != NULL
+                  && strcmp (kinds[1]->value, "\"dense_update\"") == 0 && withs[1] != NULL
+                  && strcmp (withs[1]->value, "\"optimizer update\"") == 0,
+              "the plan: %d steps, each with its pass, kind, layers and what is fused", steps);
       tap_ok (value_is (&jp, "system.gpus", "[") && jc_find (&jp, "system.gpus[]") == NULL
               && jc_find (&jp, "system.cuda") == NULL,
               "no usable GPU here: empty gpus, no cuda");
@@ -263,10 +291,15 @@ test_write_and_schema (void)
   r.config.optimizer.momentum = 0.9f;
   r.config.optimizer.nesterov = true;
   r.epochs[1].test_loss = 0.0f / 0.0f;   /* NaN */
+  free (r.plan);
+  r.plan = NULL;
+  r.plan_count = 0;                       /* stopped before its plan was made */
   st = nn_result_write (&r, NULL, path, &error);
-  tap_ok (st == NN_OK, "third write (cancelled, CUDA, SGD, a NaN loss)");
+  tap_ok (st == NN_OK, "third write (cancelled, CUDA, SGD, a NaN loss, no plan)");
   if (tap_ok (load (path, &jp, &text), "it is valid JSON"))
     {
+      tap_ok (value_is (&jp, "plan", "[") && jc_find (&jp, "plan[]") == NULL,
+              "a run without a plan has an empty one");
       tap_ok (value_is (&jp, "status", "\"cancelled\"") && jc_find (&jp, "error") == NULL
               && value_is (&jp, "model.name", "null") && value_is (&jp, "device.kind", "\"cuda\"")
               && value_is (&jp, "device.index", "1"),
@@ -289,7 +322,8 @@ test_write_and_schema (void)
   free (text);
 
   nn_run_result_clear (&r);
-  tap_ok (r.epochs == NULL && r.epoch_count == 0 && r.run_id[0] == '\0',
+  tap_ok (r.epochs == NULL && r.epoch_count == 0 && r.plan == NULL && r.plan_count == 0
+              && r.run_id[0] == '\0',
           "nn_run_result_clear frees and zeroes");
   nn_run_result_clear (&r);   /* twice is fine */
 }

@@ -1102,11 +1102,27 @@ test_result (void)
           "nn_model_evaluate agrees with the last epoch's test figures (%.4f, %.4f)", test_loss,
           test_accuracy);
 
+  /* the plan of its steps, as nn_train_plan says it before a run */
+  {
+    NnPlanStep *steps = NULL;
+    int32_t count = 0;
+    s = nn_train_plan (&c, (NnInputShape){ 1, 8, 8 }, &steps, &count, &e);
+    tap_ok (s == NN_OK && r.plan_count == count && count >= 6 && r.plan != NULL
+                && memcmp (r.plan, steps, sizeof *steps * (size_t) count) == 0
+                && strcmp (r.plan[0].kind, "layer") == 0 && r.plan[0].first == 1
+                && strcmp (r.plan[0].layers, "conv2d 4 3 relu") == 0 && r.plan[count - 1].backward,
+            "the result holds the plan of its steps, as nn_train_plan says it (%d steps)",
+            (int) r.plan_count);
+    free (steps);
+  }
+
   s = nn_result_write (&r, NULL, test_path ("run.json"), &e);
   json = test_read_file (test_path ("run.json"), NULL);
   tap_ok (s == NN_OK && json != NULL && strstr (json, "\"schema\"") != NULL
-            && strstr (json, r.run_id) != NULL && strstr (json, "\"completed\"") != NULL,
-          "nn_result_write writes the run (%s)", s ? e.message : "ok");
+            && strstr (json, r.run_id) != NULL && strstr (json, "\"completed\"") != NULL
+            && strstr (json, "\"plan\": [") != NULL
+            && strstr (json, "\"layers\": \"conv2d 4 3 relu\"") != NULL,
+          "nn_result_write writes the run, its plan too (%s)", s ? e.message : "ok");
   free (json);
   nn_run_result_clear (&r);
   nn_trainer_free (t);
@@ -1125,8 +1141,9 @@ test_result (void)
   c.device.kind = NN_DEVICE_CUDA;
   c.device.index = 57;
   s = train (&c, NULL, &r, NULL, 0, &e);
-  tap_ok (s != NN_OK && r.status == NN_RUN_FAILED && r.error[0] != '\0' && r.run_id[0] != '\0',
-          "a missing device fails the run with a message: %s", r.error);
+  tap_ok (s != NN_OK && r.status == NN_RUN_FAILED && r.error[0] != '\0' && r.run_id[0] != '\0'
+              && r.plan_count == 0 && r.plan == NULL,
+          "a missing device fails the run with a message (and no plan): %s", r.error);
   nn_run_result_clear (&r);
 }
 
