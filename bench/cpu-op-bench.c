@@ -87,7 +87,7 @@ int main (int argc, char **argv)
           o->dropout_backward (ctx, s1, s1, n * H, 0.2f, 7, &step); T ("dropout b");
           o->bias_act_backward (ctx, 1, y1, s1, db1, n, H, 1); T ("bact b1");
           o->gemm (ctx, 1, 0, 784, H, n, 1, x, 784, s1, H, 0, dW1, H); T ("gemm dW1");
-          o->optimizer_update (ctx, &adam, params, grads, state, count, &step); T ("adam");
+          o->optimizer_update (ctx, &adam, params, grads, state, count, count, &step); T ("adam");
           nops = op;
         }
     }
@@ -141,7 +141,7 @@ int main (int argc, char **argv)
           o->conv2d_backward (ctx, pl2, a1, w2, s1, s0, dw2, ws); T ("conv2 b");
           o->bias_act_backward (ctx, 1, a1, s0, db1, n, 32, 676); T ("bact1");
           o->conv2d_backward (ctx, pl1, x, w1, s0, NULL, dw1, ws); T ("conv1 b");
-          o->optimizer_update (ctx, &ada, params, grads, state, count, &step); T ("adadelta");
+          o->optimizer_update (ctx, &ada, params, grads, state, count, count, &step); T ("adadelta");
           nops = op;
         }
     }

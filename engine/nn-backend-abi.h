@@ -23,7 +23,7 @@ extern "C" {
  * below (a required slot NULL, a group of slots neither all set nor all
  * NULL, a slot set without one it needs), naming the slot: the engine
  * never calls a NULL slot. */
-#define NN_BACKEND_ABI_VERSION 11
+#define NN_BACKEND_ABI_VERSION 12
 
 typedef enum
 {
@@ -235,13 +235,17 @@ struct NnBackendOps
 
   /* --- optimizer --- */
 
-  /* One update over a flat arena of `count` parameters: params -= f(grads,
-   * state). state holds the slots (slot j of parameter i at j * count + i);
-   * the engine fills them before the first step (adagrad: initial accumulator).
-   * step is the device step counter (updates done so far): the op uses
-   * t = *step + 1 (Adam's bias correction) and stores t back. */
+  /* One update of the first `count` parameters of a flat arena: params -=
+   * f(grads, state). state holds the slots of the whole arena, slot j of
+   * parameter i at j * state_stride + i (state_stride >= count), so the
+   * parameters this op updates and those a fused dense backward updates
+   * (dense_backward_update) share one state; the engine fills it before the
+   * first step (adagrad: initial accumulator). step is the device step
+   * counter (updates done so far): the op uses t = *step + 1 (Adam's bias
+   * correction) and stores t back. */
   int (*optimizer_update) (void *ctx, const NnBackendOptimizer *opt, float *params,
-                           const float *grads, float *state, size_t count, int64_t *step);
+                           const float *grads, float *state, size_t count, size_t state_stride,
+                           int64_t *step);
 
   /* --- optional: whole-step capture (all four NULL or none) --- */
 

@@ -15,16 +15,16 @@ typedef struct NnLayerClass NnLayerClass;
  * of their weight and bias gradients and optimizer_update on them. Their
  * gradients in model->grads are then not written: after a training step
  * nothing reads them (optimizer_update runs on the other parameters only,
- * and gradient checks run passes without an update). */
+ * and gradient checks run passes without an update). Their optimizer state
+ * is the model's one arena, model->opt_state, as optimizer_update's is. */
 typedef struct
 {
   const NnBackendOptimizer *opt; /* borrowed */
   /* every layer with parameters from this index up updates itself */
   int32_t first;
-  int64_t offset; /* their parameters are the arena's suffix [offset, param_count) */
-  int64_t count;  /* param_count - offset */
-  float *state;   /* device (slots, count): their optimizer state, slot j of offset + i at
-                   * j * count + i */
+  /* their parameters are the arena's suffix [offset, param_count);
+   * optimizer_update takes the prefix [0, offset) */
+  int64_t offset;
 } NnDenseUpdate;
 
 /* How a forward/backward pass runs. */
@@ -132,6 +132,13 @@ struct NnModel
   float *x;                  /* device (batch, in_size): the input batch */
   int32_t *labels;           /* device (batch) */
   float *targets;            /* device (batch, classes): one-hot */
+  float *opt_state;          /* device (opt_slots, state_stride): the optimizer's state, one
+                              * arena for every parameter, slot j of parameter i at
+                              * j * state_stride + i; NULL until a run makes it
+                              * (_nn_model_optimizer_state) */
+  int32_t opt_slots;
+  int64_t state_stride;      /* param_count rounded up to whole 256-byte lines, so every
+                              * slot starts aligned for vector loads */
   float *stats;              /* device (2): loss sum, correct count */
   int64_t *step;             /* device (1): step counter for dropout and optimizers */
   void *workspace;           /* device (workspace_bytes): shared by conv plans */
@@ -227,6 +234,15 @@ _nn_model_check (NnModel *model, int rc, const char *what, NnError *error)
 {
   return _nn_backend_check (&model->backend, rc, what, error);
 }
+
+/* The state slots per parameter of an optimizer (nn-backend-abi.h):
+ * Adam and Adadelta 2, the others 1. */
+int32_t _nn_optimizer_slots (NnOptimizerKind kind);
+
+/* The optimizer state of a run with `opt`, in model->opt_state: zero, or
+ * Adagrad's initial accumulator in every parameter's slot. Replaces any
+ * state a run made before. */
+NnStatus _nn_model_optimizer_state (NnModel *model, const NnOptimizer *opt, NnError *error);
 
 /* Allocate device memory or fail with "cuda:0: out of memory for <what>
  * (1.8 GiB) at batch 512; try a smaller batch", or with `hint` in place of

@@ -507,6 +507,7 @@ nn_model_free (NnModel *model)
       device_free (model, model->x);
       device_free (model, model->labels);
       device_free (model, model->targets);
+      device_free (model, model->opt_state);
       device_free (model, model->stats);
       device_free (model, model->step);
       device_free (model, model->workspace);
@@ -567,6 +568,41 @@ nn_model_set_weights (NnModel *model, const float *in, int64_t count, NnError *e
                           model->backend.ops->upload (model->backend.ctx, model->params, in,
                                                       sizeof (float) * (size_t) count),
                           "writing the weights", error);
+}
+
+/* ---------------------------------------------------------------- optimizer state */
+
+int32_t
+_nn_optimizer_slots (NnOptimizerKind kind)
+{
+  return kind == NN_OPT_ADAM || kind == NN_OPT_ADADELTA ? 2 : 1;
+}
+
+NnStatus
+_nn_model_optimizer_state (NnModel *model, const NnOptimizer *opt, NnError *error)
+{
+  int32_t slots = _nn_optimizer_slots (opt->kind);
+  int64_t stride = (model->param_count + ALIGN_FLOATS - 1) / ALIGN_FLOATS * ALIGN_FLOATS;
+  void *ptr = NULL;
+  NnStatus status;
+
+  device_free (model, model->opt_state);
+  model->opt_state = NULL;
+  status = _nn_model_alloc (model, sizeof (float) * (size_t) slots * (size_t) stride,
+                            "optimizer state", "the model is too large for this device", &ptr,
+                            error);
+  if (status != NN_OK)
+    return status;
+  model->opt_state = ptr;
+  model->opt_slots = slots;
+  model->state_stride = stride;
+  if (opt->kind == NN_OPT_ADAGRAD && model->param_count > 0)
+    status = _nn_model_check (model,
+                              model->backend.ops->fill (model->backend.ctx, model->opt_state,
+                                                        opt->initial_accumulator,
+                                                        (size_t) model->param_count),
+                              "optimizer state", error);
+  return status;
 }
 
 /* ---------------------------------------------------------------- passes */

@@ -517,8 +517,8 @@ run_backward_step (NnModel *model, const NnPlan *plan, const NnStep *s, float *d
     case NN_STEP_DENSE_UPDATE:
       {
         const NnDenseUpdate *update = pass->update;
-        /* the optimizer's state of w and b, in the state of the fused suffix */
-        float *w_state = update->state + (layer->param_offset - update->offset);
+        /* the optimizer's state of w and b, in the model's one arena */
+        float *w_state = model->opt_state + layer->param_offset;
         float *b_state = w_state + layer->w_count;
         NnBackendBelow below;
         if (s->flags & NN_STEP_FORMS_BELOW)
@@ -531,7 +531,7 @@ run_backward_step (NnModel *model, const NnPlan *plan, const NnStep *s, float *d
         return ops->dense_backward_update (
             ctx, act, pass->n, in, out, layer->x, layer->w, layer->b, layer->y, dy, *dx,
             (s->flags & NN_STEP_FORMS_BELOW) ? &below : NULL, d.rate, d.seed, model->step,
-            update->opt, w_state, b_state, (size_t) update->count,
+            update->opt, w_state, b_state, (size_t) model->state_stride,
             (s->flags & NN_STEP_STORES) != 0);
       }
     case NN_STEP_POOL_ARGMAX:

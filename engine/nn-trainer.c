@@ -336,8 +336,6 @@ typedef struct
   uint8_t *test_labels;  /* (test) */
   int32_t *perm;         /* (train): this epoch's order */
   int32_t *ident;        /* (test): 0, 1, 2, ... */
-  float *opt_state;      /* (slots, update.offset), then (slots, update.count) */
-  int slots;
   /* the parameters the dense layers update in the backward: see find_dense_update */
   NnDenseUpdate update;
   /* the steps of a training step on a full batch and on the epoch's last,
@@ -465,7 +463,7 @@ run_free (Run *run)
       if (run->graph_many != NULL)
         ops->graph_free (ctx, run->graph_many);
       void *buffers[] = { run->train_images, run->train_labels, run->test_images, run->test_labels,
-                          run->perm, run->ident, run->opt_state };
+                          run->perm, run->ident };
       for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i] != NULL)
           ops->free (ctx, buffers[i]);
@@ -538,17 +536,14 @@ backend_optimizer (const NnOptimizer *o)
 /* Finds the dense layers at the top of the model that apply the optimizer's
  * update in their backward: the highest layers with parameters, as far down
  * as every one of them can and the backend says it pays at the run's batch
- * size (update->count is 0 when the top one cannot: the step then updates
- * every parameter with optimizer_update). The arena is laid out in layer
- * order, so theirs are its suffix [P, param_count) and the prefix [0, P) is
- * left to optimizer_update. The optimizer state `state` (may be NULL when
- * the plan is only described) is split the same way, (slots, P) then
- * (slots, Q = param_count - P), so that optimizer_update's layout, slot j
- * at j * count, holds for the prefix alone; with nothing fused,
- * P = param_count and that is the whole state. */
+ * size (update->offset is param_count when the top one cannot: the step
+ * then updates every parameter with optimizer_update). The arena is laid
+ * out in layer order, so theirs are its suffix [P, param_count) and the
+ * prefix [0, P) is left to optimizer_update; both keep their state in the
+ * model's one arena. */
 static void
 find_dense_update (NnModel *model, const NnTrainConfig *config, const NnBackendOptimizer *opt,
-                   float *state, int slots, NnDenseUpdate *update)
+                   NnDenseUpdate *update)
 {
   NnPass pass = training_pass (config, model->batch_size);
 
@@ -565,8 +560,6 @@ find_dense_update (NnModel *model, const NnTrainConfig *config, const NnBackendO
       update->first = i;
       update->offset = layer->param_offset;
     }
-  update->count = model->param_count - update->offset;
-  update->state = state != NULL ? state + (size_t) slots * (size_t) update->offset : NULL;
 }
 
 /* The plan of a training step on n rows, with the update found above. */
@@ -575,7 +568,7 @@ training_plan (NnModel *model, const NnTrainConfig *config, int32_t n,
                const NnDenseUpdate *update, NnPlan *plan, NnError *error)
 {
   NnPass pass = training_pass (config, n);
-  pass.update = update->count > 0 ? update : NULL;
+  pass.update = update->offset < model->param_count ? update : NULL;
   return _nn_plan_build (model, &pass, true, plan, error);
 }
 
@@ -601,7 +594,7 @@ nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **ste
   if (status != NN_OK)
     return status;
   NnBackendOptimizer opt = backend_optimizer (&config->optimizer);
-  find_dense_update (model, config, &opt, NULL, 0, &update);
+  find_dense_update (model, config, &opt, &update);
   status = training_plan (model, config, model->batch_size, &update, &plan, error);
   if (status == NN_OK)
     status = _nn_plan_describe (model, &plan, config->loss, steps, count, error);
@@ -666,36 +659,12 @@ run_setup (Run *run, NnError *error)
     return status;
   run->perm = ptr;
 
-  /* optimizer state: zero, or adagrad's initial accumulator */
-  switch (config->optimizer.kind)
-    {
-    case NN_OPT_ADAM:
-    case NN_OPT_ADADELTA:
-      run->slots = 2;
-      break;
-    default:
-      run->slots = 1;
-      break;
-    }
-  status = _nn_model_alloc (model, sizeof (float) * (size_t) run->slots
-                                     * (size_t) (model->param_count > 0 ? model->param_count : 1),
-                            "optimizer state",
-                            "the model is too large for this device", &ptr, error);
+  /* the optimizer's state, one arena of the model whoever applies the update */
+  status = _nn_model_optimizer_state (model, &config->optimizer, error);
   if (status != NN_OK)
     return status;
-  run->opt_state = ptr;
   run->opt = backend_optimizer (&config->optimizer);
-  find_dense_update (model, config, &run->opt, run->opt_state, run->slots, &run->update);
-  if (config->optimizer.kind == NN_OPT_ADAGRAD && model->param_count > 0)
-    {
-      status = _nn_model_check (model,
-                                run->ops->fill (run->backend->ctx, run->opt_state,
-                                                config->optimizer.initial_accumulator,
-                                                (size_t) model->param_count),
-                                "optimizer state", error);
-      if (status != NN_OK)
-        return status;
-    }
+  find_dense_update (model, config, &run->opt, &run->update);
 
   /* the odd batch sizes this run will see, prepared now */
   if (run->remainder > 0)
@@ -831,7 +800,8 @@ step_ops (Run *run, int32_t n, NnError *error)
     return NN_OK;
   return _nn_model_check (model,
                           ops->optimizer_update (ctx, &run->opt, model->params, model->grads,
-                                                 run->opt_state, (size_t) prefix, model->step),
+                                                 model->opt_state, (size_t) prefix,
+                                                 (size_t) model->state_stride, model->step),
                           "optimizer update", error);
 }
 
@@ -1292,9 +1262,10 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
    * anything is allocated */
   {
     uint64_t sample = (uint64_t) ds->train.channels * ds->train.height * ds->train.width;
-    uint64_t params = (uint64_t) (trainer->params > 0 ? trainer->params : 1);
-    uint64_t slots = config->optimizer.kind == NN_OPT_ADAM
-                         || config->optimizer.kind == NN_OPT_ADADELTA ? 2 : 1;
+    /* the state's stride: the parameters rounded up to whole lines, as
+     * _nn_model_optimizer_state makes it */
+    uint64_t params = ((uint64_t) (trainer->params > 0 ? trainer->params : 1) + 63) / 64 * 64;
+    uint64_t slots = (uint64_t) _nn_optimizer_slots (config->optimizer.kind);
     int64_t steps = (int64_t) ((ds->train.count + config->batch_size - 1) / config->batch_size)
                     * config->epochs;
     if (config->max_steps > 0 && config->max_steps < steps)

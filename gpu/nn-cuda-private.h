@@ -307,7 +307,7 @@ NN_CUDA_HIDDEN int _nn_cuda_gather_batch (void *ctx, const uint8_t *images, cons
 
 NN_CUDA_HIDDEN int _nn_cuda_optimizer_update (void *ctx, const NnBackendOptimizer *opt,
                                               float *params, const float *grads, float *state,
-                                              size_t count, int64_t *step);
+                                              size_t count, size_t state_stride, int64_t *step);
 
 /* The fused dense ops (nn-cuda-blas.cu), and their dz step (kernels/bias-act.cu):
  * dy (n, channels) = act' (y) * (dropout mask of dy when rate > 0) in place,

@@ -110,7 +110,7 @@ int main (int argc, char **argv)
           o->dropout_backward (ctx, s1, s1, n * H, 0.2f, 7, &step); T ("dropout b1");
           o->bias_act_backward (ctx, 1, y1, s1, db1, n, H, 1); T ("bact b1");
           o->gemm (ctx, 1, 0, 784, H, n, 1, x, 784, s1, H, 0, dW1, H); T ("gemm dW1");
-          o->optimizer_update (ctx, &adam, params, grads, state, count, &step); T ("adam");
+          o->optimizer_update (ctx, &adam, params, grads, state, count, count, &step); T ("adam");
           nops = op;
         }
   }

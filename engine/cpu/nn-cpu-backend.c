@@ -1249,26 +1249,27 @@ cpu_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
  *   RMSprop    v = rho v + (1 - rho) g^2;  p -= lr g / (sqrt(v) + eps)
  *   Adagrad    a += g^2;  p -= lr g / (sqrt(a) + eps)
  *
- * State slot j of parameter i is state[j * count + i]. */
+ * State slot j of parameter i is state[j * stride + i]. */
 typedef struct
 {
   const NnBackendOptimizer *opt;
   float *params;
   const float *grads;
   float *state;
-  size_t count;
+  size_t stride;
   float alpha;
 } OptimizerLoop;
 
-/* Parameters [lo, hi) of count; alpha is Adam's step size. */
+/* Parameters [lo, hi), their state slots `stride` floats apart; alpha is
+ * Adam's step size. */
 static void
 optimizer_block (const NnBackendOptimizer *opt, float *params, const float *grads,
-                 float *state, size_t count, size_t lo, size_t hi, float alpha)
+                 float *state, size_t stride, size_t lo, size_t hi, float alpha)
 {
   size_t len = hi - lo;
   float *p = params + lo;
   const float *g = grads + lo;
-  float *s0 = state + lo, *s1 = state + count + lo;
+  float *s0 = state + lo, *s1 = state + stride + lo;
   const float lr = opt->lr, eps = opt->epsilon;
 
   switch (opt->kind)
@@ -1298,12 +1299,13 @@ static void
 optimizer_range (void *data, size_t lo, size_t hi)
 {
   const OptimizerLoop *l = data;
-  optimizer_block (l->opt, l->params, l->grads, l->state, l->count, lo, hi, l->alpha);
+  optimizer_block (l->opt, l->params, l->grads, l->state, l->stride, lo, hi, l->alpha);
 }
 
 static int
 cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
-                      const float *grads, float *state, size_t count, int64_t *step)
+                      const float *grads, float *state, size_t count, size_t state_stride,
+                      int64_t *step)
 {
   CpuContext *ctx = vctx;
   int64_t t = *step + 1;
@@ -1312,6 +1314,10 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
 
   if (opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
     return fail (ctx, NN_BACKEND_ERROR, "unknown optimizer %d", opt->kind);
+  if (state_stride < count)
+    return fail (ctx, NN_BACKEND_ERROR,
+                 "optimizer_update: the state's stride %zu is below the %zu parameters",
+                 state_stride, count);
   if (opt->kind == NN_BK_OPT_ADAM)
     alpha = (float) ((double) lr * sqrt (1.0 - pow (opt->beta2, (double) t))
                      / (1.0 - pow (opt->beta1, (double) t)));
@@ -1320,7 +1326,7 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
    * parallel 4x sooner than a plain stream (mlp-small's 100k parameters
    * get up to 6 threads); mlp-wide's 1.8M (50 MB of traffic for Adam) use
    * every thread. */
-  OptimizerLoop l = { opt, params, grads, state, count, alpha };
+  OptimizerLoop l = { opt, params, grads, state, state_stride, alpha };
   _nn_parallel_range (count, 16, par_threads (count * 4), optimizer_range, &l);
   *step = t;
   return NN_BACKEND_OK;

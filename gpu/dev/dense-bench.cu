@@ -232,7 +232,7 @@ optimizer (Bench *k, const char *label, size_t count)
 {
   NnBackendOptimizer adam = { NN_BK_OPT_ADAM, 0, 1e-3f, 0.0f, 0.9f, 0.999f, 0.0f, 1e-7f };
   double t = time_op (k, [&] {
-    return k->ops->optimizer_update (k->ctx, &adam, k->params, k->grads, k->state, count,
+    return k->ops->optimizer_update (k->ctx, &adam, k->params, k->grads, k->state, count, count,
                                      k->step);
   });
   printf ("%-8s adam over %zu parameters %6.2f us\n", label, count, t);
@@ -252,7 +252,8 @@ backward_update (Bench *k, const char *label, int n, int in, int out, int act, f
     int rc = o->dense_backward (c, act, n, in, out, k->x, k->w, k->y, k->dy, k->dw,
                                 k->dw + count - out, with_dx ? k->dx : NULL, rate, 7, k->step);
     return rc != 0 ? rc
-                   : o->optimizer_update (c, &opt, k->params, k->dw, k->state, count, k->step);
+                   : o->optimizer_update (c, &opt, k->params, k->dw, k->state, count, count,
+                                          k->step);
   });
   printf ("%-8s backward + update %4d x %4d x %4d%s  dense_backward + optimizer_update %6.2f us",
           label, n, in, out, with_dx ? " + dx" : "     ", two);

@@ -1,4 +1,5 @@
-/* optimizer.cu: one update kernel over the whole parameter arena, for each
+/* optimizer.cu: one update kernel over the parameter arena (its first
+ * `count` parameters, their state slots `stride` floats apart), for each
  * optimizer, with Keras' formulas.
  *
  * The step counter lives on the device: every thread reads t = *step + 1;
@@ -18,14 +19,14 @@
 template <int KIND>
 __global__ void
 optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                  float *__restrict__ state, size_t count, int64_t *step,
+                  float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
                   unsigned int *__restrict__ done)
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
   const int slots = opt_slots<KIND> (o);
   float *s0 = state;
-  float *s1 = state + count;
+  float *s1 = state + state_stride;
   float lr_t = opt_lr<KIND> (o, t);
 
   size_t stride = (size_t) gridDim.x * blockDim.x;
@@ -75,11 +76,11 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
 template <int KIND, int V_VEC>
 __global__ void __launch_bounds__ (256)
 optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                      float *__restrict__ state, size_t count, int64_t *step,
+                      float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
                       unsigned int *__restrict__ done, int early)
 {
   const int slots = opt_slots<KIND> (o);
-  float *s0 = state, *s1 = state + count;
+  float *s0 = state, *s1 = state + state_stride;
   size_t quads = count / 4;
   size_t stride = (size_t) gridDim.x * blockDim.x;
   const float4 zero = make_float4 (0.0f, 0.0f, 0.0f, 0.0f);
@@ -139,7 +140,8 @@ optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__rest
 template <int KIND>
 static void
 launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float *grads,
-               float *state, size_t count, int64_t *step, unsigned int *done, int early)
+               float *state, size_t count, size_t state_stride, int64_t *step,
+               unsigned int *done, int early)
 {
   if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
     {
@@ -147,16 +149,16 @@ launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float 
       unsigned int blocks = (unsigned int) ((count / 4 + 255) / 256);
       if (blocks > 65535u)
         blocks = 65535u;
-      uintptr_t v_at = (uintptr_t) (state + count);
+      uintptr_t v_at = (uintptr_t) (state + state_stride);
       if (v_at % 16 == 0)
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done, early);
+                         state, count, state_stride, step, done, early);
       else if (v_at % 8 == 0)
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done, early);
+                         state, count, state_stride, step, done, early);
       else
         _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads,
-                         state, count, step, done, early);
+                         state, count, state_stride, step, done, early);
       return;
     }
   /* Few enough blocks that each thread has OPT_ILP elements (and the
@@ -164,43 +166,54 @@ launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float 
    * so the step advances. */
   unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
   _nn_cuda_launch (ctx, optimizer_kernel<KIND>, blocks, 256, 0, o, params, grads, state, count,
-                   step, done);
+                   state_stride, step, done);
 }
 
 int
 _nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
-                           const float *grads, float *state, size_t count, int64_t *step)
+                           const float *grads, float *state, size_t count, size_t state_stride,
+                           int64_t *step)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   int rc;
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
-  if (opt == NULL || step == NULL || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD)
+  if (opt == NULL || step == NULL || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD
+      || state_stride < count)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "optimizer_update: bad arguments");
   OptArgs o = opt_args (opt);
   unsigned int *done = ctx->lane.counters + NN_CUDA_COUNTER_OPTIMIZER;
   const size_t bytes = count * sizeof (float);
-  int early = _nn_cuda_untouched (ctx, params, bytes) && _nn_cuda_untouched (ctx, state, 2 * bytes);
+  /* the state this op touches: slot 0's count floats and slot 1's, one
+   * stride on */
+  const size_t state_bytes = state_stride * sizeof (float) + bytes;
+  int early = _nn_cuda_untouched (ctx, params, bytes)
+              && _nn_cuda_untouched (ctx, state, state_bytes);
   switch (o.kind)
     {
     case NN_BK_OPT_SGD:
-      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, step, done, early);
+      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, state_stride, step, done,
+                                    early);
       break;
     case NN_BK_OPT_ADAM:
-      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, step, done, early);
+      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, state_stride, step,
+                                     done, early);
       break;
     case NN_BK_OPT_ADADELTA:
-      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, step, done, early);
+      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, state_stride, step,
+                                         done, early);
       break;
     case NN_BK_OPT_RMSPROP:
-      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, step, done, early);
+      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, state_stride, step,
+                                        done, early);
       break;
     default:
-      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, step, done, early);
+      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, state_stride, step,
+                                        done, early);
       break;
     }
   const void *at[] = { params, state, step };
-  const size_t written[] = { bytes, 2 * bytes, sizeof (int64_t) };
+  const size_t written[] = { bytes, state_bytes, sizeof (int64_t) };
   _nn_cuda_writes_only (ctx, 3, at, written);
   return _nn_cuda_check_launch (ctx, "optimizer_update");
 }

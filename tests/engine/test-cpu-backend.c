@@ -814,7 +814,7 @@ test_optimizer_basics (void)
   int ok = 1;
 
   memcpy (p0, p, count * sizeof (float));
-  int rc = ops->optimizer_update (ctx, &opt, p, g, st, count, &step);
+  int rc = ops->optimizer_update (ctx, &opt, p, g, st, count, count, &step);
   for (size_t i = 0; i < count; i++)
     {
       double m = 0.1 * g[i], v = 0.001 * (double) g[i] * g[i];
@@ -823,8 +823,36 @@ test_optimizer_basics (void)
       ok &= fabs (p[i] - want) < 1e-5;
     }
   tap_ok (rc == 0 && ok && step == 1, "adam over %zu parameters, step 1", count);
+  /* the first parameters of an arena whose state slots lie one stride
+   * apart: the same update, slot 1 found a stride on, nothing else touched */
+  {
+    size_t first = 1001, stride = 1088;
+    float *sp = buf (2 * stride), *pp = rand_buf (first, -1, 1);
+    float *pw = malloc (first * sizeof (float)), *sw = buf (2 * first);
+    int64_t s1 = 0, s2 = 0;
+    memcpy (pw, pp, first * sizeof (float));
+    for (size_t i = 0; i < 2 * stride; i++)
+      sp[i] = 0.5f;
+    for (size_t i = 0; i < 2 * first; i++)
+      sw[i] = 0.5f;
+    int rs = ops->optimizer_update (ctx, &opt, pp, g, sp, first, stride, &s1);
+    int rw = ops->optimizer_update (ctx, &opt, pw, g, sw, first, first, &s2);
+    bool same = rs == 0 && rw == 0 && s1 == 1 && memcmp (pp, pw, first * sizeof (float)) == 0
+                && memcmp (sp, sw, first * sizeof (float)) == 0
+                && memcmp (sp + stride, sw + first, first * sizeof (float)) == 0;
+    for (size_t i = first; same && i < stride; i++)
+      same = sp[i] == 0.5f && sp[stride + i] == 0.5f;
+    tap_ok (same, "adam over the first %zu parameters of an arena, state stride %zu", first,
+            stride);
+    tap_ok (ops->optimizer_update (ctx, &opt, pp, g, sp, first, first - 1, &s1) != 0 && s1 == 1,
+            "a state stride below the parameters is an error");
+    ops->free (ctx, sp);
+    ops->free (ctx, pp);
+    free (pw);
+    ops->free (ctx, sw);
+  }
   opt.kind = 42;
-  tap_ok (ops->optimizer_update (ctx, &opt, p, g, st, count, &step) != 0 && step == 1,
+  tap_ok (ops->optimizer_update (ctx, &opt, p, g, st, count, count, &step) != 0 && step == 1,
           "unknown optimizer is an error and leaves the step");
   free (p0);
   ops->free (ctx, p);

@@ -179,26 +179,14 @@ f_dense_backward (void *ctx, int act, int n, int in, int out, const float *x, co
 }
 
 /* The CPU's optimizer_update on `count` parameters whose state slots lie
- * `stride` floats apart: gathered into its layout (slot j at j * count),
- * updated with a copy of the step counter, scattered back. */
+ * `stride` floats apart, with a copy of the step counter (which only the
+ * layer that stores it moves). */
 static int
 update_strided (void *ctx, const NnBackendOptimizer *opt, float *params, const float *grads,
                 size_t count, float *state, size_t stride, const int64_t *step)
 {
-  int slots = opt->kind == NN_BK_OPT_ADAM || opt->kind == NN_BK_OPT_ADADELTA ? 2 : 1;
-  float *tmp = malloc (sizeof (float) * count * (size_t) slots); /* (slots, count) */
   int64_t t = *step;
-  int rc;
-
-  if (tmp == NULL)
-    return NN_BACKEND_OUT_OF_MEMORY;
-  for (int j = 0; j < slots; j++)
-    memcpy (tmp + j * count, state + j * stride, sizeof (float) * count);
-  rc = fake.cpu->optimizer_update (ctx, opt, params, grads, tmp, count, &t);
-  for (int j = 0; j < slots; j++)
-    memcpy (state + j * stride, tmp + j * count, sizeof (float) * count);
-  free (tmp);
-  return rc;
+  return fake.cpu->optimizer_update (ctx, opt, params, grads, state, count, stride, &t);
 }
 
 /* dense_backward into gradients of its own (the CPU backend's memory is
@@ -599,11 +587,23 @@ record_cb (const NnProgress *p, void *user_data)
   return true;
 }
 
+/* The model's optimizer state, its one arena (malloc'd, *floats of it). */
+static float *
+optimizer_state (NnModel *m, size_t *floats)
+{
+  *floats = (size_t) m->opt_slots * (size_t) m->state_stride;
+  float *state = malloc (sizeof (float) * (*floats > 0 ? *floats : 1));
+  if (state != NULL && *floats > 0)
+    m->backend.ops->download (m->backend.ctx, state, m->opt_state, sizeof (float) * *floats);
+  return state;
+}
+
 /* Two epochs of `spec` with `optimizer` (NULL: Adam's defaults) and `loss`;
- * the losses, the run result and (malloc'd) weights. */
+ * the losses, the run result, (malloc'd) weights and the optimizer state
+ * (*state_floats of it). */
 static NnStatus
 train (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, Record *rec,
-       NnRunResult *result, float **weights, int64_t *count)
+       NnRunResult *result, float **weights, int64_t *count, float **state, size_t *state_floats)
 {
   NnTrainConfig c;
   NnTrainer *t = NULL;
@@ -622,6 +622,8 @@ train (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, Record *
   memset (rec, 0, sizeof *rec);
   *weights = NULL;
   *count = 0;
+  *state = NULL;
+  *state_floats = 0;
   s = nn_trainer_new (&c, data, &t, &e);
   if (s == NN_OK)
     {
@@ -633,6 +635,7 @@ train (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, Record *
       *count = nn_model_param_count (nn_trainer_model (t));
       *weights = malloc (sizeof (float) * (size_t) *count);
       s = nn_model_get_weights (nn_trainer_model (t), *weights, *count, &e);
+      *state = optimizer_state (nn_trainer_model (t), state_floats);
     }
   if (s != NN_OK)
     tap_diag ("%s: %s", spec, e.message);
@@ -641,28 +644,38 @@ train (const char *spec, const NnOptimizer *optimizer, NnLossKind loss, Record *
 }
 
 /* Whether `spec` trains to the very losses, test results and weights on
- * `ops` (counted from zero) as on the plain CPU table. */
+ * `ops` (counted from zero) as on the plain CPU table, and leaves the very
+ * optimizer state in the model's one arena: the layers that update their
+ * parameters in their backward keep theirs where optimizer_update keeps
+ * every parameter's on the plain table. */
 static bool
 same_training (const char *spec, const NnOptimizer *optimizer, NnLossKind loss,
                const NnBackendOps *ops)
 {
   Record plain, fused;
   NnRunResult rp, rf;
-  float *wp = NULL, *wf = NULL;
+  float *wp = NULL, *wf = NULL, *sp_state = NULL, *sf_state = NULL;
   int64_t cp = 0, cf = 0;
+  size_t np = 0, nf = 0;
   NnStatus sp, sf;
   bool same;
 
   _nn_model_set_test_ops (NULL);
-  sp = train (spec, optimizer, loss, &plain, &rp, &wp, &cp);
+  sp = train (spec, optimizer, loss, &plain, &rp, &wp, &cp, &sp_state, &np);
   reset_counts ();
   _nn_model_set_test_ops (ops);
-  sf = train (spec, optimizer, loss, &fused, &rf, &wf, &cf);
+  sf = train (spec, optimizer, loss, &fused, &rf, &wf, &cf, &sf_state, &nf);
   _nn_model_set_test_ops (NULL);
 
   same = sp == NN_OK && sf == NN_OK && plain.steps == 32 && fused.steps == plain.steps
          && rp.epoch_count == 2 && rf.epoch_count == 2 && cp == cf
          && memcmp (wp, wf, sizeof (float) * (size_t) cp) == 0;
+  if (same && !(np == nf && np >= (size_t) cp && sp_state != NULL && sf_state != NULL
+                && memcmp (sp_state, sf_state, sizeof (float) * np) == 0))
+    {
+      tap_diag ("%s: the optimizer state differs from the plain table's", spec);
+      same = false;
+    }
   for (int i = 0; same && i < plain.steps; i++)
     same = plain.losses[i] == fused.losses[i];
   for (int i = 0; same && i < 2; i++)
@@ -674,6 +687,8 @@ same_training (const char *spec, const NnOptimizer *optimizer, NnLossKind loss,
     nn_run_result_clear (&rf);
   free (wp);
   free (wf);
+  free (sp_state);
+  free (sf_state);
   return same;
 }
 

@@ -47,7 +47,7 @@ run (const char *name, NnBackendOptimizer opt, int slots, float state_init,
     {
       for (int i = 0; i < P; i++)
         grad[i] = (float) grads[s][i];
-      int rc = ops->optimizer_update (ctx, &opt, params, grad, state, P, step);
+      int rc = ops->optimizer_update (ctx, &opt, params, grad, state, P, P, step);
       tap_ok (rc == 0, "%s step %d runs", name, s + 1);
       for (int i = 0; i < P; i++)
         tap_close (params[i], wants[s][i], 1e-5, 1e-6, "%s step %d parameter %d", name, s + 1, i);

@@ -452,15 +452,16 @@ f_loss (void *ctx, int kind, const float *pred, const int32_t *labels, const flo
 
 static int
 f_opt (void *ctx, const NnBackendOptimizer *opt, float *params, const float *grads, float *state,
-       size_t count, int64_t *step)
+       size_t count, size_t stride, int64_t *step)
 {
   Op *op;
   if (!fake.capturing)
-    return CPU->optimizer_update (ctx, opt, params, grads, state, count, step);
+    return CPU->optimizer_update (ctx, opt, params, grads, state, count, stride, step);
   if ((op = record (OP_OPT)) == NULL)
     return NN_BACKEND_ERROR;
   op->opt = *opt; op->p[0] = params; op->p[1] = grads; op->p[2] = state; op->p[3] = step;
   op->z = count;
+  op->u = stride;
   return 0;
 }
 
@@ -615,7 +616,7 @@ f_graph_launch (void *ctx, void *graph)
           break;
         case OP_OPT:
           rc = CPU->optimizer_update (ctx, &o->opt, (float *) o->p[0], o->p[1], (float *) o->p[2],
-                                      o->z, (int64_t *) o->p[3]);
+                                      o->z, (size_t) o->u, (int64_t *) o->p[3]);
           break;
         case OP_COPY:
           rc = CPU->copy (ctx, (void *) o->p[0], o->p[1], o->z);

@@ -1808,10 +1808,16 @@ test_dense_loss (void)
 
 /* ---------------------------------------------------------------- optimizer */
 
+/* `count` parameters whose state slots lie `stride` floats apart (the
+ * engine's arena: the parameters rounded up to whole lines), or count
+ * apart when stride is 0. */
 static void
-check_optimizer (const char *name, NnBackendOptimizer opt, int slots, float initial, size_t count)
+check_optimizer (const char *name, NnBackendOptimizer opt, int slots, float initial, size_t count,
+                 size_t stride)
 {
-  size_t state_count = (size_t) (slots > 0 ? slots : 1) * count;
+  if (stride == 0)
+    stride = count;
+  size_t state_count = (size_t) (slots > 1 ? slots - 1 : 0) * stride + count;
   float *p = malloc (count * sizeof (float)), *g = malloc (3 * count * sizeof (float));
   float *st = malloc (state_count * sizeof (float));
   float *po[2] = { 0 }, *so[2] = { 0 };
@@ -1835,7 +1841,7 @@ check_optimizer (const char *name, NnBackendOptimizer opt, int slots, float init
       rc[b] = 0;
       for (int t = 0; t < 3 && rc[b] == 0; t++)
         rc[b] = k->ops->optimizer_update (k->ctx, &opt, vp[b], (float *) vg[b] + t * count, vs[b],
-                                          count, vstep[b]);
+                                          count, stride, vstep[b]);
       po[b] = gpu_get (k, vp[b], count * sizeof (float));
       so[b] = gpu_get (k, vs[b], state_count * sizeof (float));
       k->ops->download (k->ctx, &step_out[b], vstep[b], sizeof (int64_t));
@@ -1844,9 +1850,9 @@ check_optimizer (const char *name, NnBackendOptimizer opt, int slots, float init
   double es = slots > 0 ? gpu_rel_err (so[1], so[0], state_count) : 0.0;
   tap_ok (rc[0] == 0 && rc[1] == 0 && ep <= TOL_ELEMENTWISE && es <= TOL_ELEMENTWISE
             && step_out[0] == 8 && step_out[1] == 8,
-          "optimizer %s over %zu parameters, 3 updates: rel err params %.2g, state %.2g, step "
-          "%lld (cpu %lld)",
-          name, count, ep, es, (long long) step_out[1], (long long) step_out[0]);
+          "optimizer %s over %zu parameters (state stride %zu), 3 updates: rel err params %.2g, "
+          "state %.2g, step %lld (cpu %lld)",
+          name, count, stride, ep, es, (long long) step_out[1], (long long) step_out[0]);
   for (int b = 0; b < 2; b++)
     {
       free (po[b]);
@@ -1874,23 +1880,29 @@ test_optimizer (void)
   NnBackendOptimizer rms = { NN_BK_OPT_RMSPROP, 0, 1e-3f, 0.0f, 0, 0, 0.9f, 1e-7f };
   NnBackendOptimizer adagrad = { NN_BK_OPT_ADAGRAD, 0, 1e-2f, 0.0f, 0, 0, 0, 1e-7f };
 
-  check_optimizer ("sgd", sgd, 0, 0.0f, 1001);
-  check_optimizer ("sgd momentum", mom, 1, 0.0f, 10007);
-  check_optimizer ("sgd nesterov", nest, 1, 0.0f, 10007);
-  check_optimizer ("adam", adam, 2, 0.0f, 1);
-  check_optimizer ("adam", adam, 2, 0.0f, 101770);
+  check_optimizer ("sgd", sgd, 0, 0.0f, 1001, 0);
+  check_optimizer ("sgd momentum", mom, 1, 0.0f, 10007, 0);
+  check_optimizer ("sgd nesterov", nest, 1, 0.0f, 10007, 0);
+  check_optimizer ("adam", adam, 2, 0.0f, 1, 0);
+  check_optimizer ("adam", adam, 2, 0.0f, 101770, 0);
   /* the float4 kernel (every kind): v aligned to 16 and 8 bytes, and to 4
    * with a tail */
-  check_optimizer ("adam", adam, 2, 0.0f, 4096);
-  check_optimizer ("adam", adam, 2, 0.0f, 10002);
-  check_optimizer ("adam", adam, 2, 0.0f, 1001);
-  check_optimizer ("adadelta", adadelta, 2, 0.0f, 33 * 1000 + 7);
-  check_optimizer ("adadelta", adadelta, 2, 0.0f, 4096);
-  check_optimizer ("adadelta", adadelta, 2, 0.0f, 1199882); /* the cnn's */
-  check_optimizer ("rmsprop", rms, 1, 0.0f, 10007);
-  check_optimizer ("rmsprop", rms, 1, 0.0f, 4096);
-  check_optimizer ("sgd momentum", mom, 1, 0.0f, 4096);
-  check_optimizer ("adagrad", adagrad, 1, 0.1f, 10007);
+  check_optimizer ("adam", adam, 2, 0.0f, 4096, 0);
+  check_optimizer ("adam", adam, 2, 0.0f, 10002, 0);
+  check_optimizer ("adam", adam, 2, 0.0f, 1001, 0);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 33 * 1000 + 7, 0);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 4096, 0);
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 1199882, 0); /* the cnn's */
+  check_optimizer ("rmsprop", rms, 1, 0.0f, 10007, 0);
+  check_optimizer ("rmsprop", rms, 1, 0.0f, 4096, 0);
+  check_optimizer ("sgd momentum", mom, 1, 0.0f, 4096, 0);
+  check_optimizer ("adagrad", adagrad, 1, 0.1f, 10007, 0);
+  /* the first parameters of an arena whose state is the whole arena's:
+   * the slots one stride apart (the cnn's convolutions in its 1199882, and
+   * a stride that leaves the second slot misaligned) */
+  check_optimizer ("adadelta", adadelta, 2, 0.0f, 18816, 1199936);
+  check_optimizer ("adam", adam, 2, 0.0f, 10002, 10003);
+  check_optimizer ("adagrad", adagrad, 1, 0.1f, 1001, 4096);
 }
 
 /* dense_backward_update against the CPU's separate ops: dropout_backward,
@@ -1988,7 +2000,8 @@ check_dense_update (const char *name, NnBackendOptimizer opt, int n, int in, int
           if (rc[b] == 0 && with_dx && below_act >= 0)
             rc[b] = k->ops->bias_act_backward (k->ctx, below_act, vyb[b], vdx[b], NULL, n, in, 1);
           if (rc[b] == 0)
-            rc[b] = k->ops->optimizer_update (k->ctx, &opt, vp[b], vg[b], vs[b], count, vstep[b]);
+            rc[b] = k->ops->optimizer_update (k->ctx, &opt, vp[b], vg[b], vs[b], count, count,
+                                              vstep[b]);
         }
       else
         {
@@ -2207,7 +2220,7 @@ test_capture (void)
                                              vstep[b]);
           if (rc[b] == 0)
             rc[b] = k->ops->optimizer_update (k->ctx, &sgd, vp[b], vx[b], NULL, BATCH * SAMPLE,
-                                              vstep[b]);
+                                              BATCH * SAMPLE, vstep[b]);
         }
       if (b == 1)
         {
