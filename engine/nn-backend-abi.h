@@ -21,9 +21,8 @@ extern "C" {
  * and installed with the engine, so the loader takes exactly this version
  * and a table of exactly this size, and refuses a table that breaks a rule
  * below (a required slot NULL, a group of slots neither all set nor all
- * NULL, a slot set without one it needs), naming the slot: the engine
- * never calls a NULL slot. */
-#define NN_BACKEND_ABI_VERSION 12
+ * NULL), naming the slot: the engine never calls a NULL slot. */
+#define NN_BACKEND_ABI_VERSION 13
 
 typedef enum
 {
@@ -120,17 +119,152 @@ typedef struct
   float epsilon;
 } NnBackendOptimizer;
 
-/* The dense layer below another, whose dz dense_backward_update may form
- * in place of the input gradient: its activation (not softmax), the
- * dropout between the two (rate 0: none) and its output y = act (z), before
- * that dropout. */
+/* ---------------------------------------------------------------- fused steps */
+
+/* What a fused step is: the layer it runs, as one op of the backend where
+ * the engine would otherwise run that layer's ops one by one, with what
+ * the step does around it (NnBackendStep). */
+enum
+{
+  NN_BK_STEP_DENSE = 1,       /* a dense layer: y (n, out) = act (x (n, in) @ w (in, out) + b) */
+  NN_BK_STEP_CONV = 2,        /* a convolution: y = act (conv (x, w) + b[channel]) */
+  NN_BK_STEP_POOL = 3,        /* a pooling whose input is a convolution's output, after its
+                               * activation (below) */
+  NN_BK_STEP_OUTPUT_LOSS = 4, /* forward: the output dense layer, then the loss on it */
+  NN_BK_STEP_JOIN = 5,        /* no work of its own: every op after it waits for the branch */
+};
+
+/* Flags of a step. */
+enum
+{
+  /* backward: dy is dz already (the activation's backward, and the dropout
+   * above, were done above): act counts as linear and drop as none */
+  NN_BK_STEP_DZ_IN = 1u << 0,
+  /* CONV forward: the max pooling `pool` above the convolution runs in the
+   * same op, and writes its maxima (pool.argmax); y and drop are the
+   * pooling's, the convolution's own output is never written */
+  NN_BK_STEP_POOLED = 1u << 1,
+  /* POOL (max): the forward records where each window's maximum is, a byte
+   * a window in pool.argmax (the row-major position, within its window, of
+   * its first maximum), and the backward works from those bytes and y in
+   * place of the pooling's input, which it does not read (and which need
+   * not have been written). Only for windows that tile the input exactly
+   * (stride = window, no padding, out * window = in) of at most 256 cells. */
+  NN_BK_STEP_MAXIMA = 1u << 2,
+  /* runs on a branch beside the steps issued after it: it starts after
+   * every op issued before it and may run beside the ops issued after it,
+   * until a JOIN step, after which every op waits for it. The engine puts
+   * on a branch only a step whose memory the ops beside it neither read nor
+   * write, and joins before the op that stores the step counter, which the
+   * branch may read. One branch at a time. */
+  NN_BK_STEP_BRANCH = 1u << 3,
+};
+
+/* What a step also does for the layer below it (below.kind). */
+enum
+{
+  NN_BK_BELOW_NONE = 0,
+  /* DENSE backward, OUTPUT_LOSS: the dense layer below, whose dz the step
+   * writes in place of its input gradient dx: act' (y) * that gradient,
+   * after dropout_backward with (rate, seed, *step) when rate > 0 */
+  NN_BK_BELOW_DENSE = 1,
+  /* POOL: the convolution below, whose activation backward (act, from the
+   * pooling's input) and bias gradient db the pooling's backward does: dx
+   * is that convolution's dz. CONV backward: the convolution below, itself
+   * the first layer that learns: its weight and bias gradients (dw, db; its
+   * input x, its plan) from the step's input gradient, which is never
+   * written (the step's dx is NULL) */
+  NN_BK_BELOW_CONV = 2,
+};
+
+/* The layer below whose work a step does too. */
 typedef struct
 {
-  int32_t act;
-  float rate;
+  int32_t kind;     /* NN_BK_BELOW_* */
+  int32_t act;      /* its activation (not softmax) */
+  float rate;       /* DENSE: the dropout between the two (0: none) */
   uint64_t seed;
-  const float *y;
+  const float *y;   /* DENSE: its output y = act (z), before that dropout */
+  void *plan;       /* CONV backward: its plan (its output is the step's input) */
+  const float *x;   /* CONV backward: its input */
+  float *dw, *db;   /* CONV: its gradients (overwritten; db may be NULL) */
 } NnBackendBelow;
+
+/* One fused step: what it is and its buffers (device memory), so that
+ * step_supported can say whether the backend runs it and step_run run it.
+ * Fields a kind does not use are 0 or NULL. Results equal those of the
+ * separate ops up to float summation order. */
+typedef struct
+{
+  int32_t kind;          /* NN_BK_STEP_* */
+  int32_t backward;      /* the step's backward (else its forward) */
+  uint32_t flags;        /* NN_BK_STEP_* flags */
+  int32_t n;             /* rows (images) */
+  int32_t act;           /* the layer's activation, not softmax (POOL: none) */
+
+  const float *x;        /* the layer's input */
+  float *w, *b;          /* its parameters (b may be NULL) */
+  float *y;              /* its output, after the activation */
+  /* backward: the output's gradient, of drop.y when there is a dropout
+   * (the op may overwrite it); dx the input gradient (may be NULL: none
+   * wanted); dw, db the parameters' gradients (overwritten; db may be
+   * NULL) unless the update is fused. OUTPUT_LOSS: dx, when not NULL, the
+   * input gradient from the loss's gradient (act must be linear: logits,
+   * whose loss gradient is dz), from w as the forward read it. */
+  float *dy, *dx;
+  float *dw, *db;
+  int64_t *step;         /* the device step counter (dropout masks, the update) */
+
+  struct
+  {
+    float rate;          /* 0: none */
+    uint64_t seed;
+    float *y;            /* its output (n, outputs of the layer) */
+  } drop;                /* the dropout right above, applied in the same op: forward
+                          * drop.y = dropout_forward (y), backward dropout_backward of dy
+                          * first, with (rate, seed, *step) */
+
+  struct
+  {
+    int32_t in, out;
+  } dense;               /* DENSE, OUTPUT_LOSS: the layer's inputs and outputs per row */
+
+  struct
+  {
+    void *plan;          /* from conv2d_plan_new, made for n rows */
+    void *workspace;     /* what the plan asked for */
+  } conv;                /* CONV */
+
+  struct
+  {
+    int32_t mode;        /* max 0, average 1 */
+    NnPoolShape shape;   /* n rows */
+    uint8_t *argmax;     /* MAXIMA: (n, c, out_h, out_w) */
+  } pool;                /* POOL, and CONV with POOLED */
+
+  struct
+  {
+    int32_t kind;        /* NN_BK_LOSS_*: loss (kind, y, labels, targets, grad, stats, n, out) */
+    const int32_t *labels;
+    const float *targets;
+    float *grad;
+    float *stats;
+  } loss;                /* OUTPUT_LOSS */
+
+  struct
+  {
+    const NnBackendOptimizer *opt; /* not NULL: the update fused */
+    float *w_state, *b_state;      /* slot 0 of w's and b's state; slot j is j * stride
+                                    * floats further */
+    size_t stride;
+    int32_t store_step;            /* store t into *step, as optimizer_update does: only
+                                    * on the step's last op */
+  } update;              /* DENSE backward: instead of writing dw and db, optimizer_update's
+                          * rule (opt, t = *step + 1) applied with them to w and b, after dx
+                          * is formed from w as it was */
+
+  NnBackendBelow below;  /* the layer below whose work the step does too */
+} NnBackendStep;
 
 typedef struct NnBackendOps NnBackendOps;
 
@@ -239,7 +373,7 @@ struct NnBackendOps
    * f(grads, state). state holds the slots of the whole arena, slot j of
    * parameter i at j * state_stride + i (state_stride >= count), so the
    * parameters this op updates and those a fused dense backward updates
-   * (dense_backward_update) share one state; the engine fills it before the
+   * (a DENSE backward step with the update) share one state; the engine fills it before the
    * first step (adagrad: initial accumulator). step is the device step
    * counter (updates done so far): the op uses t = *step + 1 (Adam's bias
    * correction) and stores t back. */
@@ -260,178 +394,18 @@ struct NnBackendOps
    *     then uses download). Completion is known after synchronize. --- */
   int (*download_async) (void *ctx, void *dst, const void *src, size_t bytes);
 
-  /* --- optional: a dense layer's ops fused (both NULL or neither: the
-   *     engine then runs gemm, bias_act_* and dropout_* one by one, and these
-   *     give the same results up to float summation order). Rows are
-   *     contiguous. --- */
+  /* --- optional: fused steps (both NULL or neither; the engine then runs
+   *     every layer's own ops, as on the CPU without them) --- */
 
-  /* y (n, out) = act (x (n, in) @ w (in, out) + bias); bias may be NULL; act
-   * is not softmax. When rate > 0 also drop_y (n, out) = dropout_forward of y
-   * with (rate, seed, *step); drop_y is not read and may be NULL otherwise. */
-  int (*dense_forward) (void *ctx, int act, int n, int in, int out, const float *x,
-                        const float *w, const float *bias, float *y, float *drop_y, float rate,
-                        uint64_t seed, const int64_t *step);
-  /* dy (n, out) is the gradient of drop_y when rate > 0 (of y otherwise); the
-   * op may overwrite it. With dz = act' (y) * (dropout_backward of dy when
-   * rate > 0): dw (in, out) = x^T @ dz; dbias (out) = column sums of dz when
-   * not NULL; dx (n, in) = dz @ w^T when not NULL; all overwritten. */
-  int (*dense_backward) (void *ctx, int act, int n, int in, int out, const float *x,
-                         const float *w, const float *y, float *dy, float *dw, float *dbias,
-                         float *dx, float rate, uint64_t seed, const int64_t *step);
-
-  /* --- optional: a convolution with its bias and activation (may be NULL:
-   *     the engine then runs conv2d_forward and bias_act_forward). --- */
-
-  /* y = act (conv (x, w) + bias[channel]); bias may be NULL; act is not softmax. */
-  int (*conv2d_forward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
-                                  const float *bias, int act, float *y, void *workspace);
-
-  /* --- optional: the output layer with the loss (may be NULL, and
-   *     is only with dense_forward: the engine then runs dense_forward and
-   *     loss). --- */
-
-  /* y (n, out) = act (x (n, in) @ w (in, out) + bias) as dense_forward
-   * without dropout, then the loss op on it: loss (kind, y, labels, targets,
-   * grad, stats, n, out). */
-  int (*dense_loss) (void *ctx, int act, int n, int in, int out, const float *x, const float *w,
-                     const float *bias, float *y, int kind, const int32_t *labels,
-                     const float *targets, float *grad, float *stats);
-
-  /* --- optional: pooling between a convolution's activation and a dropout
-   *     (both NULL or neither: the engine then runs pool2d_forward,
-   *     dropout_forward, dropout_backward, pool2d_backward and the
-   *     convolution's bias_act_backward). --- */
-
-  /* y = pool2d_forward of x; when rate > 0 also drop_y = dropout_forward of
-   * y with (rate, seed, *step) (drop_y is not written otherwise). */
-  int (*pool2d_forward_dropout) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
-                                 float *y, float *drop_y, float rate, uint64_t seed,
-                                 const int64_t *step);
-  /* dx = act' (x) * (pool2d_backward of g), where x, the pooling's input, is
-   * the output of an activation act (not softmax) and g is dy, or when
-   * rate > 0 dropout_backward of dy (the gradient of drop_y) with (rate,
-   * seed, *step); dbias (c) = the sums of dx over (n, h, w) when not NULL.
-   * The op may overwrite dy. */
-  int (*pool2d_backward_act) (void *ctx, int mode, const NnPoolShape *shape, const float *x,
-                              const float *y, float *dy, int act, float *dx, float *dbias,
-                              float rate, uint64_t seed, const int64_t *step);
-
-  /* --- optional: a convolution's backward with its activation's (may
-   *     be NULL: the engine then runs bias_act_backward and
-   *     conv2d_backward). --- */
-
-  /* With dz = act' (y) * dy, where y is the convolution's output after its
-   * bias and activation act (not softmax): dbias (k) = the sums of dz over
-   * (n, h, w) when not NULL, then conv2d_backward of dz: dw, and dx when
-   * not NULL. The op may overwrite dy. */
-  int (*conv2d_backward_bias_act) (void *ctx, void *plan, const float *x, const float *w,
-                                   const float *y, float *dy, int act, float *dx, float *dw,
-                                   float *dbias, void *workspace);
-
-  /* --- optional: a dense layer's backward with the optimizer's update of
-   *     its weights and bias (both NULL or neither, and only with dense_forward:
-   *     the engine then runs dense_backward and updates every parameter
-   *     with optimizer_update). --- */
-
-  /* Nonzero when dense_backward_update, at batches of n rows, is faster for
-   * a layer of this shape than dense_backward and the layer's share of
-   * optimizer_update: the engine uses it only for such layers. */
-  int (*dense_backward_update_pays) (void *ctx, int n, int in, int out);
-
-  /* dense_backward's dx (from w as it was), then instead of writing the
-   * weight and bias gradients, optimizer_update's rule (opt, t = *step + 1)
-   * applied with them to w and to bias (when not NULL). Slot 0 of their
-   * optimizer state is at w_state and bias_state, slot j is j *
-   * state_stride floats further. When store_step is nonzero the op then
-   * stores t into *step, as optimizer_update does: the engine sets it only
-   * on the step's last op. When below is not NULL, dx holds that layer's dz
-   * instead: act' (below->y) * the input gradient, after dropout_backward
-   * with (below->rate, below->seed, *step) when that rate is > 0. */
-  int (*dense_backward_update) (void *ctx, int act, int n, int in, int out, const float *x,
-                                float *w, float *bias, const float *y, float *dy, float *dx,
-                                const NnBackendBelow *below, float rate, uint64_t seed,
-                                int64_t *step, const NnBackendOptimizer *opt, float *w_state,
-                                float *bias_state, size_t state_stride, int store_step);
-
-  /* --- optional: the output layer's input gradient with its loss, and a
-   *     branch beside the ops that follow (all four NULL or none, and only with dense_loss:
-   *     the engine then forms that gradient in the layer's backward and
-   *     runs every op in order). --- */
-
-  /* dense_loss with act linear (logits, whose loss gradient is dz) and
-   * grad not NULL, then dx (n, in) = grad @ w^T, from w as dense_loss read
-   * it: the layer's input gradient, or when below is not NULL the layer
-   * below's dz from it, as dense_backward_update forms it (dropout with
-   * (below->rate, below->seed, *step)). */
-  int (*dense_loss_dx) (void *ctx, int act, int n, int in, int out, const float *x,
-                        const float *w, const float *bias, float *y, int kind,
-                        const int32_t *labels, const float *targets, float *grad, float *stats,
-                        float *dx, const NnBackendBelow *below, const int64_t *step);
-
-  /* The ops issued between branch_begin and branch_end form a branch: it
-   * starts after every op issued before it and may run beside the ops
-   * issued after branch_end, until branch_join, after which every op waits
-   * for it. The engine puts on a branch only ops whose memory the ops
-   * beside them neither read nor write, and joins before the op that
-   * stores the step counter, which the branch may read. One branch at a
-   * time. */
-  int (*branch_begin) (void *ctx);
-  int (*branch_end) (void *ctx);
-  int (*branch_join) (void *ctx);
-
-  /* --- optional: max pooling that records where each window's maximum
-   *     is (pool2d_forward_argmax and pool2d_backward_argmax both
-   *     NULL or neither, conv2d_pool_fits and conv2d_forward_pool too, and
-   *     those two only with the first two). For max pooling below a
-   *     convolution's activation whose windows tile the input exactly
-   *     (stride = window, no padding, out_h * win_h = h, out_w * win_w = w)
-   *     and hold at most 256 cells. argmax (n, c, out_h, out_w) bytes: the
-   *     row-major position, within its window, of the window's first
-   *     maximum. The backward then needs neither the pooling's input nor
-   *     to search the windows again; the convolution's output need not
-   *     even be written. --- */
-
-  /* pool2d_forward_dropout with mode max, also writing argmax. */
-  int (*pool2d_forward_argmax) (void *ctx, const NnPoolShape *shape, const float *x, float *y,
-                                float *drop_y, float rate, uint64_t seed, const int64_t *step,
-                                uint8_t *argmax);
-  /* pool2d_backward_act with mode max, from argmax as the forward wrote it
-   * and y, the pooling's output, in place of x: dx = act' (y) * g at each
-   * window's maximum (where x equals y) and 0 at every other cell. */
-  int (*pool2d_backward_argmax) (void *ctx, const NnPoolShape *shape, const uint8_t *argmax,
-                                 const float *y, float *dy, int act, float *dx, float *dbias,
-                                 float rate, uint64_t seed, const int64_t *step);
-  /* Nonzero when conv2d_forward_pool can run the convolution of `plan`
-   * (made for pool->n rows) with this pooling above it. */
-  int (*conv2d_pool_fits) (void *ctx, void *plan, const NnPoolShape *pool);
-  /* conv2d_forward_bias_act, then pool2d_forward_argmax of its output
-   * (pool, y, drop_y, rate, seed, step, argmax), without writing that
-   * output anywhere. */
-  int (*conv2d_forward_pool) (void *ctx, void *plan, const float *x, const float *w,
-                              const float *bias, int act, const NnPoolShape *pool, float *y,
-                              float *drop_y, float rate, uint64_t seed, const int64_t *step,
-                              uint8_t *argmax, void *workspace);
-
-  /* --- optional: a convolution's backward with the weight gradient of the
-   *     convolution below it (both NULL or neither). For a
-   *     convolution whose input is the output of another, after that one's
-   *     activation, where no one needs the lower one's input gradient (it
-   *     is the first layer that learns): the lower layer's output gradient,
-   *     which the upper one's backward would write as its dx, is used where
-   *     it is formed and never written. --- */
-
-  /* Nonzero when conv2d_backward_below can run the backward of `plan` with
-   * the convolution of below_plan under it (below_plan's output is plan's
-   * input), in the workspace `plan` asked for. */
-  int (*conv2d_below_fits) (void *ctx, void *plan, void *below_plan);
-  /* conv2d_backward (plan, x, w, dy, dw) with its dx not written, then that
-   * dx's conv2d_backward_bias_act in the convolution below (below_plan,
-   * below_x, y = x, below_act, below_dw, below_dbias), with no dx there
-   * either. dy is the upper convolution's dz, as for conv2d_backward. */
-  int (*conv2d_backward_below) (void *ctx, void *plan, const float *x, const float *w,
-                                const float *dy, float *dw, void *below_plan, const float *below_x,
-                                int below_act, float *below_dw, float *below_dbias,
-                                void *workspace);
+  /* Nonzero when the backend runs `step` (NnBackendStep) as step_run
+   * would, and as fast as the separate ops or faster. Asked when a pass is
+   * planned: the kinds, flags, shapes, plans and activations are set, and
+   * the buffers as the model has them, whose addresses may differ in the
+   * steps run. A DENSE backward with the update is asked about at the
+   * run's batch size and also run on its shorter last batch. */
+  int (*step_supported) (void *ctx, const NnBackendStep *step);
+  /* Runs a step of a kind step_supported said it runs. */
+  int (*step_run) (void *ctx, const NnBackendStep *step);
 };
 
 #ifdef __CUDACC__

@@ -77,21 +77,7 @@ static const Slot required_slots[] = {
 /* Optional slots that come together: all set or all NULL. */
 static const Slot slot_groups[][4] = {
   { SLOT (capture_begin), SLOT (capture_end), SLOT (graph_launch), SLOT (graph_free) },
-  { SLOT (dense_forward), SLOT (dense_backward) },
-  { SLOT (pool2d_forward_dropout), SLOT (pool2d_backward_act) },
-  { SLOT (dense_backward_update_pays), SLOT (dense_backward_update) },
-  { SLOT (dense_loss_dx), SLOT (branch_begin), SLOT (branch_end), SLOT (branch_join) },
-  { SLOT (pool2d_forward_argmax), SLOT (pool2d_backward_argmax) },
-  { SLOT (conv2d_pool_fits), SLOT (conv2d_forward_pool) },
-  { SLOT (conv2d_below_fits), SLOT (conv2d_backward_below) },
-};
-
-/* An optional slot, and the one it is used with, which must be set too. */
-static const Slot slot_needs[][2] = {
-  { SLOT (dense_loss), SLOT (dense_forward) },
-  { SLOT (dense_backward_update), SLOT (dense_forward) },
-  { SLOT (dense_loss_dx), SLOT (dense_loss) },
-  { SLOT (conv2d_forward_pool), SLOT (pool2d_forward_argmax) },
+  { SLOT (step_supported), SLOT (step_run) },
 };
 
 static bool
@@ -111,7 +97,6 @@ _nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size)
 {
   size_t required = sizeof required_slots / sizeof required_slots[0];
   size_t groups = sizeof slot_groups / sizeof slot_groups[0];
-  size_t needs = sizeof slot_needs / sizeof slot_needs[0];
 
   for (size_t i = 0; i < required; i++)
     if (!slot_set (ops, &required_slots[i]))
@@ -137,13 +122,6 @@ _nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size)
             return false;
           }
     }
-  for (size_t i = 0; i < needs; i++)
-    if (slot_set (ops, &slot_needs[i][0]) && !slot_set (ops, &slot_needs[i][1]))
-      {
-        snprintf (why, why_size, "%s is set but %s, which it is used with, is NULL",
-                  slot_needs[i][0].name, slot_needs[i][1].name);
-        return false;
-      }
   return true;
 }
 

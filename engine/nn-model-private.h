@@ -11,8 +11,8 @@ typedef struct NnLayer NnLayer;
 typedef struct NnLayerClass NnLayerClass;
 
 /* The optimizer's update done by the dense layers at the top of the model in
- * a training step's backward (the backend's dense_backward_update), in place
- * of their weight and bias gradients and optimizer_update on them. Their
+ * a training step's backward (the backend's DENSE step with the update), in
+ * place of their weight and bias gradients and optimizer_update on them. Their
  * gradients in model->grads are then not written: after a training step
  * nothing reads them (optimizer_update runs on the other parameters only,
  * and gradient checks run passes without an update). Their optimizer state
@@ -35,8 +35,8 @@ typedef struct
   bool logits;    /* the last layer's softmax is left to the loss (cross-entropy) */
   const NnDenseUpdate *update; /* borrowed: a training step's backward, else NULL */
   /* The output layer's input gradient is formed with its loss (the
-   * backend's dense_loss_dx), into scratch[0], and the loss's gradient goes
-   * to model->output_grad; the layer's own backward then runs on a branch
+   * backend's OUTPUT_LOSS step with dx), into scratch[0], and the loss's
+   * gradient goes to model->output_grad; the layer's own backward then runs on a branch
    * beside the layers below (set by the plan, nn-plan.c, where it can). */
   bool output_dx;
   /* The model's input gradient is wanted (gradient checks): the first
@@ -181,7 +181,7 @@ _nn_model_loss_grad (const NnModel *model, const NnPass *pass)
 
 /* What the plan (nn-plan.c) reads of a pooling: its shape at n rows, its
  * mode (0 max, 1 average) and its maxima buffer, NULL when its windows
- * cannot record them (see pool2d_forward_argmax). */
+ * cannot record them (a POOL step with MAXIMA). */
 NnPoolShape _nn_pool_shape (const NnLayer *pool, int32_t n);
 int _nn_pool_mode (const NnLayer *pool);
 uint8_t *_nn_pool_argmax (const NnLayer *pool);

@@ -634,12 +634,13 @@ run_pass (NnModel *model, const NnPass *pass, bool loss, NnLossKind kind, float 
           bool backward, float **input_grad, NnError *error)
 {
   NnPlan plan;
-  NnStatus status = _nn_plan_build (model, pass, loss, &plan, error);
+  NnStatus status = _nn_plan_build (model, pass, loss ? (int) kind : NN_PLAN_NO_LOSS, &plan,
+                                    error);
 
   if (status != NN_OK)
     return status;
   if (!backward)
-    status = _nn_plan_forward (model, &plan, kind, grad, error);
+    status = _nn_plan_forward (model, &plan, grad, error);
   else
     status = _nn_plan_backward (model, &plan, input_grad, error);
   _nn_plan_clear (&plan);

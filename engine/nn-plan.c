@@ -1,9 +1,12 @@
 /* nn-plan.c: the steps of a pass, and running them.
  *
  * Every fusion of neighbouring layers is decided here, once per plan, from
- * the layer list and the backend's optional ops (nn-backend-abi.h): the
- * rules are the facts in layer_facts, and the steps follow from them in
- * plan_forward and plan_backward. The layers' own ops are their classes'.
+ * the layer list and the fused steps the backend says it runs
+ * (step_supported in nn-backend-abi.h): the rules are the facts in
+ * layer_facts, and the steps follow from them in plan_forward and
+ * plan_backward. A fused step reaches the backend as an NnBackendStep,
+ * made by backend_step for the question when the plan is made and for
+ * step_run when it runs. The layers' own ops are their classes'.
  */
 
 #include "nn-plan.h"
@@ -42,6 +45,7 @@ static const char *const step_names[NN_STEP_KINDS] = {
   [NN_STEP_CONV_POOL] = "conv_pool",
   [NN_STEP_CONV_DZ] = "conv_dz",
   [NN_STEP_CONV_BELOW] = "conv_below",
+  [NN_STEP_CONV] = "conv",
 };
 
 const char *
@@ -50,14 +54,210 @@ _nn_step_name (NnStepKind kind)
   return kind >= 0 && kind < NN_STEP_KINDS ? step_names[kind] : "?";
 }
 
+/* ---------------------------------------------------------------- the backend's steps */
+
+static NnStep
+step_of (NnStepKind kind, int32_t layer)
+{
+  return (NnStep){ .kind = kind, .layer = layer, .first = layer, .last = layer, .drop = -1,
+                   .other = -1 };
+}
+
+/* Whether layer i is a dropout that drops in this pass. */
+static bool
+active_dropout (const NnModel *model, int32_t i, const NnPass *pass)
+{
+  return pass->training && i < model->count && model->layers[i]->klass == &_nn_dropout_class
+         && model->layers[i]->spec.rate > 0.0f;
+}
+
+/* The dropout layer `index` as a step's drop (rate 0 for none). */
+static void
+drop_of (NnModel *model, int32_t index, NnBackendStep *b)
+{
+  if (index < 0)
+    return;
+  NnLayer *d = model->layers[index];
+  b->drop.rate = d->spec.rate;
+  b->drop.seed = _nn_layer_seed (model, d);
+  b->drop.y = d->y;
+}
+
+/* The dense layer `index` below, whose dz a step forms in place of its dx:
+ * its activation, its output and the dropout above it in this pass. */
+static NnBackendBelow
+dense_below (NnModel *model, const NnPass *pass, int32_t index)
+{
+  NnLayer *b = model->layers[index];
+  NnBackendStep d = { 0 };
+  if (active_dropout (model, index + 1, pass))
+    drop_of (model, index + 1, &d);
+  return (NnBackendBelow){ .kind = NN_BK_BELOW_DENSE, .act = _nn_layer_act (b, pass),
+                           .rate = d.drop.rate, .seed = d.drop.seed, .y = b->y };
+}
+
+/* Step s of `plan` (a fused kind) as the backend takes it, in the
+ * backward when `backward`: dy and dx are the gradients it reads and
+ * writes (when planned, stand-ins of the same kind: NULL where there is
+ * none), grad the loss's gradient. */
+static void
+backend_step (NnModel *model, const NnPlan *plan, const NnStep *s, bool backward, float *dy,
+              float *dx, float *grad, NnBackendStep *b)
+{
+  const NnPass *pass = &plan->pass;
+  NnLayer *layer = model->layers[s->layer];
+
+  memset (b, 0, sizeof *b);
+  b->backward = backward;
+  b->n = pass->n;
+  b->act = _nn_layer_act (layer, pass);
+  b->step = model->step;
+  b->x = layer->x;
+  b->w = layer->w;
+  b->b = layer->b;
+  b->y = layer->y;
+  drop_of (model, s->drop, b);
+  if (backward)
+    {
+      b->dy = dy;
+      b->dx = dx;
+      b->dw = layer->dw;
+      b->db = layer->db;
+    }
+  if (s->flags & NN_STEP_DZ_IN)
+    b->flags |= NN_BK_STEP_DZ_IN;
+  if (s->flags & NN_STEP_BRANCH)
+    b->flags |= NN_BK_STEP_BRANCH;
+  if (s->flags & NN_STEP_FORMS_BELOW)
+    b->below = dense_below (model, pass, s->other);
+
+  switch (s->kind)
+    {
+    case NN_STEP_DENSE:
+    case NN_STEP_DENSE_UPDATE:
+    case NN_STEP_OUTPUT_LOSS:
+      b->kind = s->kind == NN_STEP_OUTPUT_LOSS ? NN_BK_STEP_OUTPUT_LOSS : NN_BK_STEP_DENSE;
+      b->dense.in = (int32_t) layer->in_size;
+      b->dense.out = (int32_t) layer->out_size;
+      if (s->kind == NN_STEP_OUTPUT_LOSS)
+        {
+          b->loss.kind = (int32_t) plan->loss_kind;
+          b->loss.labels = model->labels;
+          b->loss.targets = model->targets;
+          b->loss.grad = grad;
+          b->loss.stats = model->stats;
+          b->dx = (s->flags & NN_STEP_WITH_DX) ? model->scratch[0] : NULL;
+        }
+      if (s->kind == NN_STEP_DENSE_UPDATE)
+        {
+          /* the optimizer's state of w and b, in the model's one arena */
+          b->update.opt = pass->update->opt;
+          b->update.w_state = model->opt_state != NULL ? model->opt_state + layer->param_offset
+                                                       : NULL;
+          b->update.b_state = b->update.w_state != NULL ? b->update.w_state + layer->w_count
+                                                        : NULL;
+          b->update.stride = (size_t) model->state_stride;
+          b->update.store_step = (s->flags & NN_STEP_STORES) != 0;
+          b->dw = b->db = NULL;
+        }
+      break;
+    case NN_STEP_CONV:
+    case NN_STEP_CONV_BELOW:
+      b->kind = NN_BK_STEP_CONV;
+      b->conv.plan = _nn_conv_plan (layer, pass->n);
+      b->conv.workspace = model->workspace;
+      if (s->kind == NN_STEP_CONV_BELOW)
+        {
+          /* the convolution below, the first that learns: its gradients
+           * from this one's input gradient, which is never written */
+          NnLayer *below = model->layers[s->other];
+          b->dx = NULL;
+          b->below = (NnBackendBelow){ .kind = NN_BK_BELOW_CONV,
+                                       .act = _nn_layer_act (below, pass),
+                                       .plan = _nn_conv_plan (below, pass->n),
+                                       .x = below->x,
+                                       .dw = below->dw,
+                                       .db = below->db };
+        }
+      break;
+    case NN_STEP_CONV_POOL:
+      {
+        /* the step's layer is the pooling; the convolution below it runs too */
+        NnLayer *conv = model->layers[s->other];
+        b->kind = NN_BK_STEP_CONV;
+        b->flags |= NN_BK_STEP_POOLED | NN_BK_STEP_MAXIMA;
+        b->act = _nn_layer_act (conv, pass);
+        b->x = conv->x;
+        b->w = conv->w;
+        b->b = conv->b;
+        b->conv.plan = _nn_conv_plan (conv, pass->n);
+        b->conv.workspace = model->workspace;
+        b->pool.mode = _nn_pool_mode (layer);
+        b->pool.shape = _nn_pool_shape (layer, pass->n);
+        b->pool.argmax = _nn_pool_argmax (layer);
+      }
+      break;
+    case NN_STEP_POOL_DROPOUT:
+    case NN_STEP_POOL_ACT:
+    case NN_STEP_POOL_ARGMAX:
+      b->kind = NN_BK_STEP_POOL;
+      b->act = NN_BK_ACT_LINEAR;
+      b->w = b->b = b->dw = b->db = NULL;
+      b->pool.mode = _nn_pool_mode (layer);
+      b->pool.shape = _nn_pool_shape (layer, pass->n);
+      if (s->kind == NN_STEP_POOL_ARGMAX)
+        {
+          b->flags |= NN_BK_STEP_MAXIMA;
+          b->pool.argmax = _nn_pool_argmax (layer);
+        }
+      if (s->other >= 0)
+        {
+          /* the convolution below: its activation backward and bias gradient */
+          NnLayer *conv = model->layers[s->other];
+          b->below = (NnBackendBelow){ .kind = NN_BK_BELOW_CONV,
+                                       .act = _nn_layer_act (conv, pass),
+                                       .db = backward ? conv->db : NULL };
+        }
+      break;
+    default:
+      break;
+    }
+}
+
+/* Whether the backend runs step s of `plan` (its pass, its loss): asked
+ * when the plan is made, the gradients stand-ins. */
+static bool
+runs (NnModel *model, const NnPlan *plan, const NnStep *s, bool backward)
+{
+  const NnBackendOps *ops = model->backend.ops;
+  NnBackendStep b;
+  float *dx = backward && !(s->flags & NN_STEP_NO_DX) ? model->scratch[1] : NULL;
+
+  if (ops->step_supported == NULL)
+    return false;
+  backend_step (model, plan, s, backward, backward ? model->scratch[0] : NULL, dx,
+                _nn_model_loss_grad (model, &plan->pass), &b);
+  return ops->step_supported (model->backend.ctx, &b) != 0;
+}
+
+/* The join of a branch as a step. */
+static int
+join_branch (NnModel *model)
+{
+  NnBackendStep b = { .kind = NN_BK_STEP_JOIN };
+  return model->backend.ops->step_run (model->backend.ctx, &b);
+}
+
 /* ---------------------------------------------------------------- the rules */
 
 /* What the plan knows of each layer in one pass. */
 typedef struct
 {
-  bool dense_fused; /* a dense layer the backend's dense ops run */
+  bool dense_fused; /* a dense layer whose fused steps the backend runs */
   int32_t drop;     /* the dropout above that this layer applies, or -1 */
   int32_t applied;  /* a dropout layer: the layer applying it, or -1 */
+  bool conv_fwd;    /* a convolution whose forward runs with its bias and activation */
+  bool conv_bwd;    /* ... and whose backward runs with its activation's */
   bool conv_act;    /* a pooling that does the activation backward of the conv below */
   bool maxima;      /* a pooling that records its maxima (then conv_act) */
   bool runs_conv;   /* a pooling that runs the conv below's forward with its own */
@@ -71,37 +271,57 @@ is_pool (const NnLayer *layer)
   return layer->klass == &_nn_maxpool2d_class || layer->klass == &_nn_avgpool2d_class;
 }
 
-static bool
-dense_fused (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+/* A step of `kind` at layer i applying the dropout `drop` (-1: none), in
+ * a plan of `pass` (NO_DX where layer i forms no input gradient). */
+static NnStep
+candidate (NnStepKind kind, int32_t i, int32_t drop, const Facts *f)
 {
-  const NnBackendOps *ops = model->backend.ops;
-  return ops->dense_forward != NULL && ops->dense_backward != NULL
-         && layer->klass == &_nn_dense_class
-         && _nn_layer_act (layer, pass) != NN_BK_ACT_SOFTMAX;
+  NnStep s = step_of (kind, i);
+  s.drop = drop;
+  if (f != NULL && !f[i].wants_dx)
+    s.flags |= NN_STEP_NO_DX;
+  return s;
+}
+
+/* A plan of `pass` with nothing in it yet, to ask questions with. */
+static NnPlan
+asking (const NnPass *pass, NnLossKind loss)
+{
+  NnPlan p = { .pass = *pass, .fusion = true, .loss = true, .loss_kind = loss };
+  return p;
+}
+
+/* Whether dense layer i runs as a fused step both ways, applying `drop`. */
+static bool
+dense_runs (NnModel *model, const NnPlan *p, int32_t i, int32_t drop, const Facts *f)
+{
+  NnStep s = candidate (NN_STEP_DENSE, i, drop, f);
+  return runs (model, p, &s, false) && runs (model, p, &s, true);
 }
 
 bool
-_nn_plan_dense_updates_itself (const NnModel *model, const NnLayer *layer, const NnPass *pass)
+_nn_plan_dense_updates_itself (NnModel *model, const NnLayer *layer, const NnPass *pass,
+                               const NnBackendOptimizer *opt)
 {
-  const NnBackendOps *ops = model->backend.ops;
-  return _nn_plan_fusion () && ops->dense_backward_update != NULL
-         && dense_fused (model, layer, pass)
-         && ops->dense_backward_update_pays (model->backend.ctx, pass->n, (int) layer->in_size,
-                                             (int) layer->out_size);
-}
+  NnDenseUpdate update = { .opt = opt, .first = layer->index, .offset = layer->param_offset };
+  NnPass with = *pass;
+  NnPlan p;
+  int32_t drop = active_dropout (model, layer->index + 1, pass) ? layer->index + 1 : -1;
 
-static bool
-active_dropout (const NnModel *model, int32_t i, const NnPass *pass)
-{
-  return pass->training && i < model->count && model->layers[i]->klass == &_nn_dropout_class
-         && model->layers[i]->spec.rate > 0.0f;
+  if (!_nn_plan_fusion () || layer->klass != &_nn_dense_class
+      || _nn_layer_act (layer, pass) == NN_BK_ACT_SOFTMAX)
+    return false;
+  with.update = &update;
+  p = asking (&with, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY);
+  NnStep s = candidate (NN_STEP_DENSE_UPDATE, layer->index, drop, NULL);
+  return dense_runs (model, &p, layer->index, drop, NULL) && runs (model, &p, &s, true);
 }
 
 /* The facts of every layer: each rule of a fusion in one place. */
 static void
-layer_facts (NnModel *model, const NnPass *pass, Facts *f)
+layer_facts (NnModel *model, const NnPlan *plan, Facts *f)
 {
-  const NnBackendOps *ops = model->backend.ops;
+  const NnPass *pass = &plan->pass;
   bool learns_below = false;
 
   for (int32_t i = 0; i < model->count; i++)
@@ -115,38 +335,71 @@ layer_facts (NnModel *model, const NnPass *pass, Facts *f)
   for (int32_t i = 0; i < model->count; i++)
     {
       NnLayer *layer = model->layers[i];
-      NnLayer *below = i >= 1 ? model->layers[i - 1] : NULL;
-      /* dense: product, bias, activation and the dropout above as one op */
-      f[i].dense_fused = dense_fused (model, layer, pass);
-      if (f[i].dense_fused && active_dropout (model, i + 1, pass))
-        f[i].drop = i + 1;
+      bool element_wise = _nn_layer_act (layer, pass) != NN_BK_ACT_SOFTMAX;
+      int32_t above = active_dropout (model, i + 1, pass) ? i + 1 : -1;
+      /* dense: product, bias, activation and the dropout above as one step,
+       * or without the dropout where the backend runs only that */
+      if (layer->klass == &_nn_dense_class && element_wise)
+        {
+          if (above >= 0 && dense_runs (model, plan, i, above, f))
+            f[i].drop = above;
+          f[i].dense_fused = f[i].drop >= 0 || dense_runs (model, plan, i, -1, f);
+        }
+      /* a convolution with its bias and activation */
+      if (layer->klass == &_nn_conv2d_class && element_wise)
+        {
+          NnStep s = candidate (NN_STEP_CONV, i, -1, f);
+          f[i].conv_fwd = runs (model, plan, &s, false);
+          f[i].conv_bwd = runs (model, plan, &s, true);
+        }
+    }
+  for (int32_t i = 1; i < model->count; i++)
+    {
+      NnLayer *layer = model->layers[i];
+      NnLayer *below = model->layers[i - 1];
+      int32_t above = active_dropout (model, i + 1, pass) ? i + 1 : -1;
       /* a pooling above a convolution does its activation backward; a max
        * pooling whose windows tile its input from its recorded maxima */
-      if (is_pool (layer) && below != NULL && below->klass == &_nn_conv2d_class
-          && _nn_layer_act (below, pass) != NN_BK_ACT_SOFTMAX)
+      if (!is_pool (layer) || below->klass != &_nn_conv2d_class
+          || _nn_layer_act (below, pass) == NN_BK_ACT_SOFTMAX)
+        continue;
+      NnStep s = candidate (NN_STEP_POOL_ARGMAX, i, -1, f);
+      s.other = i - 1;
+      f[i].maxima = _nn_pool_argmax (layer) != NULL && runs (model, plan, &s, false)
+                    && runs (model, plan, &s, true);
+      if (!f[i].maxima)
+        s.kind = NN_STEP_POOL_ACT;
+      f[i].conv_act = f[i].maxima || runs (model, plan, &s, true);
+      if (f[i].conv_act && above >= 0)
         {
-          f[i].maxima = _nn_pool_argmax (layer) != NULL;
-          f[i].conv_act = f[i].maxima || ops->pool2d_backward_act != NULL;
-          if (f[i].conv_act && active_dropout (model, i + 1, pass)
-              && (f[i].maxima || ops->pool2d_forward_dropout != NULL))
-            f[i].drop = i + 1;
-          if (f[i].maxima && ops->conv2d_forward_pool != NULL)
-            {
-              NnPoolShape s = _nn_pool_shape (layer, pass->n);
-              void *plan = _nn_conv_plan (below, pass->n);
-              f[i].runs_conv = plan != NULL && ops->conv2d_pool_fits (model->backend.ctx, plan, &s);
-            }
+          NnStep fwd = s, bwd = s;
+          fwd.kind = f[i].maxima ? NN_STEP_POOL_ARGMAX : NN_STEP_POOL_DROPOUT;
+          fwd.drop = bwd.drop = above;
+          if (runs (model, plan, &fwd, false) && runs (model, plan, &bwd, true))
+            f[i].drop = above;
         }
+      if (f[i].maxima)
+        {
+          NnStep c = candidate (NN_STEP_CONV_POOL, i, f[i].drop, f);
+          c.other = i - 1;
+          f[i].runs_conv = runs (model, plan, &c, false);
+        }
+    }
+  for (int32_t i = 1; i < model->count; i++)
+    {
+      NnLayer *layer = model->layers[i];
+      NnLayer *below = model->layers[i - 1];
       /* a convolution above the first layer that learns, itself a
        * convolution whose input gradient no one needs */
-      if (layer->klass == &_nn_conv2d_class && below != NULL && ops->conv2d_backward_below != NULL
-          && below->klass == &_nn_conv2d_class && _nn_layer_act (below, pass) != NN_BK_ACT_SOFTMAX
-          && !f[i - 1].wants_dx)
+      if (layer->klass == &_nn_conv2d_class && below->klass == &_nn_conv2d_class
+          && _nn_layer_act (layer, pass) != NN_BK_ACT_SOFTMAX
+          && _nn_layer_act (below, pass) != NN_BK_ACT_SOFTMAX && !f[i - 1].wants_dx)
         {
-          void *plan = _nn_conv_plan (layer, pass->n);
-          void *below_plan = _nn_conv_plan (below, pass->n);
-          f[i].runs_below = plan != NULL && below_plan != NULL
-                            && ops->conv2d_below_fits (model->backend.ctx, plan, below_plan);
+          NnStep s = candidate (NN_STEP_CONV_BELOW, i, -1, f);
+          s.other = s.first = i - 1;
+          if (i + 1 < model->count && f[i + 1].conv_act)
+            s.flags |= NN_STEP_DZ_IN;
+          f[i].runs_below = runs (model, plan, &s, true);
         }
     }
   for (int32_t i = 0; i < model->count; i++)
@@ -174,49 +427,73 @@ updating_below (const NnModel *model, const NnPass *pass, const Facts *f, int32_
   return b >= 0 && pass->update != NULL && b >= pass->update->first && f[b].dense_fused ? b : -1;
 }
 
+/* The output layer's step with the loss, with its input gradient when
+ * `with_dx` (and the dz of the dense layer below that updates itself). */
+static NnStep
+output_step (const NnModel *model, const NnPass *pass, const Facts *f, bool with_dx)
+{
+  int32_t last = model->count - 1;
+  NnStep s = step_of (NN_STEP_OUTPUT_LOSS, last);
+  if (with_dx)
+    {
+      s.flags |= NN_STEP_WITH_DX;
+      s.other = updating_below (model, pass, f, last);
+      if (s.other >= 0)
+        s.flags |= NN_STEP_FORMS_BELOW;
+    }
+  return s;
+}
+
 /* Whether a training pass can form the output layer's input gradient with
  * its loss and run that layer's update on a branch: only where the output
  * layer updates itself, and the branch would run beside something, a
  * layer with parameters below it whose backward comes before the op that
  * stores the step counter. Its gradient alone is short, and beside the
  * layers below it takes multiprocessors from them: on the H200 neither the
- * cnn nor mlp-small gained measurably that way. The op takes a linear
+ * cnn nor mlp-small gained measurably that way. The step takes a linear
  * output (logits), whose loss gradient is its dz. */
 static bool
-output_forms_dx (const NnModel *model, const NnPass *pass, const Facts *f)
+output_forms_dx (NnModel *model, const NnPlan *plan, const Facts *f)
 {
-  const NnBackendOps *ops = model->backend.ops;
+  const NnPass *pass = &plan->pass;
   const NnLayer *last = model->layers[model->count - 1];
   int below = 0;
   bool lowest_stores = false;
 
-  if (ops->dense_loss_dx == NULL || !pass->training || pass->update == NULL
-      || last->index < pass->update->first || ops->dense_loss == NULL
-      || !f[last->index].dense_fused || _nn_layer_act (last, pass) != NN_BK_ACT_LINEAR)
+  if (!plan->loss || !pass->training || pass->update == NULL
+      || last->index < pass->update->first || !f[last->index].dense_fused
+      || _nn_layer_act (last, pass) != NN_BK_ACT_LINEAR)
     return false;
   for (int32_t i = 0; i < last->index; i++)
     if (model->layers[i]->w_count + model->layers[i]->b_count > 0 && below++ == 0)
       lowest_stores = _nn_dense_update_stores_step (pass->update, model->layers[i]);
-  return below >= 2 || (below == 1 && !lowest_stores);
+  if (!(below >= 2 || (below == 1 && !lowest_stores)))
+    return false;
+  /* the loss with the gradient, the update on a branch, and the join */
+  NnPlan with = *plan;
+  with.pass.output_dx = true;
+  NnStep loss = output_step (model, &with.pass, f, true);
+  NnStep update = candidate (NN_STEP_DENSE_UPDATE, last->index, -1, NULL);
+  update.flags |= NN_STEP_BRANCH | NN_STEP_NO_DX;
+  NnBackendStep join = { .kind = NN_BK_STEP_JOIN };
+  return runs (model, &with, &loss, false) && runs (model, &with, &update, true)
+         && model->backend.ops->step_supported (model->backend.ctx, &join);
 }
 
 /* ---------------------------------------------------------------- the steps */
-
-static NnStep
-step_of (NnStepKind kind, int32_t layer)
-{
-  return (NnStep){ .kind = kind, .layer = layer, .first = layer, .last = layer, .drop = -1,
-                   .other = -1 };
-}
 
 static void
 plan_forward (NnModel *model, NnPlan *plan, const Facts *f)
 {
   const NnPass *pass = &plan->pass;
   int32_t last = model->count - 1;
-  bool fused_loss = plan->loss && plan->fusion && model->backend.ops->dense_loss != NULL
-                    && f[last].dense_fused;
+  bool fused_loss = false;
 
+  if (plan->loss && plan->fusion && f[last].dense_fused)
+    {
+      NnStep s = output_step (model, pass, f, pass->output_dx);
+      fused_loss = runs (model, plan, &s, false);
+    }
   plan->forward_count = 0;
   for (int32_t i = 0; i < model->count; i++)
     {
@@ -226,16 +503,7 @@ plan_forward (NnModel *model, NnPlan *plan, const Facts *f)
       if (plan->fusion && i < last && f[i + 1].runs_conv)
         continue; /* run by the pooling above */
       if (i == last && fused_loss)
-        {
-          s.kind = NN_STEP_OUTPUT_LOSS;
-          if (pass->output_dx)
-            {
-              s.flags |= NN_STEP_WITH_DX;
-              s.other = updating_below (model, pass, f, i);
-              if (s.other >= 0)
-                s.flags |= NN_STEP_FORMS_BELOW;
-            }
-        }
+        s = output_step (model, pass, f, pass->output_dx);
       else if (plan->fusion && f[i].dense_fused)
         s.kind = NN_STEP_DENSE;
       else if (plan->fusion && f[i].runs_conv)
@@ -244,9 +512,17 @@ plan_forward (NnModel *model, NnPlan *plan, const Facts *f)
           s.other = s.first = i - 1;
         }
       else if (plan->fusion && f[i].maxima)
-        s.kind = NN_STEP_POOL_ARGMAX;
+        {
+          s.kind = NN_STEP_POOL_ARGMAX;
+          s.other = i - 1;
+        }
       else if (plan->fusion && f[i].drop >= 0 && f[i].conv_act)
-        s.kind = NN_STEP_POOL_DROPOUT;
+        {
+          s.kind = NN_STEP_POOL_DROPOUT;
+          s.other = i - 1;
+        }
+      else if (plan->fusion && f[i].conv_fwd)
+        s.kind = NN_STEP_CONV;
       if (plan->fusion && s.kind != NN_STEP_LAYER && s.kind != NN_STEP_OUTPUT_LOSS)
         s.drop = f[i].drop;
       if (s.drop >= 0)
@@ -331,6 +607,8 @@ plan_backward (NnModel *model, NnPlan *plan, const Facts *f)
             }
           else if (done_above)
             s.kind = NN_STEP_CONV_DZ;
+          else if (f[i].conv_bwd)
+            s.kind = NN_STEP_CONV;
         }
       if (s.drop >= 0)
         s.last = s.drop;
@@ -341,7 +619,7 @@ plan_backward (NnModel *model, NnPlan *plan, const Facts *f)
 }
 
 NnStatus
-_nn_plan_build (NnModel *model, const NnPass *pass, bool loss, NnPlan *plan, NnError *error)
+_nn_plan_build (NnModel *model, const NnPass *pass, int loss, NnPlan *plan, NnError *error)
 {
   Facts *f;
   /* the facts ask for the convolutions' plans at pass->n rows */
@@ -360,12 +638,14 @@ _nn_plan_build (NnModel *model, const NnPass *pass, bool loss, NnPlan *plan, NnE
       return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the plan of a pass");
     }
   plan->pass = *pass;
+  plan->pass.output_dx = false;
   plan->fusion = _nn_plan_fusion ();
-  plan->loss = loss;
+  plan->loss = loss != NN_PLAN_NO_LOSS;
+  plan->loss_kind = plan->loss ? (NnLossKind) loss : NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
   if (!plan->fusion)
     plan->pass.update = NULL;
-  layer_facts (model, &plan->pass, f);
-  plan->pass.output_dx = plan->fusion && loss && output_forms_dx (model, &plan->pass, f);
+  layer_facts (model, plan, f);
+  plan->pass.output_dx = plan->fusion && output_forms_dx (model, plan, f);
   plan_forward (model, plan, f);
   plan_backward (model, plan, f);
   free (f);
@@ -383,98 +663,36 @@ _nn_plan_clear (NnPlan *plan)
 
 /* ---------------------------------------------------------------- running the steps */
 
-/* The dropout a step applies: rate (0 for none), seed and output. */
-typedef struct
+/* Whether a step of this kind is one of the backend's fused steps. */
+static bool
+is_fused (NnStepKind kind)
 {
-  float rate;
-  uint64_t seed;
-  float *y;
-} Drop;
-
-static Drop
-drop_of (NnModel *model, int32_t index)
-{
-  if (index < 0)
-    return (Drop){ 0.0f, 0, NULL };
-  NnLayer *d = model->layers[index];
-  return (Drop){ d->spec.rate, _nn_layer_seed (model, d), d->y };
-}
-
-/* The dense layer below as dense_backward_update's and dense_loss_dx's `below`. */
-static NnBackendBelow
-below_of (NnModel *model, const NnPass *pass, int32_t index)
-{
-  NnLayer *b = model->layers[index];
-  int32_t drop = index + 1 < model->count && model->layers[index + 1]->klass == &_nn_dropout_class
-                         && pass->training && model->layers[index + 1]->spec.rate > 0.0f
-                     ? index + 1
-                     : -1;
-  Drop d = drop_of (model, drop);
-  return (NnBackendBelow){ _nn_layer_act (b, pass), d.rate, d.seed, b->y };
+  return kind != NN_STEP_LAYER && kind != NN_STEP_LOSS && kind != NN_STEP_CONV_DZ;
 }
 
 static int
-run_forward_step (NnModel *model, const NnPlan *plan, const NnStep *s, int loss, float *grad)
+run_forward_step (NnModel *model, const NnPlan *plan, const NnStep *s, float *grad)
 {
   const NnBackendOps *ops = model->backend.ops;
-  void *ctx = model->backend.ctx;
   const NnPass *pass = &plan->pass;
   NnLayer *layer = model->layers[s->layer];
-  int act = _nn_layer_act (layer, pass), in = (int) layer->in_size, out = (int) layer->out_size;
-  Drop d = drop_of (model, s->drop);
+  NnBackendStep b;
 
   switch (s->kind)
     {
     case NN_STEP_LAYER:
       return layer->klass->forward (model, layer, pass);
     case NN_STEP_LOSS:
-      return ops->loss (ctx, loss, layer->y, model->labels, model->targets, grad, model->stats,
-                        pass->n, model->classes);
-    case NN_STEP_DENSE:
-      return ops->dense_forward (ctx, act, pass->n, in, out, layer->x, layer->w, layer->b,
-                                 layer->y, d.y, d.rate, d.seed, model->step);
-    case NN_STEP_OUTPUT_LOSS:
-      if (s->flags & NN_STEP_WITH_DX)
-        {
-          NnBackendBelow below;
-          if (s->other >= 0)
-            below = below_of (model, pass, s->other);
-          return ops->dense_loss_dx (ctx, act, pass->n, in, out, layer->x, layer->w, layer->b,
-                                     layer->y, loss, model->labels, model->targets, grad,
-                                     model->stats, model->scratch[0],
-                                     s->other >= 0 ? &below : NULL, model->step);
-        }
-      return ops->dense_loss (ctx, act, pass->n, in, out, layer->x, layer->w, layer->b, layer->y,
-                              loss, model->labels, model->targets, grad, model->stats);
-    case NN_STEP_CONV_POOL:
-      {
-        NnLayer *conv = model->layers[s->other];
-        NnPoolShape ps = _nn_pool_shape (layer, pass->n);
-        return ops->conv2d_forward_pool (ctx, _nn_conv_plan (conv, pass->n), conv->x, conv->w,
-                                         conv->b, _nn_layer_act (conv, pass), &ps, layer->y, d.y,
-                                         d.rate, d.seed, model->step, _nn_pool_argmax (layer),
-                                         model->workspace);
-      }
-    case NN_STEP_POOL_ARGMAX:
-      {
-        NnPoolShape ps = _nn_pool_shape (layer, pass->n);
-        return ops->pool2d_forward_argmax (ctx, &ps, layer->x, layer->y, d.y, d.rate, d.seed,
-                                           model->step, _nn_pool_argmax (layer));
-      }
-    case NN_STEP_POOL_DROPOUT:
-      {
-        NnPoolShape ps = _nn_pool_shape (layer, pass->n);
-        return ops->pool2d_forward_dropout (ctx, _nn_pool_mode (layer), &ps, layer->x, layer->y,
-                                            d.y, d.rate, d.seed, model->step);
-      }
+      return ops->loss (model->backend.ctx, (int) plan->loss_kind, layer->y, model->labels,
+                        model->targets, grad, model->stats, pass->n, model->classes);
     default:
-      return NN_BACKEND_ERROR;
+      backend_step (model, plan, s, false, NULL, NULL, grad, &b);
+      return ops->step_run (model->backend.ctx, &b);
     }
 }
 
 NnStatus
-_nn_plan_forward (NnModel *model, const NnPlan *plan, NnLossKind loss, float *grad,
-                  NnError *error)
+_nn_plan_forward (NnModel *model, const NnPlan *plan, float *grad, NnError *error)
 {
   NnStatus status = _nn_model_prepare (model, plan->pass.n, error);
   char what[64];
@@ -482,7 +700,7 @@ _nn_plan_forward (NnModel *model, const NnPlan *plan, NnLossKind loss, float *gr
   for (int32_t i = 0; i < plan->forward_count && status == NN_OK; i++)
     {
       const NnStep *s = &plan->forward[i];
-      int rc = run_forward_step (model, plan, s, (int) loss, grad);
+      int rc = run_forward_step (model, plan, s, grad);
       if (rc != 0)
         {
           if (s->kind == NN_STEP_LOSS)
@@ -501,76 +719,20 @@ static int
 run_backward_step (NnModel *model, const NnPlan *plan, const NnStep *s, float *dy, float **dx)
 {
   const NnBackendOps *ops = model->backend.ops;
-  void *ctx = model->backend.ctx;
   const NnPass *pass = &plan->pass;
   NnLayer *layer = model->layers[s->layer];
-  int act = _nn_layer_act (layer, pass), in = (int) layer->in_size, out = (int) layer->out_size;
-  Drop d = drop_of (model, s->drop);
+  NnBackendStep b;
 
   switch (s->kind)
     {
     case NN_STEP_LAYER:
       return layer->klass->backward (model, layer, pass, dy, dx);
-    case NN_STEP_DENSE:
-      return ops->dense_backward (ctx, act, pass->n, in, out, layer->x, layer->w, layer->y, dy,
-                                  layer->dw, layer->db, *dx, d.rate, d.seed, model->step);
-    case NN_STEP_DENSE_UPDATE:
-      {
-        const NnDenseUpdate *update = pass->update;
-        /* the optimizer's state of w and b, in the model's one arena */
-        float *w_state = model->opt_state + layer->param_offset;
-        float *b_state = w_state + layer->w_count;
-        NnBackendBelow below;
-        if (s->flags & NN_STEP_FORMS_BELOW)
-          below = below_of (model, pass, s->other);
-        if (s->flags & NN_STEP_DZ_IN)
-          {
-            act = NN_BK_ACT_LINEAR;
-            d.rate = 0.0f;
-          }
-        return ops->dense_backward_update (
-            ctx, act, pass->n, in, out, layer->x, layer->w, layer->b, layer->y, dy, *dx,
-            (s->flags & NN_STEP_FORMS_BELOW) ? &below : NULL, d.rate, d.seed, model->step,
-            update->opt, w_state, b_state, (size_t) model->state_stride,
-            (s->flags & NN_STEP_STORES) != 0);
-      }
-    case NN_STEP_POOL_ARGMAX:
-    case NN_STEP_POOL_ACT:
-      {
-        NnLayer *conv = model->layers[s->other];
-        NnPoolShape ps = _nn_pool_shape (layer, pass->n);
-        if (s->kind == NN_STEP_POOL_ARGMAX)
-          /* from the maxima the forward recorded: the pooling's input is
-           * not read (and may not have been written) */
-          return ops->pool2d_backward_argmax (ctx, &ps, _nn_pool_argmax (layer), layer->y, dy,
-                                              _nn_layer_act (conv, pass), *dx, conv->db, d.rate,
-                                              d.seed, model->step);
-        return ops->pool2d_backward_act (ctx, _nn_pool_mode (layer), &ps, layer->x, layer->y, dy,
-                                         _nn_layer_act (conv, pass), *dx, conv->db, d.rate,
-                                         d.seed, model->step);
-      }
     case NN_STEP_CONV_DZ:
-      return ops->conv2d_backward (ctx, _nn_conv_plan (layer, pass->n), layer->x, layer->w, dy,
-                                   *dx, layer->dw, model->workspace);
-    case NN_STEP_CONV_BELOW:
-      {
-        NnLayer *below = model->layers[s->other];
-        if (!(s->flags & NN_STEP_DZ_IN))
-          {
-            int rc = ops->bias_act_backward (ctx, act, layer->y, dy, layer->db, pass->n,
-                                             layer->out.c, layer->out.h * layer->out.w);
-            if (rc != 0)
-              return rc;
-          }
-        /* the lower convolution's gradients from this one's dx, which is
-         * never written */
-        return ops->conv2d_backward_below (ctx, _nn_conv_plan (layer, pass->n), layer->x,
-                                           layer->w, dy, layer->dw, _nn_conv_plan (below, pass->n),
-                                           below->x, _nn_layer_act (below, pass), below->dw,
-                                           below->db, model->workspace);
-      }
+      return ops->conv2d_backward (model->backend.ctx, _nn_conv_plan (layer, pass->n), layer->x,
+                                   layer->w, dy, *dx, layer->dw, model->workspace);
     default:
-      return NN_BACKEND_ERROR;
+      backend_step (model, plan, s, true, dy, *dx, NULL, &b);
+      return ops->step_run (model->backend.ctx, &b);
     }
 }
 
@@ -585,30 +747,9 @@ backward_check (NnModel *model, const NnStep *s, int rc, NnError *error)
   return _nn_model_check (model, rc, what, error);
 }
 
-/* The output layer's update on a branch beside the steps after it, its
- * input gradient formed with the loss already. */
-static NnStatus
-run_beside (NnModel *model, const NnPlan *plan, const NnStep *s, bool *begun, NnError *error)
-{
-  const NnBackendOps *ops = model->backend.ops;
-  float *no_dx = NULL;
-  NnStatus status = _nn_model_check (model, ops->branch_begin (model->backend.ctx),
-                                     "starting a branch", error);
-  if (status != NN_OK)
-    return status;
-  *begun = true;
-  int rc = run_backward_step (model, plan, s, model->output_grad, &no_dx);
-  /* ended whatever failed, so that a capture never ends inside a branch */
-  int end = ops->branch_end (model->backend.ctx);
-  if (rc != 0)
-    return backward_check (model, s, rc, error);
-  return _nn_model_check (model, end, "ending a branch", error);
-}
-
 NnStatus
 _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad, NnError *error)
 {
-  const NnBackendOps *ops = model->backend.ops;
   float *dy = _nn_model_loss_grad (model, &plan->pass);
   bool branched = false;
   NnStatus status = NN_OK;
@@ -621,7 +762,14 @@ _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad, NnErr
 
       if (s->flags & NN_STEP_BRANCH)
         {
-          status = run_beside (model, plan, s, &branched, error);
+          /* the output layer's update beside the steps after it, its input
+           * gradient formed with the loss already; the backend ends the
+           * branch whatever fails, and it is joined below */
+          float *no_dx = NULL;
+          branched = true;
+          status = backward_check (model, s, run_backward_step (model, plan, s,
+                                                                model->output_grad, &no_dx),
+                                   error);
           dy = model->scratch[0];
           continue;
         }
@@ -629,8 +777,7 @@ _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad, NnErr
       if ((s->flags & NN_STEP_JOIN) && branched)
         {
           branched = false;
-          status = _nn_model_check (model, ops->branch_join (model->backend.ctx),
-                                    "joining a branch", error);
+          status = _nn_model_check (model, join_branch (model), "joining a branch", error);
           if (status != NN_OK)
             break;
         }
@@ -642,7 +789,7 @@ _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad, NnErr
   if (branched)
     {
       /* joined on failure too, so that a capture never ends with a branch open */
-      int joined = ops->branch_join (model->backend.ctx);
+      int joined = join_branch (model);
       if (status == NN_OK)
         status = _nn_model_check (model, joined, "joining a branch", error);
     }
@@ -672,7 +819,7 @@ describe_step (const NnModel *model, const NnStep *s, bool backward, NnLossKind 
   snprintf (d->kind, sizeof d->kind, "%s", _nn_step_name (s->kind));
   d->first = s->first + 1;
   d->last = s->last + 1;
-  d->fused = s->kind != NN_STEP_LAYER && s->kind != NN_STEP_LOSS && s->kind != NN_STEP_CONV_DZ;
+  d->fused = is_fused (s->kind);
   if (s->kind == NN_STEP_LOSS)
     snprintf (d->layers, sizeof d->layers, "%s", nn_loss_name (loss));
   else
@@ -729,9 +876,10 @@ describe_step (const NnModel *model, const NnStep *s, bool backward, NnLossKind 
 }
 
 NnStatus
-_nn_plan_describe (const NnModel *model, const NnPlan *plan, NnLossKind loss, NnPlanStep **out,
-                   int32_t *count, NnError *error)
+_nn_plan_describe (const NnModel *model, const NnPlan *plan, NnPlanStep **out, int32_t *count,
+                   NnError *error)
 {
+  NnLossKind loss = plan->loss_kind;
   int32_t total = plan->forward_count + plan->backward_count;
   NnPlanStep *steps = calloc ((size_t) (total > 0 ? total : 1), sizeof *steps);
 
@@ -769,10 +917,11 @@ nn_plan_format (const NnPlanStep *steps, int32_t count, char *out, size_t size)
         snprintf (fused, sizeof fused, ", %s fused", d->fused_with);
       else
         snprintf (fused, sizeof fused, ", fused");
-      int n = snprintf (out != NULL && used < size ? out + used : NULL,
-                        out != NULL && used < size ? size - used : 0, "%-8s  %-12s  %s (%s)%s%s%s\n",
-                        d->backward ? "backward" : "forward", d->kind, range, d->layers, fused,
-                        d->note[0] != '\0' ? "; " : "", d->note);
+      bool room = out != NULL && used < size;
+      int n = snprintf (room ? out + used : NULL, room ? size - used : 0,
+                        "%-8s  %-12s  %s (%s)%s%s%s\n", d->backward ? "backward" : "forward",
+                        d->kind, range, d->layers, fused, d->note[0] != '\0' ? "; " : "",
+                        d->note);
       if (n > 0)
         used += (size_t) n;
     }

@@ -1,5 +1,5 @@
 /* nn-plan.h: the steps of a forward, backward and update pass, made once
- * from the layer list and the backend's ops (nn-plan.c).
+ * from the layer list and the fused steps the backend runs (nn-plan.c).
  *
  * The plan decides every fusion of neighbouring layers; a layer's own
  * forward and backward know nothing about the layers around it.
@@ -9,19 +9,22 @@
 #include "nn-json.h"
 #include "nn-model-private.h"
 
+/* What a step runs: a layer's own ops, or one fused step of the backend
+ * (NnBackendStep, its kind in brackets). */
 typedef enum
 {
   NN_STEP_LAYER,        /* one layer's own ops: its class's forward or backward */
   NN_STEP_LOSS,         /* forward: the loss op on the output */
-  NN_STEP_DENSE,        /* dense_forward / dense_backward, with the dropout above when drop >= 0 */
-  NN_STEP_DENSE_UPDATE, /* backward: dense_backward_update, the optimizer's update with it */
-  NN_STEP_OUTPUT_LOSS,  /* forward: the output layer and the loss (dense_loss, dense_loss_dx) */
-  NN_STEP_POOL_DROPOUT, /* forward: pool2d_forward_dropout */
-  NN_STEP_POOL_ACT,     /* backward: pool2d_backward_act, with the convolution's activation */
-  NN_STEP_POOL_ARGMAX,  /* pool2d_forward_argmax / pool2d_backward_argmax (as POOL_ACT) */
-  NN_STEP_CONV_POOL,    /* forward: conv2d_forward_pool, the convolution and the pooling */
+  NN_STEP_DENSE,        /* [DENSE] with the dropout above when drop >= 0 */
+  NN_STEP_DENSE_UPDATE, /* backward: [DENSE] with the optimizer's update */
+  NN_STEP_OUTPUT_LOSS,  /* forward: [OUTPUT_LOSS], the output layer and the loss */
+  NN_STEP_POOL_DROPOUT, /* forward: [POOL] with the dropout above */
+  NN_STEP_POOL_ACT,     /* backward: [POOL] with the convolution's activation backward */
+  NN_STEP_POOL_ARGMAX,  /* [POOL] recording its maxima / working from them (as POOL_ACT) */
+  NN_STEP_CONV_POOL,    /* forward: [CONV] with the pooling above, POOLED */
   NN_STEP_CONV_DZ,      /* backward: conv2d_backward from dz, the activation done above */
-  NN_STEP_CONV_BELOW,   /* backward: conv2d_backward_below, with the convolution below */
+  NN_STEP_CONV_BELOW,   /* backward: [CONV] with the convolution below's gradients */
+  NN_STEP_CONV,         /* [CONV]: the convolution with its bias and activation */
   NN_STEP_KINDS
 } NnStepKind;
 
@@ -48,11 +51,15 @@ typedef struct
   uint32_t flags;
 } NnStep;
 
+/* _nn_plan_build's `loss` for a forward without one. */
+#define NN_PLAN_NO_LOSS (-1)
+
 typedef struct
 {
   NnPass pass;         /* what it was made for; output_dx set by the plan */
   bool fusion;         /* fused steps allowed */
-  bool loss;           /* the forward ends with the loss */
+  bool loss;           /* the forward ends with the loss ... */
+  NnLossKind loss_kind; /* ... of this kind */
   int32_t forward_count, backward_count;
   NnStep *forward;     /* (layers + 1), owned: in order */
   NnStep *backward;    /* (layers), owned: from the top down */
@@ -65,22 +72,22 @@ bool _nn_plan_fusion (void);
 /* Tests only: force fusion on or off (-1: back to the environment's choice). */
 void _nn_plan_set_fusion (int on);
 
-/* Whether `layer` can apply the optimizer's update in its backward in a
- * training pass on pass->n rows (a dense layer on a backend with
- * dense_backward_update that says it pays). */
-bool _nn_plan_dense_updates_itself (const NnModel *model, const NnLayer *layer,
-                                    const NnPass *pass);
+/* Whether `layer` can apply the optimizer's update `opt` in its backward in
+ * a training pass on pass->n rows (a dense layer whose fused backward with
+ * the update the backend runs, and says pays). */
+bool _nn_plan_dense_updates_itself (NnModel *model, const NnLayer *layer, const NnPass *pass,
+                                    const NnBackendOptimizer *opt);
 
-/* The plan of `pass` (with the loss at the end of the forward when `loss`),
- * made from the model's layers and its backend's ops. */
-NnStatus _nn_plan_build (NnModel *model, const NnPass *pass, bool loss, NnPlan *plan,
+/* The plan of `pass`, its forward ending with the loss of kind `loss`
+ * (an NnLossKind, or NN_PLAN_NO_LOSS), made from the model's layers and
+ * the steps its backend runs. */
+NnStatus _nn_plan_build (NnModel *model, const NnPass *pass, int loss, NnPlan *plan,
                          NnError *error);
 void _nn_plan_clear (NnPlan *plan);
 
 /* Run the plan's forward (model->x, pass.n rows); with the loss, into
  * model->stats and d(mean loss)/d(output) into grad when not NULL. */
-NnStatus _nn_plan_forward (NnModel *model, const NnPlan *plan, NnLossKind loss, float *grad,
-                           NnError *error);
+NnStatus _nn_plan_forward (NnModel *model, const NnPlan *plan, float *grad, NnError *error);
 /* Run its backward from _nn_model_loss_grad (model, &plan->pass); *input_grad
  * as _nn_model_backward gives it. */
 NnStatus _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_grad,
@@ -90,9 +97,9 @@ NnStatus _nn_plan_backward (NnModel *model, const NnPlan *plan, float **input_gr
 const char *_nn_step_name (NnStepKind kind);
 
 /* The plan's steps as NnPlanStep (*out malloc'd, *count of them), the
- * forward's then the backward's; `loss` names the loss step. */
-NnStatus _nn_plan_describe (const NnModel *model, const NnPlan *plan, NnLossKind loss,
-                            NnPlanStep **out, int32_t *count, NnError *error);
+ * forward's then the backward's. */
+NnStatus _nn_plan_describe (const NnModel *model, const NnPlan *plan, NnPlanStep **out,
+                            int32_t *count, NnError *error);
 
 /* Those steps as a JSON array (the result file's "plan"). */
 void _nn_plan_json (NnJson *json, const NnPlanStep *steps, int32_t count);

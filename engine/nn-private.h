@@ -206,9 +206,9 @@ int _nn_device_list_loaded (NnDeviceInfo *out, int max);
 const NnBackendOps *_nn_backend_cuda_load (char *reason, size_t reason_size);
 
 /* Whether `ops` keeps every rule of nn-backend-abi.h: the required slots
- * set, each group of optional slots all set or all NULL, and each optional
- * slot set only with the ones it is used with; else false and `why` names
- * the slot. The loader refuses a module whose table breaks one. */
+ * set, and each group of optional slots all set or all NULL; else false
+ * and `why` names the slot. The loader refuses a module whose table breaks
+ * one. */
 bool _nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size);
 
 /* ---------------------------------------------------------------- BLAS */

@@ -555,7 +555,7 @@ find_dense_update (NnModel *model, const NnTrainConfig *config, const NnBackendO
       NnLayer *layer = model->layers[i];
       if (layer->w_count + layer->b_count == 0)
         continue;
-      if (!_nn_plan_dense_updates_itself (model, layer, &pass))
+      if (!_nn_plan_dense_updates_itself (model, layer, &pass, opt))
         break;
       update->first = i;
       update->offset = layer->param_offset;
@@ -569,7 +569,7 @@ training_plan (NnModel *model, const NnTrainConfig *config, int32_t n,
 {
   NnPass pass = training_pass (config, n);
   pass.update = update->offset < model->param_count ? update : NULL;
-  return _nn_plan_build (model, &pass, true, plan, error);
+  return _nn_plan_build (model, &pass, (int) config->loss, plan, error);
 }
 
 NnStatus
@@ -597,7 +597,7 @@ nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **ste
   find_dense_update (model, config, &opt, &update);
   status = training_plan (model, config, model->batch_size, &update, &plan, error);
   if (status == NN_OK)
-    status = _nn_plan_describe (model, &plan, config->loss, steps, count, error);
+    status = _nn_plan_describe (model, &plan, steps, count, error);
   _nn_plan_clear (&plan);
   nn_model_free (model);
   return status;
@@ -692,7 +692,7 @@ run_setup (Run *run, NnError *error)
   if (status == NN_OK && run->remainder > 0)
     status = training_plan (model, config, run->remainder, &run->update, &run->plan_rest, error);
   if (status == NN_OK)
-    status = _nn_plan_describe (model, &run->plan_full, config->loss, &run->plan_steps,
+    status = _nn_plan_describe (model, &run->plan_full, &run->plan_steps,
                                 &run->plan_step_count, error);
   if (status != NN_OK)
     return status;
@@ -788,7 +788,7 @@ step_ops (Run *run, int32_t n, NnError *error)
     return status;
   /* d(mean loss)/d(output) (n, classes); the fused dense layers update
    * their parameters as they go */
-  status = _nn_plan_forward (model, plan, config->loss, _nn_model_loss_grad (model, &plan->pass),
+  status = _nn_plan_forward (model, plan, _nn_model_loss_grad (model, &plan->pass),
                              error);
   if (status != NN_OK)
     return status;

@@ -1,6 +1,7 @@
 /* nn-cuda-backend.cu: the CUDA backend module's op table, devices, contexts,
  * memory, errors, whole-step capture (CUDA graphs) and branches. The math
- * lives in nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/.
+ * lives in nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/, the
+ * fused steps in nn-cuda-steps.cu.
  */
 
 #include "nn-cuda-private.h"
@@ -918,10 +919,9 @@ branch_lane_open (NnCudaContext *ctx)
   return rc;
 }
 
-static int
-cuda_branch_begin (void *vctx)
+int
+_nn_cuda_branch_begin (NnCudaContext *ctx)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
   cudnnStatus_t st;
   int rc;
 
@@ -952,10 +952,9 @@ cuda_branch_begin (void *vctx)
   return NN_BACKEND_OK;
 }
 
-static int
-cuda_branch_end (void *vctx)
+int
+_nn_cuda_branch_end (NnCudaContext *ctx)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
   int rc;
 
   if ((rc = branch_enter (ctx)) != 0)
@@ -973,10 +972,9 @@ cuda_branch_end (void *vctx)
   return _nn_cuda_fail_cudnn (ctx, st, "branch_end");
 }
 
-static int
-cuda_branch_join (void *vctx)
+int
+_nn_cuda_branch_join (NnCudaContext *ctx)
 {
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
   int rc;
 
   if ((rc = branch_enter (ctx)) != 0)
@@ -1034,26 +1032,9 @@ static const NnBackendOps cuda_ops = {
   .graph_launch = cuda_graph_launch,
   .graph_free = cuda_graph_free,
   .download_async = cuda_download_async,              /* into pinned memory, no wait */
-  /* fused ops */
-  .dense_forward = _nn_cuda_dense_forward,            /* gemm, bias, activation, dropout */
-  .dense_backward = _nn_cuda_dense_backward,          /* dropout, activation, dw, dbias, dx */
-  .conv2d_forward_bias_act = _nn_cuda_conv2d_forward_bias_act,
-  .dense_loss = _nn_cuda_dense_loss,                  /* the output layer and the loss */
-  .pool2d_forward_dropout = _nn_cuda_pool2d_forward_dropout,
-  .pool2d_backward_act = _nn_cuda_pool2d_backward_act, /* with the convolution's activation */
-  .conv2d_backward_bias_act = _nn_cuda_conv2d_backward_bias_act,
-  .dense_backward_update_pays = _nn_cuda_dense_backward_update_pays, /* by layer shape */
-  .dense_backward_update = _nn_cuda_dense_backward_update, /* backward with the update */
-  .dense_loss_dx = _nn_cuda_dense_loss_dx,            /* the loss with the input gradient */
-  .branch_begin = cuda_branch_begin,                  /* a second stream beside the first */
-  .branch_end = cuda_branch_end,
-  .branch_join = cuda_branch_join,
-  .pool2d_forward_argmax = _nn_cuda_pool2d_forward_argmax, /* max pooling keeping its maxima */
-  .pool2d_backward_argmax = _nn_cuda_pool2d_backward_argmax,
-  .conv2d_pool_fits = _nn_cuda_conv2d_pool_fits,
-  .conv2d_forward_pool = _nn_cuda_conv2d_forward_pool, /* convolution and pooling, one kernel */
-  .conv2d_below_fits = _nn_cuda_conv2d_below_fits,
-  .conv2d_backward_below = _nn_cuda_conv2d_backward_below, /* with the lower layer's dw */
+  /* fused steps (nn-cuda-steps.cu) */
+  .step_supported = _nn_cuda_step_supported,          /* by kind, shape and the device */
+  .step_run = _nn_cuda_step_run,                      /* the fused ops' launchers, branches */
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -269,6 +269,12 @@ _nn_cuda_conv2d_plan_free (void *vctx, void *plan)
   plan_destroy ((NnCudaConvPlan *) plan);
 }
 
+const NnConvShape *
+_nn_cuda_conv2d_shape (const void *plan)
+{
+  return &((const NnCudaConvPlan *) plan)->shape;
+}
+
 /* y = act (conv (x, w) + bias): our kernels apply the bias and activation
  * as they store y; after cuDNN it is one more pass. */
 int

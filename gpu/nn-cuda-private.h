@@ -134,6 +134,17 @@ _nn_cuda_dropout_scale (float rate)
 /* Blocks for a grid-stride loop over `count` items of `threads` each. */
 NN_CUDA_HIDDEN unsigned int _nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads);
 
+/* ---- the fused steps (nn-cuda-steps.cu) and the branches they run on ---- */
+
+NN_CUDA_HIDDEN int _nn_cuda_step_supported (void *ctx, const NnBackendStep *step);
+NN_CUDA_HIDDEN int _nn_cuda_step_run (void *ctx, const NnBackendStep *step);
+/* The ops issued between _nn_cuda_branch_begin and _nn_cuda_branch_end run
+ * on the branch's lane, after every op issued before, beside those issued
+ * after, until _nn_cuda_branch_join (NN_BK_STEP_BRANCH; nn-cuda-backend.cu). */
+NN_CUDA_HIDDEN int _nn_cuda_branch_begin (NnCudaContext *ctx);
+NN_CUDA_HIDDEN int _nn_cuda_branch_end (NnCudaContext *ctx);
+NN_CUDA_HIDDEN int _nn_cuda_branch_join (NnCudaContext *ctx);
+
 /* ---- ops implemented outside nn-cuda-backend.cu, with the ABI's signatures ---- */
 
 NN_CUDA_HIDDEN int _nn_cuda_gemm (void *ctx, int trans_a, int trans_b, int m, int n, int k,
@@ -154,15 +165,17 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_bias_act (void *ctx, void *plan, con
                                                       const float *w, const float *y, float *dy,
                                                       int act, float *dx, float *dw, float *dbias,
                                                       void *workspace);
-/* A convolution with the max pooling above it (ABI 10; nn-cuda-conv.cu). */
+/* The shape a convolution's plan was made for. */
+NN_CUDA_HIDDEN const NnConvShape *_nn_cuda_conv2d_shape (const void *plan);
+/* A convolution with the max pooling above it (nn-cuda-conv.cu). */
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_pool_fits (void *ctx, void *plan, const NnPoolShape *pool);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_pool (void *ctx, void *plan, const float *x,
                                                  const float *w, const float *bias, int act,
                                                  const NnPoolShape *pool, float *y, float *drop_y,
                                                  float rate, uint64_t seed, const int64_t *step,
                                                  uint8_t *argmax, void *workspace);
-/* A convolution's backward with the weight gradient of the one below (ABI
- * 11; nn-cuda-conv.cu). */
+/* A convolution's backward with the weight gradient of the one below
+ * (nn-cuda-conv.cu). */
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_below_fits (void *ctx, void *plan, void *below_plan);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_below (void *ctx, void *plan, const float *x,
                                                    const float *w, const float *dy, float *dw,
@@ -284,7 +297,9 @@ NN_CUDA_HIDDEN int _nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPo
                                                  const float *x, const float *y, float *dy,
                                                  int act, float *dx, float *dbias, float rate,
                                                  uint64_t seed, const int64_t *step);
-/* Max pooling that records its maxima (ABI 10). */
+/* Max pooling that records its maxima, and whether it takes a shape: max
+ * windows that tile the input exactly, of at most 256 cells. */
+NN_CUDA_HIDDEN int _nn_cuda_pool2d_maxima_ok (const NnPoolShape *shape);
 NN_CUDA_HIDDEN int _nn_cuda_pool2d_forward_argmax (void *ctx, const NnPoolShape *shape,
                                                    const float *x, float *y, float *drop_y,
                                                    float rate, uint64_t seed, const int64_t *step,
@@ -323,8 +338,9 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_backward (void *ctx, int act, int n, int in, i
 NN_CUDA_HIDDEN int _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *y, float *dy,
                                       float *dbias, int n, int channels, float rate,
                                       uint64_t seed, const int64_t *step);
-/* A dense layer's backward with the optimizer's update (ABI 8;
- * kernels/dense-update.cu). */
+/* A dense layer's backward with the optimizer's update, and whether it
+ * pays for a layer of this shape at batches of n rows
+ * (kernels/dense-update.cu). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update_pays (void *ctx, int n, int in, int out);
 NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, int in, int out,
                                                    const float *x, float *w, float *bias,
@@ -351,8 +367,8 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_setup (NnCudaContext *ctx);
 /* Whether dense_loss_dx's cluster kernel can run here (nn-cuda-blas.cu): once,
  * when the context opens. */
 NN_CUDA_HIDDEN int _nn_cuda_loss_cluster_setup (const NnCudaContext *ctx);
-/* The output layer with the loss (ABI 4; nn-cuda-blas.cu), and with its
- * input gradient (ABI 9). */
+/* The output layer with the loss (nn-cuda-blas.cu), and with its input
+ * gradient. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
                                         const float *x, const float *w, const float *bias,
                                         float *y, int kind, const int32_t *labels,

@@ -1332,6 +1332,32 @@ cpu_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
   return NN_BACKEND_OK;
 }
 
+/* ---------------------------------------------------------------- fused steps */
+
+/* The one fused step here: a convolution's forward with its bias and
+ * activation (cpu_conv2d_forward_bias_act). Every other layer runs its own
+ * ops. */
+static int
+cpu_step_supported (void *ctx, const NnBackendStep *step)
+{
+  return step->kind == NN_BK_STEP_CONV && !step->backward && step->flags == 0
+         && step->below.kind == NN_BK_BELOW_NONE && step->drop.rate == 0.0f
+         && step->act >= NN_BK_ACT_LINEAR && step->act <= NN_BK_ACT_TANH
+         && step->conv.plan != NULL;
+}
+
+static int
+cpu_step_run (void *vctx, const NnBackendStep *step)
+{
+  CpuContext *ctx = vctx;
+
+  if (!cpu_step_supported (ctx, step))
+    return fail (ctx, NN_BACKEND_UNSUPPORTED, "step_run: a fused step of kind %d%s is not run "
+                 "on the CPU", step->kind, step->backward ? " (backward)" : "");
+  return cpu_conv2d_forward_bias_act (ctx, step->conv.plan, step->x, step->w, step->b, step->act,
+                                      step->y, step->conv.workspace);
+}
+
 /* ---------------------------------------------------------------- table */
 
 static const NnBackendOps cpu_ops = {
@@ -1369,7 +1395,8 @@ static const NnBackendOps cpu_ops = {
   .graph_launch = NULL,
   .graph_free = NULL,
   .download_async = NULL,
-  .conv2d_forward_bias_act = cpu_conv2d_forward_bias_act,
+  .step_supported = cpu_step_supported,
+  .step_run = cpu_step_run,
 };
 
 const NnBackendOps *

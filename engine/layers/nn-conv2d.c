@@ -3,8 +3,8 @@
  * W is (k, c, r, s), b is (k). The backend does the convolution through a
  * plan made per batch size (descriptors and algorithm on cuDNN, im2col on
  * the CPU); plans are made in nn_model_new and _nn_model_prepare, never in a
- * step. Its fusions with the layers around it are steps of the plan
- * (nn-plan.c).
+ * step. Its bias and activation in the same op, and its fusions with the
+ * layers around it, are steps of the plan (nn-plan.c).
  */
 
 #include "nn-model-private.h"
@@ -139,17 +139,14 @@ conv_forward (NnModel *model, NnLayer *layer, const NnPass *pass)
 
   if (plan == NULL)
     return NN_BACKEND_ERROR; /* _nn_model_forward prepares first */
-  /* y (n, k, out_h, out_w); in one op where the backend has it */
-  int act = _nn_layer_act (layer, pass);
-  if (ops->conv2d_forward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
-    return ops->conv2d_forward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->b,
-                                         act, layer->y, model->workspace);
+  /* y (n, k, out_h, out_w) */
   rc = ops->conv2d_forward (model->backend.ctx, plan, layer->x, layer->w, layer->y,
                             model->workspace);
   if (rc != 0)
     return rc;
-  return ops->bias_act_forward (model->backend.ctx, act, layer->y, layer->b, pass->n,
-                                self->shape.k, self->shape.out_h * self->shape.out_w);
+  return ops->bias_act_forward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y,
+                                layer->b, pass->n, self->shape.k,
+                                self->shape.out_h * self->shape.out_w);
 }
 
 static int
@@ -162,14 +159,10 @@ conv_backward (NnModel *model, NnLayer *layer, const NnPass *pass, float *dy, fl
 
   if (plan == NULL)
     return NN_BACKEND_ERROR;
-  /* dz (n, k, out_h, out_w) in place of dy and db (k); in one op with the
-   * convolution's backward where the backend has it */
-  int act = _nn_layer_act (layer, pass);
-  if (ops->conv2d_backward_bias_act != NULL && act != NN_BK_ACT_SOFTMAX)
-    return ops->conv2d_backward_bias_act (model->backend.ctx, plan, layer->x, layer->w, layer->y,
-                                          dy, act, *dx, layer->dw, layer->db, model->workspace);
-  rc = ops->bias_act_backward (model->backend.ctx, act, layer->y, dy, layer->db, pass->n,
-                               self->shape.k, self->shape.out_h * self->shape.out_w);
+  /* dz (n, k, out_h, out_w) in place of dy and db (k) */
+  rc = ops->bias_act_backward (model->backend.ctx, _nn_layer_act (layer, pass), layer->y, dy,
+                               layer->db, pass->n, self->shape.k,
+                               self->shape.out_h * self->shape.out_w);
   if (rc != 0)
     return rc;
   return ops->conv2d_backward (model->backend.ctx, plan, layer->x, layer->w, dy, *dx, layer->dw,

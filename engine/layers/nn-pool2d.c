@@ -2,9 +2,9 @@
  * overhang the edge (padding "same") ignore the missing cells.
  *
  * A max pooling whose windows tile the input has room to record where each
- * window's maximum is (the backend's pool2d_*_argmax): the plan
- * (nn-plan.c) then runs it above a convolution with that layer's
- * activation backward, from a byte a window instead of the whole input.
+ * window's maximum is (a POOL step with MAXIMA): the plan (nn-plan.c) then
+ * runs it above a convolution with that layer's activation backward, from
+ * a byte a window instead of the whole input.
  */
 
 #include "nn-model-private.h"
@@ -26,17 +26,23 @@ typedef struct
 /* The window cells an argmax byte can name. */
 #define ARGMAX_CELLS 256
 
-/* Whether the backend can record this pooling's maxima: max windows that
- * tile the input exactly and fit a byte. */
+/* Whether this pooling has room to record its maxima: max windows that
+ * tile the input exactly and fit a byte, on a backend that runs such a
+ * pooling as a step (the plan then asks for the step it makes). */
 static bool
 records_maxima (const NnModel *model, const NnPoolLayer *self)
 {
+  const NnBackendOps *ops = model->backend.ops;
   const NnPoolShape *s = &self->shape;
-  return model->backend.ops->pool2d_backward_argmax != NULL
-         && model->backend.ops->pool2d_forward_argmax != NULL && self->mode == POOL_MAX
-         && s->stride_h == s->win_h && s->stride_w == s->win_w && s->pad_h == 0 && s->pad_w == 0
-         && s->out_h * s->win_h == s->h && s->out_w * s->win_w == s->w
-         && s->win_h * s->win_w <= ARGMAX_CELLS;
+  NnBackendStep step = { .kind = NN_BK_STEP_POOL,
+                         .flags = NN_BK_STEP_MAXIMA,
+                         .n = s->n,
+                         .act = NN_BK_ACT_LINEAR,
+                         .pool = { .mode = POOL_MAX, .shape = *s } };
+  return self->mode == POOL_MAX && s->stride_h == s->win_h && s->stride_w == s->win_w
+         && s->pad_h == 0 && s->pad_w == 0 && s->out_h * s->win_h == s->h
+         && s->out_w * s->win_w == s->w && s->win_h * s->win_w <= ARGMAX_CELLS
+         && ops->step_supported != NULL && ops->step_supported (model->backend.ctx, &step);
 }
 
 static NnStatus

@@ -3,10 +3,11 @@
  * captured 50 times into one CUDA graph (as a training step runs it) and the
  * graph replayed; the figure is microseconds per op, launch included.
  * Compares the unfused sequences (gemm, bias_act, dropout) with the fused
- * dense ops on each route, the output layer with and without the loss
- * fused, a layer's backward and update apart and as one op, the products
- * on cuBLAS, and, given another module built against the same ABI (a
- * variant), its op table too.
+ * dense steps (NnBackendStep, as the engine's plans hand them over) and
+ * the dense forward on each route, the output layer with and without the
+ * loss fused, a layer's backward and update apart and as one step, the
+ * products on cuBLAS, and, given another module built against the same
+ * ABI (a variant), its op table too.
  * Build (from the repository root, after building the module in BUILD):
  *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
  *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
@@ -41,6 +42,39 @@ typedef struct
   float *x, *w, *b, *y, *yd, *dy, *dw, *db, *dx, *params, *grads, *state;
   int64_t *step;
 } Bench;
+
+/* A dense layer's step: forward or backward, with the dropout above it. */
+static NnBackendStep
+dense_step (const Bench *k, int backward, int act, int n, int in, int out, float rate,
+            int with_dx)
+{
+  NnBackendStep s = {};
+  s.kind = NN_BK_STEP_DENSE;
+  s.backward = backward;
+  s.n = n;
+  s.act = act;
+  s.x = k->x;
+  s.w = k->w;
+  s.b = k->b;
+  s.y = k->y;
+  s.dy = k->dy;
+  s.dx = with_dx ? k->dx : NULL;
+  s.dw = k->dw;
+  s.db = k->db;
+  s.step = k->step;
+  s.drop.rate = rate;
+  s.drop.seed = 7;
+  s.drop.y = k->yd;
+  s.dense.in = in;
+  s.dense.out = out;
+  return s;
+}
+
+static int
+step_run (const Bench *k, const NnBackendStep &s)
+{
+  return k->ops->step_run != NULL ? k->ops->step_run (k->ctx, &s) : NN_BACKEND_UNSUPPORTED;
+}
 
 /* --once: every op runs once, plainly, and is not timed (for a profiler). */
 static int once;
@@ -158,16 +192,13 @@ layer_unfused (Bench *k, const char *label, int n, int in, int out, int act, flo
     return rc;
   });
   printf ("%-8s %-34s forward %6.2f us  backward %6.2f us\n", label, "unfused", f, bw);
-  if (o->dense_forward == NULL)
+  if (o->step_run == NULL)
     return;
-  f = time_op (k, [&] {
-    return o->dense_forward (c, act, n, in, out, k->x, k->w, k->b, k->y, k->yd, rate, 7, k->step);
-  });
-  bw = time_op (k, [&] {
-    return o->dense_backward (c, act, n, in, out, k->x, k->w, k->y, k->dy, k->dw, k->db,
-                              with_dx ? k->dx : NULL, rate, 7, k->step);
-  });
-  printf ("%-8s %-34s forward %6.2f us  backward %6.2f us\n", label, "fused dense ops", f, bw);
+  NnBackendStep forward = dense_step (k, 0, act, n, in, out, rate, with_dx);
+  NnBackendStep backward = dense_step (k, 1, act, n, in, out, rate, with_dx);
+  f = time_op (k, [&] { return step_run (k, forward); });
+  bw = time_op (k, [&] { return step_run (k, backward); });
+  printf ("%-8s %-34s forward %6.2f us  backward %6.2f us\n", label, "fused dense steps", f, bw);
 }
 
 static void
@@ -205,26 +236,30 @@ routes (Bench *k, const char *label, int n, int in, int out)
   printf ("\n");
 }
 
-/* The output layer and the loss: as two ops, and as dense_loss (ABI 4). */
+/* The output layer and the loss: as two steps, and as one. */
 static void
 output_layer (Bench *k, const char *label, int n, int in, int out)
 {
   const NnBackendOps *o = k->ops;
   const int32_t *labels = NULL; /* cross-entropy reads the one-hot targets (dy here) */
+  NnBackendStep forward = dense_step (k, 0, NN_BK_ACT_LINEAR, n, in, out, 0.0f, 0);
+  NnBackendStep loss = forward;
+  loss.kind = NN_BK_STEP_OUTPUT_LOSS;
+  loss.loss.kind = NN_BK_LOSS_XENT;
+  loss.loss.labels = labels;
+  loss.loss.targets = k->dy;
+  loss.loss.grad = k->dx;
+  loss.loss.stats = k->db;
+  if (o->step_run == NULL)
+    return;
   double two = time_op (k, [&] {
-    int rc = o->dense_forward (k->ctx, NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b, k->y, NULL,
-                               0.0f, 0, k->step);
+    int rc = step_run (k, forward);
     return rc != 0 ? rc
                    : o->loss (k->ctx, NN_BK_LOSS_XENT, k->y, labels, k->dy, k->dx, k->db, n, out);
   });
-  printf ("%-8s output layer %4d x %4d x %4d  dense_forward + loss %6.2f us", label, n, out, in,
+  printf ("%-8s output layer %4d x %4d x %4d  dense step + loss %6.2f us", label, n, out, in,
           two);
-  if (o->abi_version >= 4 && o->dense_loss != NULL)
-    printf ("  dense_loss %6.2f us", time_op (k, [&] {
-              return o->dense_loss (k->ctx, NN_BK_ACT_LINEAR, n, in, out, k->x, k->w, k->b, k->y,
-                                    NN_BK_LOSS_XENT, labels, k->dy, k->dx, k->db);
-            }));
-  printf ("\n");
+  printf ("  output and loss step %6.2f us\n", time_op (k, [&] { return step_run (k, loss); }));
 }
 
 static void
@@ -238,9 +273,9 @@ optimizer (Bench *k, const char *label, size_t count)
   printf ("%-8s adam over %zu parameters %6.2f us\n", label, count, t);
 }
 
-/* A layer's backward and its parameters' update: dense_backward, then
- * optimizer_update over the layer's weights and bias (their share of the
- * step's one update), against dense_backward_update (ABI 8). */
+/* A layer's backward and its parameters' update: the dense backward step,
+ * then optimizer_update over the layer's weights and bias (their share of
+ * the step's one update), against the backward step with the update. */
 static void
 backward_update (Bench *k, const char *label, int n, int in, int out, int act, float rate,
                  int with_dx, NnBackendOptimizer opt)
@@ -248,23 +283,28 @@ backward_update (Bench *k, const char *label, int n, int in, int out, int act, f
   const NnBackendOps *o = k->ops;
   void *c = k->ctx;
   size_t count = (size_t) in * out + out;
+  if (o->step_run == NULL)
+    return;
+  NnBackendStep backward = dense_step (k, 1, act, n, in, out, rate, with_dx);
+  backward.db = k->dw + count - out;
+  NnBackendStep update = backward;
+  update.w = k->params;
+  update.b = k->params + count - out;
+  update.dw = update.db = NULL;
+  update.update.opt = &opt;
+  update.update.w_state = k->state;
+  update.update.b_state = k->state + count - out;
+  update.update.stride = count;
   double two = time_op (k, [&] {
-    int rc = o->dense_backward (c, act, n, in, out, k->x, k->w, k->y, k->dy, k->dw,
-                                k->dw + count - out, with_dx ? k->dx : NULL, rate, 7, k->step);
+    int rc = step_run (k, backward);
     return rc != 0 ? rc
                    : o->optimizer_update (c, &opt, k->params, k->dw, k->state, count, count,
                                           k->step);
   });
-  printf ("%-8s backward + update %4d x %4d x %4d%s  dense_backward + optimizer_update %6.2f us",
+  printf ("%-8s backward + update %4d x %4d x %4d%s  backward step + optimizer_update %6.2f us",
           label, n, in, out, with_dx ? " + dx" : "     ", two);
-  if (o->abi_version >= 8 && o->dense_backward_update != NULL)
-    printf ("  dense_backward_update %6.2f us", time_op (k, [&] {
-              return o->dense_backward_update (c, act, n, in, out, k->x, k->params,
-                                               k->params + count - out, k->y, k->dy,
-                                               with_dx ? k->dx : NULL, NULL, rate, 7, k->step,
-                                               &opt, k->state, k->state + count - out, count, 0);
-            }));
-  printf ("\n");
+  printf ("  with the update %6.2f us%s\n", time_op (k, [&] { return step_run (k, update); }),
+          o->step_supported (c, &update) ? "" : " (the module says it does not pay)");
 }
 
 static void

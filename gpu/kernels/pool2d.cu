@@ -459,6 +459,23 @@ pool_drop (NnCudaContext *ctx, float rate, uint64_t seed, const int64_t *step, P
   return NN_BACKEND_OK;
 }
 
+int
+_nn_cuda_pool2d_maxima_ok (const NnPoolShape *s)
+{
+  PoolGeom g = {};
+  g.h = s->h;
+  g.w = s->w;
+  g.win_h = s->win_h;
+  g.win_w = s->win_w;
+  g.stride_h = s->stride_h;
+  g.stride_w = s->stride_w;
+  g.pad_h = s->pad_h;
+  g.pad_w = s->pad_w;
+  g.out_h = s->out_h;
+  g.out_w = s->out_w;
+  return tiles_exactly (g) && g.win_h * g.win_w <= 256;
+}
+
 /* Whether the argmax ops take this pooling: max windows that tile the
  * input exactly and hold at most 256 cells; the reason when not. */
 static int

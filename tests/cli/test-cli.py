@@ -198,14 +198,19 @@ ok(rc == 1 and "trainbench-cli:" in err, "summary of a model that does not fit i
 
 # summary --plan: the plan of a training step on the CPU, without training
 # (nothing is written to the runs folder)
-for preset, lines in (("mlp-small", 8), ("mlp-wide", 12), ("cnn", 17)):
+# (the CPU runs a convolution's forward with its bias and activation as
+# one fused step, every other layer's own ops)
+for preset, lines, first in (("mlp-small", 8, "layer"), ("mlp-wide", 12, "layer"),
+                             ("cnn", 17, "conv")):
     rc, out, err = cli("summary", "--preset", preset, "--plan")
     steps = re.findall(r"^(forward|backward) +(\w+) +layers? (\d+)(?:-(\d+))? \((.*)\)", out, re.M)
     ok(rc == 0 and "Plan of a training step on cpu" in out and len(steps) == lines
-       and steps[0][:3] == ("forward", "layer", "1") and steps[-1][0] == "backward"
-       and all(kind in ("layer", "loss") for _, kind, _, _, _ in steps),
-       "summary --preset %s --plan: %d steps, each layer's own ops on the CPU" % (preset, lines),
-       both(out, err))
+       and steps[0][:3] == ("forward", first, "1") and steps[-1][0] == "backward"
+       and all(kind in ("layer", "loss", "conv") for _, kind, _, _, _ in steps)
+       and all(("fused" in line) == (" conv " in line) for line in out.splitlines()
+               if line.startswith(("forward", "backward"))),
+       "summary --preset %s --plan: %d steps, each layer's own ops on the CPU but a "
+       "convolution's forward" % (preset, lines), both(out, err))
 rc, out, err = cli("summary", "--preset", "mlp-small", "--plan")
 ok(rc == 0 and re.search(r"^forward +layer +layer 2 \(dense 128 relu\)$", out, re.M)
    and re.search(r"^forward +loss +layer 4 \(sparse_categorical_crossentropy\)$", out, re.M)

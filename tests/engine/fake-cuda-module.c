@@ -22,16 +22,6 @@ fake_device_count (char *reason, size_t reason_size)
   return 0;
 }
 
-static int
-fake_pays (void *ctx, int n, int in, int out)
-{
-  (void) ctx;
-  (void) n;
-  (void) in;
-  (void) out;
-  return 1;
-}
-
 static NnBackendOps table;
 
 /* the one symbol a module exports (NN_BACKEND_CUDA_SYMBOL) */
@@ -57,7 +47,6 @@ nn_backend_cuda_get (void)
   size_t slots = (sizeof table - offsetof (NnBackendOps, device_count)) / sizeof (void (*) (void));
   for (size_t i = 0; i < slots; i++)
     slot[i] = (void (*) (void)) fake_device_count;
-  table.dense_backward_update_pays = fake_pays;
   while (clear != NULL && *clear != '\0')
     {
       char *end;

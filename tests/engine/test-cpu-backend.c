@@ -473,8 +473,10 @@ test_conv_case (NnConvShape sh)
   test_conv_case_threads (sh, 0);
 }
 
-/* conv2d_forward_bias_act against conv2d_forward then bias_act_forward:
- * the same bits, for each activation, with and without a bias. */
+/* The CPU's one fused step, a convolution's forward with its bias and
+ * activation, against conv2d_forward then bias_act_forward: the same
+ * bits, for each activation, with and without a bias; every other step is
+ * refused. */
 static void
 test_conv_bias_act_case (NnConvShape sh)
 {
@@ -492,19 +494,41 @@ test_conv_bias_act_case (NnConvShape sh)
       tap_ok (false, "conv bias+act n=%d k=%d: plan", sh.n, sh.k);
       return;
     }
+  NnBackendStep step = { .kind = NN_BK_STEP_CONV, .n = sh.n, .x = x, .w = w, .y = y,
+                         .conv = { .plan = plan, .workspace = work } };
   for (int act = NN_BK_ACT_LINEAR; act <= NN_BK_ACT_TANH; act++)
     for (int with_bias = 0; with_bias < 2; with_bias++)
       {
         const float *b = with_bias ? bias : NULL;
         int rc = ops->conv2d_forward (ctx, plan, x, w, want, work);
         rc |= ops->bias_act_forward (ctx, act, want, b, sh.n, sh.k, sh.out_h * sh.out_w);
-        rc |= ops->conv2d_forward_bias_act (ctx, plan, x, w, b, act, y, work);
+        step.act = act;
+        step.b = (float *) b;
+        rc |= !ops->step_supported (ctx, &step);
+        rc |= ops->step_run (ctx, &step);
         tap_ok (rc == 0 && memcmp (y, want, ys * sizeof (float)) == 0,
-                "conv n=%d c=%d k=%d bias+act in one op, act %d%s: the bits of the two ops",
+                "conv n=%d c=%d k=%d bias+act in one step, act %d%s: the bits of the two ops",
                 sh.n, sh.c, sh.k, act, with_bias ? ", bias" : "");
       }
-  tap_ok (ops->conv2d_forward_bias_act (ctx, plan, x, w, bias, NN_BK_ACT_SOFTMAX, y, work) != 0,
-          "conv bias+act with softmax is an error");
+  step.act = NN_BK_ACT_SOFTMAX;
+  tap_ok (!ops->step_supported (ctx, &step) && ops->step_run (ctx, &step) != 0,
+          "conv bias+act with softmax is refused");
+  NnBackendStep others[] = {
+    { .kind = NN_BK_STEP_CONV, .backward = 1, .act = NN_BK_ACT_RELU, .conv = { .plan = plan } },
+    { .kind = NN_BK_STEP_CONV, .flags = NN_BK_STEP_POOLED, .act = NN_BK_ACT_RELU,
+      .conv = { .plan = plan } },
+    { .kind = NN_BK_STEP_DENSE, .act = NN_BK_ACT_RELU, .dense = { 4, 4 } },
+    { .kind = NN_BK_STEP_POOL, .flags = NN_BK_STEP_MAXIMA },
+    { .kind = NN_BK_STEP_OUTPUT_LOSS },
+    { .kind = NN_BK_STEP_JOIN },
+  };
+  int refused = 0;
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; i++)
+    refused += !ops->step_supported (ctx, &others[i])
+               && ops->step_run (ctx, &others[i]) == NN_BACKEND_UNSUPPORTED;
+  tap_ok (refused == (int) (sizeof others / sizeof others[0]),
+          "every other fused step is refused on the CPU (%d of %zu)", refused,
+          sizeof others / sizeof others[0]);
   ops->conv2d_plan_free (ctx, plan);
   ops->free (ctx, work);
   ops->free (ctx, x);

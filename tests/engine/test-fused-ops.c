@@ -1,39 +1,40 @@
-/* test-fused-ops.c: the engine on a backend with the optional fused ops,
- * without a GPU: the dense layer's (ABI 2), the output layer with the loss
- * (ABI 4), pooling with the activation below and the dropout above (ABI 6),
- * a convolution's backward with its activation's (ABI 7) and a dense
- * layer's backward with the optimizer's update (ABI 8). A CPU op table
- * whose fused ops run the CPU's own gemm, bias_act, dropout, loss, pooling
- * and optimizer ops in the order the separate ops run must train to the
- * very losses and weights of the plain CPU table. Every dense layer must
- * use the fused ops; a dropout that follows a dense layer must be left to
- * it in both directions (and only then: one after a convolution still runs
- * its own ops); a dense output layer must run with the loss as one op in
- * training and evaluation; a pooling right above a convolution must do that
- * convolution's activation backward and bias gradient, which then runs
- * neither, and a dropout right after such a pooling in both directions;
- * any other convolution's activation backward must run with its own
- * backward as one op. With the update op too, the dense layers at the top
- * of the model must update their own parameters in the training backward,
- * as far down as every layer with parameters is such a dense layer and the
- * backend says the op pays for it; each must hand the one below it, if
+/* test-fused-ops.c: the engine on a backend that runs fused steps
+ * (step_supported and step_run of nn-backend-abi.h), without a GPU. Its
+ * tables differ in the steps they say they run, and run each by the CPU's
+ * own gemm, bias_act, dropout, loss, pooling, convolution and optimizer
+ * ops in the order the separate ops run: every table must train to the
+ * very losses, weights and optimizer state of the plain CPU table. With
+ * the dense layers, the output with its loss, poolings above convolutions
+ * and convolutions with their bias and activation as steps: every dense
+ * layer must run as one; a dropout that follows a dense layer must be left
+ * to it in both directions (and only then: one after a convolution still
+ * runs its own ops); a dense output layer must run with the loss as one
+ * step in training and evaluation; a pooling right above a convolution
+ * must do that convolution's activation backward and bias gradient, which
+ * then runs neither, and a dropout right after such a pooling in both
+ * directions; any other convolution's activation backward must run with
+ * its own backward as one step. With the dense backward and the
+ * optimizer's update as a step too, the dense layers at the top of the
+ * model must update their own parameters in the training backward, as far
+ * down as every layer with parameters is such a dense layer and the
+ * backend says the step pays for it; each must hand the one below it, if
  * that updates itself too, its dz; and the lowest of them must store the
  * step counter when no optimizer_update follows. With the output layer's
- * input gradient formed with its loss and branches (ABI 9) too, that layer's
+ * input gradient formed with its loss and steps on a branch, that layer's
  * own backward must run on a branch, joined before the step counter moves;
  * the table holds the branch back and runs it at the join, the latest it
  * may run, so an engine that let the ops beside it touch the branch's
- * memory would train differently. With max pooling that records its maxima
- * (ABI 10), a max pooling above a convolution whose windows tile its input
+ * memory would train differently. With max poolings that record their
+ * maxima, a max pooling above a convolution whose windows tile its input
  * must record them in every forward and do the convolution's activation
- * backward from them alone; an average pooling keeps pool2d_backward_act.
- * Where the convolution can run with the pooling as one op, it must, in
+ * backward from them alone; an average pooling keeps the activation step.
+ * Where the convolution can run with the pooling as one step, it must, in
  * every forward, and its own forward must then run nothing. With a
- * convolution's backward that does the one below it too (ABI 11), a
- * convolution right above the first layer that learns, itself a
- * convolution, must run it in every training backward, the one below then
- * nothing of its own; never where the backend says it does not fit or the
- * model's input gradient is wanted (gradient checks).
+ * convolution's backward that does the one below it too, a convolution
+ * right above the first layer that learns, itself a convolution, must run
+ * it in every training backward, the one below then nothing of its own;
+ * never where the backend says it does not run it or the model's input
+ * gradient is wanted (gradient checks).
  */
 
 #include "test-util.h"
@@ -49,29 +50,29 @@ static NnDataset *data; /* 500 training samples: 15 full batches of 32 and one o
 static struct
 {
   const NnBackendOps *cpu;
-  NnBackendOps ops;                /* the fused ops up to ABI 7 */
-  NnBackendOps update_ops;         /* ... and dense_backward_update */
-  int forward, backward;           /* fused op calls */
+  NnBackendOps ops;                /* the basic fused steps (CAN_BASIC) */
+  NnBackendOps update_ops;         /* ... and the dense backward with the update */
+  int forward, backward;           /* dense steps run */
   int forward_drop, backward_drop; /* ... that applied a dropout */
   int dropout_ops;                 /* dropout_forward/backward called by dropout layers */
-  int dense_losses, losses;        /* dense_loss calls; loss calls from the engine */
-  int pool_acts;                   /* pool2d_backward_act calls */
-  int pool_drop_forward;           /* pool2d_forward_dropout calls that applied a dropout */
-  int pool_drop_backward;          /* pool2d_backward_act calls that applied one */
+  int dense_losses, losses;        /* output and loss steps; loss calls from the engine */
+  int pool_acts;                   /* pooling steps with the activation backward */
+  int pool_drop_forward;           /* pooling forwards that applied a dropout */
+  int pool_drop_backward;          /* pooling backwards that applied one */
   int image_bias_acts;             /* bias_act_backward calls on images (spatial > 1) */
-  int conv_acts;                   /* conv2d_backward_bias_act calls */
-  int updates;                     /* dense_backward_update calls */
+  int conv_acts;                   /* convolution backward steps with the activation's */
+  int updates;                     /* dense backward steps with the update */
   int belows;                      /* ... that formed the layer below's dz */
-  int declined_in;         /* dense_backward_update_pays declines layers of this input size */
+  int declined_in;         /* the update does not pay for layers of this input size */
   int stored_steps;        /* ... that stored the step counter */
-  NnBackendOps branch_ops; /* ... and dense_loss_dx with branches */
-  int loss_dxs;            /* dense_loss_dx calls */
-  int branches, joins;     /* branch_begin and branch_join calls */
-  bool in_branch;          /* between branch_begin and branch_end */
+  NnBackendOps branch_ops; /* ... and the output's dx with the loss, with branches */
+  int loss_dxs;            /* output and loss steps with the input gradient */
+  int branches, joins;     /* branches begun and joined */
+  bool in_branch;          /* a branch is open */
   int held;                /* ops issued on the branch, not run yet */
   int held_total;          /* ... in all */
   int misplaced;           /* branch calls out of order */
-  struct Held              /* a dense_backward_update issued on the branch */
+  struct Held              /* a dense update issued on the branch */
   {
     int act, n, in, out;
     const float *x;
@@ -86,19 +87,19 @@ static struct
     size_t state_stride;
     int store_step;
   } held_ops[4];
-  NnBackendOps argmax_ops;   /* the fused ops up to ABI 7 and the poolings with maxima */
+  NnBackendOps argmax_ops;   /* the basic steps and the poolings with maxima */
   NnBackendOps conv_pool_ops; /* ... and the convolution with its pooling */
-  int argmax_forward;        /* pool2d_forward_argmax calls (not from conv2d_forward_pool) */
-  int argmax_backward;       /* pool2d_backward_argmax calls */
-  int conv_pools;            /* conv2d_forward_pool calls */
-  int conv_forwards;         /* conv2d_forward_bias_act calls from the engine */
-  float *conv_out;           /* the convolution's output inside conv2d_forward_pool */
+  int argmax_forward;        /* pooling forwards recording maxima (not with the convolution) */
+  int argmax_backward;       /* pooling backwards from the maxima */
+  int conv_pools;            /* convolution forwards with the pooling */
+  int conv_forwards;         /* convolution forward steps with the bias and activation */
+  float *conv_out;           /* the convolution's output inside its step with the pooling */
   float *cells;              /* y at each window's maximum, 0 elsewhere */
   NnBackendOps below_ops;    /* ... and the convolution with the one below */
-  int conv_belows;           /* conv2d_backward_below calls */
-  int below_asks;            /* conv2d_below_fits calls */
-  bool below_declined;       /* conv2d_below_fits says no */
-  float *below_dz;           /* the lower convolution's dz inside conv2d_backward_below */
+  int conv_belows;           /* convolution backwards with the one below */
+  int below_asks;            /* questions whether such a step runs */
+  bool below_declined;       /* the answer is no */
+  float *below_dz;           /* the lower convolution's dz inside that step */
 } fake;
 
 static void
@@ -432,10 +433,15 @@ f_pool_backward_argmax (void *ctx, const NnPoolShape *s, const uint8_t *argmax, 
   return rc;
 }
 
+/* The CPU's own fused step: a convolution with its bias and activation. */
 static int
-f_conv_pool_fits (void *ctx, void *plan, const NnPoolShape *pool)
+cpu_conv_bias_act (void *ctx, void *plan, const float *x, const float *w, const float *bias,
+                   int act, float *y, void *workspace)
 {
-  return 1;
+  NnBackendStep step = { .kind = NN_BK_STEP_CONV, .act = act, .x = x, .w = (float *) w,
+                         .b = (float *) bias, .y = y,
+                         .conv = { .plan = plan, .workspace = workspace } };
+  return fake.cpu->step_run (ctx, &step);
 }
 
 static int
@@ -443,7 +449,7 @@ f_conv_forward (void *ctx, void *plan, const float *x, const float *w, const flo
                 float *y, void *workspace)
 {
   fake.conv_forwards++;
-  return fake.cpu->conv2d_forward_bias_act (ctx, plan, x, w, bias, act, y, workspace);
+  return cpu_conv_bias_act (ctx, plan, x, w, bias, act, y, workspace);
 }
 
 /* The convolution into a buffer of its own, then the pooling with maxima. */
@@ -457,7 +463,7 @@ f_conv_forward_pool (void *ctx, void *plan, const float *x, const float *w, cons
   fake.conv_pools++;
   fake.pool_drop_forward += rate > 0.0f;
   fake.conv_out = realloc (fake.conv_out, sizeof (float) * pool->n * pool->c * pool->h * pool->w);
-  rc = fake.cpu->conv2d_forward_bias_act (ctx, plan, x, w, bias, act, fake.conv_out, workspace);
+  rc = cpu_conv_bias_act (ctx, plan, x, w, bias, act, fake.conv_out, workspace);
   if (rc == 0)
     rc = pool_with_maxima (ctx, pool, fake.conv_out, y, drop_y, rate, seed, step, argmax);
   return rc;
@@ -511,16 +517,10 @@ f_conv_backward_act (void *ctx, void *plan, const float *x, const float *w, cons
   return rc;
 }
 
-static int
-f_conv_below_fits (void *ctx, void *plan, void *below_plan)
-{
-  fake.below_asks++;
-  return !fake.below_declined;
-}
 
 /* The convolution's backward with its dx into a buffer of its own, then
  * the backward of the convolution below from that, as its separate ops
- * run there (the CPU has no conv2d_backward_bias_act), with no dx. */
+ * run there (the CPU has no fused convolution backward), with no dx. */
 static int
 f_conv_backward_below (void *ctx, void *plan, const float *x, const float *w, const float *dy,
                        float *dw, void *below_plan, const float *below_x, int below_act,
@@ -570,6 +570,175 @@ f_dropout_backward (void *ctx, float *dx, const float *dy, size_t count, float r
 {
   fake.dropout_ops++;
   return fake.cpu->dropout_backward (ctx, dx, dy, count, rate, seed, step);
+}
+
+/* ---------------------------------------------------------------- the tables' steps */
+
+/* What each table runs as fused steps, as a backend would say it. */
+enum
+{
+  CAN_BASIC = 1u << 0,     /* dense layers, the output with the loss, poolings with the
+                            * convolution's activation and a dropout, convolutions with
+                            * their bias and activation */
+  CAN_UPDATE = 1u << 1,    /* a dense backward with the update, where f_update_pays says so */
+  CAN_BRANCH = 1u << 2,    /* the output's input gradient with the loss, branches, joins */
+  CAN_MAXIMA = 1u << 3,    /* max poolings recording their maxima */
+  CAN_CONV_POOL = 1u << 4, /* a convolution with the pooling above */
+  CAN_BELOW = 1u << 5,     /* a convolution's backward with the one below's */
+};
+
+static int
+supported (const NnBackendStep *s, unsigned can)
+{
+  if ((s->flags & NN_BK_STEP_BRANCH) && !(can & CAN_BRANCH))
+    return 0;
+  switch (s->kind)
+    {
+    case NN_BK_STEP_DENSE:
+      if (s->act == NN_BK_ACT_SOFTMAX || !(can & CAN_BASIC))
+        return 0;
+      if (s->update.opt != NULL)
+        return s->backward && (can & CAN_UPDATE)
+               && f_update_pays (NULL, s->n, s->dense.in, s->dense.out);
+      return s->below.kind == NN_BK_BELOW_NONE;
+    case NN_BK_STEP_OUTPUT_LOSS:
+      if (s->dx != NULL)
+        return (can & CAN_BRANCH) && s->act == NN_BK_ACT_LINEAR;
+      return (can & CAN_BASIC) != 0 && s->below.kind == NN_BK_BELOW_NONE;
+    case NN_BK_STEP_CONV:
+      if (s->flags & NN_BK_STEP_POOLED)
+        return !s->backward && (can & CAN_CONV_POOL);
+      if (s->below.kind == NN_BK_BELOW_CONV)
+        {
+          fake.below_asks++;
+          return s->backward && (can & CAN_BELOW) && !fake.below_declined;
+        }
+      return (can & CAN_BASIC) != 0;
+    case NN_BK_STEP_POOL:
+      return (s->flags & NN_BK_STEP_MAXIMA) ? (can & CAN_MAXIMA) != 0 : (can & CAN_BASIC) != 0;
+    case NN_BK_STEP_JOIN:
+      return (can & CAN_BRANCH) != 0;
+    default:
+      return 0;
+    }
+}
+
+static int
+supported_basic (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC);
+}
+
+static int
+supported_update (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC | CAN_UPDATE);
+}
+
+static int
+supported_branch (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC | CAN_UPDATE | CAN_BRANCH);
+}
+
+static int
+supported_maxima (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC | CAN_MAXIMA);
+}
+
+static int
+supported_conv_pool (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC | CAN_MAXIMA | CAN_CONV_POOL);
+}
+
+static int
+supported_below (void *ctx, const NnBackendStep *s)
+{
+  return supported (s, CAN_BASIC | CAN_MAXIMA | CAN_CONV_POOL | CAN_BELOW);
+}
+
+/* A step as the composed ops above run it, the way a backend dispatches
+ * one to its kernels. */
+static int
+f_step_run (void *ctx, const NnBackendStep *s)
+{
+  bool dz_in = (s->flags & NN_BK_STEP_DZ_IN) != 0;
+  int act = dz_in ? NN_BK_ACT_LINEAR : s->act;
+  float rate = dz_in ? 0.0f : s->drop.rate;
+  const NnBackendBelow *below = s->below.kind == NN_BK_BELOW_DENSE ? &s->below : NULL;
+  bool maxima = (s->flags & NN_BK_STEP_MAXIMA) != 0;
+  int rc, end;
+
+  switch (s->kind)
+    {
+    case NN_BK_STEP_JOIN:
+      return f_branch_join (ctx);
+    case NN_BK_STEP_DENSE:
+      if (!s->backward)
+        return f_dense_forward (ctx, s->act, s->n, s->dense.in, s->dense.out, s->x, s->w, s->b,
+                                s->y, s->drop.y, s->drop.rate, s->drop.seed, s->step);
+      if (s->update.opt == NULL)
+        return f_dense_backward (ctx, act, s->n, s->dense.in, s->dense.out, s->x, s->w, s->y,
+                                 s->dy, s->dw, s->db, s->dx, rate, s->drop.seed, s->step);
+      if (s->flags & NN_BK_STEP_BRANCH)
+        f_branch_begin (ctx);
+      rc = f_dense_backward_update (ctx, act, s->n, s->dense.in, s->dense.out, s->x, s->w, s->b,
+                                    s->y, s->dy, s->dx, below, rate, s->drop.seed, s->step,
+                                    s->update.opt, s->update.w_state, s->update.b_state,
+                                    s->update.stride, s->update.store_step);
+      end = (s->flags & NN_BK_STEP_BRANCH) ? f_branch_end (ctx) : 0;
+      return rc != 0 ? rc : end;
+    case NN_BK_STEP_OUTPUT_LOSS:
+      if (s->dx != NULL)
+        return f_dense_loss_dx (ctx, s->act, s->n, s->dense.in, s->dense.out, s->x, s->w, s->b,
+                                s->y, s->loss.kind, s->loss.labels, s->loss.targets, s->loss.grad,
+                                s->loss.stats, s->dx, below, s->step);
+      return f_dense_loss (ctx, s->act, s->n, s->dense.in, s->dense.out, s->x, s->w, s->b, s->y,
+                           s->loss.kind, s->loss.labels, s->loss.targets, s->loss.grad,
+                           s->loss.stats);
+    case NN_BK_STEP_POOL:
+      if (!s->backward && maxima)
+        return f_pool_forward_argmax (ctx, &s->pool.shape, s->x, s->y, s->drop.y, rate,
+                                      s->drop.seed, s->step, s->pool.argmax);
+      if (!s->backward)
+        return f_pool_forward_dropout (ctx, s->pool.mode, &s->pool.shape, s->x, s->y, s->drop.y,
+                                       rate, s->drop.seed, s->step);
+      if (maxima)
+        return f_pool_backward_argmax (ctx, &s->pool.shape, s->pool.argmax, s->y, s->dy,
+                                       s->below.act, s->dx, s->below.db, rate, s->drop.seed,
+                                       s->step);
+      return f_pool_backward_act (ctx, s->pool.mode, &s->pool.shape, s->x, s->y, s->dy,
+                                  s->below.act, s->dx, s->below.db, rate, s->drop.seed, s->step);
+    case NN_BK_STEP_CONV:
+      if (!s->backward && (s->flags & NN_BK_STEP_POOLED))
+        return f_conv_forward_pool (ctx, s->conv.plan, s->x, s->w, s->b, s->act, &s->pool.shape,
+                                    s->y, s->drop.y, rate, s->drop.seed, s->step, s->pool.argmax,
+                                    s->conv.workspace);
+      if (!s->backward)
+        return f_conv_forward (ctx, s->conv.plan, s->x, s->w, s->b, s->act, s->y,
+                               s->conv.workspace);
+      if (s->below.kind == NN_BK_BELOW_CONV)
+        {
+          const NnConvShape *cs = plan_shape (s->conv.plan);
+          if (cs == NULL)
+            return NN_BACKEND_ERROR;
+          /* the activation backward first where none above did it */
+          rc = dz_in ? 0
+                     : f_bias_act_backward (ctx, s->act, s->y, s->dy, s->db, cs->n, cs->k,
+                                            cs->out_h * cs->out_w);
+          if (rc != 0)
+            return rc;
+          return f_conv_backward_below (ctx, s->conv.plan, s->x, s->w, s->dy, s->dw,
+                                        s->below.plan, s->below.x, s->below.act, s->below.dw,
+                                        s->below.db, s->conv.workspace);
+        }
+      return f_conv_backward_act (ctx, s->conv.plan, s->x, s->w, s->y, s->dy, act, s->dx, s->dw,
+                                  s->db, s->conv.workspace);
+    default:
+      return NN_BACKEND_UNSUPPORTED;
+    }
 }
 
 typedef struct
@@ -938,35 +1107,23 @@ main (void)
   fake.cpu = nn_backend_cpu_get ();
   fake.ops = *fake.cpu;
   fake.ops.name = "fake-fused";
-  fake.ops.dense_forward = f_dense_forward;
-  fake.ops.dense_backward = f_dense_backward;
-  fake.ops.dense_loss = f_dense_loss;
   fake.ops.loss = f_loss;
-  fake.ops.pool2d_forward_dropout = f_pool_forward_dropout;
-  fake.ops.pool2d_backward_act = f_pool_backward_act;
   fake.ops.bias_act_backward = f_bias_act_backward;
-  fake.ops.conv2d_backward_bias_act = f_conv_backward_act;
   fake.ops.conv2d_plan_new = f_plan_new;
-  fake.ops.conv2d_forward_bias_act = f_conv_forward;
   fake.ops.dropout_forward = f_dropout_forward;
   fake.ops.dropout_backward = f_dropout_backward;
+  fake.ops.step_supported = supported_basic;
+  fake.ops.step_run = f_step_run;
   fake.update_ops = fake.ops;
-  fake.update_ops.dense_backward_update = f_dense_backward_update;
-  fake.update_ops.dense_backward_update_pays = f_update_pays;
-  fake.branch_ops = fake.update_ops;
-  fake.branch_ops.dense_loss_dx = f_dense_loss_dx;
-  fake.branch_ops.branch_begin = f_branch_begin;
-  fake.branch_ops.branch_end = f_branch_end;
-  fake.branch_ops.branch_join = f_branch_join;
+  fake.update_ops.step_supported = supported_update;
+  fake.branch_ops = fake.ops;
+  fake.branch_ops.step_supported = supported_branch;
   fake.argmax_ops = fake.ops;
-  fake.argmax_ops.pool2d_forward_argmax = f_pool_forward_argmax;
-  fake.argmax_ops.pool2d_backward_argmax = f_pool_backward_argmax;
-  fake.conv_pool_ops = fake.argmax_ops;
-  fake.conv_pool_ops.conv2d_pool_fits = f_conv_pool_fits;
-  fake.conv_pool_ops.conv2d_forward_pool = f_conv_forward_pool;
-  fake.below_ops = fake.conv_pool_ops;
-  fake.below_ops.conv2d_below_fits = f_conv_below_fits;
-  fake.below_ops.conv2d_backward_below = f_conv_backward_below;
+  fake.argmax_ops.step_supported = supported_maxima;
+  fake.conv_pool_ops = fake.ops;
+  fake.conv_pool_ops.step_supported = supported_conv_pool;
+  fake.below_ops = fake.ops;
+  fake.below_ops.step_supported = supported_below;
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
 
   check ("flatten; dense 32 relu; dropout 0.3; dense 16 tanh; dropout 0.2; dense 4 softmax", 3, 2,

@@ -3,8 +3,8 @@
  * another and has some slots NULL: the current version with a table that
  * keeps the rules of nn-backend-abi.h is taken as it is; any other version,
  * a table of another size, no table, or one that breaks a rule (a required
- * slot NULL, half a group of slots, a slot without the one it needs) is
- * refused with a reason that names what is wrong. The loader keeps its
+ * slot NULL, half a group of slots) is refused with a reason that names what
+ * is wrong. The loader keeps its
  * answer for the life of the process, so each case runs in a child
  * process. No GPU needed.
  */
@@ -149,22 +149,13 @@ main (int argc, char **argv)
   snprintf (short_current, sizeof short_current, "%zu", sizeof (NnBackendOps) - sizeof (void *));
   snprintf (long_current, sizeof long_current, "%zu", sizeof (NnBackendOps) + sizeof (void *));
 
-  char gemm[16], pays[16], join[16], capture_end[16], argmax_pair[40], below_fits[16];
-  char below_pair[40], update_alone[16], dense_pair[40], fused_none[200];
+  char gemm[16], supported[16], run[16], capture_end[16], steps_pair[40], fused_none[200];
   snprintf (gemm, sizeof gemm, "%zu", offsetof (NnBackendOps, gemm));
-  snprintf (pays, sizeof pays, "%zu", offsetof (NnBackendOps, dense_backward_update_pays));
-  snprintf (update_alone, sizeof update_alone, "%zu",
-            offsetof (NnBackendOps, dense_backward_update));
-  snprintf (join, sizeof join, "%zu", offsetof (NnBackendOps, branch_join));
+  snprintf (supported, sizeof supported, "%zu", offsetof (NnBackendOps, step_supported));
+  snprintf (run, sizeof run, "%zu", offsetof (NnBackendOps, step_run));
   snprintf (capture_end, sizeof capture_end, "%zu", offsetof (NnBackendOps, capture_end));
-  snprintf (argmax_pair, sizeof argmax_pair, "%zu,%zu",
-            offsetof (NnBackendOps, pool2d_forward_argmax),
-            offsetof (NnBackendOps, pool2d_backward_argmax));
-  snprintf (below_fits, sizeof below_fits, "%zu", offsetof (NnBackendOps, conv2d_below_fits));
-  snprintf (below_pair, sizeof below_pair, "%zu,%zu", offsetof (NnBackendOps, conv2d_below_fits),
-            offsetof (NnBackendOps, conv2d_backward_below));
-  snprintf (dense_pair, sizeof dense_pair, "%zu,%zu", offsetof (NnBackendOps, dense_forward),
-            offsetof (NnBackendOps, dense_backward));
+  snprintf (steps_pair, sizeof steps_pair, "%zu,%zu", offsetof (NnBackendOps, step_supported),
+            offsetof (NnBackendOps, step_run));
   /* every optional slot NULL: the CPU table's shape */
   {
     size_t used = 0;
@@ -177,10 +168,10 @@ main (int argc, char **argv)
   const Case cases[] = {
     { "the current ABI: the table as it is", "current", "current", 0, NULL, NULL },
     { "every optional slot NULL: taken", "current", "current", 0, fused_none, NULL },
-    { "a pair both NULL (conv2d_below_fits, conv2d_backward_below): taken", "current", "current",
-      0, below_pair, NULL },
-    { "an older ABI: refused, the module and the engine go together", "10", "current", 0, NULL,
-      "ABI mismatch (module 10, engine" },
+    { "no fused steps (step_supported, step_run both NULL): taken", "current", "current", 0,
+      steps_pair, NULL },
+    { "an older ABI: refused, the module and the engine go together", "12", "current", 0, NULL,
+      "ABI mismatch (module 12, engine" },
     { "a newer ABI: refused", "99", "current", 0, NULL, "ABI mismatch (module 99, engine" },
     { "the current ABI with a short table: refused, saying so", "current", short_current, 0,
       NULL, "op table has" },
@@ -189,20 +180,12 @@ main (int argc, char **argv)
     { "no table: refused", "current", "current", 1, NULL, "ABI mismatch (module 0, engine" },
     { "a required slot NULL: refused, naming it", "current", "current", 0, gemm,
       "broken: gemm is NULL" },
-    { "dense_backward_update_pays NULL, its update set: refused", "current", "current", 0, pays,
-      "dense_backward_update_pays is NULL but dense_backward_update is not" },
-    { "dense_backward_update NULL, its pays set: refused", "current", "current", 0, update_alone,
-      "dense_backward_update is NULL but dense_backward_update_pays is not" },
-    { "branch_join NULL, the other three of its group set: refused", "current", "current", 0,
-      join, "branch_join is NULL but dense_loss_dx is not" },
+    { "step_supported NULL, step_run set: refused", "current", "current", 0, supported,
+      "step_supported is NULL but step_run is not" },
+    { "step_run NULL, step_supported set: refused", "current", "current", 0, run,
+      "step_run is NULL but step_supported is not" },
     { "capture_end NULL: refused", "current", "current", 0, capture_end,
       "capture_end is NULL but capture_begin is not" },
-    { "conv2d_below_fits NULL, conv2d_backward_below set: refused", "current", "current", 0,
-      below_fits, "conv2d_below_fits is NULL but conv2d_backward_below is not" },
-    { "conv2d_forward_pool without the argmax pooling it runs: refused", "current", "current", 0,
-      argmax_pair, "conv2d_forward_pool is set but pool2d_forward_argmax" },
-    { "dense_loss without dense_forward: refused", "current", "current", 0, dense_pair,
-      "dense_loss is set but dense_forward" },
   };
   the_cases = cases;
   the_case_count = sizeof cases / sizeof cases[0];
