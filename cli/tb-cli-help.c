@@ -200,12 +200,13 @@ static const char help_summary[] =
   "\n"
   "SYNOPSIS\n"
   "    trainbench-cli summary (--preset NAME | --model SPEC) [--input CxHxW]\n"
-  "                           [--plan [--device DEV] [--batch-size N]\n"
+  "                           [--plan [--device DEV] [--tf32 on|off] [--batch-size N]\n"
   "                            [--optimizer NAME] [--loss NAME]]\n"
   "\n"
   "DESCRIPTION\n"
   "    Prints a Keras-like summary: each layer, its output shape and parameter\n"
-  "    count, and the total. Nothing is allocated or trained.\n"
+  "    count, and the total. Nothing is trained, and without --plan nothing is\n"
+  "    allocated.\n"
   "\n"
   "    With --plan it also prints the plan of one training step, as a run on\n"
   "    that device would make it: one line a step, forward then backward, with\n"
@@ -219,6 +220,8 @@ static const char help_summary[] =
   "    --input CxHxW         one sample's shape (default 1x28x28)\n"
   "    --plan                print the plan of a training step too\n"
   "    --device DEV          the plan's device: cpu (default), cuda or cuda:N\n"
+  "    --tf32 on|off         the plan's TF32 on a GPU (default off, as train's): it\n"
+  "                          decides which convolutions and layers the GPU fuses\n"
   "    --batch-size N        the plan's batch size (default: the preset's, or 32)\n"
   "    --optimizer NAME      the plan's optimizer (default: the preset's, or adam)\n"
   "    --loss NAME           the plan's loss (default sparse_categorical_crossentropy)\n"
@@ -230,7 +233,7 @@ static const char help_summary[] =
   "\n"
   "EXAMPLES\n"
   "    trainbench-cli summary --preset cnn\n"
-  "    trainbench-cli summary --preset cnn --plan --device cuda\n"
+  "    trainbench-cli summary --preset cnn --plan --device cuda --tf32 on\n"
   "    trainbench-cli summary --model 'conv2d 8 5 relu; flatten; dense 10 softmax' --input 3x32x32\n";
 
 static const char help_devices[] =

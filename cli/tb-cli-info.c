@@ -115,6 +115,8 @@ plan_config_from_args (const TbCliArgs *args, const NnPreset *preset, const char
       if (nn_device_parse (value, &c->device.kind, &c->device.index, &error) != NN_OK)
         tb_cli_usage_error ("summary", "--device: %s", error.message);
     }
+  if ((value = tb_cli_arg (args, "tf32")) != NULL)
+    c->device.tf32 = tb_cli_parse_on_off ("summary", "tf32", value);
   if ((value = tb_cli_arg (args, "batch-size")) != NULL)
     c->batch_size = tb_cli_parse_int ("summary", "batch-size", value, 1, NN_BATCH_SIZE_MAX);
   if ((value = tb_cli_arg (args, "optimizer")) != NULL)
@@ -159,8 +161,9 @@ print_plan (const NnTrainConfig *c, NnInputShape input)
       return TB_CLI_EXIT_FAILED;
     }
   nn_plan_format (steps, count, text, need + 1);
-  printf ("\nPlan of a training step on %s (batch %d, %s, %s):\n", label, c->batch_size,
-          nn_optimizer_name (c->optimizer.kind), nn_loss_name (c->loss));
+  printf ("\nPlan of a training step on %s%s (batch %d, %s, %s):\n", label,
+          c->device.kind == NN_DEVICE_CUDA ? (c->device.tf32 ? ", tf32 on" : ", tf32 off") : "",
+          c->batch_size, nn_optimizer_name (c->optimizer.kind), nn_loss_name (c->loss));
   fputs (text, stdout);
   free (text);
   free (steps);
@@ -188,7 +191,7 @@ tb_cli_cmd_summary (int argc, char **argv)
     tb_cli_usage_error ("summary", "which model? Give --preset NAME or --model SPEC");
   if (tb_cli_arg (&args, "input") != NULL)
     input = tb_cli_parse_shape ("summary", "input", tb_cli_arg (&args, "input"));
-  static const char *const plan_only[] = { "device", "batch-size", "optimizer", "loss" };
+  static const char *const plan_only[] = { "device", "tf32", "batch-size", "optimizer", "loss" };
   for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; i++)
     if (!tb_cli_flag (&args, "plan") && tb_cli_arg (&args, plan_only[i]) != NULL)
       tb_cli_usage_error ("summary", "--%s is a setting of the plan: give --plan too",

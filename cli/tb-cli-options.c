@@ -60,6 +60,7 @@ const TbCliOption tb_cli_summary_options[] = {
   { "input", "CxHxW" },
   { "plan", NULL },
   { "device", "cpu|cuda[:N]" },
+  { "tf32", "on|off" },
   { "batch-size", "N" },
   { "optimizer", "NAME" },
   { "loss", "NAME" },

@@ -228,6 +228,9 @@ ok(rc == 0 and "Plan of" not in out, "summary without --plan prints no plan", bo
 rc, out, err = cli("summary", "--preset", "cnn", "--device", "cpu")
 ok(rc == 2 and "--device is a setting of the plan: give --plan too" in err,
    "summary --device without --plan is a usage error", both(out, err))
+rc, out, err = cli("summary", "--preset", "cnn", "--tf32", "on")
+ok(rc == 2 and "--tf32 is a setting of the plan: give --plan too" in err,
+   "summary --tf32 without --plan is a usage error", both(out, err))
 rc, out, err = cli("summary", "--preset", "cnn", "--plan", "--device", "cuda:1023")
 ok(rc == 1 and re.search(r"summary: no plan on cuda:1023: ", err)
    and "Total params" in out,
