@@ -28,6 +28,11 @@ typedef struct
  * Messages start with `path`. On failure *out is zeroed. */
 NnStatus _nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *error);
 
+/* Only the header of an IDX file: count, height and width, out->data NULL.
+ * For a raw file it also checks that the file is as long as the header
+ * says; a gzip stream is inflated only as far as the header. */
+NnStatus _nn_idx_read_header (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *error);
+
 /* The same from `size` bytes in memory; `name` stands for the file in messages. */
 NnStatus _nn_idx_parse_memory (const uint8_t *data,
                                size_t size,
@@ -44,6 +49,28 @@ NnStatus _nn_npz_parse_memory (const uint8_t *data,
                                const char *name,
                                NnDataset *out,
                                NnError *error);
+
+/* What a Keras-style .npz held in memory holds (into `out`'s shape,
+ * counts and classes; name and path are left to the caller): its zip
+ * directory, the .npy headers of the image arrays (inflated only that far)
+ * and the labels. */
+NnStatus _nn_npz_peek_memory (const uint8_t *data,
+                              size_t size,
+                              const char *name,
+                              NnDatasetInfo *out,
+                              NnError *error);
+
+/* The same read from the .npz file at `path` (read whole: its directory is
+ * at its end), with out's name and path set as nn_dataset_load_npz sets a
+ * data set's. */
+NnStatus _nn_npz_peek (const char *path, NnDatasetInfo *out, NnError *error);
+
+/* Mark each of `count` labels in `seen` (256 flags, false at first). */
+void _nn_labels_mark (bool seen[256], const uint8_t *labels, int32_t count);
+
+/* `out`'s classes and labels_used from the labels marked in `seen`:
+ * classes as a loaded data set counts them (1 + the largest, at least 2). */
+void _nn_dataset_info_set_classes (NnDatasetInfo *out, const bool seen[256]);
 
 /* Free a split's arrays and zero it. */
 void _nn_split_clear (NnSplit *split);

@@ -155,6 +155,56 @@ load_idx_folder (const char *dir, NnDataset *ds, NnError *error)
   return status;
 }
 
+/* What load_idx_folder would load: the image files' headers, the labels. */
+static NnStatus
+peek_idx_folder (const char *dir, NnDatasetInfo *info, NnError *error)
+{
+  char (*paths)[PATH_SIZE];
+  char missing[1024];
+  NnIdxArray images[2], labels;
+  bool seen[256] = { false };
+  NnStatus status = NN_OK;
+
+  paths = malloc (4 * sizeof *paths);
+  if (paths == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", dir);
+  if (idx_folder_find (dir, paths, missing, sizeof missing) > 0)
+    {
+      free (paths);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: no IDX data set here: %s", dir, missing);
+    }
+  for (int s = 0; s < 2 && status == NN_OK; s++)
+    {
+      status = _nn_idx_read_header (paths[2 * s], NN_IDX_IMAGES, &images[s], error);
+      if (status == NN_OK)
+        status = _nn_idx_read_file (paths[2 * s + 1], NN_IDX_LABELS, &labels, error);
+      if (status != NN_OK)
+        break;
+      if (images[s].count != labels.count)
+        status = _nn_error_set (error, NN_ERROR_FORMAT,
+                                "%s has %d images but %s has %d labels; the counts must agree",
+                                paths[2 * s], images[s].count, paths[2 * s + 1], labels.count);
+      else
+        _nn_labels_mark (seen, labels.data, labels.count);
+      free (labels.data);
+    }
+  if (status == NN_OK
+      && (images[0].height != images[1].height || images[0].width != images[1].width))
+    status = _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: training images are %dx%d but test images %dx%d", dir,
+                            images[0].height, images[0].width, images[1].height, images[1].width);
+  free (paths);
+  if (status != NN_OK)
+    return status;
+  info->channels = 1;
+  info->height = images[0].height;
+  info->width = images[0].width;
+  info->train_count = images[0].count;
+  info->test_count = images[1].count;
+  _nn_dataset_info_set_classes (info, seen);
+  return NN_OK;
+}
+
 /* ---------------------------------------------------------------- the usual places */
 
 /* Add `text` to the end of `out`, cutting it where `out` is full. */
@@ -403,9 +453,10 @@ path_base_name (const char *path, char *out, size_t size)
   out[end - start] = '\0';
 }
 
-/* Load what `path` holds: a folder of IDX files or an .npz file. */
+/* Load what `path` holds: a folder of IDX files or an .npz file; or, when
+ * `info` is not NULL (and `out` is), only read what it holds. */
 static NnStatus
-load_path (const char *path, NnDataset **out, NnError *error)
+load_path (const char *path, NnDataset **out, NnDatasetInfo *info, NnError *error)
 {
   NnDataset *ds;
   NnStatus status;
@@ -430,7 +481,8 @@ load_path (const char *path, NnDataset **out, NnError *error)
   if (kind != NN_OS_FOLDER)
     {
       if (ends_with (path, ".npz") || looks_like_zip (path))
-        return nn_dataset_load_npz (path, out, error);
+        return info != NULL ? _nn_npz_peek (path, info, error)
+                            : nn_dataset_load_npz (path, out, error);
       if (strstr (path, "idx") != NULL)
         return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
                               "%s is a single IDX file; give the folder that holds the four "
@@ -454,11 +506,23 @@ load_path (const char *path, NnDataset **out, NnError *error)
     use_npz = join_path (paths[4], PATH_SIZE, path, base) && is_file (paths[4])
               && idx_folder_find (path, paths, NULL, 0) == 4;
     if (use_npz)
-      status = nn_dataset_load_npz (paths[4], out, error);
+      status = info != NULL ? _nn_npz_peek (paths[4], info, error)
+                            : nn_dataset_load_npz (paths[4], out, error);
     free (paths);
     if (use_npz)
       return status;
   }
+
+  if (info != NULL)
+    {
+      status = peek_idx_folder (path, info, error);
+      if (status == NN_OK)
+        {
+          path_base_name (path, info->name, sizeof info->name);
+          snprintf (info->path, sizeof info->path, "%s", path);
+        }
+      return status;
+    }
 
   ds = calloc (1, sizeof *ds);
   if (ds == NULL)
@@ -476,22 +540,21 @@ load_path (const char *path, NnDataset **out, NnError *error)
   return NN_OK;
 }
 
-NnStatus
-nn_dataset_load (const char *name_or_path, NnDataset **out, NnError *error)
+/* nn_dataset_load, or with `info` nn_dataset_peek: the one place that
+ * turns a name or a path into what is read. */
+static NnStatus
+open_dataset (const char *name_or_path, NnDataset **out, NnDatasetInfo *info, NnError *error)
 {
   char *found, *looked, *user;
   NnStatus status;
   int known;
 
-  if (out == NULL)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load: no output");
-  *out = NULL;
   if (name_or_path == NULL || name_or_path[0] == '\0')
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set given");
 
   known = known_index (name_or_path);
   if (known < 0)
-    return load_path (name_or_path, out, error);
+    return load_path (name_or_path, out, info, error);
 
   found = malloc (3 * PATH_SIZE);
   if (found == NULL)
@@ -512,11 +575,31 @@ nn_dataset_load (const char *name_or_path, NnDataset **out, NnError *error)
       return status;
     }
 
-  status = load_path (found, out, error);
-  if (status == NN_OK)
+  status = load_path (found, out, info, error);
+  if (status == NN_OK && info != NULL)
+    snprintf (info->name, sizeof info->name, "%s", name_or_path);
+  else if (status == NN_OK)
     snprintf ((*out)->name, sizeof (*out)->name, "%s", name_or_path);
   free (found);
   return status;
+}
+
+NnStatus
+nn_dataset_load (const char *name_or_path, NnDataset **out, NnError *error)
+{
+  if (out == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load: no output");
+  *out = NULL;
+  return open_dataset (name_or_path, out, NULL, error);
+}
+
+NnStatus
+nn_dataset_peek (const char *name_or_path, NnDatasetInfo *out, NnError *error)
+{
+  if (out == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_peek: no output");
+  memset (out, 0, sizeof *out);
+  return open_dataset (name_or_path, NULL, out, error);
 }
 
 void
@@ -576,4 +659,27 @@ _nn_dataset_count_classes (const NnDataset *dataset)
       if (splits[s]->labels[i] > max)
         max = splits[s]->labels[i];
   return max + 1 < 2 ? 2 : max + 1;
+}
+
+void
+_nn_labels_mark (bool seen[256], const uint8_t *labels, int32_t count)
+{
+  for (int32_t i = 0; i < count; i++)
+    seen[labels[i]] = true;
+}
+
+void
+_nn_dataset_info_set_classes (NnDatasetInfo *out, const bool seen[256])
+{
+  int32_t largest = 0;
+
+  out->labels_used = 0;
+  for (int32_t label = 0; label < 256; label++)
+    if (seen[label])
+      {
+        largest = label;
+        out->labels_used++;
+      }
+  /* as _nn_dataset_count_classes counts a loaded data set's */
+  out->classes = largest + 1 < 2 ? 2 : largest + 1;
 }

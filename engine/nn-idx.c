@@ -277,8 +277,11 @@ check_magic (const char *name, const uint8_t *head, size_t got, NnIdxKind kind, 
   return NN_OK;
 }
 
+/* Read an IDX file into `out`; with `header_only`, its header alone (and,
+ * for a raw file, the check that the file holds what the header says), with
+ * out->data left NULL. */
 static NnStatus
-idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
+idx_read (IdxReader *r, NnIdxKind kind, bool header_only, NnIdxArray *out, NnError *error)
 {
   uint8_t head[16];         /* magic, then one big-endian u32 per dimension */
   uint32_t dims[3] = { 1, 1, 1 };
@@ -353,6 +356,17 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
                               "announces",
                               r->name, (unsigned long long) (have - bytes),
                               have - bytes == 1 ? "" : "s", what);
+    }
+  if (header_only)
+    {
+      out->count = (int32_t) dims[0];
+      out->height = (int32_t) dims[1];
+      out->width = (int32_t) dims[2];
+      return NN_OK;
+    }
+
+  if (!r->gzip)
+    {
       data = malloc ((size_t) bytes);
       if (data == NULL)
         return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory for %s (%llu bytes)",
@@ -426,8 +440,8 @@ idx_read (IdxReader *r, NnIdxKind kind, NnIdxArray *out, NnError *error)
   return NN_OK;
 }
 
-NnStatus
-_nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *error)
+static NnStatus
+read_file (const char *path, NnIdxKind kind, bool header_only, NnIdxArray *out, NnError *error)
 {
   IdxReader r;
   NnStatus status;
@@ -444,9 +458,21 @@ _nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *e
     return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
   if (r.file == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
-  status = idx_read (&r, kind, out, error);
+  status = idx_read (&r, kind, header_only, out, error);
   reader_close (&r);
   return status;
+}
+
+NnStatus
+_nn_idx_read_file (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *error)
+{
+  return read_file (path, kind, false, out, error);
+}
+
+NnStatus
+_nn_idx_read_header (const char *path, NnIdxKind kind, NnIdxArray *out, NnError *error)
+{
+  return read_file (path, kind, true, out, error);
 }
 
 NnStatus
@@ -465,7 +491,7 @@ _nn_idx_parse_memory (const uint8_t *data,
   r.name = name != NULL ? name : "(memory)";
   r.mem = data;
   r.mem_size = data != NULL ? size : 0;
-  status = idx_read (&r, kind, out, error);
+  status = idx_read (&r, kind, false, out, error);
   reader_close (&r);
   return status;
 }

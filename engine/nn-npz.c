@@ -317,18 +317,16 @@ zip_read_directory (const Zip *zip, ZipEntry entries[N_MEMBERS], NnError *error)
   return NN_OK;
 }
 
-/* Check a member's local header and bytes, inflate it if needed and check its
- * CRC. *out (usize bytes, owned) holds the member's contents. */
+/* Check a member's local header and that its bytes lie inside the file;
+ * *data_start is where they begin. */
 static NnStatus
-zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **out, NnError *error)
+zip_member_data (const Zip *zip, const ZipEntry *e, const char *member, uint64_t *data_start_out,
+                 NnError *error)
 {
   const uint8_t *d = zip->data;
   const uint8_t *local;
   uint64_t data_start;
-  uint8_t *buf;
-  uint32_t crc;
 
-  *out = NULL;
   if (e->flags & 0x0001)
     return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s is encrypted", zip->name, member);
   if (e->method != 0 && e->method != 8)
@@ -401,6 +399,25 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
                           "more than deflate can produce",
                           zip->name, member, (unsigned long long) e->usize,
                           (unsigned long long) e->csize);
+  *data_start_out = data_start;
+  return NN_OK;
+}
+
+/* Check a member's local header and bytes, inflate it if needed and check its
+ * CRC. *out (usize bytes, owned) holds the member's contents. */
+static NnStatus
+zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **out, NnError *error)
+{
+  const uint8_t *d = zip->data;
+  uint64_t data_start;
+  uint8_t *buf;
+  uint32_t crc;
+  NnStatus status;
+
+  *out = NULL;
+  status = zip_member_data (zip, e, member, &data_start, error);
+  if (status != NN_OK)
+    return status;
 
   /* One spare byte tells "longer than the directory says" from "exact". */
   buf = malloc ((size_t) e->usize + 1);
@@ -479,6 +496,71 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
                             zip->name, member, crc, e->crc);
     }
   *out = buf;
+  return NN_OK;
+}
+
+/* The first `want` bytes of a member (at most its size), inflated no
+ * further: for the .npy header of an array that is not loaded. *out
+ * (*got bytes, owned). No CRC check: that needs the whole member. */
+static NnStatus
+zip_extract_head (const Zip *zip, const ZipEntry *e, const char *member, size_t want,
+                  uint8_t **out, size_t *got, NnError *error)
+{
+  uint64_t data_start;
+  uint8_t *buf;
+  NnStatus status;
+
+  *out = NULL;
+  *got = 0;
+  status = zip_member_data (zip, e, member, &data_start, error);
+  if (status != NN_OK)
+    return status;
+  if (want > e->usize)
+    want = (size_t) e->usize;
+  buf = malloc (want + 1);
+  if (buf == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory for %s", zip->name,
+                          member);
+  if (e->method == 0)
+    memcpy (buf, zip->data + data_start, want);
+  else
+    {
+      z_stream z;
+      int rc = Z_OK;
+      uint64_t csize = e->csize;
+
+      memset (&z, 0, sizeof z);
+      if (inflateInit2 (&z, -MAX_WBITS) != Z_OK)
+        {
+          free (buf);
+          return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: cannot start zlib", zip->name);
+        }
+      z.next_in = (Bytef *) (zip->data + data_start);
+      z.avail_in = csize > (1u << 30) ? (1u << 30) : (uInt) csize;
+      z.next_out = buf;
+      z.avail_out = (uInt) want;
+      while (rc == Z_OK && z.avail_out > 0)
+        rc = inflate (&z, Z_NO_FLUSH);
+      bool short_data = z.avail_out > 0;
+      const char *why = rc == Z_DATA_ERROR && z.msg != NULL ? z.msg
+                        : rc == Z_MEM_ERROR                 ? "out of memory"
+                                                            : "the data ends early";
+      inflateEnd (&z);
+      if (short_data)
+        {
+          free (buf);
+          if (rc == Z_STREAM_END)
+            return _nn_error_set (error, NN_ERROR_FORMAT,
+                                  "%s: the zip directory lies: %s inflates to %llu bytes, not the "
+                                  "%llu it says",
+                                  zip->name, member, (unsigned long long) z.total_out,
+                                  (unsigned long long) e->usize);
+          return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s: corrupt deflate data (%s)",
+                                zip->name, member, why);
+        }
+    }
+  *out = buf;
+  *got = want;
   return NN_OK;
 }
 
@@ -934,21 +1016,96 @@ _nn_npz_parse_memory (const uint8_t *data,
 }
 
 NnStatus
-nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
+_nn_npz_peek_memory (const uint8_t *data,
+                     size_t size,
+                     const char *name,
+                     NnDatasetInfo *out,
+                     NnError *error)
+{
+  Zip zip = { data, data != NULL ? size : 0, name != NULL ? name : "(memory)" };
+  ZipEntry entries[N_MEMBERS];
+  int32_t counts[2] = { 0, 0 };
+  int32_t sides[2][2] = { { 0, 0 }, { 0, 0 } }; /* (height, width) of train, test */
+  bool seen[256] = { false };
+  NnStatus status;
+
+  memset (entries, 0, sizeof entries);
+  status = zip_read_directory (&zip, entries, error);
+  for (int s = 0; status == NN_OK && s < 2; s++)
+    {
+      int xi = s == 0 ? X_TRAIN : X_TEST;
+      int yi = s == 0 ? Y_TRAIN : Y_TEST;
+      char where[1024];
+      uint8_t *buf = NULL, *labels = NULL;
+      size_t got = 0;
+      int32_t label_count = 0, dims[3];
+      NpyHeader h;
+      bool is_signed, big;
+      int item;
+
+      /* the images: their .npy header only (it ends within NPY_HEADER_MAX
+       * and the 12 bytes before it) */
+      snprintf (where, sizeof where, "%s: %s", zip.name, member_names[xi]);
+      status = zip_extract_head (&zip, &entries[xi], member_names[xi], NPY_HEADER_MAX + 12, &buf,
+                                 &got, error);
+      if (status == NN_OK)
+        status = npy_parse_header (buf, got, where, &h, error);
+      if (status == NN_OK)
+        status = npy_parse_descr (h.descr, where, &is_signed, &big, &item, error);
+      if (status == NN_OK && (is_signed || item != 1))
+        status = _nn_error_set (error, NN_ERROR_FORMAT,
+                                "%s: images must be unsigned bytes ('|u1'), not '%s'", where,
+                                h.descr);
+      if (status == NN_OK)
+        status = npy_check_shape (&h, (size_t) entries[xi].usize, 1, 3, where, dims, error);
+      free (buf);
+      if (status != NN_OK)
+        break;
+      counts[s] = dims[0];
+      sides[s][0] = dims[1];
+      sides[s][1] = dims[2];
+
+      snprintf (where, sizeof where, "%s: %s", zip.name, member_names[yi]);
+      status = zip_extract (&zip, &entries[yi], member_names[yi], &buf, error);
+      if (status == NN_OK)
+        status = npy_labels (buf, (size_t) entries[yi].usize, where, &labels, &label_count,
+                             error);
+      if (status == NN_OK && label_count != counts[s])
+        status = _nn_error_set (error, NN_ERROR_FORMAT,
+                                "%s: %s has %d images but %s has %d labels; the counts must agree",
+                                zip.name, member_names[xi], counts[s], member_names[yi],
+                                label_count);
+      if (status == NN_OK)
+        _nn_labels_mark (seen, labels, label_count);
+      free (labels);
+    }
+  if (status == NN_OK && (sides[0][0] != sides[1][0] || sides[0][1] != sides[1][1]))
+    status = _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: training images are %dx%d but test images %dx%d", zip.name,
+                            sides[0][0], sides[0][1], sides[1][0], sides[1][1]);
+  if (status != NN_OK)
+    return status;
+  out->channels = 1;
+  out->height = sides[0][0];
+  out->width = sides[0][1];
+  out->train_count = counts[0];
+  out->test_count = counts[1];
+  _nn_dataset_info_set_classes (out, seen);
+  return NN_OK;
+}
+
+/* The whole file in memory (*data, *size bytes, owned): a regular file
+ * only, never waited on (a FIFO); its size from the OS, since ftell's long
+ * has 32 bits on Windows. */
+static NnStatus
+read_npz_file (const char *path, uint8_t **data_out, size_t *size_out, NnError *error)
 {
   FILE *f;
   uint64_t end = 0;
   uint8_t *data;
-  NnDataset *ds;
   NnStatus status;
-
-  if (out == NULL || path == NULL)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load_npz: missing argument");
-  *out = NULL;
-
-  /* a regular file only, never waited on (a FIFO); its size from the OS:
-   * ftell's long has 32 bits on Windows */
   const char *not_regular = NULL;
+
   f = _nn_os_open_regular (path, &end, &not_regular);
   if (f == NULL && not_regular != NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
@@ -977,6 +1134,48 @@ nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
       return status;
     }
   fclose (f);
+  *data_out = data;
+  *size_out = (size_t) end;
+  return NN_OK;
+}
+
+NnStatus
+_nn_npz_peek (const char *path, NnDatasetInfo *out, NnError *error)
+{
+  uint8_t *data = NULL;
+  size_t size = 0;
+  NnStatus status;
+
+  /* The file is read whole, as a zip's directory is at its end; the images
+   * in it stay compressed. */
+  status = read_npz_file (path, &data, &size, error);
+  if (status != NN_OK)
+    return status;
+  status = _nn_npz_peek_memory (data, size, path, out, error);
+  free (data);
+  if (status == NN_OK)
+    {
+      snprintf (out->name, sizeof out->name, "%s", _nn_path_base_name (path));
+      snprintf (out->path, sizeof out->path, "%s", path);
+    }
+  return status;
+}
+
+NnStatus
+nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
+{
+  size_t end = 0;
+  uint8_t *data = NULL;
+  NnDataset *ds;
+  NnStatus status;
+
+  if (out == NULL || path == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "nn_dataset_load_npz: missing argument");
+  *out = NULL;
+
+  status = read_npz_file (path, &data, &end, error);
+  if (status != NN_OK)
+    return status;
 
   ds = calloc (1, sizeof *ds);
   if (ds == NULL)
@@ -984,7 +1183,7 @@ nn_dataset_load_npz (const char *path, NnDataset **out, NnError *error)
       free (data);
       return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path);
     }
-  status = _nn_npz_parse_memory (data, (size_t) end, path, ds, error);
+  status = _nn_npz_parse_memory (data, end, path, ds, error);
   free (data);
   if (status != NN_OK)
     {

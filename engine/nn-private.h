@@ -173,6 +173,12 @@ NnStatus _nn_layer_infer (const NnLayerSpec *spec,
  * snprintf. */
 size_t _nn_layer_spec_format (const NnLayerSpec *layer, char *out, size_t size);
 
+/* The number of values the last layer of a model puts out (its infos[count
+ * - 1]), and whether that is one per class: a model ends in `classes`
+ * outputs of rank 1 (nn-spec.c; the trainer and nn_spec_check_data). */
+int32_t _nn_spec_outputs (const NnLayerInfo *last);
+NnStatus _nn_spec_check_outputs (const NnLayerInfo *last, int32_t classes, NnError *error);
+
 /* Explicit top/left padding of a conv or pool layer on input `in` (0 for valid). */
 void _nn_layer_padding (const NnLayerSpec *spec, NnShape in, NnShape out,
                         int32_t *pad_h, int32_t *pad_w);

@@ -1419,6 +1419,67 @@ nn_spec_infer (const NnSpec *spec, NnInputShape input, NnLayerInfo *infos,
   return NN_OK;
 }
 
+int32_t
+_nn_spec_outputs (const NnLayerInfo *last)
+{
+  int64_t size = last->dims[0];
+
+  for (int32_t d = 1; d < last->rank && d < 3; d++)
+    size *= last->dims[d];
+  return (int32_t) size;
+}
+
+NnStatus
+_nn_spec_check_outputs (const NnLayerInfo *last, int32_t classes, NnError *error)
+{
+  char shape[64];
+
+  if (last->rank == 1 && _nn_spec_outputs (last) == classes)
+    return NN_OK;
+  if (last->rank == 3)
+    snprintf (shape, sizeof shape, "(%d, %d, %d)", last->dims[0], last->dims[1], last->dims[2]);
+  else
+    snprintf (shape, sizeof shape, "%d outputs", last->dims[0]);
+  return _nn_error_set (error, NN_ERROR_SHAPE,
+                        "the model ends in %s but the data set has %d classes; end it with "
+                        "dense %d softmax",
+                        shape, classes, classes);
+}
+
+/* Checked from the data set's shape only, so a front end can refuse a run
+ * before loading anything; the trainer checks the loaded data set through
+ * the same _nn_spec_check_outputs. */
+NnStatus
+nn_spec_check_data (const NnSpec *spec, const NnDatasetInfo *data, NnError *error)
+{
+  NnInputShape input;
+  NnLayerInfo *infos;
+  NnStatus status;
+
+  if (data == NULL)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set to check against");
+  if (spec == NULL || spec->count < 1 || spec->layers == NULL)
+    return _nn_error_set (error, NN_ERROR_SPEC, "the model has no layers");
+  input.channels = data->channels;
+  input.height = data->height;
+  input.width = data->width;
+  infos = calloc ((size_t) spec->count, sizeof *infos);
+  if (infos == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+  status = nn_spec_infer (spec, input, infos, NULL, error);
+  if (status == NN_OK)
+    {
+      const NnLayerInfo *last = &infos[spec->count - 1];
+      /* labels that look damaged: the trainer names the sample */
+      bool doubt = last->rank == 1 && _nn_spec_outputs (last) < data->classes
+                   && data->labels_used < data->classes;
+      if (!doubt)
+        status = _nn_spec_check_outputs (last, data->classes, error);
+    }
+  free (infos);
+  return status;
+}
+
 /* ---------------------------------------------------------------- summary */
 
 /* 1199882 -> "1,199,882" */

@@ -227,32 +227,18 @@ nn_trainer_new (const NnTrainConfig *config,
     }
   {
     const NnLayerInfo *last = &infos[spec->count - 1];
-    int64_t size = last->dims[0];
-    for (int32_t d = 1; d < last->rank && d < 3; d++)
-      size *= last->dims[d];
-    outputs = (int32_t) size;
+    outputs = _nn_spec_outputs (last);
     int32_t distinct = last->rank == 1 && outputs < dataset->classes ? distinct_labels (dataset)
                                                                       : dataset->classes;
     if (distinct < dataset->classes)
+      status = label_out_of_range (dataset, outputs, distinct, error);
+    else
+      status = _nn_spec_check_outputs (last, dataset->classes, error);
+    if (status != NN_OK)
       {
         free (infos);
         nn_spec_free (spec);
-        return label_out_of_range (dataset, outputs, distinct, error);
-      }
-    if (last->rank != 1 || outputs != dataset->classes)
-      {
-        char shape[64];
-        if (last->rank == 3)
-          snprintf (shape, sizeof shape, "(%d, %d, %d)", last->dims[0], last->dims[1],
-                    last->dims[2]);
-        else
-          snprintf (shape, sizeof shape, "%d outputs", last->dims[0]);
-        free (infos);
-        nn_spec_free (spec);
-        return _nn_error_set (error, NN_ERROR_SHAPE,
-                              "the model ends in %s but the data set has %d classes; end it "
-                              "with dense %d softmax",
-                              shape, dataset->classes, dataset->classes);
+        return status;
       }
   }
   free (infos);

@@ -97,6 +97,28 @@ void nn_dataset_free (NnDataset *dataset);
 /* Keep only the first `train` and `test` samples (0 keeps all); for quick runs. */
 void nn_dataset_truncate (NnDataset *dataset, int32_t train, int32_t test);
 
+/* What a data set holds, as nn_dataset_peek reads it without loading its
+ * images: enough to check a model and a run against it first. */
+typedef struct
+{
+  char name[64];        /* as NnDataset's */
+  char path[4096];      /* the folder or .npz file nn_dataset_load would read */
+  int32_t channels;     /* one image: (channels, height, width) */
+  int32_t height;
+  int32_t width;
+  int32_t train_count;
+  int32_t test_count;
+  int32_t classes;      /* 1 + the largest label, at least 2: as NnDataset's */
+  int32_t labels_used;  /* how many distinct values the labels take */
+} NnDatasetInfo;
+
+/* Find a data set as nn_dataset_load does and read what it holds without
+ * its images: the IDX image headers (a gzip file inflated only that far) or
+ * the .npz's directory and .npy headers, and the labels (small). The
+ * messages are nn_dataset_load's for the same faults; a fault further in the
+ * images (a truncated gzip stream, a bad CRC) shows only when it loads. */
+NnStatus nn_dataset_peek (const char *name_or_path, NnDatasetInfo *out, NnError *error);
+
 typedef struct
 {
   char name[64];      /* "mnist" */
@@ -311,6 +333,15 @@ NnStatus nn_spec_infer (const NnSpec *spec,
                         NnLayerInfo *infos,
                         int64_t *total_params,
                         NnError *error);
+
+/* Whether a model fits a data set, from its shape and class count alone
+ * (nn_dataset_peek's), without loading it: every layer fits its input and
+ * the model ends in one output per class. The trainer makes the same check
+ * with the same messages once the data set is loaded. When the model has
+ * fewer outputs than classes but the labels leave values unused (one label
+ * far off the others, as damage makes), the class count is in doubt and
+ * left to the trainer, which names the sample: NN_OK here. */
+NnStatus nn_spec_check_data (const NnSpec *spec, const NnDatasetInfo *data, NnError *error);
 
 /* A Keras-like text summary (layer, output shape, params, total). Returns
  * the length it needed, like snprintf. */

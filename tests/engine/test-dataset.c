@@ -319,6 +319,87 @@ main (void)
           "a folder path loads, named by its base name (%s)", ds != NULL ? ds->name : "-");
   nn_dataset_free (ds);
 
+  /* ---- peek: what a data set holds, read without its images */
+  {
+    NnDatasetInfo info;
+    char dir[4096];
+
+    status = nn_dataset_peek (path, &info, &e);
+    tap_ok (status == NN_OK && strcmp (info.name, "my-set") == 0 && strcmp (info.path, path) == 0
+              && info.channels == 1 && info.height == 2 && info.width == 3
+              && info.train_count == 2 && info.test_count == 1 && info.classes == 3
+              && info.labels_used == 2,
+            "peek of an IDX folder: name, path, 1x2x3, 2 + 1 samples, 3 classes, 2 labels used "
+            "(%s)", status == NN_OK ? info.name : e.message);
+    status = nn_dataset_peek (test_path ("no-such-thing"), &info, &e);
+    tap_ok (status == NN_ERROR_IO && contains (e.message, test_path ("no-such-thing")),
+            "peek of a missing path is load's I/O error naming it");
+    status = nn_dataset_peek (test_path ("data2/mnist"), &info, &e);
+    tap_ok (status == NN_ERROR_IO && contains (e.message, "missing t10k-images-idx3-ubyte[.gz]"),
+            "peek of an incomplete folder says which files are missing");
+
+    /* the images are not read: a gzip stream cut short after the header
+     * is found by load, not by peek */
+    snprintf (dir, sizeof dir, "%s", test_path ("short-images"));
+    write_idx_set (dir, 4, 2, 2, 3, 0, 1, false);
+    {
+      uint8_t head[16 + 5] = { 0, 0, 8, 3, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 3 };
+      char file[8192];
+      snprintf (file, sizeof file, "%s" TEST_SEP "train-images-idx3-ubyte.gz", dir);
+      write_gzip (file, head, sizeof head);
+    }
+    status = nn_dataset_peek (dir, &info, &e);
+    tap_ok (status == NN_OK && info.train_count == 4 && info.height == 2 && info.width == 3,
+            "peek reads the images' header only (%s)", status == NN_OK ? "ok" : e.message);
+    ds = NULL;
+    status = nn_dataset_load (dir, &ds, &e);
+    tap_ok (status == NN_ERROR_FORMAT && ds == NULL && contains (e.message, "truncated"),
+            "load finds the images cut short");
+
+    snprintf (dir, sizeof dir, "%s", test_path ("peek-mixed"));
+    write_idx_set (dir, 2, 1, 2, 3, 0, 0, false);
+    {
+      uint32_t dims[3] = { 1, 3, 2 };
+      char file[8192];
+      snprintf (file, sizeof file, "%s" TEST_SEP "t10k-images-idx3-ubyte", dir);
+      write_idx (file, 0x00000803, 3, dims, 0, false);
+    }
+    status = nn_dataset_peek (dir, &info, &e);
+    tap_ok (status == NN_ERROR_FORMAT
+              && contains (e.message, "training images are 2x3 but test images 3x2"),
+            "peek: train and test image sizes must agree");
+
+    snprintf (dir, sizeof dir, "%s", test_path ("peek-counts"));
+    write_idx_set (dir, 3, 2, 2, 2, 0, 0, false);
+    {
+      uint32_t dims[1] = { 5 };
+      char file[8192];
+      snprintf (file, sizeof file, "%s" TEST_SEP "train-labels-idx1-ubyte", dir);
+      write_idx (file, 0x00000801, 1, dims, 0, false);
+    }
+    status = nn_dataset_peek (dir, &info, &e);
+    tap_ok (status == NN_ERROR_FORMAT && contains (e.message, "has 3 images")
+              && contains (e.message, "has 5 labels"),
+            "peek: image and label counts must agree: %s", e.message);
+
+    /* an .npz, by name: the .npy headers and the labels */
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("data3"));
+    status = nn_dataset_peek ("mnist", &info, &e);
+    snprintf (dir, sizeof dir, "%s" TEST_SEP "mnist.npz", test_path ("data3/mnist"));
+    ds = NULL;
+    if (nn_dataset_load ("mnist", &ds, &e) != NN_OK)
+      ds = NULL;
+    tap_ok (status == NN_OK && ds != NULL && strcmp (info.name, "mnist") == 0
+              && strcmp (info.path, dir) == 0 && info.train_count == ds->train.count
+              && info.test_count == ds->test.count && info.height == ds->train.height
+              && info.width == ds->train.width && info.channels == 1
+              && info.classes == ds->classes,
+            "peek of mnist.npz by name holds what load reads (%d + %d, %dx%d, %d classes)",
+            info.train_count, info.test_count, info.height, info.width, info.classes);
+    nn_dataset_free (ds);
+    set_env ("TRAINBENCH_DATA_DIR", test_path ("data2"));
+  }
+
   status = nn_dataset_load (test_path ("no-such-thing"), &ds, &e);
   tap_ok (status == NN_ERROR_IO && ds == NULL && contains (e.message, test_path ("no-such-thing")),
           "a missing path is an I/O error naming it");

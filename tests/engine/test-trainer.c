@@ -984,6 +984,73 @@ test_validation (void)
   tap_ok (t == NULL, "no trainer is made on errors");
 }
 
+/* nn_spec_check_data: the trainer's check of the model against the data,
+ * from the data set's shape and classes alone, with the same messages. */
+static void
+test_check_data (void)
+{
+  NnDatasetInfo info;
+  const char *const refused[] = {
+    "flatten; dense 10 softmax",                    /* outputs against classes */
+    "flatten; dense 3 softmax",                     /* fewer outputs, every label used */
+    "conv2d 4 9 relu; flatten; dense 4 softmax",    /* a kernel larger than the images */
+    "dense 4 softmax",                              /* no flatten before dense */
+    "conv2d 4 3 relu",                              /* ends in images, not classes */
+  };
+
+  memset (&info, 0, sizeof info);
+  info.channels = 1;
+  info.height = 8;
+  info.width = 8;
+  info.train_count = data->train.count;
+  info.test_count = data->test.count;
+  info.classes = 4;
+  info.labels_used = 4;
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+    {
+      NnTrainConfig c;
+      NnTrainer *t = NULL;
+      NnSpec *spec = NULL;
+      NnError e, te;
+      NnStatus s, ts;
+
+      nn_error_clear (&e);
+      nn_error_clear (&te);
+      s = nn_spec_parse (refused[i], &spec, &e);
+      if (s == NN_OK)
+        s = nn_spec_check_data (spec, &info, &e);
+      config_for (&c, refused[i], 1);
+      ts = nn_trainer_new (&c, data, &t, &te);
+      tap_ok (s != NN_OK && s == ts && strcmp (e.message, te.message) == 0,
+              "'%s' is refused without the data set as the trainer refuses it: %s",
+              refused[i], e.message);
+      nn_trainer_free (t);
+      nn_spec_free (spec);
+    }
+
+  NnSpec *spec = NULL;
+  NnError e;
+  nn_error_clear (&e);
+  tap_ok (nn_spec_parse (MLP, &spec, &e) == NN_OK && nn_spec_check_data (spec, &info, &e) == NN_OK,
+          "a model that fits passes: %s", e.message);
+  nn_spec_free (spec);
+  /* 4 classes by the largest label, 3 label values used: a label that
+   * looks damaged, which the trainer names with its sample */
+  info.labels_used = 3;
+  spec = NULL;
+  tap_ok (nn_spec_parse ("flatten; dense 3 softmax", &spec, &e) == NN_OK
+            && nn_spec_check_data (spec, &info, &e) == NN_OK,
+          "fewer outputs than classes with labels unused is left to the trainer");
+  nn_spec_free (spec);
+  info.labels_used = 4;
+  info.height = 0;
+  spec = NULL;
+  tap_ok (nn_spec_parse (MLP, &spec, &e) == NN_OK
+            && nn_spec_check_data (spec, &info, &e) == NN_ERROR_INVALID_ARGUMENT,
+          "an empty image shape is refused: %s", e.message);
+  nn_spec_free (spec);
+}
+
 /* What a run needs is checked against the memory there is before anything
  * is allocated: a batch too large fails at once with a message that names
  * what does not fit and the batch that would (here the memory is capped
@@ -1150,6 +1217,7 @@ main (void)
 {
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
   test_validation ();
+  test_check_data ();
   test_memory ();
   test_convergence ();
   test_optimizers ();

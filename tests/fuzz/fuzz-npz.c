@@ -1,7 +1,8 @@
 /* fuzz-npz.c: libFuzzer target for the Keras .npz reader (zip directory,
  * ZIP64, stored and deflated members, .npy headers). Any bytes go in; the
  * reader must refuse them with a message naming the file, or give two
- * consistent splits, and never crash or leak.
+ * consistent splits, and never crash or leak. The peek (headers and labels
+ * only) must do the same, and agree with the reader on what it accepts.
  */
 
 #include "nn-dataset-private.h"
@@ -43,8 +44,17 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   NnDataset ds;
+  NnDatasetInfo info;
   NnError error;
-  NnStatus status;
+  NnStatus status, peeked;
+
+  memset (&info, 0, sizeof info);
+  nn_error_clear (&error);
+  peeked = _nn_npz_peek_memory (data, size, "fuzz.npz", &info, &error);
+  if (peeked != NN_OK && strncmp (error.message, "fuzz.npz", 8) != 0)
+    fail ("the peek's message does not name the file", error.message);
+  if (peeked != NN_OK && peeked != NN_ERROR_FORMAT && peeked != NN_ERROR_NO_MEMORY)
+    fail ("unexpected status of the peek", nn_status_name (peeked));
 
   memset (&ds, 0, sizeof ds);
   nn_error_clear (&error);
@@ -66,6 +76,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     fail ("train and test shapes differ", "");
   if (_nn_dataset_count_classes (&ds) < 2)
     fail ("fewer than 2 classes", "");
+  /* what the reader accepts, the peek accepts and describes alike (it
+   * reads less, so it may accept more) */
+  if (peeked != NN_OK)
+    fail ("the peek refused what the reader accepts", "");
+  if (info.train_count != ds.train.count || info.test_count != ds.test.count
+      || info.height != ds.train.height || info.width != ds.train.width || info.channels != 1
+      || info.classes != _nn_dataset_count_classes (&ds) || info.labels_used < 1)
+    fail ("the peek and the reader disagree", "");
   _nn_split_clear (&ds.train);
   _nn_split_clear (&ds.test);
   return 0;
