@@ -6,19 +6,44 @@
  * NULL: a table that keeps the rules of nn-backend-abi.h or breaks one,
  * as the test chooses. FAKE_CUDA_NULL=1
  * makes it return no table at all, and FAKE_CUDA_ABORT=1 a broken module:
- * the process ends the moment the engine asks for the table.
+ * the process ends the moment the engine asks for the table. For the CLI's
+ * device checks it lists FAKE_CUDA_DEVICES GPUs ("Fake GPU N"; none by
+ * default), or none with FAKE_CUDA_REASON as the reason; it can start no
+ * context, so nothing may run on them.
  */
 
 #include "nn-backend-abi.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Every other slot points here: it only has to be set, nothing calls it. */
+static int
+fake_slot (char *reason, size_t reason_size)
+{
+  (void) reason;
+  (void) reason_size;
+  return 0;
+}
 
 static int
 fake_device_count (char *reason, size_t reason_size)
 {
-  (void) reason;
-  (void) reason_size;
+  const char *devices = getenv ("FAKE_CUDA_DEVICES"), *why = getenv ("FAKE_CUDA_REASON");
+  int count = devices != NULL ? atoi (devices) : 0;
+
+  if (count <= 0 && why != NULL && reason != NULL && reason_size > 0)
+    snprintf (reason, reason_size, "%s", why);
+  return count > 0 ? count : 0;
+}
+
+static int
+fake_device_info (int index, NnBackendDeviceInfo *info)
+{
+  memset (info, 0, sizeof *info);
+  snprintf (info->name, sizeof info->name, "Fake GPU %d", index);
+  info->memory_bytes = (uint64_t) 1 << 30;
   return 0;
 }
 
@@ -46,7 +71,9 @@ nn_backend_cuda_get (void)
       = (void (**) (void)) ((char *) &table + offsetof (NnBackendOps, device_count));
   size_t slots = (sizeof table - offsetof (NnBackendOps, device_count)) / sizeof (void (*) (void));
   for (size_t i = 0; i < slots; i++)
-    slot[i] = (void (*) (void)) fake_device_count;
+    slot[i] = (void (*) (void)) fake_slot;
+  table.device_count = fake_device_count;
+  table.device_info = fake_device_info;
   while (clear != NULL && *clear != '\0')
     {
       char *end;
