@@ -197,8 +197,9 @@ int tb_cli_cmd_sysinfo (int argc, char **argv);
  * fashion-mnist. */
 const char *tb_cli_default_dataset (void);
 
-/* Resolve a preset name, or exit 2 naming the known ones. */
-const NnPreset *tb_cli_find_preset (const char *command, const char *name);
+/* Resolve a preset name given to --`option` ("preset", "presets"), or exit
+ * 2 naming that option and the known presets. */
+const NnPreset *tb_cli_find_preset (const char *command, const char *option, const char *name);
 
 /* The device info of a device, from nn_device_list, or a minimal entry
  * ("cuda:7") when it is not listed. The CPU's never loads the CUDA module. */

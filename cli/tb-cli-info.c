@@ -27,7 +27,7 @@ tb_cli_default_dataset (void)
 }
 
 const NnPreset *
-tb_cli_find_preset (const char *command, const char *name)
+tb_cli_find_preset (const char *command, const char *option, const char *name)
 {
   const NnPreset *preset = nn_preset_find (name);
   const char *names[16];
@@ -48,8 +48,9 @@ tb_cli_find_preset (const char *command, const char *name)
   names[count < 15 ? count : 15] = NULL;
   const char *guess = tb_cli_suggest (name, names);
   if (guess != NULL)
-    tb_cli_usage_error (command, "--preset: unknown preset '%s' (did you mean %s?)", name, guess);
-  tb_cli_usage_error (command, "--preset: unknown preset '%s' (presets: %s)", name, list);
+    tb_cli_usage_error (command, "--%s: unknown preset '%s' (did you mean %s?)", option, name,
+                        guess);
+  tb_cli_usage_error (command, "--%s: unknown preset '%s' (presets: %s)", option, name, list);
 }
 
 void
@@ -199,7 +200,7 @@ tb_cli_cmd_summary (int argc, char **argv)
 
   if (preset_name != NULL)
     {
-      preset = tb_cli_find_preset ("summary", preset_name);
+      preset = tb_cli_find_preset ("summary", "preset", preset_name);
       spec_text = preset->spec;
     }
   else
@@ -215,10 +216,17 @@ tb_cli_cmd_summary (int argc, char **argv)
   nn_error_clear (&error);
   if (nn_spec_infer (spec, input, NULL, &total, &error) != NN_OK)
     {
-      tb_cli_error ("summary: the model does not fit input %dx%dx%d: %s", input.channels,
-                    input.height, input.width, error.message);
+      char what[128];
+      if (preset != NULL)
+        snprintf (what, sizeof what, "--preset %s", preset->name);
+      else
+        snprintf (what, sizeof what, "--model");
       nn_spec_free (spec);
-      return TB_CLI_EXIT_FAILED;
+      if (tb_cli_arg (&args, "input") != NULL)
+        tb_cli_usage_error ("summary", "%s does not fit --input %s: %s", what,
+                            tb_cli_arg (&args, "input"), error.message);
+      tb_cli_usage_error ("summary", "%s does not fit the default input 1x28x28: %s (give "
+                                     "--input CxHxW)", what, error.message);
     }
 
   size_t need = nn_spec_summary (spec, input, NULL, 0);

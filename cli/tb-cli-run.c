@@ -1,6 +1,8 @@
 /* tb-cli-run.c: the commands that train or evaluate: train, evaluate and
  * reproduce (every preset on every device, then a table side by side).
- * Every run, also a cancelled or failed one, leaves a schema-1 result file.
+ * What the command line asks for is checked before any data set loads (a
+ * usage error, nothing recorded); every run that starts, also a cancelled
+ * or failed one, leaves a schema-1 result file.
  */
 
 #include "tb-cli-common.h"
@@ -117,7 +119,7 @@ run_save_weights (TbCliRun *run, NnStatus status, const char *command)
   nn_error_clear (&error);
   if (nn_model_save (model, run->save_weights, &error) != NN_OK)
     {
-      tb_cli_error ("%s: cannot save weights: %s", command, error.message);
+      tb_cli_error ("%s: --save-weights: cannot save the weights: %s", command, error.message);
       return TB_CLI_EXIT_FAILED;
     }
   if (!run->progress->quiet)
@@ -163,7 +165,8 @@ run_one (TbCliRun *run, const char *command)
   nn_error_clear (&werr);
   if (nn_runner_write_status (run->runner, &werr) != NN_OK)
     {
-      tb_cli_error ("%s: cannot write the result file: %s", command, werr.message);
+      tb_cli_error ("%s: %scannot write the result file: %s", command,
+                    run->request.result_path != NULL ? "--out: " : "", werr.message);
       exit_status = TB_CLI_EXIT_FAILED;
     }
   else
@@ -202,6 +205,94 @@ parse_device (const char *command, const char *option, const char *text, NnDevic
   nn_error_clear (&error);
   if (nn_device_parse (text, kind, index, &error) != NN_OK)
     tb_cli_usage_error (command, "--%s: %s", option, error.message);
+}
+
+/* ---------------------------------------------------------------- checks before a run */
+
+/* What the command line asks for is checked before any data set is loaded:
+ * the device, the data set as its headers describe it, the model against
+ * that data. What is wrong there is a usage error (exit 2, the option named
+ * as typed) and no result file is written, as nothing has run. What shows
+ * only once a run has started (a data set damaged further in, memory
+ * running out) is recorded as a failed run. */
+
+/* The device `typed` (--device's value, or one of --devices') exists here
+ * and can be used. The CPU always can; it never loads the CUDA module to
+ * find out. */
+static void
+check_device (const char *cmd, const char *option, const char *typed, NnDeviceKind kind,
+              int32_t index)
+{
+  NnDeviceInfo devices[MAX_DEVICES];
+  const char *no_gpu = NULL;  /* why there is no GPU at all */
+  int gpus = 0;
+
+  if (kind == NN_DEVICE_CPU)
+    return;
+  if (typed == NULL)
+    typed = "cuda";
+  int n = nn_device_list (devices, MAX_DEVICES);
+  for (int i = 0; i < n; i++)
+    {
+      if (devices[i].kind != kind)
+        continue;
+      if (devices[i].usable)
+        gpus++;
+      else if (no_gpu == NULL)
+        no_gpu = devices[i].reason[0] ? devices[i].reason : "no CUDA device";
+      if (devices[i].usable && devices[i].index == index)
+        return;
+    }
+  /* With one GPU usable every CUDA entry is a real device; else the one
+   * unusable entry says why there is none. */
+  if (gpus == 0)
+    tb_cli_usage_error (cmd, "--%s: %s: %s (see " TB_CLI_NAME " devices)", option, typed, no_gpu);
+  for (int i = 0; i < n; i++)
+    if (devices[i].kind == kind && devices[i].index == index)
+      tb_cli_usage_error (cmd, "--%s: %s: not usable: %s (see " TB_CLI_NAME " devices)", option,
+                          typed, devices[i].reason[0] ? devices[i].reason : "unknown reason");
+  if (gpus == 1)
+    tb_cli_usage_error (cmd, "--%s: %s: no such device; this machine has 1 GPU (cuda:0)", option,
+                        typed);
+  tb_cli_usage_error (cmd, "--%s: %s: no such device; this machine has %d GPUs (cuda:0 to "
+                           "cuda:%d)", option, typed, gpus, gpus - 1);
+}
+
+/* What the data set a run would load holds, read without its images. */
+static void
+check_dataset (const char *cmd, const TbCliArgs *args, const char *name, NnDatasetInfo *info)
+{
+  NnError error;
+
+  nn_error_clear (&error);
+  if (nn_dataset_peek (name, info, &error) == NN_OK)
+    return;
+  if (tb_cli_arg (args, "dataset") != NULL)
+    tb_cli_usage_error (cmd, "--dataset: %s", error.message);
+  tb_cli_usage_error (cmd, "no data set: %s (give --dataset NAME|PATH; " TB_CLI_NAME
+                           " datasets says where it looks)", error.message);
+}
+
+/* The model fits the data set: its images, one output per class. `what`
+ * names where the model came from: "--model", "--preset cnn". */
+static void
+check_model (const char *cmd, const char *what, const char *spec_text, const char *dataset_name,
+             const NnDatasetInfo *data)
+{
+  NnSpec *spec = NULL;
+  NnError error;
+
+  nn_error_clear (&error);
+  if (nn_spec_parse (spec_text, &spec, &error) == NN_OK
+      && nn_spec_check_data (spec, data, &error) == NN_OK)
+    {
+      nn_spec_free (spec);
+      return;
+    }
+  nn_spec_free (spec);
+  tb_cli_usage_error (cmd, "%s does not fit %s (%dx%dx%d images, %d classes): %s", what,
+                      dataset_name, data->channels, data->height, data->width, data->classes,
+                      error.message);
 }
 
 /* What a run is about to do: a block of lines for train, one line per run
@@ -284,7 +375,7 @@ train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *r
   /* The preset's values are the defaults; options below override them. */
   if (preset_name != NULL)
     {
-      preset = tb_cli_find_preset (cmd, preset_name);
+      preset = tb_cli_find_preset (cmd, "preset", preset_name);
       nn_train_config_use_preset (c, preset); /* options given later override it */
     }
   else
@@ -345,6 +436,24 @@ train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *r
     request->dataset_name = tb_cli_default_dataset ();
 }
 
+/* What train's run would meet, checked before it loads anything. */
+static void
+train_check (const TbCliArgs *args, const char *cmd, const NnRunRequest *request)
+{
+  const NnTrainConfig *c = &request->config;
+  const char *preset_name = tb_cli_arg (args, "preset");
+  NnDatasetInfo data;
+  char what[128];
+
+  check_device (cmd, "device", tb_cli_arg (args, "device"), c->device.kind, c->device.index);
+  check_dataset (cmd, args, request->dataset_name, &data);
+  if (preset_name != NULL)
+    snprintf (what, sizeof what, "--preset %s", preset_name);
+  else
+    snprintf (what, sizeof what, "--model");
+  check_model (cmd, what, c->spec_text, request->dataset_name, &data);
+}
+
 int
 tb_cli_cmd_train (int argc, char **argv)
 {
@@ -358,6 +467,7 @@ tb_cli_cmd_train (int argc, char **argv)
   memset (&run, 0, sizeof run);
   nn_run_request_init (&run.request);
   train_request_from_args (&args, cmd, &run.request);
+  train_check (&args, cmd, &run.request);
   run.save_weights = tb_cli_arg (&args, "save-weights");
   tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
   run.progress = &progress;
@@ -384,6 +494,29 @@ tb_cli_cmd_train (int argc, char **argv)
 
 /* ---------------------------------------------------------------- evaluate */
 
+
+/* How many values a model puts out on `input`, into *outputs. */
+static NnStatus
+spec_outputs (const NnSpec *spec, NnInputShape input, int32_t *outputs, NnError *error)
+{
+  NnLayerInfo *infos = calloc ((size_t) (spec->count > 0 ? spec->count : 1), sizeof *infos);
+  NnStatus status;
+
+  *outputs = 0;
+  if (infos == NULL)
+    return NN_ERROR_NO_MEMORY;
+  status = nn_spec_infer (spec, input, infos, NULL, error);
+  if (status == NN_OK)
+    {
+      const NnLayerInfo *last = &infos[spec->count - 1];
+      int64_t size = last->dims[0];
+      for (int32_t d = 1; d < last->rank && d < 3; d++)
+        size *= last->dims[d];
+      *outputs = size > INT32_MAX ? INT32_MAX : (int32_t) size;
+    }
+  free (infos);
+  return status;
+}
 
 int
 tb_cli_cmd_evaluate (int argc, char **argv)
@@ -428,17 +561,30 @@ tb_cli_cmd_evaluate (int argc, char **argv)
   if (dataset_name == NULL)
     dataset_name = tb_cli_default_dataset ();
 
+  /* Checked before the data set loads: the weights file's model, the
+   * device, the data set's shape and classes against that model. */
   nn_error_clear (&error);
   if (nn_weights_file_peek (weights, &spec_text, &input, &error) != NN_OK)
-    {
-      tb_cli_error ("evaluate: %s", error.message);
-      goto out;
-    }
+    tb_cli_usage_error (cmd, "--weights: %s", error.message);
   if (nn_spec_parse (spec_text, &spec, &error) != NN_OK)
-    {
-      tb_cli_error ("evaluate: %s: the model in it does not parse: %s", weights, error.message);
-      goto out;
-    }
+    tb_cli_usage_error (cmd, "--weights: %s: the model in it does not parse: %s", weights,
+                        error.message);
+  check_device (cmd, "device", tb_cli_arg (&args, "device"), device.kind, device.index);
+  NnDatasetInfo data;
+  check_dataset (cmd, &args, dataset_name, &data);
+  if (data.channels != input.channels || data.height != input.height
+      || data.width != input.width)
+    tb_cli_usage_error (cmd, "--weights: %s was trained on %dx%dx%d images but %s has %dx%dx%d",
+                        weights, input.channels, input.height, input.width, dataset_name,
+                        data.channels, data.height, data.width);
+  int32_t outputs;
+  if (spec_outputs (spec, input, &outputs, &error) != NN_OK)
+    tb_cli_usage_error (cmd, "--weights: %s: the model in it does not fit its %dx%dx%d input: %s",
+                        weights, input.channels, input.height, input.width, error.message);
+  if (outputs < data.classes)
+    tb_cli_usage_error (cmd, "--weights: the model in %s has %d outputs but %s has %d classes",
+                        weights, outputs, dataset_name, data.classes);
+
   char why[NN_ERROR_MESSAGE_MAX];
   dataset = load_dataset (dataset_name, 0, limit_test, why, sizeof why);
   if (dataset == NULL)
@@ -446,6 +592,8 @@ tb_cli_cmd_evaluate (int argc, char **argv)
       tb_cli_error ("evaluate: %s", why);
       goto out;
     }
+  /* Again on what was loaded: the files may have changed since, and the
+   * model must hold every label it is evaluated on. */
   if (dataset->test.channels != input.channels || dataset->test.height != input.height
       || dataset->test.width != input.width)
     {
@@ -579,6 +727,7 @@ typedef struct
   int preset_count;
   NnDeviceKind kinds[MAX_DEVICES];
   int32_t indices[MAX_DEVICES];
+  char device_texts[MAX_DEVICES][64];  /* as --devices gave them; "" for the default list */
   int device_count;
   int32_t epochs;         /* 0: each preset's own */
   int32_t threads;
@@ -616,7 +765,7 @@ reproduce_presets_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
         tb_cli_usage_error (cmd, "--presets: '%s' has an empty name", value);
       if (plan->preset_count == MAX_PRESETS)
         tb_cli_usage_error (cmd, "--presets: at most %d presets", MAX_PRESETS);
-      plan->presets[plan->preset_count++] = tb_cli_find_preset (cmd, words[i]);
+      plan->presets[plan->preset_count++] = tb_cli_find_preset (cmd, "presets", words[i]);
     }
 }
 
@@ -645,10 +794,14 @@ reproduce_devices_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
   int n = split_list (buf, words, 64);
   for (int i = 0; i < n; i++)
     {
+      if (words[i][0] == '\0')
+        tb_cli_usage_error (cmd, "--devices: '%s' has an empty name", value);
       if (plan->device_count == MAX_DEVICES)
         tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
       parse_device (cmd, "devices", words[i], &plan->kinds[plan->device_count],
                     &plan->indices[plan->device_count]);
+      snprintf (plan->device_texts[plan->device_count], sizeof plan->device_texts[0], "%s",
+                words[i]);
       plan->device_count++;
     }
 }
@@ -685,6 +838,29 @@ reproduce_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *pla
     {
       nn_runs_dir (plan->runs_dir, sizeof plan->runs_dir);
       plan->out_dir = plan->runs_dir;
+    }
+}
+
+/* What reproduce's runs would meet, checked before the data set loads:
+ * each device of --devices, the data set, each preset against it. */
+static void
+reproduce_check (const TbCliArgs *args, const char *cmd, const TbCliReproduce *plan)
+{
+  NnDatasetInfo data;
+  char what[128];
+
+  for (int d = 0; d < plan->device_count; d++)
+    if (plan->device_texts[d][0] != '\0')
+      check_device (cmd, "devices", plan->device_texts[d], plan->kinds[d], plan->indices[d]);
+  check_dataset (cmd, args, plan->dataset_name, &data);
+  for (int p = 0; p < plan->preset_count; p++)
+    {
+      if (tb_cli_arg (args, "presets") != NULL)
+        snprintf (what, sizeof what, "--presets: %s", plan->presets[p]->name);
+      else
+        snprintf (what, sizeof what, "preset %s (one of all; --presets chooses)",
+                  plan->presets[p]->name);
+      check_model (cmd, what, plan->presets[p]->spec, plan->dataset_name, &data);
     }
 }
 
@@ -789,9 +965,13 @@ tb_cli_cmd_reproduce (int argc, char **argv)
 
   tb_cli_args_parse (&args, cmd, tb_cli_reproduce_options, argc, argv);
   reproduce_from_args (&args, cmd, &plan);
+  reproduce_check (&args, cmd, &plan);
   nn_error_clear (&derr);
   if (nn_folder_create (plan.out_dir, &derr) != NN_OK)
     {
+      if (tb_cli_arg (&args, "out-dir") != NULL)
+        tb_cli_usage_error (cmd, "--out-dir: cannot create the results folder: %s",
+                            derr.message);
       tb_cli_error ("reproduce: cannot create the results folder: %s", derr.message);
       return TB_CLI_EXIT_FAILED;
     }

@@ -193,7 +193,12 @@ ok(rc == 0 and ("72,234" in out or "72234" in out),
    "summary --model with --input 3x32x32 totals 72,234", both(out, err))
 rc, out, err = cli("summary", "--model", "conv2d 8 5 relu; flatten; dense 10 softmax",
                    "--input", "1x3x3")
-ok(rc == 1 and "trainbench-cli:" in err, "summary of a model that does not fit its input exits 1",
+ok(rc == 2 and "--model does not fit --input 1x3x3: layer 1 (conv2d)" in err,
+   "summary of a model that does not fit its input is a usage error naming --input",
+   both(out, err))
+rc, out, err = cli("summary", "--model", "dense 10 relu")
+ok(rc == 2 and "does not fit the default input 1x28x28" in err and "--input CxHxW" in err,
+   "summary of a model that does not fit the default input says which and how to give one",
    both(out, err))
 
 # summary --plan: the plan of a training step on the CPU, without training
@@ -404,7 +409,9 @@ ok(rc == 0 and m and isinstance(final_test_accuracy, (int, float))
    "evaluate --limit-test 100 matches the run's final test accuracy (%s)" % final_test_accuracy,
    both(out, err))
 rc, out, err = cli("evaluate", "--weights", win(os.path.join(TMP, "missing.tbw")), "--dataset", DATA)
-ok(rc == 1 and "missing.tbw" in err, "evaluate of a missing file exits 1 naming it", both(out, err))
+ok(rc == 2 and "--weights: " in err and "missing.tbw" in err,
+   "evaluate of a missing weights file is a usage error naming --weights and the file",
+   both(out, err))
 
 # ------------------------------------------------------------------ reproduce
 
@@ -422,12 +429,15 @@ ok(re.search(r"^preset\s+device\s+s/epoch\s+test acc", out, re.M)
    and re.search(r"^mlp-small\s+cpu\s+[\d.]+\s+[\d.]+", out, re.M),
    "reproduce prints the table", both(out, err))
 
+# A device that is not there is refused before the data set loads: no run,
+# no result file (it used to be found by the run, and recorded as failed).
 rc, out, err = cli("reproduce", "--presets", "mlp-small", "--devices", "cpu,cuda:7",
                    "--epochs", "1", "--dataset", DATA, "--limit-train", "100",
                    "--limit-test", "50", "--out-dir", win(rdir + "2"), "--quiet")
-ok(rc == 1 and re.search(r"^mlp-small\s+cpu\s+[\d.]+", out, re.M)
-   and re.search(r"^mlp-small\s+cuda:7\s+failed", out, re.M),
-   "reproduce reports a failed device in the table, runs the rest and exits 1", both(out, err))
+ok(rc == 2 and re.search(r"--devices: cuda:7: \S", err) and "result (" not in out
+   and not os.path.exists(rdir + "2"),
+   "reproduce refuses a device that is not usable before any run, naming it (exit 2, no "
+   "result files)", both(out, err))
 
 # The data set is read once for the whole queue, not once per run: once
 # reproduce has said which data it loaded, the folder is moved away, and the
@@ -501,7 +511,22 @@ usage_cases = [
     (["summary", "--preset", "cnn", "--plan", "--batch-size", "0"],
      r"--batch-size: 0 is out of range", "summary --plan with a batch the engine refuses"),
     (["evaluate"], r"--weights FILE", "evaluate without weights"),
-    (["reproduce", "--presets", "mlp-small,foo"], r"unknown preset 'foo'", "reproduce bad preset"),
+    (["reproduce", "--presets", "mlp-small,foo"], r"--presets: unknown preset 'foo'",
+     "reproduce bad preset names --presets, as typed"),
+    (["reproduce", "--presets", "cnn,mlp-smal"],
+     r"--presets: unknown preset 'mlp-smal' \(did you mean mlp-small\?\)",
+     "reproduce: a misspelt preset gets a suggestion"),
+    (["reproduce", "--devices", "cpu,"], r"--devices: 'cpu,' has an empty name",
+     "reproduce: an empty device name"),
+    (["reproduce", "--devices", "cpu,tpu"], r"--devices: .*tpu", "reproduce: an unknown device"),
+    (["summary", "--preset", "mlp-smal"], r"--preset: unknown preset 'mlp-smal'",
+     "summary bad preset names --preset"),
+    (["train", "--preset", "mlp-small", "--batch-size=abc"],
+     r"--batch-size: 'abc' is not a whole number", "--option=value names the option"),
+    (["train", "--preset", "mlp-small", "--limit-train", "-1"],
+     r"--limit-train: -1 is out of range \(at least 0\)", "a negative limit"),
+    (["evaluate", "--weights", "w.tbw", "--limit-test", "x"],
+     r"--limit-test: 'x' is not a whole number", "evaluate: a bad limit"),
     (["devices", "--all"], r"unknown option '--all'", "devices takes no options"),
     ([], r"no command given", "no command"),
     # what the engine refuses is refused here, before any data loads (the
@@ -530,6 +555,153 @@ for args, pattern, name in usage_cases:
     rc, out, err = cli(*args)
     ok(rc == 2 and re.search(pattern, err) and "--help" in err,
        "usage error exits 2 and names it: " + name, "rc=%d\n" % rc + both(out, err))
+
+# ------------------------------------------------------------------ checks before a run (exit 2)
+
+# What can be checked before a data set loads is: the device, the data set
+# as its headers describe it, the model against its images and classes. It
+# is a usage error that names the option as typed, and nothing is recorded
+# (these used to be found by the run after loading, and written down as
+# failed runs).
+
+
+def make_idx_set(folder, train, test, side, classes, cut_train_images=False):
+    """Random side x side images, labels 0 .. classes - 1 in turn; with
+    cut_train_images the training images end halfway (the header still
+    says all of them), damage that only loading finds."""
+    os.makedirs(folder)
+    rng = random.Random(11)
+    for prefix, count in (("train", train), ("t10k", test)):
+        images = bytes(rng.randrange(0, 256) for _ in range(count * side * side))
+        if cut_train_images and prefix == "train":
+            images = images[:len(images) // 2]
+        write_idx(os.path.join(folder, prefix + "-images-idx3-ubyte.gz"), 0x08,
+                  [count, side, side], images)
+        write_idx(os.path.join(folder, prefix + "-labels-idx1-ubyte.gz"), 0x08, [count],
+                  [i % classes for i in range(count)])
+
+
+def npy(data, descr, shape):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else ""))
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
+def make_npz(path, train, test, side, classes):
+    import zipfile
+    rng = random.Random(5)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for prefix, count in (("train", train), ("test", test)):
+            images = bytes(rng.randrange(0, 256) for _ in range(count * side * side))
+            z.writestr("x_%s.npy" % prefix, npy(images, "|u1", [count, side, side]))
+            z.writestr("y_%s.npy" % prefix,
+                       npy(bytes(i % classes for i in range(count)), "|u1", [count]))
+
+
+def run_files():
+    return sorted(os.listdir(runs_dir)) if os.path.isdir(runs_dir) else []
+
+
+twelve = os.path.join(TMP, "twelve-classes")
+make_idx_set(twelve, 120, 24, 28, 12)
+small4 = os.path.join(TMP, "four-pixels")
+make_idx_set(small4, 20, 10, 4, 10)
+small14 = os.path.join(TMP, "fourteen-pixels")
+make_idx_set(small14, 20, 10, 14, 10)
+cut = os.path.join(TMP, "cut-images")
+make_idx_set(cut, 200, 20, 28, 10, cut_train_images=True)
+npz_file = os.path.join(TMP, "tiny.npz")
+make_npz(npz_file, 200, 40, 28, 10)
+checks_out = os.path.join(TMP, "checked.json")
+weights_arg = win(weights)
+
+check_cases = [
+    (["train", "--model", "flatten; dense 3 softmax", "--dataset", DATA],
+     r"--model does not fit .*tiny \(1x28x28 images, 10 classes\): the model ends in 3 outputs "
+     r"but the data set has 10 classes; end it with dense 10 softmax",
+     "train: a model whose outputs are not the classes"),
+    (["train", "--preset", "mlp-small", "--dataset", win(twelve)],
+     r"--preset mlp-small does not fit .*twelve-classes \(1x28x28 images, 12 classes\): .*"
+     r"end it with dense 12 softmax", "train: a preset for fewer classes than the data set has"),
+    (["train", "--preset", "cnn", "--dataset", win(small4)],
+     r"--preset cnn does not fit .*four-pixels \(1x4x4 images, 10 classes\): layer 2 \(conv2d\)",
+     "train: a preset whose layers do not fit the images"),
+    # the check comes before the load that would find the damage further in
+    (["train", "--model", "flatten; dense 4 softmax", "--dataset", win(cut)],
+     r"--model does not fit .*cut-images", "train: the model is checked before the data loads"),
+    (["train", "--model", "flatten; dense 3 softmax", "--dataset", win(npz_file)],
+     r"--model does not fit .*tiny\.npz \(1x28x28 images, 10 classes\)",
+     "train: an .npz data set is checked by its .npy headers"),
+    (["reproduce", "--dataset", win(twelve), "--out-dir", win(os.path.join(TMP, "repro-12"))],
+     r"preset mlp-small \(one of all; --presets chooses\) does not fit .*12 classes",
+     "reproduce: the default presets against the data set"),
+    (["reproduce", "--presets", "mlp-small,cnn", "--dataset", win(small4),
+      "--out-dir", win(os.path.join(TMP, "repro-4"))],
+     r"--presets: cnn does not fit .*1x4x4 images", "reproduce: each preset of --presets"),
+    (["reproduce", "--presets", "mlp-small", "--dataset", DATA,
+      "--out-dir", win(os.path.join(TMP, "notes.txt", "runs"))],
+     r"--out-dir: cannot create the results folder: .*notes\.txt",
+     "reproduce: an --out-dir that cannot be made"),
+    (["evaluate", "--weights", weights_arg, "--dataset", win(small14)],
+     r"--weights: .*run1\.tbw was trained on 1x28x28 images but .*fourteen-pixels has 1x14x14",
+     "evaluate: weights for other images"),
+    (["evaluate", "--weights", weights_arg, "--dataset", win(twelve)],
+     r"--weights: the model in .*run1\.tbw has 10 outputs but .*twelve-classes has 12 classes",
+     "evaluate: weights for fewer classes"),
+]
+with open(os.path.join(TMP, "notes.txt"), "w") as f:
+    f.write("a file, not a folder")
+fake_module = os.environ.get("TRAINBENCH_FAKE_CUDA_MODULE", "")
+if fake_module:
+    no_driver = {"TRAINBENCH_CUDA_MODULE": win(fake_module),
+                 "FAKE_CUDA_REASON": "no NVIDIA driver (libcuda.so.1: cannot open shared object "
+                                     "file)"}
+    one_gpu = {"TRAINBENCH_CUDA_MODULE": win(fake_module), "FAKE_CUDA_DEVICES": "1"}
+    two_gpus = {"TRAINBENCH_CUDA_MODULE": win(fake_module), "FAKE_CUDA_DEVICES": "2"}
+    check_cases += [
+        (["train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cuda"],
+         r"--device: cuda: no NVIDIA driver \(libcuda\.so\.1: cannot open shared object file\)",
+         "train --device cuda without a usable GPU says why", no_driver),
+        (["train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cuda:3"],
+         r"--device: cuda:3: no such device; this machine has 1 GPU \(cuda:0\)",
+         "train --device cuda:3 with one GPU", one_gpu),
+        (["reproduce", "--presets", "mlp-small", "--dataset", DATA, "--devices", "cpu,cuda:2",
+          "--out-dir", win(os.path.join(TMP, "repro-gpu"))],
+         r"--devices: cuda:2: no such device; this machine has 2 GPUs \(cuda:0 to cuda:1\)",
+         "reproduce --devices with a GPU that is not there", two_gpus),
+        (["evaluate", "--weights", weights_arg, "--dataset", DATA, "--device", "gpu"],
+         r"--device: gpu: no NVIDIA driver", "evaluate --device as typed", no_driver),
+    ]
+for case in check_cases:
+    args, pattern, name = case[:3]
+    env = case[3] if len(case) > 3 else None
+    if args[0] == "train":
+        args = args + ["--epochs", "1", "--out", win(checks_out)]
+    before = run_files()
+    rc, out, err = cli(*args, env=env)
+    out_dir = args[args.index("--out-dir") + 1] if "--out-dir" in args else None
+    ok(rc == 2 and re.search(pattern, err) and "--help" in err and "result (" not in out
+       and not os.path.exists(checks_out) and run_files() == before
+       and (out_dir is None or not os.path.isdir(unwin(out_dir))),
+       "checked before loading, exit 2, nothing recorded: " + name,
+       "rc=%d\n" % rc + both(out, err))
+
+# What the headers cannot show is found by the run, which records it.
+cut_file = os.path.join(TMP, "cut.json")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(cut), "--epochs", "1",
+                   "--out", win(cut_file))
+doc = load_json(cut_file)
+ok(rc == 1 and "truncated" in err and isinstance(doc, dict) and doc.get("status") == "failed"
+   and "truncated" in (doc.get("error") or ""),
+   "a data set damaged past its headers fails the run, which leaves a failed result",
+   both(out, err) + "\n" + str(doc)[:1000])
+npz_out = os.path.join(TMP, "npz.json")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(npz_file), "--epochs", "1",
+                   "--max-steps", "3", "--out", win(npz_out), "--quiet")
+doc = load_json(npz_out)
+ok(rc == 0 and isinstance(doc, dict) and doc.get("status") == "completed",
+   "a model that fits an .npz data set trains on it", both(out, err))
 
 # ------------------------------------------------------------------ --out and --save-weights targets
 
@@ -577,6 +749,15 @@ if not WINDOWS:
                            "2", "--epochs", "1", "--out", fifo, "--quiet", timeout=120)
         ok(rc == 1 and "nothing reads" in err and stat.S_ISFIFO(os.lstat(fifo).st_mode),
            "--out to a FIFO that nothing reads fails at once and leaves it", both(out, err))
+# A file that cannot be written once the run is over (its folder would be
+# under a file): the option is named.
+gone = os.path.join(TMP, "notes.txt")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--max-steps", "2",
+                   "--epochs", "1", "--out", win(os.path.join(gone, "r.json")),
+                   "--save-weights", win(os.path.join(gone, "w.tbw")), "--quiet")
+ok(rc == 1 and "--out: cannot write the result file: " in err and "notes.txt" in err
+   and "--save-weights: cannot save the weights: " in err,
+   "--out and --save-weights that cannot be written are named", both(out, err))
 rc, out, err = cli("train", "--help")
 ok(rc == 0 and "symbolic link is followed" in out and "written through" in out,
    "train --help says what --out and --save-weights do with links and devices", both(out, err))
@@ -655,25 +836,10 @@ if not WINDOWS:
 
 # ------------------------------------------------------------------ failing runs (exit 1)
 
-fail_file = os.path.join(TMP, "fail.json")
-rc, out, err = cli("train", "--model", "flatten; dense 3 softmax", "--dataset", DATA,
-                   "--epochs", "1", "--out", win(fail_file))
-doc = load_json(fail_file)
-ok(rc == 1 and "trainbench-cli:" in err and isinstance(doc, dict) and doc.get("status") == "failed"
-   and doc.get("error"),
-   "a model whose outputs do not match the classes fails with exit 1 and a failed result",
-   both(out, err) + "\n" + str(doc)[:1000])
-
-cuda_file = os.path.join(TMP, "cuda7.json")
-rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--device", "cuda:7",
-                   "--epochs", "1", "--out", win(cuda_file))
-doc = load_json(cuda_file)
-ok(rc == 1 and re.search(r"cuda:7: \S", err) and isinstance(doc, dict)
-   and doc.get("status") == "failed",
-   "--device cuda:7 fails with exit 1, says why, and records a failed run", both(out, err))
-
 # A label of 255 in a 10-class file is named with its file and sample, not
-# taken for 256 classes.
+# taken for 256 classes. The labels look damaged: that is the data set's
+# fault, found as the run loads it, and recorded as a failed run.
+
 bad_labels = os.path.join(TMP, "label255")
 shutil.copytree(DATA_DIR, bad_labels)
 with gzip.open(os.path.join(bad_labels, "train-labels-idx1-ubyte.gz"), "rb") as f:
@@ -683,16 +849,18 @@ with gzip.open(os.path.join(bad_labels, "train-labels-idx1-ubyte.gz"), "wb") as 
     f.write(bytes(raw))
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(bad_labels), "--epochs", "1",
                    "--out", win(os.path.join(TMP, "label255.json")))
+doc = load_json(os.path.join(TMP, "label255.json"))
 ok(rc == 1 and "train-labels-idx1-ubyte" in err and "sample 17" in err and "label 255" in err
-   and "dense 256" not in err, "a damaged label is named with its file and sample",
-   both(out, err))
+   and "dense 256" not in err and isinstance(doc, dict) and doc.get("status") == "failed",
+   "a damaged label is named with its file and sample, in a failed result", both(out, err))
 
 if not WINDOWS:
     loop = os.path.join(TMP, "loop")
     os.symlink(loop, loop)
     rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", loop, "--epochs", "1",
                        "--out", os.path.join(TMP, "loop.json"))
-    ok(rc == 1 and "symbolic links" in err and "No such file" not in err,
+    ok(rc == 2 and "--dataset: " in err and "symbolic links" in err and "No such file" not in err
+       and not os.path.exists(os.path.join(TMP, "loop.json")),
        "a loop of symbolic links as the data set is called that, not a missing file",
        both(out, err))
     loop_idx = os.path.join(TMP, "loop-idx")
@@ -701,13 +869,15 @@ if not WINDOWS:
     os.symlink("t10k-images-idx3-ubyte.gz", os.path.join(loop_idx, "t10k-images-idx3-ubyte.gz"))
     rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", loop_idx, "--epochs", "1",
                        "--out", os.path.join(TMP, "loop-idx.json"))
-    ok(rc == 1 and "t10k-images-idx3-ubyte.gz: Too many levels of symbolic links" in err,
+    ok(rc == 2 and "t10k-images-idx3-ubyte.gz: Too many levels of symbolic links" in err,
        "a loop of links among the IDX files is named as that", both(out, err))
 
 rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", win(os.path.join(TMP, "nowhere")),
                    "--epochs", "1", "--out", win(os.path.join(TMP, "nodata.json")))
-ok(rc == 1 and "nowhere" in err and os.path.isfile(os.path.join(TMP, "nodata.json")),
-   "a data set that is not there fails with exit 1 naming it", both(out, err))
+ok(rc == 2 and "--dataset: " in err and "nowhere" in err
+   and not os.path.exists(os.path.join(TMP, "nodata.json")),
+   "a data set that is not there is a usage error naming --dataset and the path, with no "
+   "result file", both(out, err))
 
 # ------------------------------------------------------------------ Ctrl-C, SIGTERM, SIGHUP
 
