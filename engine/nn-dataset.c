@@ -476,7 +476,7 @@ load_path (const char *path, NnDataset **out, NnDatasetInfo *info, NnError *erro
         fclose (f);
       return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
                             "%s: not a folder of IDX files or a .npz file: not a regular file "
-                            "(%s)", path, what != NULL ? what : "a device");
+                            "(%-s)", path, what != NULL ? what : NN_MESSAGE ("a device"));
     }
   if (kind != NN_OS_FOLDER)
     {
@@ -565,12 +565,18 @@ open_dataset (const char *name_or_path, NnDataset **out, NnDatasetInfo *info, Nn
   if (!_nn_dataset_find (name_or_path, system_data_dir (), found, PATH_SIZE, looked, PATH_SIZE))
     {
       nn_dataset_user_dir (user, PATH_SIZE);
-      status = _nn_error_set (error, NN_ERROR_UNAVAILABLE,
-                              "%s is not installed: looked in %s. Put its four IDX files "
-                              "(train-images-idx3-ubyte.gz, ...)%s into %s" SEP "%s, or set "
-                              "TRAINBENCH_DATA_DIR",
-                              name_or_path, looked,
-                              known == 0 ? " or mnist.npz" : "", user, name_or_path);
+      if (known == 0)
+        status = _nn_error_set (error, NN_ERROR_UNAVAILABLE,
+                                "%s is not installed: looked in %s. Put its four IDX files "
+                                "(train-images-idx3-ubyte.gz, ...) or mnist.npz into %s%s%s, or "
+                                "set TRAINBENCH_DATA_DIR",
+                                name_or_path, looked, user, SEP, name_or_path);
+      else
+        status = _nn_error_set (error, NN_ERROR_UNAVAILABLE,
+                                "%s is not installed: looked in %s. Put its four IDX files "
+                                "(train-images-idx3-ubyte.gz, ...) into %s%s%s, or set "
+                                "TRAINBENCH_DATA_DIR",
+                                name_or_path, looked, user, SEP, name_or_path);
       free (found);
       return status;
     }

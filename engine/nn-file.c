@@ -169,8 +169,8 @@ atomic_file_open (NnAtomicFile *af, const char *path, bool make_folder, bool fol
   const char *what = NULL;
   e = follow ? _nn_os_open_write_through (af->target, &af->file, &what) : 0;
   if (e != 0)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: not writing to %s: %s", path,
-                          what != NULL ? what : "this", strerror (e));
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not writing to %-s: %s", path,
+                          what != NULL ? what : NN_MESSAGE ("this"), strerror (e));
   if (af->file != NULL)
     {
       af->through = true;

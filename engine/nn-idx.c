@@ -243,17 +243,18 @@ check_magic (const char *name, const uint8_t *head, size_t got, NnIdxKind kind, 
 {
   int want_dims = kind == NN_IDX_IMAGES ? 3 : 1;
   uint32_t want = kind == NN_IDX_IMAGES ? 0x00000803u : 0x00000801u;
-  const char *what = kind == NN_IDX_IMAGES ? "an IDX image file" : "an IDX label file";
+  const char *what = kind == NN_IDX_IMAGES ? NN_MESSAGE ("an IDX image file")
+                                           : NN_MESSAGE ("an IDX label file");
 
   if (got < 4)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: truncated: %llu bytes, too short for %s header", name, (unsigned long long) got, what);
+                          "%s: truncated: %llu bytes, too short for %-s header", name, (unsigned long long) got, what);
   if (head[0] == '<')
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: not %s: it looks like a web page (a failed download?)", name, what);
+                          "%s: not %-s: it looks like a web page (a failed download?)", name, what);
   if (head[0] != 0 || head[1] != 0)
     return _nn_error_set (error, NN_ERROR_FORMAT,
-                          "%s: not %s: wrong magic 0x%08x (expected 0x%08x)", name, what,
+                          "%s: not %-s: wrong magic 0x%08x (expected 0x%08x)", name, what,
                           be32 (head), want);
   if (head[2] != IDX_TYPE_U8)
     return _nn_error_set (error, NN_ERROR_FORMAT,
@@ -317,13 +318,15 @@ idx_read (IdxReader *r, NnIdxKind kind, bool header_only, NnIdxArray *out, NnErr
 
   for (int i = 0; i < ndims; i++)
     {
-      static const char *const image_dim[] = { "image count", "height", "width" };
+      static const char *const image_dim[] = {
+        NN_MESSAGE ("image count"), NN_MESSAGE ("height"), NN_MESSAGE ("width"),
+      };
       dims[i] = be32 (head + 4 + 4 * i);
       if (dims[i] == 0 || dims[i] > INT32_MAX)
         return _nn_error_set (error, NN_ERROR_FORMAT,
-                              "%s: bad header: %s is %u (must be 1 to %d)", r->name,
-                              kind == NN_IDX_IMAGES ? image_dim[i] : "label count", dims[i],
-                              INT32_MAX);
+                              "%s: bad header: %-s is %u (must be 1 to %d)", r->name,
+                              kind == NN_IDX_IMAGES ? image_dim[i] : NN_MESSAGE ("label count"),
+                              dims[i], INT32_MAX);
     }
 
   /* count * height fits in 64 bits (both < 2^31); check before the width. */
@@ -455,7 +458,7 @@ read_file (const char *path, NnIdxKind kind, bool header_only, NnIdxArray *out, 
   const char *not_regular = NULL;
   r.file = _nn_os_open_regular (path, &r.stored_size, &not_regular);
   if (r.file == NULL && not_regular != NULL)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%-s)", path, not_regular);
   if (r.file == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   status = idx_read (&r, kind, header_only, out, error);

@@ -1082,7 +1082,7 @@ open_weights (const char *path, uint64_t *size, NnError *error)
   const char *not_regular = NULL;
   FILE *f = _nn_os_open_regular (path, size, &not_regular);
   if (f == NULL && not_regular != NULL)
-    _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
+    _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%-s)", path, not_regular);
   else if (f == NULL)
     _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   return f;

@@ -838,9 +838,9 @@ npy_check_shape (const NpyHeader *h,
                                 (unsigned long long) h->shape[i]);
       if (n < sizeof shape)
         snprintf (shape + n, sizeof shape - n, h->ndim == 1 ? ",)" : ")");
-      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: shape %s, expected %s", where, shape,
-                            want_rank == 3 ? "(count, height, width) images"
-                                           : "(count,) labels");
+      return _nn_error_set (error, NN_ERROR_FORMAT, "%s: shape %s, expected %-s", where, shape,
+                            want_rank == 3 ? NN_MESSAGE ("(count, height, width) images")
+                                           : NN_MESSAGE ("(count,) labels"));
     }
   dims[0] = dims[1] = dims[2] = 1;
   for (int i = 0; i < h->ndim; i++)
@@ -1108,7 +1108,7 @@ read_npz_file (const char *path, uint8_t **data_out, size_t *size_out, NnError *
 
   f = _nn_os_open_regular (path, &end, &not_regular);
   if (f == NULL && not_regular != NULL)
-    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%s)", path, not_regular);
+    return _nn_error_set (error, NN_ERROR_IO, "%s: not a regular file (%-s)", path, not_regular);
   if (f == NULL)
     return _nn_error_set (error, NN_ERROR_IO, "%s: cannot open: %s", path, strerror (errno));
   if (end > NPZ_MAX_FILE || end > SIZE_MAX - 1)

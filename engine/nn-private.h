@@ -23,11 +23,24 @@
 /* ---------------------------------------------------------------- errors */
 
 /* Fill `error` (may be NULL) and return `code`, so a failure reads
- *   return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad magic", path); */
+ *   return _nn_error_set (error, NN_ERROR_FORMAT, "%s: bad magic", path);
+ * The format is English and a string literal: po/meson.build has xgettext
+ * take it from here for the app's translations (nn_error_translate). An
+ * argument that is itself an English phrase of the engine's, written with
+ * NN_MESSAGE, is given as "%-s" (which prints as "%s"), so that it is
+ * translated too:
+ *   _nn_error_set (error, code, "%s: not %-s", path, NN_MESSAGE ("a label file")); */
 NnStatus _nn_error_set (NnError *error, NnStatus code, const char *format, ...) NN_PRINTF (3, 4);
+NnStatus _nn_error_setv (NnError *error, NnStatus code, const char *format, va_list args)
+  NN_PRINTF (3, 0);
 
-/* Put "prefix: " in front of an error's message (for context as it rises). */
+/* Put "prefix: " in front of an error's message (for context as it rises);
+ * the format is taken for translation as _nn_error_set's is. */
 void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3);
+
+/* Marks a message format that reaches _nn_error_set by another way than as
+ * its format argument, or a phrase given to a "%-s", for xgettext. */
+#define NN_MESSAGE(format) (format)
 
 /* ---------------------------------------------------------------- sizes */
 

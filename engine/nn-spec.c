@@ -492,23 +492,6 @@ closest_name (const char *word, size_t len, const char *const *names)
   return best;
 }
 
-/* " (did you mean 'dense'?)" or "". */
-typedef struct
-{
-  char s[64];
-} Hint;
-
-static Hint
-did_you_mean (const char *word, size_t len, const char *const *names)
-{
-  Hint h;
-  const char *name = closest_name (word, len, names);
-  if (name != NULL)
-    snprintf (h.s, sizeof h.s, " (did you mean '%s'?)", name);
-  else
-    h.s[0] = '\0';
-  return h;
-}
 
 static const char *const kind_names[] = {
   "dense", "conv2d", "maxpool", "maxpool2d", "max_pooling2d", "avgpool", "avgpool2d",
@@ -582,16 +565,17 @@ typedef struct
 
 static NnStatus layer_error (LayerCtx *ctx, const char *format, ...) NN_PRINTF (2, 3);
 
+/* "layer 2 ('dense x'): " and what is wrong with it; po/meson.build has
+ * xgettext take the formats given here, as those of _nn_error_set. */
 static NnStatus
 layer_error (LayerCtx *ctx, const char *format, ...)
 {
-  char what[512];
   va_list args;
   va_start (args, format);
-  vsnprintf (what, sizeof what, format, args);
+  _nn_error_setv (ctx->error, NN_ERROR_SPEC, format, args);
   va_end (args);
-  return _nn_error_set (ctx->error, NN_ERROR_SPEC, "layer %d (%s): %s", ctx->number, ctx->text,
-                        what);
+  _nn_error_prefix (ctx->error, "layer %d (%s)", ctx->number, ctx->text);
+  return NN_ERROR_SPEC;
 }
 
 /* A word quoted for a message. */
@@ -631,10 +615,18 @@ set_activation (LayerCtx *ctx, const Word *w, const char *s, size_t len, unsigne
                 NnLayerSpec *layer)
 {
   NnActivation act;
+  const char *near;
   if (!activation_from_word (s, len, &act))
-    return layer_error (ctx, "'%s' is not an activation%s; known: relu, sigmoid, tanh, softmax, "
-                             "linear",
-                        q_word (w).s, did_you_mean (s, len, activation_names).s);
+    {
+      near = closest_name (s, len, activation_names);
+      if (near != NULL)
+        return layer_error (ctx, "'%s' is not an activation (did you mean '%s'?); known: relu, "
+                                 "sigmoid, tanh, softmax, linear",
+                            q_word (w).s, near);
+      return layer_error (ctx, "'%s' is not an activation; known: relu, sigmoid, tanh, softmax, "
+                               "linear",
+                          q_word (w).s);
+    }
   if (*seen & SEEN_ACT)
     return layer_error (ctx, "'%s': the activation is given twice", q_word (w).s);
   *seen |= SEEN_ACT;
@@ -642,38 +634,80 @@ set_activation (LayerCtx *ctx, const Word *w, const char *s, size_t len, unsigne
   return NN_OK;
 }
 
+/* What a count or a size sets: its messages are whole sentences, each
+ * translated as one. */
+typedef enum
+{
+  COUNT_UNITS,
+  COUNT_FILTERS,
+} Count;
+
+typedef enum
+{
+  PAIR_KERNEL,
+  PAIR_POOL,
+  PAIR_STRIDE,
+} Pair;
+
 static NnStatus
-set_count (LayerCtx *ctx, const Word *w, const char *s, size_t len, const char *what,
-           int32_t *out)
+set_count (LayerCtx *ctx, const Word *w, const char *s, size_t len, Count what, int32_t *out)
 {
   switch (parse_count (s, len, SPEC_MAX_UNITS, out))
     {
     case NUM_OK:
       return NN_OK;
     case NUM_TOO_LARGE:
-      return layer_error (ctx, "'%s' is too many %s (at most %d)", q_word (w).s, what,
+      if (what == COUNT_FILTERS)
+        return layer_error (ctx, "'%s' is too many filters (at most %d)", q_word (w).s,
+                            SPEC_MAX_UNITS);
+      return layer_error (ctx, "'%s' is too many units (at most %d)", q_word (w).s,
                           SPEC_MAX_UNITS);
     case NUM_BAD:
       break;
     }
-  return layer_error (ctx, "'%s' is not a positive whole number of %s", q_word (w).s, what);
+  if (what == COUNT_FILTERS)
+    return layer_error (ctx, "'%s' is not a positive whole number of filters", q_word (w).s);
+  return layer_error (ctx, "'%s' is not a positive whole number of units", q_word (w).s);
 }
 
 static NnStatus
-set_pair (LayerCtx *ctx, const Word *w, const char *s, size_t len, const char *what,
-          int32_t max, int32_t *a, int32_t *b)
+set_pair (LayerCtx *ctx, const Word *w, const char *s, size_t len, Pair what, int32_t max,
+          int32_t *a, int32_t *b)
 {
   switch (parse_pair (s, len, max, a, b))
     {
     case NUM_OK:
       return NN_OK;
     case NUM_TOO_LARGE:
-      return layer_error (ctx, "'%s': the %s is larger than %d", q_word (w).s, what, max);
+      switch (what)
+        {
+        case PAIR_KERNEL:
+          return layer_error (ctx, "'%s': the kernel size is larger than %d", q_word (w).s, max);
+        case PAIR_POOL:
+          return layer_error (ctx, "'%s': the pool size is larger than %d", q_word (w).s, max);
+        case PAIR_STRIDE:
+          return layer_error (ctx, "'%s': the stride is larger than %d", q_word (w).s, max);
+        }
+      break;
     case NUM_BAD:
       break;
     }
-  return layer_error (ctx, "'%s' is not a %s (a positive whole number N or NxM, e.g. 3 or 3x3)",
-                      q_word (w).s, what);
+  switch (what)
+    {
+    case PAIR_KERNEL:
+      return layer_error (ctx, "'%s' is not a kernel size (a positive whole number N or NxM, "
+                               "e.g. 3 or 3x3)",
+                          q_word (w).s);
+    case PAIR_POOL:
+      return layer_error (ctx, "'%s' is not a pool size (a positive whole number N or NxM, "
+                               "e.g. 3 or 3x3)",
+                          q_word (w).s);
+    case PAIR_STRIDE:
+      break;
+    }
+  return layer_error (ctx, "'%s' is not a stride (a positive whole number N or NxM, e.g. 3 or "
+                           "3x3)",
+                      q_word (w).s);
 }
 
 static NnStatus
@@ -697,7 +731,7 @@ set_stride (LayerCtx *ctx, const Word *w, unsigned *seen, NnLayerSpec *layer)
   if (*seen & SEEN_STRIDE)
     return layer_error (ctx, "'%s': the stride is given twice", q_word (w).s);
   *seen |= SEEN_STRIDE;
-  return set_pair (ctx, w, w->value, w->value_len, "stride", SPEC_MAX_STRIDE, &layer->stride_h,
+  return set_pair (ctx, w, w->value, w->value_len, PAIR_STRIDE, SPEC_MAX_STRIDE, &layer->stride_h,
                    &layer->stride_w);
 }
 
@@ -811,14 +845,14 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
                 return layer_error (ctx, "'%s': this setting is given twice", q_word (&w).s);
               seen |= bit;
               if (layer->kind == NN_LAYER_DENSE)
-                status = set_count (ctx, &w, w.value, w.value_len, "units", &layer->units);
+                status = set_count (ctx, &w, w.value, w.value_len, COUNT_UNITS, &layer->units);
               else if (bit == SEEN_KERNEL)
-                status = set_pair (ctx, &w, w.value, w.value_len, "kernel size", SPEC_MAX_KERNEL,
+                status = set_pair (ctx, &w, w.value, w.value_len, PAIR_KERNEL, SPEC_MAX_KERNEL,
                                    &layer->kernel_h, &layer->kernel_w);
               else if (conv)
-                status = set_count (ctx, &w, w.value, w.value_len, "filters", &layer->filters);
+                status = set_count (ctx, &w, w.value, w.value_len, COUNT_FILTERS, &layer->filters);
               else if (pool)
-                status = set_pair (ctx, &w, w.value, w.value_len, "pool size", SPEC_MAX_KERNEL,
+                status = set_pair (ctx, &w, w.value, w.value_len, PAIR_POOL, SPEC_MAX_KERNEL,
                                    &layer->kernel_h, &layer->kernel_w);
               else
                 status = set_rate (ctx, &w, w.value, w.value_len, layer);
@@ -835,7 +869,7 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
           if (!(seen & SEEN_FIRST))
             {
               seen |= SEEN_FIRST;
-              status = set_count (ctx, &w, w.key, w.key_len, "units", &layer->units);
+              status = set_count (ctx, &w, w.key, w.key_len, COUNT_UNITS, &layer->units);
             }
           else
             status = set_activation (ctx, &w, w.key, w.key_len, &seen, layer);
@@ -844,12 +878,12 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
           if (!(seen & SEEN_FIRST))
             {
               seen |= SEEN_FIRST;
-              status = set_count (ctx, &w, w.key, w.key_len, "filters", &layer->filters);
+              status = set_count (ctx, &w, w.key, w.key_len, COUNT_FILTERS, &layer->filters);
             }
           else if (!(seen & SEEN_KERNEL))
             {
               seen |= SEEN_KERNEL;
-              status = set_pair (ctx, &w, w.key, w.key_len, "kernel size", SPEC_MAX_KERNEL,
+              status = set_pair (ctx, &w, w.key, w.key_len, PAIR_KERNEL, SPEC_MAX_KERNEL,
                                  &layer->kernel_h, &layer->kernel_w);
             }
           else
@@ -860,7 +894,7 @@ parse_layer_words (LayerCtx *ctx, const Word *kind_word, bool bare, const char *
           if (!(seen & SEEN_FIRST))
             {
               seen |= SEEN_FIRST;
-              status = set_pair (ctx, &w, w.key, w.key_len, "pool size", SPEC_MAX_KERNEL,
+              status = set_pair (ctx, &w, w.key, w.key_len, PAIR_POOL, SPEC_MAX_KERNEL,
                                  &layer->kernel_h, &layer->kernel_w);
             }
           else
@@ -960,10 +994,14 @@ parse_layer (int number, const char *start, const char *end, NnLayerSpec *layer,
 
   match = kind_from_word (kind_word.key, kind_word.key_len, &layer->kind, &act);
   if (match == KIND_UNKNOWN)
-    return layer_error (&ctx, "'%s' is not a layer kind%s; known kinds: %s",
-                        q_word (&kind_word).s,
-                        did_you_mean (kind_word.key, kind_word.key_len, kind_names).s,
-                        known_kinds);
+    {
+      const char *near = closest_name (kind_word.key, kind_word.key_len, kind_names);
+      if (near != NULL)
+        return layer_error (&ctx, "'%s' is not a layer kind (did you mean '%s'?); known kinds: %s",
+                            q_word (&kind_word).s, near, known_kinds);
+      return layer_error (&ctx, "'%s' is not a layer kind; known kinds: %s",
+                          q_word (&kind_word).s, known_kinds);
+    }
   if (match == KIND_BARE_ACTIVATION)
     layer->activation = act;
   return parse_layer_words (&ctx, &kind_word, match == KIND_BARE_ACTIVATION, pos, end, layer);
@@ -1187,11 +1225,15 @@ infer_window (const NnLayerSpec *spec, NnShape in, NnShape *out, NnError *error)
 {
   char buf[64];
   int64_t oh, ow;
-  const char *what = spec->kind == NN_LAYER_CONV2D ? "kernel" : "window";
+  bool conv = spec->kind == NN_LAYER_CONV2D;
 
+  if ((spec->kernel_h < 1 || spec->kernel_w < 1 || spec->kernel_h > SPEC_MAX_KERNEL
+       || spec->kernel_w > SPEC_MAX_KERNEL) && conv)
+    return _nn_error_set (error, NN_ERROR_SPEC, "kernel size %dx%d is not between 1 and %d",
+                          (int) spec->kernel_h, (int) spec->kernel_w, SPEC_MAX_KERNEL);
   if (spec->kernel_h < 1 || spec->kernel_w < 1 || spec->kernel_h > SPEC_MAX_KERNEL
       || spec->kernel_w > SPEC_MAX_KERNEL)
-    return _nn_error_set (error, NN_ERROR_SPEC, "%s size %dx%d is not between 1 and %d", what,
+    return _nn_error_set (error, NN_ERROR_SPEC, "window size %dx%d is not between 1 and %d",
                           (int) spec->kernel_h, (int) spec->kernel_w, SPEC_MAX_KERNEL);
   if (spec->stride_h < 1 || spec->stride_w < 1 || spec->stride_h > SPEC_MAX_STRIDE
       || spec->stride_w > SPEC_MAX_STRIDE)
@@ -1207,12 +1249,18 @@ infer_window (const NnLayerSpec *spec, NnShape in, NnShape *out, NnError *error)
 
   oh = window_out (in.h, spec->kernel_h, spec->stride_h, spec->padding);
   ow = window_out (in.w, spec->kernel_w, spec->stride_w, spec->padding);
+  if ((oh < 1 || ow < 1) && conv)
+    return _nn_error_set (error, NN_ERROR_SHAPE,
+                          "the %dx%d kernel does not fit the input %s (channels, height, width): "
+                          "the output would be empty; use a smaller kernel or padding=same",
+                          (int) spec->kernel_h, (int) spec->kernel_w,
+                          shape_text (in, buf, sizeof buf));
   if (oh < 1 || ow < 1)
     return _nn_error_set (error, NN_ERROR_SHAPE,
-                          "the %dx%d %s does not fit the input %s (channels, height, width): "
-                          "the output would be empty; use a smaller %s or padding=same",
-                          (int) spec->kernel_h, (int) spec->kernel_w, what,
-                          shape_text (in, buf, sizeof buf), what);
+                          "the %dx%d window does not fit the input %s (channels, height, width): "
+                          "the output would be empty; use a smaller window or padding=same",
+                          (int) spec->kernel_h, (int) spec->kernel_w,
+                          shape_text (in, buf, sizeof buf));
   out->rank = 3;
   out->c = in.c;
   out->h = (int32_t) oh;

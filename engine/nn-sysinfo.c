@@ -141,25 +141,25 @@ _nn_memory_check (const NnMemoryNeed *needs, int count, bool on_host, int32_t ba
   _nn_format_bytes ((double) available, have_text, sizeof have_text);
 
   /* what grows with the batch shrinks with it: the largest batch that fits */
-  char hint[160] = "";
   double constant = total - rows;
-  if (rows > 0 && batch > 1)
-    {
-      double per = rows / batch;
-      double fits = ((double) available - constant) / per;
-      if (fits >= 1)
-        snprintf (hint, sizeof hint, "; try a smaller batch (at most about %.0f fits)",
-                  fits < batch ? fits : (double) batch - 1);
-      else
-        snprintf (hint, sizeof hint, "; the model does not fit even at batch 1");
-    }
-  else if (rows > 0)
-    snprintf (hint, sizeof hint, "; the model does not fit even at batch 1");
+  double fits = rows > 0 && batch > 1 ? ((double) available - constant) / (rows / batch) : 0;
+  if (bound == NULL)
+    bound = NN_MESSAGE ("what is free");
+  if (fits >= 1)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY,
+                          "%s: does not fit in memory: the run needs %s at batch %d (%s, ...) but "
+                          "%-s is %s; try a smaller batch (at most about %.0f fits)",
+                          device, need_text, batch, parts, bound, have_text,
+                          fits < batch ? fits : (double) batch - 1);
+  if (rows > 0)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY,
+                          "%s: does not fit in memory: the run needs %s at batch %d (%s, ...) but "
+                          "%-s is %s; the model does not fit even at batch 1",
+                          device, need_text, batch, parts, bound, have_text);
   return _nn_error_set (error, NN_ERROR_NO_MEMORY,
                         "%s: does not fit in memory: the run needs %s at batch %d (%s, ...) but "
-                        "%s is %s%s",
-                        device, need_text, batch, parts, bound != NULL ? bound : "what is free",
-                        have_text, hint);
+                        "%-s is %s",
+                        device, need_text, batch, parts, bound, have_text);
 }
 
 uint64_t

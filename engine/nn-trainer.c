@@ -65,13 +65,13 @@ static NnStatus
 check_split (const NnSplit *split, const char *which, NnError *error)
 {
   if (split->count <= 0)
-    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "the data set's %s split is empty",
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "the data set's %-s split is empty",
                           which);
   if (split->images == NULL || split->labels == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
-                          "the data set's %s split has no images or labels", which);
+                          "the data set's %-s split has no images or labels", which);
   if (split->channels < 1 || split->height < 1 || split->width < 1)
-    return _nn_error_set (error, NN_ERROR_SHAPE, "the data set's %s images are (%d, %d, %d)",
+    return _nn_error_set (error, NN_ERROR_SHAPE, "the data set's %-s images are (%d, %d, %d)",
                           which, split->channels, split->height, split->width);
   return NN_OK;
 }
@@ -103,7 +103,7 @@ static NnStatus
 label_out_of_range (const NnDataset *dataset, int32_t outputs, int32_t distinct, NnError *error)
 {
   const NnSplit *splits[2] = { &dataset->train, &dataset->test };
-  static const char *const names[2] = { "training", "test" };
+  static const char *const names[2] = { NN_MESSAGE ("training"), NN_MESSAGE ("test") };
 
   for (int s = 0; s < 2; s++)
     for (int32_t i = 0; i < splits[s]->count; i++)
@@ -112,7 +112,7 @@ label_out_of_range (const NnDataset *dataset, int32_t outputs, int32_t distinct,
           const char *source = splits[s]->labels_source[0] != '\0' ? splits[s]->labels_source
                                                                     : dataset->path;
           return _nn_error_set (error, NN_ERROR_FORMAT,
-                                "%s: %s sample %d has label %d, but the model has %d outputs "
+                                "%s: %-s sample %d has label %d, but the model has %d outputs "
                                 "(labels 0 to %d); the data set's labels use only %d of the "
                                 "values 0 to %d, so this one looks damaged",
                                 source, names[s], i, splits[s]->labels[i], outputs, outputs - 1,
@@ -179,9 +179,9 @@ nn_trainer_new (const NnTrainConfig *config,
   if (dataset == NULL)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "no data set");
 
-  status = check_split (&dataset->train, "training", error);
+  status = check_split (&dataset->train, NN_MESSAGE ("training"), error);
   if (status == NN_OK)
-    status = check_split (&dataset->test, "test", error);
+    status = check_split (&dataset->test, NN_MESSAGE ("test"), error);
   if (status != NN_OK)
     return status;
   if (dataset->test.channels != dataset->train.channels
@@ -1124,9 +1124,10 @@ train_loop (Run *run, double t_entry, NnError *error)
               accuracy = stats[1] / (float) interval_samples;
               if (!isfinite (loss))
                 return _nn_error_set (error, NN_ERROR_DIVERGED,
-                                      "loss became %s at step %lld (epoch %d); try a lower "
+                                      "loss became %-s at step %lld (epoch %d); try a lower "
                                       "learning rate",
-                                      isnan (loss) ? "NaN" : "infinite", (long long) step, epoch);
+                                      isnan (loss) ? "NaN" : NN_MESSAGE ("infinite"),
+                                      (long long) step, epoch);
               epoch_loss += stats[0];
               epoch_correct += stats[1];
               epoch_samples += interval_samples;

@@ -43,11 +43,28 @@ typedef enum
 } NnStatus;
 
 #define NN_ERROR_MESSAGE_MAX 1024
+#define NN_ERROR_PARTS_MAX 4
+
+typedef struct
+{
+  uint16_t format; /* offset of the format in NnError's texts; its arguments follow it */
+  uint16_t n_args;
+  uint32_t words;  /* bit i: argument i is a phrase of the engine's, translated too */
+} NnErrorPart;
 
 typedef struct
 {
   NnStatus code;
-  char message[NN_ERROR_MESSAGE_MAX];
+  char message[NN_ERROR_MESSAGE_MAX]; /* in English: for logs, the CLI and result files */
+  /*< private >*/
+  /* The message as it was made, for nn_error_translate: its formats, the
+   * outermost first (each joined to the next as "%s: %s" joins two), each
+   * followed by its arguments formatted one by one, as NUL-terminated
+   * strings in `texts`. No parts: a message that cannot be translated. */
+  int32_t n_parts;
+  NnErrorPart parts[NN_ERROR_PARTS_MAX];
+  uint16_t texts_len;
+  char texts[4 * NN_ERROR_MESSAGE_MAX];
 } NnError;
 
 /* A short English name of a status ("format error"), for logs. */
@@ -55,6 +72,24 @@ const char *nn_status_name (NnStatus status);
 
 /* Clear an error before reuse. */
 void nn_error_clear (NnError *error);
+
+/* Returns the translation of one of the engine's message formats (the
+ * strings in the engine's sources that po/meson.build extracts, such as
+ * "%s: bad magic"), or the format itself; e.g. gettext. */
+typedef const char *(*NnTranslateFunc) (const char *format, void *user_data);
+
+/* The error's message in another language: each format it was made from
+ * goes through `translate` and gets the same arguments again, which a
+ * translation may put in another order ("%2$s ... %1$s"); so does the
+ * "%s: %s" that joins a prefix to the rest. A message
+ * that cannot be translated comes as `message`. Writes at most `size` bytes
+ * with the NUL (`out` may be NULL when `size` is 0) and returns the length
+ * it needed, like snprintf. */
+size_t nn_error_translate (const NnError     *error,
+                           NnTranslateFunc    translate,
+                           void              *user_data,
+                           char              *out,
+                           size_t             size);
 
 /* ---------------------------------------------------------------- data sets */
 

@@ -74,16 +74,16 @@ static const char *
 mode_name (mode_t mode)
 {
   if (S_ISDIR (mode))
-    return "a folder";
+    return NN_MESSAGE ("a folder");
   if (S_ISFIFO (mode))
-    return "a FIFO";
+    return NN_MESSAGE ("a FIFO");
   if (S_ISCHR (mode))
-    return "a character device";
+    return NN_MESSAGE ("a character device");
   if (S_ISBLK (mode))
-    return "a block device";
+    return NN_MESSAGE ("a block device");
   if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
+    return NN_MESSAGE ("a socket");
+  return NN_MESSAGE ("not a regular file");
 }
 
 FILE *
@@ -153,7 +153,7 @@ _nn_os_open_write_through (const char *path, FILE **out, const char **what)
   if (fd < 0)
     {
       int e = errno;
-      *what = e == ENXIO && S_ISFIFO (st.st_mode) ? "a FIFO that nothing reads"
+      *what = e == ENXIO && S_ISFIFO (st.st_mode) ? NN_MESSAGE ("a FIFO that nothing reads")
                                                   : mode_name (st.st_mode);
       return e;
     }
@@ -1007,7 +1007,7 @@ _nn_os_memory_available (const char **bound)
     }
 #endif
   if (bound != NULL)
-    *bound = "the memory available";
+    *bound = NN_MESSAGE ("the memory available");
 
   /* a container's limit, often far below what the machine has free */
   char text[8192];
@@ -1022,7 +1022,7 @@ _nn_os_memory_available (const char **bound)
         {
           bytes = left;
           if (bound != NULL)
-            *bound = "the memory its cgroup (container) allows";
+            *bound = NN_MESSAGE ("the memory its cgroup (container) allows");
         }
     }
   return bytes;

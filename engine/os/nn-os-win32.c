@@ -281,11 +281,11 @@ handle_kind_name (DWORD type)
   switch (type)
     {
     case FILE_TYPE_CHAR:
-      return "a device (NUL, CON, a serial port)";
+      return NN_MESSAGE ("a device (NUL, CON, a serial port)");
     case FILE_TYPE_PIPE:
-      return "a pipe";
+      return NN_MESSAGE ("a pipe");
     default:
-      return "not a regular file";
+      return NN_MESSAGE ("not a regular file");
     }
 }
 
@@ -331,7 +331,8 @@ _nn_os_open_regular (const char *path, uint64_t *size, const char **not_regular)
       return NULL;
     }
   else if (info.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE))
-    kind = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? "a folder" : "a device";
+    kind = info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY ? NN_MESSAGE ("a folder")
+                                                             : NN_MESSAGE ("a device");
   if (kind != NULL)
     {
       CloseHandle (h);
@@ -1229,6 +1230,6 @@ _nn_os_memory_available (const char **bound)
   MEMORYSTATUSEX m;
   m.dwLength = sizeof m;
   if (bound != NULL)
-    *bound = "the memory available";
+    *bound = NN_MESSAGE ("the memory available");
   return GlobalMemoryStatusEx (&m) ? m.ullAvailPhys : 0;
 }
