@@ -11,6 +11,7 @@
 #include "tb-application.h"
 #include "tb-data-page.h"
 #include "tb-download.h"
+#include "tb-error.h"
 #include "tb-session.h"
 #include "tb-window.h"
 
@@ -129,7 +130,7 @@ preview_thread (GTask        *task,
 
   if (nn_dataset_load (what, &ds, &err) != NN_OK)
     {
-      g_task_return_new_error (task, TB_SESSION_ERROR, err.code, "%s", err.message);
+      g_task_return_error (task, tb_error_new (&err));
       return;
     }
 

@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 #include <pango/pangocairo.h>
 
+#include "tb-error.h"
 #include "tb-inspect.h"
 
 #define PREDICT_CHUNK 256
@@ -50,7 +51,7 @@ tb_confusion_compute (NnModel          *model,
 
       if (nn_model_predict (model, split, first, n, probs, &err) != NN_OK)
         {
-          g_set_error_literal (error, TB_SESSION_ERROR, err.code, err.message);
+          g_propagate_error (error, tb_error_new (&err));
           return NULL;
         }
       for (int i = 0; i < n; i++)

@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "tb-error.h"
 #include "tb-model-builder.h"
 
 struct _TbModelBuilder
@@ -169,6 +170,7 @@ check_layers (TbModelBuilder *self)
   if (nn_spec_infer (&spec, self->input, infos, &total, &err) != NN_OK)
     {
       int bad = -1;
+      g_autofree char *message = tb_error_message (&err);
 
       /* find the first prefix that fails: that layer is the one to mark */
       for (guint k = 1; k <= n; k++)
@@ -182,7 +184,7 @@ check_layers (TbModelBuilder *self)
               break;
             }
         }
-      set_error (self, err.message, bad);
+      set_error (self, message, bad);
       known = bad > 0 ? (guint) bad : 0;
       /* fill the shapes that do fit */
       if (bad > 0)
@@ -595,11 +597,12 @@ entry_changed_cb (GtkEditable    *entry,
   if (nn_spec_parse (text, &spec, &err) != NN_OK)
     {
       gboolean was_valid = tb_model_builder_is_valid (self);
+      g_autofree char *message = tb_error_message (&err);
 
       self->text_invalid = TRUE;
-      set_error (self, err.message, -1);
+      set_error (self, message, -1);
       gtk_widget_add_css_class (self->entry, "error");
-      gtk_label_set_text (GTK_LABEL (self->error_label), err.message);
+      gtk_label_set_text (GTK_LABEL (self->error_label), message);
       gtk_widget_set_visible (self->error_label, TRUE);
       gtk_label_set_text (GTK_LABEL (self->params_label), "");
       if (was_valid)

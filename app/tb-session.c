@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "tb-error.h"
 #include "tb-session.h"
 
 struct _TbSession
@@ -355,13 +356,6 @@ progress_cb (const NnProgress *progress,
   return true;
 }
 
-static GError *
-error_from_nn (const NnError *err)
-{
-  return g_error_new_literal (TB_SESSION_ERROR, err->code,
-                              err->message[0] ? err->message : tb_session_status_headline (err->code));
-}
-
 static void
 run_thread (GTask        *task,
             gpointer      source_object,
@@ -387,12 +381,12 @@ run_thread (GTask        *task,
   g_task_set_task_data (task, g_strdup (nn_runner_result_path (self->runner)), g_free);
 
   if (nn_runner_write_status (self->runner, &werr) != NN_OK)
-    g_task_return_error (task, error_from_nn (&werr));
+    g_task_return_error (task, tb_error_new (&werr));
   else if (status != NN_OK)
     {
       if (err.code == NN_OK)
         err.code = status;
-      g_task_return_error (task, error_from_nn (&err));
+      g_task_return_error (task, tb_error_new (&err));
     }
   else
     g_task_return_boolean (task, TRUE);
@@ -446,7 +440,7 @@ tb_session_run_async (TbSession           *self,
   g_task_set_check_cancellable (task, FALSE);
   if (nn_runner_new (&request, &self->runner, &err) != NN_OK)
     {
-      g_task_return_error (task, error_from_nn (&err));
+      g_task_return_error (task, tb_error_new (&err));
       return;
     }
   /* A cancel of the caller's GCancellable stops the trainer within a step,

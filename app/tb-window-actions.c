@@ -8,6 +8,7 @@
 
 #include <glib/gi18n.h>
 
+#include "tb-error.h"
 #include "tb-inspect.h"
 #include "tb-window-private.h"
 
@@ -28,7 +29,7 @@ start_action (GtkWidget  *widget,
   _tb_window_collect_config (self, &config, self->device_index);
   if (nn_optimizer_validate (&config.optimizer, &err) != NN_OK)
     {
-      g_autoptr(GError) error = g_error_new_literal (TB_SESSION_ERROR, err.code, err.message);
+      g_autoptr(GError) error = tb_error_new (&err);
 
       tb_window_error (self, _("A setting is not valid"), error);
       tb_session_config_clear (&config);

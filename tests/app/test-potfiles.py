@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # test-potfiles.py: every source file with translatable strings (_(...),
-# N_(...), ngettext, translatable="yes") is listed in po/POTFILES.in, and
+# N_(...), ngettext, translatable="yes", the engine's error messages) is
+# listed in po/POTFILES.in, and
 # every listed file exists. Usage: test-potfiles.py SOURCE_ROOT   (TAP)
 import os
 import re
@@ -15,7 +16,17 @@ with open(os.path.join(root, "po", "POTFILES.in")) as f:
             listed.add(line)
 
 pattern = re.compile(r'(\b_\(\s*"|\bN_\(\s*"|\bngettext\s*\(|\bC_\(\s*"|translatable="yes")')
+# the engine's messages: the formats of its error calls (po/meson.build)
+engine_pattern = re.compile(
+    r'\b(_nn_error_set|_nn_error_prefix|layer_error)\s*\([^;{]*?"|\bNN_MESSAGE\s*\(\s*"')
 found = set()
+for dirpath, _, files in os.walk(os.path.join(root, "engine")):
+    for name in files:
+        if name.endswith(".c"):
+            path = os.path.join(dirpath, name)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                if engine_pattern.search(f.read()):
+                    found.add(os.path.relpath(path, root))
 for folder in ("app", "resources", "data"):
     for dirpath, _, files in os.walk(os.path.join(root, folder)):
         for name in files:
