@@ -3,7 +3,7 @@
 # `--export-runs` work headless (no display) and reject bad arguments; files
 # from other people (nested 100,000 levels, FIFOs, /dev/zero, too large,
 # hostile CSV text, values no tick can tell apart) neither crash, hang nor
-# exhaust it.
+# exhaust it; run from the build tree, it finds the translations built there.
 # Usage: test-export-cli.py TRAINBENCH RUN1.json RUN2.json   (TAP output)
 import csv
 import io
@@ -35,8 +35,10 @@ def limits():
         resource.setrlimit(resource.RLIMIT_FSIZE, (100 << 20, 100 << 20))
 
 
-def run(*args, timeout=60):
+def run(*args, timeout=60, language=None):
     env = dict(os.environ)
+    if language is not None:
+        env["LANGUAGE"] = language
     env.pop("DISPLAY", None)          # headless: must not need a display
     env.pop("WAYLAND_DISPLAY", None)
     try:
@@ -164,6 +166,14 @@ with tempfile.TemporaryDirectory() as tmp:
         size = os.path.getsize(out) if os.path.exists(out) else -1
         ok(p.returncode == 0 and 0 < size < 1000000,
            "%s chart of values closer than a tick ends (%d, %d bytes)" % (kind, p.returncode, size))
+
+    # the program run from the build tree (as tools/run starts it) speaks
+    # the language asked for, from the catalogs built in BUILD/po
+    missing = os.path.join(tmp, "missing.json")
+    p = run("--export-chart", "loss", "--runs", missing, "-o", os.path.join(tmp, "zh.png"),
+            language="zh_CN")
+    ok(p.returncode != 0 and "不是可读取的结果文件" in p.stderr,
+       "run from the build tree, its messages are translated (zh_CN): %s" % p.stderr.strip())
 
 print("1..%d" % len(checks))
 sys.exit(0 if all(c for c, _ in checks) else 1)
