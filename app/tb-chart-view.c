@@ -10,6 +10,7 @@
 #include <glib/gi18n.h>
 
 #include "tb-chart-view.h"
+#include "tb-platform.h"
 
 struct _TbChartView
 {
@@ -199,6 +200,7 @@ tb_chart_view_export (TbChartView *self)
   GtkFileFilter *filter;
   g_autofree char *name = NULL;
   g_autofree char *widget_size = NULL;
+  g_autoptr(GFile) folder = NULL;
   const char *size_ids[] = { "widget", "1280x720", "1920x1080", "3840x2160", NULL };
   const char *size_labels[5] = { NULL };
   const char *format_ids[] = { "png", "svg", NULL };
@@ -236,6 +238,8 @@ tb_chart_view_export (TbChartView *self)
   gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (dialog), "format", _("Format"), format_ids, format_labels);
   gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (dialog), "format", "png");
 
+  folder = tb_platform_pictures_folder ();
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (dialog), folder, NULL);
   name = g_strdup_printf ("%s.png", self->name ? self->name : "chart");
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
 

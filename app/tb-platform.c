@@ -57,6 +57,17 @@ tb_platform_build_dir (void)
   return build_dir;
 }
 
+GFile *
+tb_platform_pictures_folder (void)
+{
+  const char *pictures = g_get_user_special_dir (G_USER_DIRECTORY_PICTURES);
+
+  /* xdg-user-dirs names a folder that may not be there (yet) */
+  if (pictures != NULL && g_file_test (pictures, G_FILE_TEST_IS_DIR))
+    return g_file_new_for_path (pictures);
+  return g_file_new_for_path (g_get_home_dir ());
+}
+
 /* The translations built in BUILD/po, laid out as an installed locale
  * folder (BUILD/po/LANG/LC_MESSAGES/trainbench.mo), or NULL for an
  * installed program. */

@@ -5,7 +5,7 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
@@ -18,5 +18,10 @@ void tb_platform_init (gboolean headless);
  * program is, so packages stay reproducible and `tools/run` finds the
  * schema (BUILD/data) and translations (BUILD/po) it built. */
 const char *tb_platform_build_dir (void);
+
+/* Where a save dialog for pictures opens: the user's Pictures folder, or
+ * the home folder where there is none (never the folder the program was
+ * started in, such as a source checkout). */
+GFile *tb_platform_pictures_folder (void);
 
 G_END_DECLS
