@@ -12,6 +12,7 @@
 #include "tb-data-page.h"
 #include "tb-download.h"
 #include "tb-error.h"
+#include "tb-format.h"
 #include "tb-session.h"
 #include "tb-window.h"
 
@@ -224,14 +225,16 @@ preview_done_cb (GObject      *object,
   if (g_strcmp0 (what, self->dataset) == 0)
     {
       g_autofree char *text = NULL;
+      g_autofree char *train = tb_format_count (p->train_count);
+      g_autofree char *test = tb_format_count (p->test_count);
       g_autoptr(GBytes) bytes = NULL;
       g_autoptr(GdkTexture) texture = NULL;
       int w = cairo_image_surface_get_width (p->grid);
       int h = cairo_image_surface_get_height (p->grid);
       int stride = cairo_image_surface_get_stride (p->grid);
 
-      text = g_strdup_printf (_("%s: %d training and %d test images of %d×%d×%d, %d classes"),
-                              p->name, p->train_count, p->test_count,
+      text = g_strdup_printf (_("%s: %s training and %s test images of %d×%d×%d, %d classes"),
+                              p->name, train, test,
                               p->input.height, p->input.width, p->input.channels, p->classes);
       gtk_label_set_text (GTK_LABEL (self->samples_label), text);
       bytes = g_bytes_new (cairo_image_surface_get_data (p->grid), (gsize) stride * h);

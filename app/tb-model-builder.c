@@ -9,6 +9,7 @@
 #include <glib/gi18n.h>
 
 #include "tb-error.h"
+#include "tb-format.h"
 #include "tb-model-builder.h"
 
 struct _TbModelBuilder
@@ -225,7 +226,7 @@ rows:
       if (i < known)
         {
           g_autofree char *s = shape_text (&infos[i]);
-          g_autofree char *p = g_strdup_printf ("%'" G_GINT64_FORMAT, infos[i].params);
+          g_autofree char *p = tb_format_count (infos[i].params);
 
           gtk_label_set_text (GTK_LABEL (shape), s);
           gtk_label_set_text (GTK_LABEL (params), p);
@@ -283,7 +284,7 @@ refresh (TbModelBuilder *self,
     gtk_widget_set_visible (self->error_label, FALSE);
 
   {
-    g_autofree char *num = g_strdup_printf ("%'" G_GINT64_FORMAT, self->params);
+    g_autofree char *num = tb_format_count (self->params);
     g_autofree char *p = g_strdup_printf (_("%s parameters"), num);
 
     gtk_label_set_text (GTK_LABEL (self->params_label), self->error ? "" : p);

@@ -1,6 +1,7 @@
 /* test-model-builder.c: adding, editing, reordering and removing layers give
  * the expected spec; the spec text and the layers stay in sync; a layer that
- * does not fit is marked with the engine's message and disables Start.
+ * does not fit is marked with the engine's message and disables Start;
+ * parameter counts are grouped in thousands.
  */
 #include <string.h>
 
@@ -144,6 +145,40 @@ test_invalid_layer (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first label under `widget` whose text ends in `suffix`. */
+static GtkLabel *
+find_label (GtkWidget  *widget,
+            const char *suffix)
+{
+  if (GTK_IS_LABEL (widget) && g_str_has_suffix (gtk_label_get_text (GTK_LABEL (widget)), suffix))
+    return GTK_LABEL (widget);
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkLabel *found = find_label (child, suffix);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_params_grouped (void)
+{
+  TbModelBuilder *b = TB_MODEL_BUILDER (g_object_ref_sink (tb_model_builder_new ()));
+  GtkLabel *total;
+
+  /* the tests run in C.UTF-8, whose own grouping is none */
+  g_assert_true (tb_model_builder_set_spec_text (b, "flatten; dense 128 relu; dropout 0.2; dense 10 softmax"));
+  total = find_label (GTK_WIDGET (b), " parameters");
+  g_assert_nonnull (total);
+  g_assert_cmpstr (gtk_label_get_text (total), ==, "101\u202f770 parameters");
+  /* and each layer's count */
+  g_assert_nonnull (find_label (GTK_WIDGET (b), "100\u202f480"));
+  g_object_unref (b);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -155,5 +190,6 @@ main (int    argc,
   g_test_add_func ("/builder/add-edit-remove", test_add_edit_remove);
   g_test_add_func ("/builder/text-sync", test_text_sync);
   g_test_add_func ("/builder/invalid-layer", test_invalid_layer);
+  g_test_add_func ("/builder/params-grouped", test_params_grouped);
   return g_test_run ();
 }
