@@ -7,6 +7,7 @@
 #include "tb-config.h"
 
 #include <glib/gi18n.h>
+#include <pango/pangocairo.h>
 
 #include "tb-application.h"
 #include "tb-data-page.h"
@@ -104,12 +105,43 @@ typedef struct
   NnInputShape input;
   int classes;
   cairo_surface_t *grid; /* sample images with their labels */
+  char *labels;          /* the labels drawn, in words, for the picture's alternative text */
 } Preview;
+
+/* Fashion-MNIST's classes, in the order of its labels 0 to 9. */
+static const char *const fashion_classes[] = {
+  NC_("Fashion-MNIST class", "T-shirt/top"),
+  NC_("Fashion-MNIST class", "Trouser"),
+  NC_("Fashion-MNIST class", "Pullover"),
+  NC_("Fashion-MNIST class", "Dress"),
+  NC_("Fashion-MNIST class", "Coat"),
+  NC_("Fashion-MNIST class", "Sandal"),
+  NC_("Fashion-MNIST class", "Shirt"),
+  NC_("Fashion-MNIST class", "Sneaker"),
+  NC_("Fashion-MNIST class", "Bag"),
+  NC_("Fashion-MNIST class", "Ankle boot"),
+};
+
+/* What a sample's label means: a Fashion-MNIST class name, or the number
+ * itself (MNIST's digits, and any other data set's classes). Fashion-MNIST
+ * is known by its name, which a folder of its IDX files or its .npz has
+ * too ("fashion-mnist", Debian's /usr/share/datasets/fashion-mnist). */
+static char *
+label_text (const char *dataset,
+            int         classes,
+            int         label)
+{
+  if (g_ascii_strncasecmp (dataset, "fashion", 7) == 0 && classes <= (int) G_N_ELEMENTS (fashion_classes)
+      && label >= 0 && label < classes)
+    return g_strdup (g_dpgettext2 (GETTEXT_PACKAGE, "Fashion-MNIST class", fashion_classes[label]));
+  return g_strdup_printf ("%d", label);
+}
 
 static void
 preview_free (Preview *p)
 {
   g_free (p->name);
+  g_free (p->labels);
   if (p->grid != NULL)
     cairo_surface_destroy (p->grid);
   g_free (p);
@@ -128,6 +160,9 @@ preview_thread (GTask        *task,
   Preview *p;
   int cell_w, cell_h, n;
   cairo_t *cr;
+  PangoLayout *layout;
+  PangoFontDescription *font;
+  GString *labels;
 
   if (nn_dataset_load (what, &ds, &err) != NN_OK)
     {
@@ -149,6 +184,17 @@ preview_thread (GTask        *task,
   cr = cairo_create (p->grid);
   cairo_set_source_rgba (cr, 0, 0, 0, 0);
   cairo_paint (cr);
+  /* a class name as wide as its cell at most, centred under the image */
+  layout = pango_cairo_create_layout (cr);
+  font = pango_font_description_from_string ("Sans");
+  pango_font_description_set_absolute_size (font, 10 * PANGO_SCALE);
+  pango_layout_set_font_description (layout, font);
+  pango_font_description_free (font);
+  pango_layout_set_width (layout, (cell_w - 2) * PANGO_SCALE);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  pango_layout_set_alignment (layout, PANGO_ALIGN_CENTER);
+  pango_layout_set_single_paragraph_mode (layout, TRUE);
+  labels = g_string_new (NULL);
 
   for (int i = 0; i < n; i++)
     {
@@ -158,7 +204,8 @@ preview_thread (GTask        *task,
       guint8 *data = cairo_image_surface_get_data (s);
       int stride = cairo_image_surface_get_stride (s);
       int x0 = (i % PREVIEW_COLS) * cell_w + 2, y0 = (i / PREVIEW_COLS) * cell_h + 2;
-      char label[16];
+      g_autofree char *label = label_text (ds->name, ds->classes, ds->train.labels[i]);
+      int label_h;
 
       cairo_surface_flush (s);
       for (int y = 0; y < h; y++)
@@ -182,14 +229,20 @@ preview_thread (GTask        *task,
       cairo_restore (cr);
       cairo_surface_destroy (s);
 
-      g_snprintf (label, sizeof label, "%d", ds->train.labels[i]);
       cairo_set_source_rgb (cr, 0.5, 0.5, 0.5);
-      cairo_select_font_face (cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-      cairo_set_font_size (cr, 11);
-      cairo_move_to (cr, x0 + w * PREVIEW_SCALE / 2 - 3, y0 + h * PREVIEW_SCALE + PREVIEW_LABEL - 2);
-      cairo_show_text (cr, label);
+      pango_layout_set_text (layout, label, -1);
+      pango_layout_get_pixel_size (layout, NULL, &label_h);
+      cairo_move_to (cr, x0 - 1, y0 + h * PREVIEW_SCALE + (PREVIEW_LABEL - label_h) / 2 + 1);
+      pango_cairo_show_layout (cr, layout);
+
+      if (labels->len > 0)
+        /* Translators: between the labels of the sample images, for a screen reader */
+        g_string_append (labels, C_("list of sample labels", ", "));
+      g_string_append (labels, label);
     }
+  g_object_unref (layout);
   cairo_destroy (cr);
+  p->labels = g_string_free (labels, FALSE);
   cairo_surface_flush (p->grid);
   nn_dataset_free (ds);
 
@@ -216,6 +269,7 @@ preview_done_cb (GObject      *object,
           g_clear_pointer (&self->dataset, g_free);
           gtk_label_set_text (GTK_LABEL (self->samples_label), error->message);
           gtk_picture_set_paintable (GTK_PICTURE (self->samples_picture), NULL);
+          gtk_picture_set_alternative_text (GTK_PICTURE (self->samples_picture), NULL);
           show_error (self, _("The data set could not be loaded"), error);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DATASET]);
         }
@@ -237,6 +291,11 @@ preview_done_cb (GObject      *object,
                               p->name, train, test,
                               p->input.height, p->input.width, p->input.channels, p->classes);
       gtk_label_set_text (GTK_LABEL (self->samples_label), text);
+      {
+        g_autofree char *alternative = g_strdup_printf (_("Sample images labelled %s"), p->labels);
+
+        gtk_picture_set_alternative_text (GTK_PICTURE (self->samples_picture), alternative);
+      }
       bytes = g_bytes_new (cairo_image_surface_get_data (p->grid), (gsize) stride * h);
       texture = gdk_memory_texture_new (w, h, GDK_MEMORY_DEFAULT, bytes, (gsize) stride);
       gtk_picture_set_paintable (GTK_PICTURE (self->samples_picture), GDK_PAINTABLE (texture));

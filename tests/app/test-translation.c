@@ -1,7 +1,8 @@
 /* test-translation.c: the window in Chinese, from the zh_CN catalog built
  * in the build tree (BUILD/po, where the program run from the build tree
  * finds it too): its labels, and the engine's errors it shows (a model spec
- * that does not parse, a file that is not a data set) in Chinese as well.
+ * that does not parse, a file that is not a data set) and Fashion-MNIST's
+ * class names in Chinese as well.
  */
 #include "tb-config.h"
 
@@ -26,6 +27,12 @@ label_loaded (gpointer data)
   const char *text = gtk_label_get_text (GTK_LABEL (data));
 
   return strcmp (text, _("Loading…")) != 0 && strcmp (text, _("No data set chosen")) != 0;
+}
+
+static gboolean
+preview_shown (gpointer data)
+{
+  return gtk_picture_get_paintable (GTK_PICTURE (data)) != NULL;
 }
 
 static void
@@ -67,6 +74,19 @@ test_window (void)
   g_test_message ("data set error: %s", gtk_label_get_text (GTK_LABEL (samples)));
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (samples)),
                             "：既不是 IDX 文件的文件夹，也不是 .npz 文件"));
+
+  /* Fashion-MNIST's class names under its samples */
+  {
+    g_autofree char *fashion = g_build_filename (root, "fashion-mnist", NULL);
+    GtkPicture *picture = GTK_PICTURE (gtk_widget_get_template_child (data_page, TB_TYPE_DATA_PAGE,
+                                                                      "samples_picture"));
+
+    g_assert_true (tb_test_write_idx (fashion, 3, 2, 10));
+    tb_window_set_dataset (window, fashion, 0, 0);
+    g_assert_true (tb_test_wait_until (preview_shown, picture, 30));
+    g_assert_cmpstr (gtk_picture_get_alternative_text (picture), ==,
+                     "示例图像的标签依次为：T恤/上衣、裤子、套头衫");
+  }
 
   gtk_window_destroy (GTK_WINDOW (window));
   g_remove (not_data);
