@@ -1,4 +1,5 @@
-/* nn-result.c: result files (schema 1 in docs/ARCHITECTURE.md), run ids, the runs folder.
+/* nn-result.c: result files (schema 1 in docs/ARCHITECTURE.md), run ids, the runs folder,
+ * and seconds per epoch as every table gives it.
  *
  * A result is written as an atomic file (nn-file.c): a temporary file next
  * to the target, flushed to disk and put in its place in one step, so a
@@ -8,6 +9,7 @@
 #include "nn-plan.h"
 #include "nn-os.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +466,51 @@ nn_run_id_new (const char *model_name,
     snprintf (started_at, started_at_size, "%04d-%02d-%02dT%02d:%02d:%02dZ",
               tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
               tm.tm_sec);
+}
+
+/* ---------------------------------------------------------------- seconds per epoch */
+
+static int
+compare_seconds (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+double
+nn_seconds_per_epoch (double *seconds, size_t count)
+{
+  size_t n = 0;
+
+  if (seconds == NULL)
+    return NAN;
+  /* an epoch without a time (a file from elsewhere) is left out, not
+   * counted as 0 */
+  for (size_t i = 0; i < count; i++)
+    if (isfinite (seconds[i]))
+      seconds[n++] = seconds[i];
+  if (n == 0)
+    return NAN;
+  qsort (seconds, n, sizeof *seconds, compare_seconds);
+  return n % 2 == 1 ? seconds[n / 2] : (seconds[n / 2 - 1] + seconds[n / 2]) / 2.0;
+}
+
+double
+nn_run_result_seconds_per_epoch (const NnRunResult *result)
+{
+  double *seconds;
+  double median;
+
+  if (result == NULL || result->epoch_count <= 0 || result->epochs == NULL)
+    return NAN;
+  seconds = malloc (sizeof *seconds * (size_t) result->epoch_count);
+  if (seconds == NULL)
+    return NAN;
+  for (int32_t i = 0; i < result->epoch_count; i++)
+    seconds[i] = result->epochs[i].seconds;
+  median = nn_seconds_per_epoch (seconds, (size_t) result->epoch_count);
+  free (seconds);
+  return median;
 }
 
 /* ---------------------------------------------------------------- runs folder */

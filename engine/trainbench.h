@@ -735,6 +735,18 @@ void nn_run_id_new (const char *model_name,
                     char *started_at,
                     size_t started_at_size);
 
+/* Seconds per epoch, as the CLI's table, the app's Runs page, its charts
+ * and CSV export all give it: the median of the epochs' times, which the
+ * first epoch's warm-up (threads started, memory first touched) does not
+ * pull up as it does a mean. Times that are not finite are left out; NAN
+ * when none is left. `seconds` (count values) is used as scratch space: its
+ * values are reordered. */
+double nn_seconds_per_epoch (double *seconds, size_t count);
+
+/* The same of a finished run's epochs; NAN when no epoch finished, or when
+ * the memory to sort their times (8 bytes an epoch) could not be had. */
+double nn_run_result_seconds_per_epoch (const NnRunResult *result);
+
 /* The default runs folder: $XDG_DATA_HOME/trainbench/runs (on Windows
  * %LOCALAPPDATA%\Trainbench\runs). */
 void nn_runs_dir (char *out, size_t size);

@@ -1,5 +1,6 @@
 /* test-result.c: result files (schema 1), atomic replacement, failures that
- * leave the old file alone, run ids and the runs folder.
+ * leave the old file alone, run ids, the runs folder, and seconds per epoch
+ * (the median of the epochs' times).
  */
 
 #define _DEFAULT_SOURCE
@@ -7,6 +8,7 @@
 #include "test-util.h"
 #include "json-check.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1076,9 +1078,51 @@ test_special_targets (void)
   nn_run_result_clear (&r);
 }
 
+/* The one definition of seconds per epoch: the median, so a slow first
+ * epoch (its warm-up) does not move it as it moves a mean. */
+static void
+test_seconds_per_epoch (void)
+{
+  double warm[] = { 12.0, 9.0, 10.0 };          /* mean 10.33 */
+  double even[] = { 9.0, 20.0, 10.0, 9.5 };     /* mean 12.13 */
+  double gaps[] = { NAN, 4.0, INFINITY, 2.0, 3.0 };
+  double none[] = { NAN };
+  double one[] = { 7.25 };
+  NnEpochRecord epochs[5];
+  NnRunResult r;
+
+  tap_close (nn_seconds_per_epoch (warm, 3), 10.0, 0, 1e-12,
+             "seconds per epoch of 12, 9, 10 s is their median, 10 s, not the mean");
+  tap_close (nn_seconds_per_epoch (even, 4), 9.75, 0, 1e-12,
+             "of an even count, the mean of the middle two (9.5 and 10 s)");
+  tap_close (nn_seconds_per_epoch (gaps, 5), 3.0, 0, 1e-12,
+             "epochs without a finite time are left out");
+  tap_close (nn_seconds_per_epoch (one, 1), 7.25, 0, 1e-12, "one epoch: its time");
+  tap_ok (isnan (nn_seconds_per_epoch (none, 1)) && isnan (nn_seconds_per_epoch (NULL, 0))
+          && isnan (nn_seconds_per_epoch (one, 0)),
+          "no epoch with a time: NAN");
+
+  memset (&r, 0, sizeof r);
+  memset (epochs, 0, sizeof epochs);
+  tap_ok (isnan (nn_run_result_seconds_per_epoch (&r)) && isnan (nn_run_result_seconds_per_epoch (NULL)),
+          "a run that finished no epoch has no seconds per epoch");
+  epochs[0].seconds = 14.5;   /* warm-up */
+  epochs[1].seconds = 10.75;
+  epochs[2].seconds = 10.25;
+  epochs[3].seconds = 11.0;
+  epochs[4].seconds = 10.5;
+  r.epochs = epochs;
+  r.epoch_count = 5;
+  tap_close (nn_run_result_seconds_per_epoch (&r), 10.75, 0, 1e-12,
+             "a run's seconds per epoch is the median of its epochs' times (10.75 s, the mean is 11.4 s)");
+  tap_ok (epochs[0].seconds == 14.5 && epochs[4].seconds == 10.5,
+          "the run's epochs are left as they were");
+}
+
 int
 main (void)
 {
+  test_seconds_per_epoch ();
   test_write_and_schema ();
   test_failures ();
   test_concurrent ();
