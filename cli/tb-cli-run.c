@@ -7,6 +7,7 @@
 
 #include "tb-cli-common.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,7 +652,7 @@ typedef struct
   int32_t index;
   NnRunStatus status;
   bool ran;
-  double seconds_per_epoch;   /* < 0 when no epoch finished */
+  double seconds_per_epoch;   /* nn_run_result_seconds_per_epoch; < 0 when no epoch finished */
   float test_accuracy;
   char error[NN_ERROR_MESSAGE_MAX];
   char result_path[4096 + 128];
@@ -680,10 +681,11 @@ split_list (char *buf, char **words, int max)
 static void
 print_table (const TbCliTableRow *rows, int count)
 {
-  printf ("\n%-10s  %-7s  %9s  %9s  %11s\n", "preset", "device", "s/epoch", "test acc",
+  /* the median of the epochs' times, as the app and its exports give it */
+  printf ("\n%-10s  %-7s  %14s  %9s  %11s\n", "preset", "device", "median s/epoch", "test acc",
           "GPU vs CPU");
-  printf ("%-10s  %-7s  %9s  %9s  %11s\n", "----------", "-------", "---------", "---------",
-          "-----------");
+  printf ("%-10s  %-7s  %14s  %9s  %11s\n", "----------", "-------", "--------------",
+          "---------", "-----------");
   for (int i = 0; i < count; i++)
     {
       const TbCliTableRow *r = &rows[i];
@@ -704,8 +706,12 @@ print_table (const TbCliTableRow *rows, int count)
               && rows[j].status == NN_RUN_COMPLETED && rows[j].seconds_per_epoch > 0)
             snprintf (speed, sizeof speed, "%.1fx", rows[j].seconds_per_epoch / r->seconds_per_epoch);
       char spe[32], acc[32];
-      if (r->seconds_per_epoch >= 0)
+      /* short epochs (a small data set, a fast GPU) keep three digits
+       * rather than print as 0.00 */
+      if (r->seconds_per_epoch >= 1.0)
         snprintf (spe, sizeof spe, "%.2f", r->seconds_per_epoch);
+      else if (r->seconds_per_epoch >= 0)
+        snprintf (spe, sizeof spe, "%.3g", r->seconds_per_epoch);
       else
         snprintf (spe, sizeof spe, "-");
       if (r->seconds_per_epoch >= 0)
@@ -713,9 +719,9 @@ print_table (const TbCliTableRow *rows, int count)
       else
         snprintf (acc, sizeof acc, "-");
       if (speed[0] != '\0')
-        printf ("%-10s  %-7s  %9s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
+        printf ("%-10s  %-7s  %14s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
       else
-        printf ("%-10s  %-7s  %9s  %9s\n", r->preset->name, label, spe, acc);
+        printf ("%-10s  %-7s  %14s  %9s\n", r->preset->name, label, spe, acc);
     }
 }
 
@@ -942,10 +948,9 @@ reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *datase
   snprintf (row->result_path, sizeof row->result_path, "%s", path ? path : "");
   if (r->epoch_count > 0)
     {
-      double sum = 0;
-      for (int e = 0; e < r->epoch_count; e++)
-        sum += r->epochs[e].seconds;
-      row->seconds_per_epoch = sum / r->epoch_count;
+      double median = nn_run_result_seconds_per_epoch (r);
+
+      row->seconds_per_epoch = isfinite (median) ? median : -1;
       row->test_accuracy = r->epochs[r->epoch_count - 1].test_accuracy;
     }
   run_end (&run);
