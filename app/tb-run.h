@@ -131,10 +131,15 @@ TbRun *tb_run_import (const char  *source,
                       gboolean    *copied,
                       GError     **error);
 
-/* Median seconds per epoch (NAN when no epoch finished). */
+/* Seconds per epoch as every table gives it: the median of the epochs'
+ * times (nn_seconds_per_epoch); NAN when no epoch finished. */
 double tb_run_seconds_per_epoch (const TbRun *run);
 /* Test accuracy after the last epoch (NAN when none). */
 double tb_run_final_accuracy (const TbRun *run);
+/* When the run started (UTC), or NULL when its file has no readable time. */
+GDateTime *tb_run_get_started (const TbRun *run);
+/* The same in local time, for people: "30 Nov 2026, 04:00" (NULL as above). */
+char *tb_run_started_label (const TbRun *run);
 /* "CPU · Intel Xeon" / "GPU · NVIDIA H200" */
 char *tb_run_device_label (const TbRun *run);
 /* "Debian GNU/Linux 12" */

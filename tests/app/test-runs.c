@@ -3,7 +3,8 @@
  * files refused with a message, hostile ones (nested 100,000 levels, FIFOs,
  * /dev/zero, too large, 5,000-character names) refused or bounded, import
  * (checked and copied once), CSV/JSON export that no file's text can break,
- * and the comparison grouped by device and by OS with speed-ups.
+ * the comparison grouped by device and by OS with speed-ups, seconds per
+ * epoch as the median everywhere, and start times in local time.
  */
 #include <math.h>
 #include <string.h>
@@ -699,10 +700,65 @@ test_os_label_wine (void)
   g_assert_cmpuint (by_os->series->len, ==, 2);
 }
 
+/* One definition of seconds per epoch, the median of the epochs' times, in
+ * the run, its CSV line and the comparison's bars: run-cpu.json's epochs
+ * took 0.30, 0.25 and 0.26 s (median 0.26, mean 0.27). */
+static void
+test_median (void)
+{
+  g_autoptr(GPtrArray) runs = load_both ();
+  TbRun *cpu = g_ptr_array_index (runs, 0);
+  g_autoptr(GPtrArray) one = g_ptr_array_new ();
+  g_autoptr(TbChartData) bars = NULL;
+  g_autofree char *csv = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_auto(GStrv) header = NULL;
+  g_auto(GStrv) row = NULL;
+  int column = -1;
+
+  g_assert_cmpfloat_with_epsilon (tb_run_seconds_per_epoch (cpu), 0.26, 1e-12);
+
+  csv = tb_runs_format_csv (runs);
+  lines = g_strsplit (csv, "\n", -1);
+  header = g_strsplit (lines[0], ",", -1);
+  row = g_strsplit (lines[1], ",", -1);
+  for (int i = 0; header[i] != NULL; i++)
+    if (g_strcmp0 (header[i], "median_seconds_per_epoch") == 0)
+      column = i;
+  g_assert_cmpint (column, >=, 0);
+  g_assert_cmpstr (row[column], ==, "0.26");
+
+  g_ptr_array_add (one, cpu);
+  bars = tb_runs_compare_bars (one, TB_GROUP_DEVICE);
+  g_assert_nonnull (strstr (bars->title, "Median"));
+  g_assert_cmpfloat_with_epsilon (g_array_index (((TbChartSeries *) g_ptr_array_index (bars->series, 0))->y, double, 0),
+                                  0.26, 1e-12);
+}
+
+/* started_at is UTC; people read local time (TZ is Asia/Shanghai here,
+ * UTC+8, no daylight saving). */
+static void
+test_started_label (void)
+{
+  g_autoptr(GPtrArray) runs = load_both ();
+  TbRun *cpu = g_ptr_array_index (runs, 0);
+  g_autofree char *label = tb_run_started_label (cpu);
+  g_autofree char *text = fixture_with ("run-cpu.json", "\"2026-11-30T03:00:00Z\"", "\"yesterday\"");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) odd = tb_run_load_data ("odd.json", text, strlen (text), &error);
+
+  g_assert_cmpstr (cpu->started_at, ==, "2026-11-30T03:00:00Z");
+  g_assert_cmpstr (label, ==, "30 Nov 2026, 11:00");
+  g_assert_no_error (error);
+  g_assert_null (tb_run_started_label (odd));
+}
+
 int
 main (int    argc,
       char **argv)
 {
+  /* a zone without daylight saving, far from UTC, for test_started_label */
+  g_setenv ("TZ", "Asia/Shanghai", TRUE);
   tb_test_setup_env ();
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/runs/load", test_load);
@@ -720,5 +776,7 @@ main (int    argc,
   g_test_add_func ("/runs/csv-hostile", test_csv_hostile);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
   g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
+  g_test_add_func ("/runs/median", test_median);
+  g_test_add_func ("/runs/started-label", test_started_label);
   return g_test_run ();
 }
