@@ -1,5 +1,7 @@
 /* tb-runs-page.c: the Runs page: the history of result files (read in a
- * worker), selection for comparison (grouped bars of seconds per epoch with
+ * worker, and again as the runs folder changes), filtered by a search and
+ * by status, model, data set, device and OS; runs moved to the trash with
+ * undo; selection for comparison (grouped bars of seconds per epoch with
  * speed-ups, overlaid curves, grouped by device or OS) and import of other
  * machines' results. Export and the dialogs are the window's actions.
  */
@@ -8,14 +10,27 @@
 #include "tb-config.h"
 
 #include <math.h>
+#include <string.h>
 
 #include <glib/gi18n.h>
 
 #include "tb-application.h"
 #include "tb-runs-page.h"
+#include "tb-trash.h"
 #include "tb-window.h"
 
 typedef struct _TbRunsJob TbRunsJob;
+
+/* The filters that choose one value among the history's: each a drop-down
+ * whose first item lets every run through. */
+typedef enum
+{
+  CHOICE_MODEL,
+  CHOICE_DATASET,
+  CHOICE_DEVICE,
+  CHOICE_OS,
+  N_CHOICES,
+} Choice;
 
 struct _TbRunsPage
 {
@@ -27,6 +42,18 @@ struct _TbRunsPage
   GQueue *runs_jobs;             /* TbRunsJob *: history loads still to start, in order; NULL once disposed */
   GHashTable *runs_want_selected; /* char * paths to tick once their rows arrive */
   GPtrArray *runs_skipped;       /* GError *: files of the runs folder that are not readable results */
+  GFileMonitor *monitor;         /* the runs folder's, or NULL */
+  char *monitored_folder;        /* the folder `monitor` watches */
+  GHashTable *watch_changed;     /* char * paths in the folder changed since they were read */
+  char **search_words;           /* the search, casefolded, one word each; NULL-ended */
+
+  /* state */
+  guint watch_source;            /* the pause before `watch_changed` is read, or 0 */
+  gint64 watch_first;            /* monotonic µs of the oldest change not read */
+  gboolean updating_choices;     /* the drop-downs' items are being replaced */
+  gboolean loading;              /* the first read of the folder is under way */
+  int height;                    /* the page's height at its last allocation */
+  gboolean placing_handle;       /* the handle moves for the page's size, not by a drag */
 
   /* borrowed */
   TbRunsJob *runs_job;           /* from its GTask: the load in its worker, or NULL */
@@ -36,6 +63,10 @@ struct _TbRunsPage
   GtkWidget *runs_list;          /* GtkListBox */
   GtkWidget *runs_empty;
   GtkWidget *runs_skipped_button;
+  GtkWidget *search_entry;
+  GtkWidget *status_filter;      /* GtkDropDown */
+  GtkWidget *choice_filters[N_CHOICES]; /* GtkDropDown */
+  GtkWidget *shown_label;
   GtkWidget *group_device_toggle;
   GtkWidget *group_os_toggle;
   TbChartView *compare_bars;
@@ -44,6 +75,16 @@ struct _TbRunsPage
 };
 
 G_DEFINE_FINAL_TYPE (TbRunsPage, tb_runs_page, GTK_TYPE_WIDGET)
+
+/* A burst of changes to the runs folder (a queue of runs ending, a copy of
+ * many files) is read once it has been quiet this long, but never later
+ * than WATCH_MAX_WAIT after its first change. */
+#define WATCH_QUIET_MS 300
+#define WATCH_MAX_WAIT (2 * G_USEC_PER_SEC)
+/* The share of the page above the handle is not saved beyond these: the
+ * charts keep a little room, and the list too. */
+#define LIST_SHARE_MIN 0.1
+#define LIST_SHARE_MAX 0.95
 
 /* The window the page is in, for its toasts and dialogs (NULL before it is
  * in one). */
@@ -78,21 +119,346 @@ show_toast (TbRunsPage *self,
     g_object_unref (toast);
 }
 
+/* ------------------------------------------------------------ rows */
+
+/* What a row shows and is filtered by, made once with the row. */
+typedef struct
+{
+  TbRun *run;                    /* owned */
+  char *labels[N_CHOICES];       /* the values the drop-downs choose among */
+  char *haystack;                /* casefolded text the search looks in */
+} RowInfo;
+
+static void
+row_info_free (RowInfo *info)
+{
+  tb_run_unref (info->run);
+  for (int i = 0; i < N_CHOICES; i++)
+    g_free (info->labels[i]);
+  g_free (info->haystack);
+  g_free (info);
+}
+
+static RowInfo *
+row_info (GtkWidget *row)
+{
+  return g_object_get_data (G_OBJECT (row), "info");
+}
+
+static const char *
+dataset_label (const TbRun *run)
+{
+  return run->dataset_name != NULL && *run->dataset_name ? run->dataset_name : "?";
+}
+
+static gboolean
+is_cancelled (const TbRun *run)
+{
+  return g_strcmp0 (run->status, "cancelled") == 0;
+}
+
+/* A run that did not complete and was not cancelled failed (the engine
+ * writes no other status; a file from elsewhere may). */
+static gboolean
+is_failed (const TbRun *run)
+{
+  return g_strcmp0 (run->status, "completed") != 0 && !is_cancelled (run);
+}
+
+static char *
+run_title (const TbRun *run)
+{
+  return g_strdup_printf ("%s · %s", tb_run_model_label (run), dataset_label (run));
+}
+
+/* "CPU · AMD Ryzen 9 · Debian 12 · 10.88 median s/epoch · 98.00 % accuracy";
+ * a run that finished no epoch has neither figure. */
+static char *
+run_details (const RowInfo *info)
+{
+  const TbRun *run = info->run;
+  double spe = tb_run_seconds_per_epoch (run);
+  double acc = tb_run_final_accuracy (run);
+  g_autofree char *spe_text = NULL;
+  g_autofree char *acc_text = NULL;
+
+  if (!isfinite (spe) && !isfinite (acc))
+    return g_strdup_printf ("%s · %s", info->labels[CHOICE_DEVICE], info->labels[CHOICE_OS]);
+  spe_text = isfinite (spe) ? g_strdup_printf (_("%.2f median s/epoch"), spe) : g_strdup ("—");
+  acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
+  return g_strdup_printf ("%s · %s · %s · %s", info->labels[CHOICE_DEVICE], info->labels[CHOICE_OS],
+                          spe_text, acc_text);
+}
+
+/* The error of a run that did not complete, on one line. */
+static char *
+run_error_line (const TbRun *run)
+{
+  g_autofree char *bounded = NULL;
+
+  if (run->error == NULL || *run->error == '\0' || g_strcmp0 (run->status, "completed") == 0)
+    return NULL;
+  bounded = tb_window_bound_text (run->error, 300);
+  g_strdelimit (bounded, "\r\n\t", ' ');
+  return g_steal_pointer (&bounded);
+}
+
+static RowInfo *
+row_info_new (TbRun *run)
+{
+  RowInfo *info = g_new0 (RowInfo, 1);
+  g_autofree char *title = run_title (run);
+  g_autofree char *details = NULL;
+  g_autofree char *error = run_error_line (run);
+  g_autofree char *started = tb_run_started_label (run);
+  g_autofree char *base = g_path_get_basename (run->path);
+  g_autofree char *text = NULL;
+
+  info->run = tb_run_ref (run);
+  info->labels[CHOICE_MODEL] = g_strdup (tb_run_model_label (run));
+  info->labels[CHOICE_DATASET] = g_strdup (dataset_label (run));
+  info->labels[CHOICE_DEVICE] = tb_run_device_label (run);
+  info->labels[CHOICE_OS] = tb_run_os_label (run);
+  details = run_details (info);
+  /* what the row shows, and what it says of itself without showing it */
+  text = g_strjoin ("\n", title, details, error ? error : "", started ? started : "",
+                    run->started_at ? run->started_at : "", run->status ? run->status : "",
+                    is_failed (run) ? _("failed") : is_cancelled (run) ? _("cancelled") : _("completed"),
+                    run->run_id ? run->run_id : "", run->spec ? run->spec : "", base, NULL);
+  info->haystack = g_utf8_casefold (text, -1);
+  return info;
+}
+
+static void check_toggled_cb (GtkCheckButton *check,
+                              TbRunsPage     *self);
+
+static GtkWidget *
+make_run_row (TbRunsPage *self,
+              TbRun      *run)
+{
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *check = gtk_check_button_new ();
+  RowInfo *info = row_info_new (run);
+  g_autofree char *title = run_title (run);
+  g_autofree char *details = run_details (info);
+  g_autofree char *error = run_error_line (run);
+  g_autofree char *started = tb_run_started_label (run);
+  g_autofree char *markup_title = g_markup_escape_text (title, -1);
+  g_autofree char *markup_sub = NULL;
+
+  /* the failure's message under the details: why it failed, at a glance */
+  if (error != NULL)
+    {
+      g_autofree char *d = g_markup_escape_text (details, -1);
+      g_autofree char *e = g_markup_escape_text (error, -1);
+
+      markup_sub = g_strdup_printf ("%s\n<i>%s</i>", d, e);
+    }
+  else
+    markup_sub = g_markup_escape_text (details, -1);
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), markup_title);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), markup_sub);
+  /* names from other machines may be of any length: they end in "…" */
+  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), error != NULL ? 3 : 2);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
+  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
+
+  /* when it started, in local time; the file's own UTC time on hover */
+  {
+    GtkWidget *date = gtk_label_new (started != NULL ? started : run->started_at);
+
+    gtk_widget_add_css_class (date, "dim-label");
+    gtk_widget_add_css_class (date, "numeric");
+    gtk_widget_set_valign (date, GTK_ALIGN_CENTER);
+    if (run->started_at != NULL)
+      {
+        g_autofree char *iso = tb_window_bound_text (run->started_at, 64);
+
+        gtk_widget_set_tooltip_text (date, iso);
+      }
+    g_object_set_data (G_OBJECT (row), "date", date);
+    adw_action_row_add_suffix (ADW_ACTION_ROW (row), date);
+  }
+  if (g_strcmp0 (run->status, "completed") != 0)
+    {
+      GtkWidget *badge = gtk_label_new (is_cancelled (run) ? _("cancelled") : _("failed"));
+
+      gtk_widget_add_css_class (badge, is_cancelled (run) ? "warning" : "error");
+      gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+      if (run->error != NULL)
+        {
+          g_autofree char *tip = tb_window_bound_text (run->error, 400);
+
+          gtk_widget_set_tooltip_text (badge, tip);
+        }
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
+    }
+  {
+    g_autofree char *tip = tb_window_bound_text (run->path, 400);
+
+    gtk_widget_set_tooltip_text (row, tip);
+  }
+  g_object_set_data (G_OBJECT (row), "check", check);
+  g_object_set_data_full (G_OBJECT (row), "run", tb_run_ref (run), (GDestroyNotify) tb_run_unref);
+  g_object_set_data_full (G_OBJECT (row), "info", info, (GDestroyNotify) row_info_free);
+  g_signal_connect (check, "toggled", G_CALLBACK (check_toggled_cb), self);
+  return row;
+}
+
+static gboolean
+row_checked (GtkWidget *row)
+{
+  GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+  return check != NULL && gtk_check_button_get_active (GTK_CHECK_BUTTON (check));
+}
+
+static void
+set_row_checked (TbRunsPage *self,
+                 GtkWidget  *row,
+                 gboolean    on)
+{
+  GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
+
+  if (check == NULL)
+    return;
+  g_signal_handlers_block_by_func (check, check_toggled_cb, self);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), on);
+  g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+}
+
+/* ------------------------------------------------------------ filters */
+
+static GtkWidget *
+status_dropdown (TbRunsPage *self)
+{
+  return self->status_filter;
+}
+
+/* The value chosen in a drop-down, or NULL when it lets every run through. */
+static const char *
+choice_selected (TbRunsPage *self,
+                 Choice      choice)
+{
+  GtkDropDown *dd = GTK_DROP_DOWN (self->choice_filters[choice]);
+  guint selected = gtk_drop_down_get_selected (dd);
+
+  if (selected == 0 || selected == GTK_INVALID_LIST_POSITION)
+    return NULL;
+  return gtk_string_list_get_string (GTK_STRING_LIST (gtk_drop_down_get_model (dd)), selected);
+}
+
+static gboolean
+filters_active (TbRunsPage *self)
+{
+  if (gtk_drop_down_get_selected (GTK_DROP_DOWN (status_dropdown (self))) > 0)
+    return TRUE;
+  for (int c = 0; c < N_CHOICES; c++)
+    if (choice_selected (self, c) != NULL)
+      return TRUE;
+  return self->search_words != NULL && self->search_words[0] != NULL;
+}
+
+static gboolean
+row_matches (TbRunsPage    *self,
+             const RowInfo *info)
+{
+  guint status = gtk_drop_down_get_selected (GTK_DROP_DOWN (status_dropdown (self)));
+
+  /* the status drop-down's items: all, completed, failed, cancelled */
+  if ((status == 1 && g_strcmp0 (info->run->status, "completed") != 0)
+      || (status == 2 && !is_failed (info->run))
+      || (status == 3 && !is_cancelled (info->run)))
+    return FALSE;
+  for (int c = 0; c < N_CHOICES; c++)
+    {
+      const char *want = choice_selected (self, c);
+
+      if (want != NULL && g_strcmp0 (want, info->labels[c]) != 0)
+        return FALSE;
+    }
+  for (guint i = 0; self->search_words != NULL && self->search_words[i] != NULL; i++)
+    if (strstr (info->haystack, self->search_words[i]) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* Is the row a run's, and shown by the filters? */
+static gboolean
+row_shown (TbRunsPage *self,
+           GtkWidget  *row)
+{
+  RowInfo *info = row_info (row);
+
+  return info != NULL && row_matches (self, info);
+}
+
+static gboolean
+row_filter_cb (GtkListBoxRow *row,
+               gpointer       user_data)
+{
+  TbRunsPage *self = user_data;
+
+  return row_info (GTK_WIDGET (row)) == NULL || row_shown (self, GTK_WIDGET (row));
+}
+
+/* The rows' widgets, placeholder aside. */
+#define FOR_EACH_ROW(self, row) \
+  for (GtkWidget *row = gtk_widget_get_first_child ((self)->runs_list); row != NULL; \
+       row = gtk_widget_get_next_sibling (row)) \
+    if (row_info (row) != NULL)
+
 static GPtrArray *
 selected_runs (TbRunsPage *self)
 {
   GPtrArray *runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
 
-  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
-
-      if (check != NULL && run != NULL && gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
-        g_ptr_array_add (runs, tb_run_ref (run));
-    }
+  /* what is compared, exported and deleted is what can be seen ticked */
+  FOR_EACH_ROW (self, row)
+    if (row_checked (row) && row_shown (self, row))
+      g_ptr_array_add (runs, tb_run_ref (row_info (row)->run));
   return runs;
+}
+
+static void
+update_actions (TbRunsPage *self)
+{
+  gboolean any = FALSE;
+
+  FOR_EACH_ROW (self, row)
+    if (row_checked (row) && row_shown (self, row))
+      {
+        any = TRUE;
+        break;
+      }
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "runs.delete", any);
+}
+
+/* "12 of 30 runs", and the placeholder's text when none is shown. */
+static void
+update_shown (TbRunsPage *self)
+{
+  guint total = 0, shown = 0;
+  g_autofree char *text = NULL;
+
+  FOR_EACH_ROW (self, row)
+    {
+      total++;
+      shown += row_shown (self, row);
+    }
+  if (total > 0 && shown < total)
+    text = g_strdup_printf (ngettext ("%u of %u run", "%u of %u runs", total), shown, total);
+  else
+    text = g_strdup_printf (ngettext ("%u run", "%u runs", total), total);
+  gtk_label_set_text (GTK_LABEL (self->shown_label), text);
+  if (total > 0 && filters_active (self))
+    gtk_label_set_text (GTK_LABEL (self->runs_empty), _("No run matches the search and the filters"));
+  else if (!self->loading)
+    gtk_label_set_text (GTK_LABEL (self->runs_empty), _("No runs yet: train a model, or import result files"));
+  update_actions (self);
 }
 
 static void
@@ -111,93 +477,218 @@ static void
 check_toggled_cb (GtkCheckButton *check,
                   TbRunsPage     *self)
 {
+  update_actions (self);
   update_comparison (self);
 }
 
-static char *
-run_title (const TbRun *run)
+static void
+filter_changed_cb (TbRunsPage *self)
 {
-  return g_strdup_printf ("%s · %s", tb_run_model_label (run), run->dataset_name ? run->dataset_name : "?");
-}
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (self->search_entry));
+  g_autofree char *folded = g_utf8_casefold (text, -1);
 
-static char *
-run_subtitle (const TbRun *run)
-{
-  g_autofree char *dev = tb_run_device_label (run);
-  g_autofree char *os = tb_run_os_label (run);
-  double spe = tb_run_seconds_per_epoch (run);
-  double acc = tb_run_final_accuracy (run);
-  g_autofree char *spe_text = isfinite (spe) ? g_strdup_printf (_("%.2f s/epoch"), spe) : g_strdup ("—");
-  g_autofree char *acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
-
-  return g_strdup_printf ("%s · %s · %s · %s · %s", dev, os, spe_text, acc_text,
-                          run->started_at ? run->started_at : "");
-}
-
-static GtkWidget *
-make_run_row (TbRunsPage *self,
-              TbRun    *run)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *check = gtk_check_button_new ();
-  g_autofree char *title = run_title (run);
-  g_autofree char *subtitle = run_subtitle (run);
-  g_autofree char *markup_title = g_markup_escape_text (title, -1);
-  g_autofree char *markup_sub = g_markup_escape_text (subtitle, -1);
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), markup_title);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), markup_sub);
-  /* names from other machines may be of any length: they end in "…" */
-  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 2);
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-
-  if (g_strcmp0 (run->status, "completed") != 0)
-    {
-      GtkWidget *badge = gtk_label_new (g_strcmp0 (run->status, "cancelled") == 0 ? _("cancelled") : _("failed"));
-
-      gtk_widget_add_css_class (badge, g_strcmp0 (run->status, "cancelled") == 0 ? "warning" : "error");
-      gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-      if (run->error != NULL)
-        {
-          g_autofree char *tip = tb_window_bound_text (run->error, 400);
-
-          gtk_widget_set_tooltip_text (badge, tip);
-        }
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
-    }
+  if (self->updating_choices)
+    return;
+  g_strfreev (self->search_words);
+  self->search_words = g_strsplit_set (g_strstrip (folded), " \t", -1);
+  /* "a  b" splits into an empty word between: it matches everything */
   {
-    g_autofree char *tip = tb_window_bound_text (run->path, 400);
+    guint kept = 0;
 
-    gtk_widget_set_tooltip_text (row, tip);
+    for (guint i = 0; self->search_words[i] != NULL; i++)
+      if (*self->search_words[i] != '\0')
+        self->search_words[kept++] = self->search_words[i];
+      else
+        g_free (self->search_words[i]);
+    self->search_words[kept] = NULL;
   }
-  g_object_set_data (G_OBJECT (row), "check", check);
-  g_object_set_data_full (G_OBJECT (row), "run", tb_run_ref (run), (GDestroyNotify) tb_run_unref);
-  g_signal_connect (check, "toggled", G_CALLBACK (check_toggled_cb), self);
-  return row;
+  gtk_list_box_invalidate_filter (GTK_LIST_BOX (self->runs_list));
+  update_shown (self);
+  update_comparison (self);
+}
+
+static void
+dropdown_changed_cb (GObject    *dropdown,
+                     GParamSpec *pspec,
+                     TbRunsPage *self)
+{
+  filter_changed_cb (self);
+}
+
+/* Let every run through again: one the app asks to show is hidden. */
+static void
+clear_filters (TbRunsPage *self)
+{
+  self->updating_choices = TRUE;
+  gtk_editable_set_text (GTK_EDITABLE (self->search_entry), "");
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->status_filter), 0);
+  for (int c = 0; c < N_CHOICES; c++)
+    gtk_drop_down_set_selected (GTK_DROP_DOWN (self->choice_filters[c]), 0);
+  self->updating_choices = FALSE;
+  filter_changed_cb (self);
+}
+
+/* Show the row of a run the app asks for (an import, a comparison). */
+static void
+reveal_row (TbRunsPage *self,
+            GtkWidget  *row)
+{
+  if (row != NULL && row_info (row) != NULL && !row_shown (self, row))
+    clear_filters (self);
+}
+
+static int
+compare_labels_cb (gconstpointer a,
+                   gconstpointer b)
+{
+  return g_utf8_collate (*(const char * const *) a, *(const char * const *) b);
+}
+
+/* Each drop-down lists the values the history has, sorted, after "All …";
+ * the value chosen stays chosen, listed even when no run has it any more
+ * (it then shows none). */
+static void
+update_choices (TbRunsPage *self)
+{
+  for (int c = 0; c < N_CHOICES; c++)
+    {
+      GtkDropDown *dd = GTK_DROP_DOWN (self->choice_filters[c]);
+      GtkStringList *list = GTK_STRING_LIST (gtk_drop_down_get_model (dd));
+      g_autofree char *chosen = g_strdup (choice_selected (self, c));
+      g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+      guint n = g_list_model_get_n_items (G_LIST_MODEL (list));
+      gboolean same;
+      guint selected = 0;
+
+      FOR_EACH_ROW (self, row)
+        if (g_hash_table_add (seen, row_info (row)->labels[c]))
+          g_ptr_array_add (labels, row_info (row)->labels[c]);
+      if (chosen != NULL && g_hash_table_add (seen, chosen))
+        g_ptr_array_add (labels, chosen);
+      g_ptr_array_sort (labels, compare_labels_cb);
+
+      same = n == labels->len + 1;
+      for (guint i = 0; same && i < labels->len; i++)
+        same = g_strcmp0 (gtk_string_list_get_string (list, i + 1), g_ptr_array_index (labels, i)) == 0;
+      if (same)
+        continue;
+
+      for (guint i = 0; i < labels->len; i++)
+        if (g_strcmp0 (g_ptr_array_index (labels, i), chosen) == 0)
+          selected = i + 1;
+      g_ptr_array_add (labels, NULL);
+      self->updating_choices = TRUE;
+      gtk_string_list_splice (list, 1, n - 1, (const char * const *) labels->pdata);
+      gtk_drop_down_set_selected (dd, selected);
+      self->updating_choices = FALSE;
+    }
+}
+
+/* The rows changed: the choices, the count and the comparison follow. */
+static void
+rows_changed (TbRunsPage *self)
+{
+  update_choices (self);
+  update_shown (self);
+  update_comparison (self);
+}
+
+/* Drop-down items, ellipsized in the button so long device names do not
+ * widen the page, whole in the list that opens. */
+static void
+item_setup_cb (GtkSignalListItemFactory *factory,
+               GtkListItem              *item,
+               gpointer                  ellipsize)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  if (GPOINTER_TO_INT (ellipsize))
+    {
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 16);
+      gtk_label_set_width_chars (GTK_LABEL (label), 4);
+    }
+  gtk_list_item_set_child (item, label);
+}
+
+static void
+item_bind_cb (GtkSignalListItemFactory *factory,
+              GtkListItem              *item,
+              gpointer                  ellipsize)
+{
+  GtkStringObject *string = gtk_list_item_get_item (item);
+  GtkWidget *label = gtk_list_item_get_child (item);
+
+  gtk_label_set_text (GTK_LABEL (label), string != NULL ? gtk_string_object_get_string (string) : "");
+  if (GPOINTER_TO_INT (ellipsize))
+    gtk_widget_set_tooltip_text (label, string != NULL ? gtk_string_object_get_string (string) : NULL);
+}
+
+static GtkListItemFactory *
+item_factory_new (gboolean ellipsize)
+{
+  GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+
+  g_signal_connect (factory, "setup", G_CALLBACK (item_setup_cb), GINT_TO_POINTER (ellipsize));
+  g_signal_connect (factory, "bind", G_CALLBACK (item_bind_cb), GINT_TO_POINTER (ellipsize));
+  return factory;
+}
+
+static void
+setup_filters (TbRunsPage *self)
+{
+  const char *all[N_CHOICES] = {
+    [CHOICE_MODEL] = _("All models"),
+    [CHOICE_DATASET] = _("All data sets"),
+    [CHOICE_DEVICE] = _("All devices"),
+    [CHOICE_OS] = _("All systems"),
+  };
+  GtkWidget *dropdowns[N_CHOICES + 1];
+
+  for (int c = 0; c < N_CHOICES; c++)
+    {
+      const char *first[] = { all[c], NULL };
+      g_autoptr(GtkStringList) list = gtk_string_list_new (first);
+
+      gtk_drop_down_set_model (GTK_DROP_DOWN (self->choice_filters[c]), G_LIST_MODEL (list));
+      dropdowns[c] = self->choice_filters[c];
+    }
+  dropdowns[N_CHOICES] = self->status_filter;
+  for (int i = 0; i <= N_CHOICES; i++)
+    {
+      g_autoptr(GtkListItemFactory) button = item_factory_new (TRUE);
+      g_autoptr(GtkListItemFactory) popup = item_factory_new (FALSE);
+
+      gtk_drop_down_set_factory (GTK_DROP_DOWN (dropdowns[i]), button);
+      gtk_drop_down_set_list_factory (GTK_DROP_DOWN (dropdowns[i]), popup);
+      g_signal_connect (dropdowns[i], "notify::selected", G_CALLBACK (dropdown_changed_cb), self);
+    }
+  gtk_list_box_set_filter_func (GTK_LIST_BOX (self->runs_list), row_filter_cb, self, NULL);
 }
 
 /* ------------------------------------------------------------ loading */
 
 /* The history is read in a worker, one load at a time and in the order
- * asked, so a reload, a new run and an import never race over the rows.
- * The worker only reads files (and copies imported ones); rows are made
- * here on the main thread when a load is done. */
+ * asked, so a reload, a new run, an import and a change seen in the folder
+ * never race over the rows. The worker only reads files (and copies
+ * imported ones); rows are made here on the main thread when a load is
+ * done. */
 
 typedef enum
 {
   JOB_FOLDER,     /* the whole runs folder */
   JOB_FILES,      /* new result files: one saved run each */
   JOB_IMPORT,     /* files from elsewhere, checked and copied in */
+  JOB_WATCH,      /* files of the folder that changed */
 } JobKind;
 
 struct _TbRunsJob
 {
   JobKind kind;
   char *folder;                  /* the runs folder when the job was asked */
-  GPtrArray *paths;              /* char *: JOB_FILES: results; JOB_IMPORT: sources */
+  GPtrArray *paths;              /* char *: JOB_FILES, JOB_WATCH: results; JOB_IMPORT: sources */
   GCancellable *cancellable;
 
   /* filled in by the worker, read on the main thread once it returned */
@@ -221,7 +712,7 @@ job_free (TbRunsJob *job)
 
 static TbRunsJob *
 job_new (TbRunsPage *self,
-         JobKind   kind)
+         JobKind     kind)
 {
   TbRunsJob *job = g_new0 (TbRunsJob, 1);
 
@@ -273,6 +764,13 @@ job_thread (GTask        *task,
           if (run == NULL)
             g_ptr_array_add (job->skipped, g_steal_pointer (&error));
         }
+      else if (job->kind == JOB_WATCH)
+        {
+          /* a file that is no result yet may still be being written (a
+           * copy): its next change is read again, and a read of the whole
+           * folder says what is wrong with it */
+          run = tb_run_load (path, NULL);
+        }
       else
         {
           gboolean copied = FALSE;
@@ -294,8 +792,9 @@ static void job_done_cb (GObject      *object,
 
 static void
 set_loading (TbRunsPage *self,
-             gboolean  loading)
+             gboolean    loading)
 {
+  self->loading = loading;
   gtk_label_set_text (GTK_LABEL (self->runs_empty),
                       loading ? _("Reading the runs…") : _("No runs yet: train a model, or import result files"));
 }
@@ -326,7 +825,7 @@ start_next_job (TbRunsPage *self)
 
 static void
 queue_job (TbRunsPage *self,
-           TbRunsJob *job)
+           TbRunsJob  *job)
 {
   if (self->runs_jobs == NULL)
     {
@@ -342,8 +841,11 @@ tb_runs_page_get_n_pending (TbRunsPage *self)
 {
   g_return_val_if_fail (TB_IS_RUNS_PAGE (self), 0);
   return (self->runs_jobs != NULL ? g_queue_get_length (self->runs_jobs) : 0)
-         + (self->runs_job != NULL ? 1 : 0);
+         + (self->runs_job != NULL ? 1 : 0)
+         + (self->watch_source != 0 ? 1 : 0);
 }
+
+static void stop_watching (TbRunsPage *self);
 
 /* Cancel the loads: the page is going. */
 static void
@@ -355,8 +857,22 @@ cancel_jobs (TbRunsPage *self)
   self->runs_job = NULL;
   if (self->runs_jobs != NULL)
     g_queue_free_full (g_steal_pointer (&self->runs_jobs), (GDestroyNotify) job_free);
+  stop_watching (self);
   g_clear_pointer (&self->runs_want_selected, g_hash_table_unref);
   g_clear_pointer (&self->runs_skipped, g_ptr_array_unref);
+}
+
+/* The index of the run at `path` in the history (and of its row), or -1. */
+static int
+find_index (TbRunsPage *self,
+            const char *path)
+{
+  if (self->runs == NULL)
+    return -1;
+  for (guint i = 0; i < self->runs->len; i++)
+    if (g_strcmp0 (((TbRun *) g_ptr_array_index (self->runs, i))->path, path) == 0)
+      return (int) i;
+  return -1;
 }
 
 /* The row of the run at `path`, or NULL. */
@@ -364,43 +880,31 @@ static GtkWidget *
 find_row (TbRunsPage *self,
           const char *path)
 {
-  if (self->runs == NULL)
+  int i = find_index (self, path);
+
+  if (i < 0)
     return NULL;
-  for (guint i = 0; i < self->runs->len; i++)
-    if (g_strcmp0 (((TbRun *) g_ptr_array_index (self->runs, i))->path, path) == 0)
-      return GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), (int) i));
-  return NULL;
-}
-
-static void
-set_row_checked (TbRunsPage *self,
-                 GtkWidget *row,
-                 gboolean   on)
-{
-  GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-
-  if (check == NULL)
-    return;
-  g_signal_handlers_block_by_func (check, check_toggled_cb, self);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), on);
-  g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
+  return GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), i));
 }
 
 /* Tick a new row if it was asked for before it existed. */
 static void
 apply_wanted (TbRunsPage *self,
-              GtkWidget *row,
-              TbRun     *run)
+              GtkWidget  *row,
+              TbRun      *run)
 {
   if (g_hash_table_remove (self->runs_want_selected, run->path))
-    set_row_checked (self, row, TRUE);
+    {
+      set_row_checked (self, row, TRUE);
+      reveal_row (self, row);
+    }
 }
 
 /* Add `run` at its place in the order, once: a run already listed keeps its
  * row. Returns the row (borrowed). */
 static GtkWidget *
 insert_run (TbRunsPage *self,
-            TbRun    *run)
+            TbRun      *run)
 {
   GtkWidget *row = find_row (self, run->path);
   guint pos = 0;
@@ -415,6 +919,24 @@ insert_run (TbRunsPage *self,
   row = make_run_row (self, run);
   gtk_list_box_insert (GTK_LIST_BOX (self->runs_list), row, (int) pos);
   return row;
+}
+
+/* Take the run at `path` out of the history; was its row ticked? */
+static gboolean
+remove_run (TbRunsPage *self,
+            const char *path)
+{
+  int i = find_index (self, path);
+  GtkWidget *row;
+  gboolean ticked;
+
+  if (i < 0)
+    return FALSE;
+  row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), i));
+  ticked = row_checked (row);
+  gtk_list_box_remove (GTK_LIST_BOX (self->runs_list), row);
+  g_ptr_array_remove_index (self->runs, (guint) i);
+  return ticked;
 }
 
 /* The files of the runs folder that could not be read, for the dialog:
@@ -498,15 +1020,16 @@ add_skipped (TbRunsPage *self,
 
 static void
 folder_loaded (TbRunsPage *self,
-               TbRunsJob *job)
+               TbRunsJob  *job)
 {
-  g_autoptr(GHashTable) was_selected = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr(GPtrArray) selected = selected_runs (self);
+  /* keep the ticks as they are now, not as they were when the load began
+   * (those of rows the filters hide too); the paths outlive the rows */
+  g_autoptr(GHashTable) was_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GtkListBoxRow *child;
 
-  /* keep the selection as it is now, not as it was when the load began */
-  for (guint i = 0; i < selected->len; i++)
-    g_hash_table_add (was_selected, ((TbRun *) g_ptr_array_index (selected, i))->path);
+  FOR_EACH_ROW (self, row)
+    if (row_checked (row))
+      g_hash_table_add (was_selected, g_strdup (row_info (row)->run->path));
 
   /* the rows only: the first child may be the placeholder, which stays */
   while ((child = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->runs_list), 0)) != NULL)
@@ -521,8 +1044,8 @@ folder_loaded (TbRunsPage *self,
 
       if (g_hash_table_contains (was_selected, run->path))
         set_row_checked (self, row, TRUE);
-      apply_wanted (self, row, run);
       gtk_list_box_append (GTK_LIST_BOX (self->runs_list), row);
+      apply_wanted (self, row, run);
     }
   set_loading (self, FALSE);
   add_skipped (self, job->skipped, TRUE);
@@ -542,23 +1065,59 @@ in_runs_folder (TbRunsPage *self,
   return parent != NULL && g_file_equal (parent, dir);
 }
 
+/* A run read in the worker, to be listed: not when its file went meanwhile
+ * (moved to the trash while it was being read, say). */
+static gboolean
+still_there (TbRunsPage *self,
+             TbRun      *run)
+{
+  return in_runs_folder (self, run->path) && g_file_test (run->path, G_FILE_TEST_EXISTS);
+}
+
 static void
 files_loaded (TbRunsPage *self,
-              TbRunsJob *job)
+              TbRunsJob  *job)
 {
   for (guint i = 0; i < job->runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (job->runs, i);
 
-      if (in_runs_folder (self, run->path))
+      if (still_there (self, run))
         apply_wanted (self, insert_run (self, run), run);
     }
   add_skipped (self, job->skipped, FALSE);
 }
 
+/* Files of the folder that changed: new ones are listed, rewritten ones
+ * listed as they are now (ticked as they were). */
+static void
+watch_loaded (TbRunsPage *self,
+              TbRunsJob  *job)
+{
+  for (guint i = 0; i < job->runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (job->runs, i);
+      GtkWidget *row = find_row (self, run->path);
+
+      if (!still_there (self, run))
+        continue;
+      if (row != NULL)
+        {
+          gboolean ticked;
+
+          if (g_bytes_equal (row_info (row)->run->contents, run->contents))
+            continue;   /* the same run (written by this window, or put back) */
+          ticked = remove_run (self, run->path);
+          set_row_checked (self, insert_run (self, run), ticked);
+          continue;
+        }
+      apply_wanted (self, insert_run (self, run), run);
+    }
+}
+
 static void
 import_done (TbRunsPage *self,
-             TbRunsJob *job)
+             TbRunsJob  *job)
 {
   for (guint i = 0; i < job->errors->len; i++)
     {
@@ -573,13 +1132,19 @@ import_done (TbRunsPage *self,
   if (job->runs->len == 0)
     return;
 
-  /* each run once, ticked; one comparison for all of them (by the caller) */
+  /* each run once, ticked and shown; one comparison for all of them (by
+   * the caller) */
   for (guint i = 0; i < job->runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (job->runs, i);
 
       if (in_runs_folder (self, run->path))
-        set_row_checked (self, insert_run (self, run), TRUE);
+        {
+          GtkWidget *row = insert_run (self, run);
+
+          set_row_checked (self, row, TRUE);
+          reveal_row (self, row);
+        }
       g_hash_table_remove (self->runs_want_selected, run->path);
     }
   {
@@ -613,16 +1178,163 @@ job_done_cb (GObject      *object,
         folder_loaded (self, job);
       else if (job->kind == JOB_FILES)
         files_loaded (self, job);
+      else if (job->kind == JOB_WATCH)
+        watch_loaded (self, job);
       else
         import_done (self, job);
-      update_comparison (self);
+      rows_changed (self);
     }
   start_next_job (self);
+}
+
+/* ------------------------------------------------------------ watching */
+
+/* Runs written by the CLI (or another window) while this one is open are
+ * listed without a reload: the folder is watched, and the files that
+ * changed read once the changes pause. A result comes whole (the engine
+ * writes a temporary file and gives it its name when it is complete); any
+ * other file is read again at its next change until it is a result. */
+
+static void
+stop_watching (TbRunsPage *self)
+{
+  if (self->monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->monitor, self);
+      g_file_monitor_cancel (self->monitor);
+      g_clear_object (&self->monitor);
+    }
+  g_clear_pointer (&self->monitored_folder, g_free);
+  g_clear_handle_id (&self->watch_source, g_source_remove);
+  if (self->watch_changed != NULL)
+    g_hash_table_remove_all (self->watch_changed);
+}
+
+static gboolean
+watch_read_cb (gpointer user_data)
+{
+  TbRunsPage *self = TB_RUNS_PAGE (user_data);
+  TbRunsJob *job = job_new (self, JOB_WATCH);
+  gboolean removed = FALSE;
+  GHashTableIter iter;
+  gpointer key;
+
+  self->watch_source = 0;
+  g_hash_table_iter_init (&iter, self->watch_changed);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    {
+      const char *path = key;
+
+      /* gone (deleted, moved away, or its temporary name renamed) */
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          remove_run (self, path);
+          removed = TRUE;
+          continue;
+        }
+      g_ptr_array_add (job->paths, g_strdup (path));
+    }
+  g_hash_table_remove_all (self->watch_changed);
+  if (removed)
+    rows_changed (self);
+  if (job->paths->len > 0)
+    queue_job (self, job);
+  else
+    job_free (job);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+note_change (TbRunsPage *self,
+             GFile      *file)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *base = NULL;
+  gint64 now = g_get_monotonic_time ();
+
+  if (file == NULL || (path = g_file_get_path (file)) == NULL)
+    return;
+  /* results only: not the engine's temporary "NAME.json.tmp-XXXXXX" */
+  base = g_path_get_basename (path);
+  if (!g_str_has_suffix (base, ".json") || base[0] == '.')
+    return;
+  g_hash_table_add (self->watch_changed, g_steal_pointer (&path));
+  if (self->watch_source == 0)
+    self->watch_first = now;
+  else if (now - self->watch_first < WATCH_MAX_WAIT)
+    g_clear_handle_id (&self->watch_source, g_source_remove);
+  else
+    return;   /* changes go on and on: read what there is now */
+  self->watch_source = g_timeout_add (WATCH_QUIET_MS, watch_read_cb, self);
+  g_source_set_name_by_id (self->watch_source, "[trainbench] runs folder changed");
+}
+
+static void
+folder_changed_cb (GFileMonitor      *monitor,
+                   GFile             *file,
+                   GFile             *other,
+                   GFileMonitorEvent  event,
+                   TbRunsPage        *self)
+{
+  g_autoptr(GFile) folder = g_file_new_for_path (self->monitored_folder);
+
+  /* the folder itself was made (the first run's, by the CLI, say) or went:
+   * what is in it now is read whole */
+  if (g_file_equal (file, folder))
+    {
+      if (event == G_FILE_MONITOR_EVENT_CREATED || event == G_FILE_MONITOR_EVENT_DELETED
+          || event == G_FILE_MONITOR_EVENT_MOVED_IN || event == G_FILE_MONITOR_EVENT_MOVED_OUT)
+        tb_runs_page_reload (self);
+      return;
+    }
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_RENAMED:
+      note_change (self, file);
+      note_change (self, other);
+      break;
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_CHANGED:
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_DELETED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+      note_change (self, file);
+      break;
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+    case G_FILE_MONITOR_EVENT_MOVED:
+    default:
+      break;
+    }
+}
+
+/* Watch `folder` (also before it exists: GIO sees it made), instead of the
+ * one watched before. */
+static void
+watch_folder (TbRunsPage *self,
+              const char *folder)
+{
+  g_autoptr(GFile) dir = g_file_new_for_path (folder);
+  g_autoptr(GError) error = NULL;
+
+  stop_watching (self);
+  self->monitor = g_file_monitor_directory (dir, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+  if (self->monitor == NULL)
+    {
+      /* the history is still read at start and on F5 */
+      g_message ("The runs folder %s is not watched: %s", folder, error->message);
+      return;
+    }
+  self->monitored_folder = g_strdup (folder);
+  g_signal_connect (self->monitor, "changed", G_CALLBACK (folder_changed_cb), self);
 }
 
 void
 tb_runs_page_reload (TbRunsPage *self)
 {
+  g_autofree char *folder = NULL;
   GList *l, *next;
 
   g_return_if_fail (TB_IS_RUNS_PAGE (self));
@@ -630,8 +1342,9 @@ tb_runs_page_reload (TbRunsPage *self)
   if (self->runs_jobs == NULL)
     return;
   /* a whole-folder read supersedes the reads not yet begun (their files
-   * are in the folder) and the folder read under way, which may be of a
-   * folder no longer chosen; imports still copy their files */
+   * are in the folder), the changes seen and not read yet, and the folder
+   * read under way, which may be of a folder no longer chosen; imports
+   * still copy their files */
   for (l = self->runs_jobs->head; l != NULL; l = next)
     {
       TbRunsJob *job = l->data;
@@ -645,6 +1358,11 @@ tb_runs_page_reload (TbRunsPage *self)
     }
   if (self->runs_job != NULL && self->runs_job->kind == JOB_FOLDER)
     g_cancellable_cancel (self->runs_job->cancellable);
+  folder = tb_runs_page_get_folder (self);
+  if (g_strcmp0 (folder, self->monitored_folder) != 0)
+    watch_folder (self, folder);
+  g_clear_handle_id (&self->watch_source, g_source_remove);
+  g_hash_table_remove_all (self->watch_changed);
   queue_job (self, job_new (self, JOB_FOLDER));
 }
 
@@ -686,7 +1404,11 @@ set_selected (TbRunsPage *self,
   if (self->runs_want_selected == NULL)
     return;   /* disposed */
   if (row != NULL)
-    set_row_checked (self, row, selected);
+    {
+      set_row_checked (self, row, selected);
+      if (selected)
+        reveal_row (self, row);
+    }
   else if (selected && tb_runs_page_get_n_pending (self) > 0)
     g_hash_table_add (self->runs_want_selected, g_strdup (path));
   else
@@ -703,12 +1425,146 @@ tb_runs_page_compare (TbRunsPage         *self,
     return;   /* disposed */
   /* exactly these runs, also those whose rows are still on their way */
   g_hash_table_remove_all (self->runs_want_selected);
-  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
+  FOR_EACH_ROW (self, row)
     set_row_checked (self, row, FALSE);
   for (guint i = 0; paths != NULL && paths[i] != NULL; i++)
     set_selected (self, paths[i], TRUE);
+  update_actions (self);
   update_comparison (self);
+}
+
+/* ------------------------------------------------------------ delete */
+
+/* Runs moved to the trash by one Delete, for its toast's Undo. */
+typedef struct
+{
+  GWeakRef page;
+  GPtrArray *trashed;            /* TbTrashed * */
+  GPtrArray *runs;               /* TbRun *: the same runs, to list again */
+} TbDeletion;
+
+static void
+deletion_free (gpointer  data,
+               GClosure *closure)
+{
+  TbDeletion *deletion = data;
+
+  g_weak_ref_clear (&deletion->page);
+  g_ptr_array_unref (deletion->trashed);
+  g_ptr_array_unref (deletion->runs);
+  g_free (deletion);
+}
+
+static void
+undo_cb (AdwToast   *toast,
+         TbDeletion *deletion)
+{
+  g_autoptr(TbRunsPage) self = g_weak_ref_get (&deletion->page);
+  g_autoptr(GError) first_error = NULL;
+  guint failed = 0;
+
+  /* the files come back even when the window has gone */
+  for (guint i = 0; i < deletion->trashed->len; i++)
+    {
+      TbTrashed *trashed = g_ptr_array_index (deletion->trashed, i);
+      TbRun *run = g_ptr_array_index (deletion->runs, i);
+      g_autoptr(GError) error = NULL;
+
+      if (trashed == NULL)
+        continue;   /* put back already */
+      if (!tb_trashed_restore (trashed, &error))
+        {
+          failed++;
+          if (first_error == NULL)
+            first_error = g_steal_pointer (&error);
+          continue;
+        }
+      /* listed again, ticked as it was when it went */
+      if (self != NULL && self->runs_jobs != NULL && in_runs_folder (self, run->path))
+        {
+          GtkWidget *row = insert_run (self, run);
+
+          set_row_checked (self, row, TRUE);
+        }
+      g_clear_pointer ((TbTrashed **) &deletion->trashed->pdata[i], tb_trashed_free);
+    }
+  if (self == NULL || self->runs_jobs == NULL)
+    return;
+  rows_changed (self);
+  if (first_error != NULL)
+    show_error (self,
+                ngettext ("A run could not be put back", "Runs could not be put back", failed),
+                first_error);
+}
+
+/* Move the ticked runs that are shown to the trash. A run whose file
+ * cannot go there stays, and a dialog says why. */
+static void
+delete_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  TbRunsPage *self = TB_RUNS_PAGE (widget);
+  g_autoptr(GPtrArray) runs = selected_runs (self);
+  g_autoptr(GError) first_error = NULL;
+  TbDeletion *deletion;
+  guint failed = 0;
+
+  if (runs->len == 0)
+    return;
+  deletion = g_new0 (TbDeletion, 1);
+  g_weak_ref_init (&deletion->page, self);
+  deletion->trashed = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_trashed_free);
+  deletion->runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (runs, i);
+      g_autoptr(GError) error = NULL;
+      TbTrashed *trashed;
+
+      /* gone already (deleted elsewhere; the watcher is about to see it) */
+      if (!g_file_test (run->path, G_FILE_TEST_EXISTS))
+        {
+          remove_run (self, run->path);
+          continue;
+        }
+      trashed = tb_trash_file (run->path, &error);
+      if (trashed == NULL)
+        {
+          failed++;
+          if (first_error == NULL)
+            first_error = g_steal_pointer (&error);
+          continue;
+        }
+      g_ptr_array_add (deletion->trashed, trashed);
+      g_ptr_array_add (deletion->runs, tb_run_ref (run));
+      remove_run (self, run->path);
+    }
+
+  if (deletion->trashed->len > 0)
+    {
+      guint n = deletion->trashed->len;
+      g_autofree char *title = g_strdup_printf (ngettext ("%u run moved to the trash",
+                                                          "%u runs moved to the trash", n), n);
+      AdwToast *toast = adw_toast_new (title);
+
+      adw_toast_set_button_label (toast, _("_Undo"));
+      adw_toast_set_timeout (toast, 10);
+      g_signal_connect_data (toast, "button-clicked", G_CALLBACK (undo_cb), deletion, deletion_free, 0);
+      rows_changed (self);
+      show_toast (self, toast);
+    }
+  else
+    {
+      deletion_free (deletion, NULL);
+      rows_changed (self);
+    }
+
+  if (first_error != NULL)
+    show_error (self,
+                ngettext ("A run was not deleted", "Runs were not deleted", failed),
+                first_error);
 }
 
 /* ------------------------------------------------------------ import */
@@ -750,10 +1606,11 @@ tb_runs_page_get_export_runs (TbRunsPage *self)
   g_return_val_if_fail (TB_IS_RUNS_PAGE (self), NULL);
 
   runs = selected_runs (self);
-  /* nothing selected: export the whole history */
-  if (runs->len == 0 && self->runs != NULL)
-    for (guint i = 0; i < self->runs->len; i++)
-      g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (self->runs, i)));
+  /* nothing selected: export the history as the filters show it */
+  if (runs->len == 0)
+    FOR_EACH_ROW (self, row)
+      if (row_shown (self, row))
+        g_ptr_array_add (runs, tb_run_ref (row_info (row)->run));
   return runs;
 }
 
@@ -764,25 +1621,14 @@ tb_runs_page_select_all (TbRunsPage *self)
 
   g_return_if_fail (TB_IS_RUNS_PAGE (self));
 
-  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-
-      if (check != NULL && !gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
-        all_on = FALSE;
-    }
-  for (GtkWidget *row = gtk_widget_get_first_child (self->runs_list); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    {
-      GtkWidget *check = g_object_get_data (G_OBJECT (row), "check");
-
-      if (check == NULL)
-        continue;
-      g_signal_handlers_block_by_func (check, check_toggled_cb, self);
-      gtk_check_button_set_active (GTK_CHECK_BUTTON (check), !all_on);
-      g_signal_handlers_unblock_by_func (check, check_toggled_cb, self);
-    }
+  /* the rows shown: a filter then Select All picks what it found */
+  FOR_EACH_ROW (self, row)
+    if (row_shown (self, row) && !row_checked (row))
+      all_on = FALSE;
+  FOR_EACH_ROW (self, row)
+    if (row_shown (self, row))
+      set_row_checked (self, row, !all_on);
+  update_actions (self);
   update_comparison (self);
 }
 
@@ -841,6 +1687,80 @@ runs_folder_changed_cb (GSettings  *settings,
   tb_runs_page_reload (self);
 }
 
+/* The handle between the list and the charts keeps its share of the page
+ * as the window is resized; a drag (or the keyboard) sets the share. */
+static void
+place_handle (TbRunsPage *self)
+{
+  double share = g_settings_get_double (self->settings, "runs-list-share");
+
+  if (self->height <= 0)
+    return;
+  self->placing_handle = TRUE;
+  gtk_paned_set_position (GTK_PANED (self->paned), (int) lround (share * self->height));
+  self->placing_handle = FALSE;
+}
+
+static void
+list_share_changed_cb (GSettings  *settings,
+                       const char *key,
+                       TbRunsPage *self)
+{
+  place_handle (self);
+}
+
+static void
+handle_moved_cb (GtkPaned   *paned,
+                 GParamSpec *pspec,
+                 TbRunsPage *self)
+{
+  double share;
+
+  if (self->placing_handle || self->height <= 0 || !gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  share = CLAMP ((double) gtk_paned_get_position (paned) / self->height, LIST_SHARE_MIN, LIST_SHARE_MAX);
+  if (fabs (share - g_settings_get_double (self->settings, "runs-list-share")) < 1e-4)
+    return;
+  /* not placed again by its own change: the drag goes on */
+  g_signal_handlers_block_by_func (self->settings, list_share_changed_cb, self);
+  g_settings_set_double (self->settings, "runs-list-share", share);
+  g_signal_handlers_unblock_by_func (self->settings, list_share_changed_cb, self);
+}
+
+static void
+tb_runs_page_measure (GtkWidget      *widget,
+                      GtkOrientation  orientation,
+                      int             for_size,
+                      int            *minimum,
+                      int            *natural,
+                      int            *minimum_baseline,
+                      int            *natural_baseline)
+{
+  TbRunsPage *self = TB_RUNS_PAGE (widget);
+
+  gtk_widget_measure (self->paned, orientation, for_size, minimum, natural, minimum_baseline, natural_baseline);
+}
+
+static void
+tb_runs_page_size_allocate (GtkWidget *widget,
+                            int        width,
+                            int        height,
+                            int        baseline)
+{
+  TbRunsPage *self = TB_RUNS_PAGE (widget);
+
+  if (height != self->height)
+    {
+      self->height = height;
+      place_handle (self);
+    }
+  /* the paned keeps the handle within its children's minimum sizes: that
+   * is not the user's choice either */
+  self->placing_handle = TRUE;
+  gtk_widget_allocate (self->paned, width, height, baseline, NULL);
+  self->placing_handle = FALSE;
+}
+
 static void
 tb_runs_page_dispose (GObject *object)
 {
@@ -857,6 +1777,8 @@ tb_runs_page_finalize (GObject *object)
   TbRunsPage *self = TB_RUNS_PAGE (object);
 
   g_clear_pointer (&self->runs, g_ptr_array_unref);
+  g_clear_pointer (&self->watch_changed, g_hash_table_unref);
+  g_strfreev (self->search_words);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (tb_runs_page_parent_class)->finalize (object);
 }
@@ -869,6 +1791,8 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
 
   object_class->dispose = tb_runs_page_dispose;
   object_class->finalize = tb_runs_page_finalize;
+  widget_class->measure = tb_runs_page_measure;
+  widget_class->size_allocate = tb_runs_page_size_allocate;
 
   g_type_ensure (TB_TYPE_CHART_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-runs-page.ui");
@@ -876,13 +1800,31 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_list);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_empty);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_skipped_button);
+  gtk_widget_class_bind_template_child_full (widget_class, "delete_button", FALSE, 0);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, search_entry);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, status_filter);
+  gtk_widget_class_bind_template_child_full (widget_class, "model_filter", FALSE,
+                                             G_STRUCT_OFFSET (TbRunsPage, choice_filters[CHOICE_MODEL]));
+  gtk_widget_class_bind_template_child_full (widget_class, "dataset_filter", FALSE,
+                                             G_STRUCT_OFFSET (TbRunsPage, choice_filters[CHOICE_DATASET]));
+  gtk_widget_class_bind_template_child_full (widget_class, "device_filter", FALSE,
+                                             G_STRUCT_OFFSET (TbRunsPage, choice_filters[CHOICE_DEVICE]));
+  gtk_widget_class_bind_template_child_full (widget_class, "os_filter", FALSE,
+                                             G_STRUCT_OFFSET (TbRunsPage, choice_filters[CHOICE_OS]));
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, shown_label);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_device_toggle);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_os_toggle);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_bars);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_accuracy);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_loss);
   gtk_widget_class_bind_template_callback (widget_class, group_toggled_cb);
-  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_bind_template_callback (widget_class, filter_changed_cb);
+
+  gtk_widget_class_install_action (widget_class, "runs.delete", NULL, delete_action);
+  /* on the page only: Delete elsewhere (a layer on the Model page, a
+   * text field) is not about runs */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "runs.delete", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "runs.delete", NULL);
 }
 
 static void
@@ -894,7 +1836,13 @@ tb_runs_page_init (TbRunsPage *self)
   self->runs_jobs = g_queue_new ();
   self->runs_want_selected = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->runs_skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  self->watch_changed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  setup_filters (self);
   g_signal_connect_object (self->settings, "changed::runs-folder",
                            G_CALLBACK (runs_folder_changed_cb), self, 0);
+  g_signal_connect_object (self->settings, "changed::runs-list-share",
+                           G_CALLBACK (list_share_changed_cb), self, 0);
+  g_signal_connect (self->paned, "notify::position", G_CALLBACK (handle_moved_cb), self);
+  update_shown (self);
   tb_runs_page_reload (self);
 }

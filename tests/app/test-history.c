@@ -2,9 +2,10 @@
  * main thread: result files written into a fresh runs folder become rows
  * once the main loop has turned (malformed, nested 100,000 levels, a FIFO,
  * /dev/zero: each skipped, and the page says which and why),
- * newest first; a reload keeps the ticks; a saved run adds its own row
- * without reading the folder again; an imported file is listed once however
- * often it comes; closing the window in the middle of a load is safe.
+ * newest first; a reload keeps the ticks; a saved run adds its own row,
+ * ticked, and watching the folder lists what else changed in it, once; an
+ * imported file is listed once however often it comes; closing the window
+ * in the middle of a load is safe.
  */
 #include <string.h>
 
@@ -239,40 +240,61 @@ test_reload_keeps_ticks (void)
   g_assert_true (gtk_widget_get_parent (page_child ("runs_empty")) == page_child ("runs_list"));
 }
 
+static gboolean
+saved_listed (gpointer path)
+{
+  return row_of (path) != NULL;
+}
+
+/* The folder as the rows should show it once its changes are read. */
+static gboolean
+folder_followed (gpointer paths)
+{
+  const char *const *p = paths;
+
+  return runs_loaded (NULL) && row_of (p[0]) == NULL && row_of (p[1]) != NULL;
+}
+
 static void
 test_add_one (void)
 {
   g_autofree char *gone = g_strdup (((TbRun *) g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), N_GOOD - 1))->path);
   g_autofree char *unannounced = NULL;
   g_autofree char *saved = NULL;
+  const char *changes[2];
 
   /* a run was saved; meanwhile the folder changed in ways nobody told the
-   * window about: only the new file may be read, not the folder */
+   * window about: the saved run's row comes from its own read, ticked,
+   * the rest from watching the folder */
   g_assert_cmpint (g_unlink (gone), ==, 0);
   unannounced = write_run ("unannounced.json", "unannounced", "2026-11-29T09:00:00Z");
   saved = write_run ("saved.json", "saved", "2026-11-30T12:00:00Z");
 
   tb_runs_page_add (RUNS_PAGE, saved, TRUE);
   g_assert_null (row_of (saved));
-  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+  g_assert_true (tb_test_wait_until (saved_listed, saved, 30));
+  g_assert_true (is_ticked (row_of (saved)));
+  changes[0] = gone;
+  changes[1] = unannounced;
+  g_assert_true (tb_test_wait_until (folder_followed, changes, 30));
 
+  /* the watcher saw saved.json too: still one row, still ticked */
   g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
   check_order ();
   g_assert_true (row_of (saved) == GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (page_child ("runs_list")), 0)));
   g_assert_true (is_ticked (row_of (saved)));
-  g_assert_nonnull (row_of (gone));
-  g_assert_null (row_of (unannounced));
 
   /* the same file again: still one row */
   tb_runs_page_add (RUNS_PAGE, saved, FALSE);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
 
-  /* F5 reads the folder as it is now */
+  /* F5 reads the folder as it is now, as watching had it */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.reload-runs", NULL);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_null (row_of (gone));
   g_assert_nonnull (row_of (unannounced));
+  g_assert_cmpuint (count_rows (), ==, N_GOOD + 1);
   g_assert_true (is_ticked (row_of (saved)));
   check_order ();
 }
