@@ -1272,9 +1272,15 @@ tb_runs_compare_accuracy (GPtrArray *runs)
   for (guint i = 0; i < runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (runs, i);
-      g_autofree char *label = run_series_label (run);
-      TbChartSeries *s = tb_chart_data_add_series (data, label, 0);
+      g_autofree char *label = NULL;
+      TbChartSeries *s;
 
+      /* a run that finished no epoch (failed at once) has no line, so no
+       * place in the legend either */
+      if (run->epochs->len == 0)
+        continue;
+      label = run_series_label (run);
+      s = tb_chart_data_add_series (data, label, 0);
       for (guint e = 0; e < run->epochs->len; e++)
         {
           const TbEpoch *ep = &g_array_index (run->epochs, TbEpoch, e);
@@ -1294,10 +1300,15 @@ tb_runs_compare_loss (GPtrArray *runs)
   for (guint i = 0; i < runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (runs, i);
-      g_autofree char *label = run_series_label (run);
-      TbChartSeries *s = tb_chart_data_add_series (data, label, 0);
+      g_autofree char *label = NULL;
+      TbChartSeries *s;
       guint n = run->loss_curve->len;
       double last = n > 0 ? g_array_index (run->loss_steps, double, n - 1) : 0;
+
+      if (n == 0)
+        continue;   /* no step taken: no line */
+      label = run_series_label (run);
+      s = tb_chart_data_add_series (data, label, 0);
 
       /* runs differ in length and down-sampling: put them on a common
        * 0..100 % axis of their own steps so they overlay */

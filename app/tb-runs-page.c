@@ -184,7 +184,11 @@ run_details (const RowInfo *info)
 
   if (!isfinite (spe) && !isfinite (acc))
     return g_strdup_printf ("%s · %s", info->labels[CHOICE_DEVICE], info->labels[CHOICE_OS]);
-  spe_text = isfinite (spe) ? g_strdup_printf (_("%.2f median s/epoch"), spe) : g_strdup ("—");
+  /* as the CLI's table: short epochs keep three digits rather than 0.00 */
+  if (isfinite (spe))
+    spe_text = g_strdup_printf (spe >= 1.0 ? _("%.2f median s/epoch") : _("%.3g median s/epoch"), spe);
+  else
+    spe_text = g_strdup ("—");
   acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
   return g_strdup_printf ("%s · %s · %s · %s", info->labels[CHOICE_DEVICE], info->labels[CHOICE_OS],
                           spe_text, acc_text);

@@ -140,6 +140,14 @@ result_text (int         i,
     json_array_remove_element (epochs, json_array_get_length (epochs) - 1);
   for (int e = 0; e < n_epochs; e++)
     json_object_set_double_member (json_array_get_object_element (epochs, e), "seconds", seconds[e] * scale);
+  /* a run that stopped before its first epoch took few steps or none */
+  if (n_epochs == 0)
+    {
+      JsonObject *steps = json_object_get_object_member (o, "steps");
+
+      json_object_set_int_member (steps, "count", 0);
+      json_object_set_array_member (steps, "loss_curve", json_array_new ());
+    }
   json_generator_set_root (gen, json_parser_get_root (parser));
   json_generator_set_pretty (gen, TRUE);
   return json_generator_to_data (gen, NULL);

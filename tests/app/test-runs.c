@@ -657,6 +657,22 @@ test_compare_groups (void)
 
   g_assert_cmpuint (tb_chart_data_count_points (acc), ==, 6);
   g_assert_cmpuint (tb_chart_data_count_points (loss), ==, 20);
+
+  /* a run that failed before its first step draws no line, and takes no
+   * place in the legends */
+  {
+    static const char failed[] = "{\"schema\": 1, \"run_id\": \"f\", \"status\": \"failed\", \"error\": \"boom\"}";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TbChartData) acc3 = NULL;
+    g_autoptr(TbChartData) loss3 = NULL;
+
+    g_ptr_array_add (runs, tb_run_load_data ("failed.json", failed, strlen (failed), &error));
+    g_assert_no_error (error);
+    acc3 = tb_runs_compare_accuracy (runs);
+    loss3 = tb_runs_compare_loss (runs);
+    g_assert_cmpuint (acc3->series->len, ==, 2);
+    g_assert_cmpuint (loss3->series->len, ==, 2);
+  }
 }
 
 /* A Windows build run under wine carries system.os.emulated_by: its label
