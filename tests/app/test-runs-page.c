@@ -739,6 +739,11 @@ test_watch (void)
     g_assert_cmpstr (newest->status, ==, "completed");
     g_assert_cmpstr (tb_run_model_label (newest), ==, "mlp-small");
     g_assert_cmpstr (newest->dataset_name, ==, "tiny-idx");
+    /* its epoch took milliseconds: three digits, not "0.00" */
+    g_test_message ("%s", adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))));
+    g_assert_cmpfloat (tb_run_seconds_per_epoch (newest), <, 1.0);
+    g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))), " 0.00 median"));
+    g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))), " median s/epoch"));
   }
   n++;
 
