@@ -276,6 +276,75 @@ text_width (cairo_t    *cr,
   return w;
 }
 
+/* The most lines a title takes: a chart a quarter of an 800-pixel window
+ * wide still shows "Test accuracy per epoch" whole; longer ones end in
+ * "…" on the second line. */
+#define TITLE_LINES 2
+
+/* The title as drawn at `width`: left of the widget's export button in the
+ * top right corner, wrapped at words, at most TITLE_LINES lines. */
+static PangoLayout *
+title_layout (cairo_t           *cr,
+              const TbChartData *data,
+              int                width)
+{
+  PangoLayout *pl = make_layout (cr, data->title, FONT_SIZE_PX, TRUE);
+
+  pango_layout_set_width (pl, MAX (width - PAD * 4 - 32, 20) * PANGO_SCALE);
+  pango_layout_set_wrap (pl, PANGO_WRAP_WORD_CHAR);
+  pango_layout_set_height (pl, -TITLE_LINES);
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+  return pl;
+}
+
+/* A cairo_t to measure text on when none is at hand. */
+static cairo_t *
+scratch_cr (void)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *cr = cairo_create (surface);
+
+  cairo_surface_destroy (surface);
+  return cr;
+}
+
+static int
+title_lines (cairo_t           *cr,
+             const TbChartData *data,
+             int                width)
+{
+  PangoLayout *pl = title_layout (cr, data, width);
+  int lines = pango_layout_get_line_count (pl);
+
+  g_object_unref (pl);
+  return CLAMP (lines, 1, TITLE_LINES);
+}
+
+gboolean
+tb_chart_title_is_whole (const TbChartData *data,
+                         int                width)
+{
+  cairo_t *cr;
+  PangoLayout *pl;
+  gboolean whole;
+
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  cr = scratch_cr ();
+  pl = title_layout (cr, data, width);
+  whole = !pango_layout_is_ellipsized (pl);
+  g_object_unref (pl);
+  cairo_destroy (cr);
+  return whole;
+}
+
+/* Where the legend's first row is: under the title. */
+static double
+legend_top (int lines)
+{
+  return PAD + FONT_SIZE_PX * 1.6 * lines;
+}
+
 /* A "nice" step (1, 2 or 5 times a power of ten) near range / target. */
 static double
 nice_step (double range,
@@ -362,8 +431,11 @@ format_value (double value)
 
 /* ------------------------------------------------------------ layout */
 
-static int legend_rows (const TbChartData *data,
-                        int                width);
+static int legend_pass (cairo_t           *cr,
+                        const TbChartData *data,
+                        int                width,
+                        int                title,
+                        gboolean           draw);
 
 gboolean
 tb_chart_compute_layout (const TbChartData *data,
@@ -409,8 +481,13 @@ tb_chart_compute_layout (const TbChartData *data,
       x_max = MAX (data->categories->len, 1);
     }
 
-  top = PAD + FONT_SIZE_PX * 1.6;               /* title */
-  top += FONT_SIZE_PX * 1.6 * legend_rows (data, width);
+  {
+    cairo_t *cr = scratch_cr ();
+    int lines = title_lines (cr, data, width);
+
+    top = legend_top (lines) + FONT_SIZE_PX * 1.6 * legend_pass (cr, data, width, lines, FALSE);
+    cairo_destroy (cr);
+  }
   layout->left = PAD + FONT_SIZE_PX * 1.5 + 44; /* y label + tick labels */
   layout->right = width - PAD * 2;
   layout->top = top + 4;
@@ -589,6 +666,7 @@ static int
 legend_pass (cairo_t           *cr,
              const TbChartData *data,
              int                width,
+             int                title,
              gboolean           draw)
 {
   double x0 = PAD * 2 + 40;
@@ -607,7 +685,7 @@ legend_pass (cairo_t           *cr,
           x = x0;
           rows++;
         }
-      y = PAD + FONT_SIZE_PX * 1.6 * rows + FONT_SIZE_PX * 0.8;
+      y = legend_top (title) + FONT_SIZE_PX * 1.6 * (rows - 1) + FONT_SIZE_PX * 0.8;
       if (draw)
         {
           set_rgb (cr, s->color, 1);
@@ -635,26 +713,7 @@ draw_legend (cairo_t           *cr,
              const TbChartData *data,
              int                width)
 {
-  legend_pass (cr, data, width, TRUE);
-}
-
-/* Legend rows without a cairo_t at hand: measure on a scratch surface. */
-static int
-legend_rows (const TbChartData *data,
-             int                width)
-{
-  cairo_surface_t *surface;
-  cairo_t *cr;
-  int rows;
-
-  if (data->series->len == 0)
-    return 0;
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
-  cr = cairo_create (surface);
-  rows = legend_pass (cr, data, width, FALSE);
-  cairo_destroy (cr);
-  cairo_surface_destroy (surface);
-  return rows;
+  legend_pass (cr, data, width, title_lines (cr, data, width), TRUE);
 }
 
 static void
@@ -963,12 +1022,9 @@ tb_chart_render (cairo_t           *cr,
   set_rgb (cr, data->dark ? 0x1e1e1e : 0xffffff, 1);
   cairo_paint (cr);
 
-  /* the title leaves room at the right for the widget's export button */
   {
-    PangoLayout *pl = make_layout (cr, data->title, FONT_SIZE_PX, TRUE);
+    PangoLayout *pl = title_layout (cr, data, width);
 
-    pango_layout_set_width (pl, MAX (width - PAD * 4 - 32, 20) * PANGO_SCALE);
-    pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
     set_rgb (cr, fg_color (data), 1);
     cairo_move_to (cr, PAD * 2, PAD);
     pango_cairo_show_layout (cr, pl);

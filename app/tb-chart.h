@@ -83,6 +83,11 @@ gboolean tb_chart_compute_layout (const TbChartData *data,
                                   int                height,
                                   TbChartLayout     *layout);
 
+/* Is the title shown whole at `width` (wrapped onto at most two lines), or
+ * cut short with "…"? */
+gboolean tb_chart_title_is_whole (const TbChartData *data,
+                                  int                width);
+
 /* Draw the chart into [0, width) x [0, height) of `cr`: background, title,
  * axes with ticks and labels, series, legend, hover read-out. */
 void tb_chart_render (cairo_t           *cr,

@@ -305,6 +305,45 @@ test_ceiling (void)
   g_assert_cmpfloat (l.y_min, <, 1.0);
 }
 
+/* A title too long for a narrow chart wraps onto a second line instead of
+ * ending in "…", and the plot starts under it; one too long for two lines
+ * is cut short. */
+static void
+test_title_wraps (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_LINES, "Test accuracy per epoch", "Epoch", "Accuracy");
+  TbChartSeries *s = tb_chart_data_add_series (data, "test", RED);
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 190, 240);
+  cairo_t *cr = cairo_create (surface);
+  TbChartLayout narrow, wide;
+  int second_line;
+
+  tb_chart_series_append (s, 1, 0.5);
+  tb_chart_series_append (s, 2, 0.8);
+  /* 190 pixels: the accuracy chart's width on the Runs page at 800x600 */
+  g_assert_true (tb_chart_title_is_whole (data, 190));
+  g_assert_true (tb_chart_title_is_whole (data, 600));
+  g_assert_true (tb_chart_compute_layout (data, 190, 240, &narrow));
+  g_assert_true (tb_chart_compute_layout (data, 600, 240, &wide));
+  g_assert_cmpfloat (narrow.top, >=, wide.top + 11);
+
+  tb_chart_render (cr, 190, 240, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  /* ink on the title's second line ("epoch"), left of where the legend
+   * starts */
+  second_line = dark_pixels (surface, 16, 8 + 18, 52, 8 + 34);
+  g_test_message ("ink on the second title line: %d", second_line);
+  g_assert_cmpint (second_line, >, 20);
+  cairo_surface_destroy (surface);
+
+  g_free (data->title);
+  data->title = g_strdup ("Seconds per epoch by operating system, model, data set and device, "
+                          "with the speed-up against the first");
+  g_assert_false (tb_chart_title_is_whole (data, 190));
+  g_assert_true (tb_chart_title_is_whole (data, 1200));
+}
+
 typedef struct
 {
   TbChartData *data;
@@ -421,6 +460,7 @@ main (int    argc,
   g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
   g_test_add_func ("/chart/many-points", test_many_points);
   g_test_add_func ("/chart/ceiling", test_ceiling);
+  g_test_add_func ("/chart/title-wraps", test_title_wraps);
   g_test_add_func ("/chart/unrepresentable-ticks", test_unrepresentable_ticks);
   return g_test_run ();
 }
