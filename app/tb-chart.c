@@ -29,6 +29,9 @@
 /* ... and so is one smaller than this: steps of 1e-300 underflow when
  * computed (pow (10, -324) is 0). */
 #define MIN_RANGE 1e-250
+/* A log axis shows values from this up to MAX_MAGNITUDE: powers of ten
+ * below it are denormal or 0. */
+#define MIN_MAGNITUDE 1e-300
 
 /* Can an axis from lo to hi have ticks of its own? */
 static gboolean
@@ -112,6 +115,7 @@ tb_chart_data_copy (const TbChartData *data)
   copy = tb_chart_data_new (data->kind, data->title, data->x_label, data->y_label);
   copy->y_from_zero = data->y_from_zero;
   copy->y_ceiling = data->y_ceiling;
+  copy->y_scale = data->y_scale;
   copy->x_integer = data->x_integer;
   copy->dark = data->dark;
   for (guint i = 0; i < data->categories->len; i++)
@@ -205,6 +209,49 @@ tb_chart_data_count_points (const TbChartData *data)
           n++;
     }
   return n;
+}
+
+/* The smallest and largest value above 0 (within MAX_MAGNITUDE); FALSE
+ * when there is none. */
+static gboolean
+positive_range (const TbChartData *data,
+                double            *lo,
+                double            *hi)
+{
+  *lo = INFINITY;
+  *hi = 0;
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+
+      for (guint j = 0; j < s->y->len; j++)
+        {
+          double y = g_array_index (s->y, double, j);
+
+          if (data->kind == TB_CHART_LINES && !(j < s->x->len && isfinite (g_array_index (s->x, double, j))))
+            continue;
+          if (!(y > 0) || !isfinite (y))
+            continue;
+          y = CLAMP (y, MIN_MAGNITUDE, MAX_MAGNITUDE);
+          *lo = MIN (*lo, y);
+          *hi = MAX (*hi, y);
+        }
+    }
+  return *hi > 0;
+}
+
+gboolean
+tb_chart_data_is_log (const TbChartData *data)
+{
+  double lo, hi;
+
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  if (data->y_scale == TB_CHART_SCALE_LINEAR || !positive_range (data, &lo, &hi))
+    return FALSE;
+  if (data->y_scale == TB_CHART_SCALE_LOG)
+    return TRUE;
+  return data->kind == TB_CHART_BARS && hi >= lo * TB_CHART_LOG_RATIO;
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -366,6 +413,24 @@ nice_step (double range,
   return 10 * mag;
 }
 
+/* The least of 1, 2, 5, 10, 20, 50 ... that is `raw` or more. */
+static double
+nice_step_up (double raw)
+{
+  double mag;
+
+  if (!(raw > 1))
+    return 1;
+  mag = pow (10, floor (log10 (raw)));
+  if (raw <= mag)
+    return mag;
+  if (raw <= 2 * mag)
+    return 2 * mag;
+  if (raw <= 5 * mag)
+    return 5 * mag;
+  return 10 * mag;
+}
+
 /* The ticks of an axis from lo to hi, about `target` of them at a nice
  * step (whole numbers when `integer`), at most MAX_TICKS, each greater
  * than the one before. Returns how many; *step is the step used. */
@@ -502,12 +567,29 @@ tb_chart_compute_layout (const TbChartData *data,
       return FALSE;
     }
 
-  if (data->y_from_zero)
+  layout->y_log = tb_chart_data_is_log (data);
+  if (layout->y_log)
+    {
+      double lo, hi, e_lo, e_hi;
+
+      positive_range (data, &lo, &hi);
+      /* whole decades around the values; the shortest bar keeps a third
+       * of a decade, the tallest room for its note above */
+      e_lo = floor (log10 (lo) - (data->kind == TB_CHART_BARS ? 0.3 : 0));
+      e_hi = ceil (log10 (hi) + 0.1);
+      e_lo = CLAMP (e_lo, -300, 299);
+      e_hi = CLAMP (e_hi, e_lo + 1, 300);
+      y_min = pow (10, e_lo);
+      y_max = pow (10, e_hi);
+    }
+  else if (data->y_from_zero)
     {
       y_min = MIN (y_min, 0);
       y_max = MAX (y_max, 0);
     }
-  if (range_is_flat (y_min, y_max))
+  if (layout->y_log)
+    ;
+  else if (range_is_flat (y_min, y_max))
     {
       /* one value, or values no tick could tell apart: a flat line in the
        * middle of a range around it */
@@ -528,7 +610,7 @@ tb_chart_compute_layout (const TbChartData *data,
       if (!(data->y_from_zero && y_min == 0))
         y_min = floor (y_min / step) * step;
     }
-  if (isfinite (data->y_ceiling) && y_max > data->y_ceiling && y_min < data->y_ceiling)
+  if (!layout->y_log && isfinite (data->y_ceiling) && y_max > data->y_ceiling && y_min < data->y_ceiling)
     y_max = data->y_ceiling;
   if (range_is_flat (x_min, x_max))
     {
@@ -567,7 +649,118 @@ static double
 map_y (const TbChartLayout *l,
        double               y)
 {
+  if (l->y_log)
+    {
+      double lo = log10 (l->y_min);
+
+      /* 0 and below are far under the axis (NAN would be far above it) */
+      if (!(y > 0))
+        return bound_px (INFINITY);
+      return bound_px (l->bottom - (log10 (y) - lo) / (log10 (l->y_max) - lo) * (l->bottom - l->top));
+    }
   return bound_px (l->bottom - (y - l->y_min) / (l->y_max - l->y_min) * (l->bottom - l->top));
+}
+
+/* Can `y` be drawn on this axis? */
+static gboolean
+plottable (const TbChartLayout *l,
+           double               y)
+{
+  return isfinite (y) && (!l->y_log || y > 0);
+}
+
+/* Pixels between the labelled ticks of a log axis at least: its labels are
+ * short, and decades are few. */
+#define LOG_TICK_SPACING 28.0
+
+/* Ticks of a log axis from l->y_min to l->y_max (powers of ten): every
+ * decade, or every 2, 5, 10, 20 ... so that they are LOG_TICK_SPACING
+ * apart, and 2 and 5 times each decade too where a decade is tall enough
+ * for three. Counted by decade, an integer, and at most MAX_TICKS. */
+static int
+log_ticks (const TbChartLayout *l,
+           double               ticks[MAX_TICKS])
+{
+  static const double mantissas[] = { 1, 2, 5 };
+  int e_lo = (int) floor (log10 (l->y_min) + 0.5);
+  int e_hi = (int) floor (log10 (l->y_max) + 0.5);
+  int decades = e_hi - e_lo;
+  double decade_px = (l->bottom - l->top) / MAX (decades, 1);
+  int every, first, n = 0;
+  guint per_decade;
+
+  if (decades < 1 || !(decade_px > 0))
+    return 0;
+  every = (int) nice_step_up (MAX (LOG_TICK_SPACING / decade_px, (double) decades / (MAX_TICKS - 1)));
+  first = (int) ceil ((double) e_lo / every) * every;
+  /* the multiples of a step that is too long leave one tick or none: then
+   * the two ends */
+  if (first + every > e_hi)
+    {
+      every = decades;
+      first = e_lo;
+    }
+  /* 2 is 0.3 of a decade above 1 */
+  per_decade = every == 1 && decade_px * 0.3 >= LOG_TICK_SPACING ? G_N_ELEMENTS (mantissas) : 1;
+  for (int e = first; e <= e_hi && n < MAX_TICKS; e += every)
+    for (guint k = 0; k < per_decade && n < MAX_TICKS; k++)
+      {
+        double v = mantissas[k] * pow (10, e);
+
+        if (v > l->y_max * (1 + 1e-9))
+          break;
+        ticks[n++] = v;
+      }
+  return n;
+}
+
+/* 0.001, 0.5, 20, 10k, 1M, 1e-12, 5e42 */
+static char *
+format_log_tick (double value)
+{
+  int e;
+
+  if (value >= 1e4 && value < 1e6)
+    return g_strdup_printf ("%gk", value / 1e3);
+  if (value >= 1e6 && value < 1e9)
+    return g_strdup_printf ("%gM", value / 1e6);
+  if (value >= 1e-4 && value < 1e4)
+    return g_strdup_printf ("%g", value);
+  e = (int) floor (log10 (value) + 1e-9);
+  return g_strdup_printf ("%.0fe%d", value / pow (10, e), e);
+}
+
+/* The y axis' ticks for a layout (*step: the linear step, for labels). */
+static int
+y_axis_ticks (const TbChartLayout *l,
+              double               ticks[MAX_TICKS],
+              double              *step)
+{
+  *step = 0;
+  if (l->y_log)
+    return log_ticks (l, ticks);
+  return axis_ticks (l->y_min, l->y_max, MAX (2, (int) ((l->bottom - l->top) / 40)), FALSE, ticks, step);
+}
+
+guint
+tb_chart_y_ticks (const TbChartData *data,
+                  int                width,
+                  int                height,
+                  double            *ticks,
+                  guint              max)
+{
+  double all[MAX_TICKS], step;
+  TbChartLayout l;
+  int n;
+
+  g_return_val_if_fail (data != NULL, 0);
+  g_return_val_if_fail (ticks != NULL || max == 0, 0);
+
+  tb_chart_compute_layout (data, width, height, &l);
+  n = y_axis_ticks (&l, all, &step);
+  n = MIN (n, (int) max);
+  memcpy (ticks, all, n * sizeof (double));
+  return n;
 }
 
 /* ------------------------------------------------------------ drawing */
@@ -581,7 +774,7 @@ draw_axes (cairo_t             *cr,
   guint32 fg = fg_color (data);
   double ticks[MAX_TICKS];
   double step;
-  int n = axis_ticks (l->y_min, l->y_max, MAX (2, (int) ((l->bottom - l->top) / 40)), FALSE, ticks, &step);
+  int n = y_axis_ticks (l, ticks, &step);
 
   cairo_set_line_width (cr, 1);
 
@@ -589,7 +782,7 @@ draw_axes (cairo_t             *cr,
   for (int i = 0; i < n; i++)
     {
       double py = round (map_y (l, ticks[i])) + 0.5;
-      g_autofree char *label = format_tick (ticks[i], step);
+      g_autofree char *label = l->y_log ? format_log_tick (ticks[i]) : format_tick (ticks[i], step);
 
       set_rgb (cr, fg, 0.12);
       cairo_move_to (cr, l->left, py);
@@ -652,11 +845,25 @@ draw_axes (cairo_t             *cr,
     draw_text (cr, data->x_label, (l->left + l->right) / 2, height - PAD, 0.5, 1.0, FALSE);
   if (data->y_label != NULL && *data->y_label)
     {
+      /* TRANSLATORS: a y axis' title on a log scale, "Seconds per epoch (log scale)" */
+      g_autofree char *label = l->y_log ? g_strdup_printf (_("%s (log scale)"), data->y_label)
+                                        : g_strdup (data->y_label);
+
+      PangoLayout *pl = make_layout (cr, label, FONT_SIZE_PX, FALSE);
+      int w, h;
+
+      /* no longer than the plot is tall; cut in the middle, so "(log
+       * scale)" stays */
+      pango_layout_set_width (pl, (int) MAX (l->bottom - l->top + FONT_SIZE_PX * 2, 20) * PANGO_SCALE);
+      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_MIDDLE);
+      pango_layout_get_pixel_size (pl, &w, &h);
       cairo_save (cr);
       cairo_translate (cr, PAD, (l->top + l->bottom) / 2);
       cairo_rotate (cr, -G_PI / 2);
-      draw_text (cr, data->y_label, 0, 0, 0.5, 0.0, FALSE);
+      cairo_move_to (cr, round (-w / 2.0), 0);
+      pango_cairo_show_layout (cr, pl);
       cairo_restore (cr);
+      g_object_unref (pl);
     }
 }
 
@@ -748,7 +955,7 @@ draw_lines (cairo_t             *cr,
               double x = j < n ? g_array_index (s->x, double, j) : NAN;
               int px = j < n ? (int) floor (map_x (l, x)) : G_MAXINT;
 
-              if (j < n && (!isfinite (y) || !isfinite (x)))
+              if (j < n && (!plottable (l, y) || !isfinite (x)))
                 continue;
               if (px != column || j == n)
                 {
@@ -780,7 +987,7 @@ draw_lines (cairo_t             *cr,
           double x = g_array_index (s->x, double, j);
           double y = g_array_index (s->y, double, j);
 
-          if (!isfinite (y) || !isfinite (x))
+          if (!plottable (l, y) || !isfinite (x))
             {
               pen_down = FALSE;
               continue;
@@ -799,7 +1006,7 @@ draw_lines (cairo_t             *cr,
           {
             double y = g_array_index (s->y, double, j);
 
-            if (!isfinite (y) || !isfinite (g_array_index (s->x, double, j)))
+            if (!plottable (l, y) || !isfinite (g_array_index (s->x, double, j)))
               continue;
             cairo_arc (cr, map_x (l, g_array_index (s->x, double, j)), map_y (l, y), 3, 0, 2 * G_PI);
             cairo_fill (cr);
@@ -848,10 +1055,11 @@ draw_bars (cairo_t             *cr,
           if (c >= s->y->len)
             continue;
           value = g_array_index (s->y, double, c);
-          if (!isfinite (value))
+          if (!plottable (l, value))
             continue;
           bar_geometry (data, l, c, i, &x, &w);
-          y0 = map_y (l, MAX (l->y_min, 0));
+          /* on a log scale there is no 0: bars stand on the axis */
+          y0 = l->y_log ? l->bottom : map_y (l, MAX (l->y_min, 0));
           y1 = map_y (l, value);
           set_rgb (cr, s->color, 1);
           cairo_rectangle (cr, round (x), MIN (y0, y1), round (w), fabs (y0 - y1));

@@ -14,6 +14,19 @@ typedef enum
   TB_CHART_BARS,     /* grouped bars: one group per category, one bar per series */
 } TbChartKind;
 
+/* How values map onto the y axis. */
+typedef enum
+{
+  TB_CHART_SCALE_AUTO,   /* linear; bars on a log scale when the tallest is
+                          * TB_CHART_LOG_RATIO times the shortest or more */
+  TB_CHART_SCALE_LINEAR,
+  TB_CHART_SCALE_LOG,    /* decades; values of 0 or less are not drawn */
+} TbChartScale;
+
+/* Bars this many times taller than the shortest make it a sliver of a few
+ * pixels on a linear axis (a GPU next to a CPU): AUTO turns to log there. */
+#define TB_CHART_LOG_RATIO 20.0
+
 typedef struct
 {
   char *label;       /* owned; legend text */
@@ -33,6 +46,7 @@ typedef struct
   GPtrArray *categories; /* char *, owned; bars only */
   gboolean y_from_zero; /* include 0 in the y range */
   double y_ceiling;     /* the y axis never goes above this (1 for accuracy); NAN = none */
+  TbChartScale y_scale; /* AUTO unless set */
   gboolean x_integer;   /* x ticks are whole numbers (epochs, steps) */
   gboolean dark;        /* draw for a dark background */
   /* hover read-out, set by the widget; drawn when hover_active */
@@ -46,6 +60,7 @@ typedef struct
 {
   double left, top, right, bottom; /* plot rectangle in pixels */
   double x_min, x_max, y_min, y_max;
+  gboolean y_log;                  /* y maps the values' logarithms; y_min and y_max are powers of ten */
 } TbChartLayout;
 
 /* The colour of series `index` in the shared palette (0xRRGGBB). */
@@ -76,12 +91,26 @@ void tb_chart_series_set_bar (TbChartSeries *series,
 /* Number of points over all series (for lines) or bars with a value. */
 guint tb_chart_data_count_points (const TbChartData *data);
 
+/* Is the y axis drawn on a log scale: LOG, or AUTO and bars that differ
+ * TB_CHART_LOG_RATIO-fold? Never when no value is above 0. */
+gboolean tb_chart_data_is_log (const TbChartData *data);
+
 /* Compute the plot rectangle and data ranges for a size. Returns FALSE when
  * there is nothing to plot. */
 gboolean tb_chart_compute_layout (const TbChartData *data,
                                   int                width,
                                   int                height,
                                   TbChartLayout     *layout);
+
+/* The values the y axis has ticks at for a size, in ascending order: nice
+ * steps, or on a log scale decades (every few when they are many; 2 and 5
+ * times each too when they are tall). Returns how many were stored, at
+ * most `max`, and never more than 64. */
+guint tb_chart_y_ticks (const TbChartData *data,
+                        int                width,
+                        int                height,
+                        double            *ticks,
+                        guint              max);
 
 /* Is the title shown whole at `width` (wrapped onto at most two lines), or
  * cut short with "…"? */

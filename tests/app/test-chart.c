@@ -1,7 +1,9 @@
 /* test-chart.c: the chart renderer drawn headless to PNG and SVG: the right
  * size, series pixels where the data says, axes labelled, bars with their
- * speed-up notes, the hover read-out, bad sizes refused, and values no
- * tick step can tell apart drawn with a bounded number of ticks.
+ * speed-up notes (wrapped on narrow bars, inside tall ones), a log scale
+ * for bars far apart with decade ticks over any span, titles wrapped in
+ * narrow charts, the hover read-out, bad sizes refused, and values no tick
+ * step can tell apart drawn with a bounded number of ticks.
  */
 #include <math.h>
 #include <string.h>
@@ -203,6 +205,161 @@ test_bars (void)
   g_assert_cmpint (dark_pixels (s, (int) (l.left + group * 0.5), (int) map_y (&l, 1.0) - 16,
                                 (int) (l.left + group * 0.9), (int) map_y (&l, 1.0) - 1), >, 5);
   cairo_surface_destroy (s);
+}
+
+/* map_y of a layout on a log scale */
+static double
+map_y_log (const TbChartLayout *l,
+           double               y)
+{
+  double lo = log10 (l->y_min);
+
+  return l->bottom - (log10 (y) - lo) / (log10 (l->y_max) - lo) * (l->bottom - l->top);
+}
+
+static gboolean
+is_power_of_ten (double v)
+{
+  double e = round (log10 (v));
+
+  return fabs (v / pow (10, e) - 1) < 1e-9;
+}
+
+/* CPU 0.26 s per epoch, GPU 0.005 s: a bar 52 times shorter */
+static TbChartData *
+cpu_gpu_bars (double cpu_value,
+              double gpu_value)
+{
+  TbChartData *data = tb_chart_data_new (TB_CHART_BARS, "Seconds per epoch", "Model", "Seconds");
+  TbChartSeries *cpu = tb_chart_data_add_series (data, "CPU", RED);
+  TbChartSeries *gpu = tb_chart_data_add_series (data, "GPU", GREEN);
+
+  tb_chart_data_add_category (data, "mlp");
+  tb_chart_series_set_bar (cpu, 0, cpu_value, NULL);
+  tb_chart_series_set_bar (gpu, 0, gpu_value, NULL);
+  return data;
+}
+
+/* Bars 52 times apart: on a linear axis the short one is a sliver; the
+ * automatic scale turns to log, where it is a bar, on decade ticks. */
+static void
+test_log_scale (void)
+{
+  g_autoptr(TbChartData) data = cpu_gpu_bars (0.26, 0.005);
+  g_autoptr(TbChartData) close = cpu_gpu_bars (0.26, 0.026);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 600, 400);
+  cairo_t *cr;
+  TbChartLayout l;
+  double ticks[64];
+  guint n;
+
+  /* linear, as asked: the GPU bar is a sliver, a fortieth of the plot */
+  data->y_scale = TB_CHART_SCALE_LINEAR;
+  g_assert_false (tb_chart_data_is_log (data));
+  g_assert_true (tb_chart_compute_layout (data, 600, 400, &l));
+  g_assert_false (l.y_log);
+  g_assert_cmpfloat (map_y (&l, 0) - map_y (&l, 0.005), <, (l.bottom - l.top) / 40);
+
+  /* automatic: 52 times is log, 10 times is not */
+  data->y_scale = TB_CHART_SCALE_AUTO;
+  g_assert_true (tb_chart_data_is_log (data));
+  g_assert_false (tb_chart_data_is_log (close));
+  close->y_scale = TB_CHART_SCALE_LOG;
+  g_assert_true (tb_chart_data_is_log (close));
+
+  g_assert_true (tb_chart_compute_layout (data, 600, 400, &l));
+  g_assert_true (l.y_log);
+  g_assert_true (is_power_of_ten (l.y_min));
+  g_assert_true (is_power_of_ten (l.y_max));
+  g_assert_cmpfloat (l.y_min, <, 0.005);
+  g_assert_cmpfloat (l.y_max, >, 0.26);
+  /* the GPU bar is a fifth of the plot or more */
+  g_assert_cmpfloat (l.bottom - map_y_log (&l, 0.005), >, (l.bottom - l.top) / 5);
+
+  cr = cairo_create (s);
+  tb_chart_render (cr, 600, 400, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  {
+    double group = l.right - l.left;
+
+    g_assert_true (color_near (s, l.left + group * 0.3, map_y_log (&l, 0.1), 1, RED));
+    g_assert_false (color_near (s, l.left + group * 0.3, map_y_log (&l, 0.5), 1, RED));
+    g_assert_true (color_near (s, l.left + group * 0.7, map_y_log (&l, 0.003), 1, GREEN));
+    g_assert_false (color_near (s, l.left + group * 0.7, map_y_log (&l, 0.01), 1, GREEN));
+  }
+  cairo_surface_destroy (s);
+
+  /* ticks: each decade from the bottom to the top; at 100 pixels a decade
+   * also 2 and 5 times it */
+  n = tb_chart_y_ticks (data, 600, 400, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpfloat ((l.bottom - l.top) / 3, >=, 100);
+  g_assert_cmpuint (n, ==, 10);
+  for (guint i = 0; i < n; i++)
+    {
+      g_test_message ("tick %g", ticks[i]);
+      g_assert_cmpfloat_with_epsilon (ticks[i], (i % 3 == 0 ? 1 : i % 3 == 1 ? 2 : 5) * l.y_min * pow (10, i / 3), 1e-12);
+    }
+  /* a short chart: the decades only, 0.001 to 1 */
+  n = tb_chart_y_ticks (data, 600, 200, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpuint (n, ==, 4);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpfloat_with_epsilon (ticks[i], l.y_min * pow (10, i), 1e-12);
+}
+
+/* Log ticks stay few and sensible over any span: 1-2-5 within a decade,
+ * every decade over a few, every few decades over hundreds; values of 0
+ * and below are left out, not drawn at the bottom. */
+static void
+test_log_ticks (void)
+{
+  g_autoptr(TbChartData) one = cpu_gpu_bars (5, 2);
+  g_autoptr(TbChartData) wide = tb_chart_data_new (TB_CHART_LINES, "Wide", "x", "y");
+  TbChartSeries *s = tb_chart_data_add_series (wide, "run", RED);
+  double ticks[64];
+  guint n;
+
+  one->y_scale = TB_CHART_SCALE_LOG;
+  n = tb_chart_y_ticks (one, 600, 400, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpfloat_with_epsilon (ticks[0], 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ticks[1], 2, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ticks[2], 5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (ticks[3], 10, 1e-12);
+
+  wide->y_scale = TB_CHART_SCALE_LOG;
+  tb_chart_series_append (s, 0, 1e-300);
+  tb_chart_series_append (s, 1, 1e300);
+  tb_chart_series_append (s, 2, 0);
+  tb_chart_series_append (s, 3, -5);
+  tb_chart_series_append (s, 4, 5e-324);
+  tb_chart_series_append (s, 5, 1.7e308);
+  g_assert_true (tb_chart_data_is_log (wide));
+  for (int height = 100; height <= 16384; height *= 4)
+    {
+      TbChartLayout l;
+
+      g_assert_true (tb_chart_compute_layout (wide, 600, height, &l));
+      n = tb_chart_y_ticks (wide, 600, height, ticks, G_N_ELEMENTS (ticks));
+      g_test_message ("%d pixels: %u ticks, %g to %g", height, n, ticks[0], ticks[n - 1]);
+      g_assert_cmpuint (n, >=, 2);
+      g_assert_cmpuint (n, <=, MAX (2, MIN (64, (l.bottom - l.top) / 28 + 1)));
+      /* from near the bottom to near the top */
+      g_assert_cmpfloat (log10 (ticks[n - 1] / ticks[0]), >=, 0.6 * log10 (l.y_max / l.y_min));
+      for (guint i = 0; i < n; i++)
+        {
+          g_assert_true (is_power_of_ten (ticks[i]));
+          g_assert_true (i == 0 || ticks[i] > ticks[i - 1]);
+        }
+    }
+
+  /* nothing above 0: drawn linear, as there is no log of it */
+  {
+    g_autoptr(TbChartData) none = cpu_gpu_bars (0, -1);
+
+    none->y_scale = TB_CHART_SCALE_LOG;
+    g_assert_false (tb_chart_data_is_log (none));
+  }
 }
 
 static void
@@ -437,6 +594,8 @@ test_unrepresentable_ticks (void)
   tb_chart_series_append (s, 1.7e308, 1.7e308);
   tb_chart_series_append (s, 0, 5e-324);
   check_export_ends (wide, "wide.svg");
+  wide->y_scale = TB_CHART_SCALE_LOG;
+  check_export_ends (wide, "wide-log.svg");
 
   tb_chart_data_add_category (bars, "a");
   s = tb_chart_data_add_series (bars, "cpu", 0);
@@ -444,6 +603,8 @@ test_unrepresentable_ticks (void)
   s = tb_chart_data_add_series (bars, "gpu", 0);
   tb_chart_series_set_bar (s, 0, 1e17, "×1");
   check_export_ends (bars, "bars.svg");
+  bars->y_scale = TB_CHART_SCALE_LOG;
+  check_export_ends (bars, "bars-log.svg");
 }
 
 int
@@ -455,6 +616,8 @@ main (int    argc,
   g_test_add_func ("/chart/png-lines", test_png_lines);
   g_test_add_func ("/chart/axis-label", test_axis_label_drawn);
   g_test_add_func ("/chart/bars", test_bars);
+  g_test_add_func ("/chart/log-scale", test_log_scale);
+  g_test_add_func ("/chart/log-ticks", test_log_ticks);
   g_test_add_func ("/chart/svg", test_svg);
   g_test_add_func ("/chart/bad-size", test_bad_size);
   g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
