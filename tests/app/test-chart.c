@@ -207,6 +207,93 @@ test_bars (void)
   cairo_surface_destroy (s);
 }
 
+/* Pixels near white in a rectangle: text on a coloured bar. */
+static int
+light_pixels (cairo_surface_t *s,
+              int              x0,
+              int              y0,
+              int              x1,
+              int              y1)
+{
+  int n = 0;
+
+  for (int y = MAX (y0, 0); y < MIN (y1, cairo_image_surface_get_height (s)); y++)
+    for (int x = MAX (x0, 0); x < MIN (x1, cairo_image_surface_get_width (s)); x++)
+      n += near_color (pixel (s, x, y), 0xffffff, 60);
+  return n;
+}
+
+/* A bar's left edge and width, as the renderer lays bars out. */
+static void
+bar_place (const TbChartLayout *l,
+           guint                n_categories,
+           guint                n_series,
+           guint                category,
+           guint                series,
+           double              *x,
+           double              *w)
+{
+  double group = (l->right - l->left) / n_categories;
+  double inner = group * 0.8;
+
+  *w = inner / n_series;
+  *x = l->left + category * group + (group - inner) / 2 + series * *w;
+}
+
+/* A ratio note reads on every bar: wrapped to a narrow bar's width rather
+ * than over its neighbours, and inside the top of a bar that reaches the
+ * top of the plot rather than cut off above it. */
+static void
+test_bar_notes (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_BARS, "Seconds per epoch", "Model", "Seconds");
+  const char *notes[] = { NULL, "1.3× faster", "2× faster", "4× faster" };
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_t *cr = cairo_create (s);
+  TbChartLayout l;
+  double x, w, top;
+  int rows[2];
+
+  tb_chart_data_add_category (data, "mlp");
+  for (guint i = 0; i < 4; i++)
+    tb_chart_series_set_bar (tb_chart_data_add_series (data, notes[i] ? notes[i] : "first", 0),
+                             0, 4.0 / (i + 1), notes[i]);
+  data->y_scale = TB_CHART_SCALE_LINEAR;
+  tb_chart_render (cr, 400, 300, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  g_assert_true (tb_chart_compute_layout (data, 400, 300, &l));
+
+  /* "1.3× faster" is wider than its bar: two lines over the bar, and
+   * nothing over the bars next to it */
+  bar_place (&l, 1, 4, 0, 1, &x, &w);
+  top = l.bottom - (2.0 - l.y_min) / (l.y_max - l.y_min) * (l.bottom - l.top);
+  g_test_message ("bar %.0f px wide, top at %.0f", w, top);
+  rows[0] = dark_pixels (s, (int) x, (int) top - 28, (int) (x + w), (int) top - 15);
+  rows[1] = dark_pixels (s, (int) x, (int) top - 14, (int) (x + w), (int) top - 1);
+  g_test_message ("note ink: %d on the first line, %d on the second", rows[0], rows[1]);
+  g_assert_cmpint (rows[0], >, 10);
+  g_assert_cmpint (rows[1], >, 10);
+  g_assert_cmpint (dark_pixels (s, (int) (x + w + 1), (int) top - 28, (int) (x + w + 6), (int) top - 1), <, 4);
+  cairo_surface_destroy (s);
+
+  /* a short chart: the tallest bar leaves no room above it for a note */
+  g_free (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (data->series, 0))->notes, 0));
+  g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (data->series, 0))->notes, 0) = g_strdup ("1× slower");
+  s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 130);
+  cr = cairo_create (s);
+  tb_chart_render (cr, 400, 130, data);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  g_assert_true (tb_chart_compute_layout (data, 400, 130, &l));
+  bar_place (&l, 1, 4, 0, 0, &x, &w);
+  top = l.bottom - (4.0 - l.y_min) / (l.y_max - l.y_min) * (l.bottom - l.top);
+  g_test_message ("plot from %.0f, the tallest bar's top at %.0f", l.top, top);
+  g_assert_cmpfloat (top - l.top, <, 14);
+  g_assert_cmpint (light_pixels (s, (int) x + 2, (int) top + 2, (int) (x + w - 2), (int) top + 16), >, 10);
+  cairo_surface_destroy (s);
+}
+
 /* map_y of a layout on a log scale */
 static double
 map_y_log (const TbChartLayout *l,
@@ -616,6 +703,7 @@ main (int    argc,
   g_test_add_func ("/chart/png-lines", test_png_lines);
   g_test_add_func ("/chart/axis-label", test_axis_label_drawn);
   g_test_add_func ("/chart/bars", test_bars);
+  g_test_add_func ("/chart/bar-notes", test_bar_notes);
   g_test_add_func ("/chart/log-scale", test_log_scale);
   g_test_add_func ("/chart/log-ticks", test_log_ticks);
   g_test_add_func ("/chart/svg", test_svg);
