@@ -1101,6 +1101,26 @@ category_label (const TbRun *run)
                           run->dataset_name ? run->dataset_name : "?");
 }
 
+/* How a bar compares with the first of its group, `ratio` being the
+ * first's seconds over its own: "26× faster", "1.3× slower", "as fast". */
+static char *
+ratio_note (double ratio)
+{
+  double r = ratio >= 1 ? ratio : 1 / ratio;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (fabs (ratio - 1) < 0.005)
+    /* TRANSLATORS: a bar's note: as fast as the first bar of its group */
+    return g_strdup (_("as fast"));
+  /* 2 digits where they tell bars apart (1.05×), fewer above */
+  g_snprintf (number, sizeof number, r >= 10 ? "%.0f" : r >= 1.1 ? "%.1f" : "%.2f", r);
+  if (ratio >= 1)
+    /* TRANSLATORS: a bar's note: its seconds per epoch against the first bar of its group, "26× faster" */
+    return g_strdup_printf (_("%s× faster"), number);
+  /* TRANSLATORS: a bar's note: its seconds per epoch against the first bar of its group, "1.3× slower" */
+  return g_strdup_printf (_("%s× slower"), number);
+}
+
 static int
 index_of (GPtrArray  *labels,
           const char *label)
@@ -1227,6 +1247,7 @@ tb_runs_compare_bars (GPtrArray *runs,
           guint base = c * groups->len;
           double v, b;
           guint others;
+          gboolean first;
           g_autofree char *note = NULL;
 
           if (n[cell] == 0)
@@ -1235,18 +1256,23 @@ tb_runs_compare_bars (GPtrArray *runs,
               continue;
             }
           v = sum[cell] / n[cell];
-          /* speed-up against the first group that has this category */
+          /* speed-up against the first group that has this category; the
+           * first itself has none */
           b = NAN;
           others = 0;
+          first = TRUE;
           for (guint k = 0; k < groups->len; k++)
             if (n[base + k] > 0)
               {
                 if (!isfinite (b))
-                  b = sum[base + k] / n[base + k];
+                  {
+                    b = sum[base + k] / n[base + k];
+                    first = k == g;
+                  }
                 others++;
               }
-          if (others > 1 && v > 0)
-            note = g_strdup_printf ("×%.2f", b / v);
+          if (others > 1 && !first && v > 0 && b > 0)
+            note = ratio_note (b / v);
           tb_chart_series_set_bar (s, c, v, note);
         }
     }

@@ -636,7 +636,9 @@ test_compare_groups (void)
   g_assert_cmpfloat_with_epsilon (g_array_index (cpu->y, double, 0), 0.26, 1e-9);
   g_assert_cmpfloat_with_epsilon (g_array_index (gpu->y, double, 0), 0.010, 1e-9);
   note = g_ptr_array_index (gpu->notes, 0);
-  g_assert_cmpstr (note, ==, "×26.00");
+  g_assert_cmpstr (note, ==, "26× faster");
+  /* the baseline has no note of its own */
+  g_assert_null (g_ptr_array_index (cpu->notes, 0));
 
   /* by OS: Linux against Windows */
   g_assert_cmpuint (by_os->series->len, ==, 2);
@@ -652,7 +654,7 @@ test_compare_groups (void)
     g_ptr_array_add (reversed, tb_run_ref (g_ptr_array_index (runs, 0)));
     again = tb_runs_compare_bars (reversed, TB_GROUP_DEVICE);
     g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (again->series, 0))->label, "CPU"));
-    g_assert_cmpstr (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (again->series, 1))->notes, 0), ==, "×26.00");
+    g_assert_cmpstr (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (again->series, 1))->notes, 0), ==, "26× faster");
   }
 
   g_assert_cmpuint (tb_chart_data_count_points (acc), ==, 6);
@@ -673,6 +675,57 @@ test_compare_groups (void)
     g_assert_cmpuint (acc3->series->len, ==, 2);
     g_assert_cmpuint (loss3->series->len, ==, 2);
   }
+}
+
+/* run-cpu.json as if run on `device` with every epoch taking `seconds` */
+static TbRun *
+cpu_run_on (const char *device,
+            double      seconds)
+{
+  g_autofree char *path = fixture ("run-cpu.json");
+  g_autoptr(GError) error = NULL;
+  TbRun *run = tb_run_load (path, &error);
+
+  g_assert_no_error (error);
+  g_free (run->device_name);
+  run->device_name = g_strdup (device);
+  for (guint e = 0; e < run->epochs->len; e++)
+    g_array_index (run->epochs, TbEpoch, e).seconds = seconds;
+  return run;
+}
+
+/* The note on each bar says how it compares with the group's first, in
+ * words: faster, slower or as fast, with as many digits as tell them
+ * apart. */
+static void
+test_compare_ratios (void)
+{
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(TbChartData) bars = NULL;
+  const char *expect[][2] = {
+    { "CPU · A first", NULL },
+    { "CPU · B slower", "2.5× slower" },
+    { "CPU · C a bit faster", "1.04× faster" },
+    { "CPU · D as fast", "as fast" },
+    { "CPU · E much faster", "52× faster" },
+    { "CPU · F faster", "1.3× faster" },
+  };
+
+  g_ptr_array_add (runs, cpu_run_on ("A first", 0.26));
+  g_ptr_array_add (runs, cpu_run_on ("B slower", 0.65));
+  g_ptr_array_add (runs, cpu_run_on ("C a bit faster", 0.25));
+  g_ptr_array_add (runs, cpu_run_on ("D as fast", 0.2601));
+  g_ptr_array_add (runs, cpu_run_on ("E much faster", 0.005));
+  g_ptr_array_add (runs, cpu_run_on ("F faster", 0.2));
+  bars = tb_runs_compare_bars (runs, TB_GROUP_DEVICE);
+  g_assert_cmpuint (bars->series->len, ==, G_N_ELEMENTS (expect));
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    {
+      TbChartSeries *s = g_ptr_array_index (bars->series, i);
+
+      g_assert_cmpstr (s->label, ==, expect[i][0]);
+      g_assert_cmpstr (g_ptr_array_index (s->notes, 0), ==, expect[i][1]);
+    }
 }
 
 /* A Windows build run under wine carries system.os.emulated_by: its label
@@ -790,6 +843,7 @@ main (int    argc,
   g_test_add_func ("/runs/too-large", test_too_large);
   g_test_add_func ("/runs/long-strings", test_long_strings);
   g_test_add_func ("/runs/csv-hostile", test_csv_hostile);
+  g_test_add_func ("/runs/compare-ratios", test_compare_ratios);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
   g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
   g_test_add_func ("/runs/median", test_median);
