@@ -1094,11 +1094,19 @@ group_label (const TbRun *run,
   return group_by == TB_GROUP_OS ? tb_run_os_label (run) : tb_run_device_label (run);
 }
 
+/* What the bars of a group have in common. By OS that includes the kind
+ * of device: a machine's CPU and GPU runs are compared with the same kind
+ * under another OS, never averaged into one bar. */
 static char *
-category_label (const TbRun *run)
+category_label (const TbRun *run,
+                TbGroupBy    group_by)
 {
-  return g_strdup_printf ("%s · %s", tb_run_model_label (run),
-                          run->dataset_name ? run->dataset_name : "?");
+  const char *dataset = run->dataset_name ? run->dataset_name : "?";
+
+  if (group_by == TB_GROUP_OS)
+    return g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dataset,
+                            g_strcmp0 (run->device_kind, "cuda") == 0 ? _("GPU") : _("CPU"));
+  return g_strdup_printf ("%s · %s", tb_run_model_label (run), dataset);
 }
 
 /* How a bar compares with the first of its group, `ratio` being the
@@ -1153,13 +1161,14 @@ tb_runs_compare_bars (GPtrArray *runs,
   data = tb_chart_data_new (TB_CHART_BARS,
                             group_by == TB_GROUP_OS ? _("Median seconds per epoch by operating system")
                                                     : _("Median seconds per epoch by device"),
-                            _("Model · data set"), _("Median seconds per epoch"));
+                            group_by == TB_GROUP_OS ? _("Model · data set · device") : _("Model · data set"),
+                            _("Median seconds per epoch"));
 
   for (guint i = 0; i < runs->len; i++)
     {
       TbRun *run = g_ptr_array_index (runs, i);
       char *g = group_label (run, group_by);
-      char *c = category_label (run);
+      char *c = category_label (run, group_by);
 
       if (!isfinite (tb_run_seconds_per_epoch (run)))
         {
@@ -1223,7 +1232,7 @@ tb_runs_compare_bars (GPtrArray *runs,
       TbRun *run = g_ptr_array_index (runs, i);
       double spe = tb_run_seconds_per_epoch (run);
       g_autofree char *g = group_label (run, group_by);
-      g_autofree char *c = category_label (run);
+      g_autofree char *c = category_label (run, group_by);
       int gi, ci;
 
       if (!isfinite (spe))

@@ -158,8 +158,9 @@ gboolean tb_runs_export_json (GPtrArray   *runs,
                               const char  *path,
                               GError     **error);
 
-/* Comparison: seconds per epoch grouped by model (categories) and device or
- * OS (series), with the speed-up against the first group as notes. */
+/* Comparison: seconds per epoch, one bar per device (or OS) in groups of
+ * the same model and data set (by OS also the same kind of device, CPU or
+ * GPU), each noted with its speed-up against the group's first. */
 TbChartData *tb_runs_compare_bars (GPtrArray *runs,
                                    TbGroupBy  group_by);
 /* Overlaid test accuracy per epoch, one series per run. */

@@ -3,8 +3,9 @@
  * files refused with a message, hostile ones (nested 100,000 levels, FIFOs,
  * /dev/zero, too large, 5,000-character names) refused or bounded, import
  * (checked and copied once), CSV/JSON export that no file's text can break,
- * the comparison grouped by device and by OS with speed-ups, seconds per
- * epoch as the median everywhere, and start times in local time.
+ * the comparison grouped by device and by OS (each kind of device apart)
+ * with speed-ups in words, seconds per epoch as the median everywhere, and
+ * start times in local time.
  */
 #include <math.h>
 #include <string.h>
@@ -640,10 +641,22 @@ test_compare_groups (void)
   /* the baseline has no note of its own */
   g_assert_null (g_ptr_array_index (cpu->notes, 0));
 
-  /* by OS: Linux against Windows */
+  /* by OS: Linux against Windows, but the one is a CPU run and the other a
+   * GPU run: each in a group of its own kind, with nothing to compare */
   g_assert_cmpuint (by_os->series->len, ==, 2);
   g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 0))->label, "Debian"));
   g_assert_true (g_str_has_prefix (((TbChartSeries *) g_ptr_array_index (by_os->series, 1))->label, "Windows"));
+  g_assert_cmpuint (by_os->categories->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (by_os->categories, 0), ==, "mlp-small · tiny-idx · CPU");
+  g_assert_cmpstr (g_ptr_array_index (by_os->categories, 1), ==, "mlp-small · tiny-idx · GPU");
+  g_assert_cmpuint (tb_chart_data_count_points (by_os), ==, 2);
+  for (guint i = 0; i < by_os->series->len; i++)
+    {
+      TbChartSeries *s = g_ptr_array_index (by_os->series, i);
+
+      for (guint c = 0; c < s->notes->len; c++)
+        g_assert_null (g_ptr_array_index (s->notes, c));
+    }
 
   /* the baseline does not depend on the order of the files */
   {
@@ -726,6 +739,88 @@ test_compare_ratios (void)
       g_assert_cmpstr (s->label, ==, expect[i][0]);
       g_assert_cmpstr (g_ptr_array_index (s->notes, 0), ==, expect[i][1]);
     }
+}
+
+/* `run` as if it ran under another OS */
+static TbRun *
+on_os (TbRun      *run,
+       const char *name,
+       const char *version,
+       const char *emulated_by)
+{
+  g_free (run->os_name);
+  g_free (run->os_version);
+  g_free (run->os_emulated_by);
+  run->os_name = g_strdup (name);
+  run->os_version = g_strdup (version);
+  run->os_emulated_by = g_strdup (emulated_by);
+  return run;
+}
+
+static TbRun *
+with_seconds (TbRun  *run,
+              double  seconds)
+{
+  for (guint e = 0; e < run->epochs->len; e++)
+    g_array_index (run->epochs, TbEpoch, e).seconds = seconds;
+  return run;
+}
+
+/* Grouped by OS, a preset's CPU runs are compared with its CPU runs under
+ * the other OS, and its GPU runs with GPU runs, side by side with their
+ * ratio: not a machine's CPU and GPU averaged into one bar per OS. */
+static void
+test_compare_os_like_with_like (void)
+{
+  g_autofree char *cpu = fixture ("run-cpu.json");
+  g_autofree char *gpu = fixture ("run-gpu.json");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(TbChartData) by_os = NULL;
+  TbChartSeries *linux_s, *windows_s, *wine_s;
+  guint cpu_c, gpu_c;
+
+  /* one machine under Linux: CPU 0.26 s, GPU 0.010 s per epoch */
+  g_ptr_array_add (runs, with_seconds (tb_run_load (cpu, &error), 0.26));
+  g_assert_no_error (error);
+  g_ptr_array_add (runs, on_os (with_seconds (tb_run_load (gpu, &error), 0.010), "Debian GNU/Linux", "12 (bookworm)", NULL));
+  g_assert_no_error (error);
+  /* under Windows: the GPU natively, the CPU build under wine */
+  g_ptr_array_add (runs, with_seconds (tb_run_load (gpu, &error), 0.012));
+  g_assert_no_error (error);
+  g_ptr_array_add (runs, on_os (with_seconds (tb_run_load (cpu, &error), 0.39), "Windows", "11 (26100)", "wine 9.0"));
+  g_assert_no_error (error);
+
+  by_os = tb_runs_compare_bars (runs, TB_GROUP_OS);
+  g_assert_cmpstr (by_os->x_label, ==, "Model · data set · device");
+  g_assert_cmpuint (by_os->categories->len, ==, 2);
+  cpu_c = g_str_has_suffix (g_ptr_array_index (by_os->categories, 0), "CPU") ? 0 : 1;
+  gpu_c = 1 - cpu_c;
+  g_assert_cmpstr (g_ptr_array_index (by_os->categories, cpu_c), ==, "mlp-small · tiny-idx · CPU");
+  g_assert_cmpstr (g_ptr_array_index (by_os->categories, gpu_c), ==, "mlp-small · tiny-idx · GPU");
+
+  /* Linux first (the baseline), then Windows, then Windows under wine */
+  g_assert_cmpuint (by_os->series->len, ==, 3);
+  linux_s = g_ptr_array_index (by_os->series, 0);
+  windows_s = g_ptr_array_index (by_os->series, 1);
+  wine_s = g_ptr_array_index (by_os->series, 2);
+  g_assert_cmpstr (linux_s->label, ==, "Debian GNU/Linux 12 (bookworm)");
+  g_assert_cmpstr (windows_s->label, ==, "Windows 11 (26100)");
+  g_assert_cmpstr (wine_s->label, ==, "Windows 11 (26100) (wine 9.0)");
+
+  /* each bar is its own runs' time, never a CPU and a GPU averaged */
+  g_assert_cmpfloat_with_epsilon (g_array_index (linux_s->y, double, cpu_c), 0.26, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (linux_s->y, double, gpu_c), 0.010, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (windows_s->y, double, gpu_c), 0.012, 1e-9);
+  g_assert_true (isnan (g_array_index (windows_s->y, double, cpu_c)));
+  g_assert_cmpfloat_with_epsilon (g_array_index (wine_s->y, double, cpu_c), 0.39, 1e-9);
+  g_assert_true (wine_s->y->len <= gpu_c || isnan (g_array_index (wine_s->y, double, gpu_c)));
+
+  /* with the ratio against Linux on the same kind of device */
+  g_assert_null (g_ptr_array_index (linux_s->notes, cpu_c));
+  g_assert_null (g_ptr_array_index (linux_s->notes, gpu_c));
+  g_assert_cmpstr (g_ptr_array_index (windows_s->notes, gpu_c), ==, "1.2× slower");
+  g_assert_cmpstr (g_ptr_array_index (wine_s->notes, cpu_c), ==, "1.5× slower");
 }
 
 /* A Windows build run under wine carries system.os.emulated_by: its label
@@ -845,6 +940,7 @@ main (int    argc,
   g_test_add_func ("/runs/csv-hostile", test_csv_hostile);
   g_test_add_func ("/runs/compare-ratios", test_compare_ratios);
   g_test_add_func ("/runs/compare-groups", test_compare_groups);
+  g_test_add_func ("/runs/compare-os-like-with-like", test_compare_os_like_with_like);
   g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
   g_test_add_func ("/runs/median", test_median);
   g_test_add_func ("/runs/started-label", test_started_label);
