@@ -18,15 +18,19 @@
 static const char usage[] =
   "Usage:\n"
   "  trainbench --export-chart KIND --runs FILE.json... -o OUT.png|OUT.svg\n"
-  "             [--size WIDTHxHEIGHT] [--group-by device|os] [--dark]\n"
+  "             [--size WIDTHxHEIGHT] [--group-by device|os] [--scale auto|linear|log]\n"
+  "             [--dark]\n"
   "  trainbench --export-runs OUT.csv|OUT.json --runs FILE.json...\n"
   "\n"
   "KIND is one of:\n"
-  "  compare     seconds per epoch, grouped by model and device (or OS), with speed-ups\n"
+  "  compare     seconds per epoch by device (or by OS, for each model and kind\n"
+  "              of device), with speed-ups\n"
   "  accuracy    test accuracy per epoch, one curve per run\n"
   "  loss        training loss, one curve per run\n"
   "  epoch-time  seconds of each epoch, one curve per run\n"
   "\n"
+  "--scale: the y axis is linear or log; auto (the default) is log for bars 20\n"
+  "or more times apart, linear otherwise.\n"
   "--runs also takes folders (every result file in them).\n";
 
 gboolean
@@ -132,7 +136,7 @@ tb_export_main (int    argc,
   g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
   g_autoptr(TbChartData) data = NULL;
   g_autoptr(GError) error = NULL;
-  const char *chart = NULL, *runs_out = NULL, *output = NULL, *group = "device";
+  const char *chart = NULL, *runs_out = NULL, *output = NULL, *group = "device", *scale = "auto";
   int width = 1200, height = 700;
   gboolean dark = FALSE, bad = FALSE;
 
@@ -158,6 +162,8 @@ tb_export_main (int    argc,
         }
       else if (is_option (arg, "--group-by"))
         group = option_value (argc, argv, &i, "--group-by");
+      else if (is_option (arg, "--scale"))
+        scale = option_value (argc, argv, &i, "--scale");
       else if (strcmp (arg, "--dark") == 0)
         dark = TRUE;
       else if (strcmp (arg, "--runs") == 0)
@@ -182,7 +188,8 @@ tb_export_main (int    argc,
     return 1;
   if ((chart == NULL) == (runs_out == NULL) || runs->len == 0
       || (chart != NULL && output == NULL)
-      || (group == NULL || (strcmp (group, "device") != 0 && strcmp (group, "os") != 0)))
+      || (group == NULL || (strcmp (group, "device") != 0 && strcmp (group, "os") != 0))
+      || (scale == NULL || (strcmp (scale, "auto") != 0 && strcmp (scale, "linear") != 0 && strcmp (scale, "log") != 0)))
     {
       fputs (usage, stderr);
       return 2;
@@ -215,6 +222,8 @@ tb_export_main (int    argc,
       return 2;
     }
   data->dark = dark;
+  data->y_scale = strcmp (scale, "log") == 0 ? TB_CHART_SCALE_LOG
+                  : strcmp (scale, "linear") == 0 ? TB_CHART_SCALE_LINEAR : TB_CHART_SCALE_AUTO;
   if (!tb_chart_export (data, output, width, height, &error))
     {
       fprintf (stderr, "trainbench: %s\n", error->message);

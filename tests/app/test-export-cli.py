@@ -3,7 +3,8 @@
 # `--export-runs` work headless (no display) and reject bad arguments; files
 # from other people (nested 100,000 levels, FIFOs, /dev/zero, too large,
 # hostile CSV text, values no tick can tell apart) neither crash, hang nor
-# exhaust it; run from the build tree, it finds the translations built there.
+# exhaust it; --scale puts a bar 26 times shorter than another on a log axis;
+# run from the build tree, it finds the translations built there.
 # Usage: test-export-cli.py TRAINBENCH RUN1.json RUN2.json   (TAP output)
 import csv
 import io
@@ -13,6 +14,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zlib
 
 try:
     import resource
@@ -62,6 +64,51 @@ def png_size(path):
     return struct.unpack(">II", head[16:24])
 
 
+def png_pixels(path):
+    """(width, height, rows of (r, g, b)) of an 8-bit RGB(A) PNG as cairo writes them."""
+    data = open(path, "rb").read()
+    pos, idat, width, height, channels = 8, b"", 0, 0, 4
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, color = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and color in (2, 6), (depth, color)
+            channels = 4 if color == 6 else 3
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw, stride, rows, prev = zlib.decompress(idat), width * channels, [], bytearray(width * channels)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - channels] if x >= channels else 0
+            b = prev[x]
+            c = prev[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + a) & 255
+            elif kind == 2:
+                line[x] = (line[x] + b) & 255
+            elif kind == 3:
+                line[x] = (line[x] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, channels)])
+        prev = line
+    return width, height, rows
+
+
+def tallest_run(rows, color):
+    """The most pixels of `color` (within 40 per channel) in one column."""
+    best = 0
+    for x in range(len(rows[0])):
+        n = sum(1 for row in rows if all(abs(row[x][i] - color[i]) <= 40 for i in range(3)))
+        best = max(best, n)
+    return best
+
+
 with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "compare.png")
     p = run("--export-chart", "compare", "--runs", *runs, "-o", out, "--size", "900x500")
@@ -71,6 +118,22 @@ with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "compare-os.svg")
     p = run("--export-chart", "compare", "--group-by", "os", "--runs", *runs, "-o", out)
     ok(p.returncode == 0 and open(out).read().find("<svg") >= 0, "grouped by OS as SVG")
+
+    # the GPU bar (the second colour, orange) 26 times shorter than the CPU's:
+    # a sliver on a linear axis, a bar on a log one, which auto picks
+    heights = {}
+    for scale in ("linear", "log", "auto"):
+        out = os.path.join(tmp, "compare-%s.png" % scale)
+        p = run("--export-chart", "compare", "--scale", scale, "--runs", *runs, "-o", out, "--size", "600x400")
+        ok(p.returncode == 0 and png_size(out) == (600, 400), "compare chart on a %s scale (%s)" % (scale, p.stderr.strip()))
+        # under the title and legend (whose swatch is of that colour too)
+        heights[scale] = tallest_run(png_pixels(out)[2][60:], (0xe6, 0x61, 0x00)) if p.returncode == 0 else 0
+    print("# GPU bar heights: %s" % heights)
+    ok(heights["linear"] < 12, "linear: the GPU bar is a sliver (%d px)" % heights["linear"])
+    ok(heights["log"] > 60, "log: the GPU bar is a bar (%d px)" % heights["log"])
+    ok(heights["auto"] == heights["log"], "auto picks log for bars 26 times apart")
+    p = run("--export-chart", "compare", "--scale", "cubic", "--runs", *runs, "-o", os.path.join(tmp, "x.png"))
+    ok(p.returncode == 2 and not os.path.exists(os.path.join(tmp, "x.png")), "an unknown scale is a usage error")
 
     for kind in ("accuracy", "loss", "epoch-time"):
         out = os.path.join(tmp, kind + ".png")
@@ -166,6 +229,10 @@ with tempfile.TemporaryDirectory() as tmp:
         size = os.path.getsize(out) if os.path.exists(out) else -1
         ok(p.returncode == 0 and 0 < size < 1000000,
            "%s chart of values closer than a tick ends (%d, %d bytes)" % (kind, p.returncode, size))
+    out = os.path.join(tmp, "flat-log.svg")
+    p = run("--export-chart", "loss", "--scale", "log", "--runs", flat, "-o", out, timeout=30)
+    size = os.path.getsize(out) if os.path.exists(out) else -1
+    ok(p.returncode == 0 and 0 < size < 1000000, "... and on a log scale (%d, %d bytes)" % (p.returncode, size))
 
     # the program run from the build tree (as tools/run starts it) speaks
     # the language asked for, from the catalogs built in BUILD/po
