@@ -54,6 +54,7 @@ struct _TbRunsPage
   gboolean loading;              /* the first read of the folder is under way */
   int height;                    /* the page's height at its last allocation */
   gboolean placing_handle;       /* the handle moves for the page's size, not by a drag */
+  TbChartScale compare_scale;    /* the seconds per epoch's: AUTO until the log scale toggle is pressed */
 
   /* borrowed */
   TbRunsJob *runs_job;           /* from its GTask: the load in its worker, or NULL */
@@ -69,6 +70,7 @@ struct _TbRunsPage
   GtkWidget *shown_label;
   GtkWidget *group_device_toggle;
   GtkWidget *group_os_toggle;
+  GtkWidget *log_scale_toggle;
   TbChartView *compare_bars;
   TbChartView *compare_accuracy;
   TbChartView *compare_loss;
@@ -471,8 +473,14 @@ update_comparison (TbRunsPage *self)
   g_autoptr(GPtrArray) runs = selected_runs (self);
   TbGroupBy group_by = gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->group_os_toggle))
                        ? TB_GROUP_OS : TB_GROUP_DEVICE;
+  TbChartData *bars = tb_runs_compare_bars (runs, group_by);
 
-  tb_chart_view_set_data (self->compare_bars, tb_runs_compare_bars (runs, group_by));
+  bars->y_scale = self->compare_scale;
+  tb_chart_view_set_data (self->compare_bars, bars);
+  /* the toggle shows the scale drawn, also the one AUTO picked */
+  g_signal_handlers_block_matched (self->log_scale_toggle, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->log_scale_toggle), tb_chart_data_is_log (bars));
+  g_signal_handlers_unblock_matched (self->log_scale_toggle, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   tb_chart_view_set_data (self->compare_accuracy, tb_runs_compare_accuracy (runs));
   tb_chart_view_set_data (self->compare_loss, tb_runs_compare_loss (runs));
 }
@@ -1684,6 +1692,21 @@ group_toggled_cb (GtkToggleButton *button,
 }
 
 static void
+log_scale_toggled_cb (GtkToggleButton *button,
+                      TbRunsPage      *self)
+{
+  TbChartData *bars = tb_chart_view_get_data (self->compare_bars);
+
+  /* pressed: the user's choice, kept for the comparisons that follow */
+  self->compare_scale = gtk_toggle_button_get_active (button) ? TB_CHART_SCALE_LOG : TB_CHART_SCALE_LINEAR;
+  if (bars != NULL)
+    {
+      bars->y_scale = self->compare_scale;
+      tb_chart_view_changed (self->compare_bars);
+    }
+}
+
+static void
 runs_folder_changed_cb (GSettings  *settings,
                         const char *key,
                         TbRunsPage *self)
@@ -1818,6 +1841,7 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, shown_label);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_device_toggle);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, group_os_toggle);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, log_scale_toggle);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_bars);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_accuracy);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_loss);
@@ -1829,6 +1853,7 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
    * text field) is not about runs */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Delete, 0, "runs.delete", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Delete, 0, "runs.delete", NULL);
+  gtk_widget_class_bind_template_callback (widget_class, log_scale_toggled_cb);
 }
 
 static void
