@@ -23,10 +23,10 @@ start_action (GtkWidget  *widget,
   TbSessionConfig config;
   NnError err = { 0 };
 
-  if (tb_window_is_training (self))
+  if (!tb_window_start_enabled (self))
     return;
 
-  _tb_window_collect_config (self, &config, self->device_index);
+  _tb_window_collect_config (self, &config, (guint) tb_train_page_get_device_index (self->train_page));
   if (nn_optimizer_validate (&config.optimizer, &err) != NN_OK)
     {
       g_autoptr(GError) error = tb_error_new (&err);
@@ -35,7 +35,7 @@ start_action (GtkWidget  *widget,
       tb_session_config_clear (&config);
       return;
     }
-  _tb_window_start_session (self, &config);
+  tb_train_page_start (self->train_page, &config);
   tb_session_config_clear (&config);
   tb_window_show_page (self, "train");
 }
@@ -48,11 +48,7 @@ stop_action (GtkWidget  *widget,
   TbWindow *self = TB_WINDOW (widget);
 
   tb_run_queue_cancel (self->run_queue);
-  if (self->session != NULL)
-    {
-      tb_session_stop (self->session);
-      gtk_label_set_text (GTK_LABEL (self->status_label), _("Stopping…"));
-    }
+  tb_train_page_stop (self->train_page);
 }
 
 static void
@@ -62,6 +58,7 @@ reproduce_response_cb (AdwMessageDialog *dialog,
 {
   const NnPreset *presets;
   int count = 0;
+  guint n_devices = tb_train_page_get_n_devices (self->train_page);
   GPtrArray *configs;
 
   if (g_strcmp0 (response, "run") != 0)
@@ -71,16 +68,17 @@ reproduce_response_cb (AdwMessageDialog *dialog,
   configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
 
   for (int i = 0; i < count; i++)
-    for (int d = 0; d < self->n_devices; d++)
+    for (guint d = 0; d < n_devices; d++)
       {
+        const NnDeviceInfo *dev = tb_train_page_get_device_info (self->train_page, d);
         TbSessionConfig *config;
 
-        if (!self->devices[d].usable)
+        if (!dev->usable)
           continue;
         config = g_new0 (TbSessionConfig, 1);
         _tb_window_collect_config (self, config, d);
         tb_session_config_use_preset (config, &presets[i]);
-        if (self->devices[d].kind != NN_DEVICE_CPU)
+        if (dev->kind != NN_DEVICE_CPU)
           config->device.threads = 0;
         g_ptr_array_add (configs, config);
       }
@@ -98,8 +96,8 @@ reproduce_action (GtkWidget  *widget,
   g_autofree char *body = NULL;
 
   nn_presets (&count);
-  for (int d = 0; d < self->n_devices; d++)
-    usable += self->devices[d].usable;
+  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
+    usable += tb_train_page_get_device_info (self->train_page, d)->usable;
 
   if (tb_data_page_get_dataset (self->data_page) == NULL)
     {
@@ -127,11 +125,12 @@ inspect_action (GtkWidget  *widget,
                 GVariant   *parameter)
 {
   TbWindow *self = TB_WINDOW (widget);
+  TbSession *session = tb_train_page_get_session (self->train_page);
   GtkWidget *window;
 
-  if (self->session == NULL || tb_session_get_model (self->session) == NULL)
+  if (session == NULL || tb_session_get_model (session) == NULL)
     return;
-  window = tb_inspect_window_new (GTK_WINDOW (self), self->session);
+  window = tb_inspect_window_new (GTK_WINDOW (self), session);
   gtk_window_present (GTK_WINDOW (window));
 }
 

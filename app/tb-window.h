@@ -6,6 +6,7 @@
 #include "tb-chart-view.h"
 #include "tb-model-builder.h"
 #include "tb-runs-page.h"
+#include "tb-train-page.h"
 
 G_BEGIN_DECLS
 
@@ -20,8 +21,8 @@ void tb_window_set_dataset (TbWindow   *self,
                             const char *name_or_path,
                             int         train_limit,
                             int         test_limit);
-/* Choose a device by kind and index; FALSE when there is no usable one, or
- * while the device list is still being read (tb-devices.c). */
+/* Choose a device by kind and index (on the Train page); FALSE when there
+ * is no usable one, or while the device list is still being read. */
 gboolean tb_window_select_device (TbWindow *self,
                                   int       kind,
                                   int       index);
@@ -46,6 +47,7 @@ void tb_window_import (TbWindow  *self,
                        GFile    **files,
                        guint      n_files);
 TbRunsPage *tb_window_get_runs_page (TbWindow *self);
+TbTrainPage *tb_window_get_train_page (TbWindow *self);
 
 /* For the pages: a toast at the window's foot (taken), or one with this
  * text (bounded); a dialog for a problem the user must read, with the

@@ -10,7 +10,8 @@
 
 #include "tb-application.h"
 #include "tb-devices.h"
-#include "tb-window-private.h"
+#include "tb-train-page.h"
+#include "tb-window.h"
 #include "test-gui-util.h"
 
 static TbApplication *app;
@@ -115,10 +116,46 @@ test_list_async (void)
 
 /* ------------------------------------------------------------ Train page */
 
+static TbTrainPage *
+train_page (TbWindow *window)
+{
+  return tb_window_get_train_page (window);
+}
+
 static gboolean
 devices_listed (gpointer data)
 {
-  return !_tb_window_devices_pending (TB_WINDOW (data));
+  return !tb_train_page_get_devices_pending (train_page (TB_WINDOW (data)));
+}
+
+/* A widget of the Train page, by its id in the page's template. */
+static GtkWidget *
+page_child (TbWindow   *window,
+            const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (train_page (window)),
+                                                    TB_TYPE_TRAIN_PAGE, name));
+}
+
+/* The first widget under `widget` named `name`, or of `type` when `name` is
+ * NULL. */
+static GtkWidget *
+find_widget (GtkWidget  *widget,
+             const char *name,
+             GType       type)
+{
+  if (name != NULL ? g_strcmp0 (gtk_widget_get_name (widget), name) == 0
+                   : G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, name, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
 }
 
 static guint
@@ -137,40 +174,52 @@ test_train_page (void)
 {
   g_autoptr(GSettings) settings = tb_settings_new ();
   TbWindow *window;
-  GtkWidget *check;
+  TbTrainPage *page;
+  GtkWidget *group, *looking, *start, *check;
 
   g_settings_set_string (settings, "default-device", "cpu");
   window = tb_window_new (ADW_APPLICATION (app));
+  page = train_page (window);
+  group = page_child (window, "device_group");
+  start = page_child (window, "start_button");
+  looking = find_widget (group, "device-looking-row", G_TYPE_NONE);
   tb_window_set_dataset (window, data_dir, 0, 0);
 
   /* built without asking the devices on the main thread: only the spinner
    * row, and Train off although the model and the data set are fine */
-  g_assert_true (_tb_window_devices_pending (window));
-  g_assert_cmpint (window->n_devices, ==, 0);
-  g_assert_true (gtk_widget_get_visible (window->device_looking_row));
-  g_assert_true (gtk_widget_is_ancestor (window->device_looking_row, window->device_group));
-  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (window->device_looking_row)),
-                   ==, "Looking for devices…");
-  g_assert_cmpuint (count_rows (window->device_group), ==, 1);
+  g_assert_true (tb_train_page_get_devices_pending (page));
+  g_assert_cmpuint (tb_train_page_get_n_devices (page), ==, 0);
+  g_assert_nonnull (looking);
+  g_assert_true (gtk_widget_get_visible (looking));
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (looking)), ==, "Looking for devices…");
+  g_assert_cmpuint (count_rows (group), ==, 1);
   g_assert_true (tb_model_builder_is_valid (tb_window_get_builder (window)));
   g_assert_false (tb_window_start_enabled (window));
-  g_assert_false (gtk_widget_get_sensitive (window->train_start_button));
+  g_assert_false (gtk_widget_get_sensitive (start));
   g_assert_false (tb_window_select_device (window, NN_DEVICE_CPU, 0));
 
   gtk_window_present (GTK_WINDOW (window));
   g_assert_true (tb_test_wait_until (devices_listed, window, 60));
 
   /* a radio row per device in the spinner's place, the stored one chosen */
-  g_assert_false (gtk_widget_get_visible (window->device_looking_row));
-  g_assert_cmpint (window->n_devices, >=, 1);
-  g_assert_cmpuint (count_rows (window->device_group), ==, (guint) window->n_devices);
-  g_assert_cmpint (window->device_index, ==, 0);
-  g_assert_cmpint (window->devices[0].kind, ==, NN_DEVICE_CPU);
-  check = window->device_checks[0];
+  g_assert_false (gtk_widget_get_visible (looking));
+  g_assert_cmpuint (tb_train_page_get_n_devices (page), >=, 1);
+  g_assert_cmpuint (count_rows (group), ==, tb_train_page_get_n_devices (page));
+  g_assert_cmpint (tb_train_page_get_device_index (page), ==, 0);
+  g_assert_cmpint (tb_train_page_get_device_info (page, 0)->kind, ==, NN_DEVICE_CPU);
+  {
+    g_autofree char *device = NULL;
+
+    g_object_get (page, "device", &device, NULL);
+    g_assert_cmpstr (device, ==, "cpu");
+  }
+  /* the first radio button is the CPU's row's */
+  check = find_widget (group, NULL, GTK_TYPE_CHECK_BUTTON);
+  g_assert_nonnull (check);
   g_assert_true (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
-  g_assert_true (gtk_widget_get_sensitive (window->threads_spin));
+  g_assert_true (gtk_widget_get_sensitive (page_child (window, "threads_spin")));
   g_assert_true (tb_window_start_enabled (window));
-  g_assert_true (gtk_widget_get_sensitive (window->train_start_button));
+  g_assert_true (gtk_widget_get_sensitive (start));
   g_assert_true (tb_window_select_device (window, NN_DEVICE_CPU, 0));
 
   gtk_window_destroy (GTK_WINDOW (window));
@@ -189,20 +238,19 @@ test_close_before_answer (void)
   TbWindow *window = tb_window_new (ADW_APPLICATION (app));
   TbWindow *weak = window;
 
-  g_assert_true (_tb_window_devices_pending (window));
+  g_assert_true (tb_train_page_get_devices_pending (train_page (window)));
   g_object_add_weak_pointer (G_OBJECT (window), (gpointer *) &weak);
   /* held here, so its fields can be read after it is closed; shown (no
    * main-loop turn, so no answer yet), as gtk_window_close wants */
   g_object_ref (window);
   gtk_window_present (GTK_WINDOW (window));
-  g_assert_true (_tb_window_devices_pending (window));
+  g_assert_true (tb_train_page_get_devices_pending (train_page (window)));
   gtk_window_close (GTK_WINDOW (window));
-  g_assert_true (g_cancellable_is_cancelled (window->devices_cancellable));
   /* the answer (milliseconds away here) comes to a closed window: it lists
    * nothing into it (a critical would end the test) */
   tb_test_spin (500);
-  g_assert_cmpint (window->n_devices, ==, 0);
-  g_assert_true (_tb_window_devices_pending (window));
+  g_assert_cmpuint (tb_train_page_get_n_devices (train_page (window)), ==, 0);
+  g_assert_true (tb_train_page_get_devices_pending (train_page (window)));
   g_object_unref (window);
   /* and nothing holds the window for the device list */
   g_assert_true (tb_test_wait_until (pointer_cleared, &weak, 30));

@@ -30,6 +30,19 @@ page_child (const char *name)
   return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (RUNS_PAGE), TB_TYPE_RUNS_PAGE, name));
 }
 
+/* A widget of the window's own template, by its id. */
+static GtkWidget *
+window_child (const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), TB_TYPE_WINDOW, name));
+}
+
+static const char *
+visible_page (void)
+{
+  return adw_view_stack_get_visible_child_name (ADW_VIEW_STACK (window_child ("stack")));
+}
+
 static const char *
 shot_path (const char *name)
 {
@@ -78,7 +91,7 @@ runs_loaded (gpointer data)
 static gboolean
 devices_listed (gpointer data)
 {
-  return !_tb_window_devices_pending (window);
+  return !tb_train_page_get_devices_pending (tb_window_get_train_page (window));
 }
 
 static void
@@ -253,7 +266,7 @@ test_compare (void)
     g_application_open (G_APPLICATION (app), files, 1, "");
   }
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
-  g_assert_cmpstr (adw_view_stack_get_visible_child_name (window->stack), ==, "runs");
+  g_assert_cmpstr (visible_page (), ==, "runs");
   g_assert_true (g_file_test (imported, G_FILE_TEST_IS_REGULAR));
 
   tb_window_compare (window, paths);
@@ -358,7 +371,7 @@ test_download_ui (void)
   char dir[4096];
   guint16 port;
   GtkWindow *dialog;
-  GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window->data_page), TB_TYPE_DATA_PAGE,
+  GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (window_child ("data_page"), TB_TYPE_DATA_PAGE,
                                                                   "download_button"));
 
   /* a local server (Python's) stands in for the Keras mirror; its file is
@@ -429,7 +442,7 @@ static gboolean
 reproduce_done (gpointer data)
 {
   return !tb_window_is_training (window)
-         && g_strcmp0 (adw_view_stack_get_visible_child_name (window->stack), "runs") == 0
+         && g_strcmp0 (visible_page (), "runs") == 0
          && tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
