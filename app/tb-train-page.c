@@ -516,6 +516,26 @@ session_state_cb (TbSession   *session,
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_TRAINING]);
 }
 
+/* The run is over: the time left of its last report means nothing now; the
+ * time it ran for takes its place. */
+static void
+show_final_time (TbTrainPage *self)
+{
+  const NnProgress *p = tb_session_get_latest (self->session);
+  g_autofree char *took = NULL;
+  g_autofree char *text = NULL;
+
+  if (p->step <= 0)
+    {
+      /* stopped or failed before its first step: nothing to tell */
+      gtk_label_set_text (GTK_LABEL (self->eta_label), "");
+      return;
+    }
+  took = format_duration (p->elapsed_seconds);
+  text = g_strdup_printf (_("Ran for %s"), took);
+  gtk_label_set_text (GTK_LABEL (self->eta_label), text);
+}
+
 static void
 session_done_cb (GObject      *object,
                  GAsyncResult *result,
@@ -533,6 +553,7 @@ session_done_cb (GObject      *object,
 
   g_clear_handle_id (&self->redraw_source, g_source_remove);
   redraw_progress (self);
+  show_final_time (self);
 
   if (ok)
     {

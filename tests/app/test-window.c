@@ -37,6 +37,20 @@ window_child (const char *name)
   return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), TB_TYPE_WINDOW, name));
 }
 
+/* A widget of the Train page, by its id in the page's template. */
+static GtkWidget *
+train_child (const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (tb_window_get_train_page (window)),
+                                                    TB_TYPE_TRAIN_PAGE, name));
+}
+
+static const char *
+label_text (const char *name)
+{
+  return gtk_label_get_text (GTK_LABEL (train_child (name)));
+}
+
 static const char *
 visible_page (void)
 {
@@ -145,6 +159,10 @@ test_train (void)
   g_assert_true (g_str_has_prefix (tb_session_get_result_path (session), runs_dir));
   g_assert_true (g_file_test (tb_session_get_result_path (session), G_FILE_TEST_IS_REGULAR));
   first_result = g_strdup (tb_session_get_result_path (session));
+
+  /* the run is over: no time left is shown, but how long it took */
+  g_test_message ("after the run: %s", label_text ("eta_label"));
+  g_assert_true (g_str_has_prefix (label_text ("eta_label"), "Ran for "));
 
   tb_window_show_page (window, "train");
   screenshot ("screenshot-main-window.png");
@@ -521,10 +539,22 @@ test_stop (void)
   /* the live charts while the run goes on */
   screenshot ("screenshot-training.png");
   g_assert_true (tb_window_is_training (window));
+  g_test_message ("while training: %s", label_text ("eta_label"));
   t0 = g_get_monotonic_time ();
   gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
   g_assert_true (tb_test_wait_until (not_training, NULL, 30));
   g_test_message ("stopped after %.3f s", (g_get_monotonic_time () - t0) / 1e6);
+  /* the time left it had when stopped is gone: the page shows the final
+   * state, how long it ran (nothing when it stopped before a step) */
+  tb_test_spin (200);
+  g_test_message ("after Stop: %s; %s", label_text ("status_label"), label_text ("eta_label"));
+  g_assert_null (strstr (label_text ("eta_label"), "ETA"));
+  if (tb_session_get_latest (session)->step > 0)
+    g_assert_true (g_str_has_prefix (label_text ("eta_label"), "Ran for "));
+  else
+    g_assert_cmpstr (label_text ("eta_label"), ==, "");
+  g_assert_true (g_str_has_prefix (label_text ("status_label"), "Stopped"));
+  screenshot ("screenshot-stopped.png");
   /* a stopped run is kept */
   g_assert_nonnull (tb_session_get_result_path (session));
   g_assert_true (g_file_test (tb_session_get_result_path (session), G_FILE_TEST_IS_REGULAR));
