@@ -891,22 +891,43 @@ tb_model_builder_get_layer (TbModelBuilder *self,
   return &g_array_index (self->layers, NnLayerSpec, index);
 }
 
+/* Is `l` a classifier's output: a dense layer ending in softmax, or giving
+ * one output per class? */
+static gboolean
+is_output_layer (TbModelBuilder    *self,
+                 const NnLayerSpec *l)
+{
+  return l->kind == NN_LAYER_DENSE && (l->activation == NN_ACT_SOFTMAX || l->units == self->classes);
+}
+
+/* Where a new layer goes: before the output layer (with the softmax
+ * activation layer that may follow it), since any layer after it at once
+ * makes the model invalid; at the end of a model without one. */
+static guint
+insert_position (TbModelBuilder *self)
+{
+  guint n = self->layers->len;
+  const NnLayerSpec *last = n > 0 ? &g_array_index (self->layers, NnLayerSpec, n - 1) : NULL;
+
+  if (last == NULL)
+    return 0;
+  if (last->kind == NN_LAYER_ACTIVATION && last->activation == NN_ACT_SOFTMAX && n >= 2
+      && g_array_index (self->layers, NnLayerSpec, n - 2).kind == NN_LAYER_DENSE)
+    return n - 2;
+  if (is_output_layer (self, last))
+    return n - 1;
+  return n;
+}
+
 void
 tb_model_builder_add_layer (TbModelBuilder *self,
                             NnLayerKind     kind)
 {
   NnLayerSpec l = default_layer (kind);
-  guint at;
 
   g_return_if_fail (TB_IS_MODEL_BUILDER (self));
 
-  /* a new layer goes before a final classifier layer, where it is useful */
-  at = self->layers->len;
-  if (at > 0 && kind != NN_LAYER_DENSE
-      && g_array_index (self->layers, NnLayerSpec, at - 1).kind == NN_LAYER_DENSE
-      && g_array_index (self->layers, NnLayerSpec, at - 1).activation == NN_ACT_SOFTMAX)
-    at--;
-  g_array_insert_val (self->layers, at, l);
+  g_array_insert_val (self->layers, insert_position (self), l);
   rebuild_rows (self);
   edited (self);
 }

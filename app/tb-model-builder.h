@@ -34,6 +34,9 @@ void tb_model_builder_set_input (TbModelBuilder *self,
 guint tb_model_builder_get_n_layers (TbModelBuilder *self);
 const NnLayerSpec *tb_model_builder_get_layer (TbModelBuilder *self,
                                                guint           index);
+/* A layer of `kind` with its default settings, put before the output layer
+ * (a final dense layer with softmax or one output per class), or at the
+ * end of a model without one: what "Add Layer" does. */
 void tb_model_builder_add_layer (TbModelBuilder *self,
                                  NnLayerKind     kind);
 void tb_model_builder_set_layer (TbModelBuilder    *self,

@@ -1,7 +1,8 @@
 /* test-model-builder.c: adding, editing, reordering and removing layers give
- * the expected spec; the spec text and the layers stay in sync; a layer that
- * does not fit is marked with the engine's message and disables Start;
- * parameter counts are grouped in thousands.
+ * the expected spec (a layer added goes before the output layer); the spec
+ * text and the layers stay in sync; a layer that does not fit is marked with
+ * the engine's message and disables Start; parameter counts are grouped in
+ * thousands.
  */
 #include <string.h>
 
@@ -179,6 +180,56 @@ test_params_grouped (void)
   g_object_unref (b);
 }
 
+/* "Add Layer" on the Model page, as a click on its menu's item does: every
+ * kind, a dense layer too, goes before the softmax output, so the model
+ * stays valid. */
+static void
+test_add_before_output (void)
+{
+  g_autoptr(TbApplication) app = tb_test_app_new (0);
+  TbWindow *window = tb_window_new (ADW_APPLICATION (app));
+  TbModelBuilder *b = tb_window_get_builder (window);
+  const NnLayerSpec *l;
+  guint n;
+
+  gtk_window_present (GTK_WINDOW (window));
+  tb_window_show_page (window, "model");
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.preset", "s", "mlp-small");
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 128 relu; dropout 0.2; dense 10 softmax");
+
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.add", "i", (gint32) NN_LAYER_DENSE);
+  n = tb_model_builder_get_n_layers (b);
+  g_assert_cmpuint (n, ==, 5);
+  l = tb_model_builder_get_layer (b, n - 2);
+  g_assert_cmpint (l->kind, ==, NN_LAYER_DENSE);
+  g_assert_cmpint (l->units, ==, 64);
+  g_assert_cmpint (l->activation, ==, NN_ACT_RELU);
+  l = tb_model_builder_get_layer (b, n - 1);
+  g_assert_cmpint (l->kind, ==, NN_LAYER_DENSE);
+  g_assert_cmpint (l->activation, ==, NN_ACT_SOFTMAX);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==,
+                   "flatten; dense 128 relu; dropout 0.2; dense 64 relu; dense 10 softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+  g_assert_null (tb_model_builder_get_error (b, NULL));
+
+  /* as Conv 2D already did */
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.preset", "s", "cnn");
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.add", "i", (gint32) NN_LAYER_CONV2D);
+  n = tb_model_builder_get_n_layers (b);
+  g_assert_cmpint (tb_model_builder_get_layer (b, n - 2)->kind, ==, NN_LAYER_CONV2D);
+  g_assert_cmpint (tb_model_builder_get_layer (b, n - 1)->activation, ==, NN_ACT_SOFTMAX);
+
+  /* a logits layer followed by its softmax is one output: new layers go
+   * before both */
+  g_assert_true (tb_model_builder_set_spec_text (b, "flatten; dense 10; activation softmax"));
+  g_assert_true (tb_model_builder_is_valid (b));
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.add", "i", (gint32) NN_LAYER_DENSE);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dense 10; softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -191,5 +242,6 @@ main (int    argc,
   g_test_add_func ("/builder/text-sync", test_text_sync);
   g_test_add_func ("/builder/invalid-layer", test_invalid_layer);
   g_test_add_func ("/builder/params-grouped", test_params_grouped);
+  g_test_add_func ("/builder/add-before-output", test_add_before_output);
   return g_test_run ();
 }
