@@ -25,8 +25,10 @@ struct _TbModelBuilder
   gint64 params;
   NnInputShape input;
   int classes;
+  guint bad_at;              /* while text_invalid: the index among the layers of the one that does not parse */
   guint updating_text : 1;
   guint text_invalid : 1;
+  guint valid : 1;           /* as "valid" last announced it */
 
   /* template widgets (children) */
   GtkWidget *list;           /* GtkListBox */
@@ -128,6 +130,18 @@ as_spec (TbModelBuilder *self,
   return spec;
 }
 
+/* The canonical text of the layers (free it). */
+static char *
+format_layers (TbModelBuilder *self)
+{
+  NnSpec spec = as_spec (self, self->layers->len);
+  size_t need = nn_spec_format (&spec, NULL, 0);
+  char *text = g_malloc (need + 1);
+
+  nn_spec_format (&spec, text, need + 1);
+  return text;
+}
+
 static char *
 shape_text (const NnLayerInfo *info)
 {
@@ -148,72 +162,14 @@ set_error (TbModelBuilder *self,
 
 /* ------------------------------------------------------------ checking */
 
+/* Update the rows' shape, parameter and error labels in place: the shapes
+ * of the first `known` layers are in `infos`. */
 static void
-check_layers (TbModelBuilder *self)
+show_rows (TbModelBuilder    *self,
+           const NnLayerInfo *infos,
+           guint              known)
 {
-  guint n = self->layers->len;
-  g_autofree NnLayerInfo *infos = g_new0 (NnLayerInfo, MAX (n, 1));
-  NnError err = { 0 };
-  NnSpec spec;
-  gint64 total = 0;
-  guint known = n;   /* layers whose infos[] are filled */
-
-  set_error (self, NULL, -1);
-  self->params = 0;
-
-  if (n == 0)
-    {
-      set_error (self, _("Add a layer to start"), -1);
-      goto rows;
-    }
-
-  spec = as_spec (self, n);
-  if (nn_spec_infer (&spec, self->input, infos, &total, &err) != NN_OK)
-    {
-      int bad = -1;
-      g_autofree char *message = tb_error_message (&err);
-
-      /* find the first prefix that fails: that layer is the one to mark */
-      for (guint k = 1; k <= n; k++)
-        {
-          NnSpec prefix = as_spec (self, k);
-          NnError perr = { 0 };
-
-          if (nn_spec_infer (&prefix, self->input, infos, NULL, &perr) != NN_OK)
-            {
-              bad = (int) k - 1;
-              break;
-            }
-        }
-      set_error (self, message, bad);
-      known = bad > 0 ? (guint) bad : 0;
-      /* fill the shapes that do fit */
-      if (bad > 0)
-        {
-          NnSpec prefix = as_spec (self, bad);
-
-          nn_spec_infer (&prefix, self->input, infos, NULL, &err);
-        }
-    }
-  else
-    {
-      const NnLayerInfo *last = &infos[n - 1];
-
-      self->params = total;
-      if (last->rank != 1 || last->dims[0] != self->classes)
-        {
-          g_autofree char *shape = shape_text (last);
-          g_autofree char *msg =
-            g_strdup_printf (_("The last layer gives %s outputs; the data set has %d classes: end with “dense %d softmax”"),
-                             shape, self->classes, self->classes);
-
-          set_error (self, msg, (int) n - 1);
-        }
-    }
-
-rows:
-  /* update the rows' shape, parameter and error labels in place */
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < self->layers->len; i++)
     {
       GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->list), (int) i);
       GtkWidget *shape, *params, *error;
@@ -250,29 +206,116 @@ rows:
     }
 }
 
+/* How many of the first `n` layers fit the input, their shapes in `infos`. */
+static guint
+infer_prefix (TbModelBuilder *self,
+              guint           n,
+              NnLayerInfo    *infos)
+{
+  for (guint k = 1; k <= n; k++)
+    {
+      NnSpec prefix = as_spec (self, k);
+      NnError err = { 0 };
+
+      if (nn_spec_infer (&prefix, self->input, infos, NULL, &err) != NN_OK)
+        {
+          /* refill the shapes of the layers that do fit */
+          if (k > 1)
+            {
+              prefix = as_spec (self, k - 1);
+              nn_spec_infer (&prefix, self->input, infos, NULL, &err);
+            }
+          return k - 1;
+        }
+    }
+  return n;
+}
+
+static void
+check_layers (TbModelBuilder *self)
+{
+  guint n = self->layers->len;
+  g_autofree NnLayerInfo *infos = g_new0 (NnLayerInfo, MAX (n, 1));
+  NnError err = { 0 };
+  NnSpec spec;
+  gint64 total = 0;
+  guint known = n;   /* layers whose infos[] are filled */
+
+  set_error (self, NULL, -1);
+  self->params = 0;
+
+  if (n == 0)
+    {
+      set_error (self, _("Add a layer to start"), -1);
+      goto rows;
+    }
+
+  spec = as_spec (self, n);
+  if (nn_spec_infer (&spec, self->input, infos, &total, &err) != NN_OK)
+    {
+      g_autofree char *message = tb_error_message (&err);
+
+      /* the first layer that does not fit is the one to mark */
+      known = infer_prefix (self, n, infos);
+      set_error (self, message, known < n ? (int) known : -1);
+    }
+  else
+    {
+      const NnLayerInfo *last = &infos[n - 1];
+
+      self->params = total;
+      if (last->rank != 1 || last->dims[0] != self->classes)
+        {
+          g_autofree char *shape = shape_text (last);
+          g_autofree char *msg =
+            g_strdup_printf (_("The last layer gives %s outputs; the data set has %d classes: end with “dense %d softmax”"),
+                             shape, self->classes, self->classes);
+
+          set_error (self, msg, (int) n - 1);
+        }
+    }
+
+rows:
+  show_rows (self, infos, known);
+}
+
+/* The text does not parse (its error is set): the layers before the one
+ * that does not are shown with their shapes, as far as they fit; no row
+ * has an error of its own. */
+static void
+check_invalid_text (TbModelBuilder *self)
+{
+  guint n = MIN (self->bad_at, self->layers->len);
+  g_autofree NnLayerInfo *infos = g_new0 (NnLayerInfo, MAX (n, 1));
+
+  self->params = 0;
+  show_rows (self, infos, infer_prefix (self, n, infos));
+}
+
 static void
 refresh (TbModelBuilder *self,
          gboolean        update_text)
 {
-  gboolean was_valid = tb_model_builder_is_valid (self);
-
   if (update_text)
     {
-      NnSpec spec = as_spec (self, self->layers->len);
-      size_t need = nn_spec_format (&spec, NULL, 0);
-
       g_free (self->spec_text);
-      self->spec_text = g_malloc (need + 1);
-      nn_spec_format (&spec, self->spec_text, need + 1);
+      self->spec_text = format_layers (self);
       self->text_invalid = FALSE;
       self->updating_text = TRUE;
       gtk_editable_set_text (GTK_EDITABLE (self->entry), self->spec_text);
       self->updating_text = FALSE;
-      gtk_widget_remove_css_class (self->entry, "error");
     }
 
-  if (!self->text_invalid)
-    check_layers (self);
+  if (self->text_invalid)
+    {
+      gtk_widget_add_css_class (self->entry, "error");
+      check_invalid_text (self);
+    }
+  else
+    {
+      gtk_widget_remove_css_class (self->entry, "error");
+      check_layers (self);
+    }
 
   /* a layer's problem is shown on its row; the rest under the list */
   if (self->error != NULL && self->error_layer < 0)
@@ -290,8 +333,11 @@ refresh (TbModelBuilder *self,
     gtk_label_set_text (GTK_LABEL (self->params_label), self->error ? "" : p);
   }
 
-  if (was_valid != tb_model_builder_is_valid (self))
-    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALID]);
+  if (self->valid != tb_model_builder_is_valid (self))
+    {
+      self->valid = tb_model_builder_is_valid (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALID]);
+    }
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
@@ -583,6 +629,35 @@ rebuild_rows (TbModelBuilder *self)
 
 /* ------------------------------------------------------------ text */
 
+/* Make the layers those of `text` that parse, each on its own, in order;
+ * returns where the first that does not parse would stand among them. The
+ * layers are split as nn_spec_parse splits them (';' and line ends). */
+static guint
+take_layers_that_parse (TbModelBuilder *self,
+                        const char     *text)
+{
+  g_auto(GStrv) parts = g_strsplit_set (text, ";\n\r", -1);
+  guint bad_at = G_MAXUINT;
+
+  g_array_set_size (self->layers, 0);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      NnSpec *one = NULL;
+      NnError err = { 0 };
+
+      if (*g_strstrip (parts[i]) == '\0')
+        continue;
+      if (nn_spec_parse (parts[i], &one, &err) == NN_OK)
+        {
+          g_array_append_vals (self->layers, one->layers, (guint) one->count);
+          nn_spec_free (one);
+        }
+      else if (bad_at == G_MAXUINT)
+        bad_at = self->layers->len;
+    }
+  return MIN (bad_at, self->layers->len);
+}
+
 static void
 entry_changed_cb (GtkEditable    *entry,
                   TbModelBuilder *self)
@@ -595,20 +670,21 @@ entry_changed_cb (GtkEditable    *entry,
     return;
 
   text = gtk_editable_get_text (entry);
+  g_clear_pointer (&self->preset_name, g_free);
   if (nn_spec_parse (text, &spec, &err) != NN_OK)
     {
-      gboolean was_valid = tb_model_builder_is_valid (self);
       g_autofree char *message = tb_error_message (&err);
 
+      /* the list follows the text as far as it can, so no layer of an
+       * earlier text (one keystroke shorter, say) stays behind with its
+       * own, stale error: the text's one error names the layer */
+      self->bad_at = take_layers_that_parse (self, text);
       self->text_invalid = TRUE;
       set_error (self, message, -1);
-      gtk_widget_add_css_class (self->entry, "error");
-      gtk_label_set_text (GTK_LABEL (self->error_label), message);
-      gtk_widget_set_visible (self->error_label, TRUE);
-      gtk_label_set_text (GTK_LABEL (self->params_label), "");
-      if (was_valid)
-        g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_VALID]);
-      g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
+      g_free (self->spec_text);
+      self->spec_text = format_layers (self);
+      rebuild_rows (self);
+      refresh (self, FALSE);
       return;
     }
 
@@ -616,8 +692,6 @@ entry_changed_cb (GtkEditable    *entry,
   g_array_append_vals (self->layers, spec->layers, (guint) spec->count);
   nn_spec_free (spec);
   self->text_invalid = FALSE;
-  gtk_widget_remove_css_class (self->entry, "error");
-  g_clear_pointer (&self->preset_name, g_free);
   g_free (self->spec_text);
   self->spec_text = g_strdup (text);
   rebuild_rows (self);
@@ -871,8 +945,7 @@ tb_model_builder_set_input (TbModelBuilder *self,
   text = g_strdup_printf (_("Input (%d, %d, %d) · %d classes"),
                           input.channels, input.height, input.width, self->classes);
   gtk_label_set_text (GTK_LABEL (self->input_label), text);
-  if (!self->text_invalid)
-    refresh (self, FALSE);
+  refresh (self, FALSE);
 }
 
 guint

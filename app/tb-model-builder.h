@@ -15,8 +15,9 @@ G_DECLARE_FINAL_TYPE (TbModelBuilder, tb_model_builder, TB, MODEL_BUILDER, GtkBo
 
 GtkWidget *tb_model_builder_new (void);
 
-/* Replace the model by a spec text; FALSE (and the error shown) when it does
- * not parse. */
+/* Replace the model by a spec text; FALSE when it does not parse: the
+ * layers are then the text's that do, and the one error shown names the
+ * first that does not (as when the text is typed). */
 gboolean tb_model_builder_set_spec_text (TbModelBuilder *self,
                                          const char     *text);
 /* The canonical spec text of the current layers (owned by the builder). */

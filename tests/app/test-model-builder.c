@@ -1,8 +1,8 @@
 /* test-model-builder.c: adding, editing, reordering and removing layers give
  * the expected spec (a layer added goes before the output layer); the spec
- * text and the layers stay in sync; a layer that does not fit is marked with
- * the engine's message and disables Start; parameter counts are grouped in
- * thousands.
+ * text and the layers stay in sync, also while a typed text names an
+ * unknown layer; a layer that does not fit is marked with the engine's
+ * message and disables Start; parameter counts are grouped in thousands.
  */
 #include <string.h>
 
@@ -81,12 +81,15 @@ test_text_sync (void)
   /* conv 8*9+8, dense 8*13*13*10+10 */
   g_assert_cmpint (tb_model_builder_get_params (b), ==, 80 + 8 * 13 * 13 * 10 + 10);
 
-  /* text that does not parse: an error, not valid, layers kept */
+  /* text that does not parse: an error, not valid, and the layers are the
+   * text's that do parse, not the ones before */
   g_assert_false (tb_model_builder_set_spec_text (b, "conv2d 8 3 relu; frobnicate 3"));
   g_assert_false (tb_model_builder_is_valid (b));
   g_assert_nonnull (tb_model_builder_get_error (b, &layer));
   g_test_message ("parse error: %s", tb_model_builder_get_error (b, NULL));
-  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 4);
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 1);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->filters, ==, 8);
+  g_assert_cmpint (valid_notifies, ==, 2);
 
   /* a preset loads its spec and its name; an edit drops the name */
   g_assert_true (tb_model_builder_load_preset (b, "cnn"));
@@ -230,6 +233,110 @@ test_add_before_output (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The error labels shown under `widget`, the text of the last in *text. */
+static guint
+count_shown_errors (GtkWidget   *widget,
+                    const char **text)
+{
+  guint n = 0;
+
+  if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "error") && gtk_widget_is_visible (widget))
+    {
+      *text = gtk_label_get_text (GTK_LABEL (widget));
+      n++;
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    n += count_shown_errors (child, text);
+  return n;
+}
+
+/* Type `text` at the end of `editable`, a character at a time, each one a
+ * change as a key press is. */
+static void
+type_text (GtkEditable *editable,
+           const char  *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      int pos = (int) g_utf8_strlen (gtk_editable_get_text (editable), -1);
+
+      gtk_editable_insert_text (editable, p, (int) (g_utf8_next_char (p) - p), &pos);
+    }
+}
+
+/* A spec typed into the text field with one unknown layer: the list keeps
+ * every other layer, and the one error shown names the unknown one (no
+ * stale error of a shorter text on a row). */
+static void
+test_typed_unknown_layer (void)
+{
+  g_autoptr(TbApplication) app = tb_test_app_new (0);
+  TbWindow *window = tb_window_new (ADW_APPLICATION (app));
+  TbModelBuilder *b = tb_window_get_builder (window);
+  GtkEditable *entry = GTK_EDITABLE (find_widget (GTK_WIDGET (b), GTK_TYPE_ENTRY));
+  const char *shown = NULL;
+  int layer = 0;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  tb_window_show_page (window, "model");
+  tb_test_spin (200);
+
+  /* all of the text selected and typed over */
+  gtk_editable_delete_text (entry, 0, -1);
+  type_text (entry, "flatten; dense 128 relu; frobnicate 3; dense 10 softmax");
+  tb_test_spin (200);
+
+  g_assert_false (tb_model_builder_is_valid (b));
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 3);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->kind, ==, NN_LAYER_FLATTEN);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 1)->kind, ==, NN_LAYER_DENSE);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 1)->units, ==, 128);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 2)->kind, ==, NN_LAYER_DENSE);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 2)->activation, ==, NN_ACT_SOFTMAX);
+  g_test_message ("error: %s", tb_model_builder_get_error (b, &layer));
+  g_assert_nonnull (strstr (tb_model_builder_get_error (b, NULL), "frobnicate"));
+  g_assert_nonnull (strstr (tb_model_builder_get_error (b, NULL), "layer 3"));
+  g_assert_cmpint (layer, ==, -1);
+  g_assert_cmpuint (count_shown_errors (GTK_WIDGET (b), &shown), ==, 1);
+  g_assert_nonnull (strstr (shown, "frobnicate"));
+  /* the text is left as typed */
+  g_assert_cmpstr (gtk_editable_get_text (entry), ==, "flatten; dense 128 relu; frobnicate 3; dense 10 softmax");
+  {
+    g_autoptr(GError) shot_error = NULL;
+
+    if (!tb_test_screenshot (GTK_WIDGET (window), SCREENSHOT_DIR "/screenshot-unknown-layer.png", &shot_error))
+      g_test_message ("screenshot: %s", shot_error->message);
+  }
+
+  /* the layer named right: all four, valid, no error */
+  gtk_editable_delete_text (entry, 0, -1);
+  type_text (entry, "flatten; dense 128 relu; dropout 0.3; dense 10 softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+  g_assert_cmpuint (tb_model_builder_get_n_layers (b), ==, 4);
+  g_assert_cmpuint (count_shown_errors (GTK_WIDGET (b), &shown), ==, 0);
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -243,5 +350,6 @@ main (int    argc,
   g_test_add_func ("/builder/invalid-layer", test_invalid_layer);
   g_test_add_func ("/builder/params-grouped", test_params_grouped);
   g_test_add_func ("/builder/add-before-output", test_add_before_output);
+  g_test_add_func ("/builder/typed-unknown-layer", test_typed_unknown_layer);
   return g_test_run ();
 }
