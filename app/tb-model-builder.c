@@ -19,7 +19,7 @@ struct _TbModelBuilder
   /* owned */
   GArray *layers;            /* NnLayerSpec */
   char *spec_text;           /* canonical text of `layers` */
-  char *preset_name;
+  char *preset_spec;         /* canonical text of `preset` */
   char *error;               /* what is wrong, or NULL */
   int error_layer;           /* 0-based, -1 = none or not a layer's */
   gint64 params;
@@ -29,6 +29,10 @@ struct _TbModelBuilder
   guint updating_text : 1;
   guint text_invalid : 1;
   guint valid : 1;           /* as "valid" last announced it */
+  guint modified : 1;        /* the layers are no longer `preset`'s */
+
+  /* borrowed */
+  const NnPreset *preset;    /* the one loaded last (the engine's), or NULL */
 
   /* template widgets (children) */
   GtkWidget *list;           /* GtkListBox */
@@ -130,16 +134,24 @@ as_spec (TbModelBuilder *self,
   return spec;
 }
 
+/* The canonical text of a spec (free it). */
+static char *
+format_spec (const NnSpec *spec)
+{
+  size_t need = nn_spec_format (spec, NULL, 0);
+  char *text = g_malloc (need + 1);
+
+  nn_spec_format (spec, text, need + 1);
+  return text;
+}
+
 /* The canonical text of the layers (free it). */
 static char *
 format_layers (TbModelBuilder *self)
 {
   NnSpec spec = as_spec (self, self->layers->len);
-  size_t need = nn_spec_format (&spec, NULL, 0);
-  char *text = g_malloc (need + 1);
 
-  nn_spec_format (&spec, text, need + 1);
-  return text;
+  return format_spec (&spec);
 }
 
 static char *
@@ -333,6 +345,14 @@ refresh (TbModelBuilder *self,
     gtk_label_set_text (GTK_LABEL (self->params_label), self->error ? "" : p);
   }
 
+  /* a preset edited is modified; edited back to it, it is the preset again */
+  if (self->preset != NULL)
+    {
+      g_autofree char *now = format_layers (self);
+
+      self->modified = self->text_invalid || g_strcmp0 (now, self->preset_spec) != 0;
+    }
+
   if (self->valid != tb_model_builder_is_valid (self))
     {
       self->valid = tb_model_builder_is_valid (self);
@@ -341,11 +361,10 @@ refresh (TbModelBuilder *self,
   g_signal_emit (self, signals[SIGNAL_CHANGED], 0);
 }
 
-/* The user changed the layers: they no longer are a preset. */
+/* The user changed the layers. */
 static void
 edited (TbModelBuilder *self)
 {
-  g_clear_pointer (&self->preset_name, g_free);
   refresh (self, TRUE);
 }
 
@@ -670,7 +689,6 @@ entry_changed_cb (GtkEditable    *entry,
     return;
 
   text = gtk_editable_get_text (entry);
-  g_clear_pointer (&self->preset_name, g_free);
   if (nn_spec_parse (text, &spec, &err) != NN_OK)
     {
       g_autofree char *message = tb_error_message (&err);
@@ -750,7 +768,7 @@ tb_model_builder_finalize (GObject *object)
 
   g_array_unref (self->layers);
   g_free (self->spec_text);
-  g_free (self->preset_name);
+  g_free (self->preset_spec);
   g_free (self->error);
   G_OBJECT_CLASS (tb_model_builder_parent_class)->finalize (object);
 }
@@ -908,7 +926,14 @@ const char *
 tb_model_builder_get_preset_name (TbModelBuilder *self)
 {
   g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
-  return self->preset_name;
+  return self->preset != NULL && !self->modified ? self->preset->name : NULL;
+}
+
+const NnPreset *
+tb_model_builder_get_loaded_preset (TbModelBuilder *self)
+{
+  g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), NULL);
+  return self->preset;
 }
 
 gboolean
@@ -916,17 +941,20 @@ tb_model_builder_load_preset (TbModelBuilder *self,
                               const char     *name)
 {
   const NnPreset *preset;
+  NnSpec *spec = NULL;
+  NnError err = { 0 };
 
   g_return_val_if_fail (TB_IS_MODEL_BUILDER (self), FALSE);
 
   preset = nn_preset_find (name);
-  if (preset == NULL)
+  if (preset == NULL || nn_spec_parse (preset->spec, &spec, &err) != NN_OK)
     return FALSE;
-  if (!tb_model_builder_set_spec_text (self, preset->spec))
-    return FALSE;
-  /* after set_spec_text, which clears it */
-  g_free (self->preset_name);
-  self->preset_name = g_strdup (preset->name);
+  /* before the text changes, so the "changed" it brings names the preset */
+  self->preset = preset;
+  g_free (self->preset_spec);
+  self->preset_spec = format_spec (spec);
+  nn_spec_free (spec);
+  tb_model_builder_set_spec_text (self, preset->spec);
   refresh (self, TRUE);
   return TRUE;
 }

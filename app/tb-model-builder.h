@@ -22,8 +22,12 @@ gboolean tb_model_builder_set_spec_text (TbModelBuilder *self,
                                          const char     *text);
 /* The canonical spec text of the current layers (owned by the builder). */
 const char *tb_model_builder_get_spec_text (TbModelBuilder *self);
-/* The preset the current layers came from, or NULL once edited. */
+/* The name of the preset the layers are, or NULL once they were edited
+ * (and again the name when edited back to it). */
 const char *tb_model_builder_get_preset_name (TbModelBuilder *self);
+/* The preset loaded last, also once its layers were edited, or NULL before
+ * one is; "changed" says when it, or whether it is modified, changes. */
+const NnPreset *tb_model_builder_get_loaded_preset (TbModelBuilder *self);
 gboolean tb_model_builder_load_preset (TbModelBuilder *self,
                                        const char     *name);
 

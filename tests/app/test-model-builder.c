@@ -10,6 +10,7 @@
 
 #include "tb-application.h"
 #include "tb-model-builder.h"
+#include "tb-model-page.h"
 #include "tb-window.h"
 #include "test-gui-util.h"
 
@@ -337,6 +338,66 @@ test_typed_unknown_layer (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static const char *
+preset_line (TbWindow *window)
+{
+  GtkWidget *page = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window), TB_TYPE_WINDOW, "model_page"));
+  GtkWidget *label = GTK_WIDGET (gtk_widget_get_template_child (page, TB_TYPE_MODEL_PAGE, "preset_label"));
+
+  g_assert_true (gtk_widget_is_visible (label));
+  return gtk_label_get_text (GTK_LABEL (label));
+}
+
+/* The Model page names the preset loaded, says when the user has modified
+ * it, and names it again when the layers are edited back to it. */
+static void
+test_preset_named (void)
+{
+  g_autoptr(TbApplication) app = tb_test_app_new (0);
+  TbWindow *window = tb_window_new (ADW_APPLICATION (app));
+  TbModelBuilder *b = tb_window_get_builder (window);
+  GtkEditable *entry = GTK_EDITABLE (find_widget (GTK_WIDGET (b), GTK_TYPE_ENTRY));
+  NnLayerSpec l;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1000, 640);
+  gtk_window_present (GTK_WINDOW (window));
+  tb_window_show_page (window, "model");
+  tb_test_spin (200);
+
+  /* the app opens with the first article model */
+  g_assert_cmpstr (preset_line (window), ==, "Preset: Small MLP (784-128-10)");
+
+  gtk_widget_activate_action (GTK_WIDGET (b), "builder.preset", "s", "cnn");
+  g_assert_cmpstr (preset_line (window), ==, "Preset: Small CNN (Keras mnist_cnn)");
+  g_assert_cmpstr (tb_model_builder_get_preset_name (b), ==, "cnn");
+
+  /* the first convolution with 16 filters instead of 32 */
+  l = *tb_model_builder_get_layer (b, 0);
+  l.filters = 16;
+  tb_model_builder_set_layer (b, 0, &l);
+  g_assert_cmpstr (preset_line (window), ==, "Preset: Small CNN (Keras mnist_cnn), modified");
+  g_assert_null (tb_model_builder_get_preset_name (b));
+  tb_test_spin (200);
+  {
+    g_autoptr(GError) shot_error = NULL;
+
+    if (!tb_test_screenshot (GTK_WIDGET (window), SCREENSHOT_DIR "/screenshot-preset-modified.png", &shot_error))
+      g_test_message ("screenshot: %s", shot_error->message);
+  }
+
+  /* and back: it is the preset again, a run of it is recorded as such */
+  l.filters = 32;
+  tb_model_builder_set_layer (b, 0, &l);
+  g_assert_cmpstr (preset_line (window), ==, "Preset: Small CNN (Keras mnist_cnn)");
+  g_assert_cmpstr (tb_model_builder_get_preset_name (b), ==, "cnn");
+
+  /* typing in the text is an edit too */
+  type_text (entry, "; dropout 0.1");
+  g_assert_cmpstr (preset_line (window), ==, "Preset: Small CNN (Keras mnist_cnn), modified");
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -351,5 +412,6 @@ main (int    argc,
   g_test_add_func ("/builder/params-grouped", test_params_grouped);
   g_test_add_func ("/builder/add-before-output", test_add_before_output);
   g_test_add_func ("/builder/typed-unknown-layer", test_typed_unknown_layer);
+  g_test_add_func ("/builder/preset-named", test_preset_named);
   return g_test_run ();
 }
