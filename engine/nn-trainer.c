@@ -1017,202 +1017,246 @@ cancelled_at (Run *run, int64_t step, int32_t epoch, NnError *error)
                         (long long) step, epoch);
 }
 
+/* Where the loop stands: the run's step and training time, the epoch's
+ * sums, and the interval since the last progress report. */
+typedef struct
+{
+  int32_t epoch;
+  int64_t step;
+  int32_t step_in_epoch;
+  bool stop;                /* max_steps reached */
+  double train_seconds;     /* training time of all epochs so far, evaluation excluded */
+  double epoch_seconds, epoch_loss, epoch_correct, epoch_samples;
+  double interval_start;
+  int64_t interval_first;
+  double interval_samples;
+} Tally;
+
+/* A progress report's fields that say where the run stands. */
+static void
+progress_at (const Run *run, const Tally *t, NnProgressKind kind, NnProgress *p)
+{
+  memset (p, 0, sizeof *p);
+  p->kind = kind;
+  p->epoch = t->epoch;
+  p->epochs = run->trainer->config.epochs;
+  p->step = t->step;
+  p->steps_per_epoch = run->steps_per_epoch;
+  p->total_steps = run->total_steps;
+  p->step_in_epoch = t->step_in_epoch;
+}
+
+/* The interval since the last report is over: its loss and accuracy read
+ * from the device, the step times of an asynchronous run, a report. */
 static NnStatus
-train_loop (Run *run, double t_entry, NnError *error)
+end_interval (Run *run, Tally *t, double t_entry, NnError *error)
+{
+  const NnTrainConfig *config = &run->trainer->config;
+  int64_t interval_steps = t->step - t->interval_first;
+  float stats[2];
+  double now, interval_seconds;
+  float loss, accuracy;
+  NnProgress p;
+  NnStatus status;
+
+  /* The next epoch's order, while the device still has this interval's
+   * steps to run: the shuffle then costs no time of its own there. */
+  if (run->async && !run->next_perm_ready && t->epoch < config->epochs && !t->stop)
+    {
+      shuffle (run->host_perm, run->trainer->dataset->train.count, config->seed, t->epoch + 1);
+      run->next_perm_ready = true;
+    }
+  status = read_stats (run, stats, error);
+  if (status != NN_OK)
+    return status;
+  now = _nn_now ();
+  interval_seconds = now - t->interval_start;
+  if (run->async)
+    for (int64_t i = 0; i < interval_steps; i++)
+      record_step_time (run, interval_seconds / (double) interval_steps);
+  t->epoch_seconds += interval_seconds;
+  t->train_seconds += interval_seconds;
+
+  loss = stats[0] / (float) t->interval_samples;
+  accuracy = stats[1] / (float) t->interval_samples;
+  if (!isfinite (loss))
+    return _nn_error_set (error, NN_ERROR_DIVERGED,
+                          "loss became %-s at step %lld (epoch %d); try a lower "
+                          "learning rate",
+                          isnan (loss) ? "NaN" : NN_MESSAGE ("infinite"),
+                          (long long) t->step, t->epoch);
+  t->epoch_loss += stats[0];
+  t->epoch_correct += stats[1];
+  t->epoch_samples += t->interval_samples;
+  curve_add (run, stats[0], t->interval_samples, t->step);
+
+  progress_at (run, t, NN_PROGRESS_STEP, &p);
+  p.loss = loss;
+  p.accuracy = accuracy;
+  p.samples_per_second = interval_seconds > 0 ? t->interval_samples / interval_seconds : 0;
+  p.elapsed_seconds = now - t_entry;
+  p.eta_seconds = (double) (run->total_steps - t->step) * t->train_seconds / (double) t->step;
+  if (!report (run, &p))
+    atomic_store (&run->trainer->cancel, 1);
+
+  t->interval_start = _nn_now ();
+  t->interval_first = t->step;
+  t->interval_samples = 0.0;
+  return NN_OK;
+}
+
+/* One epoch's steps (or as many as max_steps leaves), a report every
+ * progress_every steps and at the end. */
+static NnStatus
+train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
 {
   NnTrainer *trainer = run->trainer;
   const NnTrainConfig *config = &trainer->config;
   const NnDataset *ds = trainer->dataset;
   NnModel *model = run->model;
-  int64_t step = 0;
-  double train_seconds = 0.0; /* training time of all epochs so far, evaluation excluded */
   NnStatus status;
 
-  for (int32_t epoch = 1; epoch <= config->epochs; epoch++)
+  if (!run->next_perm_ready)
+    shuffle (run->host_perm, ds->train.count, config->seed, t->epoch);
+  run->next_perm_ready = false;
+  status = _nn_model_check (model,
+                            run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
+                                              sizeof (int32_t) * (size_t) ds->train.count),
+                            "uploading the sample order", error);
+  if (status != NN_OK)
+    return status;
+
+  while (t->step_in_epoch < run->steps_per_epoch)
     {
-      double epoch_seconds = 0.0;
-      double epoch_loss = 0.0, epoch_correct = 0.0, epoch_samples = 0.0;
-      double interval_start = _nn_now ();
-      int64_t interval_first = step;
-      double interval_samples = 0.0;
-      int32_t step_in_epoch = 0;
-      bool stop = false;
+      int32_t n, count;
+      double t0;
+      bool last_in_epoch;
 
-      if (!run->next_perm_ready)
-        shuffle (run->host_perm, ds->train.count, config->seed, epoch);
-      run->next_perm_ready = false;
-      status = _nn_model_check (model,
-                                run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
-                                                  sizeof (int32_t) * (size_t) ds->train.count),
-                                "uploading the sample order", error);
+      if (atomic_load (&trainer->cancel) != 0)
+        return cancelled_at (run, t->step, t->epoch, error);
+      n = t->step_in_epoch == run->steps_per_epoch - 1 && run->remainder > 0 ? run->remainder
+                                                                             : model->batch_size;
+      count = n == model->batch_size
+                ? steps_at_once (run, t->step, t->interval_first, t->step_in_epoch)
+                : 1;
+      t0 = _nn_now ();
+      status = train_steps (run, n, count, error);
       if (status != NN_OK)
-        return status;
-
-      while (step_in_epoch < run->steps_per_epoch)
         {
-          int32_t n, count;
-          double t0;
-          bool last_in_epoch, due;
-
-          if (atomic_load (&trainer->cancel) != 0)
-            return cancelled_at (run, step, epoch, error);
-          n = step_in_epoch == run->steps_per_epoch - 1 && run->remainder > 0 ? run->remainder
-                                                                               : model->batch_size;
-          count = n == model->batch_size ? steps_at_once (run, step, interval_first, step_in_epoch)
-                                         : 1;
-          t0 = _nn_now ();
-          status = train_steps (run, n, count, error);
-          if (status != NN_OK)
+          _nn_error_prefix (error, "step %lld (epoch %d)", (long long) t->step + 1, t->epoch);
+          return status;
+        }
+      t->step += count;
+      t->step_in_epoch += count;
+      t->interval_samples += (double) n * count;
+      if (!run->async)
+        {
+          double each = (_nn_now () - t0) / count;
+          for (int32_t i = 0; i < count; i++)
+            record_step_time (run, each);
+        }
+      if (t->step == 1)
+        {
+          if (run->async)
             {
-              _nn_error_prefix (error, "step %lld (epoch %d)", (long long) step + 1, epoch);
-              return status;
-            }
-          step += count;
-          step_in_epoch += count;
-          interval_samples += (double) n * count;
-          if (!run->async)
-            {
-              double each = (_nn_now () - t0) / count;
-              for (int32_t i = 0; i < count; i++)
-                record_step_time (run, each);
-            }
-          if (step == 1)
-            {
-              if (run->async)
-                {
-                  status = _nn_model_check (model, run->ops->synchronize (run->backend->ctx),
-                                            "first step", error);
-                  if (status != NN_OK)
-                    return status;
-                }
-              run->first_step_end = _nn_now ();
-            }
-
-          last_in_epoch = step_in_epoch == run->steps_per_epoch;
-          if (config->max_steps > 0 && step >= config->max_steps)
-            stop = true;
-          due = last_in_epoch || stop
-                || (step - interval_first) >= run->progress_every;
-          if (due)
-            {
-              float stats[2];
-              double now, interval_seconds;
-              int64_t interval_steps = step - interval_first;
-              float loss, accuracy;
-              NnProgress p;
-
-              /* The next epoch's order, while the device still has this
-               * interval's steps to run: the shuffle then costs no time of
-               * its own there. */
-              if (run->async && !run->next_perm_ready && epoch < config->epochs && !stop)
-                {
-                  shuffle (run->host_perm, ds->train.count, config->seed, epoch + 1);
-                  run->next_perm_ready = true;
-                }
-              status = read_stats (run, stats, error);
+              status = _nn_model_check (model, run->ops->synchronize (run->backend->ctx),
+                                        "first step", error);
               if (status != NN_OK)
                 return status;
-              now = _nn_now ();
-              interval_seconds = now - interval_start;
-              if (run->async)
-                for (int64_t i = 0; i < interval_steps; i++)
-                  record_step_time (run, interval_seconds / (double) interval_steps);
-              epoch_seconds += interval_seconds;
-              train_seconds += interval_seconds;
-
-              loss = stats[0] / (float) interval_samples;
-              accuracy = stats[1] / (float) interval_samples;
-              if (!isfinite (loss))
-                return _nn_error_set (error, NN_ERROR_DIVERGED,
-                                      "loss became %-s at step %lld (epoch %d); try a lower "
-                                      "learning rate",
-                                      isnan (loss) ? "NaN" : NN_MESSAGE ("infinite"),
-                                      (long long) step, epoch);
-              epoch_loss += stats[0];
-              epoch_correct += stats[1];
-              epoch_samples += interval_samples;
-              curve_add (run, stats[0], interval_samples, step);
-
-              memset (&p, 0, sizeof p);
-              p.kind = NN_PROGRESS_STEP;
-              p.epoch = epoch;
-              p.epochs = config->epochs;
-              p.step = step;
-              p.steps_per_epoch = run->steps_per_epoch;
-              p.total_steps = run->total_steps;
-              p.step_in_epoch = step_in_epoch;
-              p.loss = loss;
-              p.accuracy = accuracy;
-              p.samples_per_second = interval_seconds > 0 ? interval_samples / interval_seconds : 0;
-              p.elapsed_seconds = now - t_entry;
-              p.eta_seconds = (double) (run->total_steps - step) * train_seconds / (double) step;
-              if (!report (run, &p))
-                atomic_store (&trainer->cancel, 1);
-
-              interval_start = _nn_now ();
-              interval_first = step;
-              interval_samples = 0.0;
             }
-          if (stop)
-            break;
+          run->first_step_end = _nn_now ();
         }
 
-      /* the epoch (or the part max_steps allowed) is done: evaluate */
-      {
-        NnEpochRecord *rec = &run->epochs[run->epoch_count];
-        NnProgress p;
-        double eval_start;
-
-        if (atomic_load (&trainer->cancel) != 0)
-          return cancelled_at (run, step, epoch, error);
-        eval_start = _nn_now ();
-        memset (rec, 0, sizeof *rec);
-        rec->epoch = epoch;
-        rec->seconds = epoch_seconds;
-        rec->train_loss = epoch_samples > 0 ? (float) (epoch_loss / epoch_samples) : 0.0f;
-        rec->train_accuracy = epoch_samples > 0 ? (float) (epoch_correct / epoch_samples) : 0.0f;
-        rec->samples_per_second = epoch_seconds > 0 ? epoch_samples / epoch_seconds : 0.0;
-        status = evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
-        if (status != NN_OK)
-          {
-            _nn_error_prefix (error, "evaluating epoch %d", epoch);
+      last_in_epoch = t->step_in_epoch == run->steps_per_epoch;
+      if (config->max_steps > 0 && t->step >= config->max_steps)
+        t->stop = true;
+      if (last_in_epoch || t->stop || (t->step - t->interval_first) >= run->progress_every)
+        {
+          status = end_interval (run, t, t_entry, error);
+          if (status != NN_OK)
             return status;
-          }
-        run->epoch_count++;
-
-        memset (&p, 0, sizeof p);
-        p.kind = NN_PROGRESS_EPOCH_END;
-        p.epoch = epoch;
-        p.epochs = config->epochs;
-        p.step = step;
-        p.steps_per_epoch = run->steps_per_epoch;
-        p.total_steps = run->total_steps;
-        p.step_in_epoch = step_in_epoch;
-        p.loss = rec->train_loss;
-        p.accuracy = rec->train_accuracy;
-        p.samples_per_second = rec->samples_per_second;
-        p.elapsed_seconds = _nn_now () - t_entry;
-        p.eta_seconds = -1.0;
-        if (step > 0)
-          p.eta_seconds = (double) (run->total_steps - step) * train_seconds / (double) step
-                          + (double) (config->epochs - epoch) * (_nn_now () - eval_start);
-        if (stop)
-          p.eta_seconds = 0.0;
-        p.epoch_seconds = rec->seconds;
-        p.train_loss = rec->train_loss;
-        p.train_accuracy = rec->train_accuracy;
-        p.test_loss = rec->test_loss;
-        p.test_accuracy = rec->test_accuracy;
-        if (!report (run, &p) && !stop && epoch < config->epochs)
-          {
-            atomic_store (&trainer->cancel, 1);
-            run->cancelled = true;
-            return _nn_error_set (error, NN_ERROR_CANCELLED,
-                                  "training was cancelled after epoch %d", epoch);
-          }
-      }
-      if (stop)
+        }
+      if (t->stop)
         break;
+    }
+  return NN_OK;
+}
+
+/* The epoch (or the part max_steps allowed) is done: evaluate it on the
+ * test set, record it, report it. */
+static NnStatus
+end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
+{
+  NnTrainer *trainer = run->trainer;
+  const NnTrainConfig *config = &trainer->config;
+  NnEpochRecord *rec = &run->epochs[run->epoch_count];
+  NnProgress p;
+  double eval_start;
+  NnStatus status;
+
+  if (atomic_load (&trainer->cancel) != 0)
+    return cancelled_at (run, t->step, t->epoch, error);
+  eval_start = _nn_now ();
+  memset (rec, 0, sizeof *rec);
+  rec->epoch = t->epoch;
+  rec->seconds = t->epoch_seconds;
+  rec->train_loss = t->epoch_samples > 0 ? (float) (t->epoch_loss / t->epoch_samples) : 0.0f;
+  rec->train_accuracy = t->epoch_samples > 0 ? (float) (t->epoch_correct / t->epoch_samples)
+                                             : 0.0f;
+  rec->samples_per_second = t->epoch_seconds > 0 ? t->epoch_samples / t->epoch_seconds : 0.0;
+  status = evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
+  if (status != NN_OK)
+    {
+      _nn_error_prefix (error, "evaluating epoch %d", t->epoch);
+      return status;
+    }
+  run->epoch_count++;
+
+  progress_at (run, t, NN_PROGRESS_EPOCH_END, &p);
+  p.loss = rec->train_loss;
+  p.accuracy = rec->train_accuracy;
+  p.samples_per_second = rec->samples_per_second;
+  p.elapsed_seconds = _nn_now () - t_entry;
+  p.eta_seconds = -1.0;
+  if (t->step > 0)
+    p.eta_seconds = (double) (run->total_steps - t->step) * t->train_seconds / (double) t->step
+                    + (double) (config->epochs - t->epoch) * (_nn_now () - eval_start);
+  if (t->stop)
+    p.eta_seconds = 0.0;
+  p.epoch_seconds = rec->seconds;
+  p.train_loss = rec->train_loss;
+  p.train_accuracy = rec->train_accuracy;
+  p.test_loss = rec->test_loss;
+  p.test_accuracy = rec->test_accuracy;
+  if (!report (run, &p) && !t->stop && t->epoch < config->epochs)
+    {
+      atomic_store (&trainer->cancel, 1);
+      run->cancelled = true;
+      return _nn_error_set (error, NN_ERROR_CANCELLED,
+                            "training was cancelled after epoch %d", t->epoch);
+    }
+  return NN_OK;
+}
+
+static NnStatus
+train_loop (Run *run, double t_entry, NnError *error)
+{
+  Tally t = { 0 };
+
+  for (t.epoch = 1; t.epoch <= run->trainer->config.epochs && !t.stop; t.epoch++)
+    {
+      NnStatus status;
+
+      t.step_in_epoch = 0;
+      t.epoch_seconds = t.epoch_loss = t.epoch_correct = t.epoch_samples = 0.0;
+      t.interval_start = _nn_now ();
+      t.interval_first = t.step;
+      t.interval_samples = 0.0;
+      status = train_epoch (run, &t, t_entry, error);
+      if (status == NN_OK)
+        status = end_epoch (run, &t, t_entry, error);
+      if (status != NN_OK)
+        return status;
     }
   return NN_OK;
 }
