@@ -1,6 +1,8 @@
 /* tb-chart.c: the chart renderer. Plain drawing on a cairo_t and a size, no
  * widgets, so the live chart, PNG/SVG export and the tests draw the same way.
  */
+#define G_LOG_DOMAIN "trainbench-chart"
+
 #include "tb-config.h"
 
 #include <math.h>

@@ -1,6 +1,8 @@
 /* tb-devices.c: the device list asked for in a GTask worker, the ids the
  * settings store, and the row shown while the worker looks.
  */
+#define G_LOG_DOMAIN "trainbench-devices"
+
 #include "tb-config.h"
 
 #include <glib/gi18n.h>

@@ -4,6 +4,8 @@
  * Everything a server controls is bounded: the head's lines, their number,
  * the body's size, the redirects and the time.
  */
+#define G_LOG_DOMAIN "trainbench-download"
+
 #include "tb-config.h"
 
 #include <errno.h>

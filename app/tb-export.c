@@ -2,6 +2,8 @@
  * and `trainbench --export-runs out.csv --runs ...`: the same charts and
  * tables as the window, drawn by the same renderer, for reports and CI.
  */
+#define G_LOG_DOMAIN "trainbench-export"
+
 #include "tb-config.h"
 
 #include <locale.h>

@@ -1,4 +1,6 @@
 /* tb-format.c: numbers written for people. */
+#define G_LOG_DOMAIN "trainbench-format"
+
 #include "tb-config.h"
 
 #include <limits.h>

@@ -2,6 +2,8 @@
  * run. Predictions run in a GTask worker; the window shows a spinner until
  * they are in.
  */
+#define G_LOG_DOMAIN "trainbench-inspect"
+
 #include "tb-config.h"
 
 #include <math.h>

@@ -2,6 +2,8 @@
  * system, and where it finds its files when it runs from a build tree.
  * Everything OS-specific about the GUI program lives here.
  */
+#define G_LOG_DOMAIN "trainbench-platform"
+
 #include "tb-config.h"
 
 #include <locale.h>
