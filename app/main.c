@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* main.c: the `trainbench` program: the desktop app, or, with --export-chart
  * or --export-runs, a headless export that needs no display.
  */

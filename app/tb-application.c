@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-application.c: the application object: app-wide actions and keyboard
  * shortcuts, preferences and about windows, the colour scheme, and opening
  * result files given on the command line.

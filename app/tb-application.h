@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-application.h: the AdwApplication: app actions, preferences, about,
  * style, and where settings come from.
  */

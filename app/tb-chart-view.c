@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-chart-view.c: the chart widget. Drawing is tb_chart_render on the
  * snapshot's cairo context; the widget adds the hover read-out, a context
  * menu and the export dialog.

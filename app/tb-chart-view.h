@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-chart-view.h: a widget that shows a TbChartData through tb_chart_render,
  * with a hover read-out and "Export…" to PNG or SVG.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-chart.c: the chart renderer. Plain drawing on a cairo_t and a size, no
  * widgets, so the live chart, PNG/SVG export and the tests draw the same way.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-chart.h: chart data (series, categories, axes) and the one renderer that
  * draws it on any cairo_t: used by the live widget, PNG/SVG export and tests.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-data-page.c: the Data page: the known data sets, any IDX folder or
  * .npz file, "Download MNIST", how many samples to use, and a preview of
  * sample images loaded in a worker thread.

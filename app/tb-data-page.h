@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-data-page.h: the Data page: which data set, how many of its samples,
  * the MNIST download and a preview of sample images.
  */

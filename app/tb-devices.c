@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-devices.c: the device list asked for in a GTask worker, the ids the
  * settings store, and the row shown while the worker looks.
  */

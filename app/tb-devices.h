@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-devices.h: the compute devices for the Train page and the preferences:
  * listed in a worker (nn_device_list may load the CUDA module and ask the
  * driver, which can take seconds), and the words the app shows for them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-download.c: a small HTTP/1.1 GET client on GSocketClient (TLS through
  * GIO's backend), run in a GTask worker. The body goes to "<dest>.part",
  * hashed on the way; it is renamed to <dest> only when complete and correct.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-download.h: download a file over HTTP(S) with GIO alone (GSocketClient),
  * with progress, cancellation and a SHA-256 check; the file appears under its
  * final name only when it is complete and its checksum matches.

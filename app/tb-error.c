@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-error.c: the engine's errors in the user's language. */
 #define G_LOG_DOMAIN "trainbench-error"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-error.h: the engine's errors in the user's language. The engine
  * writes its messages in English; the app translates them through the
  * formats they were made from (nn_error_translate), with the app's own

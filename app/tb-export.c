@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-export.c: `trainbench --export-chart KIND --runs A.json B.json -o out.png`
  * and `trainbench --export-runs out.csv --runs ...`: the same charts and
  * tables as the window, drawn by the same renderer, for reports and CI.

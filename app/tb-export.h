@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-export.h: the headless command line of `trainbench`: export comparison
  * charts (PNG/SVG) and runs (CSV/JSON) from result files, without a display.
  */

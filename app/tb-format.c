@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-format.c: numbers written for people. */
 #define G_LOG_DOMAIN "trainbench-format"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-format.h: numbers written for people: large counts grouped in
  * thousands, in the locale's way or, where the locale has none (C.UTF-8),
  * with narrow no-break spaces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-inspect.c: the confusion matrix and misclassified images of a finished
  * run. Predictions run in a GTask worker; the window shows a spinner until
  * they are in.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-inspect.h: inspect a finished run: confusion matrix and a grid of
  * misclassified test images (predictions from nn_model_predict).
  */

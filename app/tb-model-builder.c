@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-model-builder.c: the layer list, its rows' in-place editors, presets and
  * the spec text. The layers (an array of NnLayerSpec) are the truth; the text
  * and the rows are views of them, re-checked with nn_spec_infer on each edit.

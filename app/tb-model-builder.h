@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-model-builder.h: build a model without code: a list of layers to add,
  * edit in place, reorder and remove, presets, live output shapes and
  * parameter counts (nn_spec_infer), and the spec text kept in sync.

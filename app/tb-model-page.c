@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-model-page.c: the Model page: a TbModelBuilder laid out by
  * tb-model-page.ui, under a line that names the preset loaded and says
  * when it was modified.

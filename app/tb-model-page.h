@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-model-page.h: the Model page: the model builder, filling the page. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-platform.c: the `trainbench` program's start-up that depends on the
  * system, and where it finds its files when it runs from a build tree.
  * Everything OS-specific about the GUI program lives here.

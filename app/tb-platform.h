@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-platform.h: what the `trainbench` program sets up about its system
  * before anything else: its translations, and on Windows the console of a
  * headless export and a font workaround for wine 8; and whether it runs

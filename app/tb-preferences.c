@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-preferences.c: the preferences window. Every control is bound to a
  * GSettings key, so changes apply at once and persist; the device list is
  * asked for in a worker, behind a spinner row.

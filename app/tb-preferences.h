@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-preferences.h: the preferences window (runs folder, default device and
  * threads, TF32, style), bound to GSettings.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-run-queue.c: the batch of runs of Reproduce the Articles. It starts
  * nothing itself: "start-run" hands the next config to whoever runs sessions
  * (the window), which reports back with tb_run_queue_run_done.

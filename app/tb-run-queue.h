@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-run-queue.h: runs to do one after the other (Reproduce the Articles):
  * the next one is asked for when one finishes, a stopped or failed run ends
  * the batch, and the batch's result files come out together at its end.

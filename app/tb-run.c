@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-run.c: read schema-1 result files with json-glib, list a runs folder,
  * export runs as CSV or JSON, and build the comparison charts.
  */

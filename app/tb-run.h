@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-run.h: a run as read back from its schema-1 result file (json-glib), the
  * history of a runs folder, CSV/JSON export and the comparison charts.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-runs-page.c: the Runs page: the history of result files (read in a
  * worker, and again as the runs folder changes), filtered by a search and
  * by status, model, data set, device and OS; runs moved to the trash with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-runs-page.h: the Runs page: the history of result files, the runs
  * ticked for comparison and its charts, imports into the runs folder.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-session.c: runs the engine's recorded run (nn_runner_run: load, build,
  * train, write the result file) in a GTask worker that touches no widget,
  * coalesces its progress under a mutex and flushes it with one low-priority

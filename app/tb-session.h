@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-session.h: one training run off the UI thread. The engine runs in a GTask
  * worker; its progress is coalesced under a mutex and flushed to the main
  * loop by one low-priority idle, then announced with the "progress" signal.

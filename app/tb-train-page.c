@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-train-page.c: the Train page: the device list (asked for in a worker),
  * the optimizer and training settings laid out by tb-train-page.ui, and the
  * run it shows: progress, time left, and the live charts, redrawn at most

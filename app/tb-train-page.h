@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-train-page.h: the Train page: the device, the optimizer and training
  * settings, a run's progress and its four live charts.
  */

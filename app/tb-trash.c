@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-trash.c: result files moved to the trash so that Undo can put them
  * back. GIO moves a file to the trash (g_file_trash) but takes one out
  * only through gvfs's trash:// backend, which a container, a Flatpak

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-trash.h: result files moved to the trash so that Undo can put them
  * back, byte for byte.
  */

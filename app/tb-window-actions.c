@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-window-actions.c: the main window's actions (win.*) and their
  * shortcuts: start, stop and reproduce runs, inspect the last one, switch
  * pages, and import, export and reload the history of the Runs page.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-window-private.h: the main window's instance struct, shared by
  * tb-window.c (the frame, the wiring of the pages, the runs' messages) and
  * tb-window-actions.c (the window's actions).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-window.c: the main window: its frame, the four pages (TbModelPage,
  * TbDataPage, TbTrainPage, TbRunsPage) wired together, and the messages of
  * the runs; the actions are in tb-window-actions.c.

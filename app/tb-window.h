@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-window.h: the main window: Model, Data, Train and Runs pages. */
 #pragma once
 

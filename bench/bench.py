@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Trainbench against PyTorch, in the same run on the same machine.
 
 Runs each preset for one epoch with trainbench-cli and the PyTorch peer

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Training beside busy programs: Trainbench and PyTorch, idle and busy.
 
 A desktop always has other programs running. This times each preset on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* cpu-op-bench.c: the time of each CPU backend op in an mlp-small or a cnn
  * training step, called as the engine calls them (same shapes, threads and
  * order), median over many steps. A development probe, not a test: it links

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """The same presets trained by the Linux build and by the Windows build under
 wine, on one machine, taking turns.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-args.c: the command line of trainbench-cli: options, strict numbers,
  * "did you mean" suggestions and the messages for what is wrong. Every
  * usage error names the option and the text, and points to --help.

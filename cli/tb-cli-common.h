@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-common.h: what the parts of trainbench-cli share: option parsing,
  * strict number parsing, error messages, progress output and the commands.
  * Plain C11 over engine/trainbench.h only (no GLib), so it builds anywhere

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-help.c: the --help texts of trainbench-cli, one per command, laid
  * out like a man page (synopsis, description, options, exit status,
  * examples) so `trainbench-cli COMMAND --help` answers without the docs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-info.c: the commands that only look: summary (a model's layers and
  * parameter counts), devices, datasets and sysinfo, plus the small lookups
  * the run commands share with them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-options.c: the options each command of trainbench-cli takes, in
  * the small library of the command line (with tb-cli-args.c and
  * tb-cli-help.c) that the CLI and its fuzzer both link.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-os.c: what trainbench-cli needs from the system that the engine
  * does not give: UTF-8 arguments and console output, the terminal, Ctrl-C
  * and a clock. POSIX and Windows side by side here, so the rest of the CLI

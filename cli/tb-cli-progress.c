@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-progress.c: how a training run shows its progress in a terminal: a
  * single line redrawn with \r on a TTY, plain lines when the output goes to
  * a file or a pipe (so logs stay readable), and one line per epoch in both.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-run.c: the commands that train or evaluate: train, evaluate and
  * reproduce (every preset on every device, then a table side by side).
  * What the command line asks for is checked before any data set loads (a

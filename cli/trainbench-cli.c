@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* trainbench-cli.c: the command-line runner's entry point: picks the command
  * and hands it the rest of the arguments. The commands live in
  * tb-cli-run.c (train, evaluate, reproduce) and tb-cli-info.c (the others).

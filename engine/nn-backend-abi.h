@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-backend-abi.h: the table of primitive ops a compute backend provides.
  *
  * Shared by engine/ (the CPU backend and the loader) and gpu/ (the CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-backend.c: finding and opening backends.
  *
  * The CPU backend is built in. The CUDA backend is a module loaded with

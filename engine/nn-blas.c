@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-blas.c: OpenBLAS, loaded at run time after choosing its kernel core.
  *
  * OpenBLAS reads OPENBLAS_CORETYPE once, when it is loaded, and some builds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-dataset-private.h: what the data set readers (nn-dataset.c, nn-idx.c,
  * nn-npz.c), their tests and the fuzzers share: from-memory parsers and the
  * place search with its system folder as a parameter.

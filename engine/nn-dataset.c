@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-dataset.c: finding and loading data sets by name or path, and the
  * small operations on a loaded one (free, truncate, class count).
  * The file formats themselves live in nn-idx.c and nn-npz.c.

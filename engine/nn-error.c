@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-error.c: error messages and sizes in words, shared by the engine.
  *
  * A message is kept twice: in English (`message`, for logs, the CLI and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-file.c: paths, folders and atomic files, the same on every OS, on top
  * of the OS layer (nn-os.h).
  *

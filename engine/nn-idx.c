@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-idx.c: reading IDX files (MNIST's format), raw or gzip-compressed.
  *
  * Every header field and size is checked before the pixel buffer is made;

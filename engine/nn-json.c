@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-json.c: the engine's streaming JSON writer (see nn-json.h).
  *
  * Output is always valid JSON or the writer reports failure: strings are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-json.h: a small streaming JSON writer, private to the engine.
  *
  * Values go into a growing buffer, pretty-printed with two-space indents.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-model-private.h: the layer interface and the insides of NnModel.
  *
  * Shared by nn-model.c, nn-trainer.c, engine/layers/nn-*.c and the engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-model.c: a model on one backend: layers, flat parameter and gradient
  * arenas, activation buffers, weights files, predict and evaluate.
  *

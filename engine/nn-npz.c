@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-npz.c: reading Keras' mnist.npz: a zip (stored or deflated members,
  * ZIP64 aware) of four .npy arrays x_train, y_train, x_test, y_test.
  * Every offset and size from the zip directory and the .npy headers is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-optimizer.c: optimizer and loss names, Keras' default hyperparameters,
  * and the range checks every run goes through before it starts. The update
  * rules themselves live in the backends (one op over the parameter arena).

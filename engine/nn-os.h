@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-os.h: everything the engine asks of the operating system, in one place.
  *
  * Two implementations, os/nn-os-posix.c and os/nn-os-win32.c; meson builds

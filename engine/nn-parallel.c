@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-parallel.c: the engine's thread pool, on which every CPU loop runs.
  *
  * A parallel call cuts its work into `parts` numbered parts and returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-plan.c: the steps of a pass, and running them.
  *
  * Every fusion of neighbouring layers is decided here, once per plan, from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-plan.h: the steps of a forward, backward and update pass, made once
  * from the layer list and the fused steps the backend runs (nn-plan.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-presets.c: the three models of the articles Trainbench exists to test,
  * with the Keras originals' optimizers, batch sizes and epochs.
  */

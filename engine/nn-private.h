@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-private.h: what the engine's own files share and nobody else sees.
  *
  * Error helpers, the clock, shapes, the backend handle, and the layer

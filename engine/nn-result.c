@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-result.c: result files (schema 1 in docs/ARCHITECTURE.md), run ids, the runs folder,
  * and seconds per epoch as every table gives it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-run.c: one recorded run, as the CLI and the GUI both start it: load the
  * data set, build the model, train, write the result file. Whatever stops
  * it after the start (data set, spec, device, training, a cancel), the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-spec.c: the one-line model spec: parsing, canonical text, shape
  * inference and the Keras-like summary. The parser faces user text (and a
  * fuzzer), so every word is checked and every size is bounded.

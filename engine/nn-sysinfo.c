@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-sysinfo.c: the machine a run ran on, for result files and the device list.
  *
  * OS, CPU and RAM come from the OS layer (nn-os.h: /proc and friends on

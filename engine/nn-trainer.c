@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-trainer.c: the training loop: validation, data upload, shuffled
  * batches gathered on the device, forward/loss/backward/update steps (replayed
  * as one captured graph where the backend can), progress, evaluation after

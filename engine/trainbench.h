@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* trainbench.h: the public API of libtrainbench, the training engine.
  *
  * Plain C11, no GLib. Every function that can fail returns an NnStatus and

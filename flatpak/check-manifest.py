@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """check-manifest.py: the Flatpak manifest's rules, checked offline (TAP).
 
 flatpak-builder-lint, Flathub's linter, installs neither from Debian nor

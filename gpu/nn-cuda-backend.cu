@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cuda-backend.cu: the CUDA backend module's op table, devices, contexts,
  * memory, errors, whole-step capture (CUDA graphs) and branches. The math
  * lives in nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/, the

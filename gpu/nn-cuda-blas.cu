@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cuda-blas.cu: row-major matrix products on cuBLAS and our own kernels,
  * and the fused dense ops built on them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cuda-conv.cu: 2-D convolutions: which kernels run each direction.
  *
  * A plan is made once per exact shape, outside the step, and picks a route

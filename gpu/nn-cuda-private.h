@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cuda-private.h: what the CUDA module's own files share.
  *
  * The context (all state of one open device lives here; the module has no

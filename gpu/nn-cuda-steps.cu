@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cuda-steps.cu: the fused steps of the engine's plans (NnBackendStep
  * in nn-backend-abi.h): which ones the module runs, and running each with
  * the launchers of the ops it fuses (nn-cuda-blas.cu, nn-cuda-conv.cu,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gemm-probe.c: the median time of one sgemm shape, single-threaded, linked
  * straight against an OpenBLAS (the Windows DLL under wine, or the Linux
  * twin of scipy-openblas32 with -DSCIPY for its prefixed names), to tell an

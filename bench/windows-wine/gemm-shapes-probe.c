@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gemm-shapes-probe.c: the three presets' products (row-major m n k, transposes),
  * single-threaded, p10 and median, against whichever OpenBLAS it is linked
  * to; OPENBLAS_CORETYPE picks the kernel core (Zen against Haswell).

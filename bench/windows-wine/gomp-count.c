@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gomp-count.c: an LD_PRELOAD library that counts, per outlined function,
  * the OpenMP regions (GOMP_parallel) and barriers (GOMP_barrier, one per
  * thread that reaches it) of a native trainbench-cli run, and writes them to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libm-probe.c: ns per call of exp, log, expf, tanhf, sqrtf in a loop, for
  * glibc against mingw-w64 (cross-built, -static, under wine).
  *

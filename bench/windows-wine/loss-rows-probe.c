@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loss-rows-probe.c: the exps and logs of the loss op of an mlp-small step
  * (32 rows of 10 logits), the C library's against the engine's own
  * (engine/cpu/nn-cpu-math.h), best of 2000.

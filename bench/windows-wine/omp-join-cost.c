@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* omp-join-cost.c: what one OpenMP parallel region of 2 threads and one
  * barrier in it cost, after 0, 30 and 100 us of serial work (p10 and median
  * of 3000), natively and, cross-built, under wine.

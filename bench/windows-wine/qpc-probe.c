@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* qpc-probe.c: ns per QueryPerformanceCounter call (the engine's clock on
  * Windows), under wine.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* scipy-shim.c: a library with OpenBLAS's plain names over the Linux build
  * of scipy-openblas32 (which exports only scipy_-prefixed ones), so the
  * engine can load it: TRAINBENCH_BLAS_LIBRARY=./libsob-shim.so.

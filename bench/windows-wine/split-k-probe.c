@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* split-k-probe.c: mlp-small's first product (32x128x784) through the
  * engine's _nn_sgemm on 2 threads, 20000 calls: min, p10, p25, median.
  *

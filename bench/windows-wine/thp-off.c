@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* thp-off.c: run a program with transparent huge pages disabled for it and
  * its children (prctl PR_SET_THP_DISABLE, inherited across fork and exec),
  * so the Linux build's large blocks get 4 KiB pages, as the Windows build's

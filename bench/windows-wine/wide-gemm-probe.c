@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wide-gemm-probe.c: mlp-wide's eight sgemm products at 1 thread, in the
  * order and with the operands a training step uses (its own W1, W2, W3,
  * activations and gradients, so the 4 + 4 + 0.04 MB of weights go through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* wide-op-bench.c: the time of each CPU backend op in an mlp-wide training
  * step (flatten; dense 1000 relu; dropout 0.2; dense 1000 relu; dropout 0.2;
  * dense 10 softmax; Adam; batch 32), called as the engine calls them (same

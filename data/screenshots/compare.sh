@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # compare.sh [TRAINBENCH]: draws compare.png, the metainfo's comparison
 # screenshot, from real runs: the Linux build and the Windows build under
 # wine 8.0 on the same 2-core AMD EPYC machine, each preset at one CPU

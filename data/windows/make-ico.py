@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Pack PNG images into a Windows .ico file: make-ico.py OUT.ico IN.png...
 
 Each image is stored as PNG, which Windows reads in icons since Vista; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cpu-backend.c: the CPU backend, the op table of nn-backend-abi.h on host
  * memory. Matrix products go to OpenBLAS (_nn_sgemm); the engine's own loops
  * (im2col, activations, pooling, optimizer) run on its thread pool.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cpu-dispatch.c: which build of the CPU backend's loops runs here.
  * meson compiles nn-cpu-kernels.c once per x86-64 level into one table
  * each (NN_CPU_HAVE_V3, NN_CPU_HAVE_V4 say which exist); the first call

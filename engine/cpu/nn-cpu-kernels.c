@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cpu-kernels.c: the CPU backend's inner loops (optimizers, dropout,
  * bias + activation, byte conversion, 2x2 pooling, im2col). The engine is
  * built for baseline x86-64 (SSE2), so meson compiles this file once more

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cpu-kernels.h: the CPU backend's inner loops, built once per x86-64
  * level (x86-64-v4, x86-64-v3, the baseline the engine is built for) into
  * one table each; nn-cpu-dispatch.c picks the table once, from the CPU's

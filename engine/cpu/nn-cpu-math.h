@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-cpu-math.h: exp and log in double for the CPU backend's loss, the
  * engine's own, so Linux and Windows compute the same values at about the
  * same speed. mingw-w64's exp and log are x87 code (f2xm1, fyl2x): 20.8

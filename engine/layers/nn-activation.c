@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-activation.c: a stand-alone activation layer (relu, sigmoid, tanh,
  * softmax), y = act (x). Softmax runs over the whole sample.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-conv2d.c: 2-D convolution, y = act (conv (x, W) + b), NCHW.
  *
  * W is (k, c, r, s), b is (k). The backend does the convolution through a

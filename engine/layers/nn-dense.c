@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-dense.c: the fully connected layer, y = act (x @ W + b).
  *
  * W is (in, units) row-major as Keras stores it, b is (units). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-dropout.c: inverted dropout (Keras): in training y = x * keep / (1 - rate)
  * with a counter-based mask (nn_dropout_keep of the layer seed, the device
  * step counter and the element index); identity in inference. A dense

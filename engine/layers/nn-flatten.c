@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-flatten.c: flatten (c, h, w) to (c * h * w).
  *
  * NCHW rows are already flat, so the output is the input buffer itself and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-pool2d.c: max and average pooling over NCHW windows; windows that
  * overhang the edge (padding "same") ignore the missing cells.
  *

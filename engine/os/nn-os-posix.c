@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-os-posix.c: the engine's OS layer (nn-os.h) on Linux and other POSIX
  * systems: files through open/rename/fsync, /proc and sysconf for the
  * machine, dlopen, pthreads, the XDG folders.

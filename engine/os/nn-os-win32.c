@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-os-win32.c: the engine's OS layer (nn-os.h) on Windows: UTF-8 paths
  * and variables through the wide-character API, atomic replace with
  * MoveFileExW, the machine from RtlGetVersion, the registry and

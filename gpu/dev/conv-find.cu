@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* conv-find.cu: what cuDNN's Find measures for the cnn preset's two
  * convolutions (batch 256, float, NCHW and NHWC), with TF32 off (FMA math) and on,
  * for each direction: the top algorithms, their time and workspace. A dev

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dense-bench.cu: per-op times of the MLP presets' dense layers and
  * optimizer on the GPU, to choose the fused dense ops' routes: each op is
  * captured 50 times into one CUDA graph (as a training step runs it) and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dev-check.cuh: CHECK for the probes in gpu/dev: a CUDA call that fails
  * prints where, the call and the error, and ends the probe (each is a
  * one-shot program; a half-measured table is worse than none).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
 # gpu/dev/device-run.sh: everything one run on the GPU machine does: the
 # GPU tests, compute-sanitizer on the parity test, cuDNN's Find for the cnn
 # convolutions (gpu/dev/conv-find.cu), the launch-latency floor,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gemm-algos.cu: how fast cuBLASLt's candidate algorithms run the presets'
  * dense products, against the one cublasSgemm picks, each as a node of a
  * replayed graph (as a training step runs it): is choosing an algorithm by

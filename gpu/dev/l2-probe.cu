@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* l2-probe.cu: whether an optimizer's arrays stay in the GPU's L2 cache from
  * one step to the next, and what a persisting-access window over them
  * changes. An Adam-like float4 update (read p, g, m, v; write p, m, v, as

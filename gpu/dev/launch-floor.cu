@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* launch-floor.cu: the launch-latency floor on this GPU, to judge how far a
  * training step of many small kernels is from it. Times empty kernels
  * launched one by one on a stream and replayed as a CUDA graph of N nodes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* below.cuh: the layer below a dense layer's backward, whose dz a kernel
  * writes in place of the input gradient (dense_backward_update's `below`,
  * in kernels/dense-update.cu, and dense_loss_dx's, in nn-cuda-blas.cu).

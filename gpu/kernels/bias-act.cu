@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bias-act.cu: bias + activation forward, and its backward with the bias
  * gradient, fused so each pass reads and writes the activations once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* conv-direct.cu: convolutions with few taps per output (c * r * s <= 32,
  * a first layer on 1 or 3 channels), forward and weight gradient, NCHW.
  * cuDNN spends ~54 us forward and ~84 us on the weight gradient of the cnn

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* conv-igemm.cu: stride-1 convolutions as implicit GEMMs on TF32 tensor
  * cores (mma.sync m16n8k8), NCHW, used when TF32 is allowed on sm_80+.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* copy-async.cuh: asynchronous global-to-shared copies (cp.async, sm_80),
  * shared by the implicit-GEMM convolutions (conv-igemm.cu) and the cluster
  * dense forward (dense-forward.cu): a kernel issues the copies of its next

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dense-forward.cu: the fused dense forward (product, bias, activation and
  * the next dropout) in one kernel on TF32 tensor cores, for sm_90 and newer.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dense-update.cu: a dense layer's backward with the optimizer's update
  * built in, the ABI's dense_backward_update.
  *

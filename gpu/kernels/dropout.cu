@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* dropout.cu: inverted dropout with the counter-based mask of
  * nn_dropout_keep, so every backend drops the same elements for a seed and
  * step. The step is read on the device: a captured step replays correctly.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* epilogue.cuh: what a dense product's kernel does with each finished sum
  * (bias, activation and the next dropout), shared by the products of
  * nn-cuda-blas.cu and the cluster kernel of dense-forward.cu.

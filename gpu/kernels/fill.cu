@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fill.cu: set a float buffer to one value. */
 
 #include "nn-cuda-private.h"

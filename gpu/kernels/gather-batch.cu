@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gather-batch.cu: build a batch from the data set resident on the device.
  *
  * The epoch's permutation stays in one device buffer; the step counter,

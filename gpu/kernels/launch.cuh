@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* launch.cuh: how our kernels are launched, and the first thing each one does.
  *
  * A training step is a chain of small dependent kernels (mlp-small: 8 in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* mma.cuh: TF32 tensor-core operands and the m16n8k8 product, shared by
  * the implicit-GEMM convolutions (conv-igemm.cu) and the dense layer's
  * backward with the update (dense-update.cu).

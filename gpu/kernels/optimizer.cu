@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* optimizer.cu: one update kernel over the parameter arena (its first
  * `count` parameters, their state slots `stride` floats apart), for each
  * optimizer, with Keras' formulas.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* optimizer.cuh: the optimizers' update rules, shared by the update kernel
  * over the parameter arena (optimizer.cu) and the dense layer's backward
  * with the update built in (dense-update.cu), so both apply the very same

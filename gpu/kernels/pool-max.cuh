@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pool-max.cuh: what a pooling's forward finds and stores, shared by
  * pool2d.cu and the convolution that pools its own output (conv-igemm.cu):
  * a 2 x 2 window's first maximum, the dropout after a pooling, and a max

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* pool2d.cu: max and average pooling, forward and backward, NCHW.
  *
  * Windows start at (oy * stride - pad) and may overhang the edges; cells

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* reduce.cuh: a block's sum, for the kernels that leave one partial sum per
  * block (bias gradients over images: bias-act.cu, pool2d.cu).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* softmax-xent.cu: the loss op. Softmax cross-entropy from logits (labels or
  * one-hot targets) fused with its gradient, and mean squared error; each adds
  * its summed loss and its count of correct argmax predictions to stats.

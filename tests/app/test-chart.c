@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-chart.c: the chart renderer drawn headless to PNG and SVG: the right
  * size, series pixels where the data says, axes labelled, bars with their
  * speed-up notes (wrapped on narrow bars, inside tall ones), a log scale

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-compare.c: the Runs page's comparison as a user sees it in an
  * 800x600 window, from result files of one machine under Linux and under
  * Windows (its CPU build run under wine): by device, the GPU 26 times

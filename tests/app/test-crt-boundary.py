@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-crt-boundary.py: the app never takes a C file descriptor or a FILE *
 # from GLib. On Windows GLib's g_open, g_fopen, g_freopen and g_creat give
 # handles of the C runtime GLib was built with (the UCRT), while the app's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-data-page.c: the Data page's preview: Fashion-MNIST's samples are
  * labelled with their class names, MNIST's with their digits (the labels
  * drawn under the images, and the picture's alternative text that says

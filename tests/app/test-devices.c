@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-devices.c: the device list is asked for in a worker (tb-devices.c):
  * the preselection rule, a cancelled request, and the Train page, which opens
  * with a "Looking for devices…" row and Train off, gets its radio rows (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-download.c: the download code against a local HTTP server started by
  * the test (a GThreadedSocketService): a good file, a bad checksum, a server
  * gone mid-way, cancel, a redirect, an HTTP error and no server at all; and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-export-cli.py: `trainbench --export-chart ... -o out.png` and
 # `--export-runs` work headless (no display) and reject bad arguments; files
 # from other people (nested 100,000 levels, FIFOs, /dev/zero, too large,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-export-folder.c: the chart's export dialog opens in the user's
  * Pictures folder (xdg-user-dirs), or in the home folder where there is no
  * Pictures folder, and never in the folder the program was started in.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-format.c: counts grouped in thousands: with a narrow no-break space
  * where the locale groups nothing (C.UTF-8), and as the locale does where
  * it groups (de_DE with dots, en_IN in groups of three then two).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-gui-util.c: see test-gui-util.h. */
 #include <string.h>
 

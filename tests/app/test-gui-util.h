@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-gui-util.h: helpers shared by the GUI tests: a private environment
  * (data home, memory settings), the test's application, a tiny IDX data set
  * on disk, main-loop waits and window screenshots.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-history.c: the Runs page's history is read in a worker, not on the
  * main thread: result files written into a fresh runs folder become rows
  * once the main loop has turned (malformed, nested 100,000 levels, a FIFO,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-model-builder.c: adding, editing, reordering and removing layers give
  * the expected spec (a layer added goes before the output layer); the spec
  * text and the layers stay in sync, also while a typed text names an

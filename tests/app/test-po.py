@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-po.py: every translation in po/LINGUAS is valid (msgfmt --check:
 # each format takes the arguments of its English one) and complete: it has
 # every message that xgettext finds in po/POTFILES.in today, none of them

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-potfiles.py: every source file with translatable strings (_(...),
 # N_(...), ngettext, translatable="yes", the engine's error messages) is
 # listed in po/POTFILES.in, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-preferences.c: the preferences window asks for the devices in a
  * worker: it opens with a "Looking for devices…" row and a spinner, the
  * device list takes its place once the main loop has turned, and a window

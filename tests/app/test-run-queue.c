@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-run-queue.c: the batch of Reproduce the Articles: runs are asked for
  * one after the other, each when the last is over; a stopped or failed run
  * ends the batch; cancelling drops the runs not started; the end of a batch

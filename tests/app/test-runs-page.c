@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-runs-page.c: the Runs page with a history of 30 runs of mixed status
  * (completed, failed, cancelled; three presets, two data sets, four
  * devices, four systems), driven as a user would: each failed run says why

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-runs.c: result files read back with json-glib (from a file or from
  * memory), a runs folder listed in a stable order or cancelled, malformed
  * files refused with a message, hostile ones (nested 100,000 levels, FIFOs,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-session-record.c: every run the GUI starts leaves a result file, as
  * TbSession runs it: a data set that does not exist and a model that does
  * not fit are recorded as failed with the message, and cancelling the

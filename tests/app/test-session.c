@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-session.c: a training session on a tiny data set: it completes,
  * progress arrives on the main thread coalesced (not one event per step),
  * Stop cancels within a step and the run is still recorded, the result file

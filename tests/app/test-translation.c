@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-translation.c: the window in Chinese, from the zh_CN catalog built
  * in the build tree (BUILD/po, where the program run from the build tree
  * finds it too): its labels, and the engine's errors it shows (a model spec

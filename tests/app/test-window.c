@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-window.c: the real window driven as a user would: pick a preset, a
  * small data set and the CPU, start, wait for the run, check the live chart
  * got points and the result file was written, export a chart to PNG, compare

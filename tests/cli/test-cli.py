@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-cli.py: drives the built trainbench-cli end to end and prints TAP.
 # Python 3 stdlib only. Usage: test-cli.py PATH-TO-trainbench-cli (or
 # $TRAINBENCH_CLI). It writes a tiny learnable IDX data set in a temporary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fake-cuda-module.c: a stand-in for libtrainbench-cuda.so (or
  * trainbench-cuda.dll), for test-module-loader: its op table says the ABI
  * version and table size given in FAKE_CUDA_ABI and FAKE_CUDA_SIZE

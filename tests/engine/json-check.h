@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* json-check.h: a strict recursive-descent JSON checker for the engine tests.
  *
  * jc_parse accepts exactly RFC 8259 JSON (one value, valid UTF-8, no control

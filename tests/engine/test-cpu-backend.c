@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cpu-backend.c: every op of the CPU backend against a naive
  * double-precision reference written here, on random data with odd shapes.
  */

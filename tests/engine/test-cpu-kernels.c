@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cpu-kernels.c: every build of the CPU backend's loops that this CPU
  * runs (x86-64-v4, x86-64-v3, baseline) gives the same bits as the
  * baseline, on lengths that are not multiples of any vector width and on

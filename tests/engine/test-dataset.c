@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-dataset.c: finding data sets by name (TRAINBENCH_DATA_DIR, the user's
  * data folder, Keras' cache, the system folder), loading by path, the error
  * that lists where it looked, truncate, list_known, and the real

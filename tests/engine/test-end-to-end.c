@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-end-to-end.c: the article presets on real Fashion-MNIST: mlp-small
  * for one epoch reaches 0.80 test accuracy, and the cnn preset's loss falls
  * over 150 steps. Skips, saying why, where the data set is not installed.

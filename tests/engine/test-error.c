@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-error.c: error messages, in English and translated through their
  * formats (nn_error_translate): every conversion the messages use, a
  * translation that reorders the arguments, prefixes and their join, a

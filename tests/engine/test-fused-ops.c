@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-fused-ops.c: the engine on a backend that runs fused steps
  * (step_supported and step_run of nn-backend-abi.h), without a GPU. Its
  * tables differ in the steps they say they run, and run each by the CPU's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-gradients.c: finite-difference checks of every layer kind and loss.
  *
  * For a small model on a few random samples, the analytic gradient of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-idx.c: IDX reading, raw and gzipped: good files, and every kind of bad
  * header or size giving a clear error that names the file and the problem.
  * The files are made here, with zlib for the .gz ones.

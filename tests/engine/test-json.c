@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-json.c: the engine's JSON writer: layout, escaping, numbers, misuse.
  *
  * Every document it writes must pass the strict checker in json-check.h.

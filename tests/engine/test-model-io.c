@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-model-io.c: building models, their initial weights, predict, and the
  * weights file: round trip, and every kind of bad file giving a clear error.
  */

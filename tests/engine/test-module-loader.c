@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-module-loader.c: how the engine loads the CUDA module, against a
  * fake module (fake-cuda-module.c) whose op table claims one ABI version or
  * another and has some slots NULL: the current version with a table that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-npz.c: Keras-style .npz reading. The zips are built here (stored and
  * deflated members, with and without ZIP64 extras) and then broken on purpose:
  * a directory that lies, a bad CRC, a pickled array, a missing member, wrong

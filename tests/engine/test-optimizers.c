@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-optimizers.c: three updates of every optimizer of the CPU backend
  * against values worked out here from Keras' formulas (tf.keras 2.x
  * optimizer_v2), written out step by step in double precision.

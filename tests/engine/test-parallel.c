@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-parallel.c: the engine's thread pool (nn-parallel.c).
  *
  * Every part of every call runs exactly once, on no more threads than

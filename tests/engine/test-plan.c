@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-plan.c: the plan of a training pass (nn-plan.c) for each preset and
  * a spec with dropouts, on the CPU table and on one that runs dense layers
  * as fused steps too (by the CPU's own gemm, bias_act and dropout ops in

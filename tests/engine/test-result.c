@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-result.c: result files (schema 1), atomic replacement, failures that
  * leave the old file alone, run ids, the runs folder, and seconds per epoch
  * (the median of the epochs' times).

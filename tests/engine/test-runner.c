@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-runner.c: one recorded run (nn-run.c), as the CLI and the GUI start
  * it: every run leaves a result file, whatever stops it: a data set that
  * cannot be read, a model that does not fit, a cancel before the start or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-shapes.c: shape inference and parameter counts (Keras' rules) for the
  * presets, conv and pool windows, same padding, the summary text, and the
  * shape errors a user can cause.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-spec.c: the model spec parser: every layer kind and option, the
  * presets, the canonical text round trip, optimizer and loss names, and the
  * errors a user can cause (each must name the layer and the wrong word).

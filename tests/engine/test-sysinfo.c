@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-sysinfo.c: system information, the OpenBLAS core choice, thread
  * settings, and _nn_sgemm against a naive product (with OpenBLAS and, in a
  * child process, with the built-in fallback).

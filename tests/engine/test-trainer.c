@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-trainer.c: the training loop on a small synthetic problem:
  * convergence, determinism, cancellation (callback and another thread), the
  * NaN stop, validation errors, the run result and its file.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-util.c: TAP output, temporary files, the environment, child
  * processes and synthetic data for the tests, on POSIX and on Windows.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-util.h: a tiny TAP producer and helpers for the engine tests.
  *
  * Each test program calls tap_ok/tap_check for every check and ends with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-chart.c: libFuzzer target for the chart layout and renderer
  * (tb_chart_compute_layout, tb_chart_render, tb_chart_hover), drawn on an
  * image surface and a recording surface. The bytes choose the kind, the

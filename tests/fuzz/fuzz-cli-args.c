@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-cli-args.c: libFuzzer target for trainbench-cli's command line
  * (cli/tb-cli-args.c, with the commands' own option tables). The first
  * byte picks a command, the rest is its argv, split at NUL bytes. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-glib.h: for the fuzz targets of GLib code: a GLib warning or
  * critical (a g_return_if_fail, a misused API) stops the fuzzer with
  * abort(), which libFuzzer catches and saves the input for; GLib's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-http.c: libFuzzer target for the download's HTTP response parser
  * (tb_http_parse_head, what a server's status line and headers go through)
  * and its redirect policy (tb_download_redirect_target). Any bytes go in:

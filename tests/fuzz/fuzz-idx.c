@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-idx.c: libFuzzer target for the IDX reader (raw and gzip). Any bytes
  * go in, read both as an image file and as a label file; the reader must
  * refuse them with a message naming the file, or return exactly the array

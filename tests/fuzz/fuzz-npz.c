@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-npz.c: libFuzzer target for the Keras .npz reader (zip directory,
  * ZIP64, stored and deflated members, .npy headers). Any bytes go in; the
  * reader must refuse them with a message naming the file, or give two

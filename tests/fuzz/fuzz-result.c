@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-result.c: libFuzzer target for the result file reader (tb_run_load_data,
  * the same code that reads the runs folder, imports and the headless
  * export). Any bytes go in: the reader must refuse them with a message that

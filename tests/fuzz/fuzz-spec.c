@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-spec.c: libFuzzer target for the model spec parser. Any bytes go in;
  * the parser must refuse them cleanly or give a spec whose shapes, canonical
  * text and summary work, and whose canonical text parses back to itself.

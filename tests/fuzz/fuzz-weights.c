@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-weights.c: libFuzzer target for the weights file reader. Any bytes
  * go in as a whole file; the header check must refuse them with a message
  * or accept a file whose length, spec, input shape and parameter count

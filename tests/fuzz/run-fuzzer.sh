@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-3.0-or-later
 # run-fuzzer.sh FUZZER CORPUS ARTIFACTS [DICT]: the meson test of one libFuzzer
 # target. Runs every input in CORPUS once; with FUZZ_SECONDS=N (N > 0) it
 # then fuzzes for N seconds, new inputs going to a temporary folder so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* gpu-test-util.h: what the GPU tests share: opening the CPU and CUDA
  * backends through the engine's normal path, moving host arrays in and out,
  * and comparing results. Header-only: static inline, so a test that uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cuda-devices.c: the device list always has a CUDA entry. Without a
  * usable GPU (as in CI) it says why in words and opening cuda:0 fails with
  * that reason; with one, every field is filled and cuda:0 opens. Runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cuda-lost.c: a context-corrupting error (a kernel writing to an
  * invalid address) turns into NN_BACKEND_DEVICE_LOST, every later op of
  * that context fails fast with it, nothing aborts, and the CPU backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cuda-parity.c: every op of the CUDA backend against the CPU backend,
  * on the same inputs, with odd sizes (batch 1, 7, 33; widths that are not
  * multiples of 4) and a stated tolerance per op. Skips, saying why, when no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cuda-training.c: 50 training steps of each preset on the CPU and on
  * CUDA (TF32 off) from the same seed, so the same initial weights, data
  * order and dropout masks; the per-step losses must agree. The CUDA run goes

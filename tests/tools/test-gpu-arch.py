@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 # test-gpu-arch.py: tools/test builds the CUDA module for this machine's GPUs
 # only (tools/gpu-arch): the architectures nvidia-smi lists, without a GPU
 # the newest of gpu_arch's default; TRAINBENCH_GPU_ARCH=all gives the whole

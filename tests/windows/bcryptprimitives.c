@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* bcryptprimitives.c: a test fixture, never shipped. wine 8 has no
  * bcryptprimitives.dll, whose ProcessPrng librsvg and AccessKit (in the GTK
  * bundle) import; Windows 10 and wine 9 have it. tests/windows/test-installer

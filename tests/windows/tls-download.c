@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tls-download.c: a test program for the Windows bundle, never installed.
  * It reports whether GIO has a TLS backend (glib-networking's OpenSSL module
  * from lib\gio\modules) and downloads $TRAINBENCH_MNIST_URL with the app's

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Write GLib's glibconfig.h for 64-bit Windows (mingw-w64 GCC) from GLib's
 own template, glib/glibconfig.h.in, as GLib's meson.build would fill it there.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
 /* libintl.h for the Windows build: gettext's API as GNU libintl exports it
  * under libintl_ names from intl-8.dll (the name the GStreamer wheels' DLLs
  * import it by). mingw-w64 has no libintl, and Debian's header is glibc's,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Copy the licence text of every component bundled in the Windows folder
 into one folder, as tools/windows/licenses says, and list them.
 

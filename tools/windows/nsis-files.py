@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """Write the installer's file lists for a folder: nsis-files.py FOLDER OUTDIR
 
 OUTDIR/install.nsh copies every file of FOLDER into $INSTDIR;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
 """List the DLLs that Windows programs and modules need, by walking their PE
 import tables (objdump -p) recursively.
 

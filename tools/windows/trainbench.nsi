@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: GPL-3.0-or-later
 ; The Trainbench installer for 64-bit Windows (NSIS 3). tools/build-windows
 ; runs makensis with:
 ;   VERSION, VERSION4  the project's version (meson), and as a.b.c.0
