@@ -16,6 +16,7 @@
 
 #include "tb-application.h"
 #include "tb-devices.h"
+#include "tb-format.h"
 #include "tb-train-page.h"
 
 struct _TbTrainPage
@@ -432,6 +433,9 @@ redraw_progress (TbTrainPage *self)
   g_autofree char *eta = NULL;
   g_autofree char *text = NULL;
   g_autofree char *eta_text = NULL;
+  g_autofree char *step = NULL;
+  g_autofree char *total = NULL;
+  g_autofree char *speed = NULL;
   double fraction;
 
   self->last_redraw = g_get_monotonic_time ();
@@ -445,11 +449,14 @@ redraw_progress (TbTrainPage *self)
 
   fraction = p->total_steps > 0 ? (double) p->step / (double) p->total_steps : 0;
   gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), CLAMP (fraction, 0, 1));
-  text = g_strdup_printf (_("Epoch %d of %d · step %lld of %lld · loss %.4f"),
-                          p->epoch, p->epochs, (long long) p->step, (long long) p->total_steps, p->loss);
+  step = tb_format_count (p->step);
+  total = tb_format_count (p->total_steps);
+  text = g_strdup_printf (_("Epoch %d of %d · step %s of %s · loss %.4f"),
+                          p->epoch, p->epochs, step, total, p->loss);
   gtk_progress_bar_set_text (GTK_PROGRESS_BAR (self->progress_bar), text);
   eta = format_duration (p->eta_seconds);
-  eta_text = g_strdup_printf (_("ETA %s · %.0f samples/s"), eta, p->samples_per_second);
+  speed = tb_format_count ((gint64) llround (p->samples_per_second));
+  eta_text = g_strdup_printf (_("ETA %s · %s samples/s"), eta, speed);
   gtk_label_set_text (GTK_LABEL (self->eta_label), eta_text);
 }
 
