@@ -77,15 +77,173 @@ workspace_limit (void)
   return limit > (1u << 30) ? (size_t) 1 << 30 : limit;
 }
 
+/* Which route runs each direction of the convolution: our implicit GEMM
+ * (TF32), our direct kernels (few taps per output), or cuDNN.
+ * TRAINBENCH_CUDA_CONV_ROUTE=cudnn or igemm forces one, for comparisons. */
+static int
+plan_routes (NnCudaContext *ctx, const NnConvShape *s, NnCudaConvPlan *p)
+{
+  const char *route = getenv ("TRAINBENCH_CUDA_CONV_ROUTE");
+  int force_cudnn = route != NULL && strcmp (route, "cudnn") == 0;
+  int force_igemm = route != NULL && strcmp (route, "igemm") == 0;
+
+  p->igemm = !force_cudnn && _nn_cuda_conv_igemm_ok (ctx, s);
+  p->direct = !force_cudnn && !force_igemm && _nn_cuda_conv_direct_ok (s);
+  if (force_igemm && !p->igemm)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d: the implicit-GEMM route needs TF32 allowed, a GPU of "
+                              "compute capability 8.0 or newer, stride 1, at most 9 taps and "
+                              "padding below the kernel size");
+  p->cudnn_fwd = !p->direct && !p->igemm;
+  p->cudnn_filter = !p->direct && !p->igemm;
+  p->cudnn_data = !p->igemm;
+  return NN_BACKEND_OK;
+}
+
+/* A cuDNN call of the plan: on failure, return its error (named `what`). */
+#define CUDNN_CK(call, what)                                                                       \
+  do                                                                                               \
+    {                                                                                              \
+      cudnnStatus_t st_ = (call);                                                                  \
+      if (st_ != CUDNN_STATUS_SUCCESS)                                                             \
+        return _nn_cuda_fail_cudnn (ctx, st_, what);                                               \
+    }                                                                                              \
+  while (0)
+
+/* cuDNN's descriptors of the tensors and the convolution, and the check that
+ * cuDNN computes the output shape the engine inferred. */
+static int
+cudnn_describe (NnCudaContext *ctx, const NnConvShape *s, NnCudaConvPlan *p)
+{
+  const char *what = "conv2d plan";
+  cudnnMathType_t math = ctx->tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+  cudnnConvolutionDescriptor_t descs[3];
+  int on, oc, oh, ow;
+
+  CUDNN_CK (cudnnCreateTensorDescriptor (&p->x_desc), what);
+  CUDNN_CK (cudnnCreateTensorDescriptor (&p->y_desc), what);
+  CUDNN_CK (cudnnCreateFilterDescriptor (&p->w_desc), what);
+  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->fwd_desc), what);
+  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->data_desc), what);
+  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->filter_desc), what);
+  CUDNN_CK (cudnnSetTensor4dDescriptor (p->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c,
+                                        s->h, s->w),
+            what);
+  CUDNN_CK (cudnnSetTensor4dDescriptor (p->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->k,
+                                        s->out_h, s->out_w),
+            what);
+  CUDNN_CK (cudnnSetFilter4dDescriptor (p->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c,
+                                        s->r, s->s),
+            what);
+  descs[0] = p->fwd_desc;
+  descs[1] = p->data_desc;
+  descs[2] = p->filter_desc;
+  for (int i = 0; i < 3; i++)
+    {
+      /* Keras convolutions are cross-correlations. */
+      CUDNN_CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h,
+                                                 s->stride_w, 1, 1, CUDNN_CROSS_CORRELATION,
+                                                 CUDNN_DATA_FLOAT),
+                what);
+      CUDNN_CK (cudnnSetConvolutionMathType (descs[i], math), what);
+    }
+  CUDNN_CK (cudnnGetConvolution2dForwardOutputDim (p->fwd_desc, p->x_desc, p->w_desc, &on, &oc,
+                                                   &oh, &ow),
+            what);
+  if (on != s->n || oc != s->k || oh != s->out_h || ow != s->out_w)
+    /* cuDNN pads both sides alike; "same" padding with an even kernel or a
+     * stride pads the bottom and right one more than the top and left. */
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                              "conv2d: cuDNN cannot pad this shape unevenly (input %dx%d, kernel "
+                              "%dx%d, stride %dx%d, padding %d,%d gives %dx%d, wanted %dx%d)",
+                              s->h, s->w, s->r, s->s, s->stride_h, s->stride_w, s->pad_h, s->pad_w,
+                              oh, ow, s->out_h, s->out_w);
+  return NN_BACKEND_OK;
+}
+
+/* cuDNN's algorithm for each direction it runs: Find runs and times every
+ * algorithm (results fastest first); the fastest that succeeds within the
+ * workspace limit is kept, with the math type it was timed with. */
+static int
+cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
+{
+  size_t limit = workspace_limit ();
+  int found, i;
+
+  if (p->cudnn_fwd)
+    {
+      cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      const char *what = "conv2d plan: choosing the forward algorithm";
+
+      CUDNN_CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc,
+                                                      p->fwd_desc, p->y_desc,
+                                                      CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, fwd),
+                what);
+      for (i = 0; i < found; i++)
+        if (fwd[i].status == CUDNN_STATUS_SUCCESS && fwd[i].memory <= limit)
+          break;
+      if (i == found)
+        return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                  "conv2d: cuDNN has no forward algorithm for this shape");
+      p->fwd_algo = fwd[i].algo;
+      CUDNN_CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType), what);
+      if (fwd[i].memory > p->workspace)
+        p->workspace = fwd[i].memory;
+    }
+
+  if (p->cudnn_data)
+    {
+      cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      const char *what = "conv2d plan: choosing the backward-data algorithm";
+
+      CUDNN_CK (cudnnFindConvolutionBackwardDataAlgorithm (
+                    ctx->cudnn, p->w_desc, p->y_desc, p->data_desc, p->x_desc,
+                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data),
+                what);
+      for (i = 0; i < found; i++)
+        if (data[i].status == CUDNN_STATUS_SUCCESS && data[i].memory <= limit)
+          break;
+      if (i == found)
+        return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                  "conv2d: cuDNN has no backward-data algorithm for this shape");
+      p->data_algo = data[i].algo;
+      CUDNN_CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType), what);
+      if (data[i].memory > p->workspace)
+        p->workspace = data[i].memory;
+    }
+
+  if (p->cudnn_filter)
+    {
+      cudnnConvolutionBwdFilterAlgoPerf_t filt[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      const char *what = "conv2d plan: choosing the backward-filter algorithm";
+
+      CUDNN_CK (cudnnFindConvolutionBackwardFilterAlgorithm (
+                    ctx->cudnn, p->x_desc, p->y_desc, p->filter_desc, p->w_desc,
+                    CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filt),
+                what);
+      for (i = 0; i < found; i++)
+        if (filt[i].status == CUDNN_STATUS_SUCCESS && filt[i].memory <= limit)
+          break;
+      if (i == found)
+        return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
+                                  "conv2d: cuDNN has no backward-filter algorithm for this shape");
+      p->filter_algo = filt[i].algo;
+      CUDNN_CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType), what);
+      if (filt[i].memory > p->workspace)
+        p->workspace = filt[i].memory;
+    }
+  /* Find may have left an error of its own trials behind. */
+  return _nn_cuda_check_launch (ctx, "conv2d plan");
+}
+
+#undef CUDNN_CK
+
 int
 _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *workspace_bytes)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   NnCudaConvPlan *p;
-  cudnnStatus_t st;
-  int rc, on, oc, oh, ow, found;
-  const char *what = "conv2d plan";
-  cudnnMathType_t math = ctx->tf32 ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH;
+  int rc;
 
   *out = NULL;
   *workspace_bytes = 0;
@@ -101,24 +259,8 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
   if (p == NULL)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "conv2d plan: out of host memory");
   p->shape = *s;
-  {
-    const char *route = getenv ("TRAINBENCH_CUDA_CONV_ROUTE");
-    int force_cudnn = route != NULL && strcmp (route, "cudnn") == 0;
-    int force_igemm = route != NULL && strcmp (route, "igemm") == 0;
-    p->igemm = !force_cudnn && _nn_cuda_conv_igemm_ok (ctx, s);
-    p->direct = !force_cudnn && !force_igemm && _nn_cuda_conv_direct_ok (s);
-    if (force_igemm && !p->igemm)
-      {
-        rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                "conv2d: the implicit-GEMM route needs TF32 allowed, a GPU of "
-                                "compute capability 8.0 or newer, stride 1, at most 9 taps and "
-                                "padding below the kernel size");
-        goto failed;
-      }
-    p->cudnn_fwd = !p->direct && !p->igemm;
-    p->cudnn_filter = !p->direct && !p->igemm;
-    p->cudnn_data = !p->igemm;
-  }
+  if ((rc = plan_routes (ctx, s, p)) != 0)
+    goto failed;
   if (p->igemm && (rc = _nn_cuda_conv_igemm_plan (ctx, s, &p->igemm_plan, &p->workspace)) != 0)
     goto failed;
   if (p->direct)
@@ -127,134 +269,11 @@ _nn_cuda_conv2d_plan_new (void *vctx, const NnConvShape *s, void **out, size_t *
       if (p->direct_plan.partial_bytes > p->workspace)
         p->workspace = p->direct_plan.partial_bytes;
     }
-  if (!p->cudnn_fwd && !p->cudnn_data && !p->cudnn_filter)
-    goto planned;
-
-#define CK(call)                                                                                   \
-  do                                                                                               \
-    {                                                                                              \
-      if ((st = (call)) != CUDNN_STATUS_SUCCESS)                                                   \
-        {                                                                                          \
-          rc = _nn_cuda_fail_cudnn (ctx, st, what);                                                \
-          goto failed;                                                                             \
-        }                                                                                          \
-    }                                                                                              \
-  while (0)
-
-  CK (cudnnCreateTensorDescriptor (&p->x_desc));
-  CK (cudnnCreateTensorDescriptor (&p->y_desc));
-  CK (cudnnCreateFilterDescriptor (&p->w_desc));
-  CK (cudnnCreateConvolutionDescriptor (&p->fwd_desc));
-  CK (cudnnCreateConvolutionDescriptor (&p->data_desc));
-  CK (cudnnCreateConvolutionDescriptor (&p->filter_desc));
-  CK (cudnnSetTensor4dDescriptor (p->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c, s->h,
-                                  s->w));
-  CK (cudnnSetTensor4dDescriptor (p->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->k,
-                                  s->out_h, s->out_w));
-  CK (cudnnSetFilter4dDescriptor (p->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c, s->r,
-                                  s->s));
-  {
-    cudnnConvolutionDescriptor_t descs[3] = { p->fwd_desc, p->data_desc, p->filter_desc };
-    for (int i = 0; i < 3; i++)
-      {
-        /* Keras convolutions are cross-correlations. */
-        CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h, s->stride_w,
-                                             1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-        CK (cudnnSetConvolutionMathType (descs[i], math));
-      }
-  }
-  CK (cudnnGetConvolution2dForwardOutputDim (p->fwd_desc, p->x_desc, p->w_desc, &on, &oc, &oh,
-                                             &ow));
-  if (on != s->n || oc != s->k || oh != s->out_h || ow != s->out_w)
+  if (p->cudnn_fwd || p->cudnn_data || p->cudnn_filter)
     {
-      /* cuDNN pads both sides alike; "same" padding with an even kernel or a
-       * stride pads the bottom and right one more than the top and left. */
-      rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                              "conv2d: cuDNN cannot pad this shape unevenly (input %dx%d, kernel "
-                              "%dx%d, stride %dx%d, padding %d,%d gives %dx%d, wanted %dx%d)",
-                              s->h, s->w, s->r, s->s, s->stride_h, s->stride_w, s->pad_h, s->pad_w,
-                              oh, ow, s->out_h, s->out_w);
-      goto failed;
+      if ((rc = cudnn_describe (ctx, s, p)) != 0 || (rc = cudnn_choose_algorithms (ctx, p)) != 0)
+        goto failed;
     }
-
-  {
-    size_t limit = workspace_limit ();
-    cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    cudnnConvolutionBwdFilterAlgoPerf_t filt[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    int i;
-
-    /* Find runs and times every algorithm (results fastest first). */
-    if (p->cudnn_fwd)
-      {
-        what = "conv2d plan: choosing the forward algorithm";
-        CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc, p->fwd_desc,
-                                                  p->y_desc, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                                  &found, fwd));
-        for (i = 0; i < found; i++)
-          if (fwd[i].status == CUDNN_STATUS_SUCCESS && fwd[i].memory <= limit)
-            break;
-        if (i == found)
-          {
-            rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                    "conv2d: cuDNN has no forward algorithm for this shape");
-            goto failed;
-          }
-        p->fwd_algo = fwd[i].algo;
-        CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType));
-        if (fwd[i].memory > p->workspace)
-          p->workspace = fwd[i].memory;
-      }
-
-    if (p->cudnn_data)
-      {
-        what = "conv2d plan: choosing the backward-data algorithm";
-        CK (cudnnFindConvolutionBackwardDataAlgorithm (
-            ctx->cudnn, p->w_desc, p->y_desc, p->data_desc, p->x_desc,
-            CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data));
-        for (i = 0; i < found; i++)
-          if (data[i].status == CUDNN_STATUS_SUCCESS && data[i].memory <= limit)
-            break;
-        if (i == found)
-          {
-            rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                                    "conv2d: cuDNN has no backward-data algorithm for this shape");
-            goto failed;
-          }
-        p->data_algo = data[i].algo;
-        CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType));
-        if (data[i].memory > p->workspace)
-          p->workspace = data[i].memory;
-      }
-
-    if (p->cudnn_filter)
-      {
-        what = "conv2d plan: choosing the backward-filter algorithm";
-        CK (cudnnFindConvolutionBackwardFilterAlgorithm (
-            ctx->cudnn, p->x_desc, p->y_desc, p->filter_desc, p->w_desc,
-            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filt));
-        for (i = 0; i < found; i++)
-          if (filt[i].status == CUDNN_STATUS_SUCCESS && filt[i].memory <= limit)
-            break;
-        if (i == found)
-          {
-            rc = _nn_cuda_fail_msg (
-                ctx, NN_BACKEND_UNSUPPORTED,
-                "conv2d: cuDNN has no backward-filter algorithm for this shape");
-            goto failed;
-          }
-        p->filter_algo = filt[i].algo;
-        CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType));
-        if (filt[i].memory > p->workspace)
-          p->workspace = filt[i].memory;
-      }
-  }
-#undef CK
-
-  /* Find may have left an error of its own trials behind. */
-  if ((rc = _nn_cuda_check_launch (ctx, "conv2d plan")) != 0)
-    goto failed;
-planned:
   *workspace_bytes = p->workspace;
   *out = p;
   return NN_BACKEND_OK;
