@@ -227,6 +227,9 @@ keep_part (NnError *error, const char *format, va_list *args, int index)
   return true;
 }
 
+static NnStatus error_setv (NnError *error, NnStatus code, const char *format, va_list args)
+  NN_PRINTF (3, 0);
+
 static NnStatus
 error_setv (NnError *error, NnStatus code, const char *format, va_list args)
 {
