@@ -595,6 +595,35 @@ test_close_while_training (void)
   g_assert_cmpuint (count_runs (), ==, before + 1);
 }
 
+/* The mnemonics of every page's labels: Alt+1 to Alt+4 switch pages
+ * (tb-window-actions.c), so no label may take one of those keys (the
+ * Train page's "Beta _1" did, and Alt+1 then went to its field). */
+static void
+collect_mnemonics (GtkWidget *widget, GString *keys)
+{
+  if (GTK_IS_LABEL (widget) && gtk_label_get_use_underline (GTK_LABEL (widget)))
+    {
+      guint key = gtk_label_get_mnemonic_keyval (GTK_LABEL (widget));
+
+      if (key >= GDK_KEY_1 && key <= GDK_KEY_4)
+        g_string_append_printf (keys, "“%s” ", gtk_label_get_label (GTK_LABEL (widget)));
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    collect_mnemonics (child, keys);
+}
+
+static void
+test_page_keys (void)
+{
+  g_autoptr(GString) keys = g_string_new ("");
+
+  /* every page is in the window's tree, shown or not */
+  collect_mnemonics (GTK_WIDGET (window), keys);
+  g_test_message ("labels with Alt+1..4: %s", keys->str);
+  g_assert_cmpstr (keys->str, ==, "");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -611,6 +640,7 @@ main (int    argc,
   app = tb_test_app_new (G_APPLICATION_HANDLES_OPEN);
 
   g_test_add_func ("/window/open", test_open);
+  g_test_add_func ("/window/page-keys", test_page_keys);
   g_test_add_func ("/window/train", test_train);
   g_test_add_func ("/window/inspect", test_inspect);
   g_test_add_func ("/window/export-png", test_export_png);
