@@ -304,7 +304,6 @@ _tb_window_actions_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.skipped-runs", NULL, skipped_runs_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Return, GDK_CONTROL_MASK, "win.start", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_period, GDK_CONTROL_MASK, "win.stop", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_ALT_MASK, "win.page", "s", "model");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.page", "s", "data");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.page", "s", "train");
@@ -313,4 +312,21 @@ _tb_window_actions_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.select-all-runs", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F5, 0, "win.reload-runs", NULL);
+}
+
+void
+_tb_window_actions_init (TbWindow *self)
+{
+  GtkEventController *keys = gtk_shortcut_controller_new ();
+
+  /* Ctrl+. stops a run before the focused widget sees it: a text field
+   * (the spin buttons of the Train page) takes it for its emoji chooser.
+   * While no run goes on win.stop is disabled, the shortcut does not
+   * apply and the field still gets the key. */
+  gtk_event_controller_set_propagation_phase (keys, GTK_PHASE_CAPTURE);
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+                                        gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_period,
+                                                                                  GDK_CONTROL_MASK),
+                                                          gtk_named_action_new ("win.stop")));
+  gtk_widget_add_controller (GTK_WIDGET (self), keys);
 }

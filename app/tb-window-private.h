@@ -54,3 +54,5 @@ void _tb_window_collect_config (TbWindow        *self,
 
 /* tb-window-actions.c: installs the win.* actions and their shortcuts. */
 void _tb_window_actions_class_init (GtkWidgetClass *widget_class);
+/* The window's own shortcuts that must come before its widgets'. */
+void _tb_window_actions_init (TbWindow *self);

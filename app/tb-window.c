@@ -327,6 +327,7 @@ tb_window_init (TbWindow *self)
   GtkDropTarget *drop;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  _tb_window_actions_init (self);
 
   self->run_queue = tb_run_queue_new ();
   g_signal_connect_object (self->run_queue, "start-run", G_CALLBACK (queue_start_run_cb), self, 0);

@@ -595,6 +595,37 @@ test_close_while_training (void)
   g_assert_cmpuint (count_runs (), ==, before + 1);
 }
 
+/* Ctrl+. stops a run even from a text field, which would take the key for
+ * its emoji chooser: the window handles it before its widgets do (capture
+ * phase), through win.stop. */
+static void
+test_stop_key_first (void)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  gboolean found = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) c = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (c)
+          || gtk_event_controller_get_propagation_phase (c) != GTK_PHASE_CAPTURE)
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (c)); j++)
+        {
+          g_autoptr(GtkShortcut) sc = g_list_model_get_item (G_LIST_MODEL (c), j);
+          GtkShortcutTrigger *trigger = gtk_shortcut_get_trigger (sc);
+          GtkShortcutAction *action = gtk_shortcut_get_action (sc);
+          g_autofree char *keys = gtk_shortcut_trigger_to_string (trigger);
+
+          if (g_strcmp0 (keys, "<Control>period") == 0 && GTK_IS_NAMED_ACTION (action)
+              && g_strcmp0 (gtk_named_action_get_action_name (GTK_NAMED_ACTION (action)), "win.stop") == 0)
+            found = TRUE;
+        }
+    }
+  g_assert_true (found);
+}
+
 /* The mnemonics of every page's labels: Alt+1 to Alt+4 switch pages
  * (tb-window-actions.c), so no label may take one of those keys (the
  * Train page's "Beta _1" did, and Alt+1 then went to its field). */
@@ -641,6 +672,7 @@ main (int    argc,
 
   g_test_add_func ("/window/open", test_open);
   g_test_add_func ("/window/page-keys", test_page_keys);
+  g_test_add_func ("/window/stop-key-first", test_stop_key_first);
   g_test_add_func ("/window/train", test_train);
   g_test_add_func ("/window/inspect", test_inspect);
   g_test_add_func ("/window/export-png", test_export_png);
