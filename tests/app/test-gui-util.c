@@ -235,3 +235,19 @@ tb_test_screenshot (GtkWidget  *widget,
     }
   return TRUE;
 }
+
+GtkWindow *
+tb_test_newest_dialog (GtkWindow *main)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  GtkWindow *found = NULL;
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
+
+      if (w != main && gtk_widget_get_visible (GTK_WIDGET (w)))
+        found = w;
+    }
+  return found;
+}

@@ -55,4 +55,7 @@ gboolean tb_test_screenshot (GtkWidget  *widget,
                              const char *path,
                              GError    **error);
 
+/* The newest visible window other than `main` (a dialog), or NULL. */
+GtkWindow *tb_test_newest_dialog (GtkWindow *main);
+
 G_END_DECLS

@@ -355,23 +355,6 @@ test_import_once (void)
   }
 }
 
-/* The newest visible window other than the main one (a dialog), or NULL. */
-static GtkWindow *
-newest_dialog (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-  GtkWindow *found = NULL;
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
-
-      if (w != GTK_WINDOW (window) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        found = w;
-    }
-  return found;
-}
-
 /* A result from elsewhere with a 5,000-character run id and device name is
  * imported without freezing the window; its row keeps to its lines, and a
  * dialog, if one comes, fits on the screen. */
@@ -427,7 +410,7 @@ test_long_strings (void)
     g_assert_nonnull (row);
     g_assert_cmpint (gtk_widget_get_height (row), <=, gtk_widget_get_height (other) + 4);
   }
-  dialog = newest_dialog ();
+  dialog = tb_test_newest_dialog (GTK_WINDOW (window));
   if (dialog != NULL)
     {
       g_test_message ("dialog: %d x %d", gtk_widget_get_width (GTK_WIDGET (dialog)), gtk_widget_get_height (GTK_WIDGET (dialog)));
@@ -463,12 +446,12 @@ test_import_special (void)
   tb_test_spin (200);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, 10 * G_USEC_PER_SEC);
   g_assert_cmpuint (count_rows (), ==, before);
-  dialog = newest_dialog ();
+  dialog = tb_test_newest_dialog (GTK_WINDOW (window));
   g_assert_nonnull (dialog);
   g_test_message ("%s", adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)));
   g_assert_nonnull (strstr (adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)), "not a regular file"));
   /* one dialog per file */
-  while ((dialog = newest_dialog ()) != NULL)
+  while ((dialog = tb_test_newest_dialog (GTK_WINDOW (window))) != NULL)
     gtk_window_destroy (dialog);
   g_unlink (fifo);
 }

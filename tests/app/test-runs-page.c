@@ -365,29 +365,12 @@ screenshot (const char *name)
     g_test_message ("screenshot written: %s", path);
 }
 
-/* The newest visible window other than the main one (a dialog), or NULL. */
-static GtkWindow *
-newest_dialog (void)
-{
-  GListModel *toplevels = gtk_window_get_toplevels ();
-  GtkWindow *found = NULL;
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GtkWindow) w = g_list_model_get_item (toplevels, i);
-
-      if (w != GTK_WINDOW (window) && gtk_widget_get_visible (GTK_WIDGET (w)))
-        found = w;
-    }
-  return found;
-}
-
 static void
 close_dialogs (void)
 {
   GtkWindow *dialog;
 
-  while ((dialog = newest_dialog ()) != NULL)
+  while ((dialog = tb_test_newest_dialog (GTK_WINDOW (window))) != NULL)
     gtk_window_destroy (dialog);
 }
 
@@ -642,7 +625,7 @@ test_delete_undo (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.select-all-runs", NULL);
   clear_filters ();
   tick (row_of (made[0].path), FALSE);
-  g_assert_null (newest_dialog ());
+  g_assert_null (tb_test_newest_dialog (GTK_WINDOW (window)));
 }
 
 /* With no trash to take it (the trash folder cannot be made), a run is not
@@ -668,7 +651,7 @@ test_no_trash (void)
   g_assert_cmpstr (after, ==, before);
   g_assert_nonnull (row_of (made[0].path));
   g_assert_cmpuint (count_rows (), ==, N_RUNS);
-  dialog = newest_dialog ();
+  dialog = tb_test_newest_dialog (GTK_WINDOW (window));
   g_assert_nonnull (dialog);
   g_test_message ("%s: %s", adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (dialog)),
                   adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (dialog)));
