@@ -404,6 +404,31 @@ zip_member_data (const Zip *zip, const ZipEntry *e, const char *member, uint64_t
   return NN_OK;
 }
 
+/* Why zlib stopped short of a member's end, in words. */
+static const char *
+inflate_why (int rc, const z_stream *z)
+{
+  return rc == Z_DATA_ERROR && z->msg != NULL ? z->msg
+         : rc == Z_MEM_ERROR                  ? "out of memory"
+                                              : "the data ends early";
+}
+
+/* The error of a member whose deflate data ended (rc Z_STREAM_END) at
+ * another size than the directory's, or did not end well. */
+static NnStatus
+inflate_failed (const Zip *zip, const ZipEntry *e, const char *member, int rc, uint64_t total_out,
+                const char *why, NnError *error)
+{
+  if (rc == Z_STREAM_END)
+    return _nn_error_set (error, NN_ERROR_FORMAT,
+                          "%s: the zip directory lies: %s inflates to %llu bytes, not the "
+                          "%llu it says",
+                          zip->name, member, (unsigned long long) total_out,
+                          (unsigned long long) e->usize);
+  return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s: corrupt deflate data (%s)", zip->name,
+                        member, why);
+}
+
 /* Check a member's local header and bytes, inflate it if needed and check its
  * CRC. *out (usize bytes, owned) holds the member's contents. */
 static NnStatus
@@ -462,9 +487,7 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
           if (rc == Z_BUF_ERROR && z.avail_out > 0 && z.avail_in == 0 && in_left > 0)
             rc = Z_OK; /* just needs the next input chunk */
         }
-      why = rc == Z_DATA_ERROR && z.msg != NULL ? z.msg
-            : rc == Z_MEM_ERROR                 ? "out of memory"
-                                                : "the data ends early";
+      why = inflate_why (rc, &z);
       inflateEnd (&z);
       too_long = z.total_out > e->usize || (rc != Z_STREAM_END && z.avail_out == 0);
       if (rc != Z_STREAM_END || z.total_out != e->usize)
@@ -475,14 +498,7 @@ zip_extract (const Zip *zip, const ZipEntry *e, const char *member, uint8_t **ou
                                   "%s: the zip directory lies: %s inflates to more than the %llu "
                                   "bytes it says",
                                   zip->name, member, (unsigned long long) e->usize);
-          if (rc == Z_STREAM_END)
-            return _nn_error_set (error, NN_ERROR_FORMAT,
-                                  "%s: the zip directory lies: %s inflates to %llu bytes, not the "
-                                  "%llu it says",
-                                  zip->name, member, (unsigned long long) z.total_out,
-                                  (unsigned long long) e->usize);
-          return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s: corrupt deflate data (%s)",
-                                zip->name, member, why);
+          return inflate_failed (zip, e, member, rc, z.total_out, why, error);
         }
     }
 
@@ -543,21 +559,12 @@ zip_extract_head (const Zip *zip, const ZipEntry *e, const char *member, size_t 
       while (rc == Z_OK && z.avail_out > 0)
         rc = inflate (&z, Z_NO_FLUSH);
       bool short_data = z.avail_out > 0;
-      const char *why = rc == Z_DATA_ERROR && z.msg != NULL ? z.msg
-                        : rc == Z_MEM_ERROR                 ? "out of memory"
-                                                            : "the data ends early";
+      const char *why = inflate_why (rc, &z);
       inflateEnd (&z);
       if (short_data)
         {
           free (buf);
-          if (rc == Z_STREAM_END)
-            return _nn_error_set (error, NN_ERROR_FORMAT,
-                                  "%s: the zip directory lies: %s inflates to %llu bytes, not the "
-                                  "%llu it says",
-                                  zip->name, member, (unsigned long long) z.total_out,
-                                  (unsigned long long) e->usize);
-          return _nn_error_set (error, NN_ERROR_FORMAT, "%s: %s: corrupt deflate data (%s)",
-                                zip->name, member, why);
+          return inflate_failed (zip, e, member, rc, z.total_out, why, error);
         }
     }
   *out = buf;
