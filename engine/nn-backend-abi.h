@@ -23,7 +23,7 @@ extern "C" {
  * and a table of exactly this size, and refuses a table that breaks a rule
  * below (a required slot NULL, a group of slots neither all set nor all
  * NULL), naming the slot: the engine never calls a NULL slot. */
-#define NN_BACKEND_ABI_VERSION 13
+#define NN_BACKEND_ABI_VERSION 14
 
 typedef enum
 {
@@ -407,6 +407,23 @@ struct NnBackendOps
   int (*step_supported) (void *ctx, const NnBackendStep *step);
   /* Runs a step of a kind step_supported said it runs. */
   int (*step_run) (void *ctx, const NnBackendStep *step);
+
+  /* --- optional: page-locked host memory and copies from it that do not
+   *     wait (all four NULL or none; without them a run cannot take its
+   *     batches from pinned memory, NN_DATA_PINNED). The trainer gathers a
+   *     batch on the host into this memory and copies it to the device
+   *     every step. On the CPU it is ordinary memory and the copy a memcpy. --- */
+
+  /* Page-locked host memory of `bytes` (cudaHostAlloc), which the host reads and writes. */
+  int (*host_alloc) (void *ctx, size_t bytes, void **ptr);
+  void (*host_free) (void *ctx, void *ptr);
+  /* host (host_alloc memory) -> device, queued on the stream after the ops
+   * before it; returns without waiting. The copy reads src when the stream
+   * reaches it: src must not change before upload_wait. Not while capturing. */
+  int (*upload_async) (void *ctx, void *dst, const void *src, size_t bytes);
+  /* Waits until every upload_async queued so far has read its source (not
+   * for the ops queued after it), so the host may refill it. */
+  int (*upload_wait) (void *ctx);
 };
 
 #ifdef __CUDACC__

@@ -115,6 +115,8 @@ struct NnModel
   int32_t batch_size;
   int32_t classes;           /* outputs of the last layer */
   uint64_t seed;
+  bool fusion;               /* passes may run the backend's fused steps (NnConditions.fused);
+                              * true as nn_model_new makes it */
   char device_name[32];      /* "cpu:0", "cuda:1": prefix of messages */
 
   int32_t count;

@@ -418,6 +418,7 @@ _nn_model_new_with (const NnSpec *spec,
   model->max_size = model->in_size;
   model->batch_size = batch_size;
   model->seed = seed;
+  model->fusion = true;
 
   {
     char probe[1];

@@ -16,21 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fusion_forced = -1; /* _nn_plan_set_fusion */
-
 bool
-_nn_plan_fusion (void)
+_nn_plan_fusion (const NnModel *model)
 {
-  char env[8];
-  if (fusion_forced >= 0)
-    return fusion_forced != 0;
-  return !(_nn_os_getenv ("TRAINBENCH_FUSION", env, sizeof env) && strcmp (env, "0") == 0);
-}
-
-void
-_nn_plan_set_fusion (int on)
-{
-  fusion_forced = on < 0 ? -1 : on != 0;
+  return model->fusion;
 }
 
 /* The kinds' names in plan descriptions and result files (NnPlanStep). */
@@ -309,7 +298,7 @@ _nn_plan_dense_updates_itself (NnModel *model, const NnLayer *layer, const NnPas
   NnPlan p;
   int32_t drop = active_dropout (model, layer->index + 1, pass) ? layer->index + 1 : -1;
 
-  if (!_nn_plan_fusion () || layer->klass != &_nn_dense_class
+  if (!_nn_plan_fusion (model) || layer->klass != &_nn_dense_class
       || _nn_layer_act (layer, pass) == NN_BK_ACT_SOFTMAX)
     return false;
   with.update = &update;
@@ -640,7 +629,7 @@ _nn_plan_build (NnModel *model, const NnPass *pass, int loss, NnPlan *plan, NnEr
     }
   plan->pass = *pass;
   plan->pass.output_dx = false;
-  plan->fusion = _nn_plan_fusion ();
+  plan->fusion = _nn_plan_fusion (model);
   plan->loss = loss != NN_PLAN_NO_LOSS;
   plan->loss_kind = plan->loss ? (NnLossKind) loss : NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
   if (!plan->fusion)

@@ -66,12 +66,10 @@ typedef struct
   NnStep *backward;    /* (layers), owned: from the top down */
 } NnPlan;
 
-/* Whether passes fuse neighbouring layers: TRAINBENCH_FUSION=0 turns that
- * off (every layer then runs its own ops and the optimizer updates every
- * parameter at once), as does _nn_plan_set_fusion (false). */
-bool _nn_plan_fusion (void);
-/* Tests only: force fusion on or off (-1: back to the environment's choice). */
-void _nn_plan_set_fusion (int on);
+/* Whether the model's passes fuse neighbouring layers: model->fusion, which
+ * a run sets from NnConditions.fused (off: every layer runs its own ops and
+ * the optimizer updates every parameter at once). */
+bool _nn_plan_fusion (const NnModel *model);
 
 /* Whether `layer` can apply the optimizer's update `opt` in its backward in
  * a training pass on pass->n rows (a dense layer whose fused backward with

@@ -231,6 +231,23 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_uint (j, c->seed);
   _nn_json_end_object (j);
 
+  /* added in schema 1's lifetime: how the run fed and drove the device;
+   * the name from the switches asked for, graph as it ran (never on the
+   * CPU, which captures nothing) */
+  _nn_json_key (j, "conditions");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  _nn_json_string (j, nn_conditions_name (&c->conditions));
+  _nn_json_key (j, "data");
+  _nn_json_string (j, nn_data_on_name (r->conditions.data));
+  _nn_json_key (j, "graph");
+  _nn_json_bool (j, r->conditions.graph);
+  _nn_json_key (j, "loss_every_step");
+  _nn_json_bool (j, r->conditions.loss_every_step);
+  _nn_json_key (j, "fused");
+  _nn_json_bool (j, r->conditions.fused);
+  _nn_json_end_object (j);
+
   /* added in schema 1's lifetime: the steps of a training step */
   _nn_json_key (j, "plan");
   _nn_plan_json (j, r->plan, r->plan_count > 0 && r->plan != NULL ? r->plan_count : 0);

@@ -197,6 +197,8 @@ result_fill_early (NnRunner *runner, NnRunStatus status, const char *message)
   snprintf (r->model_name, sizeof r->model_name, "%s", c->model_name ? c->model_name : "");
   r->config.spec_text = r->spec_text;
   r->config.model_name = c->model_name ? r->model_name : NULL;
+  r->conditions = c->conditions;
+  r->conditions.graph = false; /* nothing was captured */
   device_lookup (&c->device, &r->device);
   r->threads = c->device.threads;
   nn_run_id_new (c->model_name ? c->model_name : "custom", &r->device, r->run_id,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-trainer.c: the training loop: validation, data upload, shuffled
- * batches gathered on the device, forward/loss/backward/update steps (replayed
+ * batches gathered on the device (or on the host and copied every step, as
+ * the run's conditions say), forward/loss/backward/update steps (replayed
  * as one captured graph where the backend can), progress, evaluation after
  * each epoch, timing and the run result.
  */
@@ -20,11 +21,12 @@
 /* Per-step times kept exactly up to this many steps, then sampled. */
 #define STEP_TIMES_MAX (1 << 20)
 
-/* Full-batch steps captured into one graph where the backend captures.
- * Between two replayed graphs the GPU waits for the next launch to be set
- * up, and a kernel cannot start early across that boundary, so a graph of
- * several steps runs a short step faster; TRAINBENCH_GRAPH_STEPS overrides
- * it for comparisons. */
+/* Full-batch steps captured into one graph where the backend captures
+ * (NnConditions.graph turns graphs on or off). Between two replayed graphs
+ * the GPU waits for the next launch to be set up, and a kernel cannot
+ * start early across that boundary, so a graph of several steps runs a
+ * short step faster; TRAINBENCH_GRAPH_STEPS sets how many, for
+ * comparisons. */
 #define GRAPH_STEPS_DEFAULT 8
 #define GRAPH_STEPS_MAX 64
 
@@ -58,6 +60,70 @@ nn_train_config_init (NnTrainConfig *config)
   config->device.tf32 = false;
   config->progress_every = 0;
   config->max_steps = 0;
+  config->conditions = nn_conditions_default ();
+}
+
+/* ---------------------------------------------------------------- conditions */
+
+NnConditions
+nn_conditions_default (void)
+{
+  NnConditions c = { .data = NN_DATA_DEVICE, .graph = true, .loss_every_step = false,
+                     .fused = true };
+  return c;
+}
+
+NnConditions
+nn_conditions_article (void)
+{
+  /* Keras fed each batch from NumPy arrays (ordinary, pageable memory)
+   * through feed_dict, TensorFlow 1 launched every op of the step itself,
+   * the progress bar read the loss after every batch, and the ops were
+   * not fused. */
+  NnConditions c = { .data = NN_DATA_PAGEABLE, .graph = false, .loss_every_step = true,
+                     .fused = false };
+  return c;
+}
+
+bool
+nn_conditions_equal (const NnConditions *a, const NnConditions *b)
+{
+  return a->data == b->data && a->graph == b->graph && a->loss_every_step == b->loss_every_step
+         && a->fused == b->fused;
+}
+
+const char *
+nn_conditions_name (const NnConditions *conditions)
+{
+  NnConditions d = nn_conditions_default (), a = nn_conditions_article ();
+
+  if (nn_conditions_equal (conditions, &d))
+    return "default";
+  if (nn_conditions_equal (conditions, &a))
+    return "article";
+  return "custom";
+}
+
+static const char *const data_on_names[] = { "device", "pinned", "pageable" };
+
+const char *
+nn_data_on_name (NnDataOn data)
+{
+  return (int) data >= 0 && data <= NN_DATA_PAGEABLE ? data_on_names[data] : "device";
+}
+
+NnStatus
+nn_data_on_from_name (const char *name, NnDataOn *out, NnError *error)
+{
+  for (int i = 0; i <= NN_DATA_PAGEABLE; i++)
+    if (name != NULL && strcmp (name, data_on_names[i]) == 0)
+      {
+        *out = (NnDataOn) i;
+        return NN_OK;
+      }
+  return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                        "unknown place for the data \"%s\" (device, pinned or pageable)",
+                        name != NULL ? name : "");
 }
 
 /* ---------------------------------------------------------------- validation */
@@ -156,6 +222,9 @@ check_config (const NnTrainConfig *config, NnError *error)
   if (config->device.index < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "device index %d is negative",
                           config->device.index);
+  if ((int) config->conditions.data < 0 || config->conditions.data > NN_DATA_PAGEABLE)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown place for the data %d",
+                          (int) config->conditions.data);
   return nn_optimizer_validate (&config->optimizer, error);
 }
 
@@ -315,6 +384,10 @@ typedef struct
   const NnBackendOps *ops;
   bool async;            /* ops are asynchronous: time whole intervals */
   bool cancelled;
+  /* the run's conditions (NnConditions) */
+  NnDataOn data;         /* where training batches come from */
+  bool loss_every_step;  /* stats read back after every step */
+  bool step_clock;       /* each step timed on its own: the CPU, or a step that waits */
 
   /* device data, owned */
   uint8_t *train_images; /* (train, sample) */
@@ -332,6 +405,14 @@ typedef struct
   NnPlanStep *plan_steps; /* (plan_step_count), owned until the result takes them:
                            * plan_full's */
   int32_t plan_step_count;
+
+  /* batches gathered on the host (data pinned or pageable), owned: host_alloc's
+   * memory when pinned, else malloc's; NULL when the data is on the device */
+  void *staging;         /* stage_x, then stage_labels, then stage_targets */
+  float *stage_x;        /* (batch, sample) */
+  int32_t *stage_labels; /* (batch) */
+  float *stage_targets;  /* (batch, classes), one-hot; NULL for sparse labels */
+  double stats_sum[2];   /* loss_every_step: the sums read since the last report */
 
   /* host */
   int32_t *host_perm;    /* (train) */
@@ -454,6 +535,13 @@ run_free (Run *run)
       for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
         if (buffers[i] != NULL)
           ops->free (ctx, buffers[i]);
+    }
+  if (run->staging != NULL)
+    {
+      if (run->data == NN_DATA_PINNED && ops != NULL)
+        ops->host_free (ctx, run->staging);
+      else
+        free (run->staging);
     }
   _nn_plan_clear (&run->plan_full);
   _nn_plan_clear (&run->plan_rest);
@@ -580,6 +668,7 @@ nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **ste
   nn_spec_free (spec);
   if (status != NN_OK)
     return status;
+  model->fusion = config->conditions.fused;
   NnBackendOptimizer opt = backend_optimizer (&config->optimizer);
   find_dense_update (model, config, &opt, &update);
   status = training_plan (model, config, model->batch_size, &update, &plan, error);
@@ -587,6 +676,102 @@ nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **ste
     status = _nn_plan_describe (model, &plan, steps, count, error);
   _nn_plan_clear (&plan);
   nn_model_free (model);
+  return status;
+}
+
+/* The host buffer a batch is gathered into when the data stays on the
+ * host (NN_DATA_PINNED: page-locked, host_alloc; NN_DATA_PAGEABLE: malloc),
+ * made once: (batch, sample) floats, the labels, the one-hot targets. */
+static NnStatus
+staging_new (Run *run, NnError *error)
+{
+  const NnTrainConfig *config = &run->trainer->config;
+  NnModel *model = run->model;
+  size_t rows = (size_t) model->batch_size;
+  size_t x_bytes = rows * (size_t) run->sample_size * sizeof (float);
+  size_t label_bytes = (rows * sizeof (int32_t) + 63) / 64 * 64;
+  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  size_t target_bytes = sparse ? 0 : rows * (size_t) model->classes * sizeof (float);
+  size_t bytes = (x_bytes + 63) / 64 * 64 + label_bytes + target_bytes;
+
+  if (run->data == NN_DATA_PINNED)
+    {
+      if (run->ops->host_alloc == NULL)
+        return _nn_error_set (error, NN_ERROR_UNAVAILABLE,
+                              "%s: this device has no page-locked host memory for batches "
+                              "from pinned memory; use pageable",
+                              model->device_name);
+      NnStatus status = _nn_model_check (model, run->ops->host_alloc (run->backend->ctx, bytes,
+                                                                      &run->staging),
+                                         "page-locked memory for the batches", error);
+      if (status != NN_OK)
+        {
+          run->staging = NULL;
+          return status;
+        }
+    }
+  else if ((run->staging = malloc (bytes)) == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the batches' host buffer");
+  run->stage_x = run->staging;
+  run->stage_labels = (int32_t *) ((char *) run->staging + (x_bytes + 63) / 64 * 64);
+  run->stage_targets = sparse ? NULL
+                              : (float *) ((char *) run->stage_labels + label_bytes);
+  return NN_OK;
+}
+
+/* A training batch of n rows from the host (data pinned or pageable): the
+ * rows of this epoch's order gathered into the staging buffer as
+ * gather_batch forms them on the device (the same floats), then copied into
+ * the model's batch buffers: without waiting from page-locked memory, once
+ * the copy before has read it; with a copy that waits from pageable
+ * memory. */
+static NnStatus
+feed_batch (Run *run, int32_t n, int32_t step_in_epoch, NnError *error)
+{
+  NnModel *model = run->model;
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend->ctx;
+  const NnSplit *train = &run->trainer->dataset->train;
+  const int32_t *rows = run->host_perm + (size_t) step_in_epoch * (size_t) model->batch_size;
+  size_t sample = (size_t) run->sample_size;
+  const float scale = 1.0f / 255.0f;
+  bool pinned = run->data == NN_DATA_PINNED;
+  int (*copy) (void *, void *, const void *, size_t) = pinned ? ops->upload_async : ops->upload;
+  NnStatus status;
+
+  if (pinned)
+    {
+      status = _nn_model_check (model, ops->upload_wait (ctx), "waiting for a batch's copy",
+                                error);
+      if (status != NN_OK)
+        return status;
+    }
+  for (int32_t i = 0; i < n; i++)
+    {
+      const uint8_t *src = train->images + (size_t) rows[i] * sample;
+      float *dst = run->stage_x + (size_t) i * sample;
+      for (size_t j = 0; j < sample; j++)
+        dst[j] = (float) src[j] * scale;
+      run->stage_labels[i] = train->labels[rows[i]];
+    }
+  if (run->stage_targets != NULL)
+    {
+      memset (run->stage_targets, 0, sizeof (float) * (size_t) n * (size_t) model->classes);
+      for (int32_t i = 0; i < n; i++)
+        run->stage_targets[(size_t) i * (size_t) model->classes + run->stage_labels[i]] = 1.0f;
+    }
+  status = _nn_model_check (model, copy (ctx, model->x, run->stage_x,
+                                         sizeof (float) * (size_t) n * sample),
+                            "copying a batch to the device", error);
+  if (status == NN_OK)
+    status = _nn_model_check (model, copy (ctx, model->labels, run->stage_labels,
+                                           sizeof (int32_t) * (size_t) n),
+                              "copying a batch's labels to the device", error);
+  if (status == NN_OK && run->stage_targets != NULL)
+    status = _nn_model_check (model, copy (ctx, model->targets, run->stage_targets,
+                                           sizeof (float) * (size_t) n
+                                             * (size_t) model->classes),
+                              "copying a batch's targets to the device", error);
   return status;
 }
 
@@ -602,17 +787,27 @@ run_setup (Run *run, NnError *error)
   void *ptr;
   NnStatus status;
 
-  /* the data sets, resident on the device for the whole run */
-  status = upload_new (run, ds->train.images, sample * (size_t) ds->train.count,
-                       "the training images", &ptr, error);
-  if (status != NN_OK)
-    return status;
-  run->train_images = ptr;
-  status = upload_new (run, ds->train.labels, (size_t) ds->train.count, "the training labels",
-                       &ptr, error);
-  if (status != NN_OK)
-    return status;
-  run->train_labels = ptr;
+  /* the data sets, resident on the device for the whole run; with the
+   * training batches gathered on the host, only the test set */
+  if (run->data == NN_DATA_DEVICE)
+    {
+      status = upload_new (run, ds->train.images, sample * (size_t) ds->train.count,
+                           "the training images", &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->train_images = ptr;
+      status = upload_new (run, ds->train.labels, (size_t) ds->train.count,
+                           "the training labels", &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->train_labels = ptr;
+    }
+  else
+    {
+      status = staging_new (run, error);
+      if (status != NN_OK)
+        return status;
+    }
   status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count, "the test images",
                        &ptr, error);
   if (status != NN_OK)
@@ -639,12 +834,15 @@ run_setup (Run *run, NnError *error)
   if (status != NN_OK)
     return status;
   run->ident = ptr;
-  status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
-                            "the training order", "the data set does not fit on this device", &ptr,
-                            error);
-  if (status != NN_OK)
-    return status;
-  run->perm = ptr;
+  if (run->data == NN_DATA_DEVICE)
+    {
+      status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
+                                "the training order", "the data set does not fit on this device",
+                                &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->perm = ptr;
+    }
 
   /* the optimizer's state, one arena of the model whoever applies the update */
   status = _nn_model_optimizer_state (model, &config->optimizer, error);
@@ -706,9 +904,14 @@ run_setup (Run *run, NnError *error)
     return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the run's records");
   run->reservoir_rng = config->seed ^ 0x94D049BB133111EBull;
   run->curve_span = 1;
-  run->can_capture = run->ops->capture_begin != NULL && run->ops->capture_end != NULL
-                     && run->ops->graph_launch != NULL && run->ops->graph_free != NULL;
+  run->can_capture = config->conditions.graph && run->ops->capture_begin != NULL
+                     && run->ops->capture_end != NULL && run->ops->graph_launch != NULL
+                     && run->ops->graph_free != NULL;
   run->graph_steps = run->can_capture ? graph_steps_wanted () : 1;
+  /* A batch copied from the host, or the loss read back, between every two
+   * steps: each step is a graph of its own. */
+  if (run->data != NN_DATA_DEVICE || run->loss_every_step)
+    run->graph_steps = 1;
   if (run->graph_steps > run->progress_every)
     run->graph_steps = run->progress_every;
   /* A chosen interval is made of whole graphs: the cnn's 11 steps (235 an
@@ -762,15 +965,18 @@ step_ops (Run *run, int32_t n, NnError *error)
   bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
   const NnPlan *plan = n == model->batch_size ? &run->plan_full : &run->plan_rest;
   int64_t prefix = run->update.offset;
-  NnStatus status;
+  NnStatus status = NN_OK;
 
-  status = _nn_model_check (model,
-                            ops->gather_batch (ctx, run->train_images, run->train_labels, run->perm,
-                                               model->step, run->steps_per_epoch, model->batch_size,
-                                               n, run->sample_size, 1.0f / 255.0f, model->x,
-                                               model->labels, sparse ? NULL : model->targets,
-                                               model->classes),
-                            "gathering a batch", error);
+  /* a batch from the host is in place already (feed_batch) */
+  if (run->data == NN_DATA_DEVICE)
+    status = _nn_model_check (model,
+                              ops->gather_batch (ctx, run->train_images, run->train_labels,
+                                                 run->perm, model->step, run->steps_per_epoch,
+                                                 model->batch_size, n, run->sample_size,
+                                                 1.0f / 255.0f, model->x, model->labels,
+                                                 sparse ? NULL : model->targets,
+                                                 model->classes),
+                              "gathering a batch", error);
   if (status != NN_OK)
     return status;
   /* d(mean loss)/d(output) (n, classes); the fused dense layers update
@@ -822,12 +1028,20 @@ capture_steps (Run *run, int32_t count)
  * for. A failed capture falls back to plain steps for the rest of the run,
  * or to the one-step graph where only the longer one failed. */
 static NnStatus
-train_steps (Run *run, int32_t n, int32_t count, NnError *error)
+train_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
 {
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
   bool full = n == run->model->batch_size;
   NnStatus status = NN_OK;
+
+  /* from the host, one batch at a time (graph_steps is 1), outside any graph */
+  if (run->data != NN_DATA_DEVICE)
+    {
+      status = feed_batch (run, n, step_in_epoch, error);
+      if (status != NN_OK)
+        return status;
+    }
 
   if (full && run->can_capture && !run->capture_failed && run->full_steps >= 1)
     {
@@ -938,6 +1152,8 @@ fill_result_start (NnTrainer *trainer, NnRunResult *result)
   memset (result, 0, sizeof *result);
   result->status = NN_RUN_FAILED;
   result->config = trainer->config;
+  result->conditions = trainer->config.conditions;
+  result->conditions.graph = false; /* until a graph is replayed */
   snprintf (result->spec_text, sizeof result->spec_text, "%s", trainer->spec_text);
   snprintf (result->model_name, sizeof result->model_name, "%s", trainer->model_name);
   result->config.spec_text = result->spec_text;
@@ -992,6 +1208,8 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
                                 : 0.0f;
       result->loss_curve_steps[i] = run->curve[i].step;
     }
+  result->conditions = run->trainer->config.conditions;
+  result->conditions.graph = run->graph != NULL || run->graph_many != NULL;
   result->plan = run->plan_steps;
   result->plan_count = run->plan_step_count;
   run->plan_steps = NULL;
@@ -1047,6 +1265,28 @@ progress_at (const Run *run, const Tally *t, NnProgressKind kind, NnProgress *p)
   p->step_in_epoch = t->step_in_epoch;
 }
 
+/* loss_every_step: the step's loss and accuracy read back at once (the
+ * download waits for the step), as Keras' progress bar read them after
+ * every batch; a loss that is no longer finite stops the run at its step. */
+static NnStatus
+read_step_stats (Run *run, const Tally *t, NnError *error)
+{
+  float stats[2];
+  NnStatus status = read_stats (run, stats, error);
+
+  if (status != NN_OK)
+    return status;
+  if (!isfinite (stats[0]))
+    return _nn_error_set (error, NN_ERROR_DIVERGED,
+                          "loss became %-s at step %lld (epoch %d); try a lower "
+                          "learning rate",
+                          isnan (stats[0]) ? "NaN" : NN_MESSAGE ("infinite"),
+                          (long long) t->step + 1, t->epoch);
+  run->stats_sum[0] += stats[0];
+  run->stats_sum[1] += stats[1];
+  return NN_OK;
+}
+
 /* The interval since the last report is over: its loss and accuracy read
  * from the device, the step times of an asynchronous run, a report. */
 static NnStatus
@@ -1061,18 +1301,31 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   NnStatus status;
 
   /* The next epoch's order, while the device still has this interval's
-   * steps to run: the shuffle then costs no time of its own there. */
-  if (run->async && !run->next_perm_ready && t->epoch < config->epochs && !t->stop)
+   * steps to run: the shuffle then costs no time of its own there. Not
+   * when batches are gathered on the host: it reads this epoch's order
+   * until the epoch ends. */
+  if (run->async && run->data == NN_DATA_DEVICE && !run->next_perm_ready
+      && t->epoch < config->epochs && !t->stop)
     {
       shuffle (run->host_perm, run->trainer->dataset->train.count, config->seed, t->epoch + 1);
       run->next_perm_ready = true;
     }
-  status = read_stats (run, stats, error);
-  if (status != NN_OK)
-    return status;
+  if (run->loss_every_step)
+    {
+      /* read after each step already (read_step_stats) */
+      stats[0] = (float) run->stats_sum[0];
+      stats[1] = (float) run->stats_sum[1];
+      run->stats_sum[0] = run->stats_sum[1] = 0.0;
+    }
+  else
+    {
+      status = read_stats (run, stats, error);
+      if (status != NN_OK)
+        return status;
+    }
   now = _nn_now ();
   interval_seconds = now - t->interval_start;
-  if (run->async)
+  if (!run->step_clock)
     for (int64_t i = 0; i < interval_steps; i++)
       record_step_time (run, interval_seconds / (double) interval_steps);
   t->epoch_seconds += interval_seconds;
@@ -1120,12 +1373,15 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
   if (!run->next_perm_ready)
     shuffle (run->host_perm, ds->train.count, config->seed, t->epoch);
   run->next_perm_ready = false;
-  status = _nn_model_check (model,
-                            run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
-                                              sizeof (int32_t) * (size_t) ds->train.count),
-                            "uploading the sample order", error);
-  if (status != NN_OK)
-    return status;
+  if (run->data == NN_DATA_DEVICE)
+    {
+      status = _nn_model_check (model,
+                                run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
+                                                  sizeof (int32_t) * (size_t) ds->train.count),
+                                "uploading the sample order", error);
+      if (status != NN_OK)
+        return status;
+    }
 
   while (t->step_in_epoch < run->steps_per_epoch)
     {
@@ -1141,7 +1397,9 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
                 ? steps_at_once (run, t->step, t->interval_first, t->step_in_epoch)
                 : 1;
       t0 = _nn_now ();
-      status = train_steps (run, n, count, error);
+      status = train_steps (run, n, count, t->step_in_epoch, error);
+      if (status == NN_OK && run->loss_every_step)
+        status = read_step_stats (run, t, error);
       if (status != NN_OK)
         {
           _nn_error_prefix (error, "step %lld (epoch %d)", (long long) t->step + 1, t->epoch);
@@ -1150,7 +1408,7 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       t->step += count;
       t->step_in_epoch += count;
       t->interval_samples += (double) n * count;
-      if (!run->async)
+      if (run->step_clock)
         {
           double each = (_nn_now () - t0) / count;
           for (int32_t i = 0; i < count; i++)
@@ -1304,7 +1562,15 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       steps = config->max_steps;
     uint64_t kept = (uint64_t) (steps < STEP_TIMES_MAX ? steps : STEP_TIMES_MAX);
     NnMemoryNeed extra[] = {
-      { "the training images", sample * (uint64_t) ds->train.count, false, false },
+      /* on the device unless the batches come from the host, which then
+       * holds one batch of floats to copy (and keeps the data set, as
+       * always) */
+      { "the training images",
+        config->conditions.data == NN_DATA_DEVICE ? sample * (uint64_t) ds->train.count : 0,
+        false, false },
+      { "the batches' host buffer",
+        config->conditions.data == NN_DATA_DEVICE ? 0 : (4 * sample + 68) * (uint64_t) config->batch_size,
+        true, true },
       { "the test images", sample * (uint64_t) ds->test.count, false, false },
       { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * (uint64_t) ds->test.count,
         false, false },
@@ -1323,6 +1589,10 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       run.backend = &run.model->backend;
       run.ops = run.backend->ops;
       run.async = strcmp (run.ops->name, "cpu") != 0;
+      run.data = config->conditions.data;
+      run.loss_every_step = config->conditions.loss_every_step;
+      run.step_clock = !run.async || run.loss_every_step;
+      run.model->fusion = config->conditions.fused;
       run.sample_size = ds->train.channels * ds->train.height * ds->train.width;
       run.steps_per_epoch = (ds->train.count + config->batch_size - 1) / config->batch_size;
       run.remainder = ds->train.count % config->batch_size;

@@ -423,6 +423,51 @@ NnStatus nn_model_predict (NnModel *model,
 
 /* ---------------------------------------------------------------- training */
 
+/* Where a training step's batch comes from. */
+typedef enum
+{
+  NN_DATA_DEVICE,   /* gathered on the device from the training set, uploaded once (default) */
+  NN_DATA_PINNED,   /* gathered on the host into page-locked memory, allocated once, and
+                     * copied to the device every step without waiting (asynchronously) */
+  NN_DATA_PAGEABLE, /* gathered on the host into ordinary (malloc'd) memory and copied to
+                     * the device every step, waiting for the copy */
+} NnDataOn;
+
+/* How a run feeds and drives its device: one switch each, so that the way a
+ * 2017-2019 Keras/TensorFlow GPU run worked (feed_dict batches copied from
+ * host memory, one launch per op, the loss read back every batch, no fused
+ * kernels) can be reproduced with the same engine one switch at a time. On
+ * the CPU the batch "copy" is a memcpy from the host staging buffer into
+ * the batch buffer (pinned and pageable then do the same: the gather and
+ * the copy on the training thread) and `graph` changes nothing (the CPU
+ * captures nothing); the other switches mean what they say. Result files
+ * record them as "conditions". */
+typedef struct
+{
+  NnDataOn data;         /* where batches come from */
+  bool graph;            /* full-batch steps captured once and replayed where the backend
+                          * captures (CUDA graphs); false: one launch per op */
+  bool loss_every_step;  /* the loss and accuracy read back after every step (a
+                          * synchronization), as Keras' progress bar did, instead of once
+                          * per progress interval without waiting */
+  bool fused;            /* the plan's fused steps; false: every layer its own ops and
+                          * optimizer_update every parameter */
+} NnConditions;
+
+/* Today's defaults: data on the device, graphs, the loss read every few
+ * steps, fused steps. */
+NnConditions nn_conditions_default (void);
+/* The articles' conditions: pageable copies every batch, one launch per
+ * op, the loss read back every step, no fused steps. */
+NnConditions nn_conditions_article (void);
+/* "default" or "article" when the switches are exactly those, else "custom". */
+const char *nn_conditions_name (const NnConditions *conditions);
+bool nn_conditions_equal (const NnConditions *a, const NnConditions *b);
+
+const char *nn_data_on_name (NnDataOn data); /* "device", "pinned", "pageable" */
+/* "device", "pinned", "pageable"; the message names the word. */
+NnStatus nn_data_on_from_name (const char *name, NnDataOn *out, NnError *error);
+
 typedef struct
 {
   const char *spec_text;     /* borrowed; required */
@@ -435,9 +480,11 @@ typedef struct
   NnDeviceOptions device;
   int32_t progress_every;    /* steps between progress reports; 0 = automatic */
   int32_t max_steps;         /* stop after this many steps in all (0 = no limit), for quick checks */
+  NnConditions conditions;   /* how batches reach the device and how it is driven */
 } NnTrainConfig;
 
-/* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU. */
+/* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU,
+ * nn_conditions_default (). */
 void nn_train_config_init (NnTrainConfig *config);
 
 /* A preset's model and training defaults: its spec and name, its optimizer
@@ -556,6 +603,8 @@ typedef struct
   int32_t plan_count;
   NnPlanStep *plan;          /* (plan_count), owned: the steps of a training step on a full
                               * batch; none when the run stopped before they were made */
+  NnConditions conditions;   /* as the run ran: config.conditions, except graph, true only
+                              * where steps were replayed from a captured graph */
 } NnRunResult;
 
 typedef struct NnTrainer NnTrainer;

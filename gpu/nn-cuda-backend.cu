@@ -433,6 +433,8 @@ context_release (NnCudaContext *ctx)
     cudaEventDestroy (ctx->branch_fork);
   if (ctx->branch_done != NULL)
     cudaEventDestroy (ctx->branch_done);
+  if (ctx->uploaded != NULL)
+    cudaEventDestroy (ctx->uploaded);
   if (ctx->side_stream != NULL)
     cudaStreamDestroy (ctx->side_stream);
   lane_close (&ctx->branch);
@@ -505,6 +507,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_fork, cudaEventDisableTiming),
              "cudaEventCreate");
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_done, cudaEventDisableTiming),
+             "cudaEventCreate");
+  STEP_CUDA (cudaEventCreateWithFlags (&ctx->uploaded, cudaEventDisableTiming),
              "cudaEventCreate");
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->side_stream, cudaStreamNonBlocking),
              "cudaStreamCreate (side)");
@@ -721,6 +725,78 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
     return rc;
   return _nn_cuda_fail (ctx, cudaLaunchHostFunc (ctx->lane.stream, staged_copy_cb, copy),
                         "download_async");
+}
+
+/* ---------------------------------------------------------------- page-locked host memory */
+
+/* Batches gathered on the host (NN_DATA_PINNED) go through this memory:
+ * copies from it are DMA transfers the stream runs in its order, so the
+ * host goes on while the device copies and computes. */
+static int
+cuda_host_alloc (void *vctx, size_t bytes, void **ptr)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  char what[96];
+  int rc;
+
+  *ptr = NULL;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "host_alloc: not allowed while capturing a step");
+  snprintf (what, sizeof what, "allocating %.1f MiB of page-locked host memory",
+            bytes / 1048576.0);
+  cudaError_t err = cudaHostAlloc (ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
+  if (err != cudaSuccess)
+    {
+      *ptr = NULL;
+      return _nn_cuda_fail (ctx, err, what);
+    }
+  return NN_BACKEND_OK;
+}
+
+static void
+cuda_host_free (void *vctx, void *ptr)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  if (ptr == NULL || ctx->lost)
+    return;
+  if (ctx->several_devices)
+    cudaSetDevice (ctx->device);
+  /* cudaFreeHost waits for the device, so no copy still queued reads it. */
+  if (cudaFreeHost (ptr) != cudaSuccess)
+    cudaGetLastError ();
+}
+
+static int
+cuda_upload_async (void *vctx, void *dst, const void *src, size_t bytes)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "upload_async: not allowed while capturing a step");
+  if (bytes == 0)
+    return NN_BACKEND_OK;
+  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
+                                                 ctx->lane.stream),
+                           "upload_async")) != 0)
+    return rc;
+  return _nn_cuda_fail (ctx, cudaEventRecord (ctx->uploaded, ctx->lane.stream), "upload_async");
+}
+
+static int
+cuda_upload_wait (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  /* An event never recorded counts as done. */
+  return _nn_cuda_fail (ctx, cudaEventSynchronize (ctx->uploaded), "upload_wait");
 }
 
 static int
@@ -1036,6 +1112,11 @@ static const NnBackendOps cuda_ops = {
   /* fused steps (nn-cuda-steps.cu) */
   .step_supported = _nn_cuda_step_supported,          /* by kind, shape and the device */
   .step_run = _nn_cuda_step_run,                      /* the fused ops' launchers, branches */
+  /* page-locked host memory */
+  .host_alloc = cuda_host_alloc,                      /* cudaHostAlloc */
+  .host_free = cuda_host_free,
+  .upload_async = cuda_upload_async,                  /* from it, on the stream, no wait */
+  .upload_wait = cuda_upload_wait,                    /* until those copies have read it */
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -91,6 +91,7 @@ typedef struct
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
   int staging_pending;       /* async downloads since the last synchronize */
+  cudaEvent_t uploaded;      /* owned: recorded after each upload_async; upload_wait waits on it */
   NnCudaWrites wrote;         /* by the op before the current one */
   NnCudaWrites writing;       /* by the current one */
   int capturing;

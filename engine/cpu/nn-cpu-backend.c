@@ -258,6 +258,15 @@ cpu_synchronize (void *ctx)
   return NN_BACKEND_OK;
 }
 
+/* Host memory for batches gathered on the host (NN_DATA_PINNED): nothing
+ * to lock on the CPU, so the same memory as the device's, and the copy a
+ * memcpy that is done when it returns. */
+static int
+cpu_upload_wait (void *ctx)
+{
+  return NN_BACKEND_OK;
+}
+
 /* ---------------------------------------------------------------- gemm */
 
 static int
@@ -1398,6 +1407,10 @@ static const NnBackendOps cpu_ops = {
   .download_async = NULL,
   .step_supported = cpu_step_supported,
   .step_run = cpu_step_run,
+  .host_alloc = cpu_alloc,
+  .host_free = cpu_free,
+  .upload_async = cpu_copy,
+  .upload_wait = cpu_upload_wait,
 };
 
 const NnBackendOps *

@@ -140,13 +140,13 @@ gradients (NnModel *m, bool fusion)
   float *grads = malloc (sizeof (float) * (size_t) m->param_count);
 
   nn_error_clear (&error);
-  _nn_plan_set_fusion (fusion);
+  m->fusion = fusion;
   m->backend.ops->fill (m->backend.ctx, m->grads, 0.0f, (size_t) m->param_count);
   NnStatus status = _nn_model_forward_loss (m, &pass, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY,
                                             m->scratch[0], &error);
   if (status == NN_OK)
     status = _nn_model_backward (m, &pass, NULL, &error);
-  _nn_plan_set_fusion (-1);
+  m->fusion = true;
   if (status != NN_OK)
     {
       tap_diag ("%s", error.message);
@@ -168,13 +168,12 @@ plan_words (NnModel *m, bool fusion, char *out, size_t size)
   size_t used = 0;
 
   out[0] = '\0';
-  _nn_plan_set_fusion (fusion);
-  if (_nn_plan_build (m, &pass, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &plan, &error) != NN_OK)
-    {
-      _nn_plan_set_fusion (-1);
-      return;
-    }
-  _nn_plan_set_fusion (-1);
+  m->fusion = fusion;
+  NnStatus status = _nn_plan_build (m, &pass, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &plan,
+                                    &error);
+  m->fusion = true;
+  if (status != NN_OK)
+    return;
   for (int32_t i = 0; i < plan.forward_count && used < size; i++)
     used += (size_t) snprintf (out + used, size - used, "%s%s@%d", i ? " " : "",
                                _nn_step_name (plan.forward[i].kind), plan.forward[i].layer);
@@ -203,9 +202,8 @@ describe (NnModel *m, char *text, size_t size)
 
   text[0] = '\0';
   nn_error_clear (&error);
-  _nn_plan_set_fusion (1);
+  m->fusion = true;
   ok = _nn_plan_build (m, &pass, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY, &plan, &error) == NN_OK;
-  _nn_plan_set_fusion (-1);
   if (!ok)
     return false;
   ok = _nn_plan_describe (m, &plan, &steps, &count, &error) == NN_OK
@@ -256,10 +254,9 @@ train_plan_text (const char *preset, const NnBackendOps *ops, bool fusion, char 
   nn_train_config_use_preset (&config, nn_preset_find (preset));
   config.device.threads = 1;
   nn_error_clear (&error);
+  config.conditions.fused = fusion;
   _nn_model_set_test_ops (ops);
-  _nn_plan_set_fusion (fusion);
   NnStatus status = nn_train_plan (&config, (NnInputShape){ 1, 28, 28 }, &steps, &count, &error);
-  _nn_plan_set_fusion (-1);
   _nn_model_set_test_ops (NULL);
   if (status != NN_OK)
     {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-trainer.c: the training loop on a small synthetic problem:
  * convergence, determinism, cancellation (callback and another thread), the
- * NaN stop, validation errors, the run result and its file.
+ * NaN stop, validation errors, the run's conditions (NnConditions), the run
+ * result and its file.
  */
 
 #define _POSIX_C_SOURCE 200809L
 
 #include "test-util.h"
 
+#include "json-check.h"
 #include "nn-plan.h"
 
 #include <math.h>
@@ -665,6 +667,7 @@ fake_init (void)
   fake.ops.fill = f_fill;
   fake.ops.alloc = f_alloc;
   fake.ops.upload = f_upload;
+  fake.ops.upload_async = f_upload;
   fake.ops.download = f_download;
   fake.ops.synchronize = f_synchronize;
   fake.ops.conv2d_plan_new = f_plan_new;
@@ -1173,9 +1176,9 @@ test_result (void)
     s = nn_train_plan (&c, (NnInputShape){ 1, 8, 8 }, &steps, &count, &e);
     tap_ok (s == NN_OK && r.plan_count == count && count >= 6 && r.plan != NULL
                 && memcmp (r.plan, steps, sizeof *steps * (size_t) count) == 0
-                /* the CPU's one fused step, unless fusion is off */
-                && strcmp (r.plan[0].kind, _nn_plan_fusion () ? "conv" : "layer") == 0
-                && r.plan[0].fused == _nn_plan_fusion () && r.plan[0].first == 1
+                /* the CPU's one fused step */
+                && strcmp (r.plan[0].kind, "conv") == 0
+                && r.plan[0].fused && r.plan[0].first == 1
                 && strcmp (r.plan[0].layers, "conv2d 4 3 relu") == 0 && r.plan[count - 1].backward,
             "the result holds the plan of its steps, as nn_train_plan says it (%d steps)",
             (int) r.plan_count);
@@ -1213,6 +1216,335 @@ test_result (void)
   nn_run_result_clear (&r);
 }
 
+
+/* ---------------------------------------------------------------- conditions */
+
+/* Two runs of `c`, the second with `other` conditions: their results,
+ * progress and weights. */
+typedef struct
+{
+  Record *rec[2];
+  NnRunResult result[2];
+  float *weights[2];
+  int64_t count;
+  NnStatus status[2];
+  NnError error;
+} Pair;
+
+static void
+pair_run (Pair *p, const NnTrainConfig *c, NnConditions other, int64_t count)
+{
+  NnTrainConfig with = *c;
+
+  memset (p, 0, sizeof *p);
+  p->count = count;
+  for (int i = 0; i < 2; i++)
+    {
+      p->rec[i] = calloc (1, sizeof *p->rec[i]);
+      p->weights[i] = calloc ((size_t) count, sizeof (float));
+    }
+  p->status[0] = train (c, p->rec[0], &p->result[0], p->weights[0], count, &p->error);
+  with.conditions = other;
+  p->status[1] = train (&with, p->rec[1], &p->result[1], p->weights[1], count, &p->error);
+}
+
+static bool
+pair_ok (const Pair *p)
+{
+  return p->status[0] == NN_OK && p->status[1] == NN_OK
+         && p->result[0].epoch_count == p->result[1].epoch_count && p->result[0].epoch_count > 0;
+}
+
+/* The very same training: weights, progress losses, epoch figures. */
+static bool
+pair_identical (const Pair *p)
+{
+  bool same = pair_ok (p) && same_losses (p->rec[0], p->rec[1])
+              && memcmp (p->weights[0], p->weights[1], sizeof (float) * (size_t) p->count) == 0;
+  for (int32_t e = 0; same && e < p->result[0].epoch_count; e++)
+    same = p->result[0].epochs[e].train_loss == p->result[1].epochs[e].train_loss
+           && p->result[0].epochs[e].test_loss == p->result[1].epochs[e].test_loss
+           && p->result[0].epochs[e].test_accuracy == p->result[1].epochs[e].test_accuracy;
+  return same;
+}
+
+static void
+pair_free (Pair *p)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      nn_run_result_clear (&p->result[i]);
+      free (p->rec[i]);
+      free (p->weights[i]);
+    }
+}
+
+static void
+test_conditions_names (void)
+{
+  NnConditions d = nn_conditions_default (), a = nn_conditions_article (), c;
+  NnTrainConfig config;
+  NnDataOn on = NN_DATA_DEVICE;
+  NnError e;
+
+  nn_train_config_init (&config);
+  tap_ok (nn_conditions_equal (&config.conditions, &d) && d.data == NN_DATA_DEVICE && d.graph
+              && !d.loss_every_step && d.fused,
+          "conditions: a config starts with the default conditions");
+  tap_ok (a.data == NN_DATA_PAGEABLE && !a.graph && a.loss_every_step && !a.fused,
+          "conditions: the article's are pageable copies, no graph, the loss every step, unfused");
+  c = d;
+  c.fused = false;
+  tap_ok (strcmp (nn_conditions_name (&d), "default") == 0
+              && strcmp (nn_conditions_name (&a), "article") == 0
+              && strcmp (nn_conditions_name (&c), "custom") == 0,
+          "conditions: named default, article and custom");
+  tap_ok (nn_data_on_from_name ("pinned", &on, &e) == NN_OK && on == NN_DATA_PINNED
+              && nn_data_on_from_name ("pageable", &on, &e) == NN_OK && on == NN_DATA_PAGEABLE
+              && strcmp (nn_data_on_name (NN_DATA_DEVICE), "device") == 0,
+          "conditions: the data's places by name");
+  tap_ok (nn_data_on_from_name ("gpu", &on, &e) == NN_ERROR_INVALID_ARGUMENT
+              && strstr (e.message, "\"gpu\"") != NULL,
+          "conditions: an unknown place is refused, named: %s", e.message);
+}
+
+/* On the CPU the batches gathered on the host and copied give the very
+ * training of batches gathered from the resident data set: the same floats
+ * in the same order. Sparse and one-hot labels, an MLP and a CNN. */
+static void
+test_conditions_data (void)
+{
+  static const struct
+  {
+    const char *spec;
+    int64_t count;
+    NnLossKind loss;
+  } cases[] = {
+    { MLP, 64 * 32 + 32 + 32 * 4 + 4, NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY },
+    { CNN, 4 * 9 + 4 + 36 * 4 + 4, NN_LOSS_CATEGORICAL_CROSSENTROPY },
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (NnDataOn on = NN_DATA_PINNED; on <= NN_DATA_PAGEABLE; on++)
+      {
+        NnTrainConfig c;
+        NnConditions host = nn_conditions_default ();
+        Pair p;
+
+        config_for (&c, cases[i].spec, 2);
+        c.loss = cases[i].loss;
+        host.data = on;
+        pair_run (&p, &c, host, cases[i].count);
+        tap_ok (pair_identical (&p) && p.result[1].conditions.data == on
+                    && p.result[0].conditions.data == NN_DATA_DEVICE,
+                "conditions: data %s gives the very training of data on the device (%s, %s) "
+                "(%s)",
+                nn_data_on_name (on), cases[i].spec, nn_loss_name (cases[i].loss),
+                p.status[1] ? p.error.message : "ok");
+        pair_free (&p);
+      }
+}
+
+/* The loss read back after every step: the same training (weights, test
+ * figures), the training loss summed in another order only. */
+static void
+test_conditions_loss_every_step (void)
+{
+  NnTrainConfig c;
+  NnConditions every = nn_conditions_default ();
+  Pair p;
+  bool close = true;
+
+  config_for (&c, CNN, 2);
+  c.progress_every = 5;
+  every.loss_every_step = true;
+  pair_run (&p, &c, every, 4 * 9 + 4 + 36 * 4 + 4);
+  for (int i = 0; pair_ok (&p) && i < p.rec[0]->steps && i < 4096; i++)
+    close = close && fabsf (p.rec[0]->losses[i] - p.rec[1]->losses[i])
+                       <= 1e-5f * (1.0f + fabsf (p.rec[0]->losses[i]));
+  for (int32_t e = 0; pair_ok (&p) && e < p.result[0].epoch_count; e++)
+    close = close && p.result[0].epochs[e].test_loss == p.result[1].epochs[e].test_loss
+            && fabsf (p.result[0].epochs[e].train_loss - p.result[1].epochs[e].train_loss)
+                 <= 1e-5f * (1.0f + p.result[0].epochs[e].train_loss);
+  tap_ok (pair_ok (&p) && close && p.rec[0]->steps == p.rec[1]->steps
+              && memcmp (p.weights[0], p.weights[1], sizeof (float) * (size_t) p.count) == 0
+              && p.result[1].conditions.loss_every_step && !p.result[0].conditions.loss_every_step
+              && p.result[1].step_count == p.result[0].step_count,
+          "conditions: the loss read every step gives the same losses, reports and weights "
+          "(%s)", p.status[1] ? p.error.message : "ok");
+  pair_free (&p);
+
+  /* a loss that is no longer finite stops the run at that very step */
+  config_for (&c, MLP, 1);
+  c.optimizer = nn_optimizer_defaults (NN_OPT_SGD);
+  c.optimizer.lr = 1e30f;
+  c.conditions.loss_every_step = true;
+  c.progress_every = 100;
+  NnRunResult r;
+  NnError e;
+  NnStatus s = train (&c, NULL, &r, NULL, 0, &e);
+  tap_ok (s == NN_ERROR_DIVERGED && strstr (e.message, "step ") != NULL,
+          "conditions: with the loss read every step a diverging run stops at its step: %s",
+          e.message);
+  nn_run_result_clear (&r);
+}
+
+/* Fusion off: every step of the plan a layer's own ops, in the result too,
+ * and training as with fusion (the CPU's fused convolution sums alike). */
+static void
+test_conditions_fused (void)
+{
+  NnTrainConfig c;
+  NnConditions unfused = nn_conditions_default ();
+  Pair p;
+  bool none_fused = true;
+
+  config_for (&c, CNN, 1);
+  unfused.fused = false;
+  pair_run (&p, &c, unfused, 4 * 9 + 4 + 36 * 4 + 4);
+  for (int32_t i = 0; i < p.result[1].plan_count; i++)
+    none_fused = none_fused && !p.result[1].plan[i].fused
+                 && (strcmp (p.result[1].plan[i].kind, "layer") == 0
+                     || strcmp (p.result[1].plan[i].kind, "loss") == 0);
+  tap_ok (pair_ok (&p) && p.result[1].plan_count > 0 && none_fused
+              && p.result[0].plan_count > 0 && p.result[0].plan[0].fused
+              && !p.result[1].conditions.fused && p.result[0].conditions.fused,
+          "conditions: fused off gives the unfused plan (%d steps), recorded",
+          (int) p.result[1].plan_count);
+  tap_ok (pair_ok (&p)
+              && fabsf (p.result[0].epochs[0].test_loss - p.result[1].epochs[0].test_loss)
+                   <= 1e-4f * (1.0f + p.result[0].epochs[0].test_loss),
+          "conditions: fused off trains as fused (test loss %.6f, %.6f)",
+          pair_ok (&p) ? p.result[0].epochs[0].test_loss : 0.0f,
+          pair_ok (&p) ? p.result[1].epochs[0].test_loss : 0.0f);
+  pair_free (&p);
+
+  /* nn_train_plan says the same before a run */
+  NnPlanStep *steps = NULL;
+  int32_t count = 0;
+  NnError e;
+  c.conditions = unfused;
+  NnStatus s = nn_train_plan (&c, (NnInputShape){ 1, 8, 8 }, &steps, &count, &e);
+  tap_ok (s == NN_OK && count > 0 && !steps[0].fused && strcmp (steps[0].kind, "layer") == 0,
+          "conditions: nn_train_plan with fused off plans the layers' own ops");
+  free (steps);
+}
+
+/* Graphs on and off where the backend captures (the fake capture), and a
+ * graph with batches copied from the host: the copy stays out of the graph. */
+static void
+test_conditions_graph (void)
+{
+  CaptureRuns r;
+  NnConditions cond = nn_conditions_default ();
+  NnError e;
+  NnStatus s;
+
+  capture_runs_begin (&r, 4);
+  cond.graph = false;
+  r.c.conditions = cond;
+  s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
+  tap_ok (s == NN_OK && fake.captures == 0 && fake.launches == 0 && capture_runs_same (&r)
+              && !r.captured_result.conditions.graph,
+          "conditions: graph off captures nothing and launches every op (%s)",
+          s ? e.message : "ok");
+  nn_run_result_clear (&r.captured_result);
+
+  cond = nn_conditions_default ();
+  r.c.conditions = cond;
+  s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
+  tap_ok (s == NN_OK && fake.captures >= 1 && fake.launches > 0 && capture_runs_same (&r)
+              && r.captured_result.conditions.graph,
+          "conditions: graph on replays captured steps, recorded as graph true");
+  nn_run_result_clear (&r.captured_result);
+
+  cond.data = NN_DATA_PINNED;
+  r.c.conditions = cond;
+  fake.launches = fake.captures = fake.violations = 0;
+  s = train (&r.c, r.captured, &r.captured_result, r.captured_weights, r.count, &e);
+  tap_ok (s == NN_OK && fake.captures == 1 && fake.launches == 29 && fake.violations == 0
+              && capture_runs_same (&r) && r.captured_result.conditions.graph,
+          "conditions: batches from pinned memory are copied outside the one-step graph, "
+          "the same training (%d launches) (%s)",
+          fake.launches, s ? e.message : "ok");
+  nn_run_result_clear (&r.captured_result);
+
+  cond = nn_conditions_article ();
+  r.c.conditions = cond;
+  fake.launches = fake.captures = fake.violations = 0;
+  s = train (&r.c, r.fallback, &r.fallback_result, NULL, 0, &e);
+  tap_ok (s == NN_OK && fake.captures == 0 && fake.launches == 0
+              && r.fallback_result.status == NN_RUN_COMPLETED
+              && nn_conditions_equal (&r.fallback_result.conditions, &cond),
+          "conditions: the article's conditions train and are recorded as such (%s)",
+          s ? e.message : "ok");
+  capture_runs_end (&r);
+}
+
+/* A scalar of a parsed file as written ("\"cpu\"", "true"), or NULL. */
+static const char *
+jc_value_of (const JcParser *jp, const char *path)
+{
+  const JcEntry *entry = jp != NULL ? jc_find (jp, path) : NULL;
+  return entry != NULL ? entry->value : NULL;
+}
+
+/* The result file says the conditions: the name from the switches, each switch. */
+static void
+test_conditions_file (void)
+{
+  NnTrainConfig c;
+  NnRunResult r;
+  NnError e;
+  JcParser jp;
+  char *json;
+  NnStatus s;
+
+  config_for (&c, MLP, 1);
+  c.max_steps = 3;
+  c.conditions = nn_conditions_article ();
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  if (s == NN_OK)
+    s = nn_result_write (&r, NULL, test_path ("conditions.json"), &e);
+  json = s == NN_OK ? test_read_file (test_path ("conditions.json"), NULL) : NULL;
+  bool parsed = json != NULL && jc_parse (&jp, json, strlen (json));
+  const char *name = jc_value_of (parsed ? &jp : NULL, "conditions.name");
+  const char *data_on = jc_value_of (parsed ? &jp : NULL, "conditions.data");
+  const char *graph = jc_value_of (parsed ? &jp : NULL, "conditions.graph");
+  const char *every = jc_value_of (parsed ? &jp : NULL, "conditions.loss_every_step");
+  const char *fused = jc_value_of (parsed ? &jp : NULL, "conditions.fused");
+  tap_ok (name != NULL && strcmp (name, "\"article\"") == 0 && data_on != NULL
+              && strcmp (data_on, "\"pageable\"") == 0 && graph != NULL
+              && strcmp (graph, "false") == 0 && every != NULL && strcmp (every, "true") == 0
+              && fused != NULL && strcmp (fused, "false") == 0,
+          "conditions: the result file records the article's conditions (%s)",
+          s ? e.message : "ok");
+  if (parsed)
+    free (jp.entries);
+  free (json);
+  nn_run_result_clear (&r);
+
+  config_for (&c, MLP, 1);
+  c.max_steps = 3;
+  c.conditions.data = NN_DATA_PINNED;
+  s = train (&c, NULL, &r, NULL, 0, &e);
+  if (s == NN_OK)
+    s = nn_result_write (&r, NULL, test_path ("conditions.json"), &e);
+  json = s == NN_OK ? test_read_file (test_path ("conditions.json"), NULL) : NULL;
+  parsed = json != NULL && jc_parse (&jp, json, strlen (json));
+  name = jc_value_of (parsed ? &jp : NULL, "conditions.name");
+  data_on = jc_value_of (parsed ? &jp : NULL, "conditions.data");
+  fused = jc_value_of (parsed ? &jp : NULL, "conditions.fused");
+  tap_ok (name != NULL && strcmp (name, "\"custom\"") == 0 && data_on != NULL
+              && strcmp (data_on, "\"pinned\"") == 0 && fused != NULL
+              && strcmp (fused, "true") == 0,
+          "conditions: one switch changed is recorded as custom, with that switch (%s)",
+          s ? e.message : "ok");
+  if (parsed)
+    free (jp.entries);
+  free (json);
+  nn_run_result_clear (&r);
+}
+
 int
 main (void)
 {
@@ -1225,6 +1557,12 @@ main (void)
   test_determinism ();
   test_capture ();
   test_capture_many ();
+  test_conditions_names ();
+  test_conditions_data ();
+  test_conditions_loss_every_step ();
+  test_conditions_fused ();
+  test_conditions_graph ();
+  test_conditions_file ();
   test_cancel_callback ();
   test_cancel_thread ();
   test_nan_stop ();
