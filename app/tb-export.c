@@ -58,7 +58,10 @@ epoch_time_chart (GPtrArray *runs)
     {
       TbRun *run = g_ptr_array_index (runs, i);
       g_autofree char *dev = tb_run_device_label (run);
-      g_autofree char *label = g_strdup_printf ("%s · %s", tb_run_model_label (run), dev);
+      g_autofree char *label = tb_run_has_conditions (run)
+                                 ? g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dev,
+                                                    tb_run_conditions_label (run))
+                                 : g_strdup_printf ("%s · %s", tb_run_model_label (run), dev);
       TbChartSeries *s = tb_chart_data_add_series (data, label, 0);
 
       for (guint e = 0; e < run->epochs->len; e++)

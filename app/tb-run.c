@@ -42,6 +42,8 @@ tb_run_clear (TbRun *run)
   g_free (run->model_name);
   g_free (run->spec);
   g_free (run->optimizer);
+  g_free (run->conditions);
+  g_free (run->data_on);
   g_clear_pointer (&run->epochs, g_array_unref);
   g_clear_pointer (&run->loss_curve, g_array_unref);
   g_clear_pointer (&run->loss_steps, g_array_unref);
@@ -624,6 +626,20 @@ tb_run_load_bytes (const char  *path,
   run->threads = get_int (device, "threads", 0);
   run->tf32 = get_double (device, "tf32", 0) != 0;
 
+  /* added in schema 1's lifetime: older files ran under the defaults */
+  {
+    JsonObject *conditions = get_object (root, "conditions");
+    run->conditions = get_string (conditions, "name");
+    run->data_on = get_string (conditions, "data");
+    run->graph = get_double (conditions, "graph", 1) != 0;
+    run->loss_every_step = get_double (conditions, "loss_every_step", 0) != 0;
+    run->fused = get_double (conditions, "fused", 1) != 0;
+    if (run->conditions == NULL)
+      run->conditions = g_strdup ("default");
+    if (run->data_on == NULL)
+      run->data_on = g_strdup ("device");
+  }
+
   dataset = get_object (root, "dataset");
   run->dataset_name = get_string (dataset, "name");
   run->train_samples = get_int (dataset, "train_samples", 0);
@@ -948,6 +964,50 @@ tb_run_model_label (const TbRun *run)
   return run->model_name != NULL && *run->model_name ? run->model_name : "custom";
 }
 
+gboolean
+tb_run_has_conditions (const TbRun *run)
+{
+  return run->conditions != NULL && g_strcmp0 (run->conditions, "default") != 0;
+}
+
+const char *
+tb_run_conditions_label (const TbRun *run)
+{
+  if (!tb_run_has_conditions (run))
+    return "";
+  if (g_strcmp0 (run->conditions, "article") == 0)
+    return _("article conditions");
+  return _("custom conditions");
+}
+
+char *
+tb_run_conditions_text (const TbRun *run)
+{
+  const char *name, *data;
+
+  if (g_strcmp0 (run->conditions, "article") == 0)
+    name = _("Article");
+  else if (g_strcmp0 (run->conditions, "custom") == 0)
+    name = _("Custom");
+  else
+    name = _("Default");
+  if (g_strcmp0 (run->data_on, "pinned") == 0)
+    data = _("data from pinned host memory");
+  else if (g_strcmp0 (run->data_on, "pageable") == 0)
+    data = _("data from pageable host memory");
+  else
+    data = _("data on the device");
+  /* TRANSLATORS: a run's conditions: their name, then where its data came
+   * from, whether steps were replayed as a graph, how often the loss was
+   * read and whether ops were fused, e.g. "Article: data from pageable host
+   * memory, one launch per op, loss read every step, unfused ops" */
+  return g_strdup_printf (_("%s: %s, %s, %s, %s"), name, data,
+                          run->graph ? _("replayed graphs") : _("one launch per op"),
+                          run->loss_every_step ? _("loss read every step")
+                                               : _("loss read every few steps"),
+                          run->fused ? _("fused ops") : _("unfused ops"));
+}
+
 /* ------------------------------------------------------------ export */
 
 /* One CSV cell: quoted when it holds a separator, a quote or a line break,
@@ -1104,10 +1164,18 @@ category_label (const TbRun *run,
 {
   const char *dataset = run->dataset_name ? run->dataset_name : "?";
 
+  g_autofree char *category = NULL;
+
   if (group_by == TB_GROUP_OS)
-    return g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dataset,
-                            g_strcmp0 (run->device_kind, "cuda") == 0 ? _("GPU") : _("CPU"));
-  return g_strdup_printf ("%s · %s", tb_run_model_label (run), dataset);
+    category = g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dataset,
+                                g_strcmp0 (run->device_kind, "cuda") == 0 ? _("GPU") : _("CPU"));
+  else
+    category = g_strdup_printf ("%s · %s", tb_run_model_label (run), dataset);
+  /* runs under other conditions are a group of their own, never bars
+   * beside default runs with a speed-up between them */
+  if (!tb_run_has_conditions (run))
+    return g_steal_pointer (&category);
+  return g_strdup_printf ("%s · %s", category, tb_run_conditions_label (run));
 }
 
 /* How a bar compares with the first of its group, `ratio` being the
@@ -1294,6 +1362,9 @@ run_series_label (const TbRun *run)
 {
   g_autofree char *dev = tb_run_device_label (run);
 
+  if (tb_run_has_conditions (run))
+    return g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dev,
+                            tb_run_conditions_label (run));
   return g_strdup_printf ("%s · %s", tb_run_model_label (run), dev);
 }
 

@@ -71,6 +71,13 @@ typedef struct
   GArray *loss_steps;   /* double: the step each loss point ends at */
   gint64 step_count;
   double total_seconds;
+  /* how the run fed and drove the device ("conditions"); a file without
+   * them ran under the default ones */
+  char *conditions;     /* "default", "article", "custom" */
+  char *data_on;        /* "device", "pinned", "pageable" */
+  gboolean graph;       /* steps replayed from a captured graph */
+  gboolean loss_every_step;
+  gboolean fused;
   GBytes *contents;     /* the whole file as read, for JSON export */
 } TbRun;
 
@@ -147,6 +154,16 @@ char *tb_run_device_label (const TbRun *run);
 char *tb_run_os_label (const TbRun *run);
 /* A short model label: the preset name, or "custom" */
 const char *tb_run_model_label (const TbRun *run);
+
+/* Whether the run ran under other conditions than the default ones. */
+gboolean tb_run_has_conditions (const TbRun *run);
+/* "" for the default conditions, else "article conditions" or "custom
+ * conditions": added to a run's labels in lists and charts, and to its
+ * comparison group, so that such a run is never compared as a default one. */
+const char *tb_run_conditions_label (const TbRun *run);
+/* Every switch: "Article: data from pageable host memory, one launch per
+ * op, loss read every step, unfused ops" (owned). */
+char *tb_run_conditions_text (const TbRun *run);
 
 /* Runs as a CSV table: a header and one line per run; no text from a file
  * can add rows or columns or start a spreadsheet formula. */

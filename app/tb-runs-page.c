@@ -171,6 +171,10 @@ is_failed (const TbRun *run)
 static char *
 run_title (const TbRun *run)
 {
+  /* a run under other conditions than the default says so first thing */
+  if (tb_run_has_conditions (run))
+    return g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), dataset_label (run),
+                            tb_run_conditions_label (run));
   return g_strdup_printf ("%s · %s", tb_run_model_label (run), dataset_label (run));
 }
 
@@ -193,6 +197,13 @@ run_details (const RowInfo *info)
   else
     spe_text = g_strdup ("—");
   acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
+  if (tb_run_has_conditions (run))
+    {
+      g_autofree char *conditions = tb_run_conditions_text (run);
+
+      return g_strdup_printf ("%s · %s · %s · %s\n%s", info->labels[CHOICE_DEVICE],
+                              info->labels[CHOICE_OS], spe_text, acc_text, conditions);
+    }
   return g_strdup_printf ("%s · %s · %s · %s", info->labels[CHOICE_DEVICE], info->labels[CHOICE_OS],
                           spe_text, acc_text);
 }
@@ -268,7 +279,8 @@ make_run_row (TbRunsPage *self,
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), markup_sub);
   /* names from other machines may be of any length: they end in "…" */
   adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 1);
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), error != NULL ? 3 : 2);
+  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row),
+                                     (error != NULL ? 3 : 2) + (tb_run_has_conditions (run) ? 1 : 0));
   adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);
   adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), check);
   gtk_accessible_update_relation (GTK_ACCESSIBLE (check), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
@@ -289,6 +301,18 @@ make_run_row (TbRunsPage *self,
     g_object_set_data (G_OBJECT (row), "date", date);
     adw_action_row_add_suffix (ADW_ACTION_ROW (row), date);
   }
+  /* every switch of a run's conditions on hover of its badge */
+  if (tb_run_has_conditions (run))
+    {
+      GtkWidget *badge = gtk_label_new (tb_run_conditions_label (run));
+      g_autofree char *tip = tb_run_conditions_text (run);
+
+      gtk_widget_add_css_class (badge, "accent");
+      gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+      gtk_widget_set_tooltip_text (badge, tip);
+      g_object_set_data (G_OBJECT (row), "conditions", badge);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), badge);
+    }
   if (g_strcmp0 (run->status, "completed") != 0)
     {
       GtkWidget *badge = gtk_label_new (is_cancelled (run) ? _("cancelled") : _("failed"));

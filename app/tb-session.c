@@ -79,6 +79,7 @@ tb_session_config_init (TbSessionConfig *config)
   config->epochs = defaults.epochs;
   config->seed = defaults.seed;
   config->device = defaults.device;
+  config->conditions = defaults.conditions;
 }
 
 void
@@ -424,6 +425,7 @@ tb_session_run_async (TbSession           *self,
   request.config.seed = cfg->seed;
   request.config.device = cfg->device;
   request.config.max_steps = cfg->max_steps;
+  request.config.conditions = cfg->conditions;
   /* the main thread no longer touches `preloaded` while the run goes on */
   request.dataset = self->preloaded;
   request.dataset_name = cfg->dataset;

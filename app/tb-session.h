@@ -28,6 +28,7 @@ typedef struct
   guint64 seed;
   NnDeviceOptions device;
   int max_steps;          /* 0 = no limit */
+  NnConditions conditions; /* how batches reach the device and how it is driven */
   char *runs_dir;         /* owned; where the result is written */
 } TbSessionConfig;
 

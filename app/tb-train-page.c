@@ -34,6 +34,7 @@ struct _TbTrainPage
   guint speed_shown;
   guint epochs_shown;
   gint64 last_redraw;            /* monotonic µs of the last live-chart redraw */
+  gboolean conditions_syncing;   /* the conditions' rows being set from code */
   guint redraw_source;           /* pending throttled redraw */
 
   /* borrowed */
@@ -59,6 +60,11 @@ struct _TbTrainPage
   GtkWidget *batch_spin;
   GtkWidget *epochs_spin;
   GtkWidget *seed_spin;
+  GtkWidget *conditions_row;     /* AdwComboRow: Default, Article, Custom */
+  GtkWidget *data_row;           /* AdwComboRow: NnDataOn's order */
+  GtkWidget *graph_switch;
+  GtkWidget *loss_every_step_switch;
+  GtkWidget *fused_switch;
   GtkWidget *start_button;
   GtkWidget *inspect_button;
   GtkWidget *status_label;
@@ -125,6 +131,108 @@ optimizer_changed_cb (TbTrainPage *self)
   gtk_widget_set_visible (self->beta2_row, kind == NN_OPT_ADAM);
 }
 
+/* ------------------------------------------------------------ conditions */
+
+static const char *const data_on_keys[] = { "device", "pinned", "pageable" };
+
+void
+tb_train_page_get_conditions (TbTrainPage  *self,
+                              NnConditions *conditions)
+{
+  guint data;
+
+  g_return_if_fail (TB_IS_TRAIN_PAGE (self));
+  g_return_if_fail (conditions != NULL);
+
+  data = adw_combo_row_get_selected (ADW_COMBO_ROW (self->data_row));
+  conditions->data = data <= NN_DATA_PAGEABLE ? (NnDataOn) data : NN_DATA_DEVICE;
+  conditions->graph = gtk_switch_get_active (GTK_SWITCH (self->graph_switch));
+  conditions->loss_every_step = gtk_switch_get_active (GTK_SWITCH (self->loss_every_step_switch));
+  conditions->fused = gtk_switch_get_active (GTK_SWITCH (self->fused_switch));
+}
+
+/* The preset row says which the switches are: Default, Article or Custom. */
+static void
+show_conditions_name (TbTrainPage        *self,
+                      const NnConditions *conditions)
+{
+  const char *name = nn_conditions_name (conditions);
+  guint index = g_str_equal (name, "default") ? 0 : g_str_equal (name, "article") ? 1 : 2;
+
+  self->conditions_syncing = TRUE;
+  adw_combo_row_set_selected (ADW_COMBO_ROW (self->conditions_row), index);
+  self->conditions_syncing = FALSE;
+}
+
+/* Remembered for the next run and the next start. */
+static void
+save_conditions (TbTrainPage        *self,
+                 const NnConditions *c)
+{
+  g_settings_set_string (self->settings, "conditions-data", data_on_keys[c->data]);
+  g_settings_set_boolean (self->settings, "conditions-graph", c->graph);
+  g_settings_set_boolean (self->settings, "conditions-loss-every-step", c->loss_every_step);
+  g_settings_set_boolean (self->settings, "conditions-fused", c->fused);
+}
+
+void
+tb_train_page_set_conditions (TbTrainPage        *self,
+                              const NnConditions *conditions)
+{
+  g_return_if_fail (TB_IS_TRAIN_PAGE (self));
+  g_return_if_fail (conditions != NULL);
+
+  self->conditions_syncing = TRUE;
+  adw_combo_row_set_selected (ADW_COMBO_ROW (self->data_row), (guint) conditions->data);
+  gtk_switch_set_active (GTK_SWITCH (self->graph_switch), conditions->graph);
+  gtk_switch_set_active (GTK_SWITCH (self->loss_every_step_switch), conditions->loss_every_step);
+  gtk_switch_set_active (GTK_SWITCH (self->fused_switch), conditions->fused);
+  self->conditions_syncing = FALSE;
+  show_conditions_name (self, conditions);
+  save_conditions (self, conditions);
+}
+
+/* One of the four rows changed: the preset row follows, the settings keep it. */
+static void
+condition_changed_cb (TbTrainPage *self)
+{
+  NnConditions c;
+
+  if (self->conditions_syncing)
+    return;
+  tb_train_page_get_conditions (self, &c);
+  show_conditions_name (self, &c);
+  save_conditions (self, &c);
+}
+
+/* Default or Article sets the four rows; Custom leaves them as they are. */
+static void
+conditions_preset_cb (TbTrainPage *self)
+{
+  guint index = adw_combo_row_get_selected (ADW_COMBO_ROW (self->conditions_row));
+  NnConditions c;
+
+  if (self->conditions_syncing || index > 1)
+    return;
+  c = index == 0 ? nn_conditions_default () : nn_conditions_article ();
+  tb_train_page_set_conditions (self, &c);
+}
+
+static void
+load_conditions (TbTrainPage *self)
+{
+  NnConditions c = nn_conditions_default ();
+  g_autofree char *data = g_settings_get_string (self->settings, "conditions-data");
+
+  for (guint i = 0; i < G_N_ELEMENTS (data_on_keys); i++)
+    if (g_strcmp0 (data, data_on_keys[i]) == 0)
+      c.data = (NnDataOn) i;
+  c.graph = g_settings_get_boolean (self->settings, "conditions-graph");
+  c.loss_every_step = g_settings_get_boolean (self->settings, "conditions-loss-every-step");
+  c.fused = g_settings_get_boolean (self->settings, "conditions-fused");
+  tb_train_page_set_conditions (self, &c);
+}
+
 void
 tb_train_page_use_preset (TbTrainPage    *self,
                           const NnPreset *preset)
@@ -179,6 +287,7 @@ tb_train_page_fill_config (TbTrainPage     *self,
   config->device.threads = dev->kind == NN_DEVICE_CPU
                            ? gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->threads_spin)) : 0;
   config->device.tf32 = gtk_switch_get_active (GTK_SWITCH (self->tf32_switch));
+  tb_train_page_get_conditions (self, &config->conditions);
 }
 
 /* ------------------------------------------------------------ devices */
@@ -755,6 +864,11 @@ tb_train_page_class_init (TbTrainPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, batch_spin);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, epochs_spin);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, seed_spin);
+  gtk_widget_class_bind_template_child (widget_class, TbTrainPage, conditions_row);
+  gtk_widget_class_bind_template_child (widget_class, TbTrainPage, data_row);
+  gtk_widget_class_bind_template_child (widget_class, TbTrainPage, graph_switch);
+  gtk_widget_class_bind_template_child (widget_class, TbTrainPage, loss_every_step_switch);
+  gtk_widget_class_bind_template_child (widget_class, TbTrainPage, fused_switch);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, start_button);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, inspect_button);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, status_label);
@@ -765,6 +879,8 @@ tb_train_page_class_init (TbTrainPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, epoch_time_chart);
   gtk_widget_class_bind_template_child (widget_class, TbTrainPage, speed_chart);
   gtk_widget_class_bind_template_callback (widget_class, optimizer_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, condition_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, conditions_preset_cb);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 }
 
@@ -777,6 +893,7 @@ tb_train_page_init (TbTrainPage *self)
   self->device_index = -1;
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->threads_spin), g_settings_get_int (self->settings, "threads"));
   gtk_switch_set_active (GTK_SWITCH (self->tf32_switch), g_settings_get_boolean (self->settings, "tf32"));
+  load_conditions (self);
   /* from the template's first one (SGD): its handler shows Adam's rows */
   adw_combo_row_set_selected (ADW_COMBO_ROW (self->optimizer_row), NN_OPT_ADAM);
   reset_charts (self);

@@ -41,6 +41,12 @@ void tb_train_page_use_preset (TbTrainPage    *self,
 /* Fill the optimizer, batch size, epochs, seed and device (the one at
  * `device`, an index for tb_train_page_get_device_info) of `config`; the
  * model, the data set and the runs folder are the other pages'. */
+/* The Article Conditions rows: what the next run gets (fill_config), and
+ * setting them (remembered in GSettings, as a change by hand is). */
+void tb_train_page_get_conditions (TbTrainPage  *self,
+                                   NnConditions *conditions);
+void tb_train_page_set_conditions (TbTrainPage        *self,
+                                   const NnConditions *conditions);
 void tb_train_page_fill_config (TbTrainPage     *self,
                                 TbSessionConfig *config,
                                 guint            device);

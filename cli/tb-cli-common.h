@@ -89,6 +89,15 @@ bool tb_cli_parse_on_off (const char *command, const char *option, const char *t
  * as more than 0: 1e-50 is refused as too small, not passed on as 0. */
 float tb_cli_parse_float (const char *command, const char *option, const char *text, double max);
 
+/* The run's conditions from --conditions default|article (the base) and
+ * --data-on, --graph, --loss-every-step, --fusion over it (train,
+ * reproduce); usage errors name the option. */
+NnConditions tb_cli_parse_conditions (const TbCliArgs *args, const char *command);
+
+/* "article conditions (data pageable, graph off, loss every step, fusion off)"
+ * for conditions other than the default, else "default conditions". */
+void tb_cli_format_conditions (const NnConditions *conditions, char *out, size_t size);
+
 /* "CxHxW" (or "HxW" for one channel). */
 NnInputShape tb_cli_parse_shape (const char *command, const char *option, const char *text);
 

@@ -119,6 +119,8 @@ plan_config_from_args (const TbCliArgs *args, const NnPreset *preset, const char
     }
   if ((value = tb_cli_arg (args, "tf32")) != NULL)
     c->device.tf32 = tb_cli_parse_on_off ("summary", "tf32", value);
+  if ((value = tb_cli_arg (args, "fusion")) != NULL)
+    c->conditions.fused = tb_cli_parse_on_off ("summary", "fusion", value);
   if ((value = tb_cli_arg (args, "batch-size")) != NULL)
     c->batch_size = tb_cli_parse_int ("summary", "batch-size", value, 1, NN_BATCH_SIZE_MAX);
   if ((value = tb_cli_arg (args, "optimizer")) != NULL)
@@ -193,7 +195,8 @@ tb_cli_cmd_summary (int argc, char **argv)
     tb_cli_usage_error ("summary", "which model? Give --preset NAME or --model SPEC");
   if (tb_cli_arg (&args, "input") != NULL)
     input = tb_cli_parse_shape ("summary", "input", tb_cli_arg (&args, "input"));
-  static const char *const plan_only[] = { "device", "tf32", "batch-size", "optimizer", "loss" };
+  static const char *const plan_only[] = { "device", "tf32", "batch-size", "optimizer", "loss",
+                                             "fusion" };
   for (size_t i = 0; i < sizeof plan_only / sizeof plan_only[0]; i++)
     if (!tb_cli_flag (&args, "plan") && tb_cli_arg (&args, plan_only[i]) != NULL)
       tb_cli_usage_error ("summary", "--%s is a setting of the plan: give --plan too",

@@ -350,7 +350,59 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
     printf ("note     %s\n", sys.blas_note);
   if (c->max_steps > 0)
     printf ("         stops after %d steps\n", c->max_steps);
+  if (strcmp (nn_conditions_name (&c->conditions), "default") != 0)
+    {
+      char conditions[256];
+      tb_cli_format_conditions (&c->conditions, conditions, sizeof conditions);
+      printf ("run      %s\n", conditions);
+    }
   fflush (stdout);
+}
+
+/* ---------------------------------------------------------------- conditions */
+
+NnConditions
+tb_cli_parse_conditions (const TbCliArgs *args, const char *command)
+{
+  NnConditions c = nn_conditions_default ();
+  const char *value;
+  NnError error;
+
+  if ((value = tb_cli_arg (args, "conditions")) != NULL)
+    {
+      if (strcmp (value, "article") == 0)
+        c = nn_conditions_article ();
+      else if (strcmp (value, "default") != 0)
+        tb_cli_usage_error (command, "--conditions: '%s' is not default or article", value);
+    }
+  if ((value = tb_cli_arg (args, "data-on")) != NULL)
+    {
+      nn_error_clear (&error);
+      if (nn_data_on_from_name (value, &c.data, &error) != NN_OK)
+        tb_cli_usage_error (command, "--data-on: '%s' is not device, pinned or pageable", value);
+    }
+  if ((value = tb_cli_arg (args, "graph")) != NULL)
+    c.graph = tb_cli_parse_on_off (command, "graph", value);
+  if ((value = tb_cli_arg (args, "loss-every-step")) != NULL)
+    c.loss_every_step = tb_cli_parse_on_off (command, "loss-every-step", value);
+  if ((value = tb_cli_arg (args, "fusion")) != NULL)
+    c.fused = tb_cli_parse_on_off (command, "fusion", value);
+  return c;
+}
+
+void
+tb_cli_format_conditions (const NnConditions *c, char *out, size_t size)
+{
+  const char *name = nn_conditions_name (c);
+
+  if (strcmp (name, "default") == 0)
+    {
+      snprintf (out, size, "default conditions");
+      return;
+    }
+  snprintf (out, size, "%s conditions (data %s, graph %s, loss %s, fusion %s)", name,
+            nn_data_on_name (c->data), c->graph ? "on" : "off",
+            c->loss_every_step ? "every step" : "every few steps", c->fused ? "on" : "off");
 }
 
 /* ---------------------------------------------------------------- train */
@@ -427,6 +479,7 @@ train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *r
     c->device.tf32 = tb_cli_parse_on_off (cmd, "tf32", value);
   if ((value = tb_cli_arg (args, "max-steps")) != NULL)
     c->max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+  c->conditions = tb_cli_parse_conditions (args, cmd);
   if ((value = tb_cli_arg (args, "limit-train")) != NULL)
     request->limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
   if ((value = tb_cli_arg (args, "limit-test")) != NULL)
@@ -741,6 +794,7 @@ typedef struct
   int32_t limit_train;
   int32_t limit_test;
   int32_t max_steps;
+  NnConditions conditions;
   uint64_t seed;
   bool seed_given;
   const char *dataset_name;
@@ -837,6 +891,7 @@ reproduce_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *pla
     plan->limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
   if ((value = tb_cli_arg (args, "max-steps")) != NULL)
     plan->max_steps = tb_cli_parse_int (cmd, "max-steps", value, 0, INT32_MAX);
+  plan->conditions = tb_cli_parse_conditions (args, cmd);
   plan->dataset_name = tb_cli_arg (args, "dataset");
   if (plan->dataset_name == NULL)
     plan->dataset_name = tb_cli_default_dataset ();
@@ -886,6 +941,12 @@ print_reproduce_header (const TbCliReproduce *plan, const NnDataset *dataset)
   if (dataset != NULL)
     printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name, dataset->train.count,
             dataset->test.count, dataset->path);
+  if (strcmp (nn_conditions_name (&plan->conditions), "default") != 0)
+    {
+      char conditions[256];
+      tb_cli_format_conditions (&plan->conditions, conditions, sizeof conditions);
+      printf ("runs: %s\n", conditions);
+    }
 }
 
 /* One run of the queue, its line of the table filled in from its result.
@@ -922,6 +983,7 @@ reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *datase
   c->device.index = plan->indices[d];
   c->device.threads = plan->threads;
   c->max_steps = plan->max_steps;
+  c->conditions = plan->conditions;
   run.request.dataset = dataset;
   run.request.dataset_name = plan->dataset_name;
   run.request.limit_train = plan->limit_train;

@@ -310,6 +310,66 @@ else:
         ok(False, "result file: " + name)
 ok(os.path.isfile(weights), "train --save-weights wrote the weights file")
 
+# The run's conditions: each switch is recorded; "article" sets all four,
+# a switch over it makes them "custom"; on the CPU batches gathered on the
+# host train exactly as batches from the resident data set.
+def conditions_run(name, *options):
+    path = os.path.join(TMP, "conditions-%s.json" % name)
+    rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                       "--limit-train", "300", "--limit-test", "100", "--threads", "2",
+                       "--out", win(path), "--quiet", *options)
+    doc = load_json(path)
+    return rc, out, err, doc
+
+
+cond_docs = {}
+for name, options, want in [
+        ("default", [], {"name": "default", "data": "device", "graph": False,
+                         "loss_every_step": False, "fused": True}),
+        ("article", ["--conditions", "article"],
+         {"name": "article", "data": "pageable", "graph": False, "loss_every_step": True,
+          "fused": False}),
+        ("pinned", ["--data-on", "pinned"],
+         {"name": "custom", "data": "pinned", "graph": False, "loss_every_step": False,
+          "fused": True}),
+        ("pageable", ["--data-on", "pageable"],
+         {"name": "custom", "data": "pageable", "fused": True}),
+        ("graph-off", ["--graph", "off"], {"name": "custom", "data": "device", "graph": False}),
+        ("loss", ["--loss-every-step", "on"], {"name": "custom", "loss_every_step": True}),
+        ("unfused", ["--fusion", "off"], {"name": "custom", "fused": False}),
+        ("article-device", ["--conditions", "article", "--data-on", "device"],
+         {"name": "custom", "data": "device", "loss_every_step": True, "fused": False})]:
+    rc, out, err, doc = conditions_run(name, *options)
+    got = doc.get("conditions") if isinstance(doc, dict) else None
+    ok(rc == 0 and isinstance(got, dict) and all(got.get(k) == v for k, v in want.items()),
+       "train %s records its conditions %s" % (" ".join(options) or "(no option)", want),
+       both(out, err) + "\n" + json.dumps(got))
+    cond_docs[name] = doc if isinstance(doc, dict) else {}
+
+
+def figures(doc):
+    return [(e.get("train_loss"), e.get("test_loss"), e.get("test_accuracy"))
+            for e in doc.get("epochs") or []]
+
+
+for name in ("pinned", "pageable"):
+    ok(figures(cond_docs["default"]) and figures(cond_docs[name]) == figures(cond_docs["default"]),
+       "--data-on %s trains exactly as data on the device on the CPU" % name,
+       "%s\n%s" % (figures(cond_docs["default"]), figures(cond_docs[name])))
+ok(figures(cond_docs["unfused"]) and
+   [f[1] for f in figures(cond_docs["unfused"])] == [f[1] for f in figures(cond_docs["default"])],
+   "--fusion off trains mlp-small as fused on the CPU (nothing of it fuses there)",
+   "%s" % figures(cond_docs["unfused"]))
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                   "--limit-train", "300", "--limit-test", "100", "--conditions", "article",
+                   "--out", win(os.path.join(TMP, "conditions-shown.json")))
+ok(rc == 0 and re.search(r"^run +article conditions \(data pageable, graph off, loss every "
+                         r"step, fusion off\)$", out, re.M),
+   "train says it runs under the article's conditions", both(out, err))
+rc, out, err = cli("summary", "--preset", "cnn", "--plan", "--fusion", "off")
+ok(rc == 0 and "fused" not in out.replace("unfused", "") and "layer" in out,
+   "summary --plan --fusion off shows the layers' own ops", both(out, err))
+
 # The default result file goes into the runs folder under XDG_DATA_HOME.
 rc, out, err = cli("train", "--model", "flatten; dense 16 relu; dense 10 softmax",
                    "--dataset", DATA, "--epochs", "1", "--optimizer", "sgd", "--lr", "0.05",
@@ -546,6 +606,18 @@ usage_cases = [
     (["evaluate", "--weights", "w.tbw", "--limit-test", "x"],
      r"--limit-test: 'x' is not a whole number", "evaluate: a bad limit"),
     (["devices", "--all"], r"unknown option '--all'", "devices takes no options"),
+    (["train", "--preset", "mlp-small", "--conditions", "keras"],
+     r"--conditions: 'keras' is not default or article", "an unknown --conditions is named"),
+    (["train", "--preset", "mlp-small", "--data-on", "gpu"],
+     r"--data-on: 'gpu' is not device, pinned or pageable", "an unknown --data-on is named"),
+    (["train", "--preset", "mlp-small", "--graph", "maybe"],
+     r"--graph: 'maybe' is not on or off", "--graph takes on or off"),
+    (["train", "--preset", "mlp-small", "--loss-every-step", "2"],
+     r"--loss-every-step: '2' is not on or off", "--loss-every-step takes on or off"),
+    (["reproduce", "--fusion", "none"], r"--fusion: 'none' is not on or off",
+     "reproduce: --fusion takes on or off"),
+    (["summary", "--preset", "cnn", "--fusion", "off"],
+     r"--fusion is a setting of the plan: give --plan too", "summary --fusion needs --plan"),
     ([], r"no command given", "no command"),
     # what the engine refuses is refused here, before any data loads (the
     # data set named does not exist: a usage error must come first)
