@@ -169,6 +169,69 @@ test_train (void)
   screenshot ("screenshot-main-window.png");
 }
 
+/* The Train page's Article Conditions: the preset row sets the four rows,
+ * a row changed by hand makes them custom, GSettings keeps them, and the
+ * run's result file records what the rows said. */
+static void
+test_conditions (void)
+{
+  TbTrainPage *page = tb_window_get_train_page (window);
+  g_autoptr(GSettings) settings = tb_settings_new ();
+  g_autoptr(TbRun) result = NULL;
+  g_autoptr(GError) error = NULL;
+  NnConditions c, d = nn_conditions_default ();
+  gpointer session;
+
+  tb_window_show_page (window, "train");
+  adw_combo_row_set_selected (ADW_COMBO_ROW (train_child ("conditions_row")), 1);
+  tb_train_page_get_conditions (page, &c);
+  g_assert_cmpint (c.data, ==, NN_DATA_PAGEABLE);
+  g_assert_false (c.graph);
+  g_assert_true (c.loss_every_step);
+  g_assert_false (c.fused);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (train_child ("fused_switch"))));
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (train_child ("data_row"))), ==, 2);
+  {
+    g_autofree char *data = g_settings_get_string (settings, "conditions-data");
+    g_assert_cmpstr (data, ==, "pageable");
+  }
+  g_assert_true (g_settings_get_boolean (settings, "conditions-loss-every-step"));
+  g_assert_false (g_settings_get_boolean (settings, "conditions-fused"));
+
+  /* one row by hand: the preset row says Custom */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (train_child ("data_row")), 1);
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (train_child ("conditions_row"))), ==, 2);
+  {
+    g_autofree char *data = g_settings_get_string (settings, "conditions-data");
+    g_assert_cmpstr (data, ==, "pinned");
+  }
+  screenshot ("screenshot-conditions.png");
+
+  tb_window_set_epochs (window, 1);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.start", NULL);
+  g_assert_true (tb_window_is_training (window));
+  session = tb_window_get_session (window);
+  g_assert_true (tb_test_wait_until (not_training, NULL, 300));
+  g_assert_nonnull (tb_session_get_result_path (session));
+  result = tb_run_load (tb_session_get_result_path (session), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (result->status, ==, "completed");
+  g_assert_cmpstr (result->conditions, ==, "custom");
+  g_assert_cmpstr (result->data_on, ==, "pinned");
+  g_assert_false (result->graph);
+  g_assert_true (result->loss_every_step);
+  g_assert_false (result->fused);
+  g_assert_true (tb_run_has_conditions (result));
+  g_assert_cmpstr (tb_run_conditions_label (result), ==, "custom conditions");
+
+  /* back to the defaults for the tests after this one */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (train_child ("conditions_row")), 0);
+  tb_train_page_get_conditions (page, &c);
+  g_assert_true (nn_conditions_equal (&c, &d));
+  g_assert_true (g_settings_get_boolean (settings, "conditions-fused"));
+  tb_window_set_epochs (window, 3);
+}
+
 static gboolean
 inspect_ready (gpointer data)
 {
@@ -674,6 +737,7 @@ main (int    argc,
   g_test_add_func ("/window/page-keys", test_page_keys);
   g_test_add_func ("/window/stop-key-first", test_stop_key_first);
   g_test_add_func ("/window/train", test_train);
+  g_test_add_func ("/window/conditions", test_conditions);
   g_test_add_func ("/window/inspect", test_inspect);
   g_test_add_func ("/window/export-png", test_export_png);
   g_test_add_func ("/window/compare", test_compare);
