@@ -742,6 +742,59 @@ test_compare_ratios (void)
     }
 }
 
+/* A run's conditions: a file without them ran under the defaults; one
+ * under the article's is labelled so and compared in a group of its own,
+ * never with a speed-up against a default run. */
+static void
+test_conditions (void)
+{
+  static const char article[] =
+    "{\"schema\": 1, \"run_id\": \"a\", \"status\": \"completed\","
+    " \"device\": {\"kind\": \"cuda\", \"name\": \"H200\"},"
+    " \"dataset\": {\"name\": \"tiny-idx\"}, \"model\": {\"name\": \"mlp-small\"},"
+    " \"conditions\": {\"name\": \"article\", \"data\": \"pageable\", \"graph\": false,"
+    " \"loss_every_step\": true, \"fused\": false},"
+    " \"epochs\": [{\"epoch\": 1, \"seconds\": 2.0, \"test_accuracy\": 0.5}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) plain = cpu_run_on ("A", 1.0);
+  g_autoptr(TbRun) run = tb_run_load_data ("article.json", article, sizeof article - 1, &error);
+  g_autoptr(GPtrArray) runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
+  g_autoptr(TbChartData) bars = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_false (tb_run_has_conditions (plain));
+  g_assert_cmpstr (plain->conditions, ==, "default");
+  g_assert_cmpstr (plain->data_on, ==, "device");
+  g_assert_true (plain->fused);
+  g_assert_cmpstr (tb_run_conditions_label (plain), ==, "");
+
+  g_assert_true (tb_run_has_conditions (run));
+  g_assert_cmpstr (run->data_on, ==, "pageable");
+  g_assert_false (run->graph);
+  g_assert_true (run->loss_every_step);
+  g_assert_false (run->fused);
+  g_assert_cmpstr (tb_run_conditions_label (run), ==, "article conditions");
+  text = tb_run_conditions_text (run);
+  g_assert_cmpstr (text, ==, "Article: data from pageable host memory, one launch per op, "
+                             "loss read every step, unfused ops");
+
+  g_ptr_array_add (runs, tb_run_ref (plain));
+  g_ptr_array_add (runs, tb_run_ref (run));
+  bars = tb_runs_compare_bars (runs, TB_GROUP_DEVICE);
+  g_assert_cmpuint (bars->categories->len, ==, 2);
+  g_assert_null (strstr (g_ptr_array_index (bars->categories, 0), "conditions"));
+  g_assert_cmpstr (g_ptr_array_index (bars->categories, 1), ==,
+                   "mlp-small · tiny-idx · article conditions");
+  for (guint i = 0; i < bars->series->len; i++)
+    {
+      TbChartSeries *s = g_ptr_array_index (bars->series, i);
+
+      for (guint c = 0; c < s->notes->len; c++)
+        g_assert_null (g_ptr_array_index (s->notes, c));
+    }
+}
+
 /* `run` as if it ran under another OS */
 static TbRun *
 on_os (TbRun      *run,
@@ -927,6 +980,7 @@ main (int    argc,
   tb_test_setup_env ();
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/runs/load", test_load);
+  g_test_add_func ("/runs/conditions", test_conditions);
   g_test_add_func ("/runs/bad-files", test_bad_files);
   g_test_add_func ("/runs/load-data", test_load_data);
   g_test_add_func ("/runs/folder-order-and-cancel", test_folder_order_and_cancel);
