@@ -151,6 +151,8 @@ main (int argc, char **argv)
   snprintf (long_current, sizeof long_current, "%zu", sizeof (NnBackendOps) + sizeof (void *));
 
   char gemm[16], supported[16], run[16], capture_end[16], steps_pair[40], fused_none[200];
+  char upload_wait[16];
+  snprintf (upload_wait, sizeof upload_wait, "%zu", offsetof (NnBackendOps, upload_wait));
   snprintf (gemm, sizeof gemm, "%zu", offsetof (NnBackendOps, gemm));
   snprintf (supported, sizeof supported, "%zu", offsetof (NnBackendOps, step_supported));
   snprintf (run, sizeof run, "%zu", offsetof (NnBackendOps, step_run));
@@ -171,8 +173,8 @@ main (int argc, char **argv)
     { "every optional slot NULL: taken", "current", "current", 0, fused_none, NULL },
     { "no fused steps (step_supported, step_run both NULL): taken", "current", "current", 0,
       steps_pair, NULL },
-    { "an older ABI: refused, the module and the engine go together", "12", "current", 0, NULL,
-      "ABI mismatch (module 12, engine" },
+    { "an older ABI: refused, the module and the engine go together", "13", "current", 0, NULL,
+      "ABI mismatch (module 13, engine" },
     { "a newer ABI: refused", "99", "current", 0, NULL, "ABI mismatch (module 99, engine" },
     { "the current ABI with a short table: refused, saying so", "current", short_current, 0,
       NULL, "op table has" },
@@ -187,6 +189,8 @@ main (int argc, char **argv)
       "step_run is NULL but step_supported is not" },
     { "capture_end NULL: refused", "current", "current", 0, capture_end,
       "capture_end is NULL but capture_begin is not" },
+    { "upload_wait NULL, host_alloc set: refused", "current", "current", 0, upload_wait,
+      "upload_wait is NULL but host_alloc is not" },
   };
   the_cases = cases;
   the_case_count = sizeof cases / sizeof cases[0];
