@@ -92,6 +92,8 @@ static const char help_train[] =
   "    --max-steps N         stop after N steps in all (0 = no limit)\n"
   "    --limit-train N       use only the first N training samples (0 = all)\n"
   "    --limit-test N        use only the first N test samples (0 = all)\n"
+  "    --breakdown on|off    measure where a step's time goes and record it\n"
+  "                          (default on; printed after the run)\n"
   "    --out FILE            the result file (default: <runs folder>/<run id>.json)\n"
   "    --save-weights FILE   save the trained weights (for evaluate)\n"
   "    --quiet               no progress or epoch lines\n"

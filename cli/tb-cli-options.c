@@ -22,6 +22,7 @@ const TbCliOption tb_cli_train_options[] = {
   { "max-steps", "N" },
   { "limit-train", "N" },
   { "limit-test", "N" },
+  { "breakdown", "on|off" },
   { "out", "FILE" },
   { "save-weights", "FILE" },
   { "quiet", NULL },

@@ -23,7 +23,7 @@ extern "C" {
  * and a table of exactly this size, and refuses a table that breaks a rule
  * below (a required slot NULL, a group of slots neither all set nor all
  * NULL), naming the slot: the engine never calls a NULL slot. */
-#define NN_BACKEND_ABI_VERSION 13
+#define NN_BACKEND_ABI_VERSION 14
 
 typedef enum
 {
@@ -407,6 +407,22 @@ struct NnBackendOps
   int (*step_supported) (void *ctx, const NnBackendStep *step);
   /* Runs a step of a kind step_supported said it runs. */
   int (*step_run) (void *ctx, const NnBackendStep *step);
+
+  /* --- optional: device time of spans of the stream (all three NULL or
+   *     none; the CPU has none). Marks on the stream, read back only after
+   *     a synchronize the engine makes anyway, so timing never waits. --- */
+
+  /* Marks the start of a span (not while capturing). UNSUPPORTED when every
+   * span the backend keeps is open or unread: the engine then leaves those
+   * steps untimed. */
+  int (*timer_begin) (void *ctx);
+  /* Marks the end of the span timer_begin opened, which covers `steps`
+   * training steps. */
+  int (*timer_end) (void *ctx, int32_t steps);
+  /* Adds up the device seconds between the marks of every span that has
+   * ended on the device and the steps they cover, and frees those spans;
+   * spans still running stay for the next read. Never waits. */
+  int (*timer_read) (void *ctx, double *seconds, int64_t *steps);
 };
 
 #ifdef __CUDACC__

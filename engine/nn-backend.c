@@ -79,6 +79,7 @@ static const Slot required_slots[] = {
 static const Slot slot_groups[][4] = {
   { SLOT (capture_begin), SLOT (capture_end), SLOT (graph_launch), SLOT (graph_free) },
   { SLOT (step_supported), SLOT (step_run) },
+  { SLOT (timer_begin), SLOT (timer_end), SLOT (timer_read) },
 };
 
 static bool

@@ -249,6 +249,66 @@ bool _nn_blas_available (char *reason, size_t reason_size);
 /* Name of the OpenBLAS core in use ("SkylakeX"), or "" when not loaded. */
 const char *_nn_blas_core (void);
 
+/* ---------------------------------------------------------------- step time */
+
+/* nn-breakdown.c: where a training step's time goes. The training thread
+ * points _nn_step_clock at its run's clock for the steps it measures (NULL
+ * otherwise, and on every other thread, so the pool's workers and a second
+ * run's thread count nothing). The clock is always in one part; a switch
+ * reads the monotonic clock once, adds the time since the last switch to
+ * the part it leaves and enters the next. Switches nest: _nn_clock_enter
+ * returns the part to go back to, _nn_clock_leave goes back to it. */
+typedef struct
+{
+  double seconds[NN_BREAKDOWN_PARTS]; /* time in each part so far */
+  double mark;                        /* the clock at the last switch */
+  int part;                           /* the part the thread is in now */
+} NnStepClock;
+
+extern _Thread_local NnStepClock *_nn_step_clock;
+
+/* -1: no clock on this thread (nothing to go back to). */
+static inline int
+_nn_clock_switch (NnStepClock *c, int part)
+{
+  double now = _nn_now ();
+  int from = c->part;
+  c->seconds[from] += now - c->mark;
+  c->mark = now;
+  c->part = part;
+  return from;
+}
+
+static inline int
+_nn_clock_enter (int part)
+{
+  NnStepClock *c = _nn_step_clock;
+  return c != NULL ? _nn_clock_switch (c, part) : -1;
+}
+
+/* As _nn_clock_enter, but only from `from`: a loop inside a matrix product
+ * stays the product's time. Returns -1 when it did not switch. */
+static inline int
+_nn_clock_enter_from (int from, int part)
+{
+  NnStepClock *c = _nn_step_clock;
+  return c != NULL && c->part == from ? _nn_clock_switch (c, part) : -1;
+}
+
+static inline void
+_nn_clock_leave (int back)
+{
+  NnStepClock *c = _nn_step_clock;
+  if (back >= 0 && c != NULL)
+    _nn_clock_switch (c, back);
+}
+
+/* Starts measuring on this thread in `part`: clears nothing, so a run's
+ * steps add up. */
+void _nn_clock_start (NnStepClock *clock, int part);
+/* Stops measuring on this thread, the current part's time added. */
+void _nn_clock_stop (NnStepClock *clock);
+
 /* Threads the engine's own loops use (set by nn_threads_set). */
 int32_t _nn_threads (void);
 
