@@ -9,6 +9,8 @@
 
 _Thread_local NnStepClock *_nn_step_clock;
 
+static uint64_t starts;
+
 static const char *const part_keys[NN_BREAKDOWN_PARTS] = {
   [NN_BREAKDOWN_GEMM] = "gemm",
   [NN_BREAKDOWN_LOOPS] = "loops",
@@ -43,6 +45,13 @@ _nn_clock_start (NnStepClock *clock, int part)
   clock->part = part;
   clock->mark = _nn_now ();
   _nn_step_clock = clock;
+  __atomic_add_fetch (&starts, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t
+_nn_clock_starts (void)
+{
+  return __atomic_load_n (&starts, __ATOMIC_RELAXED);
 }
 
 void

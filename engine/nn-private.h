@@ -308,6 +308,9 @@ _nn_clock_leave (int back)
 void _nn_clock_start (NnStepClock *clock, int part);
 /* Stops measuring on this thread, the current part's time added. */
 void _nn_clock_stop (NnStepClock *clock);
+/* How many times any thread has started measuring (a run with its
+ * breakdown off starts none): what the tests check "off" by. */
+uint64_t _nn_clock_starts (void);
 
 /* Threads the engine's own loops use (set by nn_threads_set). */
 int32_t _nn_threads (void);
