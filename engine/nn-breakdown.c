@@ -42,21 +42,30 @@ nn_breakdown_part_on (NnBreakdownPart part, NnDeviceKind kind)
 void
 _nn_clock_start (NnStepClock *clock, int part)
 {
+  memset (clock->ticks, 0, sizeof clock->ticks);
   clock->part = part;
-  clock->mark = _nn_now ();
+  clock->start_seconds = _nn_now ();
+  clock->start_ticks = clock->mark = _nn_clock_ticks ();
   _nn_step_clock = clock;
   __atomic_add_fetch (&starts, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t
-_nn_clock_starts (void)
-{
-  return __atomic_load_n (&starts, __ATOMIC_RELAXED);
 }
 
 void
 _nn_clock_stop (NnStepClock *clock)
 {
   _nn_clock_switch (clock, clock->part);
+  double seconds = _nn_now () - clock->start_seconds;
+  uint64_t ticks = clock->mark - clock->start_ticks;
+  /* the counter's rate over this window; a counter that did not move
+   * (none, or a window too short for it) gives all to the current part */
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    clock->seconds[p] = ticks > 0 ? seconds * ((double) clock->ticks[p] / (double) ticks)
+                                  : p == clock->part ? seconds : 0.0;
   _nn_step_clock = NULL;
+}
+
+uint64_t
+_nn_clock_starts (void)
+{
+  return __atomic_load_n (&starts, __ATOMIC_RELAXED);
 }

@@ -214,14 +214,18 @@ grow (int want)
 
 /* Wait until `parts` parts are done: spin a little, then sleep. The time
  * from here on is the step's "join_wait": the caller's own share (and any
- * part it took from the others) is done, the others' are not. */
+ * part it took from the others) is done, the others' are not. `last`: the
+ * call ends with this wait, so the switch back is the call's own (one
+ * clock read less). */
 static void
-wait_done (int parts)
+wait_done (int parts, bool last)
 {
   uint32_t done = __atomic_load_n (&pool.done, __ATOMIC_ACQUIRE);
   if (done == (uint32_t) parts)
     return;
   int back = _nn_clock_enter (NN_BREAKDOWN_JOIN_WAIT);
+  if (last)
+    back = -1;
   double until = _nn_now () + SPIN_SECONDS;
   for (int i = 0; done != (uint32_t) parts; i++)
     {
@@ -260,7 +264,7 @@ _nn_parallel (int parts, NnPartFunc fn, void *data)
 
 /* A call made from the trainer's serial code is the step's "loops" part;
  * one inside a matrix product stays the product's (_nn_clock_enter_from). */
-static void parallel_on (int threads, int parts, NnPartFunc fn, void *data);
+static void parallel_on (int threads, int parts, NnPartFunc fn, void *data, bool timed);
 
 void
 _nn_parallel_on (int threads, int parts, NnPartFunc fn, void *data)
@@ -268,12 +272,13 @@ _nn_parallel_on (int threads, int parts, NnPartFunc fn, void *data)
   if (parts <= 0)
     return;
   int back = _nn_clock_enter_from (NN_BREAKDOWN_HOST, NN_BREAKDOWN_LOOPS);
-  parallel_on (threads, parts, fn, data);
+  parallel_on (threads, parts, fn, data, back >= 0);
   _nn_clock_leave (back);
 }
 
+/* `timed`: this call switched the clock to "loops" and switches it back. */
 static void
-parallel_on (int threads, int parts, NnPartFunc fn, void *data)
+parallel_on (int threads, int parts, NnPartFunc fn, void *data, bool timed)
 {
   if (threads > _nn_threads ())
     threads = _nn_threads ();
@@ -322,7 +327,7 @@ parallel_on (int threads, int parts, NnPartFunc fn, void *data)
   inside = true;
   run_call (word, 0);
   inside = false;
-  wait_done (parts);
+  wait_done (parts, timed);
   _nn_os_mutex_unlock (&pool.lock);
 }
 

@@ -395,7 +395,6 @@ clock_open (Run *run)
 {
   if (!run->timing)
     return;
-  memset (run->clock.seconds, 0, sizeof run->clock.seconds);
   run->window_bytes = 0;
   _nn_clock_start (&run->clock, NN_BREAKDOWN_HOST);
 }
