@@ -103,6 +103,7 @@ tb_chart_data_free (TbChartData *data)
   g_free (data->title);
   g_free (data->x_label);
   g_free (data->y_label);
+  g_free (data->missing_text);
   g_ptr_array_unref (data->series);
   g_ptr_array_unref (data->categories);
   g_free (data);
@@ -121,6 +122,7 @@ tb_chart_data_copy (const TbChartData *data)
   copy->y_scale = data->y_scale;
   copy->x_integer = data->x_integer;
   copy->dark = data->dark;
+  copy->missing_text = g_strdup (data->missing_text);
   for (guint i = 0; i < data->categories->len; i++)
     g_ptr_array_add (copy->categories, g_strdup (g_ptr_array_index (data->categories, i)));
   for (guint i = 0; i < data->series->len; i++)
@@ -128,6 +130,7 @@ tb_chart_data_copy (const TbChartData *data)
       const TbChartSeries *s = g_ptr_array_index (data->series, i);
       TbChartSeries *c = tb_chart_data_add_series (copy, s->label, s->color);
 
+      c->marker = s->marker;
       g_array_append_vals (c->x, s->x->data, s->x->len);
       g_array_append_vals (c->y, s->y->data, s->y->len);
       for (guint j = 0; j < s->notes->len; j++)
@@ -504,6 +507,13 @@ static int legend_pass (cairo_t           *cr,
                         int                width,
                         int                title,
                         gboolean           draw);
+static gboolean stacked_layout (const TbChartData *data,
+                                int                width,
+                                int                height,
+                                TbChartLayout     *layout);
+static void draw_stacked (cairo_t             *cr,
+                          const TbChartData   *data,
+                          const TbChartLayout *l);
 
 gboolean
 tb_chart_compute_layout (const TbChartData *data,
@@ -516,6 +526,9 @@ tb_chart_compute_layout (const TbChartData *data,
 
   g_return_val_if_fail (data != NULL, FALSE);
   g_return_val_if_fail (layout != NULL, FALSE);
+
+  if (data->kind == TB_CHART_STACKED)
+    return stacked_layout (data, width, height, layout);
 
   for (guint i = 0; i < data->series->len; i++)
     {
@@ -899,8 +912,19 @@ legend_pass (cairo_t           *cr,
       if (draw)
         {
           set_rgb (cr, s->color, 1);
-          cairo_rectangle (cr, x, y - 5, 12, 10);
-          cairo_fill (cr);
+          if (s->marker)
+            {
+              /* as the stacked chart draws it: a line across the row */
+              cairo_set_line_width (cr, 2);
+              cairo_move_to (cr, x + 6, y - 6);
+              cairo_line_to (cr, x + 6, y + 6);
+              cairo_stroke (cr);
+            }
+          else
+            {
+              cairo_rectangle (cr, x, y - 5, 12, 10);
+              cairo_fill (cr);
+            }
           PangoLayout *pl = make_layout (cr, s->label, FONT_SIZE_PX, FALSE);
           int lw, lh;
 
@@ -1112,6 +1136,227 @@ draw_bars (cairo_t             *cr,
     }
 }
 
+/* ------------------------------------------------------------ stacked bars */
+
+void
+tb_chart_data_set_missing_text (TbChartData *data,
+                                const char  *text)
+{
+  g_return_if_fail (data != NULL);
+
+  g_free (data->missing_text);
+  data->missing_text = g_strdup (text);
+}
+
+/* A stacked value of series s in row c, or NAN: finite, above 0, bounded. */
+static double
+stacked_value (const TbChartSeries *s,
+               guint                c)
+{
+  double v = c < s->y->len ? g_array_index (s->y, double, c) : NAN;
+
+  return isfinite (v) && v > 0 ? MIN (v, MAX_MAGNITUDE) : NAN;
+}
+
+/* Row c's stacked length (the markers aside); *any: it has some value. */
+static double
+stacked_total (const TbChartData *data,
+               guint              c,
+               gboolean          *any)
+{
+  double total = 0;
+
+  for (guint i = 0; i < data->series->len; i++)
+    {
+      const TbChartSeries *s = g_ptr_array_index (data->series, i);
+      double v = stacked_value (s, c);
+
+      if (!isfinite (v))
+        continue;
+      *any = TRUE;
+      total = s->marker ? MAX (total, 0) : MIN (total + v, MAX_MAGNITUDE);
+    }
+  return total;
+}
+
+/* The widest the row labels may be: a third of the chart. */
+static double
+stacked_label_width (cairo_t           *cr,
+                     const TbChartData *data,
+                     int                width)
+{
+  int widest = 0;
+
+  for (guint c = 0; c < data->categories->len; c++)
+    widest = MAX (widest, text_width (cr, g_ptr_array_index (data->categories, c)));
+  return CLAMP (widest, 40, MAX (width / 3, 40));
+}
+
+/* Rows from top to bottom, x from 0 to the longest row or marker rounded up
+ * to a tick. */
+static gboolean
+stacked_layout (const TbChartData *data,
+                int                width,
+                int                height,
+                TbChartLayout     *layout)
+{
+  gboolean any = FALSE;
+  double x_max = 0, step;
+  cairo_t *cr = scratch_cr ();
+  int lines = title_lines (cr, data, width);
+
+  for (guint c = 0; c < data->categories->len; c++)
+    {
+      x_max = MAX (x_max, stacked_total (data, c, &any));
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double v = stacked_value (s, c);
+
+          if (s->marker && isfinite (v))
+            x_max = MAX (x_max, v);
+        }
+    }
+  layout->top = legend_top (lines) + FONT_SIZE_PX * 1.6 * legend_pass (cr, data, width, lines, FALSE)
+                + PAD;
+  layout->left = PAD * 2 + stacked_label_width (cr, data, width) + 6;
+  cairo_destroy (cr);
+  layout->right = width - PAD * 2;
+  layout->bottom = height - PAD - FONT_SIZE_PX * 3.4; /* tick labels and the x label */
+  if (!(x_max > MIN_MAGNITUDE))
+    x_max = 1;
+  step = nice_step (x_max, 6);
+  if (isfinite (step) && step > 0 && isfinite (ceil (x_max / step) * step))
+    x_max = ceil (x_max / step) * step;
+  layout->x_min = 0;
+  layout->x_max = x_max;
+  layout->y_min = 0;
+  layout->y_max = MAX (data->categories->len, 1);
+  layout->y_log = FALSE;
+  return any && data->categories->len > 0;
+}
+
+/* A row's label, right-aligned left of the plot, ending in "…" when long. */
+static void
+draw_row_label (cairo_t           *cr,
+                const TbChartData *data,
+                const char        *text,
+                double             right,
+                double             room,
+                double             y)
+{
+  PangoLayout *pl = make_layout (cr, text, FONT_SIZE_PX, FALSE);
+  int w, h;
+
+  pango_layout_set_width (pl, (int) room * PANGO_SCALE);
+  pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+  pango_layout_get_pixel_size (pl, &w, &h);
+  set_rgb (cr, fg_color (data), 0.9);
+  cairo_move_to (cr, round (right - w), round (y - h / 2.0));
+  pango_cairo_show_layout (cr, pl);
+  g_object_unref (pl);
+}
+
+/* The x axis (grid, ticks, label), then a row per category: the series
+ * end to end, each marker a line across the bar, and a row without values
+ * saying so. */
+static void
+draw_stacked (cairo_t             *cr,
+              const TbChartData   *data,
+              const TbChartLayout *l)
+{
+  guint32 fg = fg_color (data);
+  guint rows = data->categories->len;
+  double ticks[MAX_TICKS], step;
+  int n = axis_ticks (0, l->x_max, MAX ((int) ((l->right - l->left) / 90), 2), FALSE, ticks, &step);
+  double row = (l->bottom - l->top) / MAX (rows, 1);
+  double bar = MIN (row * 0.62, 30);
+
+  cairo_set_line_width (cr, 1);
+  for (int i = 0; i < n; i++)
+    {
+      double px = round (map_x (l, ticks[i])) + 0.5;
+      g_autofree char *label = format_tick (ticks[i], step);
+
+      set_rgb (cr, fg, 0.12);
+      cairo_move_to (cr, px, l->top);
+      cairo_line_to (cr, px, l->bottom);
+      cairo_stroke (cr);
+      set_rgb (cr, fg, 0.8);
+      draw_text (cr, label, px, l->bottom + 4, 0.5, 0, FALSE);
+    }
+  set_rgb (cr, fg, 0.5);
+  cairo_move_to (cr, l->left, round (l->bottom) + 0.5);
+  cairo_line_to (cr, l->right, round (l->bottom) + 0.5);
+  cairo_stroke (cr);
+  if (data->x_label != NULL)
+    {
+      set_rgb (cr, fg, 0.8);
+      draw_text (cr, data->x_label, (l->left + l->right) / 2, l->bottom + FONT_SIZE_PX * 1.8,
+                 0.5, 0, FALSE);
+    }
+
+  for (guint c = 0; c < rows; c++)
+    {
+      double mid = l->top + row * (c + 0.5);
+      double y = round (mid - bar / 2), x = 0;
+      gboolean any = FALSE;
+
+      if ((int) c == data->hover_category && data->hover_active)
+        {
+          set_rgb (cr, fg, 0.06);
+          cairo_rectangle (cr, l->left, l->top + row * c, l->right - l->left, row);
+          cairo_fill (cr);
+        }
+      draw_row_label (cr, data, g_ptr_array_index (data->categories, c), l->left - 6,
+                      l->left - PAD * 2 - 6, mid);
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double v = stacked_value (s, c);
+
+          if (s->marker || !isfinite (v))
+            continue;
+          double x0 = map_x (l, x), x1 = map_x (l, MIN (x + v, MAX_MAGNITUDE));
+
+          set_rgb (cr, s->color, 1);
+          cairo_rectangle (cr, round (x0), y, MAX (round (x1) - round (x0), 1), round (bar));
+          cairo_fill (cr);
+          x = MIN (x + v, MAX_MAGNITUDE);
+          any = TRUE;
+        }
+      for (guint i = 0; i < data->series->len; i++)
+        {
+          const TbChartSeries *s = g_ptr_array_index (data->series, i);
+          double v = stacked_value (s, c);
+
+          if (!s->marker || !isfinite (v))
+            continue;
+          double px = round (map_x (l, v)) + 0.5;
+
+          /* outlined, so it shows on a bar of its own colour */
+          cairo_set_line_width (cr, 4);
+          set_rgb (cr, data->dark ? 0x1e1e1e : 0xffffff, 1);
+          cairo_move_to (cr, px, y - 5);
+          cairo_line_to (cr, px, y + bar + 5);
+          cairo_stroke (cr);
+          cairo_set_line_width (cr, 2);
+          set_rgb (cr, s->color, 1);
+          cairo_move_to (cr, px, y - 5);
+          cairo_line_to (cr, px, y + bar + 5);
+          cairo_stroke (cr);
+          cairo_set_line_width (cr, 1);
+          any = TRUE;
+        }
+      if (!any)
+        {
+          set_rgb (cr, fg, 0.5);
+          draw_text (cr, data->missing_text != NULL ? data->missing_text : _("No data"),
+                     l->left + 6, mid, 0, 0.5, FALSE);
+        }
+    }
+}
+
 /* Nearest x among all series' points to `x`. */
 static gboolean
 nearest_x (const TbChartData *data,
@@ -1285,6 +1530,14 @@ tb_chart_render (cairo_t           *cr,
     }
 
   draw_legend (cr, data, width);
+  if (data->kind == TB_CHART_STACKED)
+    {
+      draw_stacked (cr, data, &l);
+      if (has_data && data->hover_active)
+        draw_hover (cr, data, &l);
+      cairo_restore (cr);
+      return;
+    }
   draw_axes (cr, data, &l, height);
 
   if (!has_data)
@@ -1325,6 +1578,14 @@ tb_chart_hover (TbChartData *data,
       double x = l.x_min + (px - l.left) / (l.right - l.left) * (l.x_max - l.x_min);
 
       if (!nearest_x (data, x, &data->hover_x))
+        return NULL;
+    }
+  else if (data->kind == TB_CHART_STACKED)
+    {
+      double row = (l.bottom - l.top) / MAX (data->categories->len, 1);
+
+      data->hover_category = (int) ((py - l.top) / row);
+      if (data->hover_category < 0 || data->hover_category >= (int) data->categories->len)
         return NULL;
     }
   else

@@ -13,6 +13,8 @@ typedef enum
 {
   TB_CHART_LINES,    /* x/y series drawn as lines (curves over steps or epochs) */
   TB_CHART_BARS,     /* grouped bars: one group per category, one bar per series */
+  TB_CHART_STACKED,  /* horizontal stacked bars: one row per category, the series' values
+                      * laid end to end along x (where a step's time went) */
 } TbChartKind;
 
 /* How values map onto the y axis. */
@@ -35,6 +37,7 @@ typedef struct
   GArray *x;         /* (n) double; for bars: unused */
   GArray *y;         /* (n) double; for bars: one value per category, NAN = none */
   GPtrArray *notes;  /* bars: per-category text drawn above the bar ("×3.2"), or NULL entries */
+  gboolean marker;   /* stacked: a line across its row at its value, beside the stack */
 } TbChartSeries;
 
 typedef struct
@@ -50,6 +53,7 @@ typedef struct
   TbChartScale y_scale; /* AUTO unless set */
   gboolean x_integer;   /* x ticks are whole numbers (epochs, steps) */
   gboolean dark;        /* draw for a dark background */
+  char *missing_text;   /* owned; stacked: what a row without values says, NULL: "No data" */
   /* hover read-out, set by the widget; drawn when hover_active */
   gboolean hover_active;
   double hover_x;       /* in data units (lines) */
@@ -89,6 +93,9 @@ void tb_chart_series_set_bar (TbChartSeries *series,
                               guint          category,
                               double         value,
                               const char    *note);
+/* Stacked: what a row without any value says ("No breakdown recorded"). */
+void tb_chart_data_set_missing_text (TbChartData *data,
+                                     const char  *text);
 /* Number of points over all series (for lines) or bars with a value. */
 guint tb_chart_data_count_points (const TbChartData *data);
 

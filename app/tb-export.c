@@ -31,6 +31,7 @@ static const char usage[] =
   "  accuracy    test accuracy per epoch, one curve per run\n"
   "  loss        training loss, one curve per run\n"
   "  epoch-time  seconds of each epoch, one curve per run\n"
+  "  breakdown   where a training step's time goes, a stacked bar per run\n"
   "\n"
   "--scale: the y axis is linear or log; auto (the default) is log for bars 20\n"
   "or more times apart, linear otherwise.\n"
@@ -222,6 +223,8 @@ tb_export_main (int    argc,
     data = tb_runs_compare_loss (runs);
   else if (strcmp (chart, "epoch-time") == 0)
     data = epoch_time_chart (runs);
+  else if (strcmp (chart, "breakdown") == 0)
+    data = tb_runs_breakdown_chart (runs);
   else
     {
       fprintf (stderr, "trainbench: unknown chart “%s”\n\n%s", chart, usage);

@@ -201,6 +201,52 @@ get_double (JsonObject *o,
   return get_number (o, name, &v) ? v : fallback;
 }
 
+/* "breakdown", added in schema 1's lifetime: a file without it, or with
+ * no part a reader knows, has none. Parts of keys this build does not know
+ * are left out; a part that is not a number is not there. */
+static void
+read_breakdown (TbRun      *run,
+                JsonObject *o)
+{
+  JsonNode *parts = o != NULL ? json_object_get_member (o, "parts") : NULL;
+
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    run->part_seconds[p] = NAN;
+  run->device_busy_seconds = NAN;
+  if (parts == NULL || !JSON_NODE_HOLDS_ARRAY (parts))
+    return;
+  JsonArray *arr = json_node_get_array (parts);
+  for (guint i = 0; i < json_array_get_length (arr); i++)
+    {
+      JsonNode *pn = json_array_get_element (arr, i);
+      JsonObject *po;
+      const char *key;
+      double seconds;
+
+      if (!JSON_NODE_HOLDS_OBJECT (pn))
+        continue;
+      po = json_node_get_object (pn);
+      key = json_object_has_member (po, "key")
+                && JSON_NODE_HOLDS_VALUE (json_object_get_member (po, "key"))
+                && json_node_get_value_type (json_object_get_member (po, "key")) == G_TYPE_STRING
+              ? json_object_get_string_member (po, "key") : NULL;
+      if (key == NULL || !get_number (po, "seconds", &seconds) || !isfinite (seconds)
+          || seconds < 0)
+        continue;
+      for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+        if (strcmp (key, nn_breakdown_part_key ((NnBreakdownPart) p)) == 0)
+          {
+            run->part_seconds[p] = seconds;
+            run->has_breakdown = TRUE;
+          }
+    }
+  run->breakdown_steps = get_int64 (o, "steps", 0);
+  run->breakdown_step_seconds = get_double (o, "step_seconds", NAN);
+  run->device_busy_seconds = get_double (o, "device_busy_seconds", NAN);
+  run->copy_bytes = get_double (o, "copy_bytes", NAN);
+  run->evaluation_seconds = get_double (o, "evaluation_seconds", NAN);
+}
+
 /* The preset whose spec matches, so runs from any front end get a name. */
 static char *
 model_name_from_spec (const char *spec)
@@ -733,6 +779,7 @@ tb_run_load_bytes (const char  *path,
         }
     }
   run->total_seconds = get_double (root, "total_seconds", NAN);
+  read_breakdown (run, get_object (root, "breakdown"));
 
   return g_steal_pointer (&run);
 }
@@ -1422,6 +1469,96 @@ tb_runs_compare_loss (GPtrArray *runs)
       for (guint j = 0; j < n; j++)
         tb_chart_series_append (s, last > 0 ? 100.0 * g_array_index (run->loss_steps, double, j) / last : 0,
                                 g_array_index (run->loss_curve, double, j));
+    }
+  return data;
+}
+
+/* ------------------------------------------------------------ breakdown */
+
+const char *
+tb_run_part_label (NnBreakdownPart part)
+{
+  switch (part)
+    {
+    case NN_BREAKDOWN_GEMM:
+      return _("Matrix products");
+    case NN_BREAKDOWN_LOOPS:
+      return _("Engine loops");
+    case NN_BREAKDOWN_JOIN_WAIT:
+      return _("Waiting at joins");
+    case NN_BREAKDOWN_HOST:
+      return _("Host code");
+    case NN_BREAKDOWN_LAUNCH:
+      return _("Launching work");
+    case NN_BREAKDOWN_COPY:
+      return _("Copies to the GPU");
+    case NN_BREAKDOWN_SYNC_WAIT:
+      return _("Waiting for the GPU");
+    case NN_BREAKDOWN_PARTS:
+    default:
+      break;
+    }
+  return "";
+}
+
+/* The legend's order: the CPU's parts, then the GPU's, host code last; and
+ * their colours, the palette's in that order but for host code, whose dark
+ * blue would sit too close to the matrix products' blue: yellow. */
+static const NnBreakdownPart part_order[] = {
+  NN_BREAKDOWN_GEMM, NN_BREAKDOWN_LOOPS, NN_BREAKDOWN_JOIN_WAIT, NN_BREAKDOWN_LAUNCH,
+  NN_BREAKDOWN_COPY, NN_BREAKDOWN_SYNC_WAIT, NN_BREAKDOWN_HOST,
+};
+static const guint part_palette[] = { 0, 1, 2, 3, 4, 5, 7 };
+
+TbChartData *
+tb_runs_breakdown_chart (GPtrArray *runs)
+{
+  TbChartData *data = tb_chart_data_new (TB_CHART_STACKED, _("Where a training step's time goes"),
+                                         _("Seconds per step"), NULL);
+  TbChartSeries *series[NN_BREAKDOWN_PARTS] = { NULL };
+  TbChartSeries *busy = NULL;
+
+  g_return_val_if_fail (runs != NULL, data);
+
+  tb_chart_data_set_missing_text (data, _("No breakdown recorded"));
+  /* a part's series (and colour) only where some run has it, so the legend
+   * names what the bars show */
+  for (guint k = 0; k < G_N_ELEMENTS (part_order); k++)
+    {
+      NnBreakdownPart p = part_order[k];
+
+      for (guint i = 0; i < runs->len && series[p] == NULL; i++)
+        {
+          const TbRun *run = g_ptr_array_index (runs, i);
+
+          if (run->has_breakdown && isfinite (run->part_seconds[p]))
+            series[p] = tb_chart_data_add_series (data, tb_run_part_label (p),
+                                                  tb_chart_palette (part_palette[k]));
+        }
+    }
+  for (guint i = 0; i < runs->len && busy == NULL; i++)
+    {
+      const TbRun *run = g_ptr_array_index (runs, i);
+
+      if (run->has_breakdown && isfinite (run->device_busy_seconds))
+        {
+          busy = tb_chart_data_add_series (data, _("GPU busy"), 0x241f31);
+          busy->marker = TRUE;
+        }
+    }
+  for (guint i = 0; i < runs->len; i++)
+    {
+      const TbRun *run = g_ptr_array_index (runs, i);
+      g_autofree char *label = run_series_label (run);
+      guint c = tb_chart_data_add_category (data, label);
+
+      if (!run->has_breakdown)
+        continue;
+      for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+        if (series[p] != NULL && isfinite (run->part_seconds[p]))
+          tb_chart_series_set_bar (series[p], c, run->part_seconds[p], NULL);
+      if (busy != NULL && isfinite (run->device_busy_seconds))
+        tb_chart_series_set_bar (busy, c, run->device_busy_seconds, NULL);
     }
   return data;
 }

@@ -8,6 +8,7 @@
 #include <json-glib/json-glib.h>
 
 #include "tb-chart.h"
+#include "trainbench.h"
 
 G_BEGIN_DECLS
 
@@ -78,6 +79,15 @@ typedef struct
   gboolean graph;       /* steps replayed from a captured graph */
   gboolean loss_every_step;
   gboolean fused;
+  /* "breakdown": where a step's time went; has_breakdown FALSE for a file
+   * without it (older runs, --breakdown off) */
+  gboolean has_breakdown;
+  gint64 breakdown_steps;
+  double breakdown_step_seconds;
+  double part_seconds[NN_BREAKDOWN_PARTS]; /* mean per step; NAN: not in the file */
+  double device_busy_seconds; /* NAN when not measured (the CPU) */
+  double copy_bytes;          /* per step */
+  double evaluation_seconds;
   GBytes *contents;     /* the whole file as read, for JSON export */
 } TbRun;
 
@@ -185,5 +195,12 @@ TbChartData *tb_runs_compare_bars (GPtrArray *runs,
 TbChartData *tb_runs_compare_accuracy (GPtrArray *runs);
 /* Overlaid training loss curves, one series per run. */
 TbChartData *tb_runs_compare_loss (GPtrArray *runs);
+
+/* The label of a part of a step's time ("Matrix products"), translated. */
+const char *tb_run_part_label (NnBreakdownPart part);
+/* Where a step's time went: a stacked bar per run, its parts in the
+ * palette's colours, the GPU's busy time a line across it; a run whose
+ * file has no breakdown is a row that says so. */
+TbChartData *tb_runs_breakdown_chart (GPtrArray *runs);
 
 G_END_DECLS

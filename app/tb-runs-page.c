@@ -75,6 +75,7 @@ struct _TbRunsPage
   TbChartView *compare_bars;
   TbChartView *compare_accuracy;
   TbChartView *compare_loss;
+  TbChartView *compare_breakdown;
 };
 
 G_DEFINE_FINAL_TYPE (TbRunsPage, tb_runs_page, GTK_TYPE_WIDGET)
@@ -508,6 +509,7 @@ update_comparison (TbRunsPage *self)
   g_signal_handlers_unblock_matched (self->log_scale_toggle, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
   tb_chart_view_set_data (self->compare_accuracy, tb_runs_compare_accuracy (runs));
   tb_chart_view_set_data (self->compare_loss, tb_runs_compare_loss (runs));
+  tb_chart_view_set_data (self->compare_breakdown, tb_runs_breakdown_chart (runs));
 }
 
 static void
@@ -1690,6 +1692,8 @@ tb_runs_page_get_chart (TbRunsPage *self,
     return self->compare_accuracy;
   if (g_strcmp0 (name, "compare-loss") == 0)
     return self->compare_loss;
+  if (g_strcmp0 (name, "compare-breakdown") == 0)
+    return self->compare_breakdown;
   return NULL;
 }
 
@@ -1870,6 +1874,7 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_bars);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_accuracy);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_loss);
+  gtk_widget_class_bind_template_child (widget_class, TbRunsPage, compare_breakdown);
   gtk_widget_class_bind_template_callback (widget_class, group_toggled_cb);
   gtk_widget_class_bind_template_callback (widget_class, filter_changed_cb);
 

@@ -45,6 +45,7 @@ guint tb_runs_page_get_n_pending (TbRunsPage *self);
 guint tb_runs_page_get_n_skipped (TbRunsPage *self);
 char *tb_runs_page_get_skipped_text (TbRunsPage *self);
 TbChartView *tb_runs_page_get_chart (TbRunsPage *self,
-                                     const char *name); /* "compare", "compare-accuracy", "compare-loss" */
+                                     const char *name); /* "compare", "compare-accuracy", "compare-loss",
+                                                         * "compare-breakdown" */
 
 G_END_DECLS

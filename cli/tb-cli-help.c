@@ -110,6 +110,8 @@ static const char help_train[] =
   "                          its own ops (summary --plan --fusion off shows them)\n"
   "    --limit-train N       use only the first N training samples (0 = all)\n"
   "    --limit-test N        use only the first N test samples (0 = all)\n"
+  "    --breakdown on|off    measure where a step's time goes and record it\n"
+  "                          (default on; printed after the run)\n"
   "    --out FILE            the result file (default: <runs folder>/<run id>.json)\n"
   "    --save-weights FILE   save the trained weights (for evaluate)\n"
   "    --quiet               no progress or epoch lines\n"

@@ -27,6 +27,7 @@ const TbCliOption tb_cli_train_options[] = {
   { "fusion", "on|off" },
   { "limit-train", "N" },
   { "limit-test", "N" },
+  { "breakdown", "on|off" },
   { "out", "FILE" },
   { "save-weights", "FILE" },
   { "quiet", NULL },

@@ -129,6 +129,42 @@ run_save_weights (TbCliRun *run, NnStatus status, const char *command)
   return TB_CLI_EXIT_OK;
 }
 
+/* The parts' labels, as the app shows them (NnBreakdownPart order). */
+static const char *const breakdown_labels[NN_BREAKDOWN_PARTS] = {
+  [NN_BREAKDOWN_GEMM] = "Matrix products",
+  [NN_BREAKDOWN_LOOPS] = "Engine loops",
+  [NN_BREAKDOWN_JOIN_WAIT] = "Waiting at joins",
+  [NN_BREAKDOWN_LAUNCH] = "Launching work",
+  [NN_BREAKDOWN_COPY] = "Copies to the GPU",
+  [NN_BREAKDOWN_SYNC_WAIT] = "Waiting for the GPU",
+  [NN_BREAKDOWN_HOST] = "Host code",
+};
+
+/* Where the run's steps spent their time: one line a part, its mean
+ * seconds per step and its share of the step. */
+static void
+print_breakdown (const NnRunResult *r, const char *prefix)
+{
+  const NnBreakdown *b = &r->breakdown;
+
+  if (!b->measured)
+    return;
+  printf ("%swhere a step's time went (mean of %lld steps, %.6f s each):\n", prefix,
+          (long long) b->steps, b->step_seconds);
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    if (nn_breakdown_part_on ((NnBreakdownPart) p, r->device.kind) || b->part_seconds[p] > 0)
+      printf ("%s  %-20s %10.6f s %6.1f %%\n", prefix, breakdown_labels[p], b->part_seconds[p],
+              b->step_seconds > 0 ? 100.0 * b->part_seconds[p] / b->step_seconds : 0.0);
+  if (b->device_busy_seconds >= 0)
+    printf ("%s  %-20s %10.6f s %6.1f %% (overlaps the parts above)\n", prefix, "GPU busy",
+            b->device_busy_seconds,
+            b->step_seconds > 0 ? 100.0 * b->device_busy_seconds / b->step_seconds : 0.0);
+  if (r->device.kind != NN_DEVICE_CPU)
+    printf ("%s  %-20s %10.0f bytes a step\n", prefix, "copied to the GPU", b->copy_bytes);
+  printf ("%s  %-20s %10.3f s in all, apart from the steps\n", prefix, "evaluation",
+          b->evaluation_seconds);
+}
+
 /* Train once; the result file is written whatever happens: the file --out
  * names, or a new one in the runs folder that never replaces another run's.
  * Returns the exit status for it. */
@@ -163,6 +199,8 @@ run_one (TbCliRun *run, const char *command)
                   (long long) r->step_count);
   else if (status != NN_OK)
     tb_cli_error ("%s: the run failed: %s", command, error.message[0] ? error.message : r->error);
+  if (status == NN_OK && !run->progress->quiet)
+    print_breakdown (r, prefix);
 
   nn_error_clear (&werr);
   if (nn_runner_write_status (run->runner, &werr) != NN_OK)
@@ -484,6 +522,8 @@ train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *r
     request->limit_train = tb_cli_parse_int (cmd, "limit-train", value, 0, INT32_MAX);
   if ((value = tb_cli_arg (args, "limit-test")) != NULL)
     request->limit_test = tb_cli_parse_int (cmd, "limit-test", value, 0, INT32_MAX);
+  if ((value = tb_cli_arg (args, "breakdown")) != NULL)
+    c->breakdown = tb_cli_parse_on_off (cmd, "breakdown", value);
 
   request->result_path = tb_cli_arg (args, "out");
   request->dataset_name = tb_cli_arg (args, "dataset");

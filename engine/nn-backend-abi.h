@@ -424,6 +424,21 @@ struct NnBackendOps
   /* Waits until every upload_async queued so far has read its source (not
    * for the ops queued after it), so the host may refill it. */
   int (*upload_wait) (void *ctx);
+  /* --- optional: device time of spans of the stream (all three NULL or
+   *     none; the CPU has none). Marks on the stream, read back only after
+   *     a synchronize the engine makes anyway, so timing never waits. --- */
+
+  /* Marks the start of a span (not while capturing). UNSUPPORTED when every
+   * span the backend keeps is open or unread: the engine then leaves those
+   * steps untimed. */
+  int (*timer_begin) (void *ctx);
+  /* Marks the end of the span timer_begin opened, which covers `steps`
+   * training steps. */
+  int (*timer_end) (void *ctx, int32_t steps);
+  /* Adds up the device seconds between the marks of every span that has
+   * ended on the device and the steps they cover, and frees those spans;
+   * spans still running stay for the next read. Never waits. */
+  int (*timer_read) (void *ctx, double *seconds, int64_t *steps);
 };
 
 #ifdef __CUDACC__

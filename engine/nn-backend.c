@@ -80,6 +80,7 @@ static const Slot slot_groups[][4] = {
   { SLOT (capture_begin), SLOT (capture_end), SLOT (graph_launch), SLOT (graph_free) },
   { SLOT (step_supported), SLOT (step_run) },
   { SLOT (host_alloc), SLOT (host_free), SLOT (upload_async), SLOT (upload_wait) },
+  { SLOT (timer_begin), SLOT (timer_end), SLOT (timer_read) },
 };
 
 static bool

@@ -918,13 +918,11 @@ sgemm_split (int trans_a, int trans_b, int m, int n, int k, float alpha,
   _nn_parallel_on (threads, blocks, split_block_part, &s);
 }
 
-void
-_nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
+static void
+sgemm_any (int trans_a, int trans_b, int m, int n, int k, float alpha,
            const float *a, int lda, const float *b, int ldb, float beta,
            float *c, int ldc)
 {
-  if (m <= 0 || n <= 0)
-    return;
   nn_blas_init ();
   /* OpenBLAS rejects lda < 1 with a message on stderr; k = 0 only scales C. */
   if (blas.lib.sgemm != NULL && k > 0)
@@ -937,4 +935,18 @@ _nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
     }
   sgemm_fallback (trans_a != 0, trans_b != 0, m, n, k, alpha, a, lda, b, ldb, beta,
                   c, ldc);
+}
+
+/* A product's time is the step's "gemm" part, the joins of its split
+ * excepted (nn-parallel.c counts those as waiting). */
+void
+_nn_sgemm (int trans_a, int trans_b, int m, int n, int k, float alpha,
+           const float *a, int lda, const float *b, int ldb, float beta,
+           float *c, int ldc)
+{
+  if (m <= 0 || n <= 0)
+    return;
+  int back = _nn_clock_enter (NN_BREAKDOWN_GEMM);
+  sgemm_any (trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  _nn_clock_leave (back);
 }

@@ -212,13 +212,20 @@ grow (int want)
   _nn_os_mutex_unlock (&pool.grow);
 }
 
-/* Wait until `parts` parts are done: spin a little, then sleep. */
+/* Wait until `parts` parts are done: spin a little, then sleep. The time
+ * from here on is the step's "join_wait": the caller's own share (and any
+ * part it took from the others) is done, the others' are not. `last`: the
+ * call ends with this wait, so the switch back is the call's own (one
+ * clock read less). */
 static void
-wait_done (int parts)
+wait_done (int parts, bool last)
 {
   uint32_t done = __atomic_load_n (&pool.done, __ATOMIC_ACQUIRE);
   if (done == (uint32_t) parts)
     return;
+  int back = _nn_clock_enter (NN_BREAKDOWN_JOIN_WAIT);
+  if (last)
+    back = -1;
   double until = _nn_now () + SPIN_SECONDS;
   for (int i = 0; done != (uint32_t) parts; i++)
     {
@@ -236,6 +243,7 @@ wait_done (int parts)
       __atomic_store_n (&pool.caller_sleeps, 0, __ATOMIC_SEQ_CST);
       done = __atomic_load_n (&pool.done, __ATOMIC_ACQUIRE);
     }
+  _nn_clock_leave (back);
 }
 
 /* The parts one after another on the calling thread. A part that calls
@@ -254,11 +262,24 @@ _nn_parallel (int parts, NnPartFunc fn, void *data)
   _nn_parallel_on (_nn_threads (), parts, fn, data);
 }
 
+/* A call made from the trainer's serial code is the step's "loops" part;
+ * one inside a matrix product stays the product's (_nn_clock_enter_from). */
+static void parallel_on (int threads, int parts, NnPartFunc fn, void *data, bool timed);
+
 void
 _nn_parallel_on (int threads, int parts, NnPartFunc fn, void *data)
 {
   if (parts <= 0)
     return;
+  int back = _nn_clock_enter_from (NN_BREAKDOWN_HOST, NN_BREAKDOWN_LOOPS);
+  parallel_on (threads, parts, fn, data, back >= 0);
+  _nn_clock_leave (back);
+}
+
+/* `timed`: this call switched the clock to "loops" and switches it back. */
+static void
+parallel_on (int threads, int parts, NnPartFunc fn, void *data, bool timed)
+{
   if (threads > _nn_threads ())
     threads = _nn_threads ();
   if (parts == 1 || threads <= 1 || inside || parts > NN_PARALLEL_MAX_PARTS)
@@ -306,7 +327,7 @@ _nn_parallel_on (int threads, int parts, NnPartFunc fn, void *data)
   inside = true;
   run_call (word, 0);
   inside = false;
-  wait_done (parts);
+  wait_done (parts, timed);
   _nn_os_mutex_unlock (&pool.lock);
 }
 
@@ -336,7 +357,9 @@ _nn_parallel_range (size_t count, size_t align, int parts, NnRangeFunc fn, void 
     return;
   if (parts <= 1 || count == 1)
     {
+      int back = _nn_clock_enter_from (NN_BREAKDOWN_HOST, NN_BREAKDOWN_LOOPS);
       fn (data, 0, count);
+      _nn_clock_leave (back);
       return;
     }
   RangeCall r = { count, align, fn, data };

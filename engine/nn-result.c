@@ -44,6 +44,34 @@ key_float (NnJson *j, const char *key, float value)
   _nn_json_float (j, value);
 }
 
+/* "breakdown": the device kind's four parts always, in the order of
+ * NnBreakdownPart, and any other part that took time (none does today). */
+static void
+write_breakdown (NnJson *j, const NnBreakdown *b, NnDeviceKind kind)
+{
+  _nn_json_key (j, "breakdown");
+  _nn_json_begin_object (j);
+  key_int (j, "steps", b->steps);
+  key_double (j, "step_seconds", b->step_seconds);
+  _nn_json_key (j, "parts");
+  _nn_json_begin_array (j);
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    if (nn_breakdown_part_on ((NnBreakdownPart) p, kind) || b->part_seconds[p] > 0)
+      {
+        _nn_json_begin_object (j);
+        _nn_json_key (j, "key");
+        _nn_json_string (j, nn_breakdown_part_key ((NnBreakdownPart) p));
+        key_double (j, "seconds", b->part_seconds[p]);
+        _nn_json_end_object (j);
+      }
+  _nn_json_end_array (j);
+  if (b->device_busy_seconds >= 0)
+    key_double (j, "device_busy_seconds", b->device_busy_seconds);
+  key_double (j, "copy_bytes", b->copy_bytes);
+  key_double (j, "evaluation_seconds", b->evaluation_seconds);
+  _nn_json_end_object (j);
+}
+
 static const char *
 status_text (NnRunStatus status)
 {
@@ -289,6 +317,10 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
     }
   _nn_json_end_array (j);
   _nn_json_end_object (j);
+
+  /* added in schema 1's lifetime, only when measured */
+  if (r->breakdown.measured)
+    write_breakdown (j, &r->breakdown, r->device.kind);
 
   key_double (j, "total_seconds", r->total_seconds);
   key_double (j, "time_to_first_step_seconds", r->time_to_first_step_seconds);

@@ -61,6 +61,7 @@ nn_train_config_init (NnTrainConfig *config)
   config->progress_every = 0;
   config->max_steps = 0;
   config->conditions = nn_conditions_default ();
+  config->breakdown = true;
 }
 
 /* ---------------------------------------------------------------- conditions */
@@ -449,7 +450,83 @@ typedef struct
   /* epochs */
   NnEpochRecord *epochs; /* (epochs) */
   int32_t epoch_count;
+
+  /* where the steps' time went (config.breakdown): the clock runs on this
+   * thread over a window of steps (each call of train_steps on the CPU, an
+   * interval between two reads of the loss sums on an asynchronous
+   * backend) and is added to the totals when the window's steps are
+   * counted, so a window a cancel or an error cut short adds nothing */
+  bool timing;
+  bool device_timer;     /* the backend times spans of its stream */
+  NnStepClock clock;
+  double part_total[NN_BREAKDOWN_PARTS];
+  double window_bytes;   /* host-to-device bytes of the open window */
+  double copy_bytes;
+  int64_t timed_steps;
+  double timed_seconds;  /* the timed steps' wall time, from their own clock reads */
+  double device_seconds; /* device time of the spans read back */
+  int64_t device_steps;  /* the steps those spans covered */
+  double evaluation_seconds;
 } Run;
+
+/* Opens a window of measured steps on this thread: what the clock has is
+ * dropped. */
+static void
+clock_open (Run *run)
+{
+  if (!run->timing)
+    return;
+  run->window_bytes = 0;
+  _nn_clock_start (&run->clock, NN_BREAKDOWN_HOST);
+}
+
+/* Closes the window: its `steps` steps took `seconds` by their own clock. */
+static void
+clock_close (Run *run, int64_t steps, double seconds)
+{
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    run->part_total[p] += run->clock.seconds[p];
+  run->copy_bytes += run->window_bytes;
+  run->timed_steps += steps;
+  run->timed_seconds += seconds;
+}
+
+/* Stops the clock of a window that ends without its steps counted. */
+static void
+clock_drop (Run *run)
+{
+  if (_nn_step_clock == &run->clock)
+    _nn_clock_stop (&run->clock);
+}
+
+/* upload () of `bytes` inside a measured window: the step's "copy" part. */
+static int
+timed_upload (Run *run, void *dst, const void *src, size_t bytes)
+{
+  int back = _nn_clock_enter (NN_BREAKDOWN_COPY);
+  int status = run->ops->upload (run->backend->ctx, dst, src, bytes);
+  _nn_clock_leave (back);
+  if (back >= 0)
+    run->window_bytes += (double) bytes;
+  return status;
+}
+
+/* The device time of the spans that have ended; called only where the
+ * trainer has synchronized anyway, so it never waits. */
+static void
+read_device_timer (Run *run)
+{
+  double seconds = 0;
+  int64_t steps = 0;
+
+  if (!run->device_timer)
+    return;
+  if (run->ops->timer_read (run->backend->ctx, &seconds, &steps) == 0)
+    {
+      run->device_seconds += seconds;
+      run->device_steps += steps;
+    }
+}
 
 static void
 record_step_time (Run *run, double seconds)
@@ -739,10 +816,15 @@ feed_batch (Run *run, int32_t n, int32_t step_in_epoch, NnError *error)
   int (*copy) (void *, void *, const void *, size_t) = pinned ? ops->upload_async : ops->upload;
   NnStatus status;
 
+  /* the wait for the copy before and the copies themselves: "copy" */
+  int back;
+
   if (pinned)
     {
+      back = _nn_clock_enter (NN_BREAKDOWN_COPY);
       status = _nn_model_check (model, ops->upload_wait (ctx), "waiting for a batch's copy",
                                 error);
+      _nn_clock_leave (back);
       if (status != NN_OK)
         return status;
     }
@@ -760,18 +842,24 @@ feed_batch (Run *run, int32_t n, int32_t step_in_epoch, NnError *error)
       for (int32_t i = 0; i < n; i++)
         run->stage_targets[(size_t) i * (size_t) model->classes + run->stage_labels[i]] = 1.0f;
     }
-  status = _nn_model_check (model, copy (ctx, model->x, run->stage_x,
-                                         sizeof (float) * (size_t) n * sample),
+  size_t x_bytes = sizeof (float) * (size_t) n * sample;
+  size_t label_bytes = sizeof (int32_t) * (size_t) n;
+  size_t target_bytes = run->stage_targets != NULL
+                          ? sizeof (float) * (size_t) n * (size_t) model->classes
+                          : 0;
+  back = _nn_clock_enter (NN_BREAKDOWN_COPY);
+  status = _nn_model_check (model, copy (ctx, model->x, run->stage_x, x_bytes),
                             "copying a batch to the device", error);
   if (status == NN_OK)
-    status = _nn_model_check (model, copy (ctx, model->labels, run->stage_labels,
-                                           sizeof (int32_t) * (size_t) n),
+    status = _nn_model_check (model, copy (ctx, model->labels, run->stage_labels, label_bytes),
                               "copying a batch's labels to the device", error);
   if (status == NN_OK && run->stage_targets != NULL)
     status = _nn_model_check (model, copy (ctx, model->targets, run->stage_targets,
-                                           sizeof (float) * (size_t) n
-                                             * (size_t) model->classes),
+                                           target_bytes),
                               "copying a batch's targets to the device", error);
+  _nn_clock_leave (back);
+  if (back >= 0)
+    run->window_bytes += (double) (x_bytes + label_bytes + target_bytes);
   return status;
 }
 
@@ -931,6 +1019,8 @@ read_stats (Run *run, float out[2], NnError *error)
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
   NnStatus status;
+  /* the download of the sums and the wait for it: "sync_wait" */
+  int back = _nn_clock_enter (NN_BREAKDOWN_SYNC_WAIT);
 
   if (ops->download_async != NULL)
     {
@@ -946,12 +1036,17 @@ read_stats (Run *run, float out[2], NnError *error)
                               ops->download (ctx, run->stats_host, run->model->stats,
                                              sizeof run->stats_host),
                               "reading statistics", error);
+  _nn_clock_leave (back);
   if (status != NN_OK)
     return status;
   out[0] = run->stats_host[0];
   out[1] = run->stats_host[1];
-  return _nn_model_check (run->model, ops->fill (ctx, run->model->stats, 0.0f, 2),
-                          "clearing statistics", error);
+  back = _nn_clock_enter_from (NN_BREAKDOWN_HOST, run->async ? NN_BREAKDOWN_LAUNCH
+                                                             : NN_BREAKDOWN_HOST);
+  status = _nn_model_check (run->model, ops->fill (ctx, run->model->stats, 0.0f, 2),
+                            "clearing statistics", error);
+  _nn_clock_leave (back);
+  return status;
 }
 
 /* The ops of one training step on n rows; nothing here allocates or waits. */
@@ -1067,6 +1162,25 @@ train_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError 
       if (status == NN_OK && full)
         run->full_steps++;
     }
+  return status;
+}
+
+/* train_steps, its host time the step's "launch" part on an asynchronous
+ * backend, and its device time a span of the backend's timer. */
+static NnStatus
+timed_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
+{
+  if (!run->timing || !run->async)
+    return train_steps (run, n, count, step_in_epoch, error);
+  void *ctx = run->backend->ctx;
+  int back = _nn_clock_enter (NN_BREAKDOWN_LAUNCH);
+  /* no free span (more steps between two reads than the backend keeps):
+   * these steps go untimed rather than wait */
+  bool timed = run->device_timer && run->ops->timer_begin (ctx) == 0;
+  NnStatus status = train_steps (run, n, count, step_in_epoch, error);
+  if (timed && run->ops->timer_end (ctx, count) != 0)
+    run->device_timer = false;
+  _nn_clock_leave (back);
   return status;
 }
 
@@ -1210,6 +1324,21 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
     }
   result->conditions = run->trainer->config.conditions;
   result->conditions.graph = run->graph != NULL || run->graph_many != NULL;
+  if (run->timing && run->timed_steps > 0)
+    {
+      NnBreakdown *b = &result->breakdown;
+      double steps = (double) run->timed_steps;
+      b->measured = true;
+      b->steps = run->timed_steps;
+      b->step_seconds = run->timed_seconds / steps;
+      for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+        b->part_seconds[p] = run->part_total[p] / steps;
+      b->device_busy_seconds = run->device_steps > 0
+                                 ? run->device_seconds / (double) run->device_steps
+                                 : -1.0;
+      b->copy_bytes = run->copy_bytes / steps;
+      b->evaluation_seconds = run->evaluation_seconds;
+    }
   result->plan = run->plan_steps;
   result->plan_count = run->plan_step_count;
   run->plan_steps = NULL;
@@ -1323,8 +1452,15 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
       if (status != NN_OK)
         return status;
     }
+  if (run->async && run->timing)
+    {
+      _nn_clock_stop (&run->clock);
+      read_device_timer (run);
+    }
   now = _nn_now ();
   interval_seconds = now - t->interval_start;
+  if (run->async && run->timing)
+    clock_close (run, interval_steps, interval_seconds);
   if (!run->step_clock)
     for (int64_t i = 0; i < interval_steps; i++)
       record_step_time (run, interval_seconds / (double) interval_steps);
@@ -1356,6 +1492,9 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   t->interval_start = _nn_now ();
   t->interval_first = t->step;
   t->interval_samples = 0.0;
+  /* the epoch's evaluation, next when the epoch is over, is no step's */
+  if (run->async && t->step_in_epoch < run->steps_per_epoch && !t->stop)
+    clock_open (run);
   return NN_OK;
 }
 
@@ -1376,8 +1515,8 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
   if (run->data == NN_DATA_DEVICE)
     {
       status = _nn_model_check (model,
-                                run->ops->upload (run->backend->ctx, run->perm, run->host_perm,
-                                                  sizeof (int32_t) * (size_t) ds->train.count),
+                                timed_upload (run, run->perm, run->host_perm,
+                                              sizeof (int32_t) * (size_t) ds->train.count),
                                 "uploading the sample order", error);
       if (status != NN_OK)
         return status;
@@ -1397,9 +1536,19 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
                 ? steps_at_once (run, t->step, t->interval_first, t->step_in_epoch)
                 : 1;
       t0 = _nn_now ();
-      status = train_steps (run, n, count, t->step_in_epoch, error);
+      if (run->timing && !run->async)
+        clock_open (run);
+      status = timed_steps (run, n, count, t->step_in_epoch, error);
       if (status == NN_OK && run->loss_every_step)
-        status = read_step_stats (run, t, error);
+        {
+          status = read_step_stats (run, t, error);
+          /* the read waited for the step: its span has ended, and reading
+           * it now keeps the backend's spans from running out */
+          if (run->async && run->timing)
+            read_device_timer (run);
+        }
+      if (run->timing && !run->async)
+        _nn_clock_stop (&run->clock);
       if (status != NN_OK)
         {
           _nn_error_prefix (error, "step %lld (epoch %d)", (long long) t->step + 1, t->epoch);
@@ -1410,16 +1559,21 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       t->interval_samples += (double) n * count;
       if (run->step_clock)
         {
-          double each = (_nn_now () - t0) / count;
+          double seconds = _nn_now () - t0;
+          double each = seconds / count;
           for (int32_t i = 0; i < count; i++)
             record_step_time (run, each);
+          if (run->timing && !run->async)
+            clock_close (run, count, seconds);
         }
       if (t->step == 1)
         {
           if (run->async)
             {
+              int back = _nn_clock_enter (NN_BREAKDOWN_SYNC_WAIT);
               status = _nn_model_check (model, run->ops->synchronize (run->backend->ctx),
                                         "first step", error);
+              _nn_clock_leave (back);
               if (status != NN_OK)
                 return status;
             }
@@ -1469,6 +1623,7 @@ end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       _nn_error_prefix (error, "evaluating epoch %d", t->epoch);
       return status;
     }
+  run->evaluation_seconds += _nn_now () - eval_start;
   run->epoch_count++;
 
   progress_at (run, t, NN_PROGRESS_EPOCH_END, &p);
@@ -1511,7 +1666,10 @@ train_loop (Run *run, double t_entry, NnError *error)
       t.interval_start = _nn_now ();
       t.interval_first = t.step;
       t.interval_samples = 0.0;
+      if (run->async)
+        clock_open (run);
       status = train_epoch (run, &t, t_entry, error);
+      clock_drop (run);
       if (status == NN_OK)
         status = end_epoch (run, &t, t_entry, error);
       if (status != NN_OK)
@@ -1593,6 +1751,8 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       run.loss_every_step = config->conditions.loss_every_step;
       run.step_clock = !run.async || run.loss_every_step;
       run.model->fusion = config->conditions.fused;
+      run.timing = config->breakdown;
+      run.device_timer = run.timing && run.ops->timer_begin != NULL;
       run.sample_size = ds->train.channels * ds->train.height * ds->train.width;
       run.steps_per_epoch = (ds->train.count + config->batch_size - 1) / config->batch_size;
       run.remainder = ds->train.count % config->batch_size;
@@ -1617,6 +1777,7 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
     }
   if (status == NN_OK)
     status = train_loop (&run, t_entry, error);
+  clock_drop (&run);
   if (status == NN_OK && run.async && run.ops != NULL)
     status = _nn_model_check (run.model, run.ops->synchronize (run.backend->ctx), "finishing",
                               error);

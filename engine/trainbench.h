@@ -481,6 +481,9 @@ typedef struct
   int32_t progress_every;    /* steps between progress reports; 0 = automatic */
   int32_t max_steps;         /* stop after this many steps in all (0 = no limit), for quick checks */
   NnConditions conditions;   /* how batches reach the device and how it is driven */
+  bool breakdown;            /* measure where a step's time goes (NnBreakdown); on by default.
+                              * Off reads no clock beyond the step's own and writes no
+                              * "breakdown" */
 } NnTrainConfig;
 
 /* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU,
@@ -544,6 +547,46 @@ typedef enum
 
 #define NN_LOSS_CURVE_MAX 512
 
+/* The parts a training step's time is split into. On the CPU: matrix
+ * products (time inside sgemm), the engine's own loops (inside its parallel
+ * element-wise and reduction calls), waiting at join points (the training
+ * thread waiting for the pool's other threads) and the trainer's serial code.
+ * On a GPU: the host preparing and launching work, host-to-device copies,
+ * waiting on the device (the loss sums' download, synchronize) and the rest
+ * of the host's work. Each is measured on the training thread with a
+ * monotonic clock, switched at the boundaries; none is a residual. */
+typedef enum
+{
+  NN_BREAKDOWN_GEMM,       /* "gemm" */
+  NN_BREAKDOWN_LOOPS,      /* "loops" */
+  NN_BREAKDOWN_JOIN_WAIT,  /* "join_wait" */
+  NN_BREAKDOWN_LAUNCH,     /* "launch" */
+  NN_BREAKDOWN_COPY,       /* "copy" */
+  NN_BREAKDOWN_SYNC_WAIT,  /* "sync_wait" */
+  NN_BREAKDOWN_HOST,       /* "host" */
+  NN_BREAKDOWN_PARTS
+} NnBreakdownPart;
+
+/* The key a result file gives a part ("gemm", ..., "host"); NULL out of range. */
+const char *nn_breakdown_part_key (NnBreakdownPart part);
+
+/* Whether `part` is one of a device kind's parts (the four a result file
+ * always writes for it; another part is written only when it took time). */
+bool nn_breakdown_part_on (NnBreakdownPart part, NnDeviceKind kind);
+
+/* Where a run's training steps spent their time (NnTrainConfig.breakdown). */
+typedef struct
+{
+  bool measured;             /* false: breakdown off, or no step ran */
+  int64_t steps;             /* training steps measured */
+  double step_seconds;       /* mean wall time of those steps, from their own clock reads */
+  double part_seconds[NN_BREAKDOWN_PARTS]; /* mean seconds per step of each part */
+  double device_busy_seconds; /* GPU: device time per step between events around the steps
+                               * (overlaps the host's parts); < 0 where not measured */
+  double copy_bytes;         /* host-to-device bytes per step */
+  double evaluation_seconds; /* the run's evaluation on the test set in all, apart from training */
+} NnBreakdown;
+
 /* One step of the plan of a training step: the backend ops that run one
  * layer, or one fused op of the backend that runs several layers, or more
  * than a layer's own work, at once. The forward's steps come first, from
@@ -605,6 +648,7 @@ typedef struct
                               * batch; none when the run stopped before they were made */
   NnConditions conditions;   /* as the run ran: config.conditions, except graph, true only
                               * where steps were replayed from a captured graph */
+  NnBreakdown breakdown;     /* where the steps' time went; measured is false when off */
 } NnRunResult;
 
 typedef struct NnTrainer NnTrainer;

@@ -440,6 +440,15 @@ context_release (NnCudaContext *ctx)
   lane_close (&ctx->branch);
   if (ctx->staging != NULL)
     cudaFreeHost (ctx->staging);
+  if (ctx->spans != NULL)
+    for (int i = 0; i < NN_CUDA_TIMER_SPANS; i++)
+      {
+        if (ctx->spans[i].begin != NULL)
+          cudaEventDestroy (ctx->spans[i].begin);
+        if (ctx->spans[i].end != NULL)
+          cudaEventDestroy (ctx->spans[i].end);
+      }
+  free (ctx->spans);
   lane_close (&ctx->lane);
   cudaGetLastError ();
   free (ctx);
@@ -512,6 +521,18 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
              "cudaEventCreate");
   STEP_CUDA (cudaStreamCreateWithFlags (&ctx->side_stream, cudaStreamNonBlocking),
              "cudaStreamCreate (side)");
+  /* the timer's marks, made now so that timing a step allocates nothing */
+  ctx->spans = (NnCudaSpan *) calloc (NN_CUDA_TIMER_SPANS, sizeof *ctx->spans);
+  if (ctx->spans == NULL)
+    {
+      rc = _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "out of host memory for the timer");
+      goto failed;
+    }
+  for (int i = 0; i < NN_CUDA_TIMER_SPANS; i++)
+    {
+      STEP_CUDA (cudaEventCreate (&ctx->spans[i].begin), "cudaEventCreate (timer)");
+      STEP_CUDA (cudaEventCreate (&ctx->spans[i].end), "cudaEventCreate (timer)");
+    }
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->fork, cudaEventDisableTiming), "cudaEventCreate");
   STEP_CUDA (cudaEventCreateWithFlags (&ctx->join, cudaEventDisableTiming), "cudaEventCreate");
   STEP_CUDA (cudaMalloc (&ctx->cublas_side_workspace, NN_CUDA_CUBLAS_WORKSPACE),
@@ -831,6 +852,85 @@ cuda_synchronize (void *vctx)
   return rc;
 }
 
+/* ---------------------------------------------------------------- timer */
+
+/* Device time of spans of the stream: two events each, recorded on the
+ * stream between launches and read back only after the engine has
+ * synchronized, so timing adds no wait. */
+static int
+cuda_timer_begin (void *vctx)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (ctx->capturing || ctx->in_branch || ctx->span_open)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR,
+                              "timer_begin: not while capturing, in a branch or in a span");
+  if (ctx->span_count == NN_CUDA_TIMER_SPANS)
+    return NN_BACKEND_UNSUPPORTED; /* every span unread: these steps go untimed */
+  NnCudaSpan *span = &ctx->spans[(ctx->span_first + ctx->span_count) % NN_CUDA_TIMER_SPANS];
+  rc = _nn_cuda_fail (ctx, cudaEventRecord (span->begin, ctx->lane.stream), "timer_begin");
+  if (rc != 0)
+    return rc;
+  span->steps = 0;
+  ctx->span_count++;
+  ctx->span_open = 1;
+  return 0;
+}
+
+static int
+cuda_timer_end (void *vctx, int32_t steps)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  if (!ctx->span_open || ctx->capturing || ctx->in_branch)
+    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "timer_end: no span open");
+  NnCudaSpan *span = &ctx->spans[(ctx->span_first + ctx->span_count - 1) % NN_CUDA_TIMER_SPANS];
+  rc = _nn_cuda_fail (ctx, cudaEventRecord (span->end, ctx->lane.stream), "timer_end");
+  if (rc != 0)
+    return rc;
+  span->steps = steps;
+  ctx->span_open = 0;
+  return 0;
+}
+
+static int
+cuda_timer_read (void *vctx, double *seconds, int64_t *steps)
+{
+  NnCudaContext *ctx = (NnCudaContext *) vctx;
+  int rc;
+  *seconds = 0;
+  *steps = 0;
+  if ((rc = _nn_cuda_enter (ctx)) != 0)
+    return rc;
+  while (ctx->span_count > (ctx->span_open ? 1 : 0))
+    {
+      NnCudaSpan *span = &ctx->spans[ctx->span_first];
+      float ms = 0;
+      cudaError_t err = cudaEventQuery (span->end);
+      if (err == cudaErrorNotReady)
+        {
+          /* still running: the next read takes it; the answer is no
+           * failure for the next op to find */
+          if (cudaPeekAtLastError () == cudaErrorNotReady)
+            cudaGetLastError ();
+          break;
+        }
+      if (err == cudaSuccess)
+        err = cudaEventElapsedTime (&ms, span->begin, span->end);
+      if (err != cudaSuccess)
+        return _nn_cuda_fail (ctx, err, "timer_read");
+      *seconds += ms * 1e-3;
+      *steps += span->steps;
+      ctx->span_first = (ctx->span_first + 1) % NN_CUDA_TIMER_SPANS;
+      ctx->span_count--;
+    }
+  return 0;
+}
+
 /* ---------------------------------------------------------------- capture */
 
 typedef struct
@@ -1117,6 +1217,10 @@ static const NnBackendOps cuda_ops = {
   .host_free = cuda_host_free,
   .upload_async = cuda_upload_async,                  /* from it, on the stream, no wait */
   .upload_wait = cuda_upload_wait,                    /* until those copies have read it */
+  /* device time of the steps (events, read after a synchronize) */
+  .timer_begin = cuda_timer_begin,
+  .timer_end = cuda_timer_end,
+  .timer_read = cuda_timer_read,
 };
 
 extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *

@@ -65,6 +65,17 @@ typedef struct
   unsigned int *counters;    /* (NN_CUDA_COUNTERS) device, zero between ops */
 } NnCudaLane;
 
+/* Spans of the stream a context times (timer_begin .. timer_end), read
+ * back after a synchronize: as many as the steps between two reads of the
+ * loss sums (at most 200 plain steps, fewer replayed graphs). */
+#define NN_CUDA_TIMER_SPANS 256
+
+typedef struct
+{
+  cudaEvent_t begin, end;    /* owned: marks on the stream */
+  int32_t steps;             /* training steps between them */
+} NnCudaSpan;
+
 typedef struct
 {
   int device;
@@ -94,6 +105,10 @@ typedef struct
   cudaEvent_t uploaded;      /* owned: recorded after each upload_async; upload_wait waits on it */
   NnCudaWrites wrote;         /* by the op before the current one */
   NnCudaWrites writing;       /* by the current one */
+  NnCudaSpan *spans;         /* (NN_CUDA_TIMER_SPANS) owned: a ring */
+  int span_first;            /* the oldest span not read back */
+  int span_count;            /* spans begun and not read back, the open one included */
+  int span_open;             /* the newest span has begun and not ended */
   int capturing;
   int lost;                  /* a sticky error happened: every op fails fast */
   char error[1024];

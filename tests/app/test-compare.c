@@ -288,13 +288,20 @@ check_titles (const char * const *names)
 static void
 test_titles_800x600 (void)
 {
-  const char *runs_charts[] = { "compare", "compare-accuracy", "compare-loss", NULL };
+  const char *runs_charts[] = { "compare", "compare-accuracy", "compare-loss", "compare-breakdown",
+                                NULL };
   const char *train_charts[] = { "loss", "accuracy", "epoch-time", "speed", NULL };
 
   g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (window)), <=, 820);
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (page_child ("group_os_toggle")), TRUE);
   compare (linux_cpu, linux_gpu, windows_gpu, wine_cpu);
   check_titles (runs_charts);
+  /* where a step's time went: a row per selected run; these files have no
+   * breakdown, so no part and no bar */
+  TbChartData *breakdown = tb_chart_view_get_data (tb_window_get_chart (window, "compare-breakdown"));
+  g_assert_cmpint (breakdown->kind, ==, TB_CHART_STACKED);
+  g_assert_cmpuint (breakdown->categories->len, ==, 4);
+  g_assert_cmpuint (breakdown->series->len, ==, 0);
 
   tb_window_show_page (window, "train");
   tb_test_spin (300);

@@ -141,6 +141,27 @@ with tempfile.TemporaryDirectory() as tmp:
         p = run("--export-chart", kind, "--runs", runs[0], "-o", out)
         ok(p.returncode == 0 and png_size(out) == (1200, 700), "%s chart at the default size" % kind)
 
+    # where a step's time went: a stacked bar of the file with a breakdown
+    # (blue matrix products, orange loops), a row that says so for the other
+    with_bd = os.path.join(tmp, "with-breakdown.json")
+    doc = json.loads(open(runs[0]).read())
+    doc["breakdown"] = {"steps": 10, "step_seconds": 0.01,
+                        "parts": [{"key": "gemm", "seconds": 0.006}, {"key": "loops", "seconds": 0.003},
+                                  {"key": "join_wait", "seconds": 0.0005}, {"key": "host", "seconds": 0.0005}],
+                        "copy_bytes": 0, "evaluation_seconds": 1.0}
+    open(with_bd, "w").write(json.dumps(doc))
+    out = os.path.join(tmp, "breakdown.png")
+    p = run("--export-chart", "breakdown", "--runs", with_bd, runs[1], "-o", out, "--size", "800x400")
+    ok(p.returncode == 0 and png_size(out) == (800, 400), "breakdown chart exits 0 (%s)" % p.stderr.strip())
+    if p.returncode == 0:
+        rows = png_pixels(out)[2][60:]
+        blue = max(sum(1 for px in row if all(abs(px[i] - c) <= 30 for i, c in enumerate((0x35, 0x84, 0xe4))))
+                   for row in rows)
+        orange = max(sum(1 for px in row if all(abs(px[i] - c) <= 30 for i, c in enumerate((0xe6, 0x61, 0x00))))
+                     for row in rows)
+        print("# widest blue %d px, orange %d px" % (blue, orange))
+        ok(blue > 1.5 * orange > 60, "the bar's matrix products are twice its loops, side by side")
+
     out = os.path.join(tmp, "runs.csv")
     p = run("--export-runs", out, "--runs", *runs)
     lines = open(out).read().splitlines() if p.returncode == 0 else []

@@ -310,6 +310,29 @@ else:
         ok(False, "result file: " + name)
 ok(os.path.isfile(weights), "train --save-weights wrote the weights file")
 
+# Where a step's time went: printed after the run (a line a part, seconds
+# and share) and recorded; --breakdown off neither prints nor records it.
+parts = re.findall(r"^  (Matrix products|Engine loops|Waiting at joins|Host code) +([\d.]+) s +([\d.]+) %$",
+                   out, re.M)
+bd = doc.get("breakdown") if isinstance(doc, dict) else None
+ok(re.search(r"^where a step's time went \(mean of \d+ steps, [\d.]+ s each\):$", out, re.M)
+   and [p[0] for p in parts] == ["Matrix products", "Engine loops", "Waiting at joins", "Host code"]
+   and 95 <= sum(float(p[2]) for p in parts) <= 105,
+   "train prints the CPU's four parts of a step, their shares adding up to 100 %", both(out, err))
+ok(isinstance(bd, dict) and [p.get("key") for p in bd.get("parts", [])] == ["gemm", "loops", "join_wait", "host"]
+   and bd.get("steps") == doc.get("steps", {}).get("count")
+   and abs(sum(p["seconds"] for p in bd["parts"]) - bd["step_seconds"]) <= 0.05 * bd["step_seconds"],
+   "the result records the breakdown, its parts adding up to the step", json.dumps(bd))
+off_file = os.path.join(TMP, "off.json")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                   "--limit-train", "200", "--limit-test", "50", "--threads", "2",
+                   "--breakdown", "off", "--out", win(off_file))
+off_doc = load_json(off_file)
+ok(rc == 0 and "time went" not in out and isinstance(off_doc, dict) and "breakdown" not in off_doc,
+   "train --breakdown off prints and records no breakdown", both(out, err))
+rc, out, err = cli("train", "--preset", "mlp-small", "--breakdown", "maybe")
+ok(rc == 2 and "--breakdown" in err, "--breakdown takes on or off", both(out, err))
+
 # The run's conditions: each switch is recorded; "article" sets all four,
 # a switch over it makes them "custom"; on the CPU batches gathered on the
 # host train exactly as batches from the resident data set.
