@@ -521,13 +521,49 @@ point_label (const NnSweepRequest *request, const int32_t *values, char *out, si
 
 /* ---------------------------------------------------------------- the grid */
 
+/* What nn_dataset_peek says of a data set, of one loaded already. */
+static NnStatus
+dataset_info (const NnDataset *dataset, NnDatasetInfo *info, NnError *error)
+{
+  bool *seen;
+
+  memset (info, 0, sizeof *info);
+  snprintf (info->name, sizeof info->name, "%s", dataset->name);
+  snprintf (info->path, sizeof info->path, "%s", dataset->path);
+  info->channels = dataset->train.channels;
+  info->height = dataset->train.height;
+  info->width = dataset->train.width;
+  info->train_count = dataset->train.count;
+  info->test_count = dataset->test.count;
+  info->classes = dataset->classes;
+  seen = calloc (256, sizeof *seen); /* labels are bytes */
+  if (seen == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+  for (int32_t i = 0; i < dataset->train.count; i++)
+    if (!seen[dataset->train.labels[i]])
+      {
+        seen[dataset->train.labels[i]] = true;
+        info->labels_used++;
+      }
+  for (int32_t i = 0; i < dataset->test.count; i++)
+    if (!seen[dataset->test.labels[i]])
+      {
+        seen[dataset->test.labels[i]] = true;
+        info->labels_used++;
+      }
+  free (seen);
+  return NN_OK;
+}
+
 NnStatus
 nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
 {
   NnSweep *sweep;
   NnSweepRequest *r;
+  NnDatasetInfo info;
   NnStatus status = NN_OK;
   int64_t count = 1;
+  int32_t train_count;
 
   *out = NULL;
   if (request == NULL)
@@ -597,17 +633,18 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
   if (r->warmup_steps < 0)
     r->warmup_steps = r->steps / 10 > 10 ? r->steps / 10 : 10;
 
-  /* the data set's classes, for the families' output layers */
+  /* the data set's shape and classes, for the families' output layers and
+   * to check every point's model against */
   if (r->dataset != NULL)
-    sweep->classes = r->dataset->classes;
+    status = dataset_info (r->dataset, &info, error);
   else
-    {
-      NnDatasetInfo info;
-      status = nn_dataset_peek (r->dataset_name, &info, error);
-      if (status != NN_OK)
-        goto fail;
-      sweep->classes = info.classes;
-    }
+    status = nn_dataset_peek (r->dataset_name, &info, error);
+  if (status != NN_OK)
+    goto fail;
+  sweep->classes = info.classes;
+  train_count = info.train_count;
+  if (r->limit_train > 0 && r->limit_train < train_count)
+    train_count = r->limit_train;
 
   /* the grid */
   for (int32_t a = 0; a < r->axis_count; a++)
@@ -661,7 +698,13 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
                            error);
       if (status == NN_OK)
         status = nn_spec_parse (p->spec, &spec, error);
+      if (status == NN_OK)
+        status = nn_spec_check_data (spec, &info, error);
       nn_spec_free (spec);
+      if (status == NN_OK && p->batch_size > train_count)
+        status = _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                                "batch %d is larger than the data set's %d training samples",
+                                (int) p->batch_size, (int) train_count);
       if (status != NN_OK)
         {
           char label[128];
@@ -1115,6 +1158,7 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
   NnRunner *runner = NULL;
   const NnRunResult *result;
   char path[sizeof sweep->folder + 32];
+  NnDataset view;
   NnStatus status;
   int64_t max_steps = (int64_t) r->warmup_steps + r->steps;
   int32_t train = sweep->dataset->train.count;
@@ -1140,9 +1184,18 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
   run.config.device.index = device->index;
   run.config.max_steps = (int32_t) max_steps;
   run.config.warmup_steps = r->warmup_steps;
-  run.config.epochs = epochs_for (max_steps, p->batch_size, train);
+  /* The training samples the point's steps take, the first ones of the
+   * shared data set (a view, nothing copied), when they are fewer than all:
+   * the trainer then puts no more on the device than the point uses (the
+   * CPU's 47 MB copy of Fashion-MNIST was most of a short point's
+   * overhead), and the steps are one epoch of whole batches. The test set
+   * is not used. */
+  view = *sweep->dataset;
+  if (max_steps * p->batch_size < train)
+    view.train.count = (int32_t) (max_steps * p->batch_size);
+  run.config.epochs = epochs_for (max_steps, p->batch_size, view.train.count);
   run.config.skip_evaluation = true;
-  run.dataset = sweep->dataset;
+  run.dataset = &view;
   run.result_path = path;
   run.sweep_id = sweep->sweep_id;
   run.system = &sweep->system;
