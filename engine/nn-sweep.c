@@ -692,6 +692,7 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
         {
           /* the same model as the point before, on another device */
           memcpy (p->spec, sweep->points[i - 1].spec, sizeof p->spec);
+          p->params = sweep->points[i - 1].params;
           continue;
         }
       status = point_spec (r, sweep->classes, p->batch_size, p->values, p->spec, sizeof p->spec,
@@ -700,6 +701,11 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
         status = nn_spec_parse (p->spec, &spec, error);
       if (status == NN_OK)
         status = nn_spec_check_data (spec, &info, error);
+      if (status == NN_OK)
+        {
+          NnInputShape input = { info.channels, info.height, info.width };
+          status = nn_spec_infer (spec, input, NULL, &p->params, error);
+        }
       nn_spec_free (spec);
       if (status == NN_OK && p->batch_size > train_count)
         status = _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
@@ -870,6 +876,7 @@ write_point (NnJson *j, const NnSweep *sweep, const NnSweepPoint *p)
   _nn_json_string (j, p->device_kind == NN_DEVICE_CUDA ? "cuda" : "cpu");
   KEY_STR (j, "device_name", p->device_name);
   KEY_STR (j, "spec", p->spec);
+  key_int (j, "params", p->params);
   _nn_json_key (j, "status");
   _nn_json_string (j, nn_sweep_point_status_name (p->status));
   if (p->error[0] != '\0' && p->status != NN_SWEEP_POINT_COMPLETED)
@@ -1038,32 +1045,46 @@ folder_make (NnSweep *sweep, NnError *error)
 
 /* ---------------------------------------------------------------- running */
 
-/* The points left at the mean time of the points done of the same device
- * (of all points done, for a device with none yet). */
+/* A point's work, in the units the ETA counts: its parameters x batch x
+ * steps, which a dense model's time per step follows (and a conv model's
+ * roughly); at least 1. */
+static double
+work (const NnSweep *sweep, const NnSweepPoint *p)
+{
+  double w = (double) (p->params > 0 ? p->params : 1) * p->batch_size
+             * (sweep->request.warmup_steps + sweep->request.steps);
+  return w > 1 ? w : 1;
+}
+
+/* The points left, each at the seconds per unit of work of the points done
+ * of its device (of all points done, for a device with none yet): a grid's
+ * points differ by orders of magnitude, which a mean time per point misses. */
 static double
 eta (const NnSweep *sweep)
 {
-  double sum[NN_SWEEP_DEVICES_MAX] = { 0 }, all = 0, left = 0;
-  int32_t done[NN_SWEEP_DEVICES_MAX] = { 0 }, all_done = 0;
+  double seconds[NN_SWEEP_DEVICES_MAX] = { 0 }, units[NN_SWEEP_DEVICES_MAX] = { 0 };
+  double all_seconds = 0, all_units = 0, left = 0;
 
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       const NnSweepPoint *p = &sweep->points[i];
-      if (p->status == NN_SWEEP_POINT_PENDING || !isfinite (p->seconds))
+      if (p->status != NN_SWEEP_POINT_COMPLETED || !isfinite (p->seconds))
         continue;
-      sum[p->device] += p->seconds;
-      done[p->device]++;
-      all += p->seconds;
-      all_done++;
+      seconds[p->device] += p->seconds;
+      units[p->device] += work (sweep, p);
+      all_seconds += p->seconds;
+      all_units += work (sweep, p);
     }
-  if (all_done == 0)
+  if (all_units == 0)
     return -1.0;
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       const NnSweepPoint *p = &sweep->points[i];
-      if (p->status != NN_SWEEP_POINT_PENDING)
+      if (p->status != NN_SWEEP_POINT_PENDING && p->status != NN_SWEEP_POINT_RUNNING)
         continue;
-      left += done[p->device] > 0 ? sum[p->device] / done[p->device] : all / all_done;
+      left += work (sweep, p)
+              * (units[p->device] > 0 ? seconds[p->device] / units[p->device]
+                                      : all_seconds / all_units);
     }
   return left;
 }
