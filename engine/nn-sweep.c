@@ -33,6 +33,7 @@ struct NnSweep
 
   atomic_int cancel;               /* set by nn_sweep_cancel, from any thread */
   _Atomic (NnRunner *) runner;     /* the point running now; published for nn_sweep_cancel */
+  atomic_int cancelling;           /* nn_sweep_cancel calls inside, using `runner` */
   bool ran;
   NnSweepStatus status;
 
@@ -577,6 +578,7 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
   r = &sweep->request;
   atomic_init (&sweep->cancel, 0);
   atomic_init (&sweep->runner, NULL);
+  atomic_init (&sweep->cancelling, 0);
   sweep->status = NN_SWEEP_RUNNING;
 
   /* the strings, copied so that the sweep holds its own */
@@ -754,11 +756,17 @@ nn_sweep_cancel (NnSweep *sweep)
   if (sweep == NULL)
     return;
   /* The flag first, then the runner: the sweep publishes a runner, then
-   * reads the flag, so one of the two sides always sees the other. */
+   * reads the flag, so one of the two sides always sees the other. The
+   * count keeps the runner alive while it is used here: the sweep takes
+   * it back, then waits for the count to fall to 0 before freeing it. No
+   * lock, so a signal handler may call this (on the sweep's own thread the
+   * handler ends before the sweep goes on). */
   atomic_store (&sweep->cancel, 1);
+  atomic_fetch_add (&sweep->cancelling, 1);
   runner = atomic_load (&sweep->runner);
   if (runner != NULL)
     nn_runner_cancel (runner);
+  atomic_fetch_sub (&sweep->cancelling, 1);
 }
 
 static bool
@@ -1209,11 +1217,14 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
    * shared data set (a view, nothing copied), when they are fewer than all:
    * the trainer then puts no more on the device than the point uses (the
    * CPU's 47 MB copy of Fashion-MNIST was most of a short point's
-   * overhead), and the steps are one epoch of whole batches. The test set
-   * is not used. */
+   * overhead), and the steps are one epoch of whole batches; else the
+   * whole batches of all of them, so that no short last batch of an epoch
+   * is timed with the others. The test set is not used. */
   view = *sweep->dataset;
   if (max_steps * p->batch_size < train)
     view.train.count = (int32_t) (max_steps * p->batch_size);
+  else
+    view.train.count = train / p->batch_size * p->batch_size; /* epochs of whole batches */
   run.config.epochs = epochs_for (max_steps, p->batch_size, view.train.count);
   run.config.skip_evaluation = true;
   run.dataset = &view;
@@ -1232,6 +1243,8 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
     nn_runner_cancel (runner);
   status = nn_runner_run (runner, error);
   atomic_store (&sweep->runner, NULL);
+  while (atomic_load (&sweep->cancelling) != 0)
+    _nn_os_yield ();
 
   result = nn_runner_result (runner);
   if (nn_runner_result_path (runner) == NULL)
@@ -1242,7 +1255,7 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
     sweep->threads_used = result->threads;
   if (status == NN_OK)
     {
-      p->steps_measured = result->step_count - r->warmup_steps;
+      p->steps_measured = result->steps_timed;
       p->step_seconds_median = result->step_seconds_median;
       p->step_seconds_p10 = result->step_seconds_p10;
       p->step_seconds_p90 = result->step_seconds_p90;

@@ -551,6 +551,8 @@ typedef struct
   int32_t epoch_count;
   NnEpochRecord *epochs;     /* (epoch_count), owned */
   int64_t step_count;
+  int64_t steps_timed;       /* the steps the median, p10 and p90 come from: those after the
+                              * warm-up */
   double step_seconds_median;
   double step_seconds_p10;
   double step_seconds_p90;
