@@ -874,8 +874,8 @@ typedef enum
   NN_SWEEP_FAILED,      /* stopped by an error of the sweep itself (data set, folder, file) */
 } NnSweepStatus;
 
-/* What a sweep asks for. Copied by nn_sweep_new; the strings, the data set
- * and the system it points to are borrowed until nn_sweep_free. */
+/* What a sweep asks for. Copied by nn_sweep_new, its strings too; the data
+ * set it points to is borrowed until nn_sweep_free. */
 typedef struct
 {
   NnSweepFamily family;
