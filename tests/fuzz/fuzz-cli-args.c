@@ -49,10 +49,23 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 }
 
 /* Run the value of each given option through the parser the commands use
- * for it. */
+ * for it; every value of a repeated option as well. */
 static void
 parse_values (const TbCliArgs *args, const char *command)
 {
+  if (args->repeat_count < 0 || args->repeat_count > TB_CLI_REPEATS_MAX)
+    fail ("the count of repeated values is out of range", "");
+  for (int i = 0; i < args->repeat_count; i++)
+    {
+      NnSweepAxis axis;
+      NnError error;
+      if (args->repeat_option[i] < 0 || args->repeat_option[i] >= args->count
+          || !args->options[args->repeat_option[i]].repeat)
+        fail ("a repeated value of an option that does not repeat", args->repeat_values[i]);
+      if (nn_sweep_axis_parse (args->repeat_values[i], &axis, &error) == NN_OK
+          && (axis.count < 1 || axis.count > NN_SWEEP_VALUES_MAX))
+        fail ("an axis of too many values was taken", args->repeat_values[i]);
+    }
   for (int i = 0; i < args->count; i++)
     {
       const char *value = args->values[i];
@@ -97,7 +110,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   } commands[] = {
     { "train", tb_cli_train_options },       { "evaluate", tb_cli_evaluate_options },
     { "reproduce", tb_cli_reproduce_options }, { "summary", tb_cli_summary_options },
-    { "devices", tb_cli_no_options },
+    { "devices", tb_cli_no_options },        { "sweep", tb_cli_sweep_options },
   };
   enum { MAX_ARGS = 64 };
 
