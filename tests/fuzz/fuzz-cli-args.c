@@ -49,22 +49,23 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 }
 
 /* Run the value of each given option through the parser the commands use
- * for it; every value of a repeated option as well. */
+ * for it; every value of sweep's repeated --axis as well. */
 static void
 parse_values (const TbCliArgs *args, const char *command)
 {
-  if (args->repeat_count < 0 || args->repeat_count > TB_CLI_REPEATS_MAX)
-    fail ("the count of repeated values is out of range", "");
-  for (int i = 0; i < args->repeat_count; i++)
+  if (args->given_count < 0 || args->given_count > TB_CLI_GIVEN_MAX)
+    fail ("the count of values given is out of range", "");
+  for (int i = 0; i < args->given_count; i++)
     {
       NnSweepAxis axis;
       NnError error;
-      if (args->repeat_option[i] < 0 || args->repeat_option[i] >= args->count
-          || !args->options[args->repeat_option[i]].repeat)
-        fail ("a repeated value of an option that does not repeat", args->repeat_values[i]);
-      if (nn_sweep_axis_parse (args->repeat_values[i], &axis, &error) == NN_OK
+      int k = args->given_option[i];
+      if (k < 0 || k >= args->count || args->options[k].metavar == NULL)
+        fail ("a value given to no option that takes one", args->given_values[i]);
+      if (strcmp (args->options[k].name, "axis") == 0
+          && nn_sweep_axis_parse (args->given_values[i], &axis, &error) == NN_OK
           && (axis.count < 1 || axis.count > NN_SWEEP_VALUES_MAX))
-        fail ("an axis of too many values was taken", args->repeat_values[i]);
+        fail ("an axis of too many values was taken", args->given_values[i]);
     }
   for (int i = 0; i < args->count; i++)
     {
