@@ -231,6 +231,11 @@ tb_cli_args_parse (TbCliArgs *args,
       if (args->values[k][0] == '\0')
         tb_cli_usage_error (command, "--%s: the value is empty (expected %s)", options[k].name,
                             options[k].metavar);
+      if (args->given_count == TB_CLI_GIVEN_MAX)
+        tb_cli_usage_error (command, "more than %d options given (--%s)", TB_CLI_GIVEN_MAX,
+                            options[k].name);
+      args->given_option[args->given_count] = k;
+      args->given_values[args->given_count++] = args->values[k];
     }
 }
 
@@ -245,6 +250,22 @@ bool
 tb_cli_flag (const TbCliArgs *args, const char *name)
 {
   return tb_cli_arg (args, name) != NULL;
+}
+
+int
+tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int max)
+{
+  int k = option_index (args->options, name, strlen (name));
+  int n = 0;
+
+  for (int i = 0; k >= 0 && i < args->given_count; i++)
+    if (args->given_option[i] == k)
+      {
+        if (n < max)
+          out[n] = args->given_values[i];
+        n++;
+      }
+  return n;
 }
 
 /* ---------------------------------------------------------------- numbers */

@@ -40,6 +40,8 @@ typedef struct
   const char *metavar; /* "N", or NULL for a flag */
 } TbCliOption;
 
+#define TB_CLI_GIVEN_MAX 128 /* options with a value on one command line */
+
 /* A parsed command line: for each option of the table, the value given last
  * (NULL when absent; "" for a flag that was given). */
 typedef struct
@@ -48,6 +50,9 @@ typedef struct
   const TbCliOption *options;   /* borrowed, terminated by a NULL name */
   int count;
   const char *values[64];
+  int given_count;              /* every option given with a value, in order, repeats too */
+  int given_option[TB_CLI_GIVEN_MAX];
+  const char *given_values[TB_CLI_GIVEN_MAX];
 } TbCliArgs;
 
 /* The options of each command (tb-cli-options.c); devices, datasets and
@@ -56,6 +61,7 @@ extern const TbCliOption tb_cli_train_options[];
 extern const TbCliOption tb_cli_evaluate_options[];
 extern const TbCliOption tb_cli_reproduce_options[];
 extern const TbCliOption tb_cli_summary_options[];
+extern const TbCliOption tb_cli_sweep_options[];
 extern const TbCliOption tb_cli_no_options[];
 
 /* What a usage error and --help do once they have printed: exit (the
@@ -76,6 +82,10 @@ void tb_cli_args_parse (TbCliArgs *args,
 /* The value of an option, or NULL when it was not given. */
 const char *tb_cli_arg (const TbCliArgs *args, const char *name);
 bool tb_cli_flag (const TbCliArgs *args, const char *name);
+/* Every value an option was given, in order (an option given more than
+ * once, such as sweep's --axis), into `out` (at most `max`); returns how
+ * many there are. */
+int tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int max);
 
 /* Strict number parsing: the whole text must be a number in [min, max];
  * otherwise a usage error naming the option and the text (exit 2). */
@@ -200,6 +210,7 @@ int tb_cli_cmd_summary (int argc, char **argv);
 int tb_cli_cmd_devices (int argc, char **argv);
 int tb_cli_cmd_datasets (int argc, char **argv);
 int tb_cli_cmd_sysinfo (int argc, char **argv);
+int tb_cli_cmd_sweep (int argc, char **argv);
 
 /* ---------------------------------------------------------------- shared helpers */
 

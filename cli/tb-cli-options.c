@@ -80,6 +80,31 @@ const TbCliOption tb_cli_summary_options[] = {
   { NULL, NULL },
 };
 
+/* --axis may be given up to 3 times (tb_cli_arg_all). */
+const TbCliOption tb_cli_sweep_options[] = {
+  { "family", "mlp|cnn" },
+  { "spec", "TEMPLATE" },
+  { "axis", "NAME=V1,V2,..." },
+  { "devices", "DEV,..." },
+  { "steps", "N" },
+  { "warmup", "N" },
+  { "data", "NAME|PATH" },
+  { "threads", "N" },
+  { "batch-size", "N" },
+  { "optimizer", "NAME" },
+  { "seed", "N" },
+  { "limit-train", "N" },
+  { "conditions", "default|article" },
+  { "data-on", "device|pinned|pageable" },
+  { "graph", "on|off" },
+  { "loss-every-step", "on|off" },
+  { "fusion", "on|off" },
+  { "breakdown", "on|off" },
+  { "out-dir", "DIR" },
+  { "quiet", NULL },
+  { NULL, NULL },
+};
+
 const TbCliOption tb_cli_no_options[] = {
   { NULL, NULL },
 };

@@ -46,8 +46,8 @@ key_float (NnJson *j, const char *key, float value)
 
 /* "breakdown": the device kind's four parts always, in the order of
  * NnBreakdownPart, and any other part that took time (none does today). */
-static void
-write_breakdown (NnJson *j, const NnBreakdown *b, NnDeviceKind kind)
+void
+_nn_result_json_breakdown (NnJson *j, const NnBreakdown *b, NnDeviceKind kind)
 {
   _nn_json_key (j, "breakdown");
   _nn_json_begin_object (j);
@@ -72,6 +72,24 @@ write_breakdown (NnJson *j, const NnBreakdown *b, NnDeviceKind kind)
   _nn_json_end_object (j);
 }
 
+void
+_nn_result_json_conditions (NnJson *j, const char *name, const NnConditions *c)
+{
+  _nn_json_key (j, "conditions");
+  _nn_json_begin_object (j);
+  _nn_json_key (j, "name");
+  _nn_json_string (j, name);
+  _nn_json_key (j, "data");
+  _nn_json_string (j, nn_data_on_name (c->data));
+  _nn_json_key (j, "graph");
+  _nn_json_bool (j, c->graph);
+  _nn_json_key (j, "loss_every_step");
+  _nn_json_bool (j, c->loss_every_step);
+  _nn_json_key (j, "fused");
+  _nn_json_bool (j, c->fused);
+  _nn_json_end_object (j);
+}
+
 static const char *
 status_text (NnRunStatus status)
 {
@@ -84,8 +102,8 @@ status_text (NnRunStatus status)
   return "failed";
 }
 
-static void
-write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
+void
+_nn_result_json_system (NnJson *j, const NnSystemInfo *sys, const NnDeviceInfo *run_device)
 {
   NnDeviceInfo devices[17];
   /* The GPUs the process knows of; a CPU run does not load the CUDA module
@@ -143,8 +161,8 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
   _nn_json_end_object (j);
 
   /* The versions of the run's own GPU when it ran on one, else of the first. */
-  if (result->device.kind == NN_DEVICE_CUDA && result->device.usable)
-    cuda = &result->device;
+  if (run_device != NULL && run_device->kind == NN_DEVICE_CUDA && run_device->usable)
+    cuda = run_device;
   if (cuda != NULL)
     {
       _nn_json_key (j, "cuda");
@@ -212,8 +230,11 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_string (j, status_text (r->status));
   if (r->error[0] != '\0')
     KEY_STR (j, "error", r->error);
+  /* added in schema 1's lifetime: the sweep a run is a point of */
+  if (r->sweep_id[0] != '\0')
+    KEY_STR (j, "sweep", r->sweep_id);
 
-  write_system (j, sys, r);
+  _nn_result_json_system (j, sys, &r->device);
 
   _nn_json_key (j, "device");
   _nn_json_begin_object (j);
@@ -262,19 +283,7 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   /* added in schema 1's lifetime: how the run fed and drove the device;
    * the name from the switches asked for, graph as it ran (never on the
    * CPU, which captures nothing) */
-  _nn_json_key (j, "conditions");
-  _nn_json_begin_object (j);
-  _nn_json_key (j, "name");
-  _nn_json_string (j, nn_conditions_name (&c->conditions));
-  _nn_json_key (j, "data");
-  _nn_json_string (j, nn_data_on_name (r->conditions.data));
-  _nn_json_key (j, "graph");
-  _nn_json_bool (j, r->conditions.graph);
-  _nn_json_key (j, "loss_every_step");
-  _nn_json_bool (j, r->conditions.loss_every_step);
-  _nn_json_key (j, "fused");
-  _nn_json_bool (j, r->conditions.fused);
-  _nn_json_end_object (j);
+  _nn_result_json_conditions (j, nn_conditions_name (&c->conditions), &r->conditions);
 
   /* added in schema 1's lifetime: the steps of a training step */
   _nn_json_key (j, "plan");
@@ -300,6 +309,13 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_key (j, "steps");
   _nn_json_begin_object (j);
   key_int (j, "count", r->step_count);
+  /* added in schema 1's lifetime: the first steps, left out of the times,
+   * and the steps the times come from */
+  if (c->warmup_steps > 0)
+    {
+      key_int (j, "warmup_steps", c->warmup_steps);
+      key_int (j, "timed", r->steps_timed);
+    }
   key_double (j, "seconds_median", r->step_seconds_median);
   key_double (j, "seconds_p10", r->step_seconds_p10);
   key_double (j, "seconds_p90", r->step_seconds_p90);
@@ -320,7 +336,7 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
 
   /* added in schema 1's lifetime, only when measured */
   if (r->breakdown.measured)
-    write_breakdown (j, &r->breakdown, r->device.kind);
+    _nn_result_json_breakdown (j, &r->breakdown, r->device.kind);
 
   key_double (j, "total_seconds", r->total_seconds);
   key_double (j, "time_to_first_step_seconds", r->time_to_first_step_seconds);

@@ -62,6 +62,8 @@ nn_train_config_init (NnTrainConfig *config)
   config->max_steps = 0;
   config->conditions = nn_conditions_default ();
   config->breakdown = true;
+  config->warmup_steps = 0;
+  config->skip_evaluation = false;
 }
 
 /* ---------------------------------------------------------------- conditions */
@@ -211,6 +213,13 @@ check_config (const NnTrainConfig *config, NnError *error)
   if (config->max_steps < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "step limit %d is negative",
                           config->max_steps);
+  if (config->warmup_steps < 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "warm-up of %d steps is negative",
+                          config->warmup_steps);
+  if (config->max_steps > 0 && config->warmup_steps >= config->max_steps)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "warm-up of %d steps leaves none of the step limit %d to measure",
+                          config->warmup_steps, config->max_steps);
   if ((int) config->loss < 0 || config->loss > NN_LOSS_MEAN_SQUARED_ERROR)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown loss %d", (int) config->loss);
   if (config->device.kind != NN_DEVICE_CPU && config->device.kind != NN_DEVICE_CUDA)
@@ -436,8 +445,9 @@ typedef struct
 
   /* timing */
   double *step_times;    /* (min (total_steps, STEP_TIMES_MAX)) */
-  int64_t step_times_count;
+  int64_t step_times_count; /* steps timed: those after the warm-up */
   int64_t step_times_cap;
+  int64_t steps_done;    /* steps run, the warm-up's too */
   uint64_t reservoir_rng;
   double first_step_end;
 
@@ -480,10 +490,15 @@ clock_open (Run *run)
   _nn_clock_start (&run->clock, NN_BREAKDOWN_HOST);
 }
 
-/* Closes the window: its `steps` steps took `seconds` by their own clock. */
+/* Closes the window: its `steps` steps, the first of them step
+ * `first_step` (1-based), took `seconds` by their own clock. A window of
+ * the warm-up is not counted (an asynchronous run's interval ends where
+ * the warm-up does, so a window is all warm-up or none). */
 static void
-clock_close (Run *run, int64_t steps, double seconds)
+clock_close (Run *run, int64_t first_step, int64_t steps, double seconds)
 {
+  if (first_step <= run->trainer->config.warmup_steps)
+    return;
   for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
     run->part_total[p] += run->clock.seconds[p];
   run->copy_bytes += run->window_bytes;
@@ -528,9 +543,12 @@ read_device_timer (Run *run)
     }
 }
 
+/* The time of step `step` (1-based); the warm-up's are left out. */
 static void
-record_step_time (Run *run, double seconds)
+record_step_time (Run *run, int64_t step, double seconds)
 {
+  if (step <= run->trainer->config.warmup_steps)
+    return;
   if (run->step_times_count < run->step_times_cap)
     run->step_times[run->step_times_count] = seconds;
   else
@@ -875,8 +893,8 @@ run_setup (Run *run, NnError *error)
   void *ptr;
   NnStatus status;
 
-  /* the data sets, resident on the device for the whole run; with the
-   * training batches gathered on the host, only the test set */
+  /* the training set, resident on the device for the whole run, or a
+   * host buffer its batches are gathered into */
   if (run->data == NN_DATA_DEVICE)
     {
       status = upload_new (run, ds->train.images, sample * (size_t) ds->train.count,
@@ -896,32 +914,36 @@ run_setup (Run *run, NnError *error)
       if (status != NN_OK)
         return status;
     }
-  status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count, "the test images",
-                       &ptr, error);
-  if (status != NN_OK)
-    return status;
-  run->test_images = ptr;
-  status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels", &ptr,
-                       error);
-  if (status != NN_OK)
-    return status;
-  run->test_labels = ptr;
-
-  ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
   run->host_perm = malloc (sizeof (int32_t) * (size_t) ds->train.count);
-  if (ident_host == NULL || run->host_perm == NULL)
+  if (run->host_perm == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+  /* the test set, unless the run is not evaluated: a sweep's point then
+   * copies nothing it does not use */
+  if (!config->skip_evaluation)
     {
+      status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count,
+                           "the test images", &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->test_images = ptr;
+      status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels",
+                           &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->test_labels = ptr;
+
+      ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
+      if (ident_host == NULL)
+        return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+      for (int32_t i = 0; i < ds->test.count; i++)
+        ident_host[i] = i;
+      status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
+                           "the test order", &ptr, error);
       free (ident_host);
-      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+      if (status != NN_OK)
+        return status;
+      run->ident = ptr;
     }
-  for (int32_t i = 0; i < ds->test.count; i++)
-    ident_host[i] = i;
-  status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
-                       "the test order", &ptr, error);
-  free (ident_host);
-  if (status != NN_OK)
-    return status;
-  run->ident = ptr;
   if (run->data == NN_DATA_DEVICE)
     {
       status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
@@ -946,13 +968,13 @@ run_setup (Run *run, NnError *error)
       if (status != NN_OK)
         return status;
     }
-  if (ds->test.count % model->batch_size != 0)
+  if (!config->skip_evaluation && ds->test.count % model->batch_size != 0)
     {
       status = _nn_model_prepare (model, ds->test.count % model->batch_size, error);
       if (status != NN_OK)
         return status;
     }
-  if (ds->test.count < model->batch_size)
+  if (!config->skip_evaluation && ds->test.count < model->batch_size)
     {
       status = _nn_model_prepare (model, ds->test.count, error);
       if (status != NN_OK)
@@ -1200,6 +1222,8 @@ steps_at_once (const Run *run, int64_t step, int64_t interval_first, int32_t ste
     room = full_left;
   if (config->max_steps > 0 && config->max_steps - step < room)
     room = config->max_steps - step;
+  if (step < config->warmup_steps && config->warmup_steps - step < room)
+    room = config->warmup_steps - step;
   return room >= run->graph_steps ? run->graph_steps : 1;
 }
 
@@ -1304,7 +1328,8 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
       else
         result->epoch_count = 0;
     }
-  result->step_count = run->step_times_count;
+  result->step_count = run->steps_done;
+  result->steps_timed = run->step_times_count;
   if (kept > 0 && (sorted = malloc (sizeof (double) * (size_t) kept)) != NULL)
     {
       memcpy (sorted, run->step_times, sizeof (double) * (size_t) kept);
@@ -1460,10 +1485,11 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   now = _nn_now ();
   interval_seconds = now - t->interval_start;
   if (run->async && run->timing)
-    clock_close (run, interval_steps, interval_seconds);
+    clock_close (run, t->interval_first + 1, interval_steps, interval_seconds);
   if (!run->step_clock)
     for (int64_t i = 0; i < interval_steps; i++)
-      record_step_time (run, interval_seconds / (double) interval_steps);
+      record_step_time (run, t->interval_first + 1 + i,
+                        interval_seconds / (double) interval_steps);
   t->epoch_seconds += interval_seconds;
   t->train_seconds += interval_seconds;
 
@@ -1556,15 +1582,16 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
         }
       t->step += count;
       t->step_in_epoch += count;
+      run->steps_done = t->step;
       t->interval_samples += (double) n * count;
       if (run->step_clock)
         {
           double seconds = _nn_now () - t0;
           double each = seconds / count;
           for (int32_t i = 0; i < count; i++)
-            record_step_time (run, each);
+            record_step_time (run, t->step - count + 1 + i, each);
           if (run->timing && !run->async)
-            clock_close (run, count, seconds);
+            clock_close (run, t->step - count + 1, count, seconds);
         }
       if (t->step == 1)
         {
@@ -1583,7 +1610,10 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       last_in_epoch = t->step_in_epoch == run->steps_per_epoch;
       if (config->max_steps > 0 && t->step >= config->max_steps)
         t->stop = true;
-      if (last_in_epoch || t->stop || (t->step - t->interval_first) >= run->progress_every)
+      /* An asynchronous run's steps are timed by the interval: one ends
+       * where the warm-up does, so no warm-up step is in a measured one. */
+      if (last_in_epoch || t->stop || (t->step - t->interval_first) >= run->progress_every
+          || t->step == config->warmup_steps)
         {
           status = end_interval (run, t, t_entry, error);
           if (status != NN_OK)
@@ -1617,7 +1647,11 @@ end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
   rec->train_accuracy = t->epoch_samples > 0 ? (float) (t->epoch_correct / t->epoch_samples)
                                              : 0.0f;
   rec->samples_per_second = t->epoch_seconds > 0 ? t->epoch_samples / t->epoch_seconds : 0.0;
-  status = evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
+  rec->test_loss = NAN;
+  rec->test_accuracy = NAN;
+  status = config->skip_evaluation
+             ? NN_OK
+             : evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
   if (status != NN_OK)
     {
       _nn_error_prefix (error, "evaluating epoch %d", t->epoch);
@@ -1719,6 +1753,7 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
     if (config->max_steps > 0 && config->max_steps < steps)
       steps = config->max_steps;
     uint64_t kept = (uint64_t) (steps < STEP_TIMES_MAX ? steps : STEP_TIMES_MAX);
+    uint64_t test = config->skip_evaluation ? 0 : (uint64_t) ds->test.count;
     NnMemoryNeed extra[] = {
       /* on the device unless the batches come from the host, which then
        * holds one batch of floats to copy (and keeps the data set, as
@@ -1729,9 +1764,8 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       { "the batches' host buffer",
         config->conditions.data == NN_DATA_DEVICE ? 0 : (4 * sample + 68) * (uint64_t) config->batch_size,
         true, true },
-      { "the test images", sample * (uint64_t) ds->test.count, false, false },
-      { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * (uint64_t) ds->test.count,
-        false, false },
+      { "the test images", sample * test, false, false },
+      { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * test, false, false },
       { "optimizer state", 4 * slots * params, false, false },
       { "the run's records", 4 * (uint64_t) ds->train.count + 8 * kept
                                + sizeof (NnEpochRecord) * (uint64_t) config->epochs,
