@@ -1753,10 +1753,8 @@ tb_chart_grid_crossing (const TbChartGrid *grid,
 static char *
 format_ratio (double value)
 {
-  if (value >= 100)
-    return g_strdup_printf ("%.0f×", value);
   if (value >= 10)
-    return g_strdup_printf ("%.1f×", value);
+    return g_strdup_printf ("%.0f×", value);
   if (value >= 0.1)
     return g_strdup_printf ("%.2g×", value);
   return g_strdup_printf ("%.1g×", value);
