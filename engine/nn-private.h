@@ -8,6 +8,7 @@
 
 #include "trainbench.h"
 #include "nn-backend-abi.h"
+#include "nn-json.h"
 
 #include <stdarg.h>
 #include <stdio.h> /* __MINGW_PRINTF_FORMAT on Windows */
@@ -157,6 +158,12 @@ void _nn_atomic_file_abort (NnAtomicFile *af);
 /* The three in one, for contents already in memory. */
 NnStatus _nn_file_write_atomically (const char *path, const void *data, size_t size,
                                     bool make_folder, NnError *error);
+
+/* The "system" member of a result file (and of a sweep file): the OS, CPU,
+ * memory, the GPUs this process knows of, BLAS, CUDA's versions (those of
+ * `run_device` when it is a usable GPU, else of the first GPU; may be NULL)
+ * and the compiler. In nn-result.c. */
+void _nn_result_json_system (NnJson *j, const NnSystemInfo *sys, const NnDeviceInfo *run_device);
 
 /* ---------------------------------------------------------------- shapes */
 

@@ -56,8 +56,8 @@ status_text (NnRunStatus status)
   return "failed";
 }
 
-static void
-write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
+void
+_nn_result_json_system (NnJson *j, const NnSystemInfo *sys, const NnDeviceInfo *run_device)
 {
   NnDeviceInfo devices[17];
   /* The GPUs the process knows of; a CPU run does not load the CUDA module
@@ -115,8 +115,8 @@ write_system (NnJson *j, const NnSystemInfo *sys, const NnRunResult *result)
   _nn_json_end_object (j);
 
   /* The versions of the run's own GPU when it ran on one, else of the first. */
-  if (result->device.kind == NN_DEVICE_CUDA && result->device.usable)
-    cuda = &result->device;
+  if (run_device != NULL && run_device->kind == NN_DEVICE_CUDA && run_device->usable)
+    cuda = run_device;
   if (cuda != NULL)
     {
       _nn_json_key (j, "cuda");
@@ -184,8 +184,11 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_string (j, status_text (r->status));
   if (r->error[0] != '\0')
     KEY_STR (j, "error", r->error);
+  /* added in schema 1's lifetime: the sweep a run is a point of */
+  if (r->sweep_id[0] != '\0')
+    KEY_STR (j, "sweep", r->sweep_id);
 
-  write_system (j, sys, r);
+  _nn_result_json_system (j, sys, &r->device);
 
   _nn_json_key (j, "device");
   _nn_json_begin_object (j);
@@ -255,6 +258,9 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_key (j, "steps");
   _nn_json_begin_object (j);
   key_int (j, "count", r->step_count);
+  /* added in schema 1's lifetime: the first steps, left out of the times */
+  if (c->warmup_steps > 0)
+    key_int (j, "warmup_steps", c->warmup_steps);
   key_double (j, "seconds_median", r->step_seconds_median);
   key_double (j, "seconds_p10", r->step_seconds_p10);
   key_double (j, "seconds_p90", r->step_seconds_p90);

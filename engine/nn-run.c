@@ -235,11 +235,13 @@ record (NnRunner *runner)
 
   nn_error_clear (&runner->write_error);
   runner->result_path[0] = '\0';
+  snprintf (runner->result.sweep_id, sizeof runner->result.sweep_id, "%s",
+            request->sweep_id != NULL ? request->sweep_id : "");
   if (request->result_path != NULL)
     {
       snprintf (runner->result_path, sizeof runner->result_path, "%s", request->result_path);
-      runner->write_status = nn_result_write (&runner->result, NULL, runner->result_path,
-                                              &runner->write_error);
+      runner->write_status = nn_result_write (&runner->result, request->system,
+                                              runner->result_path, &runner->write_error);
     }
   else
     {
@@ -249,7 +251,7 @@ record (NnRunner *runner)
         nn_runs_dir (folder, sizeof folder);
       runner->write_status = nn_folder_create (folder, &runner->write_error);
       if (runner->write_status == NN_OK)
-        runner->write_status = nn_result_write_new (&runner->result, NULL, folder,
+        runner->write_status = nn_result_write_new (&runner->result, request->system, folder,
                                                     runner->result_path,
                                                     sizeof runner->result_path,
                                                     &runner->write_error);

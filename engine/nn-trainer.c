@@ -58,6 +58,8 @@ nn_train_config_init (NnTrainConfig *config)
   config->device.tf32 = false;
   config->progress_every = 0;
   config->max_steps = 0;
+  config->warmup_steps = 0;
+  config->skip_evaluation = false;
 }
 
 /* ---------------------------------------------------------------- validation */
@@ -144,6 +146,13 @@ check_config (const NnTrainConfig *config, NnError *error)
   if (config->max_steps < 0)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "step limit %d is negative",
                           config->max_steps);
+  if (config->warmup_steps < 0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "warm-up of %d steps is negative",
+                          config->warmup_steps);
+  if (config->max_steps > 0 && config->warmup_steps >= config->max_steps)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "warm-up of %d steps leaves none of the step limit %d to measure",
+                          config->warmup_steps, config->max_steps);
   if ((int) config->loss < 0 || config->loss > NN_LOSS_MEAN_SQUARED_ERROR)
     return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "unknown loss %d", (int) config->loss);
   if (config->device.kind != NN_DEVICE_CPU && config->device.kind != NN_DEVICE_CUDA)
@@ -354,8 +363,9 @@ typedef struct
 
   /* timing */
   double *step_times;    /* (min (total_steps, STEP_TIMES_MAX)) */
-  int64_t step_times_count;
+  int64_t step_times_count; /* steps timed: those after the warm-up */
   int64_t step_times_cap;
+  int64_t steps_done;    /* steps run, the warm-up's too */
   uint64_t reservoir_rng;
   double first_step_end;
 
@@ -370,9 +380,12 @@ typedef struct
   int32_t epoch_count;
 } Run;
 
+/* The time of step `step` (1-based); the warm-up's are left out. */
 static void
-record_step_time (Run *run, double seconds)
+record_step_time (Run *run, int64_t step, double seconds)
 {
+  if (step <= run->trainer->config.warmup_steps)
+    return;
   if (run->step_times_count < run->step_times_cap)
     run->step_times[run->step_times_count] = seconds;
   else
@@ -613,32 +626,36 @@ run_setup (Run *run, NnError *error)
   if (status != NN_OK)
     return status;
   run->train_labels = ptr;
-  status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count, "the test images",
-                       &ptr, error);
-  if (status != NN_OK)
-    return status;
-  run->test_images = ptr;
-  status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels", &ptr,
-                       error);
-  if (status != NN_OK)
-    return status;
-  run->test_labels = ptr;
-
-  ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
   run->host_perm = malloc (sizeof (int32_t) * (size_t) ds->train.count);
-  if (ident_host == NULL || run->host_perm == NULL)
+  if (run->host_perm == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+  /* the test set, unless the run is not evaluated: a sweep's point then
+   * copies nothing it does not use */
+  if (!config->skip_evaluation)
     {
+      status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count,
+                           "the test images", &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->test_images = ptr;
+      status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels",
+                           &ptr, error);
+      if (status != NN_OK)
+        return status;
+      run->test_labels = ptr;
+
+      ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
+      if (ident_host == NULL)
+        return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+      for (int32_t i = 0; i < ds->test.count; i++)
+        ident_host[i] = i;
+      status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
+                           "the test order", &ptr, error);
       free (ident_host);
-      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
+      if (status != NN_OK)
+        return status;
+      run->ident = ptr;
     }
-  for (int32_t i = 0; i < ds->test.count; i++)
-    ident_host[i] = i;
-  status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
-                       "the test order", &ptr, error);
-  free (ident_host);
-  if (status != NN_OK)
-    return status;
-  run->ident = ptr;
   status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
                             "the training order", "the data set does not fit on this device", &ptr,
                             error);
@@ -660,13 +677,13 @@ run_setup (Run *run, NnError *error)
       if (status != NN_OK)
         return status;
     }
-  if (ds->test.count % model->batch_size != 0)
+  if (!config->skip_evaluation && ds->test.count % model->batch_size != 0)
     {
       status = _nn_model_prepare (model, ds->test.count % model->batch_size, error);
       if (status != NN_OK)
         return status;
     }
-  if (ds->test.count < model->batch_size)
+  if (!config->skip_evaluation && ds->test.count < model->batch_size)
     {
       status = _nn_model_prepare (model, ds->test.count, error);
       if (status != NN_OK)
@@ -872,6 +889,8 @@ steps_at_once (const Run *run, int64_t step, int64_t interval_first, int32_t ste
     room = full_left;
   if (config->max_steps > 0 && config->max_steps - step < room)
     room = config->max_steps - step;
+  if (step < config->warmup_steps && config->warmup_steps - step < room)
+    room = config->warmup_steps - step;
   return room >= run->graph_steps ? run->graph_steps : 1;
 }
 
@@ -974,7 +993,7 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
       else
         result->epoch_count = 0;
     }
-  result->step_count = run->step_times_count;
+  result->step_count = run->steps_done;
   if (kept > 0 && (sorted = malloc (sizeof (double) * (size_t) kept)) != NULL)
     {
       memcpy (sorted, run->step_times, sizeof (double) * (size_t) kept);
@@ -1074,7 +1093,8 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   interval_seconds = now - t->interval_start;
   if (run->async)
     for (int64_t i = 0; i < interval_steps; i++)
-      record_step_time (run, interval_seconds / (double) interval_steps);
+      record_step_time (run, t->interval_first + 1 + i,
+                        interval_seconds / (double) interval_steps);
   t->epoch_seconds += interval_seconds;
   t->train_seconds += interval_seconds;
 
@@ -1149,12 +1169,13 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
         }
       t->step += count;
       t->step_in_epoch += count;
+      run->steps_done = t->step;
       t->interval_samples += (double) n * count;
       if (!run->async)
         {
           double each = (_nn_now () - t0) / count;
           for (int32_t i = 0; i < count; i++)
-            record_step_time (run, each);
+            record_step_time (run, t->step - count + 1 + i, each);
         }
       if (t->step == 1)
         {
@@ -1171,7 +1192,10 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       last_in_epoch = t->step_in_epoch == run->steps_per_epoch;
       if (config->max_steps > 0 && t->step >= config->max_steps)
         t->stop = true;
-      if (last_in_epoch || t->stop || (t->step - t->interval_first) >= run->progress_every)
+      /* An asynchronous run's steps are timed by the interval: one ends
+       * where the warm-up does, so no warm-up step is in a measured one. */
+      if (last_in_epoch || t->stop || (t->step - t->interval_first) >= run->progress_every
+          || t->step == config->warmup_steps)
         {
           status = end_interval (run, t, t_entry, error);
           if (status != NN_OK)
@@ -1205,7 +1229,11 @@ end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
   rec->train_accuracy = t->epoch_samples > 0 ? (float) (t->epoch_correct / t->epoch_samples)
                                              : 0.0f;
   rec->samples_per_second = t->epoch_seconds > 0 ? t->epoch_samples / t->epoch_seconds : 0.0;
-  status = evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
+  rec->test_loss = NAN;
+  rec->test_accuracy = NAN;
+  status = config->skip_evaluation
+             ? NN_OK
+             : evaluate_test (run, &rec->test_loss, &rec->test_accuracy, error);
   if (status != NN_OK)
     {
       _nn_error_prefix (error, "evaluating epoch %d", t->epoch);
@@ -1303,11 +1331,11 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
     if (config->max_steps > 0 && config->max_steps < steps)
       steps = config->max_steps;
     uint64_t kept = (uint64_t) (steps < STEP_TIMES_MAX ? steps : STEP_TIMES_MAX);
+    uint64_t test = config->skip_evaluation ? 0 : (uint64_t) ds->test.count;
     NnMemoryNeed extra[] = {
       { "the training images", sample * (uint64_t) ds->train.count, false, false },
-      { "the test images", sample * (uint64_t) ds->test.count, false, false },
-      { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * (uint64_t) ds->test.count,
-        false, false },
+      { "the test images", sample * test, false, false },
+      { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * test, false, false },
       { "optimizer state", 4 * slots * params, false, false },
       { "the run's records", 4 * (uint64_t) ds->train.count + 8 * kept
                                + sizeof (NnEpochRecord) * (uint64_t) config->epochs,

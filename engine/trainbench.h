@@ -435,6 +435,12 @@ typedef struct
   NnDeviceOptions device;
   int32_t progress_every;    /* steps between progress reports; 0 = automatic */
   int32_t max_steps;         /* stop after this many steps in all (0 = no limit), for quick checks */
+  int32_t warmup_steps;      /* the first steps, left out of the step times' median, p10 and p90
+                              * (threads starting, memory first touched, graphs captured);
+                              * 0 = every step counts. Below max_steps when both are set */
+  bool skip_evaluation;      /* no test-set evaluation after an epoch (sweeps, which time the
+                              * steps alone): the test set is not put on the device and the
+                              * epochs' test loss and accuracy are NAN (null in the file) */
 } NnTrainConfig;
 
 /* Defaults: Adam, sparse categorical cross-entropy, batch 32, 10 epochs, seed 42, CPU. */
@@ -556,6 +562,7 @@ typedef struct
   int32_t plan_count;
   NnPlanStep *plan;          /* (plan_count), owned: the steps of a training step on a full
                               * batch; none when the run stopped before they were made */
+  char sweep_id[64];         /* the sweep the run is a point of, "" when none */
 } NnRunResult;
 
 typedef struct NnTrainer NnTrainer;
@@ -595,6 +602,8 @@ void nn_run_result_clear (NnRunResult *result);
 
 /* ---------------------------------------------------------------- one recorded run */
 
+struct NnSystemInfo; /* below, under "system" */
+
 /* What one run of the CLI or the GUI asks for (nn-run.c). */
 typedef struct
 {
@@ -607,6 +616,10 @@ typedef struct
   const char *result_folder;     /* ... in this folder; NULL: nn_runs_dir () */
   NnProgressCallback progress;   /* may be NULL; called on the training thread */
   void *progress_data;
+  const char *sweep_id;          /* the sweep this run is a point of (the result file's
+                                  * "sweep"), or NULL; borrowed */
+  const struct NnSystemInfo *system; /* the system as the result file records it, read once by a
+                                  * caller that makes many runs; NULL: read when writing */
 } NnRunRequest;
 
 /* Defaults: nn_train_config_init's, nothing else set. */
@@ -664,7 +677,7 @@ NnStatus nn_model_evaluate (NnModel *model,
 
 /* ---------------------------------------------------------------- system */
 
-typedef struct
+typedef struct NnSystemInfo
 {
   char os_name[128];       /* "Debian GNU/Linux", "Windows" */
   char os_version[128];    /* "12 (bookworm)" */
@@ -751,6 +764,217 @@ double nn_run_result_seconds_per_epoch (const NnRunResult *result);
 /* The default runs folder: $XDG_DATA_HOME/trainbench/runs (on Windows
  * %LOCALAPPDATA%\Trainbench\runs). */
 void nn_runs_dir (char *out, size_t size);
+
+/* ---------------------------------------------------------------- sweeps */
+
+/* A sweep (nn-sweep.c) trains many short runs over a grid of settings, to
+ * find where one device starts to beat another: each point is a recorded
+ * run (NnRunner) of warmup_steps + steps steps without evaluation, timed
+ * after its warm-up. A sweep lives in RUNS/sweeps/SWEEP_ID/: sweep.json,
+ * rewritten atomically after every point, and one result file per point
+ * (point-0001.json, ...) with "sweep": SWEEP_ID. docs/ARCHITECTURE.md
+ * "Sweep file" gives the format. The engine only writes sweep files. */
+
+#define NN_SWEEP_AXES_MAX 3        /* axes of a grid */
+#define NN_SWEEP_VALUES_MAX 32     /* values of one axis */
+#define NN_SWEEP_POINTS_MAX 1024   /* points in all: the axes' values times the devices */
+#define NN_SWEEP_DEVICES_MAX 8     /* devices of a sweep */
+#define NN_SWEEP_NAME_MAX 32       /* an axis name, with its NUL */
+#define NN_SWEEP_VALUE_MAX 1000000 /* the largest value of an axis (batch: NN_BATCH_SIZE_MAX) */
+#define NN_SWEEP_DEPTH_MAX 64      /* the mlp family's largest depth D */
+#define NN_SWEEP_STEPS_MAX 100000  /* steps (and warm-up steps) of a point */
+#define NN_SWEEP_TEMPLATE_MAX 2048 /* a spec template or an expanded spec, with its NUL */
+
+typedef enum
+{
+  NN_SWEEP_MLP,  /* "flatten", then "dense W relu" D times, then "dense CLASSES softmax";
+                  * axes W (default 128), D (default 1) and batch */
+  NN_SWEEP_CNN,  /* the cnn preset's layers with F and 2F filters in its two convolutions;
+                  * axes F (default 32) and batch */
+  NN_SWEEP_SPEC, /* a spec text with {NAME} placeholders, each one an axis (and batch) */
+} NnSweepFamily;
+
+/* One axis of the grid: a name and its values, in the order they run.
+ * "batch" is the batch size; any other name is a parameter of the family
+ * (W, D, F) or a placeholder of the template ({NAME}: letters, digits and
+ * '_', not starting with a digit). */
+typedef struct
+{
+  char name[NN_SWEEP_NAME_MAX];
+  int32_t count;                        /* 1 to NN_SWEEP_VALUES_MAX */
+  int32_t values[NN_SWEEP_VALUES_MAX];  /* (count), each 1 to NN_SWEEP_VALUE_MAX, no repeats */
+} NnSweepAxis;
+
+typedef enum
+{
+  NN_SWEEP_POINT_PENDING,    /* not run (yet) */
+  NN_SWEEP_POINT_RUNNING,    /* being run now (only in an NN_SWEEP_POINT_STARTED report) */
+  NN_SWEEP_POINT_COMPLETED,
+  NN_SWEEP_POINT_FAILED,     /* its error says why: the device unusable, out of memory, ... */
+  NN_SWEEP_POINT_CANCELLED,  /* the point that ran when the sweep was cancelled */
+} NnSweepPointStatus;
+
+/* One point of the grid and, once run, its figures. */
+typedef struct
+{
+  int32_t index;                        /* 0-based, in grid order (nn_sweep_new) */
+  int32_t values[NN_SWEEP_AXES_MAX];    /* the axes' values here, in the request's axis order */
+  int32_t batch_size;                   /* the batch axis's value, or the config's */
+  int32_t device;                       /* index into the request's devices */
+  char device_text[32];                 /* as the request names it, normalized: "cpu", "cuda:0" */
+  NnDeviceKind device_kind;
+  char device_name[256];                /* "NVIDIA H200"; the device text until it ran */
+  char spec[NN_SWEEP_TEMPLATE_MAX];     /* the model spec of this point, expanded */
+  NnSweepPointStatus status;
+  char error[NN_ERROR_MESSAGE_MAX];     /* when failed or cancelled, else "" */
+  int64_t steps_measured;               /* steps the times below come from */
+  double step_seconds_median;           /* per step, after the warm-up; 0 when not run */
+  double step_seconds_p10;
+  double step_seconds_p90;
+  double samples_per_second;            /* batch_size / step_seconds_median; 0 when not run */
+  double seconds;                       /* the point's wall time in all: model built, plan,
+                                         * warm-up, steps, result file (the overhead is this
+                                         * less the steps' time) */
+  char result_file[32];                 /* "point-0001.json" in the sweep's folder; "" when
+                                         * none was written (an unusable device runs nothing) */
+} NnSweepPoint;
+
+typedef enum
+{
+  NN_SWEEP_POINT_STARTED,   /* `point` is about to run */
+  NN_SWEEP_POINT_FINISHED,  /* `point` ran (completed, failed or cancelled) */
+} NnSweepProgressKind;
+
+typedef struct
+{
+  NnSweepProgressKind kind;
+  int32_t index;            /* the point's index */
+  int32_t count;            /* points in the sweep */
+  int32_t done;             /* points finished so far (this one included when FINISHED) */
+  const NnSweepPoint *point; /* borrowed for the call: copy what is kept */
+  double elapsed_seconds;   /* since nn_sweep_run started */
+  double eta_seconds;       /* the points left at the mean time of those of the same device
+                             * done so far (of all points where a device has none yet);
+                             * < 0 while no point is done */
+} NnSweepProgress;
+
+/* Called on the sweep's thread. Return false to cancel the sweep (as
+ * nn_sweep_cancel does). */
+typedef bool (*NnSweepProgressCallback) (const NnSweepProgress *progress, void *user_data);
+
+typedef enum
+{
+  NN_SWEEP_RUNNING,
+  NN_SWEEP_COMPLETED,   /* every point ran (some may have failed) */
+  NN_SWEEP_CANCELLED,   /* stopped by nn_sweep_cancel: the points done are kept */
+  NN_SWEEP_FAILED,      /* stopped by an error of the sweep itself (data set, folder, file) */
+} NnSweepStatus;
+
+/* What a sweep asks for. Copied by nn_sweep_new; the strings, the data set
+ * and the system it points to are borrowed until nn_sweep_free. */
+typedef struct
+{
+  NnSweepFamily family;
+  const char *template_text;            /* NN_SWEEP_SPEC: the spec with {NAME} placeholders */
+  int32_t axis_count;                   /* 0 to NN_SWEEP_AXES_MAX; 0 = one point a device */
+  NnSweepAxis axes[NN_SWEEP_AXES_MAX];
+  int32_t device_count;                 /* 1 to NN_SWEEP_DEVICES_MAX */
+  char devices[NN_SWEEP_DEVICES_MAX][32]; /* "cpu", "cuda", "cuda:1", "gpu" (nn_device_parse) */
+  int32_t steps;                        /* measured steps a point, 1 to NN_SWEEP_STEPS_MAX */
+  int32_t warmup_steps;                 /* steps before them, not measured; < 0 (the default):
+                                         * max (10, steps / 10) */
+  /* Everything else of a point's run: optimizer, loss, seed, device.threads
+   * and device.tf32, and the batch size when there is no batch axis. The
+   * sweep sets spec_text, model_name, device kind and index, batch_size
+   * (from the batch axis), max_steps, warmup_steps, epochs (enough for
+   * max_steps) and skip_evaluation itself. */
+  NnTrainConfig config;
+  const char *dataset_name;             /* name or path, loaded once by nn_sweep_run when
+                                         * `dataset` is NULL */
+  const NnDataset *dataset;             /* borrowed: loaded already, shared by every point */
+  int32_t limit_train;                  /* samples kept of a data set the sweep loads; 0 = all */
+  const char *runs_folder;              /* the sweep goes in RUNS/sweeps/SWEEP_ID/;
+                                         * NULL: nn_runs_dir () */
+  NnSweepProgressCallback progress;     /* may be NULL */
+  void *progress_data;
+} NnSweepRequest;
+
+/* Empty: family mlp, no axes, no devices, 200 steps, the default warm-up,
+ * nn_train_config_init's config, the default data set "mnist". */
+void nn_sweep_request_init (NnSweepRequest *request);
+
+/* The default sweep, over what nn_sweep_request_init set: family mlp, W in
+ * {32, 128, 512, 2048}, batch in {32, 128, 512, 2048}, devices cpu and
+ * cuda:0 when nn_device_list finds it usable (which loads the CUDA module),
+ * 200 steps a point. Other fields stay. */
+void nn_sweep_request_use_default (NnSweepRequest *request);
+
+/* "mlp", "cnn", "spec"; nn_sweep_family_from_name takes those
+ * (case-insensitive) and names the word in its error. */
+const char *nn_sweep_family_name (NnSweepFamily family);
+NnStatus nn_sweep_family_from_name (const char *name, NnSweepFamily *out, NnError *error);
+
+/* The template of a family as the sweep file records it ("flatten; dense
+ * {W} relu; dense 10 softmax"; NN_SWEEP_SPEC: the request's template),
+ * for a data set of `classes` classes and the given axes (D an axis
+ * writes "dense {W} relu" as repeated D times). Returns the length it
+ * needed, like snprintf. */
+size_t nn_sweep_template (const NnSweepRequest *request, int32_t classes, char *out, size_t size);
+
+/* Parse one axis as the CLI writes it, "W=32,128,512" (values: decimal
+ * integers, comma-separated). The message names the text at fault. */
+NnStatus nn_sweep_axis_parse (const char *text, NnSweepAxis *out, NnError *error);
+
+/* Check a request and lay out its grid, touching no file and running
+ * nothing: the axes (names the family or template takes, values in range,
+ * no repeats), every placeholder of a template given an axis and every
+ * axis a placeholder (the messages name them), the devices, the bounds
+ * (the message names the limit), and each point's spec, which must parse.
+ * The data set's classes come from `dataset` or nn_dataset_peek.
+ *
+ * Grid order: the first axis changes slowest, the last fastest, and the
+ * devices fastest of all, so that the points of every device at one
+ * setting are neighbours (a cancelled sweep keeps pairs to compare). */
+typedef struct NnSweep NnSweep;
+NnStatus nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error);
+void nn_sweep_free (NnSweep *sweep);
+
+/* Ask the sweep to stop; safe from any thread and from a signal handler.
+ * The point running stops within one step and is recorded as cancelled,
+ * the points after it stay pending, the sweep file says "cancelled". */
+void nn_sweep_cancel (NnSweep *sweep);
+
+/* Run the sweep (once): load the data set (unless the request gave one),
+ * make RUNS/sweeps/SWEEP_ID/ (never one that exists), write sweep.json with
+ * every point pending, then run the points in grid order, each writing its
+ * result file, and rewrite sweep.json after each. A device found unusable
+ * fails its points with the reason without running them; a point that
+ * fails (out of memory, ...) does not stop the others. Returns NN_OK when
+ * every point ran (nn_sweep_point says which failed), NN_ERROR_CANCELLED,
+ * or the error that stopped the sweep itself (the data set, the folder,
+ * sweep.json). */
+NnStatus nn_sweep_run (NnSweep *sweep, NnError *error);
+
+/* The sweep's state: its id ("20261203T103000Z-sweep-mlp-4f2a", "" before
+ * nn_sweep_run made it), its folder and sweep file ("" until made), its
+ * status, and its points (borrowed, valid until nn_sweep_free; read them
+ * on the sweep's thread, from its progress callback, or once nn_sweep_run
+ * returned). */
+const char *nn_sweep_id (const NnSweep *sweep);
+const char *nn_sweep_folder (const NnSweep *sweep);
+const char *nn_sweep_file (const NnSweep *sweep);
+NnSweepStatus nn_sweep_status (const NnSweep *sweep);
+int32_t nn_sweep_point_count (const NnSweep *sweep);
+const NnSweepPoint *nn_sweep_point (const NnSweep *sweep, int32_t index); /* NULL out of range */
+
+/* The request as the sweep holds it, its warm-up resolved and its devices
+ * normalized (borrowed). */
+const NnSweepRequest *nn_sweep_request (const NnSweep *sweep);
+
+/* "completed", "cancelled", "failed", "running" / "pending", ...: the
+ * words the sweep file writes. */
+const char *nn_sweep_status_name (NnSweepStatus status);
+const char *nn_sweep_point_status_name (NnSweepPointStatus status);
 
 /* ---------------------------------------------------------------- files */
 

@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-sweep.c: sweeps (nn-sweep.c): templates and their placeholders, the
+ * errors and bounds of a request, the grid's order, the files a sweep
+ * writes (sweep.json with every field of its format, a result file per
+ * point), a device that cannot run, and a cancel that keeps the points done.
+ */
+
+#include "test-util.h"
+#include "json-check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static NnDataset *data; /* 256 training images (1, 8, 8) of 4 classes */
+
+static bool
+has (const char *text, const char *part)
+{
+  return text != NULL && strstr (text, part) != NULL;
+}
+
+static void
+axis (NnSweepRequest *request, const char *text)
+{
+  NnError error = { 0 };
+  if (nn_sweep_axis_parse (text, &request->axes[request->axis_count], &error) == NN_OK)
+    request->axis_count++;
+  else
+    tap_ok (false, "axis %s parses: %s", text, error.message);
+}
+
+static void
+device (NnSweepRequest *request, const char *text)
+{
+  snprintf (request->devices[request->device_count++], sizeof request->devices[0], "%s", text);
+}
+
+/* A small CPU sweep over the test data set. */
+static void
+request_for (NnSweepRequest *request, const char *folder)
+{
+  nn_sweep_request_init (request);
+  request->dataset = data;
+  request->dataset_name = NULL;
+  request->runs_folder = folder;
+  request->steps = 4;
+  request->warmup_steps = 2;
+  request->config.device.threads = 2;
+}
+
+/* The sweep's new error for a request; "" when it made a sweep. */
+static const char *
+new_error (const NnSweepRequest *request, NnStatus *status_out)
+{
+  static NnError error;
+  NnSweep *sweep = NULL;
+  NnStatus status;
+
+  nn_error_clear (&error);
+  status = nn_sweep_new (request, &sweep, &error);
+  if (status_out != NULL)
+    *status_out = status;
+  nn_sweep_free (sweep);
+  sweep = NULL;
+  return status == NN_OK ? "" : error.message;
+}
+
+static void
+test_axis_parse (void)
+{
+  NnSweepAxis a;
+  NnError error = { 0 };
+  char text[512];
+  size_t len;
+
+  tap_ok (nn_sweep_axis_parse ("W=32,128,512", &a, &error) == NN_OK && strcmp (a.name, "W") == 0
+            && a.count == 3 && a.values[0] == 32 && a.values[2] == 512,
+          "W=32,128,512 is axis W of three values");
+  tap_ok (nn_sweep_axis_parse ("W", &a, &error) != NN_OK && has (error.message, "NAME=VALUES"),
+          "an axis without '=' says the form: %s", error.message);
+  tap_ok (nn_sweep_axis_parse ("W=32,x1", &a, &error) != NN_OK && has (error.message, "'x1'"),
+          "a value that is not a number is named: %s", error.message);
+  tap_ok (nn_sweep_axis_parse ("W=0", &a, &error) != NN_OK && has (error.message, "out of range"),
+          "0 is out of range: %s", error.message);
+  tap_ok (nn_sweep_axis_parse ("9W=1", &a, &error) != NN_OK && has (error.message, "name"),
+          "a name starting with a digit is refused: %s", error.message);
+  len = (size_t) snprintf (text, sizeof text, "W=");
+  for (int i = 1; i <= NN_SWEEP_VALUES_MAX + 1; i++)
+    len += (size_t) snprintf (text + len, sizeof text - len, "%s%d", i > 1 ? "," : "", i);
+  tap_ok (nn_sweep_axis_parse (text, &a, &error) != NN_OK && has (error.message, "32"),
+          "more than %d values names the limit: %s", NN_SWEEP_VALUES_MAX, error.message);
+}
+
+static void
+test_placeholders (void)
+{
+  bool ok_new;
+  NnSweepRequest r;
+  NnSweep *sweep = NULL;
+  NnError error = { 0 };
+
+  request_for (&r, test_path ("unused"));
+  r.family = NN_SWEEP_SPEC;
+  r.template_text = "flatten; dense {W} relu; dense {H} relu; dense 4 softmax";
+  axis (&r, "W=8,16");
+  device (&r, "cpu");
+  tap_ok (has (new_error (&r, NULL), "{H}"), "a placeholder without an axis is named: %s",
+          new_error (&r, NULL));
+  axis (&r, "H=4");
+  axis (&r, "Z=5");
+  tap_ok (has (new_error (&r, NULL), "axis Z"), "an axis the template lacks is named: %s",
+          new_error (&r, NULL));
+  r.axis_count = 2;
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new, "a template with both axes makes a sweep (%s)",
+          error.message);
+  tap_ok (nn_sweep_point_count (sweep) == 2
+            && strcmp (nn_sweep_point (sweep, 1)->spec,
+                       "flatten; dense 16 relu; dense 4 relu; dense 4 softmax") == 0,
+          "each placeholder is replaced by its value: %s",
+          sweep ? nn_sweep_point (sweep, 1)->spec : "");
+  nn_sweep_free (sweep);
+  sweep = NULL;
+
+  r.template_text = "flatten; dense {W relu; dense 4 softmax";
+  r.axis_count = 1;
+  tap_ok (has (new_error (&r, NULL), "not closed"), "an open brace is an error: %s",
+          new_error (&r, NULL));
+  r.template_text = "flatten; dense {W-1} relu; dense 4 softmax";
+  tap_ok (has (new_error (&r, NULL), "{W-1}"), "a bad placeholder is named: %s",
+          new_error (&r, NULL));
+  r.template_text = "flatten; dense {W} rleu; dense 4 softmax";
+  tap_ok (has (new_error (&r, NULL), "rleu") && has (new_error (&r, NULL), "W=8"),
+          "a spec that does not parse names the point and the word: %s", new_error (&r, NULL));
+
+  /* {batch} is the batch size, and batch needs no placeholder */
+  r.template_text = "flatten; dense {batch} relu; dense 4 softmax";
+  r.axis_count = 0;
+  axis (&r, "batch=8,16");
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new
+            && strcmp (nn_sweep_point (sweep, 0)->spec, "flatten; dense 8 relu; dense 4 softmax")
+                 == 0
+            && nn_sweep_point (sweep, 1)->batch_size == 16,
+          "{batch} takes the batch size (%s)", error.message);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+
+  /* the families */
+  request_for (&r, test_path ("unused"));
+  axis (&r, "W=32");
+  axis (&r, "D=2");
+  device (&r, "cpu");
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new
+            && strcmp (nn_sweep_point (sweep, 0)->spec,
+                       "flatten; dense 32 relu; dense 32 relu; dense 4 softmax") == 0,
+          "mlp: D dense layers of width W and one output per class (%s)",
+          sweep ? nn_sweep_point (sweep, 0)->spec : error.message);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+  r.family = NN_SWEEP_CNN;
+  tap_ok (has (new_error (&r, NULL), "cnn family"), "cnn takes no W: %s", new_error (&r, NULL));
+  r.axis_count = 0;
+  axis (&r, "F=8");
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new
+            && has (nn_sweep_point (sweep, 0)->spec, "conv2d 8 3 relu; conv2d 16 3 relu")
+            && has (nn_sweep_point (sweep, 0)->spec, "dense 4 softmax"),
+          "cnn: F and 2F filters (%s)", sweep ? nn_sweep_point (sweep, 0)->spec : error.message);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+}
+
+static void
+test_errors (void)
+{
+  NnSweepRequest r;
+  NnStatus status;
+
+  request_for (&r, test_path ("unused"));
+  axis (&r, "W=8");
+  tap_ok (has (new_error (&r, NULL), "device"), "a sweep needs a device: %s", new_error (&r, NULL));
+  device (&r, "cpu");
+  device (&r, "cpu");
+  tap_ok (has (new_error (&r, NULL), "cpu is given twice"), "a device given twice: %s",
+          new_error (&r, NULL));
+  r.device_count = 1;
+  device (&r, "tpu");
+  tap_ok (has (new_error (&r, &status), "tpu") && status == NN_ERROR_INVALID_ARGUMENT,
+          "an unknown device is named: %s", new_error (&r, NULL));
+  r.device_count = 1;
+  axis (&r, "Q=1");
+  tap_ok (has (new_error (&r, NULL), "axis Q is not a parameter of the mlp family"),
+          "an axis the family does not take: %s", new_error (&r, NULL));
+  r.axis_count = 1;
+  axis (&r, "W=4");
+  tap_ok (has (new_error (&r, NULL), "axis W is given twice"), "an axis given twice: %s",
+          new_error (&r, NULL));
+  r.axis_count = 0;
+  axis (&r, "W=8,16,8");
+  tap_ok (has (new_error (&r, NULL), "8 twice"), "a value given twice: %s", new_error (&r, NULL));
+  r.axis_count = 4;
+  tap_ok (has (new_error (&r, NULL), "at most 3"), "more than 3 axes names the limit: %s",
+          new_error (&r, NULL));
+  r.axis_count = 0;
+  axis (&r, "W=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32");
+  axis (&r, "batch=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32");
+  axis (&r, "D=1,2");
+  tap_ok (has (new_error (&r, NULL), "2048 points") && has (new_error (&r, NULL), "1024"),
+          "more than 1024 points names the limit: %s", new_error (&r, NULL));
+  r.axis_count = 1;
+  r.steps = 0;
+  tap_ok (has (new_error (&r, NULL), "0 steps"), "0 steps a point is refused: %s",
+          new_error (&r, NULL));
+  r.steps = 4;
+  r.axis_count = 0;
+  axis (&r, "batch=70000");
+  tap_ok (has (new_error (&r, NULL), "70000 is out of range"), "a batch too large: %s",
+          new_error (&r, NULL));
+  r.axis_count = 0;
+  axis (&r, "D=65");
+  tap_ok (has (new_error (&r, NULL), "65 is out of range"), "a depth too large: %s",
+          new_error (&r, NULL));
+  r.axis_count = 0;
+  r.dataset = NULL;
+  r.dataset_name = test_path ("no-such-data");
+  tap_ok (has (new_error (&r, NULL), "no-such-data"), "a data set that is not there is named: %s",
+          new_error (&r, NULL));
+}
+
+static void
+test_grid_order (void)
+{
+  bool ok_new;
+  NnSweepRequest r;
+  NnSweep *sweep = NULL;
+  NnError error = { 0 };
+  bool ok = true;
+
+  request_for (&r, test_path ("unused"));
+  axis (&r, "W=8,16,32");
+  axis (&r, "batch=4,8");
+  device (&r, "cpu");
+  device (&r, "gpu");
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new && nn_sweep_point_count (sweep) == 12,
+          "3 widths x 2 batches x 2 devices are 12 points (%s)", error.message);
+  tap_ok (strcmp (nn_sweep_request (sweep)->devices[1], "cuda:0") == 0,
+          "gpu is written cuda:0");
+  for (int32_t i = 0; i < 12 && sweep != NULL; i++)
+    {
+      const NnSweepPoint *p = nn_sweep_point (sweep, i);
+      int32_t w = (int32_t[]){ 8, 16, 32 }[i / 4];
+      int32_t b = (int32_t[]){ 4, 8 }[(i / 2) % 2];
+      ok = ok && p->index == i && p->values[0] == w && p->values[1] == b && p->batch_size == b
+           && p->device == i % 2 && p->status == NN_SWEEP_POINT_PENDING
+           && strcmp (p->device_text, i % 2 ? "cuda:0" : "cpu") == 0;
+    }
+  tap_ok (ok, "the first axis changes slowest, the devices fastest");
+  tap_ok (nn_sweep_request (sweep)->warmup_steps == 2, "a warm-up given is kept");
+  nn_sweep_free (sweep);
+  sweep = NULL;
+  r.warmup_steps = -1;
+  r.steps = 300;
+  nn_sweep_new (&r, &sweep, &error);
+  tap_ok (sweep != NULL && nn_sweep_request (sweep)->warmup_steps == 30,
+          "the default warm-up is a tenth of the steps");
+  nn_sweep_free (sweep);
+  sweep = NULL;
+  r.steps = 50;
+  nn_sweep_new (&r, &sweep, &error);
+  tap_ok (sweep != NULL && nn_sweep_request (sweep)->warmup_steps == 10, "and at least 10");
+  nn_sweep_free (sweep);
+  sweep = NULL;
+}
+
+/* Every field of the sweep file's format, at the top and in a point. */
+static const char *const sweep_fields[] = {
+  "kind", "schema", "app_version", "sweep_id", "started_at", "status", "system.os.name",
+  "system.cpu.model", "dataset.name", "dataset.path", "model.family", "model.template",
+  "axes[].name", "axes[].values[]", "devices[]", "threads", "steps", "warmup_steps", "optimizer",
+  "conditions.name", "conditions.data", "conditions.graph", "conditions.loss_every_step",
+  "conditions.fused", "points[].values.W", "points[].values.batch", "points[].device",
+  "points[].device_kind", "points[].device_name", "points[].spec", "points[].status",
+  "points[].step_seconds_median", "points[].step_seconds_p10", "points[].step_seconds_p90",
+  "points[].samples_per_second", "points[].result",
+};
+
+static char *
+read_text (const char *folder, const char *name)
+{
+  char path[8192];
+  size_t size = 0;
+  snprintf (path, sizeof path, "%s/%s", folder, name);
+  return test_read_file (path, &size);
+}
+
+static void
+test_run (void)
+{
+  bool ok_new;
+  NnSweepRequest r;
+  NnSweep *sweep = NULL;
+  NnError error = { 0 };
+  JcParser jp;
+  char *text;
+  bool fields = true;
+  const char *folder = test_path ("runs");
+
+  request_for (&r, folder);
+  axis (&r, "W=8,16");
+  axis (&r, "batch=16,32");
+  device (&r, "cpu");
+  device (&r, "cuda:0");
+  ok_new = nn_sweep_new (&r, &sweep, &error) == NN_OK;
+  tap_ok (ok_new, "a sweep is made (%s)", error.message);
+  tap_ok (nn_sweep_id (sweep)[0] == '\0' && nn_sweep_file (sweep)[0] == '\0',
+          "nothing is made before it runs");
+  NnStatus status = nn_sweep_run (sweep, &error);
+  tap_ok (status == NN_OK && nn_sweep_status (sweep) == NN_SWEEP_COMPLETED,
+          "it completes (%s)", error.message);
+  tap_ok (has (nn_sweep_id (sweep), "-sweep-mlp-") && has (nn_sweep_folder (sweep), "sweeps")
+            && has (nn_sweep_folder (sweep), nn_sweep_id (sweep)),
+          "in RUNS/sweeps/SWEEP_ID: %s", nn_sweep_folder (sweep));
+
+  bool cpu_ok = true, gpu_said = true;
+  for (int32_t i = 0; i < nn_sweep_point_count (sweep); i++)
+    {
+      const NnSweepPoint *p = nn_sweep_point (sweep, i);
+      if (p->device_kind == NN_DEVICE_CPU)
+        cpu_ok = cpu_ok && p->status == NN_SWEEP_POINT_COMPLETED && p->steps_measured == 4
+                 && p->step_seconds_median > 0 && p->step_seconds_p10 <= p->step_seconds_median
+                 && p->step_seconds_median <= p->step_seconds_p90
+                 && fabs (p->samples_per_second - p->batch_size / p->step_seconds_median) < 1e-6
+                 && strcmp (p->result_file, (char[16]){ 0 }) != 0;
+      else if (p->status == NN_SWEEP_POINT_FAILED)
+        gpu_said = gpu_said && has (p->error, "cuda:0") && p->result_file[0] == '\0';
+    }
+  tap_ok (cpu_ok, "every CPU point ran its 4 steps after the warm-up, timed");
+  tap_ok (gpu_said, "a GPU that is not usable fails its points with the reason: %s",
+          nn_sweep_point (sweep, 1)->error);
+
+  /* the point files */
+  text = read_text (nn_sweep_folder (sweep), "point-0001.json");
+  tap_ok (text != NULL, "point 1 has its result file");
+  tap_ok (has (text, "\"sweep\": \"") && has (text, nn_sweep_id (sweep)),
+          "which names the sweep");
+  tap_ok (has (text, "\"warmup_steps\": 2") && has (text, "\"count\": 6"),
+          "and records the warm-up, and the steps run with it");
+  tap_ok (has (text, "\"test_loss\": null"), "no test evaluation ran");
+  tap_ok (has (text, "\"batch_size\": 16") && has (text, "dense 8 relu"),
+          "the point's batch and model");
+  free (text);
+  text = read_text (nn_sweep_folder (sweep), "point-0008.json");
+  tap_ok ((text != NULL) == (nn_sweep_point (sweep, 7)->result_file[0] != '\0'),
+          "a file for each point that ran, none for one that could not");
+  free (text);
+
+  /* sweep.json */
+  text = read_text (nn_sweep_folder (sweep), "sweep.json");
+  memset (&jp, 0, sizeof jp);
+  tap_ok (text != NULL && jc_parse (&jp, text, strlen (text)), "sweep.json is valid JSON (%s)",
+          jp.error);
+  for (size_t i = 0; i < sizeof sweep_fields / sizeof sweep_fields[0]; i++)
+    if (jc_find (&jp, sweep_fields[i]) == NULL)
+      {
+        tap_diag ("sweep.json lacks %s", sweep_fields[i]);
+        fields = false;
+      }
+  tap_ok (fields, "sweep.json has every field of the format");
+  const JcEntry *e = jc_find (&jp, "kind");
+  tap_ok (e != NULL && strcmp (e->value, "\"trainbench-sweep\"") == 0, "its kind");
+  e = jc_find (&jp, "status");
+  tap_ok (e != NULL && strcmp (e->value, "\"completed\"") == 0, "it says completed");
+  e = jc_find (&jp, "points[].result");
+  tap_ok (e != NULL && strcmp (e->value, "\"point-0001.json\"") == 0, "the first point's file");
+  e = jc_find (&jp, "model.template");
+  tap_ok (e != NULL && strcmp (e->value, "\"flatten; dense {W} relu; dense 4 softmax\"") == 0,
+          "the family's template: %s", e ? e->value : "");
+  tap_ok (has (text, "\"values\": [16, 32]") && has (text, "\"warmup_steps\": 2"),
+          "the axes and the warm-up");
+  int points = 0;
+  for (int i = 0; i < jp.count; i++)
+    points += strcmp (jp.entries[i].path, "points[].status") == 0;
+  tap_ok (points == 8, "a point entry for every point (%d)", points);
+  free (jp.entries);
+  free (text);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+}
+
+/* A progress callback that stops the sweep once `stop_after` points are done. */
+typedef struct
+{
+  int32_t stop_after;
+  int started, finished;
+  NnSweep *sweep;          /* cancel through nn_sweep_cancel when set, else return false */
+  bool eta_known;
+} Stopper;
+
+static bool
+stop_cb (const NnSweepProgress *progress, void *user_data)
+{
+  Stopper *s = user_data;
+
+  if (progress->kind == NN_SWEEP_POINT_STARTED)
+    {
+      s->started++;
+      if (s->sweep != NULL && progress->done == s->stop_after)
+        nn_sweep_cancel (s->sweep);
+      return true;
+    }
+  s->finished++;
+  s->eta_known = s->eta_known || progress->eta_seconds >= 0;
+  return s->sweep != NULL || progress->done < s->stop_after;
+}
+
+static void
+test_cancel (void)
+{
+  NnSweepRequest r;
+  NnSweep *sweep = NULL;
+  NnError error = { 0 };
+  Stopper stopper = { .stop_after = 2 };
+  char *text;
+
+  request_for (&r, test_path ("cancel-runs"));
+  axis (&r, "W=8,16,32");
+  axis (&r, "batch=16,32");
+  device (&r, "cpu");
+  r.progress = stop_cb;
+  r.progress_data = &stopper;
+  nn_sweep_new (&r, &sweep, &error);
+  NnStatus status = nn_sweep_run (sweep, &error);
+  tap_ok (status == NN_ERROR_CANCELLED && nn_sweep_status (sweep) == NN_SWEEP_CANCELLED,
+          "a callback that says stop cancels the sweep: %s", error.message);
+  tap_ok (stopper.finished == 2 && stopper.eta_known, "after the points done, with an ETA");
+  tap_ok (nn_sweep_point (sweep, 1)->status == NN_SWEEP_POINT_COMPLETED
+            && nn_sweep_point (sweep, 2)->status == NN_SWEEP_POINT_PENDING,
+          "the points done are kept, the others pending");
+  text = read_text (nn_sweep_folder (sweep), "sweep.json");
+  tap_ok (has (text, "\"status\": \"cancelled\"") && has (text, "\"status\": \"pending\"")
+            && has (text, "point-0002.json"),
+          "sweep.json says cancelled and keeps the points done");
+  free (text);
+  tap_ok (test_count_names (nn_sweep_folder (sweep), "point-") == 2, "two point files");
+  nn_sweep_free (sweep);
+  sweep = NULL;
+
+  /* nn_sweep_cancel while a point runs: that point is recorded cancelled */
+  memset (&stopper, 0, sizeof stopper);
+  stopper.stop_after = 1;
+  r.steps = 2000;
+  nn_sweep_new (&r, &sweep, &error);
+  stopper.sweep = sweep;
+  status = nn_sweep_run (sweep, &error);
+  tap_ok (status == NN_ERROR_CANCELLED, "nn_sweep_cancel stops the sweep: %s", error.message);
+  tap_ok (nn_sweep_point (sweep, 0)->status == NN_SWEEP_POINT_COMPLETED
+            && nn_sweep_point (sweep, 1)->status == NN_SWEEP_POINT_CANCELLED
+            && nn_sweep_point (sweep, 2)->status == NN_SWEEP_POINT_PENDING,
+          "the point running is cancelled, the one before kept");
+  text = read_text (nn_sweep_folder (sweep), "point-0002.json");
+  tap_ok (has (text, "\"cancelled\"") && has (text, nn_sweep_id (sweep)),
+          "the cancelled point's file says so");
+  free (text);
+  tap_ok (nn_sweep_run (sweep, &error) == NN_ERROR_INVALID_ARGUMENT, "a sweep runs once: %s",
+          error.message);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+
+  /* a cancel before the start */
+  r.progress = NULL;
+  nn_sweep_new (&r, &sweep, &error);
+  nn_sweep_cancel (sweep);
+  tap_ok (nn_sweep_run (sweep, &error) == NN_ERROR_CANCELLED
+            && nn_sweep_status (sweep) == NN_SWEEP_CANCELLED,
+          "a sweep cancelled before it runs runs nothing: %s", error.message);
+  nn_sweep_free (sweep);
+  sweep = NULL;
+}
+
+/* The default sweep's grid and the trainer's warm-up checks. */
+static void
+test_defaults (void)
+{
+  NnSweepRequest r;
+  NnTrainConfig c;
+  NnTrainer *trainer = NULL;
+  NnRunResult result;
+  NnError error = { 0 };
+
+  nn_sweep_request_init (&r);
+  nn_sweep_request_use_default (&r);
+  tap_ok (r.family == NN_SWEEP_MLP && r.axis_count == 2 && strcmp (r.axes[0].name, "W") == 0
+            && r.axes[0].count == 4 && r.axes[0].values[3] == 2048
+            && strcmp (r.axes[1].name, "batch") == 0 && r.axes[1].values[0] == 32
+            && r.steps == 200 && strcmp (r.devices[0], "cpu") == 0,
+          "the default sweep: W and batch in 32..2048, the CPU first, 200 steps");
+
+  nn_train_config_init (&c);
+  c.spec_text = "flatten; dense 8 relu; dense 4 softmax";
+  c.max_steps = 5;
+  c.warmup_steps = 5;
+  tap_ok (nn_trainer_new (&c, data, &trainer, &error) != NN_OK && has (error.message, "warm-up"),
+          "a warm-up that leaves no step to measure is refused: %s", error.message);
+  c.warmup_steps = 3;
+  c.skip_evaluation = true;
+  c.device.threads = 2;
+  nn_trainer_new (&c, data, &trainer, &error);
+  tap_ok (nn_trainer_run (trainer, &result, &error) == NN_OK && result.step_count == 5
+            && isnan (result.epochs[0].test_loss) && result.step_seconds_median > 0,
+          "a run with a warm-up counts every step and skips the evaluation (%s)", error.message);
+  nn_run_result_clear (&result);
+  nn_trainer_free (trainer);
+}
+
+int
+main (void)
+{
+  test_isolate_home ();
+  data = test_make_dataset (256, 32, 4, 1, 8, 8, 11);
+  test_axis_parse ();
+  test_placeholders ();
+  test_errors ();
+  test_grid_order ();
+  test_run ();
+  test_cancel ();
+  test_defaults ();
+  nn_dataset_free (data);
+  return tap_done ();
+}
