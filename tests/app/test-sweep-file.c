@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* test-sweep.c: sweep files read back (a whole sweep, a stopped one with
+/* test-sweep-file.c: sweep files read back (a whole sweep, a stopped one with
  * failed and pending points, truncated and hostile files refused with the
  * file's name, never a crash), the sweep's speed chart (a log x axis ticked
  * at the swept sizes, a line per device and batch) and its crossover map
