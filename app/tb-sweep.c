@@ -881,3 +881,177 @@ tb_sweep_format_csv (const TbSweep *sweep,
     }
   return g_string_free (csv, FALSE);
 }
+
+/* ------------------------------------------------------------ live sweeps */
+
+TbSweep *
+tb_sweep_new_for_engine (const NnSweep *engine_sweep,
+                         const char    *dataset_name)
+{
+  const NnSweepRequest *request;
+  TbSweep *sweep;
+
+  g_return_val_if_fail (engine_sweep != NULL, NULL);
+
+  request = nn_sweep_request (engine_sweep);
+  sweep = g_atomic_rc_box_new0 (TbSweep);
+  sweep->devices = g_ptr_array_new_with_free_func (g_free);
+  sweep->points = g_array_new (FALSE, TRUE, sizeof (TbSweepPoint));
+  g_array_set_clear_func (sweep->points, (GDestroyNotify) point_clear);
+  sweep->status = g_strdup ("running");
+  sweep->family = g_strdup (nn_sweep_family_name (request->family));
+  sweep->template_spec = g_strdup (request->template_text);
+  sweep->dataset_name = g_strdup (dataset_name);
+  sweep->steps = request->steps;
+  sweep->warmup_steps = request->warmup_steps;
+  sweep->n_axes = (guint) CLAMP (request->axis_count, 0, TB_SWEEP_MAX_AXES);
+  for (guint a = 0; a < sweep->n_axes; a++)
+    {
+      const NnSweepAxis *axis = &request->axes[a];
+
+      sweep->axes[a].name = g_strndup (axis->name, sizeof axis->name);
+      sweep->axes[a].n_values = (guint) CLAMP (axis->count, 0, TB_SWEEP_MAX_VALUES);
+      for (guint k = 0; k < sweep->axes[a].n_values; k++)
+        sweep->axes[a].values[k] = axis->values[k];
+    }
+  for (int d = 0; d < request->device_count && d < TB_SWEEP_MAX_DEVICES; d++)
+    g_ptr_array_add (sweep->devices, g_strndup (request->devices[d], sizeof request->devices[d]));
+  for (int32_t i = 0; i < nn_sweep_point_count (engine_sweep) && i < TB_SWEEP_MAX_POINTS; i++)
+    {
+      const NnSweepPoint *np = nn_sweep_point (engine_sweep, i);
+      TbSweepPoint p = { 0 };
+
+      for (guint a = 0; a < sweep->n_axes; a++)
+        {
+          p.values[a] = np->values[a];
+          p.has_value[a] = TRUE;
+        }
+      p.device = g_strndup (np->device_text, sizeof np->device_text);
+      p.spec = g_strndup (np->spec, sizeof np->spec);
+      p.status = g_strdup ("pending");
+      p.step_seconds_median = p.step_seconds_p10 = p.step_seconds_p90 = NAN;
+      p.samples_per_second = NAN;
+      g_array_append_val (sweep->points, p);
+    }
+  return sweep;
+}
+
+void
+tb_sweep_update_point (TbSweep            *sweep,
+                       const NnSweepPoint *point)
+{
+  TbSweepPoint *p;
+
+  g_return_if_fail (sweep != NULL && point != NULL);
+
+  if (point->index < 0 || (guint) point->index >= sweep->points->len)
+    return;
+  p = &g_array_index (sweep->points, TbSweepPoint, point->index);
+  g_free (p->status);
+  p->status = g_strdup (nn_sweep_point_status_name (point->status));
+  g_clear_pointer (&p->error, g_free);
+  if (point->error[0] != '\0')
+    p->error = g_strndup (point->error, sizeof point->error);
+  g_free (p->device_name);
+  p->device_name = g_strndup (point->device_name, sizeof point->device_name);
+  g_free (p->device_kind);
+  p->device_kind = g_strdup (point->device_kind == NN_DEVICE_CPU ? "cpu" : "cuda");
+  p->step_seconds_median = point->step_seconds_median > 0 ? point->step_seconds_median : NAN;
+  p->step_seconds_p10 = point->step_seconds_p10 > 0 ? point->step_seconds_p10 : NAN;
+  p->step_seconds_p90 = point->step_seconds_p90 > 0 ? point->step_seconds_p90 : NAN;
+  p->samples_per_second = point->samples_per_second > 0 ? point->samples_per_second : NAN;
+  g_free (p->result);
+  p->result = point->result_file[0] != '\0' ? g_strndup (point->result_file, sizeof point->result_file) : NULL;
+}
+
+/* ------------------------------------------------------------ opened files */
+
+typedef struct
+{
+  GPtrArray *files;   /* GFile */
+  GPtrArray *sweeps;
+  GPtrArray *others;
+} SortJob;
+
+static void
+sort_job_free (SortJob *job)
+{
+  g_ptr_array_unref (job->files);
+  g_clear_pointer (&job->sweeps, g_ptr_array_unref);
+  g_clear_pointer (&job->others, g_ptr_array_unref);
+  g_free (job);
+}
+
+/* Only a regular file is opened (a FIFO would wait for a writer), and
+ * only its first bytes read. */
+static gboolean
+file_says_sweep (GFile        *file,
+                 GCancellable *cancellable)
+{
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                                                 cancellable, NULL);
+  g_autoptr(GFileInputStream) in = NULL;
+  char head[4096];
+  gsize got = 0;
+
+  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
+    return FALSE;
+  in = g_file_read (file, cancellable, NULL);
+  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &got, cancellable, NULL))
+    return FALSE;
+  return tb_sweep_is_sweep_data (head, got);
+}
+
+static void
+sort_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  SortJob *job = task_data;
+
+  for (guint i = 0; i < job->files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (job->files, i);
+
+      g_ptr_array_add (file_says_sweep (file, cancellable) ? job->sweeps : job->others, g_object_ref (file));
+    }
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+tb_sweep_sort_files_async (GFile              **files,
+                           guint                n_files,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  SortJob *job = g_new0 (SortJob, 1);
+
+  job->files = g_ptr_array_new_with_free_func (g_object_unref);
+  job->sweeps = g_ptr_array_new_with_free_func (g_object_unref);
+  job->others = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (job->files, g_object_ref (files[i]));
+  g_task_set_task_data (task, job, (GDestroyNotify) sort_job_free);
+  g_task_run_in_thread (task, sort_thread);
+}
+
+gboolean
+tb_sweep_sort_files_finish (GAsyncResult  *result,
+                            GPtrArray    **sweeps,
+                            GPtrArray    **others,
+                            GError       **error)
+{
+  SortJob *job;
+
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return FALSE;
+  job = g_task_get_task_data (G_TASK (result));
+  *sweeps = g_steal_pointer (&job->sweeps);
+  *others = g_steal_pointer (&job->others);
+  return TRUE;
+}

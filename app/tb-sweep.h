@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "tb-chart.h"
+#include "trainbench.h"
 
 G_BEGIN_DECLS
 
@@ -121,5 +122,31 @@ char *tb_sweep_format_csv (const TbSweep *sweep,
                            const char    *kind,
                            int            x_axis,
                            int            y_axis);
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* A sweep the engine is running, as the Explore page shows it while it
+ * goes on: its request's axes and devices, every point pending. */
+TbSweep *tb_sweep_new_for_engine (const NnSweep *engine_sweep,
+                                  const char    *dataset_name);
+/* Take a point's figures from the engine (its index says which). */
+void tb_sweep_update_point (TbSweep            *sweep,
+                            const NnSweepPoint *point);
+
+/* Sort opened files in a worker: those that say they are sweep files
+ * (regular files whose first bytes have "kind": "trainbench-sweep") from
+ * the others (result files, to import). */
+void tb_sweep_sort_files_async (GFile              **files,
+                                guint                n_files,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data);
+/* The two lists (GFile, owned by the arrays); FALSE when cancelled. */
+gboolean tb_sweep_sort_files_finish (GAsyncResult  *result,
+                                     GPtrArray    **sweeps,
+                                     GPtrArray    **others,
+                                     GError       **error);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-window.c: the main window: its frame, the four pages (TbModelPage,
- * TbDataPage, TbTrainPage, TbRunsPage) wired together, and the messages of
+/* tb-window.c: the main window: its frame, the five pages (TbModelPage,
+ * TbDataPage, TbTrainPage, TbRunsPage, TbExplorePage) wired together, and the messages of
  * the runs; the actions are in tb-window-actions.c.
  */
 #define G_LOG_DOMAIN "trainbench-window"
@@ -251,8 +251,75 @@ drop_cb (GtkDropTarget *target,
   files = g_value_get_boxed (value);
   for (GSList *l = files; l != NULL; l = l->next)
     g_ptr_array_add (array, l->data);
-  tb_runs_page_import (self->runs_page, (GFile **) array->pdata, array->len);
+  _tb_window_open_files (self, (GFile **) array->pdata, array->len);
   return TRUE;
+}
+
+static void
+files_sorted_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(TbWindow) self = user_data;
+  g_autoptr(GPtrArray) sweeps = NULL;
+  g_autoptr(GPtrArray) others = NULL;
+
+  self->n_opening--;
+  if (!tb_sweep_sort_files_finish (result, &sweeps, &others, NULL))
+    return;
+  if (others->len > 0)
+    tb_runs_page_import (self->runs_page, (GFile **) others->pdata, others->len);
+  for (guint i = 0; i < sweeps->len; i++)
+    {
+      g_autofree char *path = g_file_get_path (g_ptr_array_index (sweeps, i));
+
+      if (path != NULL)
+        tb_explore_page_open_file (self->explore_page, path);
+    }
+  if (sweeps->len > 0)
+    tb_window_show_page (self, "explore");
+}
+
+void
+_tb_window_open_files (TbWindow  *self,
+                       GFile    **files,
+                       guint      n_files)
+{
+  if (n_files == 0)
+    return;
+  self->n_opening++;
+  tb_sweep_sort_files_async (files, n_files, NULL, files_sorted_cb, g_object_ref (self));
+}
+
+/* The Explore page compares the devices the Train page lists, on the Data
+ * page's data set. */
+static void
+devices_changed_cb (TbWindow *self)
+{
+  g_autoptr(GArray) devices = g_array_new (FALSE, FALSE, sizeof (NnDeviceInfo));
+
+  if (tb_train_page_get_devices_pending (self->train_page))
+    return;
+  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
+    g_array_append_vals (devices, tb_train_page_get_device_info (self->train_page, d), 1);
+  tb_explore_page_set_devices (self->explore_page, (const NnDeviceInfo *) devices->data, devices->len);
+}
+
+static void
+dataset_changed_cb (TbWindow *self)
+{
+  tb_explore_page_set_dataset (self->explore_page, tb_data_page_get_dataset (self->data_page),
+                               tb_data_page_get_train_limit (self->data_page));
+}
+
+static void
+sweep_finished_cb (TbExplorePage *page,
+                   const char    *path,
+                   const GError  *error,
+                   TbWindow      *self)
+{
+  if (error == NULL)
+    tb_window_toast (self, _("The sweep is saved"));
 }
 
 /* Closing while a run goes on stops it and waits (hidden) until the run is
@@ -307,6 +374,7 @@ tb_window_class_init (TbWindowClass *klass)
   g_type_ensure (TB_TYPE_DATA_PAGE);
   g_type_ensure (TB_TYPE_TRAIN_PAGE);
   g_type_ensure (TB_TYPE_RUNS_PAGE);
+  g_type_ensure (TB_TYPE_EXPLORE_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, stack);
@@ -317,6 +385,7 @@ tb_window_class_init (TbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbWindow, data_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, train_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, runs_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, explore_page);
 
   _tb_window_actions_class_init (widget_class);
 }
@@ -342,6 +411,16 @@ tb_window_init (TbWindow *self)
   g_signal_connect_object (self->train_page, "notify::device", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->train_page, "notify::training", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->train_page, "run-finished", G_CALLBACK (run_finished_cb), self, 0);
+  g_signal_connect_object (self->train_page, "notify::devices-pending", G_CALLBACK (devices_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->data_page, "notify::dataset", G_CALLBACK (dataset_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->explore_page, "sweep-finished", G_CALLBACK (sweep_finished_cb), self, 0);
+  {
+    g_autofree char *folder = tb_runs_page_get_folder (self->runs_page);
+
+    tb_explore_page_set_runs_folder (self->explore_page, folder);
+  }
+  devices_changed_cb (self);
+  dataset_changed_cb (self);
 
   /* the app opens with the articles' first model and its settings */
   tb_model_builder_load_preset (self->builder, "mlp-small");
@@ -439,7 +518,7 @@ tb_window_import (TbWindow  *self,
                   guint      n_files)
 {
   g_return_if_fail (TB_IS_WINDOW (self));
-  tb_runs_page_import (self->runs_page, files, n_files);
+  _tb_window_open_files (self, files, n_files);
 }
 
 TbRunsPage *
@@ -447,6 +526,20 @@ tb_window_get_runs_page (TbWindow *self)
 {
   g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
   return self->runs_page;
+}
+
+guint
+tb_window_get_n_opening (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), 0);
+  return self->n_opening;
+}
+
+TbExplorePage *
+tb_window_get_explore_page (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->explore_page;
 }
 
 TbTrainPage *

@@ -99,7 +99,8 @@ not_training (gpointer data)
 static gboolean
 runs_loaded (gpointer data)
 {
-  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
+  /* files opened are sorted (sweeps, runs) in a worker first */
+  return tb_window_get_n_opening (window) == 0 && tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
 /* the device list comes from a worker too */
