@@ -1925,6 +1925,22 @@ draw_heat (cairo_t             *cr,
       cairo_stroke (cr);
     }
 
+  /* no cell with a value: the first cell's detail says why ("No GPU in
+   * this sweep") over the map */
+  {
+    gboolean any = FALSE;
+    const char *why = grid->notes->len > 0 ? g_ptr_array_index (grid->notes, 0) : NULL;
+
+    for (guint i = 0; i < grid->cells->len && !any; i++)
+      any = isfinite (heat_field (grid, g_array_index (grid->cells, double, i)));
+    if (!any && why != NULL)
+      {
+        g_autofree char *line = g_strndup (why, strcspn (why, "\n"));
+
+        draw_boxed_text (cr, data, line, (l->left + l->right) / 2, (l->top + l->bottom) / 2);
+      }
+  }
+
   /* the crossing: a dark line with a light edge, over every colour */
   segments = tb_chart_grid_crossing (grid, &n_segments);
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_ROUND);

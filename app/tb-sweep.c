@@ -800,11 +800,12 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
           }
         else
           {
-            g_string_append (note, _("No ratio:"));
             if (!isfinite (gs))
               append_missing (note, gpu, pg);
             if (!isfinite (cs))
               append_missing (note, cpu, pc);
+            /* each reason on a line of its own, the first on the first */
+            g_string_erase (note, 0, 1);
           }
         tb_chart_grid_set_cell (grid, c, r, ratio, note->str);
       }
