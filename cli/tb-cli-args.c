@@ -231,6 +231,14 @@ tb_cli_args_parse (TbCliArgs *args,
       if (args->values[k][0] == '\0')
         tb_cli_usage_error (command, "--%s: the value is empty (expected %s)", options[k].name,
                             options[k].metavar);
+      if (options[k].repeat)
+        {
+          if (args->repeat_count == TB_CLI_REPEATS_MAX)
+            tb_cli_usage_error (command, "--%s: given more than %d times", options[k].name,
+                                TB_CLI_REPEATS_MAX);
+          args->repeat_option[args->repeat_count] = k;
+          args->repeat_values[args->repeat_count++] = args->values[k];
+        }
     }
 }
 
@@ -245,6 +253,22 @@ bool
 tb_cli_flag (const TbCliArgs *args, const char *name)
 {
   return tb_cli_arg (args, name) != NULL;
+}
+
+int
+tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int max)
+{
+  int k = option_index (args->options, name, strlen (name));
+  int n = 0;
+
+  for (int i = 0; k >= 0 && i < args->repeat_count; i++)
+    if (args->repeat_option[i] == k)
+      {
+        if (n < max)
+          out[n] = args->repeat_values[i];
+        n++;
+      }
+  return n;
 }
 
 /* ---------------------------------------------------------------- numbers */

@@ -38,7 +38,10 @@ typedef struct
 {
   const char *name;    /* without the dashes: "batch-size" */
   const char *metavar; /* "N", or NULL for a flag */
+  bool repeat;         /* may be given more than once, every value kept (tb_cli_arg_all) */
 } TbCliOption;
+
+#define TB_CLI_REPEATS_MAX 16 /* values of repeated options on one command line */
 
 /* A parsed command line: for each option of the table, the value given last
  * (NULL when absent; "" for a flag that was given). */
@@ -48,6 +51,9 @@ typedef struct
   const TbCliOption *options;   /* borrowed, terminated by a NULL name */
   int count;
   const char *values[64];
+  int repeat_count;             /* every value of a repeatable option, in order */
+  int repeat_option[TB_CLI_REPEATS_MAX];
+  const char *repeat_values[TB_CLI_REPEATS_MAX];
 } TbCliArgs;
 
 /* The options of each command (tb-cli-options.c); devices, datasets and
@@ -56,6 +62,7 @@ extern const TbCliOption tb_cli_train_options[];
 extern const TbCliOption tb_cli_evaluate_options[];
 extern const TbCliOption tb_cli_reproduce_options[];
 extern const TbCliOption tb_cli_summary_options[];
+extern const TbCliOption tb_cli_sweep_options[];
 extern const TbCliOption tb_cli_no_options[];
 
 /* What a usage error and --help do once they have printed: exit (the
@@ -76,6 +83,9 @@ void tb_cli_args_parse (TbCliArgs *args,
 /* The value of an option, or NULL when it was not given. */
 const char *tb_cli_arg (const TbCliArgs *args, const char *name);
 bool tb_cli_flag (const TbCliArgs *args, const char *name);
+/* Every value of a repeatable option, in the order given, into `out` (at
+ * most `max`); returns how many there are. */
+int tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int max);
 
 /* Strict number parsing: the whole text must be a number in [min, max];
  * otherwise a usage error naming the option and the text (exit 2). */
@@ -191,6 +201,7 @@ int tb_cli_cmd_summary (int argc, char **argv);
 int tb_cli_cmd_devices (int argc, char **argv);
 int tb_cli_cmd_datasets (int argc, char **argv);
 int tb_cli_cmd_sysinfo (int argc, char **argv);
+int tb_cli_cmd_sweep (int argc, char **argv);
 
 /* ---------------------------------------------------------------- shared helpers */
 

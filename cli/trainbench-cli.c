@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* trainbench-cli.c: the command-line runner's entry point: picks the command
  * and hands it the rest of the arguments. The commands live in
- * tb-cli-run.c (train, evaluate, reproduce) and tb-cli-info.c (the others).
+ * tb-cli-run.c (train, evaluate, reproduce), tb-cli-sweep.c (sweep) and
+ * tb-cli-info.c (the others).
  */
 
 #include "tb-cli-common.h"
@@ -19,6 +20,7 @@ static const struct
   { "train", tb_cli_cmd_train },
   { "evaluate", tb_cli_cmd_evaluate },
   { "reproduce", tb_cli_cmd_reproduce },
+  { "sweep", tb_cli_cmd_sweep },
   { "summary", tb_cli_cmd_summary },
   { "devices", tb_cli_cmd_devices },
   { "datasets", tb_cli_cmd_datasets },
@@ -48,8 +50,8 @@ main (int argc, char **argv)
 {
   tb_cli_os_init (&argc, &argv);
   if (argc < 2)
-    tb_cli_usage_error (NULL, "no command given (train, reproduce, evaluate, summary, devices, "
-                              "datasets, sysinfo)");
+    tb_cli_usage_error (NULL, "no command given (train, reproduce, sweep, evaluate, summary, "
+                              "devices, datasets, sysinfo)");
 
   const char *name = argv[1];
   if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0)

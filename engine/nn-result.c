@@ -258,9 +258,13 @@ write_result (NnJson *j, const NnRunResult *r, const NnSystemInfo *sys)
   _nn_json_key (j, "steps");
   _nn_json_begin_object (j);
   key_int (j, "count", r->step_count);
-  /* added in schema 1's lifetime: the first steps, left out of the times */
+  /* added in schema 1's lifetime: the first steps, left out of the times,
+   * and the steps the times come from */
   if (c->warmup_steps > 0)
-    key_int (j, "warmup_steps", c->warmup_steps);
+    {
+      key_int (j, "warmup_steps", c->warmup_steps);
+      key_int (j, "timed", r->steps_timed);
+    }
   key_double (j, "seconds_median", r->step_seconds_median);
   key_double (j, "seconds_p10", r->step_seconds_p10);
   key_double (j, "seconds_p90", r->step_seconds_p90);

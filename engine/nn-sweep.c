@@ -33,6 +33,7 @@ struct NnSweep
 
   atomic_int cancel;               /* set by nn_sweep_cancel, from any thread */
   _Atomic (NnRunner *) runner;     /* the point running now; published for nn_sweep_cancel */
+  atomic_int cancelling;           /* nn_sweep_cancel calls inside, using `runner` */
   bool ran;
   NnSweepStatus status;
 
@@ -521,13 +522,49 @@ point_label (const NnSweepRequest *request, const int32_t *values, char *out, si
 
 /* ---------------------------------------------------------------- the grid */
 
+/* What nn_dataset_peek says of a data set, of one loaded already. */
+static NnStatus
+dataset_info (const NnDataset *dataset, NnDatasetInfo *info, NnError *error)
+{
+  bool *seen;
+
+  memset (info, 0, sizeof *info);
+  snprintf (info->name, sizeof info->name, "%s", dataset->name);
+  snprintf (info->path, sizeof info->path, "%s", dataset->path);
+  info->channels = dataset->train.channels;
+  info->height = dataset->train.height;
+  info->width = dataset->train.width;
+  info->train_count = dataset->train.count;
+  info->test_count = dataset->test.count;
+  info->classes = dataset->classes;
+  seen = calloc (256, sizeof *seen); /* labels are bytes */
+  if (seen == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory");
+  for (int32_t i = 0; i < dataset->train.count; i++)
+    if (!seen[dataset->train.labels[i]])
+      {
+        seen[dataset->train.labels[i]] = true;
+        info->labels_used++;
+      }
+  for (int32_t i = 0; i < dataset->test.count; i++)
+    if (!seen[dataset->test.labels[i]])
+      {
+        seen[dataset->test.labels[i]] = true;
+        info->labels_used++;
+      }
+  free (seen);
+  return NN_OK;
+}
+
 NnStatus
 nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
 {
   NnSweep *sweep;
   NnSweepRequest *r;
+  NnDatasetInfo info;
   NnStatus status = NN_OK;
   int64_t count = 1;
+  int32_t train_count;
 
   *out = NULL;
   if (request == NULL)
@@ -541,6 +578,7 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
   r = &sweep->request;
   atomic_init (&sweep->cancel, 0);
   atomic_init (&sweep->runner, NULL);
+  atomic_init (&sweep->cancelling, 0);
   sweep->status = NN_SWEEP_RUNNING;
 
   /* the strings, copied so that the sweep holds its own */
@@ -597,17 +635,18 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
   if (r->warmup_steps < 0)
     r->warmup_steps = r->steps / 10 > 10 ? r->steps / 10 : 10;
 
-  /* the data set's classes, for the families' output layers */
+  /* the data set's shape and classes, for the families' output layers and
+   * to check every point's model against */
   if (r->dataset != NULL)
-    sweep->classes = r->dataset->classes;
+    status = dataset_info (r->dataset, &info, error);
   else
-    {
-      NnDatasetInfo info;
-      status = nn_dataset_peek (r->dataset_name, &info, error);
-      if (status != NN_OK)
-        goto fail;
-      sweep->classes = info.classes;
-    }
+    status = nn_dataset_peek (r->dataset_name, &info, error);
+  if (status != NN_OK)
+    goto fail;
+  sweep->classes = info.classes;
+  train_count = info.train_count;
+  if (r->limit_train > 0 && r->limit_train < train_count)
+    train_count = r->limit_train;
 
   /* the grid */
   for (int32_t a = 0; a < r->axis_count; a++)
@@ -655,13 +694,25 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
         {
           /* the same model as the point before, on another device */
           memcpy (p->spec, sweep->points[i - 1].spec, sizeof p->spec);
+          p->params = sweep->points[i - 1].params;
           continue;
         }
       status = point_spec (r, sweep->classes, p->batch_size, p->values, p->spec, sizeof p->spec,
                            error);
       if (status == NN_OK)
         status = nn_spec_parse (p->spec, &spec, error);
+      if (status == NN_OK)
+        status = nn_spec_check_data (spec, &info, error);
+      if (status == NN_OK)
+        {
+          NnInputShape input = { info.channels, info.height, info.width };
+          status = nn_spec_infer (spec, input, NULL, &p->params, error);
+        }
       nn_spec_free (spec);
+      if (status == NN_OK && p->batch_size > train_count)
+        status = _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                                "batch %d is larger than the data set's %d training samples",
+                                (int) p->batch_size, (int) train_count);
       if (status != NN_OK)
         {
           char label[128];
@@ -705,11 +756,17 @@ nn_sweep_cancel (NnSweep *sweep)
   if (sweep == NULL)
     return;
   /* The flag first, then the runner: the sweep publishes a runner, then
-   * reads the flag, so one of the two sides always sees the other. */
+   * reads the flag, so one of the two sides always sees the other. The
+   * count keeps the runner alive while it is used here: the sweep takes
+   * it back, then waits for the count to fall to 0 before freeing it. No
+   * lock, so a signal handler may call this (on the sweep's own thread the
+   * handler ends before the sweep goes on). */
   atomic_store (&sweep->cancel, 1);
+  atomic_fetch_add (&sweep->cancelling, 1);
   runner = atomic_load (&sweep->runner);
   if (runner != NULL)
     nn_runner_cancel (runner);
+  atomic_fetch_sub (&sweep->cancelling, 1);
 }
 
 static bool
@@ -827,6 +884,7 @@ write_point (NnJson *j, const NnSweep *sweep, const NnSweepPoint *p)
   _nn_json_string (j, p->device_kind == NN_DEVICE_CUDA ? "cuda" : "cpu");
   KEY_STR (j, "device_name", p->device_name);
   KEY_STR (j, "spec", p->spec);
+  key_int (j, "params", p->params);
   _nn_json_key (j, "status");
   _nn_json_string (j, nn_sweep_point_status_name (p->status));
   if (p->error[0] != '\0' && p->status != NN_SWEEP_POINT_COMPLETED)
@@ -995,32 +1053,46 @@ folder_make (NnSweep *sweep, NnError *error)
 
 /* ---------------------------------------------------------------- running */
 
-/* The points left at the mean time of the points done of the same device
- * (of all points done, for a device with none yet). */
+/* A point's work, in the units the ETA counts: its parameters x batch x
+ * steps, which a dense model's time per step follows (and a conv model's
+ * roughly); at least 1. */
+static double
+work (const NnSweep *sweep, const NnSweepPoint *p)
+{
+  double w = (double) (p->params > 0 ? p->params : 1) * p->batch_size
+             * (sweep->request.warmup_steps + sweep->request.steps);
+  return w > 1 ? w : 1;
+}
+
+/* The points left, each at the seconds per unit of work of the points done
+ * of its device (of all points done, for a device with none yet): a grid's
+ * points differ by orders of magnitude, which a mean time per point misses. */
 static double
 eta (const NnSweep *sweep)
 {
-  double sum[NN_SWEEP_DEVICES_MAX] = { 0 }, all = 0, left = 0;
-  int32_t done[NN_SWEEP_DEVICES_MAX] = { 0 }, all_done = 0;
+  double seconds[NN_SWEEP_DEVICES_MAX] = { 0 }, units[NN_SWEEP_DEVICES_MAX] = { 0 };
+  double all_seconds = 0, all_units = 0, left = 0;
 
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       const NnSweepPoint *p = &sweep->points[i];
-      if (p->status == NN_SWEEP_POINT_PENDING || !isfinite (p->seconds))
+      if (p->status != NN_SWEEP_POINT_COMPLETED || !isfinite (p->seconds))
         continue;
-      sum[p->device] += p->seconds;
-      done[p->device]++;
-      all += p->seconds;
-      all_done++;
+      seconds[p->device] += p->seconds;
+      units[p->device] += work (sweep, p);
+      all_seconds += p->seconds;
+      all_units += work (sweep, p);
     }
-  if (all_done == 0)
+  if (all_units == 0)
     return -1.0;
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       const NnSweepPoint *p = &sweep->points[i];
-      if (p->status != NN_SWEEP_POINT_PENDING)
+      if (p->status != NN_SWEEP_POINT_PENDING && p->status != NN_SWEEP_POINT_RUNNING)
         continue;
-      left += done[p->device] > 0 ? sum[p->device] / done[p->device] : all / all_done;
+      left += work (sweep, p)
+              * (units[p->device] > 0 ? seconds[p->device] / units[p->device]
+                                      : all_seconds / all_units);
     }
   return left;
 }
@@ -1115,6 +1187,7 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
   NnRunner *runner = NULL;
   const NnRunResult *result;
   char path[sizeof sweep->folder + 32];
+  NnDataset view;
   NnStatus status;
   int64_t max_steps = (int64_t) r->warmup_steps + r->steps;
   int32_t train = sweep->dataset->train.count;
@@ -1140,9 +1213,21 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
   run.config.device.index = device->index;
   run.config.max_steps = (int32_t) max_steps;
   run.config.warmup_steps = r->warmup_steps;
-  run.config.epochs = epochs_for (max_steps, p->batch_size, train);
+  /* The training samples the point's steps take, the first ones of the
+   * shared data set (a view, nothing copied), when they are fewer than all:
+   * the trainer then puts no more on the device than the point uses (the
+   * CPU's 47 MB copy of Fashion-MNIST was most of a short point's
+   * overhead), and the steps are one epoch of whole batches; else the
+   * whole batches of all of them, so that no short last batch of an epoch
+   * is timed with the others. The test set is not used. */
+  view = *sweep->dataset;
+  if (max_steps * p->batch_size < train)
+    view.train.count = (int32_t) (max_steps * p->batch_size);
+  else
+    view.train.count = train / p->batch_size * p->batch_size; /* epochs of whole batches */
+  run.config.epochs = epochs_for (max_steps, p->batch_size, view.train.count);
   run.config.skip_evaluation = true;
-  run.dataset = sweep->dataset;
+  run.dataset = &view;
   run.result_path = path;
   run.sweep_id = sweep->sweep_id;
   run.system = &sweep->system;
@@ -1158,6 +1243,8 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
     nn_runner_cancel (runner);
   status = nn_runner_run (runner, error);
   atomic_store (&sweep->runner, NULL);
+  while (atomic_load (&sweep->cancelling) != 0)
+    _nn_os_yield ();
 
   result = nn_runner_result (runner);
   if (nn_runner_result_path (runner) == NULL)
@@ -1168,7 +1255,7 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
     sweep->threads_used = result->threads;
   if (status == NN_OK)
     {
-      p->steps_measured = result->step_count - r->warmup_steps;
+      p->steps_measured = result->steps_timed;
       p->step_seconds_median = result->step_seconds_median;
       p->step_seconds_p10 = result->step_seconds_p10;
       p->step_seconds_p90 = result->step_seconds_p90;

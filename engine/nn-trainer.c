@@ -994,6 +994,7 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
         result->epoch_count = 0;
     }
   result->step_count = run->steps_done;
+  result->steps_timed = run->step_times_count;
   if (kept > 0 && (sorted = malloc (sizeof (double) * (size_t) kept)) != NULL)
     {
       memcpy (sorted, run->step_times, sizeof (double) * (size_t) kept);

@@ -551,6 +551,8 @@ typedef struct
   int32_t epoch_count;
   NnEpochRecord *epochs;     /* (epoch_count), owned */
   int64_t step_count;
+  int64_t steps_timed;       /* the steps the median, p10 and p90 come from: those after the
+                              * warm-up */
   double step_seconds_median;
   double step_seconds_p10;
   double step_seconds_p90;
@@ -825,6 +827,7 @@ typedef struct
   NnDeviceKind device_kind;
   char device_name[256];                /* "NVIDIA H200"; the device text until it ran */
   char spec[NN_SWEEP_TEMPLATE_MAX];     /* the model spec of this point, expanded */
+  int64_t params;                       /* the model's parameters on the data set's images */
   NnSweepPointStatus status;
   char error[NN_ERROR_MESSAGE_MAX];     /* when failed or cancelled, else "" */
   int64_t steps_measured;               /* steps the times below come from */
@@ -853,9 +856,10 @@ typedef struct
   int32_t done;             /* points finished so far (this one included when FINISHED) */
   const NnSweepPoint *point; /* borrowed for the call: copy what is kept */
   double elapsed_seconds;   /* since nn_sweep_run started */
-  double eta_seconds;       /* the points left at the mean time of those of the same device
-                             * done so far (of all points where a device has none yet);
-                             * < 0 while no point is done */
+  double eta_seconds;       /* the points left, each at the seconds per unit of work (its
+                             * parameters x batch x steps) of the points of its device done
+                             * so far (of all devices while its own has none); < 0 while no
+                             * point is done */
 } NnSweepProgress;
 
 /* Called on the sweep's thread. Return false to cancel the sweep (as

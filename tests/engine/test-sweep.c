@@ -348,8 +348,9 @@ test_run (void)
   tap_ok (text != NULL, "point 1 has its result file");
   tap_ok (has (text, "\"sweep\": \"") && has (text, nn_sweep_id (sweep)),
           "which names the sweep");
-  tap_ok (has (text, "\"warmup_steps\": 2") && has (text, "\"count\": 6"),
-          "and records the warm-up, and the steps run with it");
+  tap_ok (has (text, "\"warmup_steps\": 2") && has (text, "\"count\": 6")
+            && has (text, "\"timed\": 4"),
+          "and records the warm-up, the steps run with it and the steps timed");
   tap_ok (has (text, "\"test_loss\": null"), "no test evaluation ran");
   tap_ok (has (text, "\"batch_size\": 16") && has (text, "dense 8 relu"),
           "the point's batch and model");
@@ -513,6 +514,8 @@ test_defaults (void)
   tap_ok (nn_trainer_run (trainer, &result, &error) == NN_OK && result.step_count == 5
             && isnan (result.epochs[0].test_loss) && result.step_seconds_median > 0,
           "a run with a warm-up counts every step and skips the evaluation (%s)", error.message);
+  tap_ok (result.steps_timed == 2, "its times come from the 2 steps after the warm-up (%lld)",
+          (long long) result.steps_timed);
   nn_run_result_clear (&result);
   nn_trainer_free (trainer);
 }
