@@ -60,6 +60,7 @@ struct _TbExplorePage
   GCancellable *cancellable;     /* reads; cancelled at dispose */
   Job *job;                      /* the sweep running, or NULL */
   char *message;
+  char *busy;                    /* why no sweep can start now (a run trains), or NULL */
 
   /* template widgets */
   GtkWidget *paned;
@@ -602,8 +603,20 @@ update_buttons (TbExplorePage *self)
 {
   gboolean running = self->job != NULL;
 
-  gtk_widget_set_sensitive (self->start_button, !running);
+  gtk_widget_set_sensitive (self->start_button, !running && self->busy == NULL);
+  gtk_widget_set_tooltip_text (self->start_button, self->busy);
   gtk_widget_set_sensitive (self->stop_button, running);
+}
+
+void
+tb_explore_page_set_busy (TbExplorePage *self,
+                          const char    *reason)
+{
+  g_return_if_fail (TB_IS_EXPLORE_PAGE (self));
+
+  g_free (self->busy);
+  self->busy = g_strdup (reason);
+  update_buttons (self);
 }
 
 static void
@@ -651,6 +664,11 @@ tb_explore_page_start (TbExplorePage *self)
 
   if (self->job != NULL)
     return FALSE;
+  if (self->busy != NULL)
+    {
+      set_message (self, self->busy);
+      return FALSE;
+    }
   if (self->dataset == NULL)
     {
       set_message (self, _("Choose a data set first (see the Data page)"));
@@ -1033,6 +1051,7 @@ tb_explore_page_finalize (GObject *object)
   g_free (self->dataset);
   g_free (self->runs_folder);
   g_free (self->message);
+  g_free (self->busy);
   g_clear_pointer (&self->sweep, tb_sweep_unref);
   g_ptr_array_unref (self->recent);
   g_ptr_array_unref (self->axis_rows);

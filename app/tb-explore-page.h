@@ -53,6 +53,11 @@ gboolean tb_explore_page_set_device_active (TbExplorePage *self,
 void tb_explore_page_set_steps (TbExplorePage *self,
                                 int            steps);
 
+/* Why no sweep may start now (a run is training: both would share the
+ * machine and time each other's work), or NULL when one may. */
+void tb_explore_page_set_busy (TbExplorePage *self,
+                               const char    *reason);
+
 /* Start the sweep set on the page; FALSE (and the reason on the page) when
  * it cannot start. Stop keeps the points done. */
 gboolean tb_explore_page_start (TbExplorePage *self);

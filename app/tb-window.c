@@ -107,7 +107,8 @@ tb_window_start_enabled (TbWindow *self)
 {
   g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
 
-  return !tb_window_is_training (self) && self->builder != NULL
+  return !tb_window_is_training (self) && !tb_explore_page_get_running (self->explore_page)
+         && self->builder != NULL
          && tb_model_builder_is_valid (self->builder) && tb_data_page_get_dataset (self->data_page) != NULL
          && tb_train_page_get_device_index (self->train_page) >= 0;
 }
@@ -127,6 +128,8 @@ _tb_window_update_actions (TbWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.inspect", can_inspect);
   gtk_widget_set_visible (self->stop_button, training);
   gtk_widget_set_visible (self->start_button, !training);
+  /* a sweep and a run would share the machine and time each other's work */
+  tb_explore_page_set_busy (self->explore_page, training ? _("Training goes on: a sweep can start once it is over") : NULL);
 
   if (self->builder != NULL && !tb_model_builder_is_valid (self->builder))
     gtk_widget_set_tooltip_text (self->start_button, _("Fix the model first (see the Model page)"));
@@ -134,6 +137,8 @@ _tb_window_update_actions (TbWindow *self)
     gtk_widget_set_tooltip_text (self->start_button, _("Choose a data set first (see the Data page)"));
   else if (devices_pending)
     gtk_widget_set_tooltip_text (self->start_button, _("Looking for devices…"));
+  else if (tb_explore_page_get_running (self->explore_page))
+    gtk_widget_set_tooltip_text (self->start_button, _("A sweep goes on (see the Explore page)"));
   else
     gtk_widget_set_tooltip_text (self->start_button, _("Start training (Ctrl+Enter)"));
 }
@@ -150,8 +155,10 @@ run_finished_cb (TbTrainPage  *page,
 {
   if (self->close_when_done)
     {
-      /* closed while training: the stopped run is saved now, so go */
-      gtk_window_destroy (GTK_WINDOW (self));
+      /* closed while training: the stopped run is saved now, so go
+       * (once a sweep stopped with it has its file written too) */
+      if (!tb_explore_page_get_running (self->explore_page))
+        gtk_window_destroy (GTK_WINDOW (self));
       return;
     }
 
@@ -318,8 +325,16 @@ sweep_finished_cb (TbExplorePage *page,
                    const GError  *error,
                    TbWindow      *self)
 {
+  if (self->close_when_done)
+    {
+      /* closed while sweeping: the stopped sweep's file is written now */
+      if (!tb_window_is_training (self))
+        gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
   if (error == NULL)
     tb_window_toast (self, _("The sweep is saved"));
+  _tb_window_update_actions (self);
 }
 
 /* Closing while a run goes on stops it and waits (hidden) until the run is
@@ -332,11 +347,12 @@ tb_window_close_request (GtkWindow *window)
   /* here, not only in the page's dispose: the history's worker holds the
    * window, so its dispose can come after the device list's answer */
   tb_train_page_cancel_device_list (self->train_page);
-  if (tb_window_is_training (self))
+  if (tb_window_is_training (self) || tb_explore_page_get_running (self->explore_page))
     {
       self->close_when_done = TRUE;
       tb_run_queue_cancel (self->run_queue);
       tb_train_page_stop (self->train_page);
+      tb_explore_page_stop (self->explore_page);
       gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
       return TRUE;
     }
@@ -414,6 +430,7 @@ tb_window_init (TbWindow *self)
   g_signal_connect_object (self->train_page, "notify::devices-pending", G_CALLBACK (devices_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->data_page, "notify::dataset", G_CALLBACK (dataset_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->explore_page, "sweep-finished", G_CALLBACK (sweep_finished_cb), self, 0);
+  g_signal_connect_object (self->explore_page, "notify::running", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
   {
     g_autofree char *folder = tb_runs_page_get_folder (self->runs_page);
 

@@ -3,7 +3,8 @@
  * machine opened like a run lands there with its charts; a tiny CPU sweep
  * on a small data set runs to the end, its points measured, its files
  * written and listed among the recent sweeps; Stop keeps the points done;
- * a bad axis is refused with its text. Writes screenshots of the page.
+ * a bad axis is refused with its text; closing the window mid-sweep
+ * waits for its file. Writes screenshots of the page.
  */
 #include <math.h>
 #include <string.h>
@@ -75,6 +76,12 @@ static gboolean
 recent_listed (gpointer data)
 {
   return tb_explore_page_get_n_recent (PAGE) >= GPOINTER_TO_UINT (data);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
 }
 
 static void
@@ -230,6 +237,53 @@ test_bad_axis (void)
   g_assert_cmpstr (tb_explore_page_get_message (PAGE), !=, "");
 }
 
+/* A point of a sweep other than `data` is done. */
+static gboolean
+new_point_done (gpointer data)
+{
+  TbSweep *sweep = tb_explore_page_get_sweep (PAGE);
+
+  return sweep != NULL && sweep != data && tb_sweep_count_done (sweep) >= 1;
+}
+
+/* Closing the window while a sweep runs stops it, waits until its file
+ * says so, and goes: no point done is lost. */
+static void
+test_close_while_sweeping (void)
+{
+  g_autofree char *runs = g_build_filename (g_getenv ("XDG_DATA_HOME"), "trainbench", "runs", NULL);
+  g_autoptr(GPtrArray) sweeps = NULL;
+  gpointer weak = window;
+  guint cancelled = 0;
+  TbSweep *before;
+
+  set_small_sweep ("8,16,32,64", "8,16,32,64", 300);
+  before = tb_explore_page_get_sweep (PAGE);
+  g_assert_true (tb_explore_page_start (PAGE));
+  g_assert_true (tb_test_wait_until (new_point_done, before, 120));
+  g_object_add_weak_pointer (G_OBJECT (window), &weak);
+  gtk_window_close (GTK_WINDOW (window));
+  g_assert_true (tb_test_wait_until (window_gone, &weak, 60));
+  window = NULL;
+
+  {
+    g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+
+    sweeps = tb_sweep_load_folder (runs, skipped, NULL);
+    for (guint i = 0; i < skipped->len; i++)
+      g_test_message ("skipped: %s", ((GError *) g_ptr_array_index (skipped, i))->message);
+  }
+  /* the one stopped by Stop, and this one */
+  for (guint i = 0; i < sweeps->len; i++)
+    {
+      TbSweep *sweep = g_ptr_array_index (sweeps, i);
+
+      g_test_message ("%s: %s, %u done", sweep->path, sweep->status, tb_sweep_count_done (sweep));
+      cancelled += g_strcmp0 (sweep->status, "cancelled") == 0 && tb_sweep_count_done (sweep) >= 1;
+    }
+  g_assert_cmpuint (cancelled, ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -249,6 +303,7 @@ main (int    argc,
   g_test_add_func ("/explore/run", test_run);
   g_test_add_func ("/explore/stop", test_stop);
   g_test_add_func ("/explore/bad-axis", test_bad_axis);
+  g_test_add_func ("/explore/close-while-sweeping", test_close_while_sweeping);
   status = g_test_run ();
 
   if (window != NULL)
