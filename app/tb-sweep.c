@@ -757,6 +757,16 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
   x_label = tb_sweep_axis_label (xa->name);
   y_label = ya != NULL ? tb_sweep_axis_label (ya->name) : g_strdup ("");
   data = tb_chart_data_new (TB_CHART_HEATMAP, _("GPU over CPU speed (samples per second)"), x_label, y_label);
+  /* a third axis is shown at its first value: the title says which */
+  for (guint a = 0; a < sweep->n_axes; a++)
+    if ((int) a != x_axis && (int) a != y_axis)
+      {
+        g_autofree char *title = g_strdup_printf ("%s · %s %" G_GINT64_FORMAT, data->title, sweep->axes[a].name,
+                                                  sweep->axes[a].values[0]);
+
+        g_free (data->title);
+        data->title = g_steal_pointer (&title);
+      }
   grid = tb_chart_data_set_grid (data, xa->n_values, ya != NULL ? ya->n_values : 1, 1.0);
   grid->low_label = g_strdup (_("CPU faster"));
   grid->high_label = g_strdup (_("GPU faster"));
