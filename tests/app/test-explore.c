@@ -199,6 +199,14 @@ test_stop (void)
   set_small_sweep ("8,16,32,64", "8,16,32,64", 300);
   g_assert_true (tb_explore_page_start (PAGE));
   g_assert_true (tb_test_wait_until (points_done, GUINT_TO_POINTER (2), 120));
+  /* the charts fill in while it runs, and the status says how far it is */
+  g_assert_cmpuint (tb_chart_data_count_points (tb_chart_view_get_data (tb_explore_page_get_chart (PAGE, "sweep"))), >=, 2);
+  {
+    GtkLabel *status = GTK_LABEL (gtk_widget_get_template_child (GTK_WIDGET (PAGE), TB_TYPE_EXPLORE_PAGE, "status_label"));
+
+    g_test_message ("while running: %s", gtk_label_get_text (status));
+    g_assert_nonnull (strstr (gtk_label_get_text (status), "/16"));
+  }
   tb_explore_page_stop (PAGE);
   g_assert_true (tb_test_wait_until (not_running, NULL, 60));
 
