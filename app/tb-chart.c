@@ -1960,8 +1960,23 @@ draw_heat (cairo_t             *cr,
   cairo_set_line_cap (cr, CAIRO_LINE_CAP_BUTT);
   if (n_segments > 0)
     {
-      /* named on both sides at the middle of the line */
-      const TbChartSegment *s = &segments[n_segments / 2];
+      /* named on both sides where the line is farthest from the cells'
+       * own labels (at their centres) */
+      const TbChartSegment *s = &segments[0];
+      double best = -1;
+
+      for (guint i = 0; i < n_segments; i++)
+        {
+          double gx = (segments[i].x0 + segments[i].x1) / 2, gy = (segments[i].y0 + segments[i].y1) / 2;
+          double cx = floor (gx) + 0.5, cy = floor (gy) + 0.5;
+          double d = hypot ((gx - cx) * (map_x (l, 1) - map_x (l, 0)), (gy - cy) * (map_y (l, 0) - map_y (l, 1)));
+
+          if (d > best)
+            {
+              best = d;
+              s = &segments[i];
+            }
+        }
       double mx = (map_x (l, s->x0) + map_x (l, s->x1)) / 2;
       double my = (map_y (l, s->y0) + map_y (l, s->y1)) / 2;
       /* grid y points up, pixels down */
