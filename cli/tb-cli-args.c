@@ -231,14 +231,11 @@ tb_cli_args_parse (TbCliArgs *args,
       if (args->values[k][0] == '\0')
         tb_cli_usage_error (command, "--%s: the value is empty (expected %s)", options[k].name,
                             options[k].metavar);
-      if (options[k].repeat)
-        {
-          if (args->repeat_count == TB_CLI_REPEATS_MAX)
-            tb_cli_usage_error (command, "--%s: given more than %d times", options[k].name,
-                                TB_CLI_REPEATS_MAX);
-          args->repeat_option[args->repeat_count] = k;
-          args->repeat_values[args->repeat_count++] = args->values[k];
-        }
+      if (args->given_count == TB_CLI_GIVEN_MAX)
+        tb_cli_usage_error (command, "more than %d options given (--%s)", TB_CLI_GIVEN_MAX,
+                            options[k].name);
+      args->given_option[args->given_count] = k;
+      args->given_values[args->given_count++] = args->values[k];
     }
 }
 
@@ -261,11 +258,11 @@ tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int m
   int k = option_index (args->options, name, strlen (name));
   int n = 0;
 
-  for (int i = 0; k >= 0 && i < args->repeat_count; i++)
-    if (args->repeat_option[i] == k)
+  for (int i = 0; k >= 0 && i < args->given_count; i++)
+    if (args->given_option[i] == k)
       {
         if (n < max)
-          out[n] = args->repeat_values[i];
+          out[n] = args->given_values[i];
         n++;
       }
   return n;

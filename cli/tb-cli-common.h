@@ -38,10 +38,9 @@ typedef struct
 {
   const char *name;    /* without the dashes: "batch-size" */
   const char *metavar; /* "N", or NULL for a flag */
-  bool repeat;         /* may be given more than once, every value kept (tb_cli_arg_all) */
 } TbCliOption;
 
-#define TB_CLI_REPEATS_MAX 16 /* values of repeated options on one command line */
+#define TB_CLI_GIVEN_MAX 128 /* options with a value on one command line */
 
 /* A parsed command line: for each option of the table, the value given last
  * (NULL when absent; "" for a flag that was given). */
@@ -51,9 +50,9 @@ typedef struct
   const TbCliOption *options;   /* borrowed, terminated by a NULL name */
   int count;
   const char *values[64];
-  int repeat_count;             /* every value of a repeatable option, in order */
-  int repeat_option[TB_CLI_REPEATS_MAX];
-  const char *repeat_values[TB_CLI_REPEATS_MAX];
+  int given_count;              /* every option given with a value, in order, repeats too */
+  int given_option[TB_CLI_GIVEN_MAX];
+  const char *given_values[TB_CLI_GIVEN_MAX];
 } TbCliArgs;
 
 /* The options of each command (tb-cli-options.c); devices, datasets and
@@ -83,8 +82,9 @@ void tb_cli_args_parse (TbCliArgs *args,
 /* The value of an option, or NULL when it was not given. */
 const char *tb_cli_arg (const TbCliArgs *args, const char *name);
 bool tb_cli_flag (const TbCliArgs *args, const char *name);
-/* Every value of a repeatable option, in the order given, into `out` (at
- * most `max`); returns how many there are. */
+/* Every value an option was given, in order (an option given more than
+ * once, such as sweep's --axis), into `out` (at most `max`); returns how
+ * many there are. */
 int tb_cli_arg_all (const TbCliArgs *args, const char *name, const char **out, int max);
 
 /* Strict number parsing: the whole text must be a number in [min, max];

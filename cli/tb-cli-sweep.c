@@ -376,9 +376,9 @@ parse_devices (const char *cmd, const char *text, NnSweepRequest *r)
 static void
 sweep_from_args (const TbCliArgs *args, const char *cmd, NnSweepRequest *r)
 {
-  const char *axes[TB_CLI_REPEATS_MAX];
+  const char *axes[TB_CLI_GIVEN_MAX];
   const char *value;
-  int n_axes = tb_cli_arg_all (args, "axis", axes, TB_CLI_REPEATS_MAX);
+  int n_axes = tb_cli_arg_all (args, "axis", axes, TB_CLI_GIVEN_MAX);
   const char *family = tb_cli_arg (args, "family");
   const char *spec = tb_cli_arg (args, "spec");
   NnError error;

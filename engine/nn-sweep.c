@@ -246,7 +246,7 @@ axis_find (const NnSweepRequest *request, const char *name)
 size_t
 nn_sweep_template (const NnSweepRequest *request, int32_t classes, char *out, size_t size)
 {
-  char local[1];
+  char local[1], w[16], d[16], f[2][16];
   int n;
 
   if (out == NULL || size == 0)
@@ -254,17 +254,33 @@ nn_sweep_template (const NnSweepRequest *request, int32_t classes, char *out, si
       out = local;
       size = sizeof local;
     }
+  /* a parameter that is no axis is written as its value */
+  if (axis_find (request, "W") >= 0)
+    snprintf (w, sizeof w, "{W}");
+  else
+    snprintf (w, sizeof w, "128");
+  snprintf (d, sizeof d, "{D}");
+  if (axis_find (request, "F") >= 0)
+    {
+      snprintf (f[0], sizeof f[0], "{F}");
+      snprintf (f[1], sizeof f[1], "{2F}");
+    }
+  else
+    {
+      snprintf (f[0], sizeof f[0], "32");
+      snprintf (f[1], sizeof f[1], "64");
+    }
   switch (request->family)
     {
     case NN_SWEEP_MLP:
       if (axis_find (request, "D") >= 0)
-        n = snprintf (out, size, "flatten; dense {W} relu (x {D}); dense %d softmax",
+        n = snprintf (out, size, "flatten; dense %s relu (x %s); dense %d softmax", w, d,
                       (int) classes);
       else
-        n = snprintf (out, size, "flatten; dense {W} relu; dense %d softmax", (int) classes);
+        n = snprintf (out, size, "flatten; dense %s relu; dense %d softmax", w, (int) classes);
       break;
     case NN_SWEEP_CNN:
-      n = snprintf (out, size, CNN_HEAD, "{F}", "{2F}", (int) classes);
+      n = snprintf (out, size, CNN_HEAD, f[0], f[1], (int) classes);
       break;
     case NN_SWEEP_SPEC:
     default:
@@ -660,6 +676,14 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
       goto fail;
     }
   sweep->batch_axis = axis_find (r, "batch");
+  if (sweep->batch_axis < 0
+      && (r->config.batch_size < 1 || r->config.batch_size > NN_BATCH_SIZE_MAX))
+    {
+      status = _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                              "batch size %d is out of range (1 to %d)",
+                              (int) r->config.batch_size, NN_BATCH_SIZE_MAX);
+      goto fail;
+    }
   sweep->points = calloc ((size_t) count, sizeof *sweep->points);
   if (sweep->points == NULL)
     {
@@ -722,14 +746,6 @@ nn_sweep_new (const NnSweepRequest *request, NnSweep **out, NnError *error)
           goto fail;
         }
     }
-  if (r->config.batch_size < 1 || r->config.batch_size > NN_BATCH_SIZE_MAX)
-    if (sweep->batch_axis < 0)
-      {
-        status = _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
-                                "batch size %d is out of range (1 to %d)",
-                                (int) r->config.batch_size, NN_BATCH_SIZE_MAX);
-        goto fail;
-      }
   *out = sweep;
   return NN_OK;
 

@@ -874,8 +874,8 @@ typedef enum
   NN_SWEEP_FAILED,      /* stopped by an error of the sweep itself (data set, folder, file) */
 } NnSweepStatus;
 
-/* What a sweep asks for. Copied by nn_sweep_new; the strings, the data set
- * and the system it points to are borrowed until nn_sweep_free. */
+/* What a sweep asks for. Copied by nn_sweep_new, its strings too; the data
+ * set it points to is borrowed until nn_sweep_free. */
 typedef struct
 {
   NnSweepFamily family;
@@ -920,9 +920,9 @@ NnStatus nn_sweep_family_from_name (const char *name, NnSweepFamily *out, NnErro
 
 /* The template of a family as the sweep file records it ("flatten; dense
  * {W} relu; dense 10 softmax"; NN_SWEEP_SPEC: the request's template),
- * for a data set of `classes` classes and the given axes (D an axis
- * writes "dense {W} relu" as repeated D times). Returns the length it
- * needed, like snprintf. */
+ * for a data set of `classes` classes and the given axes: a parameter that
+ * is no axis is written as its value ("dense 128 relu"), D an axis as
+ * "dense {W} relu (x {D})". Returns the length it needed, like snprintf. */
 size_t nn_sweep_template (const NnSweepRequest *request, int32_t classes, char *out, size_t size);
 
 /* Parse one axis as the CLI writes it, "W=32,128,512" (values: decimal

@@ -139,6 +139,40 @@ ok(rc == 1 and len(pts) == 2 and pts[0]["status"] == "completed"
    "a GPU that cannot run fails its points with the reason, the CPU's run; exit 1",
    both(out, err) + str(pts)[:1000])
 
+# ------------------------------------------------------------------ the default devices
+
+# The fake CUDA module (tests/engine) lists GPUs but starts no context: the
+# default devices take cuda:0 when the list finds it usable, a GPU point
+# that fails says why and the sweep goes on; a CPU sweep never loads the
+# module (FAKE_CUDA_ABORT ends the process the moment it is asked).
+fake = os.environ.get("TRAINBENCH_FAKE_CUDA_MODULE", "")
+if fake:
+    base = ["sweep", "--data", TINY, "--axis", "W=4", "--axis", "batch=1", "--steps", "2",
+            "--warmup", "1", "--out-dir", win(OUT)]
+    saved = dict(ENV)
+    ENV.update({"TRAINBENCH_CUDA_MODULE": win(fake), "FAKE_CUDA_DEVICES": "1"})
+    rc, out, err = cli(*base)
+    doc = load_json(sweep_file_from(out) or "none")
+    pts = doc.get("points", []) if isinstance(doc, dict) else []
+    ok(rc == 1 and doc.get("devices") == ["cpu", "cuda:0"] and len(pts) == 2
+       and pts[0]["status"] == "completed" and pts[1]["status"] == "failed" and pts[1]["error"],
+       "the default devices are cpu and cuda:0 when it is usable; a GPU point that fails says why",
+       both(out, err) + str(doc)[:1500])
+    ENV.clear()
+    ENV.update(saved)
+    ENV.update({"TRAINBENCH_CUDA_MODULE": win(fake), "FAKE_CUDA_REASON": "no NVIDIA driver"})
+    rc, out, err = cli(*base)
+    doc = load_json(sweep_file_from(out) or "none")
+    ok(rc == 0 and isinstance(doc, dict) and doc.get("devices") == ["cpu"],
+       "without a usable GPU the default devices are the CPU alone", both(out, err))
+    ENV.clear()
+    ENV.update(saved)
+    ENV.update({"TRAINBENCH_CUDA_MODULE": win(fake), "FAKE_CUDA_ABORT": "1"})
+    rc, out, err = cli(*(base + ["--devices", "cpu"]))
+    ok(rc == 0 and sweep_file_from(out), "a CPU sweep never loads the CUDA module", both(out, err))
+    ENV.clear()
+    ENV.update(saved)
+
 # ------------------------------------------------------------------ usage errors
 
 usage_cases = [

@@ -49,10 +49,24 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 }
 
 /* Run the value of each given option through the parser the commands use
- * for it. */
+ * for it; every value of sweep's repeated --axis as well. */
 static void
 parse_values (const TbCliArgs *args, const char *command)
 {
+  if (args->given_count < 0 || args->given_count > TB_CLI_GIVEN_MAX)
+    fail ("the count of values given is out of range", "");
+  for (int i = 0; i < args->given_count; i++)
+    {
+      NnSweepAxis axis;
+      NnError error;
+      int k = args->given_option[i];
+      if (k < 0 || k >= args->count || args->options[k].metavar == NULL)
+        fail ("a value given to no option that takes one", args->given_values[i]);
+      if (strcmp (args->options[k].name, "axis") == 0
+          && nn_sweep_axis_parse (args->given_values[i], &axis, &error) == NN_OK
+          && (axis.count < 1 || axis.count > NN_SWEEP_VALUES_MAX))
+        fail ("an axis of too many values was taken", args->given_values[i]);
+    }
   for (int i = 0; i < args->count; i++)
     {
       const char *value = args->values[i];
@@ -97,7 +111,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   } commands[] = {
     { "train", tb_cli_train_options },       { "evaluate", tb_cli_evaluate_options },
     { "reproduce", tb_cli_reproduce_options }, { "summary", tb_cli_summary_options },
-    { "devices", tb_cli_no_options },
+    { "devices", tb_cli_no_options },        { "sweep", tb_cli_sweep_options },
   };
   enum { MAX_ARGS = 64 };
 
