@@ -15,6 +15,7 @@ typedef enum
   TB_CHART_BARS,     /* grouped bars: one group per category, one bar per series */
   TB_CHART_STACKED,  /* horizontal stacked bars: one row per category, the series' values
                       * laid end to end along x (where a step's time went) */
+  TB_CHART_HEATMAP,  /* a grid of cells on a diverging colour scale (TbChartGrid) */
 } TbChartKind;
 
 /* How values map onto the y axis. */
@@ -40,6 +41,31 @@ typedef struct
   gboolean marker;   /* stacked: a line across its row at its value, beside the stack */
 } TbChartSeries;
 
+/* A heat map's cells: columns along x, rows along y (row 0 at the bottom),
+ * each a value coloured on a log scale that diverges from `center`: below
+ * it towards `low_color`, above towards `high_color`. */
+typedef struct
+{
+  guint n_x, n_y;
+  GPtrArray *x_labels;  /* (n_x) char *, owned: the columns' tick labels */
+  GPtrArray *y_labels;  /* (n_y) char *, owned */
+  GArray *cells;        /* (n_y * n_x) double, cells[row * n_x + col]; NAN = missing */
+  GPtrArray *notes;     /* (n_y * n_x) char * or NULL, owned: the hover's detail */
+  double center;        /* the neutral value (a ratio of 1) */
+  char *low_label;      /* owned: what a value below center means ("CPU faster") */
+  char *high_label;     /* owned: and above ("GPU faster") */
+  guint32 low_color, high_color; /* 0xRRGGBB */
+} TbChartGrid;
+
+/* Where a heat map's values cross its center, between two cells, in grid
+ * units: cell (col, row) covers [col, col + 1] x [row, row + 1]. (hx, hy)
+ * points to the side above center. */
+typedef struct
+{
+  double x0, y0, x1, y1;
+  double hx, hy;
+} TbChartSegment;
+
 typedef struct
 {
   TbChartKind kind;
@@ -52,6 +78,8 @@ typedef struct
   double y_ceiling;     /* the y axis never goes above this (1 for accuracy); NAN = none */
   TbChartScale y_scale; /* AUTO unless set */
   gboolean x_integer;   /* x ticks are whole numbers (epochs, steps) */
+  gboolean x_log;       /* lines: x maps the values' logarithms (sizes 4 times apart) */
+  TbChartGrid *grid;    /* heat maps: the cells, owned */
   gboolean dark;        /* draw for a dark background */
   char *missing_text;   /* owned; stacked: what a row without values says, NULL: "No data" */
   /* hover read-out, set by the widget; drawn when hover_active */
@@ -66,6 +94,7 @@ typedef struct
   double left, top, right, bottom; /* plot rectangle in pixels */
   double x_min, x_max, y_min, y_max;
   gboolean y_log;                  /* y maps the values' logarithms; y_min and y_max are powers of ten */
+  gboolean x_log;                  /* x maps the values' logarithms */
 } TbChartLayout;
 
 /* The colour of series `index` in the shared palette (0xRRGGBB). */
@@ -139,6 +168,44 @@ char *tb_chart_hover (TbChartData *data,
                       int          height,
                       double       px,
                       double       py);
+
+/* Heat maps: give `data` (a TB_CHART_HEATMAP) a grid of n_x by n_y missing
+ * cells around `center` and return it (borrowed). */
+TbChartGrid *tb_chart_data_set_grid (TbChartData *data,
+                                     guint        n_x,
+                                     guint        n_y,
+                                     double       center);
+/* Set a cell's value (NAN: missing) and its hover detail (may be NULL). */
+void tb_chart_grid_set_cell (TbChartGrid *grid,
+                             guint        col,
+                             guint        row,
+                             double       value,
+                             const char  *note);
+/* The colour a value is drawn in (0xRRGGBB): the neutral colour at
+ * center, the low or high colour at `span` times away from it or more
+ * (tb_chart_grid_span), mixed between on the log scale. */
+guint32 tb_chart_grid_color (const TbChartGrid *grid,
+                             double             value,
+                             double             span,
+                             gboolean           dark);
+/* How far (a factor above 1) the grid's values reach from center: the
+ * colour scale's end (at least 2, at most 100). */
+double tb_chart_grid_span (const TbChartGrid *grid);
+/* A cell's rectangle in pixels for a size; FALSE when it is not drawn. */
+gboolean tb_chart_grid_cell_rect (const TbChartData *data,
+                                  int                width,
+                                  int                height,
+                                  guint              col,
+                                  guint              row,
+                                  double            *x,
+                                  double            *y,
+                                  double            *w,
+                                  double            *h);
+/* The line where the values cross center, as segments between the cells
+ * (interpolated on the log scale): returns the number of segments (free
+ * them with g_free). */
+TbChartSegment *tb_chart_grid_crossing (const TbChartGrid *grid,
+                                        guint             *n_segments);
 
 /* Write the chart to a PNG or SVG file (by the file's extension). */
 gboolean tb_chart_export (const TbChartData *data,

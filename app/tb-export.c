@@ -17,6 +17,7 @@
 #include "tb-chart.h"
 #include "tb-export.h"
 #include "tb-run.h"
+#include "tb-sweep.h"
 
 static const char usage[] =
   "Usage:\n"
@@ -24,6 +25,8 @@ static const char usage[] =
   "             [--size WIDTHxHEIGHT] [--group-by device|os] [--scale auto|linear|log]\n"
   "             [--dark]\n"
   "  trainbench --export-runs OUT.csv|OUT.json --runs FILE.json...\n"
+  "  trainbench --export-chart sweep|crossover --sweep SWEEP.json -o OUT.png|OUT.svg|OUT.csv\n"
+  "             [--size WIDTHxHEIGHT] [--x AXIS] [--y AXIS] [--dark]\n"
   "\n"
   "KIND is one of:\n"
   "  compare     seconds per epoch by device (or by OS, for each model and kind\n"
@@ -32,10 +35,15 @@ static const char usage[] =
   "  loss        training loss, one curve per run\n"
   "  epoch-time  seconds of each epoch, one curve per run\n"
   "  breakdown   where a training step's time goes, a stacked bar per run\n"
+  "  sweep       a sweep's samples per second over its axis (--x), a line per\n"
+  "              device and batch size\n"
+  "  crossover   a sweep's GPU-over-CPU speed ratio over two axes (--x, --y:\n"
+  "              by default the width and the batch size) and where it crosses 1\n"
   "\n"
   "--scale: the y axis is linear or log; auto (the default) is log for bars 20\n"
   "or more times apart, linear otherwise.\n"
-  "--runs also takes folders (every result file in them).\n";
+  "--runs also takes folders (every result file in them). A sweep's .csv has a\n"
+  "line per point (sweep) or per cell (crossover).\n";
 
 gboolean
 tb_export_wanted (int    argc,
@@ -136,6 +144,65 @@ is_option (const char *arg,
   return strncmp (arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
+/* `--export-chart sweep|crossover --sweep FILE`: the Explore page's charts
+ * of a sweep file, or their CSV. */
+static int
+export_sweep (const char *chart,
+              const char *sweep_path,
+              const char *output,
+              const char *x_name,
+              const char *y_name,
+              int         width,
+              int         height,
+              gboolean    dark)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = NULL;
+  g_autoptr(TbChartData) data = NULL;
+  int x_axis, y_axis;
+
+  sweep = tb_sweep_load (sweep_path, &error);
+  if (sweep == NULL)
+    {
+      fprintf (stderr, "trainbench: %s\n", error->message);
+      return 1;
+    }
+  tb_sweep_default_axes (sweep, &x_axis, &y_axis);
+  if (x_name != NULL && (x_axis = tb_sweep_axis_index (sweep, x_name)) < 0)
+    {
+      fprintf (stderr, "trainbench: --x: the sweep has no axis “%s”\n", x_name);
+      return 2;
+    }
+  if (y_name != NULL && (y_axis = tb_sweep_axis_index (sweep, y_name)) < 0)
+    {
+      fprintf (stderr, "trainbench: --y: the sweep has no axis “%s”\n", y_name);
+      return 2;
+    }
+  if (x_name != NULL && y_name == NULL && y_axis == x_axis)
+    y_axis = x_axis == 0 && sweep->n_axes > 1 ? 1 : (sweep->n_axes > 1 ? 0 : -1);
+
+  if (g_str_has_suffix (output, ".csv") || g_str_has_suffix (output, ".CSV"))
+    {
+      g_autofree char *csv = tb_sweep_format_csv (sweep, chart, x_axis, y_axis);
+
+      if (!g_file_set_contents (output, csv, -1, &error))
+        {
+          fprintf (stderr, "trainbench: %s\n", error->message);
+          return 1;
+        }
+      return 0;
+    }
+  data = strcmp (chart, "sweep") == 0 ? tb_sweep_speed_chart (sweep, x_axis)
+                                      : tb_sweep_crossover_chart (sweep, x_axis, y_axis);
+  data->dark = dark;
+  if (!tb_chart_export (data, output, width, height, &error))
+    {
+      fprintf (stderr, "trainbench: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
 int
 tb_export_main (int    argc,
                 char **argv)
@@ -144,6 +211,7 @@ tb_export_main (int    argc,
   g_autoptr(TbChartData) data = NULL;
   g_autoptr(GError) error = NULL;
   const char *chart = NULL, *runs_out = NULL, *output = NULL, *group = "device", *scale = "auto";
+  const char *sweep = NULL, *x_name = NULL, *y_name = NULL;
   int width = 1200, height = 700;
   gboolean dark = FALSE, bad = FALSE;
 
@@ -171,6 +239,18 @@ tb_export_main (int    argc,
         group = option_value (argc, argv, &i, "--group-by");
       else if (is_option (arg, "--scale"))
         scale = option_value (argc, argv, &i, "--scale");
+      else if (is_option (arg, "--sweep"))
+        {
+          if ((sweep = option_value (argc, argv, &i, "--sweep")) == NULL)
+            {
+              fprintf (stderr, "trainbench: --sweep wants a sweep file (sweep.json)\n");
+              return 2;
+            }
+        }
+      else if (is_option (arg, "--x"))
+        x_name = option_value (argc, argv, &i, "--x");
+      else if (is_option (arg, "--y"))
+        y_name = option_value (argc, argv, &i, "--y");
       else if (strcmp (arg, "--dark") == 0)
         dark = TRUE;
       else if (strcmp (arg, "--runs") == 0)
@@ -193,6 +273,20 @@ tb_export_main (int    argc,
 
   if (bad)
     return 1;
+  if (chart != NULL && (strcmp (chart, "sweep") == 0 || strcmp (chart, "crossover") == 0))
+    {
+      if (sweep == NULL || output == NULL || runs->len > 0)
+        {
+          fputs (usage, stderr);
+          return 2;
+        }
+      return export_sweep (chart, sweep, output, x_name, y_name, width, height, dark);
+    }
+  if (sweep != NULL)
+    {
+      fprintf (stderr, "trainbench: --sweep goes with --export-chart sweep or crossover\n\n%s", usage);
+      return 2;
+    }
   if ((chart == NULL) == (runs_out == NULL) || runs->len == 0
       || (chart != NULL && output == NULL)
       || (group == NULL || (strcmp (group, "device") != 0 && strcmp (group, "os") != 0))

@@ -23,6 +23,7 @@
 
 #include "trainbench.h"
 #include "tb-run.h"
+#include "tb-run-private.h"
 
 static void
 tb_run_clear (TbRun *run)
@@ -511,11 +512,11 @@ tb_run_load (const char  *path,
  * commas are counted outside double-quoted strings; json-glib also takes
  * 'single quoted' strings and comments, in which they would be counted
  * wrongly, so those are refused: results never have them. */
-static gboolean
-check_structure (const char  *data,
-                 gsize        length,
-                 const char  *path,
-                 GError     **error)
+static char *
+structure_problem (const char *data,
+                   gsize       length,
+                   guint       max_depth,
+                   guint       max_values)
 {
   gboolean in_string = FALSE;
   guint depth = 0;
@@ -540,13 +541,8 @@ check_structure (const char  *data,
           break;
         case '[':
         case '{':
-          if (++depth > TB_RUN_MAX_DEPTH)
-            {
-              g_autofree char *why = g_strdup_printf (_("it is nested more than %d levels deep"), TB_RUN_MAX_DEPTH);
-
-              set_unreadable (error, path, why);
-              return FALSE;
-            }
+          if (++depth > max_depth)
+            return g_strdup_printf (_("it is nested more than %d levels deep"), (int) max_depth);
           break;
         case ']':
         case '}':
@@ -554,21 +550,31 @@ check_structure (const char  *data,
             depth--;
           break;
         case ',':
-          if (++values > TB_RUN_MAX_VALUES)
-            {
-              g_autofree char *why = g_strdup_printf (_("it has more than %d values, more than any result"), TB_RUN_MAX_VALUES);
-
-              set_unreadable (error, path, why);
-              return FALSE;
-            }
+          if (++values > max_values)
+            return g_strdup_printf (_("it has more than %d values, more than any result"), (int) max_values);
           break;
         case '\'':
         case '/':
-          set_unreadable (error, path, _("it is not plain JSON (it has comments or single-quoted strings)"));
-          return FALSE;
+          return g_strdup (_("it is not plain JSON (it has comments or single-quoted strings)"));
         default:
           break;
         }
+    }
+  return NULL;
+}
+
+static gboolean
+check_structure (const char  *data,
+                 gsize        length,
+                 const char  *path,
+                 GError     **error)
+{
+  g_autofree char *why = structure_problem (data, length, TB_RUN_MAX_DEPTH, TB_RUN_MAX_VALUES);
+
+  if (why != NULL)
+    {
+      set_unreadable (error, path, why);
+      return FALSE;
     }
   return TRUE;
 }
@@ -1561,4 +1567,66 @@ tb_runs_breakdown_chart (GPtrArray *runs)
         tb_chart_series_set_bar (busy, c, run->device_busy_seconds, NULL);
     }
   return data;
+}
+
+/* ------------------------------------------------------------ shared
+ * with the sweep file's reader (tb-sweep.c), which reads other people's
+ * files within the same bounds */
+
+char *
+_tb_run_structure_problem (const char *data,
+                           gsize       length,
+                           guint       max_depth,
+                           guint       max_values)
+{
+  return structure_problem (data, length, max_depth, max_values);
+}
+
+char *
+_tb_run_bounded_strdup (const char *s,
+                        gsize       max)
+{
+  return bounded_strdup (s, max);
+}
+
+char *
+_tb_run_display_name (const char *path)
+{
+  return display_name (path);
+}
+
+JsonObject *
+_tb_run_json_object (JsonObject *o,
+                     const char *name)
+{
+  return get_object (o, name);
+}
+
+char *
+_tb_run_json_string (JsonObject *o,
+                     const char *name,
+                     gsize       max)
+{
+  return get_string_max (o, name, max);
+}
+
+gboolean
+_tb_run_json_number (JsonNode *n,
+                     double   *out)
+{
+  return node_number (n, out);
+}
+
+void
+_tb_run_csv_append_text (GString    *line,
+                         const char *s)
+{
+  csv_append_text (line, s);
+}
+
+void
+_tb_run_csv_append_number (GString *line,
+                           double   v)
+{
+  csv_append_number (line, v);
 }

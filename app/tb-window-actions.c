@@ -158,7 +158,7 @@ import_response_cb (GtkNativeDialog *dialog,
 
       for (guint i = 0; i < n; i++)
         g_ptr_array_add (array, g_list_model_get_item (files, i));
-      tb_runs_page_import (self->runs_page, (GFile **) array->pdata, array->len);
+      _tb_window_open_files (self, (GFile **) array->pdata, array->len);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
@@ -308,6 +308,7 @@ _tb_window_actions_class_init (GtkWidgetClass *widget_class)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_2, GDK_ALT_MASK, "win.page", "s", "data");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_3, GDK_ALT_MASK, "win.page", "s", "train");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_4, GDK_ALT_MASK, "win.page", "s", "runs");
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_5, GDK_ALT_MASK, "win.page", "s", "explore");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.inspect", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_a, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "win.select-all-runs", NULL);

@@ -8,6 +8,7 @@
 #include <adwaita.h>
 
 #include "tb-data-page.h"
+#include "tb-explore-page.h"
 #include "tb-model-builder.h"
 #include "tb-model-page.h"
 #include "tb-run-queue.h"
@@ -24,6 +25,7 @@ struct _TbWindow
   TbRunQueue *run_queue;         /* runs still to do (reproduce) */
   AdwToast *last_toast;          /* weak */
   gboolean close_when_done;      /* closed during a run: go once it is saved */
+  guint n_opening;               /* opened files still being sorted */
 
   /* borrowed */
   TbModelBuilder *builder;       /* model_page's */
@@ -38,6 +40,7 @@ struct _TbWindow
   TbDataPage *data_page;
   TbTrainPage *train_page;
   TbRunsPage *runs_page;
+  TbExplorePage *explore_page;
 };
 
 /* tb-window.c */
@@ -51,6 +54,12 @@ void _tb_window_update_actions (TbWindow *self);
 void _tb_window_collect_config (TbWindow        *self,
                                 TbSessionConfig *config,
                                 guint            device);
+
+/* Open files (the Open dialog, a drop, the command line): sweep files go to
+ * the Explore page, the others are imported as runs (sorted in a worker). */
+void _tb_window_open_files (TbWindow  *self,
+                            GFile    **files,
+                            guint      n_files);
 
 /* tb-window-actions.c: installs the win.* actions and their shortcuts. */
 void _tb_window_actions_class_init (GtkWidgetClass *widget_class);

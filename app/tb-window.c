@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-window.c: the main window: its frame, the four pages (TbModelPage,
- * TbDataPage, TbTrainPage, TbRunsPage) wired together, and the messages of
+/* tb-window.c: the main window: its frame, the five pages (TbModelPage,
+ * TbDataPage, TbTrainPage, TbRunsPage, TbExplorePage) wired together, and the messages of
  * the runs; the actions are in tb-window-actions.c.
  */
 #define G_LOG_DOMAIN "trainbench-window"
@@ -107,7 +107,8 @@ tb_window_start_enabled (TbWindow *self)
 {
   g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
 
-  return !tb_window_is_training (self) && self->builder != NULL
+  return !tb_window_is_training (self) && !tb_explore_page_get_running (self->explore_page)
+         && self->builder != NULL
          && tb_model_builder_is_valid (self->builder) && tb_data_page_get_dataset (self->data_page) != NULL
          && tb_train_page_get_device_index (self->train_page) >= 0;
 }
@@ -127,6 +128,8 @@ _tb_window_update_actions (TbWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.inspect", can_inspect);
   gtk_widget_set_visible (self->stop_button, training);
   gtk_widget_set_visible (self->start_button, !training);
+  /* a sweep and a run would share the machine and time each other's work */
+  tb_explore_page_set_busy (self->explore_page, training ? _("Training goes on: a sweep can start once it is over") : NULL);
 
   if (self->builder != NULL && !tb_model_builder_is_valid (self->builder))
     gtk_widget_set_tooltip_text (self->start_button, _("Fix the model first (see the Model page)"));
@@ -134,6 +137,8 @@ _tb_window_update_actions (TbWindow *self)
     gtk_widget_set_tooltip_text (self->start_button, _("Choose a data set first (see the Data page)"));
   else if (devices_pending)
     gtk_widget_set_tooltip_text (self->start_button, _("Looking for devices…"));
+  else if (tb_explore_page_get_running (self->explore_page))
+    gtk_widget_set_tooltip_text (self->start_button, _("A sweep goes on (see the Explore page)"));
   else
     gtk_widget_set_tooltip_text (self->start_button, _("Start training (Ctrl+Enter)"));
 }
@@ -150,8 +155,10 @@ run_finished_cb (TbTrainPage  *page,
 {
   if (self->close_when_done)
     {
-      /* closed while training: the stopped run is saved now, so go */
-      gtk_window_destroy (GTK_WINDOW (self));
+      /* closed while training: the stopped run is saved now, so go
+       * (once a sweep stopped with it has its file written too) */
+      if (!tb_explore_page_get_running (self->explore_page))
+        gtk_window_destroy (GTK_WINDOW (self));
       return;
     }
 
@@ -251,8 +258,83 @@ drop_cb (GtkDropTarget *target,
   files = g_value_get_boxed (value);
   for (GSList *l = files; l != NULL; l = l->next)
     g_ptr_array_add (array, l->data);
-  tb_runs_page_import (self->runs_page, (GFile **) array->pdata, array->len);
+  _tb_window_open_files (self, (GFile **) array->pdata, array->len);
   return TRUE;
+}
+
+static void
+files_sorted_cb (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(TbWindow) self = user_data;
+  g_autoptr(GPtrArray) sweeps = NULL;
+  g_autoptr(GPtrArray) others = NULL;
+
+  self->n_opening--;
+  if (!tb_sweep_sort_files_finish (result, &sweeps, &others, NULL))
+    return;
+  if (others->len > 0)
+    tb_runs_page_import (self->runs_page, (GFile **) others->pdata, others->len);
+  for (guint i = 0; i < sweeps->len; i++)
+    {
+      g_autofree char *path = g_file_get_path (g_ptr_array_index (sweeps, i));
+
+      if (path != NULL)
+        tb_explore_page_open_file (self->explore_page, path);
+    }
+  if (sweeps->len > 0)
+    tb_window_show_page (self, "explore");
+}
+
+void
+_tb_window_open_files (TbWindow  *self,
+                       GFile    **files,
+                       guint      n_files)
+{
+  if (n_files == 0)
+    return;
+  self->n_opening++;
+  tb_sweep_sort_files_async (files, n_files, NULL, files_sorted_cb, g_object_ref (self));
+}
+
+/* The Explore page compares the devices the Train page lists, on the Data
+ * page's data set. */
+static void
+devices_changed_cb (TbWindow *self)
+{
+  g_autoptr(GArray) devices = g_array_new (FALSE, FALSE, sizeof (NnDeviceInfo));
+
+  if (tb_train_page_get_devices_pending (self->train_page))
+    return;
+  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
+    g_array_append_vals (devices, tb_train_page_get_device_info (self->train_page, d), 1);
+  tb_explore_page_set_devices (self->explore_page, (const NnDeviceInfo *) devices->data, devices->len);
+}
+
+static void
+dataset_changed_cb (TbWindow *self)
+{
+  tb_explore_page_set_dataset (self->explore_page, tb_data_page_get_dataset (self->data_page),
+                               tb_data_page_get_train_limit (self->data_page));
+}
+
+static void
+sweep_finished_cb (TbExplorePage *page,
+                   const char    *path,
+                   const GError  *error,
+                   TbWindow      *self)
+{
+  if (self->close_when_done)
+    {
+      /* closed while sweeping: the stopped sweep's file is written now */
+      if (!tb_window_is_training (self))
+        gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
+  if (error == NULL)
+    tb_window_toast (self, _("The sweep is saved"));
+  _tb_window_update_actions (self);
 }
 
 /* Closing while a run goes on stops it and waits (hidden) until the run is
@@ -265,11 +347,12 @@ tb_window_close_request (GtkWindow *window)
   /* here, not only in the page's dispose: the history's worker holds the
    * window, so its dispose can come after the device list's answer */
   tb_train_page_cancel_device_list (self->train_page);
-  if (tb_window_is_training (self))
+  if (tb_window_is_training (self) || tb_explore_page_get_running (self->explore_page))
     {
       self->close_when_done = TRUE;
       tb_run_queue_cancel (self->run_queue);
       tb_train_page_stop (self->train_page);
+      tb_explore_page_stop (self->explore_page);
       gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
       return TRUE;
     }
@@ -307,6 +390,7 @@ tb_window_class_init (TbWindowClass *klass)
   g_type_ensure (TB_TYPE_DATA_PAGE);
   g_type_ensure (TB_TYPE_TRAIN_PAGE);
   g_type_ensure (TB_TYPE_RUNS_PAGE);
+  g_type_ensure (TB_TYPE_EXPLORE_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, stack);
@@ -317,6 +401,7 @@ tb_window_class_init (TbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbWindow, data_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, train_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, runs_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, explore_page);
 
   _tb_window_actions_class_init (widget_class);
 }
@@ -342,6 +427,17 @@ tb_window_init (TbWindow *self)
   g_signal_connect_object (self->train_page, "notify::device", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->train_page, "notify::training", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->train_page, "run-finished", G_CALLBACK (run_finished_cb), self, 0);
+  g_signal_connect_object (self->train_page, "notify::devices-pending", G_CALLBACK (devices_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->data_page, "notify::dataset", G_CALLBACK (dataset_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->explore_page, "sweep-finished", G_CALLBACK (sweep_finished_cb), self, 0);
+  g_signal_connect_object (self->explore_page, "notify::running", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
+  {
+    g_autofree char *folder = tb_runs_page_get_folder (self->runs_page);
+
+    tb_explore_page_set_runs_folder (self->explore_page, folder);
+  }
+  devices_changed_cb (self);
+  dataset_changed_cb (self);
 
   /* the app opens with the articles' first model and its settings */
   tb_model_builder_load_preset (self->builder, "mlp-small");
@@ -439,7 +535,7 @@ tb_window_import (TbWindow  *self,
                   guint      n_files)
 {
   g_return_if_fail (TB_IS_WINDOW (self));
-  tb_runs_page_import (self->runs_page, files, n_files);
+  _tb_window_open_files (self, files, n_files);
 }
 
 TbRunsPage *
@@ -447,6 +543,20 @@ tb_window_get_runs_page (TbWindow *self)
 {
   g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
   return self->runs_page;
+}
+
+guint
+tb_window_get_n_opening (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), 0);
+  return self->n_opening;
+}
+
+TbExplorePage *
+tb_window_get_explore_page (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->explore_page;
 }
 
 TbTrainPage *

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-window.h: the main window: Model, Data, Train and Runs pages. */
+/* tb-window.h: the main window: Model, Data, Train, Runs and Explore pages. */
 #pragma once
 
 #include <adwaita.h>
 
 #include "tb-chart-view.h"
+#include "tb-explore-page.h"
 #include "tb-model-builder.h"
 #include "tb-runs-page.h"
 #include "tb-train-page.h"
@@ -43,12 +44,16 @@ void tb_window_compare (TbWindow    *self,
 void tb_window_show_page (TbWindow   *self,
                           const char *name);
 /* Check and copy result files into the runs folder (a drop, the command
- * line), then list them, ticked, on the Runs page. */
+ * line), then list them, ticked, on the Runs page; sweep files ("kind":
+ * "trainbench-sweep") open on the Explore page instead. */
 void tb_window_import (TbWindow  *self,
                        GFile    **files,
                        guint      n_files);
+/* How many opened files are still being sorted (sweeps from runs). */
+guint tb_window_get_n_opening (TbWindow *self);
 TbRunsPage *tb_window_get_runs_page (TbWindow *self);
 TbTrainPage *tb_window_get_train_page (TbWindow *self);
+TbExplorePage *tb_window_get_explore_page (TbWindow *self);
 
 /* For the pages: a toast at the window's foot (taken), or one with this
  * text (bounded); a dialog for a problem the user must read, with the

@@ -264,5 +264,43 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(p.returncode != 0 and "不是可读取的结果文件" in p.stderr,
        "run from the build tree, its messages are translated (zh_CN): %s" % p.stderr.strip())
 
+    # a sweep's charts and tables (the Explore page's), headless
+    sweep = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sweep-mlp.json")
+    for kind in ("sweep", "crossover"):
+        out = os.path.join(tmp, kind + ".png")
+        p = run("--export-chart", kind, "--sweep", sweep, "-o", out, "--size", "800x500")
+        ok(p.returncode == 0 and png_size(out) == (800, 500),
+           "%s chart of a sweep: an 800x500 PNG (%s)" % (kind, p.stderr.strip()))
+        out = os.path.join(tmp, kind + ".svg")
+        p = run("--export-chart", kind, "--sweep", sweep, "-o", out)
+        ok(p.returncode == 0 and os.path.exists(out) and b"<svg" in open(out, "rb").read(400),
+           "%s chart of a sweep as SVG" % kind)
+        out = os.path.join(tmp, kind + ".csv")
+        p = run("--export-chart", kind, "--sweep", sweep, "-o", out)
+        table = list(csv.reader(open(out))) if os.path.exists(out) else []
+        ok(p.returncode == 0 and len(table) == (33 if kind == "sweep" else 17),
+           "%s of a sweep as CSV: %d lines" % (kind, len(table)))
+    # the crossover map's cells in their colours: blue (GPU faster) at the
+    # top right, orange (CPU faster) at the bottom left
+    w, h, rows = png_pixels(os.path.join(tmp, "crossover.png"))
+    top_right, bottom_left = rows[h // 2 - 60][w - 30], rows[h - 60][80]
+    ok(top_right[2] > top_right[0] and bottom_left[0] > bottom_left[2],
+       "crossover: GPU-faster cells blue %s, CPU-faster cells orange %s" % (top_right, bottom_left))
+    p = run("--export-chart", "crossover", "--sweep", sweep, "--x", "batch", "--y", "W",
+            "-o", os.path.join(tmp, "swapped.csv"))
+    ok(p.returncode == 0 and open(os.path.join(tmp, "swapped.csv")).readline().startswith("batch,W,"),
+       "--x and --y pick the crossover's axes")
+    p = run("--export-chart", "crossover", "--sweep", sweep, "--x", "Q", "-o", os.path.join(tmp, "q.png"))
+    ok(p.returncode == 2 and "Q" in p.stderr, "an axis the sweep lacks is a usage error naming it")
+    p = run("--export-chart", "sweep", "-o", os.path.join(tmp, "none.png"))
+    ok(p.returncode == 2, "a sweep chart without --sweep is a usage error")
+    bad = os.path.join(tmp, "sweep.json")
+    open(bad, "w").write(open(sweep).read()[:5000])
+    p = run("--export-chart", "sweep", "--sweep", bad, "-o", os.path.join(tmp, "bad.png"))
+    ok(p.returncode == 1 and "sweep.json" in p.stderr and "Traceback" not in p.stderr,
+       "a truncated sweep file is an error naming it: %s" % p.stderr.strip()[:200])
+    p = run("--export-chart", "crossover", "--sweep", "/dev/zero", "-o", os.path.join(tmp, "z.png"), timeout=20)
+    ok(p.returncode == 1, "/dev/zero as a sweep file is refused at once")
+
 print("1..%d" % len(checks))
 sys.exit(0 if all(c for c, _ in checks) else 1)

@@ -95,7 +95,8 @@ is_ticked (GtkWidget *row)
 static gboolean
 runs_loaded (gpointer data)
 {
-  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
+  /* files opened are sorted (sweeps, runs) in a worker first */
+  return tb_window_get_n_opening (window) == 0 && tb_runs_page_get_n_pending (RUNS_PAGE) == 0;
 }
 
 static gboolean

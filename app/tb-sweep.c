@@ -1,0 +1,1068 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* tb-sweep.c: read sweep files (sweep.json) with json-glib within bounds,
+ * list the sweeps of a runs folder, and build the sweep's charts and CSV:
+ * samples per second over the swept axis and the GPU-over-CPU crossover.
+ */
+#define G_LOG_DOMAIN "trainbench-sweep"
+
+#include "tb-config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#include "tb-format.h"
+#include "tb-run.h"
+#include "tb-run-private.h"
+#include "tb-sweep.h"
+
+/* Names, devices and states are short; specs and errors longer. */
+#define NAME_MAX_BYTES TB_RUN_MAX_NAME
+#define TEXT_MAX_BYTES TB_RUN_MAX_TEXT
+
+static void
+point_clear (TbSweepPoint *p)
+{
+  g_free (p->device);
+  g_free (p->device_kind);
+  g_free (p->device_name);
+  g_free (p->spec);
+  g_free (p->status);
+  g_free (p->error);
+  g_free (p->result);
+}
+
+static void
+tb_sweep_clear (TbSweep *sweep)
+{
+  g_free (sweep->path);
+  g_free (sweep->sweep_id);
+  g_free (sweep->app_version);
+  g_free (sweep->started_at);
+  g_free (sweep->status);
+  g_free (sweep->os_name);
+  g_free (sweep->cpu_model);
+  g_free (sweep->dataset_name);
+  g_free (sweep->family);
+  g_free (sweep->template_spec);
+  g_free (sweep->optimizer);
+  for (guint i = 0; i < sweep->n_axes; i++)
+    g_free (sweep->axes[i].name);
+  g_clear_pointer (&sweep->devices, g_ptr_array_unref);
+  g_clear_pointer (&sweep->points, g_array_unref);
+}
+
+TbSweep *
+tb_sweep_ref (TbSweep *sweep)
+{
+  return g_atomic_rc_box_acquire (sweep);
+}
+
+void
+tb_sweep_unref (TbSweep *sweep)
+{
+  g_atomic_rc_box_release_full (sweep, (GDestroyNotify) tb_sweep_clear);
+}
+
+gboolean
+tb_sweep_is_sweep_data (const char *data,
+                        gsize       length)
+{
+  static const char marker[] = "\"trainbench-sweep\"";
+
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+
+  /* the engine writes "kind" first: the first kilobytes say it */
+  return length > 0 && g_strstr_len (data, (gssize) MIN (length, 4096), marker) != NULL;
+}
+
+static void
+set_bad (GError     **error,
+         const char  *path,
+         const char  *why)
+{
+  g_autofree char *display = _tb_run_display_name (path);
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+               _("“%s” is not a readable sweep file: %s"), display, why);
+}
+
+static gboolean
+get_number (JsonObject *o,
+            const char *name,
+            double     *out)
+{
+  if (o == NULL || !json_object_has_member (o, name))
+    return FALSE;
+  return _tb_run_json_number (json_object_get_member (o, name), out);
+}
+
+/* A whole number within [lo, hi]: a file's 1e30 or NaN stays out of C's
+ * conversions. */
+static gboolean
+get_bounded_int (JsonNode *n,
+                 double    lo,
+                 double    hi,
+                 gint64   *out)
+{
+  double v;
+
+  if (!_tb_run_json_number (n, &v) || !(v >= lo && v <= hi) || v != floor (v))
+    return FALSE;
+  *out = (gint64) v;
+  return TRUE;
+}
+
+static int
+get_int (JsonObject *o,
+         const char *name,
+         int         fallback)
+{
+  gint64 v;
+
+  if (o == NULL || !json_object_has_member (o, name)
+      || !get_bounded_int (json_object_get_member (o, name), 0, G_MAXINT, &v))
+    return fallback;
+  return (int) v;
+}
+
+static double
+get_double (JsonObject *o,
+            const char *name)
+{
+  double v;
+
+  return get_number (o, name, &v) && isfinite (v) ? v : NAN;
+}
+
+static JsonArray *
+get_array (JsonObject *o,
+           const char *name)
+{
+  JsonNode *n;
+
+  if (o == NULL || !json_object_has_member (o, name))
+    return NULL;
+  n = json_object_get_member (o, name);
+  return JSON_NODE_HOLDS_ARRAY (n) ? json_node_get_array (n) : NULL;
+}
+
+static gboolean
+read_axes (TbSweep     *sweep,
+           JsonArray   *axes,
+           const char  *path,
+           GError     **error)
+{
+  guint n = axes != NULL ? json_array_get_length (axes) : 0;
+
+  if (n == 0)
+    {
+      set_bad (error, path, _("it has no axes"));
+      return FALSE;
+    }
+  if (n > TB_SWEEP_MAX_AXES)
+    {
+      g_autofree char *why = g_strdup_printf (_("it has %u axes, and a sweep has at most %d"), n, TB_SWEEP_MAX_AXES);
+
+      set_bad (error, path, why);
+      return FALSE;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *an = json_array_get_element (axes, i);
+      JsonObject *ao = JSON_NODE_HOLDS_OBJECT (an) ? json_node_get_object (an) : NULL;
+      JsonArray *values = get_array (ao, "values");
+      TbSweepAxis *axis = &sweep->axes[i];
+      guint nv = values != NULL ? json_array_get_length (values) : 0;
+
+      axis->name = _tb_run_json_string (ao, "name", 32);
+      sweep->n_axes = i + 1;
+      if (axis->name == NULL || *axis->name == '\0' || nv == 0)
+        {
+          g_autofree char *why = g_strdup_printf (_("axis %u has no name or no values"), i + 1);
+
+          set_bad (error, path, why);
+          return FALSE;
+        }
+      for (guint k = 0; k < i; k++)
+        if (strcmp (sweep->axes[k].name, axis->name) == 0)
+          {
+            g_autofree char *why = g_strdup_printf (_("the axis “%s” is there twice"), axis->name);
+
+            set_bad (error, path, why);
+            return FALSE;
+          }
+      if (nv > TB_SWEEP_MAX_VALUES)
+        {
+          g_autofree char *why = g_strdup_printf (_("the axis “%s” has %u values, and an axis has at most %d"),
+                                                  axis->name, nv, TB_SWEEP_MAX_VALUES);
+
+          set_bad (error, path, why);
+          return FALSE;
+        }
+      for (guint k = 0; k < nv; k++)
+        if (!get_bounded_int (json_array_get_element (values, k), 1, 1e9, &axis->values[k]))
+          {
+            g_autofree char *why = g_strdup_printf (_("the axis “%s” has a value that is not a whole number from 1 to 10⁹"),
+                                                    axis->name);
+
+            set_bad (error, path, why);
+            return FALSE;
+          }
+      axis->n_values = nv;
+    }
+  return TRUE;
+}
+
+static void
+read_point (TbSweep    *sweep,
+            JsonObject *po,
+            guint       index)
+{
+  TbSweepPoint p = { 0 };
+  JsonObject *values = _tb_run_json_object (po, "values");
+
+  for (guint a = 0; a < sweep->n_axes; a++)
+    if (values != NULL && json_object_has_member (values, sweep->axes[a].name))
+      p.has_value[a] = get_bounded_int (json_object_get_member (values, sweep->axes[a].name), 1, 1e9, &p.values[a]);
+  p.device = _tb_run_json_string (po, "device", 32);
+  p.device_kind = _tb_run_json_string (po, "device_kind", 32);
+  p.device_name = _tb_run_json_string (po, "device_name", NAME_MAX_BYTES);
+  p.spec = _tb_run_json_string (po, "spec", TEXT_MAX_BYTES);
+  p.status = _tb_run_json_string (po, "status", 32);
+  p.error = _tb_run_json_string (po, "error", TEXT_MAX_BYTES);
+  p.result = _tb_run_json_string (po, "result", NAME_MAX_BYTES);
+  p.step_seconds_median = get_double (po, "step_seconds_median");
+  p.step_seconds_p10 = get_double (po, "step_seconds_p10");
+  p.step_seconds_p90 = get_double (po, "step_seconds_p90");
+  p.samples_per_second = get_double (po, "samples_per_second");
+  if (!(p.samples_per_second > 0))
+    p.samples_per_second = NAN;
+  if (p.status == NULL)
+    p.status = g_strdup ("pending");
+  if (p.device == NULL)
+    p.device = g_strdup_printf ("?%u", index);
+  g_array_append_val (sweep->points, p);
+}
+
+TbSweep *
+tb_sweep_load_bytes (const char  *path,
+                     GBytes      *contents,
+                     GError     **error)
+{
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(TbSweep) sweep = NULL;
+  g_autofree char *kind = NULL;
+  g_autofree char *why = NULL;
+  JsonObject *root, *system, *dataset, *model;
+  JsonArray *devices, *points;
+  JsonNode *node;
+  const char *data;
+  gsize length = 0;
+  double schema;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+
+  data = g_bytes_get_data (contents, &length);
+  if (length > TB_SWEEP_MAX_BYTES)
+    {
+      g_autofree char *size = g_format_size_full (length, G_FORMAT_SIZE_IEC_UNITS);
+      g_autofree char *limit = g_format_size_full (TB_SWEEP_MAX_BYTES, G_FORMAT_SIZE_IEC_UNITS);
+
+      why = g_strdup_printf (_("it is %s, and sweep files are at most %s"), size, limit);
+      set_bad (error, path, why);
+      return NULL;
+    }
+  /* 1024 points of a few dozen values each */
+  why = _tb_run_structure_problem (data, length, TB_SWEEP_MAX_DEPTH, 200000);
+  if (why != NULL)
+    {
+      set_bad (error, path, why);
+      return NULL;
+    }
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, length > 0 ? data : "", (gssize) length, &local_error))
+    {
+      g_autofree char *message = _tb_run_bounded_strdup (local_error->message, 300);
+
+      set_bad (error, path, message);
+      return NULL;
+    }
+  node = json_parser_get_root (parser);
+  root = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+  kind = _tb_run_json_string (root, "kind", 64);
+  if (g_strcmp0 (kind, "trainbench-sweep") != 0)
+    {
+      set_bad (error, path, _("it does not say \"kind\": \"trainbench-sweep\""));
+      return NULL;
+    }
+  if (!get_number (root, "schema", &schema) || schema != 1)
+    {
+      set_bad (error, path, _("it is not of schema 1"));
+      return NULL;
+    }
+
+  sweep = g_atomic_rc_box_new0 (TbSweep);
+  sweep->path = g_strdup (path);
+  sweep->devices = g_ptr_array_new_with_free_func (g_free);
+  sweep->points = g_array_new (FALSE, TRUE, sizeof (TbSweepPoint));
+  g_array_set_clear_func (sweep->points, (GDestroyNotify) point_clear);
+  sweep->sweep_id = _tb_run_json_string (root, "sweep_id", NAME_MAX_BYTES);
+  sweep->app_version = _tb_run_json_string (root, "app_version", NAME_MAX_BYTES);
+  sweep->started_at = _tb_run_json_string (root, "started_at", NAME_MAX_BYTES);
+  sweep->status = _tb_run_json_string (root, "status", 32);
+  if (sweep->sweep_id == NULL || sweep->status == NULL)
+    {
+      set_bad (error, path, _("it has no sweep_id or status"));
+      return NULL;
+    }
+  system = _tb_run_json_object (root, "system");
+  sweep->os_name = _tb_run_json_string (_tb_run_json_object (system, "os"), "name", NAME_MAX_BYTES);
+  sweep->cpu_model = _tb_run_json_string (_tb_run_json_object (system, "cpu"), "model", NAME_MAX_BYTES);
+  dataset = _tb_run_json_object (root, "dataset");
+  sweep->dataset_name = _tb_run_json_string (dataset, "name", NAME_MAX_BYTES);
+  model = _tb_run_json_object (root, "model");
+  sweep->family = _tb_run_json_string (model, "family", 32);
+  sweep->template_spec = _tb_run_json_string (model, "template", TEXT_MAX_BYTES);
+  sweep->threads = get_int (root, "threads", 0);
+  sweep->steps = get_int (root, "steps", 0);
+  sweep->warmup_steps = get_int (root, "warmup_steps", 0);
+  sweep->optimizer = _tb_run_json_string (root, "optimizer", 64);
+
+  if (!read_axes (sweep, get_array (root, "axes"), path, error))
+    return NULL;
+
+  devices = get_array (root, "devices");
+  for (guint i = 0; devices != NULL && i < json_array_get_length (devices); i++)
+    {
+      JsonNode *dn = json_array_get_element (devices, i);
+
+      if (i >= TB_SWEEP_MAX_DEVICES)
+        {
+          why = g_strdup_printf (_("it has more than %d devices"), TB_SWEEP_MAX_DEVICES);
+          set_bad (error, path, why);
+          return NULL;
+        }
+      if (JSON_NODE_HOLDS_VALUE (dn) && json_node_get_value_type (dn) == G_TYPE_STRING)
+        g_ptr_array_add (sweep->devices, _tb_run_bounded_strdup (json_node_get_string (dn), 32));
+    }
+
+  points = get_array (root, "points");
+  if (points != NULL && json_array_get_length (points) > TB_SWEEP_MAX_POINTS)
+    {
+      why = g_strdup_printf (_("it has %u points, and a sweep has at most %d"),
+                             json_array_get_length (points), TB_SWEEP_MAX_POINTS);
+      set_bad (error, path, why);
+      return NULL;
+    }
+  for (guint i = 0; points != NULL && i < json_array_get_length (points); i++)
+    {
+      JsonNode *pn = json_array_get_element (points, i);
+
+      /* a point that is not an object is no point; the others stand */
+      if (JSON_NODE_HOLDS_OBJECT (pn))
+        read_point (sweep, json_node_get_object (pn), i);
+    }
+  /* devices named only by their points (an older or hand-made file) */
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+      gboolean known = FALSE;
+
+      for (guint d = 0; d < sweep->devices->len && !known; d++)
+        known = strcmp (g_ptr_array_index (sweep->devices, d), p->device) == 0;
+      if (!known && sweep->devices->len < TB_SWEEP_MAX_DEVICES)
+        g_ptr_array_add (sweep->devices, g_strdup (p->device));
+    }
+  return g_steal_pointer (&sweep);
+}
+
+TbSweep *
+tb_sweep_load (const char  *path,
+               GError     **error)
+{
+  g_autoptr(GBytes) contents = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (!tb_run_read_file (path, &contents, error))
+    return NULL;
+  return tb_sweep_load_bytes (path, contents, error);
+}
+
+static int
+compare_newest_cb (gconstpointer a,
+                   gconstpointer b)
+{
+  const TbSweep *sa = *(TbSweep * const *) a, *sb = *(TbSweep * const *) b;
+  int by_time = g_strcmp0 (sb->started_at, sa->started_at);
+
+  return by_time != 0 ? by_time : g_strcmp0 (sa->path, sb->path);
+}
+
+/* A runs folder holds few sweeps; more than this are old ones. */
+#define MAX_LISTED_SWEEPS 200
+
+GPtrArray *
+tb_sweep_load_folder (const char   *runs_folder,
+                      GPtrArray    *skipped,
+                      GCancellable *cancellable)
+{
+  GPtrArray *sweeps = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_unref);
+  g_autofree char *folder = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  g_return_val_if_fail (runs_folder != NULL, sweeps);
+
+  folder = g_build_filename (runs_folder, "sweeps", NULL);
+  dir = g_dir_open (folder, 0, NULL);
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL && sweeps->len < MAX_LISTED_SWEEPS)
+    {
+      g_autofree char *path = g_build_filename (folder, name, "sweep.json", NULL);
+      g_autoptr(GError) error = NULL;
+      TbSweep *sweep;
+
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        continue;
+      sweep = tb_sweep_load (path, &error);
+      if (sweep != NULL)
+        g_ptr_array_add (sweeps, sweep);
+      else if (skipped != NULL)
+        g_ptr_array_add (skipped, g_steal_pointer (&error));
+    }
+  g_ptr_array_sort (sweeps, compare_newest_cb);
+  return sweeps;
+}
+
+/* ------------------------------------------------------------ queries */
+
+int
+tb_sweep_axis_index (const TbSweep *sweep,
+                     const char    *name)
+{
+  g_return_val_if_fail (sweep != NULL, -1);
+
+  for (guint i = 0; i < sweep->n_axes; i++)
+    if (g_strcmp0 (sweep->axes[i].name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+void
+tb_sweep_default_axes (const TbSweep *sweep,
+                       int           *x_axis,
+                       int           *y_axis)
+{
+  int batch;
+
+  g_return_if_fail (sweep != NULL);
+
+  batch = tb_sweep_axis_index (sweep, "batch");
+  *x_axis = 0;
+  *y_axis = -1;
+  for (guint i = 0; i < sweep->n_axes; i++)
+    if ((int) i != batch)
+      {
+        *x_axis = (int) i;
+        break;
+      }
+  if (sweep->n_axes < 2)
+    return;
+  *y_axis = batch >= 0 && batch != *x_axis ? batch : (*x_axis == 0 ? 1 : 0);
+}
+
+static gboolean
+point_is_done (const TbSweepPoint *p)
+{
+  return g_strcmp0 (p->status, "completed") == 0 || g_strcmp0 (p->status, "failed") == 0
+         || g_strcmp0 (p->status, "cancelled") == 0;
+}
+
+guint
+tb_sweep_count_done (const TbSweep *sweep)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (sweep != NULL, 0);
+
+  for (guint i = 0; i < sweep->points->len; i++)
+    n += point_is_done (&g_array_index (sweep->points, TbSweepPoint, i));
+  return n;
+}
+
+char *
+tb_sweep_axis_label (const char *name)
+{
+  if (g_strcmp0 (name, "W") == 0)
+    return g_strdup (_("Width (W)"));
+  if (g_strcmp0 (name, "D") == 0)
+    return g_strdup (_("Depth (D)"));
+  if (g_strcmp0 (name, "F") == 0)
+    return g_strdup (_("Filters (F)"));
+  if (g_strcmp0 (name, "batch") == 0)
+    return g_strdup (_("Batch size"));
+  return g_strdup (name);
+}
+
+/* "CPU", "GPU 0" */
+static char *
+device_label (const char *device)
+{
+  if (g_strcmp0 (device, "cpu") == 0)
+    return g_strdup (_("CPU"));
+  if (device != NULL && g_str_has_prefix (device, "cuda:"))
+    return g_strdup_printf (_("GPU %s"), device + 5);
+  return g_strdup (device);
+}
+
+char *
+tb_sweep_describe (const TbSweep *sweep)
+{
+  GString *text = g_string_new (NULL);
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  for (guint a = 0; a < sweep->n_axes; a++)
+    g_string_append_printf (text, "%s%s ×%u", a > 0 ? ", " : "", sweep->axes[a].name, sweep->axes[a].n_values);
+  g_string_append (text, " · ");
+  for (guint d = 0; d < sweep->devices->len; d++)
+    {
+      g_autofree char *label = device_label (g_ptr_array_index (sweep->devices, d));
+
+      g_string_append_printf (text, "%s%s", d > 0 ? ", " : "", label);
+    }
+  /* TRANSLATORS: points finished of all, "12/32 points" */
+  g_string_append_printf (text, _(" · %u/%u points"), tb_sweep_count_done (sweep), sweep->points->len);
+  if (sweep->dataset_name != NULL)
+    g_string_append_printf (text, " · %s", sweep->dataset_name);
+  return g_string_free (text, FALSE);
+}
+
+/* ------------------------------------------------------------ charts */
+
+/* Do the point's values of every axis but `skip_a` and `skip_b` match the
+ * first value of those axes? (The charts show a slice of a 3-axis sweep.) */
+static gboolean
+point_in_slice (const TbSweep      *sweep,
+                const TbSweepPoint *p,
+                int                 skip_a,
+                int                 skip_b)
+{
+  for (guint a = 0; a < sweep->n_axes; a++)
+    if ((int) a != skip_a && (int) a != skip_b && (!p->has_value[a] || p->values[a] != sweep->axes[a].values[0]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The CPU's lines in warm colours, the GPUs' in cool ones, so a device's
+ * lines read as one family. */
+static guint32
+device_color (const char *device,
+              guint       index)
+{
+  static const guint32 warm[] = { 0xe66100, 0xa51d2d, 0xe5a50a, 0x986a44, 0xc64600, 0x865e3c };
+  static const guint32 cool[] = { 0x1c71d8, 0x26a269, 0x9141ac, 0x2190a4, 0x62a0ea, 0x613583 };
+
+  if (g_strcmp0 (device, "cpu") == 0)
+    return warm[index % G_N_ELEMENTS (warm)];
+  return cool[index % G_N_ELEMENTS (cool)];
+}
+
+TbChartData *
+tb_sweep_speed_chart (const TbSweep *sweep,
+                      int            x_axis)
+{
+  g_autofree char *x_label = NULL;
+  TbChartData *data;
+  gint64 lo = G_MAXINT64, hi = 0;
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
+    x_axis = 0;
+  x_label = tb_sweep_axis_label (sweep->axes[x_axis].name);
+  data = tb_chart_data_new (TB_CHART_LINES, _("Samples per second"), x_label, _("Samples per second"));
+  data->y_from_zero = TRUE;
+  data->x_integer = TRUE;
+  for (guint k = 0; k < sweep->axes[x_axis].n_values; k++)
+    {
+      lo = MIN (lo, sweep->axes[x_axis].values[k]);
+      hi = MAX (hi, sweep->axes[x_axis].values[k]);
+    }
+  data->x_log = hi >= lo * 8;
+
+  /* a line per device and value of the other axes: the points of each in
+   * the order of their x values */
+  for (guint d = 0; d < sweep->devices->len; d++)
+    {
+      const char *device = g_ptr_array_index (sweep->devices, d);
+      g_autofree char *dev = device_label (device);
+      guint n_other = 1;
+      int others[TB_SWEEP_MAX_AXES];
+      guint n_others = 0;
+
+      for (guint a = 0; a < sweep->n_axes; a++)
+        if ((int) a != x_axis)
+          {
+            others[n_others++] = (int) a;
+            n_other *= sweep->axes[a].n_values;
+          }
+      for (guint combo = 0; combo < n_other; combo++)
+        {
+          gint64 want[TB_SWEEP_MAX_AXES] = { 0 };
+          GString *label = g_string_new (dev);
+          TbChartSeries *s;
+          guint rest = combo;
+
+          for (guint o = 0; o < n_others; o++)
+            {
+              const TbSweepAxis *axis = &sweep->axes[others[o]];
+
+              want[o] = axis->values[rest % axis->n_values];
+              rest /= axis->n_values;
+              g_string_append_printf (label, " · %s %" G_GINT64_FORMAT,
+                                      strcmp (axis->name, "batch") == 0 ? _("batch") : axis->name, want[o]);
+            }
+          s = tb_chart_data_add_series (data, label->str, device_color (device, combo));
+          g_string_free (label, TRUE);
+          for (guint k = 0; k < sweep->axes[x_axis].n_values; k++)
+            {
+              gint64 x = sweep->axes[x_axis].values[k];
+              double y = NAN;
+
+              for (guint i = 0; i < sweep->points->len; i++)
+                {
+                  const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+                  gboolean match = strcmp (p->device, device) == 0 && p->has_value[x_axis] && p->values[x_axis] == x;
+
+                  for (guint o = 0; o < n_others && match; o++)
+                    match = p->has_value[others[o]] && p->values[others[o]] == want[o];
+                  if (match)
+                    {
+                      y = p->samples_per_second;
+                      break;
+                    }
+                }
+              /* a point not measured is a gap in its line */
+              tb_chart_series_append (s, (double) x, y);
+            }
+        }
+    }
+  return data;
+}
+
+/* The point of `device` at the cell's values, or NULL. */
+static const TbSweepPoint *
+find_point (const TbSweep *sweep,
+            const char    *device,
+            int            x_axis,
+            gint64         x,
+            int            y_axis,
+            gint64         y)
+{
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+
+      if (strcmp (p->device, device) != 0 || !p->has_value[x_axis] || p->values[x_axis] != x)
+        continue;
+      if (y_axis >= 0 && (!p->has_value[y_axis] || p->values[y_axis] != y))
+        continue;
+      if (point_in_slice (sweep, p, x_axis, y_axis))
+        return p;
+    }
+  return NULL;
+}
+
+/* The sweep's CPU and its first GPU (either may be NULL). */
+static void
+compared_devices (const TbSweep  *sweep,
+                  const char    **cpu,
+                  const char    **gpu)
+{
+  *cpu = *gpu = NULL;
+  for (guint d = 0; d < sweep->devices->len; d++)
+    {
+      const char *device = g_ptr_array_index (sweep->devices, d);
+
+      if (*cpu == NULL && strcmp (device, "cpu") == 0)
+        *cpu = device;
+      else if (*gpu == NULL && g_str_has_prefix (device, "cuda"))
+        *gpu = device;
+    }
+}
+
+/* Why a point gives no speed, for the hover: "GPU 0: failed: out of
+ * memory", "CPU: not measured yet". */
+static void
+append_missing (GString            *text,
+                const char         *device,
+                const TbSweepPoint *p)
+{
+  g_autofree char *dev = device_label (device);
+
+  if (p == NULL)
+    g_string_append_printf (text, _("\n%s: not in this sweep"), dev);
+  else if (g_strcmp0 (p->status, "failed") == 0)
+    {
+      g_autofree char *error = _tb_run_bounded_strdup (p->error != NULL ? p->error : "", 200);
+
+      g_string_append_printf (text, _("\n%s: failed: %s"), dev, error);
+    }
+  else if (g_strcmp0 (p->status, "cancelled") == 0)
+    g_string_append_printf (text, _("\n%s: stopped before it was measured"), dev);
+  else if (g_strcmp0 (p->status, "pending") == 0 || g_strcmp0 (p->status, "running") == 0)
+    g_string_append_printf (text, _("\n%s: not measured yet"), dev);
+  else
+    g_string_append_printf (text, _("\n%s: no speed measured"), dev);
+}
+
+static char *
+format_speed (double sps)
+{
+  g_autofree char *count = tb_format_count ((gint64) CLAMP (round (sps), 0, 1e15));
+
+  /* TRANSLATORS: a speed, "12 345 samples/s" */
+  return g_strdup_printf (_("%s samples/s"), count);
+}
+
+TbChartData *
+tb_sweep_crossover_chart (const TbSweep *sweep,
+                          int            x_axis,
+                          int            y_axis)
+{
+  g_autofree char *x_label = NULL;
+  g_autofree char *y_label = NULL;
+  const char *cpu, *gpu;
+  const TbSweepAxis *xa, *ya;
+  TbChartData *data;
+  TbChartGrid *grid;
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
+    x_axis = 0;
+  if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
+    y_axis = -1;
+  xa = &sweep->axes[x_axis];
+  ya = y_axis >= 0 ? &sweep->axes[y_axis] : NULL;
+  x_label = tb_sweep_axis_label (xa->name);
+  y_label = ya != NULL ? tb_sweep_axis_label (ya->name) : g_strdup ("");
+  data = tb_chart_data_new (TB_CHART_HEATMAP, _("GPU over CPU speed (samples per second)"), x_label, y_label);
+  /* a third axis is shown at its first value: the title says which */
+  for (guint a = 0; a < sweep->n_axes; a++)
+    if ((int) a != x_axis && (int) a != y_axis)
+      {
+        g_autofree char *title = g_strdup_printf ("%s · %s %" G_GINT64_FORMAT, data->title, sweep->axes[a].name,
+                                                  sweep->axes[a].values[0]);
+
+        g_free (data->title);
+        data->title = g_steal_pointer (&title);
+      }
+  grid = tb_chart_data_set_grid (data, xa->n_values, ya != NULL ? ya->n_values : 1, 1.0);
+  grid->low_label = g_strdup (_("CPU faster"));
+  grid->high_label = g_strdup (_("GPU faster"));
+  compared_devices (sweep, &cpu, &gpu);
+
+  for (guint c = 0; c < xa->n_values; c++)
+    {
+      g_free (g_ptr_array_index (grid->x_labels, c));
+      g_ptr_array_index (grid->x_labels, c) = g_strdup_printf ("%" G_GINT64_FORMAT, xa->values[c]);
+    }
+  for (guint r = 0; ya != NULL && r < ya->n_values; r++)
+    {
+      g_free (g_ptr_array_index (grid->y_labels, r));
+      g_ptr_array_index (grid->y_labels, r) = g_strdup_printf ("%" G_GINT64_FORMAT, ya->values[r]);
+    }
+  for (guint r = 0; r < grid->n_y; r++)
+    for (guint c = 0; c < grid->n_x; c++)
+      {
+        gint64 yv = ya != NULL ? ya->values[r] : 0;
+        const TbSweepPoint *pc = cpu != NULL ? find_point (sweep, cpu, x_axis, xa->values[c], y_axis, yv) : NULL;
+        const TbSweepPoint *pg = gpu != NULL ? find_point (sweep, gpu, x_axis, xa->values[c], y_axis, yv) : NULL;
+        double cs = pc != NULL ? pc->samples_per_second : NAN;
+        double gs = pg != NULL ? pg->samples_per_second : NAN;
+        g_autoptr(GString) note = g_string_new (NULL);
+        double ratio = NAN;
+
+        if (gpu == NULL)
+          g_string_append (note, _("No GPU in this sweep"));
+        else if (cpu == NULL)
+          g_string_append (note, _("No CPU in this sweep"));
+        else if (isfinite (cs) && isfinite (gs))
+          {
+            g_autofree char *c_text = format_speed (cs), *g_text = format_speed (gs);
+
+            ratio = gs / cs;
+            if (ratio >= 1)
+              g_string_append_printf (note, _("GPU %.2f× as fast as the CPU"), ratio);
+            else
+              g_string_append_printf (note, _("CPU %.2f× as fast as the GPU"), 1 / ratio);
+            g_string_append_printf (note, _("\nGPU %s · CPU %s"), g_text, c_text);
+          }
+        else
+          {
+            if (!isfinite (gs))
+              append_missing (note, gpu, pg);
+            if (!isfinite (cs))
+              append_missing (note, cpu, pc);
+            /* each reason on a line of its own, the first on the first */
+            g_string_erase (note, 0, 1);
+          }
+        tb_chart_grid_set_cell (grid, c, r, ratio, note->str);
+      }
+  return data;
+}
+
+/* ------------------------------------------------------------ CSV */
+
+char *
+tb_sweep_format_csv (const TbSweep *sweep,
+                     const char    *kind,
+                     int            x_axis,
+                     int            y_axis)
+{
+  GString *csv = g_string_new (NULL);
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  if (g_strcmp0 (kind, "crossover") == 0)
+    {
+      g_autoptr(TbChartData) chart = tb_sweep_crossover_chart (sweep, x_axis, y_axis);
+      const TbChartGrid *grid = chart->grid;
+      const char *cpu, *gpu;
+
+      compared_devices (sweep, &cpu, &gpu);
+      if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
+        x_axis = 0;
+      if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
+        y_axis = -1;
+      g_string_append (csv, sweep->axes[x_axis].name);
+      g_string_append_printf (csv, ",%s", y_axis >= 0 ? sweep->axes[y_axis].name : "row");
+      g_string_append (csv, ",cpu_samples_per_second,gpu_samples_per_second,gpu_over_cpu\n");
+      for (guint r = 0; r < grid->n_y; r++)
+        for (guint c = 0; c < grid->n_x; c++)
+          {
+            gint64 xv = sweep->axes[x_axis].values[c];
+            gint64 yv = y_axis >= 0 ? sweep->axes[y_axis].values[r] : 0;
+            const TbSweepPoint *pc = cpu != NULL ? find_point (sweep, cpu, x_axis, xv, y_axis, yv) : NULL;
+            const TbSweepPoint *pg = gpu != NULL ? find_point (sweep, gpu, x_axis, xv, y_axis, yv) : NULL;
+
+            g_string_append_printf (csv, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT, xv, yv);
+            _tb_run_csv_append_number (csv, pc != NULL ? pc->samples_per_second : NAN);
+            _tb_run_csv_append_number (csv, pg != NULL ? pg->samples_per_second : NAN);
+            _tb_run_csv_append_number (csv, g_array_index (grid->cells, double, r * grid->n_x + c));
+            g_string_append_c (csv, '\n');
+          }
+      return g_string_free (csv, FALSE);
+    }
+
+  g_string_append (csv, "device");
+  for (guint a = 0; a < sweep->n_axes; a++)
+    _tb_run_csv_append_text (csv, sweep->axes[a].name);
+  g_string_append (csv, ",status,samples_per_second,step_seconds_median,step_seconds_p10,step_seconds_p90,"
+                        "device_name,error,spec\n");
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+      gsize start = csv->len;
+
+      /* every cell after a comma; the row's first comma is dropped */
+      _tb_run_csv_append_text (csv, p->device);
+      g_string_erase (csv, (gssize) start, 1);
+      for (guint a = 0; a < sweep->n_axes; a++)
+        _tb_run_csv_append_number (csv, p->has_value[a] ? (double) p->values[a] : NAN);
+      _tb_run_csv_append_text (csv, p->status);
+      _tb_run_csv_append_number (csv, p->samples_per_second);
+      _tb_run_csv_append_number (csv, p->step_seconds_median);
+      _tb_run_csv_append_number (csv, p->step_seconds_p10);
+      _tb_run_csv_append_number (csv, p->step_seconds_p90);
+      _tb_run_csv_append_text (csv, p->device_name);
+      _tb_run_csv_append_text (csv, p->error);
+      _tb_run_csv_append_text (csv, p->spec);
+      g_string_append_c (csv, '\n');
+    }
+  return g_string_free (csv, FALSE);
+}
+
+/* ------------------------------------------------------------ live sweeps */
+
+TbSweep *
+tb_sweep_new_for_engine (const NnSweep *engine_sweep,
+                         const char    *dataset_name)
+{
+  const NnSweepRequest *request;
+  TbSweep *sweep;
+
+  g_return_val_if_fail (engine_sweep != NULL, NULL);
+
+  request = nn_sweep_request (engine_sweep);
+  sweep = g_atomic_rc_box_new0 (TbSweep);
+  sweep->devices = g_ptr_array_new_with_free_func (g_free);
+  sweep->points = g_array_new (FALSE, TRUE, sizeof (TbSweepPoint));
+  g_array_set_clear_func (sweep->points, (GDestroyNotify) point_clear);
+  sweep->status = g_strdup ("running");
+  sweep->family = g_strdup (nn_sweep_family_name (request->family));
+  sweep->template_spec = g_strdup (request->template_text);
+  sweep->dataset_name = g_strdup (dataset_name);
+  sweep->steps = request->steps;
+  sweep->warmup_steps = request->warmup_steps;
+  sweep->n_axes = (guint) CLAMP (request->axis_count, 0, TB_SWEEP_MAX_AXES);
+  for (guint a = 0; a < sweep->n_axes; a++)
+    {
+      const NnSweepAxis *axis = &request->axes[a];
+
+      sweep->axes[a].name = g_strndup (axis->name, sizeof axis->name);
+      sweep->axes[a].n_values = (guint) CLAMP (axis->count, 0, TB_SWEEP_MAX_VALUES);
+      for (guint k = 0; k < sweep->axes[a].n_values; k++)
+        sweep->axes[a].values[k] = axis->values[k];
+    }
+  for (int d = 0; d < request->device_count && d < TB_SWEEP_MAX_DEVICES; d++)
+    g_ptr_array_add (sweep->devices, g_strndup (request->devices[d], sizeof request->devices[d]));
+  for (int32_t i = 0; i < nn_sweep_point_count (engine_sweep) && i < TB_SWEEP_MAX_POINTS; i++)
+    {
+      const NnSweepPoint *np = nn_sweep_point (engine_sweep, i);
+      TbSweepPoint p = { 0 };
+
+      for (guint a = 0; a < sweep->n_axes; a++)
+        {
+          p.values[a] = np->values[a];
+          p.has_value[a] = TRUE;
+        }
+      p.device = g_strndup (np->device_text, sizeof np->device_text);
+      p.spec = g_strndup (np->spec, sizeof np->spec);
+      p.status = g_strdup ("pending");
+      p.step_seconds_median = p.step_seconds_p10 = p.step_seconds_p90 = NAN;
+      p.samples_per_second = NAN;
+      g_array_append_val (sweep->points, p);
+    }
+  return sweep;
+}
+
+void
+tb_sweep_update_point (TbSweep            *sweep,
+                       const NnSweepPoint *point)
+{
+  TbSweepPoint *p;
+
+  g_return_if_fail (sweep != NULL && point != NULL);
+
+  if (point->index < 0 || (guint) point->index >= sweep->points->len)
+    return;
+  p = &g_array_index (sweep->points, TbSweepPoint, point->index);
+  g_free (p->status);
+  p->status = g_strdup (nn_sweep_point_status_name (point->status));
+  g_clear_pointer (&p->error, g_free);
+  if (point->error[0] != '\0')
+    p->error = g_strndup (point->error, sizeof point->error);
+  g_free (p->device_name);
+  p->device_name = g_strndup (point->device_name, sizeof point->device_name);
+  g_free (p->device_kind);
+  p->device_kind = g_strdup (point->device_kind == NN_DEVICE_CPU ? "cpu" : "cuda");
+  p->step_seconds_median = point->step_seconds_median > 0 ? point->step_seconds_median : NAN;
+  p->step_seconds_p10 = point->step_seconds_p10 > 0 ? point->step_seconds_p10 : NAN;
+  p->step_seconds_p90 = point->step_seconds_p90 > 0 ? point->step_seconds_p90 : NAN;
+  p->samples_per_second = point->samples_per_second > 0 ? point->samples_per_second : NAN;
+  g_free (p->result);
+  p->result = point->result_file[0] != '\0' ? g_strndup (point->result_file, sizeof point->result_file) : NULL;
+}
+
+/* ------------------------------------------------------------ opened files */
+
+typedef struct
+{
+  GPtrArray *files;   /* GFile */
+  GPtrArray *sweeps;
+  GPtrArray *others;
+} SortJob;
+
+static void
+sort_job_free (SortJob *job)
+{
+  g_ptr_array_unref (job->files);
+  g_clear_pointer (&job->sweeps, g_ptr_array_unref);
+  g_clear_pointer (&job->others, g_ptr_array_unref);
+  g_free (job);
+}
+
+/* Only a regular file is opened (a FIFO would wait for a writer), and
+ * only its first bytes read. */
+static gboolean
+file_says_sweep (GFile        *file,
+                 GCancellable *cancellable)
+{
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
+                                                 cancellable, NULL);
+  g_autoptr(GFileInputStream) in = NULL;
+  char head[4096];
+  gsize got = 0;
+
+  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
+    return FALSE;
+  in = g_file_read (file, cancellable, NULL);
+  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &got, cancellable, NULL))
+    return FALSE;
+  return tb_sweep_is_sweep_data (head, got);
+}
+
+static void
+sort_thread (GTask        *task,
+             gpointer      source,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  SortJob *job = task_data;
+
+  for (guint i = 0; i < job->files->len; i++)
+    {
+      GFile *file = g_ptr_array_index (job->files, i);
+
+      g_ptr_array_add (file_says_sweep (file, cancellable) ? job->sweeps : job->others, g_object_ref (file));
+    }
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  g_task_return_boolean (task, TRUE);
+}
+
+void
+tb_sweep_sort_files_async (GFile              **files,
+                           guint                n_files,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  SortJob *job = g_new0 (SortJob, 1);
+
+  job->files = g_ptr_array_new_with_free_func (g_object_unref);
+  job->sweeps = g_ptr_array_new_with_free_func (g_object_unref);
+  job->others = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < n_files; i++)
+    g_ptr_array_add (job->files, g_object_ref (files[i]));
+  g_task_set_task_data (task, job, (GDestroyNotify) sort_job_free);
+  g_task_run_in_thread (task, sort_thread);
+}
+
+gboolean
+tb_sweep_sort_files_finish (GAsyncResult  *result,
+                            GPtrArray    **sweeps,
+                            GPtrArray    **others,
+                            GError       **error)
+{
+  SortJob *job;
+
+  if (!g_task_propagate_boolean (G_TASK (result), error))
+    return FALSE;
+  job = g_task_get_task_data (G_TASK (result));
+  *sweeps = g_steal_pointer (&job->sweeps);
+  *others = g_steal_pointer (&job->others);
+  return TRUE;
+}

@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-sweep-file.c: sweep files read back (a whole sweep, a stopped one with
+ * failed and pending points, truncated and hostile files refused with the
+ * file's name, never a crash), the sweep's speed chart (a log x axis ticked
+ * at the swept sizes, a line per device and batch) and its crossover map
+ * (cells coloured by ratio, the crossing line between the right cells,
+ * missing cells hatched and said in the hover), and their CSV.
+ */
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "tb-chart.h"
+#include "tb-sweep.h"
+
+static char *
+fixture (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "data", "sweep-mlp.json", NULL);
+}
+
+static TbSweep *
+load_fixture (void)
+{
+  g_autofree char *path = fixture ();
+  g_autoptr(GError) error = NULL;
+  TbSweep *sweep = tb_sweep_load (path, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (sweep);
+  return sweep;
+}
+
+static TbSweep *
+load_text (const char  *text,
+           GError     **error)
+{
+  g_autoptr(GBytes) bytes = g_bytes_new (text, strlen (text));
+
+  return tb_sweep_load_bytes ("/some/where/sweep.json", bytes, error);
+}
+
+static void
+test_read_good (void)
+{
+  g_autoptr(TbSweep) sweep = load_fixture ();
+  const TbSweepPoint *failed = NULL;
+  g_autofree char *desc = NULL;
+  int x, y;
+
+  g_assert_cmpstr (sweep->sweep_id, ==, "20261203-101500-mlp");
+  g_assert_cmpstr (sweep->status, ==, "cancelled");
+  g_assert_cmpstr (sweep->family, ==, "mlp");
+  g_assert_cmpstr (sweep->template_spec, ==, "flatten; dense {W} relu; dense 10 softmax");
+  g_assert_cmpuint (sweep->n_axes, ==, 2);
+  g_assert_cmpstr (sweep->axes[0].name, ==, "W");
+  g_assert_cmpuint (sweep->axes[0].n_values, ==, 4);
+  g_assert_cmpint (sweep->axes[0].values[3], ==, 2048);
+  g_assert_cmpuint (sweep->devices->len, ==, 2);
+  g_assert_cmpuint (sweep->points->len, ==, 32);
+  g_assert_cmpint (sweep->steps, ==, 200);
+  g_assert_cmpint (sweep->warmup_steps, ==, 20);
+  /* 30 measured, one failed, one still pending */
+  g_assert_cmpuint (tb_sweep_count_done (sweep), ==, 31);
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+
+      if (g_strcmp0 (p->status, "failed") == 0)
+        failed = p;
+    }
+  g_assert_nonnull (failed);
+  g_assert_true (strstr (failed->error, "out of memory") != NULL);
+  g_assert_true (isnan (failed->samples_per_second));
+
+  tb_sweep_default_axes (sweep, &x, &y);
+  g_assert_cmpint (x, ==, 0);
+  g_assert_cmpint (y, ==, 1);
+  desc = tb_sweep_describe (sweep);
+  g_assert_true (strstr (desc, "31/32") != NULL);
+}
+
+/* Every cut of a good file is refused or read, never a crash; a cut inside
+ * the text is an error that names the file. */
+static void
+test_read_truncated (void)
+{
+  g_autofree char *path = fixture ();
+  g_autofree char *text = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  for (gsize cut = 0; cut < length - 2; cut += 97)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (text, cut);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TbSweep) sweep = tb_sweep_load_bytes ("/tmp/cut/sweep.json", bytes, &error);
+
+      g_assert_null (sweep);
+      g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+      g_assert_true (strstr (error->message, "sweep.json") != NULL);
+    }
+}
+
+static void
+expect_refused (const char *text,
+                const char *why)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = load_text (text, &error);
+
+  g_assert_null (sweep);
+  g_assert_nonnull (error);
+  if (strstr (error->message, why) == NULL)
+    g_error ("“%s” does not say “%s”", error->message, why);
+  g_assert_true (strstr (error->message, "sweep.json") != NULL);
+}
+
+#define HEAD "{\"kind\": \"trainbench-sweep\", \"schema\": 1, \"sweep_id\": \"x\", \"status\": \"completed\", "
+
+static void
+test_read_hostile (void)
+{
+  GString *deep = g_string_new (HEAD "\"axes\": ");
+  GString *many = g_string_new (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [");
+  GString *points = g_string_new (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [1]}], \"points\": [");
+  GString *long_name = g_string_new (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [1]}], \"points\": [{\"device\": \"cpu\", \"device_name\": \"");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = NULL;
+
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (deep, '[');
+  expect_refused (deep->str, "nested");
+  for (int i = 0; i < 33; i++)
+    g_string_append_printf (many, "%s%d", i ? "," : "", i + 1);
+  g_string_append (many, "]}]}");
+  expect_refused (many->str, "at most 32");
+  for (int i = 0; i < 1025; i++)
+    g_string_append_printf (points, "%s{\"device\": \"cpu\", \"values\": {\"W\": 1}}", i ? "," : "");
+  g_string_append (points, "]}");
+  expect_refused (points->str, "at most 1024");
+
+  expect_refused ("[1, 2]", "trainbench-sweep");
+  expect_refused ("{\"kind\": \"trainbench-sweep\", \"schema\": 2}", "schema 1");
+  expect_refused (HEAD "\"axes\": []}", "no axes");
+  expect_refused (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [1e30]}]}", "whole number");
+  expect_refused (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [-4]}]}", "whole number");
+  expect_refused (HEAD "\"axes\": [{\"name\": \"W\", \"values\": [1]}, {\"name\": \"W\", \"values\": [2]}]}", "twice");
+  expect_refused (HEAD "\"axes\": [{\"name\": \"a\", \"values\": [1]}, {\"name\": \"b\", \"values\": [1]}, "
+                  "{\"name\": \"c\", \"values\": [1]}, {\"name\": \"d\", \"values\": [1]}]}", "at most 3");
+  expect_refused (HEAD "/* a comment */ \"axes\": []}", "plain JSON");
+
+  /* odd points are read as far as they make sense: wrong types are no
+   * values, a long name is cut, a point that is no object is left out */
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c (long_name, 'n');
+  g_string_append (long_name, "\", \"samples_per_second\": \"fast\", \"values\": {\"W\": \"many\"}}, 7, "
+                   "{\"device\": \"cuda:0\", \"samples_per_second\": 1e400, \"values\": {\"W\": 1}}]}");
+  sweep = load_text (long_name->str, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (sweep->points->len, ==, 2);
+  g_assert_cmpuint (strlen (g_array_index (sweep->points, TbSweepPoint, 0).device_name), <=, 256);
+  g_assert_false (g_array_index (sweep->points, TbSweepPoint, 0).has_value[0]);
+  g_assert_true (isnan (g_array_index (sweep->points, TbSweepPoint, 0).samples_per_second));
+  g_assert_cmpuint (sweep->devices->len, ==, 2);
+  {
+    /* and its charts draw */
+    g_autoptr(TbChartData) a = tb_sweep_speed_chart (sweep, 0);
+    g_autoptr(TbChartData) b = tb_sweep_crossover_chart (sweep, 0, -1);
+    cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 600, 400);
+    cairo_t *cr = cairo_create (s);
+
+    tb_chart_render (cr, 600, 400, a);
+    tb_chart_render (cr, 600, 400, b);
+    cairo_destroy (cr);
+    cairo_surface_destroy (s);
+  }
+
+  /* a folder, and a missing file, name the file */
+  {
+    g_autoptr(GError) e2 = NULL;
+    g_autoptr(TbSweep) none = tb_sweep_load ("/nonexistent/sweeps/a/sweep.json", &e2);
+
+    g_assert_null (none);
+    g_assert_true (strstr (e2->message, "sweep.json") != NULL);
+  }
+  g_string_free (deep, TRUE);
+  g_string_free (many, TRUE);
+  g_string_free (points, TRUE);
+  g_string_free (long_name, TRUE);
+}
+
+static void
+test_is_sweep (void)
+{
+  g_autofree char *path = fixture ();
+  g_autofree char *run = g_test_build_filename (G_TEST_DIST, "data", "run-cpu.json", NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  gsize la, lb;
+
+  g_assert_true (g_file_get_contents (path, &a, &la, NULL));
+  g_assert_true (g_file_get_contents (run, &b, &lb, NULL));
+  g_assert_true (tb_sweep_is_sweep_data (a, la));
+  g_assert_false (tb_sweep_is_sweep_data (b, lb));
+  g_assert_false (tb_sweep_is_sweep_data ("", 0));
+}
+
+static void
+test_folder (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("tb-sweep-XXXXXX", NULL);
+  g_autofree char *good = g_build_filename (root, "sweeps", "a", NULL);
+  g_autofree char *bad = g_build_filename (root, "sweeps", "b", NULL);
+  g_autofree char *good_file = g_build_filename (good, "sweep.json", NULL);
+  g_autofree char *bad_file = g_build_filename (bad, "sweep.json", NULL);
+  g_autofree char *path = fixture ();
+  g_autofree char *text = NULL;
+  g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autoptr(GPtrArray) sweeps = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  g_assert_cmpint (g_mkdir_with_parents (good, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (bad, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (good_file, text, -1, NULL));
+  g_assert_true (g_file_set_contents (bad_file, "{\"kind\": \"trainbench-sweep\"", -1, NULL));
+  sweeps = tb_sweep_load_folder (root, skipped, NULL);
+  g_assert_cmpuint (sweeps->len, ==, 1);
+  g_assert_cmpuint (skipped->len, ==, 1);
+  g_assert_true (strstr (((GError *) g_ptr_array_index (skipped, 0))->message, "sweep.json") != NULL);
+  g_remove (good_file);
+  g_remove (bad_file);
+  g_rmdir (good);
+  g_rmdir (bad);
+  {
+    g_autofree char *sweeps_dir = g_build_filename (root, "sweeps", NULL);
+
+    g_rmdir (sweeps_dir);
+  }
+  g_rmdir (root);
+}
+
+/* ------------------------------------------------------------ charts */
+
+static guint32
+pixel (cairo_surface_t *s,
+       int              x,
+       int              y)
+{
+  const guint8 *data = cairo_image_surface_get_data (s);
+
+  return *(const guint32 *) (data + y * cairo_image_surface_get_stride (s) + x * 4) & 0xffffff;
+}
+
+static void
+test_speed_chart (void)
+{
+  g_autoptr(TbSweep) sweep = load_fixture ();
+  g_autoptr(TbChartData) data = tb_sweep_speed_chart (sweep, 0);
+  double ticks[64];
+  guint n;
+  g_autofree char *hover = NULL;
+  TbChartLayout l;
+
+  g_assert_cmpint (data->kind, ==, TB_CHART_LINES);
+  g_assert_true (data->x_log);
+  /* a line per device and batch */
+  g_assert_cmpuint (data->series->len, ==, 8);
+  g_assert_cmpstr (((TbChartSeries *) g_ptr_array_index (data->series, 0))->label, ==, "CPU · batch 32");
+  g_assert_cmpstr (((TbChartSeries *) g_ptr_array_index (data->series, 7))->label, ==, "GPU 0 · batch 2048");
+  /* the speeds span 500 times: a log y axis too, with bounded ticks */
+  g_assert_true (tb_chart_data_is_log (data));
+  n = tb_chart_y_ticks (data, 900, 500, ticks, G_N_ELEMENTS (ticks));
+  g_assert_cmpuint (n, >=, 2);
+  g_assert_cmpuint (n, <=, 32);
+  g_assert_true (tb_chart_compute_layout (data, 900, 500, &l));
+  g_assert_true (l.x_log);
+  g_assert_cmpfloat (l.x_min, <, 32);
+  g_assert_cmpfloat (l.x_max, >, 2048);
+  /* 32, 128, 512 and 2048 equally far apart on a log axis: the hover at
+   * the middle of 128 and 512 (by ratio) is at one of them, not at 32 */
+  {
+    double px128 = l.left + (log (128) - log (l.x_min)) / (log (l.x_max) - log (l.x_min)) * (l.right - l.left);
+
+    hover = tb_chart_hover (data, 900, 500, px128 + 3, (l.top + l.bottom) / 2);
+    g_assert_nonnull (hover);
+    g_assert_true (g_str_has_prefix (hover, "Width (W) 128"));
+    g_assert_true (strstr (hover, "GPU 0 · batch 32:") != NULL);
+  }
+  /* the failed point is a gap */
+  {
+    const TbChartSeries *s = g_ptr_array_index (data->series, 7);
+
+    g_assert_true (isnan (g_array_index (s->y, double, 3)));
+  }
+  /* narrow values (8 times apart or less) stay on a linear axis */
+  sweep->axes[0].values[0] = 600;
+  sweep->axes[0].values[1] = 700;
+  sweep->axes[0].values[2] = 800;
+  sweep->axes[0].values[3] = 900;
+  {
+    g_autoptr(TbChartData) narrow = tb_sweep_speed_chart (sweep, 0);
+
+    g_assert_false (narrow->x_log);
+  }
+}
+
+/* A grid of known ratios: row 0 0.125 0.5 2 8 (the line between columns
+ * 1 and 2, at the border of the cells, as 0.5 and 2 are as far from 1 on
+ * the log scale), row 1 0.5 2 8 32 (between columns 0 and 1), rows 2 and
+ * 3 all above 1. */
+static void
+test_crossover_line (void)
+{
+  g_autoptr(TbSweep) sweep = load_fixture ();
+  g_autoptr(TbChartData) data = tb_sweep_crossover_chart (sweep, 0, 1);
+  const TbChartGrid *grid = data->grid;
+  g_autofree TbChartSegment *segs = NULL;
+  guint n = 0;
+  gboolean row0 = FALSE, row1 = FALSE;
+
+  g_assert_cmpint (data->kind, ==, TB_CHART_HEATMAP);
+  g_assert_cmpuint (grid->n_x, ==, 4);
+  g_assert_cmpuint (grid->n_y, ==, 4);
+  g_assert_cmpfloat_with_epsilon (g_array_index (grid->cells, double, 0), 0.125, 1e-9);
+  g_assert_cmpfloat_with_epsilon (g_array_index (grid->cells, double, 6), 8, 1e-9);
+  /* the failed and the pending GPU points leave their cells empty */
+  g_assert_true (isnan (g_array_index (grid->cells, double, 3 * 4 + 2)));
+  g_assert_true (isnan (g_array_index (grid->cells, double, 3 * 4 + 3)));
+
+  segs = tb_chart_grid_crossing (grid, &n);
+  g_assert_cmpuint (n, >, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      const TbChartSegment *s = &segs[i];
+
+      /* nothing crosses in rows 2 and 3 (above y = 2), or right of x = 2 */
+      g_assert_cmpfloat (MAX (s->y0, s->y1), <=, 2.0 + 1e-9);
+      g_assert_cmpfloat (MAX (s->x0, s->x1), <=, 2.0 + 1e-9);
+      /* the high side (GPU faster) is up and to the right */
+      g_assert_cmpfloat (s->hx + s->hy, >, 0);
+      /* the line's piece in the lower half of row 0: at x = 2 */
+      if (s->y0 <= 0.5 + 1e-9 && s->y1 <= 0.5 + 1e-9)
+        {
+          g_assert_cmpfloat_with_epsilon (s->x0, 2.0, 1e-9);
+          g_assert_cmpfloat_with_epsilon (s->x1, 2.0, 1e-9);
+          row0 = TRUE;
+        }
+      /* where it meets row 1's centre: x = 1 */
+      if (fabs (s->y0 - 1.5) < 1e-9 && s->x0 < 1.5)
+        {
+          g_assert_cmpfloat_with_epsilon (s->x0, 1.0, 1e-9);
+          row1 = TRUE;
+        }
+      if (fabs (s->y1 - 1.5) < 1e-9 && s->x1 < 1.5)
+        {
+          g_assert_cmpfloat_with_epsilon (s->x1, 1.0, 1e-9);
+          row1 = TRUE;
+        }
+    }
+  g_assert_true (row0);
+  g_assert_true (row1);
+}
+
+/* A single row: the line is where the ratio crosses 1, interpolated on the
+ * log scale (1/2 and 4: a third of the way). */
+static void
+test_crossover_one_row (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_HEATMAP, "t", "W", "");
+  TbChartGrid *grid = tb_chart_data_set_grid (data, 3, 1, 1.0);
+  g_autofree TbChartSegment *segs = NULL;
+  guint n = 0;
+
+  tb_chart_grid_set_cell (grid, 0, 0, 0.25, NULL);
+  tb_chart_grid_set_cell (grid, 1, 0, 0.5, NULL);
+  tb_chart_grid_set_cell (grid, 2, 0, 4, NULL);
+  segs = tb_chart_grid_crossing (grid, &n);
+  g_assert_cmpuint (n, ==, 1);
+  g_assert_cmpfloat_with_epsilon (segs[0].x0, 1.5 + 1.0 / 3, 1e-9);
+  g_assert_cmpfloat_with_epsilon (segs[0].y0, 0, 1e-9);
+  g_assert_cmpfloat_with_epsilon (segs[0].y1, 1, 1e-9);
+  g_assert_cmpfloat (segs[0].hx, >, 0);
+}
+
+static void
+test_crossover_colors (void)
+{
+  g_autoptr(TbSweep) sweep = load_fixture ();
+  g_autoptr(TbChartData) data = tb_sweep_crossover_chart (sweep, 0, 1);
+  const TbChartGrid *grid = data->grid;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 600);
+  cairo_t *cr = cairo_create (s);
+  double span = tb_chart_grid_span (grid);
+  double x, y, w, h;
+  guint32 cpu, gpu_weak, gpu_strong, missing, neutral;
+  g_autofree char *hover = NULL;
+
+  tb_chart_render (cr, 900, 600, data);
+  cairo_surface_flush (s);
+
+  /* the neutral colour at 1; orange-ish below, blue-ish above; farther
+   * from 1 is stronger */
+  neutral = tb_chart_grid_color (grid, 1.0, span, FALSE);
+  g_assert_cmphex (neutral, ==, 0xf6f5f4);
+  cpu = tb_chart_grid_color (grid, 0.125, span, FALSE);
+  gpu_weak = tb_chart_grid_color (grid, 2, span, FALSE);
+  gpu_strong = tb_chart_grid_color (grid, 32, span, FALSE);
+  g_assert_cmpuint (cpu >> 16, >, cpu & 0xff);
+  g_assert_cmpuint (gpu_weak & 0xff, >, gpu_weak >> 16);
+  g_assert_cmpuint (gpu_strong >> 16, <, gpu_weak >> 16);
+
+  /* cells drawn in their colours (sampled off their labels, by a corner) */
+  g_assert_true (tb_chart_grid_cell_rect (data, 900, 600, 0, 0, &x, &y, &w, &h));
+  g_assert_cmphex (pixel (s, (int) (x + 4), (int) (y + 4)), ==, cpu);
+  g_assert_true (tb_chart_grid_cell_rect (data, 900, 600, 3, 2, &x, &y, &w, &h));
+  g_assert_cmphex (pixel (s, (int) (x + 4), (int) (y + 4)), ==, tb_chart_grid_color (grid, 128, span, FALSE));
+  /* a missing cell is grey (hatched) */
+  missing = tb_chart_grid_color (grid, NAN, span, FALSE);
+  g_assert_true (tb_chart_grid_cell_rect (data, 900, 600, 3, 3, &x, &y, &w, &h));
+  {
+    gboolean grey = FALSE, hatch = FALSE;
+
+    for (int i = 2; i < 20; i++)
+      {
+        guint32 p = pixel (s, (int) (x + i), (int) (y + 3));
+
+        grey |= p == missing;
+        hatch |= p != missing;
+      }
+    g_assert_true (grey);
+    g_assert_true (hatch);
+  }
+
+  /* the hover of a missing cell says why; of a measured one, the ratio */
+  hover = tb_chart_hover (data, 900, 600, x + w / 2, y + h / 2);
+  g_assert_nonnull (hover);
+  g_assert_true (strstr (hover, "W") != NULL);
+  g_assert_true (strstr (hover, "2048") != NULL);
+  g_assert_true (strstr (hover, "out of memory") != NULL);
+  g_clear_pointer (&hover, g_free);
+  g_assert_true (tb_chart_grid_cell_rect (data, 900, 600, 2, 3, &x, &y, &w, &h));
+  hover = tb_chart_hover (data, 900, 600, x + w / 2, y + h / 2);
+  g_assert_true (strstr (hover, "not measured yet") != NULL);
+  g_clear_pointer (&hover, g_free);
+  g_assert_true (tb_chart_grid_cell_rect (data, 900, 600, 0, 0, &x, &y, &w, &h));
+  hover = tb_chart_hover (data, 900, 600, x + w / 2, y + h / 2);
+  g_assert_true (strstr (hover, "CPU 8.00× as fast as the GPU") != NULL);
+  g_assert_null (tb_chart_hover (data, 900, 600, 2, 2));
+
+  /* a copy keeps the grid */
+  {
+    g_autoptr(TbChartData) copy = tb_chart_data_copy (data);
+
+    g_assert_nonnull (copy->grid);
+    g_assert_cmpuint (copy->grid->n_x, ==, 4);
+    g_assert_cmpstr (copy->grid->high_label, ==, "GPU faster");
+  }
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_csv (void)
+{
+  g_autoptr(TbSweep) sweep = load_fixture ();
+  g_autofree char *points = tb_sweep_format_csv (sweep, "sweep", 0, 1);
+  g_autofree char *cells = tb_sweep_format_csv (sweep, "crossover", 0, 1);
+  g_auto(GStrv) lines = g_strsplit (points, "\n", -1);
+  g_auto(GStrv) cell_lines = g_strsplit (cells, "\n", -1);
+
+  /* a header, 32 points and the last newline */
+  g_assert_cmpuint (g_strv_length (lines), ==, 34);
+  g_assert_true (g_str_has_prefix (lines[0], "device,W,batch,status,samples_per_second"));
+  g_assert_true (g_str_has_prefix (lines[1], "cpu,32,32,completed,625000,"));
+  g_assert_cmpuint (g_strv_length (cell_lines), ==, 18);
+  g_assert_cmpstr (cell_lines[0], ==, "W,batch,cpu_samples_per_second,gpu_samples_per_second,gpu_over_cpu");
+  g_assert_cmpstr (cell_lines[1], ==, "32,32,625000,78125,0.125");
+  /* the failed cell: no GPU speed, no ratio */
+  g_assert_cmpstr (cell_lines[16], ==, "2048,2048,9765.62,,");
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sweep/read-good", test_read_good);
+  g_test_add_func ("/sweep/read-truncated", test_read_truncated);
+  g_test_add_func ("/sweep/read-hostile", test_read_hostile);
+  g_test_add_func ("/sweep/is-sweep", test_is_sweep);
+  g_test_add_func ("/sweep/folder", test_folder);
+  g_test_add_func ("/sweep/speed-chart", test_speed_chart);
+  g_test_add_func ("/sweep/crossover-line", test_crossover_line);
+  g_test_add_func ("/sweep/crossover-one-row", test_crossover_one_row);
+  g_test_add_func ("/sweep/crossover-colors", test_crossover_colors);
+  g_test_add_func ("/sweep/csv", test_csv);
+  return g_test_run ();
+}
