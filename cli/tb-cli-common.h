@@ -56,6 +56,7 @@ extern const TbCliOption tb_cli_train_options[];
 extern const TbCliOption tb_cli_evaluate_options[];
 extern const TbCliOption tb_cli_reproduce_options[];
 extern const TbCliOption tb_cli_summary_options[];
+extern const TbCliOption tb_cli_report_options[];
 extern const TbCliOption tb_cli_no_options[];
 
 /* What a usage error and --help do once they have printed: exit (the
@@ -191,6 +192,7 @@ int tb_cli_cmd_summary (int argc, char **argv);
 int tb_cli_cmd_devices (int argc, char **argv);
 int tb_cli_cmd_datasets (int argc, char **argv);
 int tb_cli_cmd_sysinfo (int argc, char **argv);
+int tb_cli_cmd_report (int argc, char **argv);
 
 /* ---------------------------------------------------------------- shared helpers */
 

@@ -68,6 +68,14 @@ const TbCliOption tb_cli_summary_options[] = {
   { NULL, NULL },
 };
 
+const TbCliOption tb_cli_report_options[] = {
+  { "runs", "DIR|FILE" },
+  { "html", "FILE" },
+  { "json", "FILE" },
+  { "machine", "FILE" },
+  { NULL, NULL },
+};
+
 const TbCliOption tb_cli_no_options[] = {
   { NULL, NULL },
 };
