@@ -466,7 +466,12 @@ _nn_json_parse (const char *data, size_t size, const char *name, NnJsonDoc **out
               depth--;
               continue;
             }
-          status = syntax (&ps, at, top->kind == NN_JSON_OBJECT
+          if (end)
+            status = syntax (&ps, at, top->kind == NN_JSON_OBJECT
+                                        ? NN_MESSAGE ("the text ends inside an object")
+                                        : NN_MESSAGE ("the text ends inside an array"));
+          else
+            status = syntax (&ps, at, top->kind == NN_JSON_OBJECT
                                       ? NN_MESSAGE ("expected ',' or '}' in an object")
                                       : NN_MESSAGE ("expected ',' or ']' in an array"));
           break;
