@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "tb-articles-page.h"
 #include "tb-data-page.h"
 #include "tb-model-builder.h"
 #include "tb-model-page.h"
@@ -38,6 +39,7 @@ struct _TbWindow
   TbDataPage *data_page;
   TbTrainPage *train_page;
   TbRunsPage *runs_page;
+  TbArticlesPage *articles_page;
 };
 
 /* tb-window.c */
