@@ -19,7 +19,7 @@
 #include "tb-platform.h"
 
 #define CHART_WIDTH 520
-#define CHART_HEIGHT 170
+#define CHART_HEIGHT 200
 
 struct _TbArticlesPage
 {
@@ -154,7 +154,7 @@ tb_articles_claim_chart (const NnReportClaim *rc)
 {
   gboolean gpu = rc->claim->kind == NN_CLAIM_GPU_VS_CPU;
   TbChartData *data = tb_chart_data_new (TB_CHART_BARS, NULL, NULL,
-                                         gpu ? _("Speed-up") : _("Slow-down"));
+                                         _("Ratio"));
   guint article = tb_chart_data_add_category (data, _("The article"));
   guint here = tb_chart_data_add_category (data, _("This machine"));
   TbChartSeries *series = tb_chart_data_add_series (data, gpu ? _("GPU speed-up")

@@ -50,7 +50,7 @@ typedef struct
   size_t offset;      /* byte offset of the value in the file, for messages */
 } NnJsonNode;
 
-typedef struct
+typedef struct NnJsonDoc
 {
   NnJsonNode *nodes;  /* (n_nodes), owned; nodes[0] is the root */
   size_t n_nodes;

@@ -62,6 +62,14 @@ typedef struct
   double part_seconds[NN_REPORT_PARTS_MAX];
 } NnReportRun;
 
+typedef struct NnJsonDoc NnJsonDoc;
+
+/* A parsed result file's fields (`path` names it in messages; run->path is
+ * left NULL). NN_ERROR_FORMAT with why when it is not a result; for a
+ * sweep.json, which is no run, NN_OK with *sweep_file set. */
+NnStatus _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run,
+                                  bool *sweep_file, NnError *error);
+
 /* Why a run cannot measure a claim on `preset` (into why, returned), or
  * NULL when it can. */
 const char *_nn_report_not_full (const NnReportRun *run, const NnPreset *preset, char *why,

@@ -305,9 +305,9 @@ int_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, int32_
 /* A result file's fields that the report uses. NN_ERROR_FORMAT with why
  * when the document is not a result; *sweep_file set (and NN_OK) for a
  * sweep.json, which is no run. */
-static NnStatus
-run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run, bool *sweep_file,
-              NnError *error)
+NnStatus
+_nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run,
+                         bool *sweep_file, NnError *error)
 {
   const NnJsonNode *root = _nn_json_root (doc);
 
@@ -488,7 +488,7 @@ read_file (Collect *c, const char *path)
   NnReportRun *run = &c->runs[c->run_count];
   NnStatus status = _nn_json_read_file (path, &doc, &error);
   if (status == NN_OK)
-    status = run_from_doc (doc, path, run, &sweep_file, &error);
+    status = _nn_report_run_from_doc (doc, path, run, &sweep_file, &error);
   _nn_json_doc_free (doc);
   if (status == NN_ERROR_NO_MEMORY)
     c->out_of_memory = true;
@@ -1327,7 +1327,7 @@ nn_report_machine_from_file (const char *path, NnReportMachine *out, NnError *er
   memset (out, 0, sizeof *out);
   NnStatus status = _nn_json_read_file (path, &doc, error);
   if (status == NN_OK)
-    status = run_from_doc (doc, path, &run, &sweep_file, error);
+    status = _nn_report_run_from_doc (doc, path, &run, &sweep_file, error);
   _nn_json_doc_free (doc);
   if (status == NN_OK && sweep_file)
     status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: a sweep file, not a result file", path);
