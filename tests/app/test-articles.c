@@ -275,6 +275,11 @@ test_window (void)
   gtk_widget_activate_action (GTK_WIDGET (window), "win.page", "s", "articles");
   GObject *stack = gtk_widget_get_template_child (GTK_WIDGET (window), TB_TYPE_WINDOW, "stack");
   g_assert_cmpstr (adw_view_stack_get_visible_child_name (ADW_VIEW_STACK (stack)), ==, "articles");
+  tb_test_spin (300);
+  g_autoptr(GError) error = NULL;
+  if (!tb_test_screenshot (GTK_WIDGET (window), SCREENSHOT_DIR "/screenshot-articles-window.png",
+                           &error))
+    g_test_message ("screenshot: %s", error->message);
   gtk_widget_activate_action (GTK_WIDGET (window), "win.page", "s", "model");
 
   g_autofree char *src = g_build_filename (runs, "here-mlp-wide-cpu.json", NULL);
