@@ -20,7 +20,9 @@
 #define NN_JSON_READ_MAX_DEPTH 64                  /* containers inside each other */
 #define NN_JSON_READ_MAX_BYTES (16u * 1024 * 1024)  /* a whole file */
 #define NN_JSON_READ_MAX_STRING (64u * 1024)        /* one string (or key), decoded */
-#define NN_JSON_READ_MAX_NODES (1u << 22)           /* values in one file */
+/* values in one file: a result file holds a few thousand, a sweep file of
+ * a thousand points some tens of thousands; a million nodes is 56 MiB */
+#define NN_JSON_READ_MAX_NODES (1u << 20)
 
 typedef enum
 {

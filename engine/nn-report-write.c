@@ -188,10 +188,7 @@ chart_svg (Buf *b, const NnReportClaim *rc)
       double x = X (pow (10, d));
       buf_printf (b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"%s\"/>", x,
                   top, x, top + 2 * row, d == 0 ? "one" : "grid");
-      if (d >= 0)
-        snprintf (text, sizeof text, "%gx", pow (10, d));
-      else
-        snprintf (text, sizeof text, "%gx", pow (10, d));
+      snprintf (text, sizeof text, "%gx", pow (10, d));
       buf_printf (b, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\">%s</text>", x,
                   top + 2 * row + 16, text);
     }

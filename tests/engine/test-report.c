@@ -127,6 +127,23 @@ test_reader (void)
           "an over-long string: %s", error.message);
   free (big);
 
+  /* more values than the bound: refused, not grown without end */
+  size_t values = NN_JSON_READ_MAX_NODES;
+  char *many = malloc (2 * values + 3);
+  many[0] = '[';
+  for (size_t i = 0; i < values; i++)
+    {
+      many[1 + 2 * i] = '0';
+      many[2 + 2 * i] = ',';
+    }
+  many[2 * values + 1] = '0';
+  many[2 * values + 2] = ']';
+  big = realloc (many, 2 * values + 4);
+  big[2 * values + 3] = '\0';
+  tap_ok (parse (big, &doc, &error) == NN_ERROR_FORMAT && strstr (error.message, "more than"),
+          "more values than the bound: %s", error.message);
+  free (big);
+
   nn_error_clear (&error);
   tap_ok (_nn_json_read_file (HOSTILE "/missing.json", &doc, &error) == NN_ERROR_IO
           && strstr (error.message, "missing.json") != NULL, "a missing file: %s", error.message);
