@@ -253,6 +253,22 @@ window_report_has (gpointer data)
   return report != NULL && tb_articles_page_get_n_pending (page) == 0 && report->files_read > 19;
 }
 
+static gboolean
+devices_listed (gpointer data)
+{
+  return tb_train_page_get_n_devices (tb_window_get_train_page (data)) > 0;
+}
+
+static gboolean
+measured_run_back (gpointer data)
+{
+  TbArticlesPage *page = tb_window_get_articles_page (data);
+  const NnReport *report = tb_articles_page_get_report (page);
+
+  return !tb_window_is_training (data) && report != NULL
+         && tb_articles_page_get_n_pending (page) == 0 && report->files_read == 21;
+}
+
 /* In the window: the Articles page (win.page "articles", Alt+6) reads the
  * Runs page's folder, and again when a result file appears there (the
  * Runs page watches it). */
@@ -289,6 +305,27 @@ test_window (void)
   g_assert_true (g_file_set_contents (dst, contents, -1, NULL));
   g_assert_true (tb_test_wait_until (window_report_has, window, 30));
   g_assert_cmpint (tb_articles_page_get_report (page)->files_read, ==, 20);
+
+  /* Measure, as this machine (none of the fixture runs is its own): the
+   * first claim's CPU run, trained with the preset's own settings on the
+   * whole of the chosen data set, comes back to the page */
+  g_autofree char *data_dir = g_build_filename (root, "measure-data", NULL);
+  g_assert_true (tb_test_write_idx (data_dir, 64, 16, 10));
+  tb_window_set_dataset (window, data_dir, 32, 8);
+  g_assert_true (tb_test_wait_until (devices_listed, window, 60));
+  tb_articles_page_set_machine (page, NULL);
+  g_assert_true (tb_test_wait_until (report_ready, page, 30));
+  g_assert_false (tb_articles_page_get_report (page)->claims[0].first.measured);
+  g_assert_cmpuint (tb_articles_page_measurable (page, 0) & 1, ==, 1);
+  g_signal_emit_by_name (page, "measure", 0u, 1u);
+  g_assert_true (tb_window_is_training (window));
+  g_assert_true (tb_test_wait_until (measured_run_back, window, 300));
+  const NnReportClaim *c1 = &tb_articles_page_get_report (page)->claims[0];
+  g_test_message ("after Measure: %s", c1->first.why);
+  /* the tiny data set makes it no whole-data-set run, but it is this
+   * machine's, of mlp-small at its batch size, every epoch whole, on all
+   * 64 samples (not the Data page's 32) */
+  g_assert_nonnull (strstr (c1->first.why, "1 run left out: trained on 64 samples"));
 
   gtk_window_destroy (GTK_WINDOW (window));
   tb_test_spin (100);
