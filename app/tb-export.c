@@ -14,7 +14,9 @@
 
 #include <glib/gi18n.h>
 
+#include "tb-articles-page.h"
 #include "tb-chart.h"
+#include "tb-error.h"
 #include "tb-export.h"
 #include "tb-run.h"
 #include "tb-sweep.h"
@@ -27,6 +29,7 @@ static const char usage[] =
   "  trainbench --export-runs OUT.csv|OUT.json --runs FILE.json...\n"
   "  trainbench --export-chart sweep|crossover --sweep SWEEP.json -o OUT.png|OUT.svg|OUT.csv\n"
   "             [--size WIDTHxHEIGHT] [--x AXIS] [--y AXIS] [--dark]\n"
+  "  trainbench --export-report OUT.png|OUT.html [--runs DIR|FILE...] [--machine FILE]\n"
   "\n"
   "KIND is one of:\n"
   "  compare     seconds per epoch by device (or by OS, for each model and kind\n"
@@ -43,7 +46,11 @@ static const char usage[] =
   "--scale: the y axis is linear or log; auto (the default) is log for bars 20\n"
   "or more times apart, linear otherwise.\n"
   "--runs also takes folders (every result file in them). A sweep's .csv has a\n"
-  "line per point (sweep) or per cell (crossover).\n";
+  "line per point (sweep) or per cell (crossover).\n"
+  "\n"
+  "--export-report: the articles' claims against this machine's runs (the\n"
+  "Articles page), as a PNG or the HTML page; --runs defaults to the runs\n"
+  "folder, and --machine FILE judges them as the machine of that result file.\n";
 
 gboolean
 tb_export_wanted (int    argc,
@@ -51,7 +58,8 @@ tb_export_wanted (int    argc,
 {
   for (int i = 1; i < argc; i++)
     if (g_strcmp0 (argv[i], "--export-chart") == 0 || g_strcmp0 (argv[i], "--export-runs") == 0
-        || g_str_has_prefix (argv[i], "--export-chart=") || g_str_has_prefix (argv[i], "--export-runs="))
+        || g_str_has_prefix (argv[i], "--export-chart=") || g_str_has_prefix (argv[i], "--export-runs=")
+        || g_strcmp0 (argv[i], "--export-report") == 0 || g_str_has_prefix (argv[i], "--export-report="))
       return TRUE;
   return FALSE;
 }
@@ -203,6 +211,79 @@ export_sweep (const char *chart,
   return 0;
 }
 
+/* --export-report OUT [--runs DIR|FILE...] [--machine FILE]: the engine
+ * reads the files itself (nn_report_build), skipping what is not a result
+ * with a message, as the CLI's report does. */
+static int
+export_report (int    argc,
+               char **argv)
+{
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  const char *output = NULL, *machine_file = NULL;
+  char runs_dir[4096];
+  NnReportMachine machine;
+  NnReport *report = NULL;
+  NnError nn_error;
+  g_autoptr(GError) error = NULL;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *arg = argv[i];
+
+      if (is_option (arg, "--export-report"))
+        output = option_value (argc, argv, &i, "--export-report");
+      else if (is_option (arg, "--machine"))
+        machine_file = option_value (argc, argv, &i, "--machine");
+      else if (strcmp (arg, "--runs") == 0)
+        while (i + 1 < argc && argv[i + 1][0] != '-')
+          g_ptr_array_add (paths, argv[++i]);
+      else
+        {
+          fprintf (stderr, "trainbench: unknown argument “%s”\n\n%s", arg, usage);
+          return 2;
+        }
+    }
+  if (output == NULL || (machine_file == NULL && strcmp (argv[argc - 1], "--machine") == 0))
+    {
+      fputs (usage, stderr);
+      return 2;
+    }
+  if (paths->len == 0)
+    {
+      nn_runs_dir (runs_dir, sizeof runs_dir);
+      g_ptr_array_add (paths, runs_dir);
+    }
+  nn_error_clear (&nn_error);
+  if (machine_file != NULL)
+    {
+      if (nn_report_machine_from_file (machine_file, &machine, &nn_error) != NN_OK)
+        {
+          g_autofree char *message = tb_error_message (&nn_error);
+          fprintf (stderr, "trainbench: --machine: %s\n", message);
+          return 2;
+        }
+    }
+  else
+    nn_report_machine_here (&machine);
+  if (nn_report_build ((const char *const *) paths->pdata, (int) paths->len, &machine, &report,
+                       &nn_error) != NN_OK)
+    {
+      g_autofree char *message = tb_error_message (&nn_error);
+      fprintf (stderr, "trainbench: %s\n", message);
+      return 1;
+    }
+  for (int i = 0; i < report->skipped_count; i++)
+    fprintf (stderr, "trainbench: skipped: %s\n", report->skipped[i].why);
+  gboolean ok = tb_articles_export (report, output, 1000, &error);
+  nn_report_free (report);
+  if (!ok)
+    {
+      fprintf (stderr, "trainbench: %s\n", error->message);
+      return 1;
+    }
+  return 0;
+}
+
 int
 tb_export_main (int    argc,
                 char **argv)
@@ -214,6 +295,10 @@ tb_export_main (int    argc,
   const char *sweep = NULL, *x_name = NULL, *y_name = NULL;
   int width = 1200, height = 700;
   gboolean dark = FALSE, bad = FALSE;
+
+  for (int i = 1; i < argc; i++)
+    if (is_option (argv[i], "--export-report"))
+      return export_report (argc, argv);
 
   for (int i = 1; i < argc; i++)
     {

@@ -624,13 +624,23 @@ update_choices (TbRunsPage *self)
     }
 }
 
-/* The rows changed: the choices, the count and the comparison follow. */
+enum
+{
+  SIGNAL_HISTORY_CHANGED,
+  N_RUNS_PAGE_SIGNALS
+};
+
+static guint runs_page_signals[N_RUNS_PAGE_SIGNALS];
+
+/* The rows changed: the choices, the count and the comparison follow, and
+ * whoever reads the runs folder too (the Articles page). */
 static void
 rows_changed (TbRunsPage *self)
 {
   update_choices (self);
   update_shown (self);
   update_comparison (self);
+  g_signal_emit (self, runs_page_signals[SIGNAL_HISTORY_CHANGED], 0);
 }
 
 /* Drop-down items, ellipsized in the button so long device names do not
@@ -1851,6 +1861,12 @@ tb_runs_page_class_init (TbRunsPageClass *klass)
   widget_class->size_allocate = tb_runs_page_size_allocate;
 
   g_type_ensure (TB_TYPE_CHART_VIEW);
+  /* TbRunsPage::history-changed: rows were added, removed or read again
+   * (the runs folder changed, a run was saved, imported or deleted). */
+  runs_page_signals[SIGNAL_HISTORY_CHANGED] =
+    g_signal_new ("history-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                  NULL, NULL, G_TYPE_NONE, 0);
+
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-runs-page.ui");
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, paned);
   gtk_widget_class_bind_template_child (widget_class, TbRunsPage, runs_list);

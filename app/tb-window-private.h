@@ -7,6 +7,7 @@
 
 #include <adwaita.h>
 
+#include "tb-articles-page.h"
 #include "tb-data-page.h"
 #include "tb-explore-page.h"
 #include "tb-model-builder.h"
@@ -41,6 +42,7 @@ struct _TbWindow
   TbTrainPage *train_page;
   TbRunsPage *runs_page;
   TbExplorePage *explore_page;
+  TbArticlesPage *articles_page;
 };
 
 /* tb-window.c */

@@ -196,6 +196,85 @@ queue_finished_cb (TbRunQueue         *queue,
   tb_window_show_page (self, "runs");
 }
 
+/* The runs folder changed (or is another one now): the report follows. */
+static void
+history_changed_cb (TbRunsPage *runs_page,
+                    TbWindow   *self)
+{
+  g_autofree char *folder = tb_runs_page_get_folder (runs_page);
+
+  tb_articles_page_set_folder (self->articles_page, folder);
+}
+
+/* The Train page's usable device of a kind (the first GPU), or -1. */
+static int
+device_of_kind (TbWindow     *self,
+                NnDeviceKind  kind)
+{
+  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
+    {
+      const NnDeviceInfo *dev = tb_train_page_get_device_info (self->train_page, d);
+
+      if (dev->kind == kind && dev->usable)
+        return (int) d;
+    }
+  return -1;
+}
+
+/* Measure on the Articles page: the claim's missing runs, with the
+ * preset's own settings on the whole data set (a run on part of it does
+ * not measure a claim), one after the other as Reproduce runs them. */
+static void
+measure_cb (TbArticlesPage *page,
+            guint           index,
+            guint           sides,
+            TbWindow       *self)
+{
+  const NnReport *report = tb_articles_page_get_report (page);
+  GPtrArray *configs;
+
+  if (report == NULL || index >= (guint) report->claim_count || sides == 0)
+    return;
+  if (tb_data_page_get_dataset (self->data_page) == NULL)
+    {
+      tb_window_toast (self, _("Choose a data set first"));
+      tb_window_show_page (self, "data");
+      return;
+    }
+  if (tb_window_is_training (self))
+    {
+      tb_window_toast (self, _("Wait for the run going on to end"));
+      return;
+    }
+  const NnClaim *claim = report->claims[index].claim;
+  configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
+  for (guint side = 0; side < 2; side++)
+    {
+      gboolean gpu = claim->kind == NN_CLAIM_GPU_VS_CPU && side == 1;
+      int device = device_of_kind (self, gpu ? NN_DEVICE_CUDA : NN_DEVICE_CPU);
+      TbSessionConfig *config;
+
+      if (!(sides & (1u << side)) || device < 0)
+        continue;
+      config = g_new0 (TbSessionConfig, 1);
+      _tb_window_collect_config (self, config, (guint) device);
+      tb_session_config_use_preset (config, nn_preset_find (claim->preset));
+      config->train_limit = 0;
+      config->test_limit = 0;
+      config->max_steps = 0;
+      if (gpu)
+        config->device.threads = 0;
+      g_ptr_array_add (configs, config);
+    }
+  if (configs->len == 0)
+    {
+      g_ptr_array_unref (configs);
+      tb_window_toast (self, _("This machine has no device for the missing runs"));
+      return;
+    }
+  tb_run_queue_start (self->run_queue, configs);
+}
+
 void
 _tb_window_collect_config (TbWindow        *self,
                            TbSessionConfig *config,
@@ -391,6 +470,7 @@ tb_window_class_init (TbWindowClass *klass)
   g_type_ensure (TB_TYPE_TRAIN_PAGE);
   g_type_ensure (TB_TYPE_RUNS_PAGE);
   g_type_ensure (TB_TYPE_EXPLORE_PAGE);
+  g_type_ensure (TB_TYPE_ARTICLES_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-window.ui");
   gtk_widget_class_bind_template_child (widget_class, TbWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, stack);
@@ -402,6 +482,7 @@ tb_window_class_init (TbWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbWindow, train_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, runs_page);
   gtk_widget_class_bind_template_child (widget_class, TbWindow, explore_page);
+  gtk_widget_class_bind_template_child (widget_class, TbWindow, articles_page);
 
   _tb_window_actions_class_init (widget_class);
 }
@@ -438,6 +519,13 @@ tb_window_init (TbWindow *self)
   }
   devices_changed_cb (self);
   dataset_changed_cb (self);
+
+  /* the Articles page reads the Runs page's folder, again whenever its
+   * history changes (the Runs page watches the folder) */
+  g_autofree char *runs_folder = tb_runs_page_get_folder (self->runs_page);
+  tb_articles_page_set_folder (self->articles_page, runs_folder);
+  g_signal_connect_object (self->runs_page, "history-changed", G_CALLBACK (history_changed_cb), self, 0);
+  g_signal_connect_object (self->articles_page, "measure", G_CALLBACK (measure_cb), self, 0);
 
   /* the app opens with the articles' first model and its settings */
   tb_model_builder_load_preset (self->builder, "mlp-small");
@@ -557,6 +645,13 @@ tb_window_get_explore_page (TbWindow *self)
 {
   g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
   return self->explore_page;
+}
+
+TbArticlesPage *
+tb_window_get_articles_page (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->articles_page;
 }
 
 TbTrainPage *

@@ -4,6 +4,7 @@
 
 #include <adwaita.h>
 
+#include "tb-articles-page.h"
 #include "tb-chart-view.h"
 #include "tb-explore-page.h"
 #include "tb-model-builder.h"
@@ -54,6 +55,7 @@ guint tb_window_get_n_opening (TbWindow *self);
 TbRunsPage *tb_window_get_runs_page (TbWindow *self);
 TbTrainPage *tb_window_get_train_page (TbWindow *self);
 TbExplorePage *tb_window_get_explore_page (TbWindow *self);
+TbArticlesPage *tb_window_get_articles_page (TbWindow *self);
 
 /* For the pages: a toast at the window's foot (taken), or one with this
  * text (bounded); a dialog for a problem the user must read, with the

@@ -62,6 +62,7 @@ extern const TbCliOption tb_cli_evaluate_options[];
 extern const TbCliOption tb_cli_reproduce_options[];
 extern const TbCliOption tb_cli_summary_options[];
 extern const TbCliOption tb_cli_sweep_options[];
+extern const TbCliOption tb_cli_report_options[];
 extern const TbCliOption tb_cli_no_options[];
 
 /* What a usage error and --help do once they have printed: exit (the
@@ -211,6 +212,7 @@ int tb_cli_cmd_devices (int argc, char **argv);
 int tb_cli_cmd_datasets (int argc, char **argv);
 int tb_cli_cmd_sysinfo (int argc, char **argv);
 int tb_cli_cmd_sweep (int argc, char **argv);
+int tb_cli_cmd_report (int argc, char **argv);
 
 /* ---------------------------------------------------------------- shared helpers */
 

@@ -398,6 +398,49 @@ static const char help_sysinfo[] =
   "EXIT STATUS\n"
   "    0 success, 2 the command line is wrong.\n";
 
+static const char help_report[] =
+  "NAME\n"
+  "    trainbench-cli report - the articles' claims against this machine's runs\n"
+  "\n"
+  "SYNOPSIS\n"
+  "    trainbench-cli report [--runs DIR|FILE ...] [--html FILE] [--json FILE]\n"
+  "                          [--machine FILE]\n"
+  "\n"
+  "DESCRIPTION\n"
+  "    For each claim of the articles (the small MLP slower on the GPU, the wide\n"
+  "    MLP and the CNN faster, Windows slower at the CNN) prints the article's\n"
+  "    figures, this machine's, both ratios (GPU/CPU speed-up, Windows/Linux\n"
+  "    time: ratios are compared, not seconds), a verdict (holds here, does\n"
+  "    not hold here, not measured yet) and the measured reason (from the\n"
+  "    runs' breakdown of a step and their conditions, where recorded); then\n"
+  "    the commands that would make the missing measurements.\n"
+  "\n"
+  "    A run is this machine's when its CPU model, GPUs and OS are this\n"
+  "    machine's; a run of the Windows build under wine is another OS. A claim\n"
+  "    takes completed runs of its preset, at the preset's batch size, with\n"
+  "    whole epochs on a whole data set, under the default conditions: the\n"
+  "    median seconds per epoch of the newest run's device. Runs of other\n"
+  "    machines are listed as such. Files that are not readable results are\n"
+  "    skipped, each with a message on stderr.\n"
+  "\n"
+  "OPTIONS\n"
+  "    --runs DIR|FILE ...   result files, or folders of them (a runs folder and\n"
+  "                          its sweeps/*/ folders); may be given more than once\n"
+  "                          (default: the runs folder)\n"
+  "    --html FILE           also write the report as one self-contained HTML page\n"
+  "    --json FILE           also write it as JSON\n"
+  "    --machine FILE        take the machine that wrote this result file as this\n"
+  "                          machine (a report of another machine's runs)\n"
+  "\n"
+  "EXIT STATUS\n"
+  "    0 success (also when claims are not measured yet), 1 the HTML or JSON\n"
+  "    file could not be written, 2 the command line is wrong.\n"
+  "\n"
+  "EXAMPLES\n"
+  "    trainbench-cli report\n"
+  "    trainbench-cli report --runs bench/results/local2core-windows-wine-cpu-2026-12-02-runs\n"
+  "    trainbench-cli report --runs a.json b.json --html report.html\n";
+
 static const char help_help[] =
   "NAME\n"
   "    trainbench-cli help - show the help of a command\n"
@@ -421,6 +464,7 @@ tb_cli_help_text (const char *command)
     { "devices", help_devices },
     { "datasets", help_datasets },
     { "sysinfo", help_sysinfo },
+    { "report", help_report },
     { "help", help_help },
   };
 

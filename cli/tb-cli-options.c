@@ -105,6 +105,14 @@ const TbCliOption tb_cli_sweep_options[] = {
   { NULL, NULL },
 };
 
+const TbCliOption tb_cli_report_options[] = {
+  { "runs", "DIR|FILE" },
+  { "html", "FILE" },
+  { "json", "FILE" },
+  { "machine", "FILE" },
+  { NULL, NULL },
+};
+
 const TbCliOption tb_cli_no_options[] = {
   { NULL, NULL },
 };

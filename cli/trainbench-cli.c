@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* trainbench-cli.c: the command-line runner's entry point: picks the command
  * and hands it the rest of the arguments. The commands live in
- * tb-cli-run.c (train, evaluate, reproduce), tb-cli-sweep.c (sweep) and
- * tb-cli-info.c (the others).
+ * tb-cli-run.c (train, evaluate, reproduce), tb-cli-sweep.c (sweep),
+ * tb-cli-report.c (report) and tb-cli-info.c (the others).
  */
 
 #include "tb-cli-common.h"
@@ -25,6 +25,7 @@ static const struct
   { "devices", tb_cli_cmd_devices },
   { "datasets", tb_cli_cmd_datasets },
   { "sysinfo", tb_cli_cmd_sysinfo },
+  { "report", tb_cli_cmd_report },
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
@@ -51,7 +52,7 @@ main (int argc, char **argv)
   tb_cli_os_init (&argc, &argv);
   if (argc < 2)
     tb_cli_usage_error (NULL, "no command given (train, reproduce, sweep, evaluate, summary, "
-                              "devices, datasets, sysinfo)");
+                              "devices, datasets, sysinfo, report)");
 
   const char *name = argv[1];
   if (strcmp (name, "--help") == 0 || strcmp (name, "-h") == 0)

@@ -103,6 +103,11 @@ FILE *_nn_os_create_new (const char *path);
 /* Make one folder; 0, or an errno value (EEXIST when something is there). */
 int _nn_os_make_folder (const char *path);
 
+/* The names in a folder (not "." and ".."), in no set order: *names (an
+ * array of *count strings, each and the array freed with free ()). 0, or
+ * an errno value (ENOTDIR, ENOENT, EACCES, ENOMEM) with *names NULL. */
+int _nn_os_folder_list (const char *path, char ***names, size_t *count);
+
 /* Remove a file; 0, or an errno value. */
 int _nn_os_remove (const char *path);
 

@@ -1074,6 +1074,175 @@ const NnSweepRequest *nn_sweep_request (const NnSweep *sweep);
  * words the sweep file writes. */
 const char *nn_sweep_status_name (NnSweepStatus status);
 const char *nn_sweep_point_status_name (NnSweepPointStatus status);
+/* ---------------------------------------------------------------- the articles' claims */
+
+/* What a claim compares: a GPU against a CPU (ratio: the CPU's time over
+ * the GPU's, the GPU's speed-up; below 1 the GPU is slower), or Windows
+ * against Linux on one machine's CPU (ratio: Windows' time over Linux's;
+ * above 1 Windows is slower). Ratios are compared, never absolute seconds:
+ * the articles' hardware is not this machine. */
+typedef enum
+{
+  NN_CLAIM_GPU_VS_CPU,
+  NN_CLAIM_WINDOWS_VS_LINUX,
+} NnClaimKind;
+
+/* One claim of the articles, with its figures as the articles give them. */
+typedef struct
+{
+  const char *id;          /* "mlp-small-gpu-slower" */
+  NnClaimKind kind;
+  const char *preset;      /* the model: "mlp-small" */
+  const char *model;       /* the model as the article names it: "784-128-10 MLP" */
+  const char *text;        /* the claim in a sentence */
+  const char *hardware;    /* "a laptop" */
+  int32_t epochs;          /* the training the figures are for; 0: not given */
+  bool per_epoch;          /* the figures are seconds per epoch */
+  const char *unit;        /* "s", "s per epoch", "min" */
+  double first;            /* the CPU's figure, or Windows' (in `unit`) */
+  double second;           /* the GPU's figure, or Linux's */
+  const char *first_label; /* "CPU", "Windows (CPU)" */
+  const char *second_label;/* "GPU", "Ubuntu (CPU)" */
+  double ratio;            /* the article's ratio, as NnClaimKind says */
+} NnClaim;
+
+/* The four claims, in the README's order. */
+const NnClaim *nn_claims (int *count);
+
+/* ---------------------------------------------------------------- the report */
+
+/* The machine a report calls "this machine": runs with its CPU model, its
+ * GPUs and its OS are its own; a run of the Windows build under wine is of
+ * another OS ("Windows 7 under wine 8.0"). */
+typedef struct
+{
+  char os_name[128];
+  char os_version[128];
+  char os_emulated_by[64];
+  char cpu_model[256];
+  int32_t cpu_threads;
+  bool gpus_known;         /* false: take runs whatever GPUs they list */
+  int32_t gpu_count;
+  char gpus[8][256];       /* the usable GPUs' names */
+  char gpu_reason[256];    /* why there is no usable GPU, when none */
+} NnReportMachine;
+
+/* This machine: nn_system_info and nn_device_list (which loads the CUDA
+ * module to find the GPUs). */
+void nn_report_machine_here (NnReportMachine *out);
+
+/* The machine that wrote a result file, as if it were this one (to make a
+ * report of another machine's runs). Its GPUs are known when the file
+ * lists any (a CPU run does not look for them). */
+NnStatus nn_report_machine_from_file (const char *path, NnReportMachine *out, NnError *error);
+
+/* "AMD EPYC, NVIDIA H200, Debian GNU/Linux 12 (bookworm)"; the length it
+ * needed, like snprintf. */
+size_t nn_report_machine_label (const NnReportMachine *machine, char *out, size_t size);
+
+typedef enum
+{
+  NN_VERDICT_HOLDS,          /* "holds here" */
+  NN_VERDICT_DOES_NOT_HOLD,  /* "does not hold here" */
+  NN_VERDICT_NOT_MEASURED,   /* "not measured yet" */
+} NnVerdict;
+
+const char *nn_verdict_name (NnVerdict verdict); /* "holds here" */
+
+/* One side of a claim as measured here: the median of the runs taken. */
+typedef struct
+{
+  bool measured;
+  int32_t runs;              /* runs taken; their median counts */
+  double epoch_seconds;      /* median of their seconds per epoch */
+  double seconds;            /* as the article's figure: per epoch, or times its epochs */
+  char device[256];          /* "NVIDIA H200", "AMD EPYC, 2 threads" */
+  char os[192];              /* "Debian GNU/Linux 12 (bookworm)", "Windows 7 under wine 8.0" */
+  char newest[64];           /* the newest run taken: its run id */
+  char newest_started[32];
+  char command[512];         /* not measured: the command that would measure it */
+  char why[512];             /* not measured: why ("no completed cnn run on cuda:0") */
+} NnReportSide;
+
+typedef struct
+{
+  const NnClaim *claim;      /* borrowed: nn_claims' */
+  NnVerdict verdict;
+  NnReportSide first;        /* CPU, or Windows */
+  NnReportSide second;       /* GPU, or Linux */
+  double ratio;              /* measured, as the claim's; NAN when not measured */
+  char reason[2048];         /* measured: why, from breakdowns and conditions; else what to run */
+} NnReportClaim;
+
+/* A run that is not this machine's, listed as such. */
+typedef struct
+{
+  char path[4096];
+  char run_id[64];
+  char machine[512];         /* its CPU, GPUs and OS in words */
+  char preset[64];           /* "" for a custom model */
+  char device[256];
+  char status[16];
+  double epoch_seconds;      /* NAN when none */
+} NnReportOther;
+
+/* A file that was not taken, and why ("a.json: byte 12: ..."). */
+typedef struct
+{
+  char path[4096];
+  char why[NN_ERROR_MESSAGE_MAX];
+} NnReportSkipped;
+
+#define NN_REPORT_FILES_MAX 20000   /* files read at most, in all folders */
+
+typedef struct
+{
+  NnReportMachine machine;
+  char machine_label[512];
+  int32_t claim_count;
+  NnReportClaim claims[8];
+  int32_t files_read;        /* result files read */
+  int32_t runs_here;         /* of them, this machine's (any OS of its hardware) */
+  int32_t other_count;
+  NnReportOther *others;     /* (other_count), owned */
+  int32_t skipped_count;
+  NnReportSkipped *skipped;  /* (skipped_count), owned */
+} NnReport;
+
+/* Read result files and judge each claim. `paths` are files or folders: a
+ * folder is read as a runs folder, its *.json files and those of its
+ * sweeps/NAME/ folders (sweep.json itself is no result file and is
+ * passed over). A file that is not a readable result (bad JSON, too deep,
+ * too large, not a result) is skipped, with why, and the rest still
+ * count. Fails only when memory runs out. */
+NnStatus nn_report_build (const char *const *paths,
+                          int count,
+                          const NnReportMachine *machine,
+                          NnReport **out,
+                          NnError *error);
+void nn_report_free (NnReport *report);
+
+/* The article's figure of one side (`first`: the CPU's or Windows'):
+ * "52 s (10 epochs)", "162 s per epoch", "20 min". */
+size_t nn_report_format_article (const NnClaim *claim, bool first, char *out, size_t size);
+
+/* A measured side in the article's terms: "61.2 s (10 epochs of 6.12 s)",
+ * "0.080 s per epoch"; "not measured". */
+size_t nn_report_format_measured (const NnReportClaim *claim, bool first, char *out,
+                                  size_t size);
+
+/* A ratio in words: "GPU 2.4x slower", "GPU 8.1x faster", "Windows 6.7x
+ * slower", "even (within 10 %)"; "-" when not finite. */
+size_t nn_report_format_ratio (NnClaimKind kind, double ratio, char *out, size_t size);
+
+/* The report as one self-contained HTML page (inline CSS and SVG bar
+ * charts, no scripts, nothing fetched; every text from a file escaped),
+ * written atomically. nn_report_html gives the text (free it). */
+NnStatus nn_report_write_html (const NnReport *report, const char *path, NnError *error);
+char *nn_report_html (const NnReport *report);
+
+/* The report as JSON ("kind": "trainbench-report"), written atomically. */
+NnStatus nn_report_write_json (const NnReport *report, const char *path, NnError *error);
 
 /* ---------------------------------------------------------------- files */
 

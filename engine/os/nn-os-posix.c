@@ -9,6 +9,7 @@
 #include "nn-os.h"
 #include "nn-private.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -242,6 +243,71 @@ int
 _nn_os_make_folder (const char *path)
 {
   return mkdir (path, 0777) == 0 ? 0 : errno;
+}
+
+/* Add a copy of `name` to a growing list; false when memory ran out. */
+static bool
+names_add (char ***names, size_t *count, size_t *cap, const char *name)
+{
+  if (*count == *cap)
+    {
+      size_t cap2 = *cap > 0 ? *cap * 2 : 16;
+      char **grown = realloc (*names, cap2 * sizeof *grown);
+      if (grown == NULL)
+        return false;
+      *names = grown;
+      *cap = cap2;
+    }
+  char *copy = strdup (name);
+  if (copy == NULL)
+    return false;
+  (*names)[(*count)++] = copy;
+  return true;
+}
+
+static void
+names_free (char **names, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    free (names[i]);
+  free (names);
+}
+
+int
+_nn_os_folder_list (const char *path, char ***names, size_t *count)
+{
+  size_t cap = 0;
+  struct dirent *entry;
+  DIR *dir;
+
+  *names = NULL;
+  *count = 0;
+  dir = opendir (path);
+  if (dir == NULL)
+    return errno;
+  for (;;)
+    {
+      errno = 0;
+      entry = readdir (dir);
+      if (entry == NULL)
+        break;
+      if (strcmp (entry->d_name, ".") == 0 || strcmp (entry->d_name, "..") == 0)
+        continue;
+      if (!names_add (names, count, &cap, entry->d_name))
+        {
+          errno = ENOMEM;
+          break;
+        }
+    }
+  int failed = errno;
+  closedir (dir);
+  if (failed != 0)
+    {
+      names_free (*names, *count);
+      *names = NULL;
+      *count = 0;
+    }
+  return failed;
 }
 
 int

@@ -486,6 +486,74 @@ _nn_os_make_folder (const char *path)
 }
 
 int
+_nn_os_folder_list (const char *path, char ***names, size_t *count)
+{
+  size_t cap = 0;
+  size_t len = strlen (path);
+  char *pattern = malloc (len + 3);
+  WIN32_FIND_DATAW data;
+  char name[4 * MAX_PATH];
+  int failed = 0;
+
+  *names = NULL;
+  *count = 0;
+  if (pattern == NULL)
+    return ENOMEM;
+  memcpy (pattern, path, len);
+  if (len > 0 && !_nn_os_is_separator (path[len - 1]))
+    pattern[len++] = '\\';
+  pattern[len++] = '*';
+  pattern[len] = '\0';
+  wchar_t *w = wide (pattern);
+  free (pattern);
+  if (w == NULL)
+    return errno;
+  HANDLE h = FindFirstFileW (w, &data);
+  DWORD error = GetLastError ();
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    /* an empty folder still lists "." */
+    return errno_from (error);
+  do
+    {
+      if (wcscmp (data.cFileName, L".") == 0 || wcscmp (data.cFileName, L"..") == 0)
+        continue;
+      if (!narrow (data.cFileName, name, sizeof name))
+        continue;
+      if (*count == cap)
+        {
+          size_t cap2 = cap > 0 ? cap * 2 : 16;
+          char **grown = realloc (*names, cap2 * sizeof *grown);
+          if (grown == NULL)
+            {
+              failed = ENOMEM;
+              break;
+            }
+          *names = grown;
+          cap = cap2;
+        }
+      char *copy = _strdup (name);
+      if (copy == NULL)
+        {
+          failed = ENOMEM;
+          break;
+        }
+      (*names)[(*count)++] = copy;
+    }
+  while (FindNextFileW (h, &data));
+  FindClose (h);
+  if (failed != 0)
+    {
+      for (size_t i = 0; i < *count; i++)
+        free ((*names)[i]);
+      free (*names);
+      *names = NULL;
+      *count = 0;
+    }
+  return failed;
+}
+
+int
 _nn_os_remove (const char *path)
 {
   wchar_t *w = wide (path);

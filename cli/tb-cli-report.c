@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* tb-cli-report.c: `trainbench-cli report`, the articles' claims against
+ * this machine's runs (engine/nn-report.c judges them): a table per claim,
+ * then the commands of the missing measurements, the other machines' runs
+ * and the files that were skipped; --html and --json write the same report.
+ */
+
+#include "tb-cli-common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COLUMN 32
+
+/* `text` wrapped at 78 columns, each line after `indent` spaces (the first
+ * line's indent is the caller's). */
+static void
+print_wrapped (const char *text, int indent)
+{
+  int width = 78 - indent;
+  const char *p = text;
+  bool first = true;
+
+  while (*p != '\0')
+    {
+      int len = (int) strlen (p);
+      int cut = len;
+      if (len > width)
+        {
+          cut = width;
+          while (cut > 0 && p[cut] != ' ')
+            cut--;
+          if (cut == 0)
+            {
+              cut = width;
+              while (p[cut] != '\0' && p[cut] != ' ')
+                cut++;
+            }
+        }
+      if (!first)
+        printf ("%*s", indent, "");
+      printf ("%.*s\n", cut, p);
+      first = false;
+      p += cut;
+      while (*p == ' ')
+        p++;
+    }
+  if (first)
+    printf ("\n");
+}
+
+static void
+print_row (const char *head, const char *a, const char *b, const char *ratio)
+{
+  printf ("   %-14s%-*s %-*s %s\n", head, COLUMN, a, COLUMN, b, ratio);
+}
+
+static void
+print_claim (int number, const NnReportClaim *rc)
+{
+  const NnClaim *c = rc->claim;
+  char a[128], b[128], r[64], head[64];
+
+  printf ("%d. %s: ", number, c->model);
+  print_wrapped (c->text, 3);
+  print_row ("", c->first_label, c->second_label,
+             c->kind == NN_CLAIM_GPU_VS_CPU ? "GPU speed-up" : "Windows/Linux time");
+  nn_report_format_article (c, true, a, sizeof a);
+  nn_report_format_article (c, false, b, sizeof b);
+  nn_report_format_ratio (c->kind, c->ratio, r, sizeof r);
+  snprintf (head, sizeof head, "article");
+  print_row (head, a, b, r);
+  nn_report_format_measured (rc, true, a, sizeof a);
+  nn_report_format_measured (rc, false, b, sizeof b);
+  nn_report_format_ratio (c->kind, rc->ratio, r, sizeof r);
+  print_row ("this machine", a, b, r);
+  for (int s = 0; s < 2; s++)
+    {
+      const NnReportSide *side = s == 0 ? &rc->first : &rc->second;
+      if (!side->measured)
+        continue;
+      char runs[640];
+      snprintf (runs, sizeof runs, "%s: %s, %s; median of %d run%s, newest %s",
+                s == 0 ? c->first_label : c->second_label, side->device, side->os,
+                (int) side->runs, side->runs == 1 ? "" : "s", side->newest);
+      printf ("   %-14s", s == 0 || !rc->first.measured ? "runs" : "");
+      print_wrapped (runs, 17);
+    }
+  printf ("   %-14s%s\n", "verdict", nn_verdict_name (rc->verdict));
+  printf ("   %-14s", "reason");
+  print_wrapped (rc->reason, 17);
+  printf ("\n");
+}
+
+int
+tb_cli_cmd_report (int argc, char **argv)
+{
+  TbCliArgs args;
+  const char **paths = calloc ((size_t) argc + 1, sizeof *paths);
+  char **rest = calloc ((size_t) argc + 1, sizeof *rest);
+  int n_paths = 0, n_rest = 0;
+  char runs_dir[4096];
+
+  if (paths == NULL || rest == NULL)
+    {
+      tb_cli_error ("out of memory");
+      return TB_CLI_EXIT_FAILED;
+    }
+  /* --runs takes every argument up to the next option (as the app's
+   * --runs does), and may be given again; the other options go to the
+   * usual parser. */
+  for (int i = 0; i < argc; i++)
+    {
+      if (strncmp (argv[i], "--runs=", 7) == 0)
+        {
+          if (argv[i][7] == '\0')
+            tb_cli_usage_error ("report", "--runs: the value is empty (expected DIR|FILE)");
+          paths[n_paths++] = argv[i] + 7;
+          continue;
+        }
+      if (strcmp (argv[i], "--runs") != 0)
+        {
+          rest[n_rest++] = argv[i];
+          continue;
+        }
+      int before = n_paths;
+      while (i + 1 < argc && strncmp (argv[i + 1], "--", 2) != 0)
+        {
+          if (argv[i + 1][0] == '\0')
+            tb_cli_usage_error ("report", "--runs: the value is empty (expected DIR|FILE)");
+          paths[n_paths++] = argv[++i];
+        }
+      if (n_paths == before)
+        tb_cli_usage_error ("report", "--runs needs a value (DIR|FILE)");
+    }
+  tb_cli_args_parse (&args, "report", tb_cli_report_options, n_rest, rest);
+  if (n_paths == 0)
+    {
+      nn_runs_dir (runs_dir, sizeof runs_dir);
+      paths[n_paths++] = runs_dir;
+    }
+
+  NnReportMachine machine;
+  NnError error;
+  nn_error_clear (&error);
+  const char *machine_file = tb_cli_arg (&args, "machine");
+  if (machine_file != NULL)
+    {
+      if (nn_report_machine_from_file (machine_file, &machine, &error) != NN_OK)
+        tb_cli_usage_error ("report", "--machine: %s", error.message);
+    }
+  else
+    {
+      nn_blas_init ();
+      nn_report_machine_here (&machine);
+    }
+
+  NnReport *report = NULL;
+  if (nn_report_build (paths, n_paths, &machine, &report, &error) != NN_OK)
+    {
+      tb_cli_error ("%s", error.message);
+      free (paths);
+      free (rest);
+      return TB_CLI_EXIT_FAILED;
+    }
+  free (paths);
+  free (rest);
+
+  for (int i = 0; i < report->skipped_count; i++)
+    tb_cli_error ("skipped: %s", report->skipped[i].why);
+
+  printf ("The articles' claims on this machine: %s\n", report->machine_label);
+  printf ("Read %d result file%s, %d of this machine's hardware. Ratios are compared, not\n"
+          "seconds: the articles ran Keras on a laptop.\n\n",
+          (int) report->files_read, report->files_read == 1 ? "" : "s",
+          (int) report->runs_here);
+  for (int i = 0; i < report->claim_count; i++)
+    print_claim (i + 1, &report->claims[i]);
+
+  bool any = false;
+  for (int i = 0; i < report->claim_count; i++)
+    for (int s = 0; s < 2; s++)
+      {
+        const NnReportClaim *rc = &report->claims[i];
+        const NnReportSide *side = s == 0 ? &rc->first : &rc->second;
+        if (side->measured || side->command[0] == '\0')
+          continue;
+        if (!any)
+          printf ("Missing measurements:\n");
+        any = true;
+        printf ("  %s\n      claim %d, %s: ", side->command, i + 1,
+                s == 0 ? rc->claim->first_label : rc->claim->second_label);
+        print_wrapped (side->why, 6);
+      }
+  if (any)
+    printf ("\n");
+
+  if (report->other_count > 0)
+    {
+      printf ("Runs of other machines or operating systems (not counted as this machine's):\n");
+      for (int i = 0; i < report->other_count; i++)
+        {
+          const NnReportOther *o = &report->others[i];
+          char sec[32] = "-";
+          if (isfinite (o->epoch_seconds))
+            snprintf (sec, sizeof sec, "%.3g s per epoch", o->epoch_seconds);
+          printf ("  %s  %s, %s, %s, %s\n      %s\n", o->run_id,
+                  o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec,
+                  o->machine);
+        }
+      printf ("\n");
+    }
+
+  int status = TB_CLI_EXIT_OK;
+  const char *html = tb_cli_arg (&args, "html");
+  const char *json = tb_cli_arg (&args, "json");
+  if (html != NULL)
+    {
+      if (nn_report_write_html (report, html, &error) != NN_OK)
+        {
+          tb_cli_error ("%s", error.message);
+          status = TB_CLI_EXIT_FAILED;
+        }
+      else
+        printf ("HTML report: %s\n", html);
+    }
+  if (json != NULL)
+    {
+      if (nn_report_write_json (report, json, &error) != NN_OK)
+        {
+          tb_cli_error ("%s", error.message);
+          status = TB_CLI_EXIT_FAILED;
+        }
+      else
+        printf ("JSON report: %s\n", json);
+    }
+  nn_report_free (report);
+  return status;
+}

@@ -1,0 +1,1348 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* nn-report.c: the articles' claims against this machine's runs: which
+ * result files are this machine's, which runs measure each claim, their
+ * ratios, a verdict and the measured reason (from "breakdown" and
+ * "conditions" where runs have them).
+ *
+ * Result files come from other people: they are read with the bounded
+ * reader of nn-json-read.c, and a file that is not a readable result is
+ * skipped with why, never taken halfway.
+ */
+
+#include "nn-json-read.h"
+#include "nn-os.h"
+#include "nn-report-private.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- the claims */
+
+/* As README.md tells them: the articles' figures, units, epochs and
+ * hardware as the articles give them. Ratios as NnClaimKind says. */
+static const NnClaim claims[] = {
+  {
+    .id = "mlp-small-gpu-slower",
+    .kind = NN_CLAIM_GPU_VS_CPU,
+    .preset = "mlp-small",
+    .model = "784-128-10 MLP",
+    .text = "The small MLP trains slower on the GPU than on the CPU (2.4x).",
+    .hardware = "a laptop",
+    .epochs = 10,
+    .per_epoch = false,
+    .unit = "s",
+    .first = 52.0,
+    .second = 123.0,
+    .first_label = "CPU",
+    .second_label = "GPU",
+    .ratio = 52.0 / 123.0,
+  },
+  {
+    .id = "mlp-wide-gpu-faster",
+    .kind = NN_CLAIM_GPU_VS_CPU,
+    .preset = "mlp-wide",
+    .model = "MLP with two 1000-unit layers",
+    .text = "The wide MLP trains 1.7x faster on the GPU than on the CPU.",
+    .hardware = "a laptop",
+    .epochs = 10,
+    .per_epoch = false,
+    .unit = "s",
+    .first = 390.0,
+    .second = 224.0,
+    .first_label = "CPU",
+    .second_label = "GPU",
+    .ratio = 390.0 / 224.0,
+  },
+  {
+    .id = "cnn-gpu-8x",
+    .kind = NN_CLAIM_GPU_VS_CPU,
+    .preset = "cnn",
+    .model = "Keras mnist_cnn",
+    .text = "The CNN trains 8x faster on the GPU than on the CPU.",
+    .hardware = "a laptop",
+    .epochs = 1,
+    .per_epoch = true,
+    .unit = "s per epoch",
+    .first = 162.0,
+    .second = 20.0,
+    .first_label = "CPU",
+    .second_label = "GPU",
+    .ratio = 162.0 / 20.0,
+  },
+  {
+    .id = "cnn-windows-slower",
+    .kind = NN_CLAIM_WINDOWS_VS_LINUX,
+    .preset = "cnn",
+    .model = "Keras mnist_cnn",
+    .text = "On Windows the CNN takes 20 minutes on the CPU (the GPU unusable), on Ubuntu "
+            "3 minutes: Windows is about 6.7x slower.",
+    .hardware = "a laptop",
+    .epochs = 0,
+    .per_epoch = false,
+    .unit = "min",
+    .first = 20.0,
+    .second = 3.0,
+    .first_label = "Windows (CPU)",
+    .second_label = "Ubuntu (CPU)",
+    .ratio = 20.0 / 3.0,
+  },
+};
+
+#define N_CLAIMS ((int) (sizeof claims / sizeof claims[0]))
+
+const NnClaim *
+nn_claims (int *count)
+{
+  if (count != NULL)
+    *count = N_CLAIMS;
+  return claims;
+}
+
+const char *
+nn_verdict_name (NnVerdict verdict)
+{
+  switch (verdict)
+    {
+    case NN_VERDICT_HOLDS: return "holds here";
+    case NN_VERDICT_DOES_NOT_HOLD: return "does not hold here";
+    case NN_VERDICT_NOT_MEASURED: return "not measured yet";
+    }
+  return "not measured yet";
+}
+
+/* ---------------------------------------------------------------- text helpers */
+
+/* Append to a fixed buffer, cutting at its end. */
+static void
+append (char *buf, size_t size, const char *format, ...) NN_PRINTF (3, 4);
+
+static void
+append (char *buf, size_t size, const char *format, ...)
+{
+  size_t len = strlen (buf);
+  va_list args;
+
+  if (len + 1 >= size)
+    return;
+  va_start (args, format);
+  vsnprintf (buf + len, size - len, format, args);
+  va_end (args);
+}
+
+static void
+copy (char *out, size_t size, const char *text)
+{
+  snprintf (out, size, "%s", text != NULL ? text : "");
+}
+
+/* Seconds with three significant digits: "52.3 s", "0.0801 s", "1234 s". */
+static void
+format_seconds (double s, char *out, size_t size)
+{
+  if (!isfinite (s))
+    snprintf (out, size, "-");
+  else if (s >= 100)
+    snprintf (out, size, "%.0f s", s);
+  else if (s >= 10)
+    snprintf (out, size, "%.1f s", s);
+  else if (s >= 1)
+    snprintf (out, size, "%.2f s", s);
+  else
+    snprintf (out, size, "%.3g s", s);
+}
+
+static void
+format_times (double x, char *out, size_t size)
+{
+  if (x >= 100)
+    snprintf (out, size, "%.0fx", x);
+  else if (x >= 10)
+    snprintf (out, size, "%.1fx", x);
+  else
+    snprintf (out, size, "%.2fx", x);
+}
+
+size_t
+nn_report_format_ratio (NnClaimKind kind, double ratio, char *out, size_t size)
+{
+  char x[32];
+  int n;
+
+  if (!isfinite (ratio) || ratio <= 0)
+    n = snprintf (out, size, "-");
+  else if (ratio < NN_REPORT_EVEN_BAND && ratio > 1.0 / NN_REPORT_EVEN_BAND)
+    {
+      format_times (ratio, x, sizeof x);
+      n = snprintf (out, size, "%s, even (within %d %%)", x,
+                    (int) lround ((NN_REPORT_EVEN_BAND - 1) * 100));
+    }
+  else if (kind == NN_CLAIM_GPU_VS_CPU)
+    {
+      format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
+      n = snprintf (out, size, "GPU %s %s", x, ratio >= 1 ? "faster" : "slower");
+    }
+  else
+    {
+      format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
+      n = snprintf (out, size, "Windows %s %s", x, ratio >= 1 ? "slower" : "faster");
+    }
+  return n > 0 ? (size_t) n : 0;
+}
+
+size_t
+nn_report_format_article (const NnClaim *claim, bool first, char *out, size_t size)
+{
+  double v = first ? claim->first : claim->second;
+  int n;
+
+  if (claim->per_epoch)
+    n = snprintf (out, size, "%g s per epoch", v);
+  else if (claim->epochs > 0)
+    n = snprintf (out, size, "%g %s (%d epochs)", v, claim->unit, claim->epochs);
+  else
+    n = snprintf (out, size, "%g %s", v, claim->unit);
+  return n > 0 ? (size_t) n : 0;
+}
+
+size_t
+nn_report_format_measured (const NnReportClaim *rc, bool first, char *out, size_t size)
+{
+  const NnReportSide *side = first ? &rc->first : &rc->second;
+  const NnClaim *claim = rc->claim;
+  char a[32], b[32];
+  int n;
+
+  if (!side->measured)
+    n = snprintf (out, size, "not measured");
+  else if (claim->per_epoch || claim->epochs <= 0)
+    {
+      format_seconds (side->epoch_seconds, a, sizeof a);
+      n = snprintf (out, size, "%s per epoch", a);
+    }
+  else
+    {
+      format_seconds (side->seconds, a, sizeof a);
+      format_seconds (side->epoch_seconds, b, sizeof b);
+      n = snprintf (out, size, "%s (%d epochs of %s)", a, claim->epochs, b);
+    }
+  return n > 0 ? (size_t) n : 0;
+}
+
+/* ---------------------------------------------------------------- the machine */
+
+static void
+os_label (const char *name, const char *version, const char *emulated_by, char *out,
+          size_t size)
+{
+  out[0] = '\0';
+  append (out, size, "%s%s%s", name[0] != '\0' ? name : "an unknown OS",
+          version[0] != '\0' ? " " : "", version);
+  if (emulated_by[0] != '\0')
+    append (out, size, " under %s", emulated_by);
+}
+
+void
+nn_report_machine_here (NnReportMachine *out)
+{
+  NnSystemInfo info;
+  NnDeviceInfo devices[17];
+
+  memset (out, 0, sizeof *out);
+  nn_system_info (&info);
+  copy (out->os_name, sizeof out->os_name, info.os_name);
+  copy (out->os_version, sizeof out->os_version, info.os_version);
+  copy (out->os_emulated_by, sizeof out->os_emulated_by, info.os_emulated_by);
+  copy (out->cpu_model, sizeof out->cpu_model, info.cpu_model);
+  out->cpu_threads = info.cpu_threads;
+  out->gpus_known = true;
+  int count = nn_device_list (devices, 17);
+  for (int i = 0; i < count; i++)
+    {
+      if (devices[i].kind != NN_DEVICE_CUDA)
+        continue;
+      if (devices[i].usable && out->gpu_count < 8)
+        copy (out->gpus[out->gpu_count++], sizeof out->gpus[0], devices[i].name);
+      else if (!devices[i].usable && out->gpu_reason[0] == '\0')
+        copy (out->gpu_reason, sizeof out->gpu_reason, devices[i].reason);
+    }
+}
+
+size_t
+nn_report_machine_label (const NnReportMachine *m, char *out, size_t size)
+{
+  char os[448];
+
+  snprintf (out, size, "%s", m->cpu_model[0] != '\0' ? m->cpu_model : "an unknown CPU");
+  for (int i = 0; i < m->gpu_count; i++)
+    append (out, size, ", %s", m->gpus[i]);
+  if (m->gpus_known && m->gpu_count == 0)
+    append (out, size, ", no usable GPU");
+  os_label (m->os_name, m->os_version, m->os_emulated_by, os, sizeof os);
+  append (out, size, ", %s", os);
+  return strlen (out);
+}
+
+/* ---------------------------------------------------------------- reading result files */
+
+static void
+copy_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, char *out,
+             size_t size)
+{
+  copy (out, size, _nn_json_get_string (doc, obj, key, ""));
+}
+
+static int32_t
+int_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, int32_t fallback)
+{
+  double v = _nn_json_get_number (doc, obj, key, NAN);
+  if (!isfinite (v) || v < INT32_MIN || v > INT32_MAX)
+    return fallback;
+  return (int32_t) v;
+}
+
+/* A result file's fields that the report uses. NN_ERROR_FORMAT with why
+ * when the document is not a result; *sweep_file set (and NN_OK) for a
+ * sweep.json, which is no run. */
+NnStatus
+_nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run,
+                         bool *sweep_file, NnError *error)
+{
+  const NnJsonNode *root = _nn_json_root (doc);
+
+  memset (run, 0, sizeof *run);
+  *sweep_file = false;
+  if (root == NULL || root->kind != NN_JSON_OBJECT)
+    return _nn_error_set (error, NN_ERROR_FORMAT, "%s: not a result file (not a JSON object)",
+                          path);
+  if (strcmp (_nn_json_get_string (doc, root, "kind", ""), "trainbench-sweep") == 0)
+    {
+      *sweep_file = true;
+      return NN_OK;
+    }
+  double schema = _nn_json_get_number (doc, root, "schema", NAN);
+  if (schema != 1)
+    return _nn_error_set (error, NN_ERROR_FORMAT,
+                          "%s: not a result file of schema 1 (no \"schema\": 1)", path);
+  const char *run_id = _nn_json_get_string (doc, root, "run_id", NULL);
+  const char *status = _nn_json_get_string (doc, root, "status", NULL);
+  const NnJsonNode *system = _nn_json_get (doc, root, "system");
+  const NnJsonNode *device = _nn_json_get (doc, root, "device");
+  if (run_id == NULL || status == NULL || system == NULL || system->kind != NN_JSON_OBJECT
+      || device == NULL || device->kind != NN_JSON_OBJECT)
+    return _nn_error_set (error, NN_ERROR_FORMAT,
+                          "%s: not a whole result file (run_id, status, system or device "
+                          "missing)", path);
+
+  copy (run->run_id, sizeof run->run_id, run_id);
+  copy (run->status, sizeof run->status, status);
+  copy_member (doc, root, "started_at", run->started_at, sizeof run->started_at);
+  run->sweep = _nn_json_get (doc, root, "sweep") != NULL;
+
+  const NnJsonNode *os = _nn_json_get (doc, system, "os");
+  copy_member (doc, os, "name", run->os_name, sizeof run->os_name);
+  copy_member (doc, os, "version", run->os_version, sizeof run->os_version);
+  copy_member (doc, os, "emulated_by", run->os_emulated_by, sizeof run->os_emulated_by);
+  copy_member (doc, _nn_json_get (doc, system, "cpu"), "model", run->cpu_model,
+               sizeof run->cpu_model);
+  for (const NnJsonNode *g = _nn_json_child (doc, _nn_json_get (doc, system, "gpus"));
+       g != NULL && run->gpu_count < NN_REPORT_GPUS_MAX; g = _nn_json_next (doc, g))
+    copy_member (doc, g, "name", run->gpus[run->gpu_count++], sizeof run->gpus[0]);
+
+  run->cuda = strcmp (_nn_json_get_string (doc, device, "kind", ""), "cuda") == 0;
+  run->device_index = int_member (doc, device, "index", 0);
+  run->threads = int_member (doc, device, "threads", 0);
+  copy_member (doc, device, "name", run->device_name, sizeof run->device_name);
+
+  const NnJsonNode *model = _nn_json_get (doc, root, "model");
+  copy_member (doc, model, "name", run->preset, sizeof run->preset);
+  const NnJsonNode *hyper = _nn_json_get (doc, root, "hyper");
+  run->batch = int_member (doc, hyper, "batch_size", 0);
+  run->train_samples = int_member (doc, _nn_json_get (doc, root, "dataset"), "train_samples", 0);
+  double steps = _nn_json_get_number (doc, _nn_json_get (doc, root, "steps"), "count", 0);
+  run->steps = isfinite (steps) && steps >= 0 && steps < 1e15 ? (int64_t) steps : 0;
+
+  /* seconds per epoch: the median, as every table gives it */
+  const NnJsonNode *epochs = _nn_json_get (doc, root, "epochs");
+  run->epoch_seconds = NAN;
+  if (epochs != NULL && epochs->kind == NN_JSON_ARRAY && epochs->count > 0
+      && epochs->count <= NN_EPOCHS_MAX)
+    {
+      double *seconds = malloc (epochs->count * sizeof *seconds);
+      if (seconds == NULL)
+        return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path);
+      size_t n = 0;
+      for (const NnJsonNode *e = _nn_json_child (doc, epochs); e != NULL;
+           e = _nn_json_next (doc, e))
+        seconds[n++] = _nn_json_get_number (doc, e, "seconds", NAN);
+      run->epochs_done = (int32_t) n;
+      run->epoch_seconds = nn_seconds_per_epoch (seconds, n);
+      free (seconds);
+    }
+
+  /* "conditions" and "breakdown": added in schema 1's lifetime, optional */
+  const NnJsonNode *cond = _nn_json_get (doc, root, "conditions");
+  if (cond != NULL && cond->kind == NN_JSON_OBJECT)
+    {
+      run->has_conditions = true;
+      copy_member (doc, cond, "name", run->cond_name, sizeof run->cond_name);
+      copy (run->cond_data, sizeof run->cond_data, _nn_json_get_string (doc, cond, "data",
+                                                                        "device"));
+      run->cond_graph = _nn_json_get_bool (doc, cond, "graph", run->cuda);
+      run->cond_loss_every_step = _nn_json_get_bool (doc, cond, "loss_every_step", false);
+      run->cond_fused = _nn_json_get_bool (doc, cond, "fused", true);
+    }
+  const NnJsonNode *bd = _nn_json_get (doc, root, "breakdown");
+  if (bd != NULL && bd->kind == NN_JSON_OBJECT)
+    {
+      double step = _nn_json_get_number (doc, bd, "step_seconds", NAN);
+      if (isfinite (step) && step > 0)
+        {
+          run->has_breakdown = true;
+          run->step_seconds = step;
+          run->device_busy = _nn_json_get_number (doc, bd, "device_busy_seconds", NAN);
+          run->copy_bytes = _nn_json_get_number (doc, bd, "copy_bytes", NAN);
+          for (const NnJsonNode *p = _nn_json_child (doc, _nn_json_get (doc, bd, "parts"));
+               p != NULL && run->part_count < NN_REPORT_PARTS_MAX; p = _nn_json_next (doc, p))
+            {
+              double s = _nn_json_get_number (doc, p, "seconds", NAN);
+              const char *key = _nn_json_get_string (doc, p, "key", NULL);
+              if (key == NULL || !isfinite (s) || s < 0)
+                continue;
+              copy (run->part_keys[run->part_count], sizeof run->part_keys[0], key);
+              run->part_seconds[run->part_count++] = s;
+            }
+        }
+    }
+  return NN_OK;
+}
+
+/* ---------------------------------------------------------------- collecting files */
+
+typedef struct
+{
+  NnReport *report;
+  NnReportRun *runs;
+  size_t run_count;
+  size_t run_cap;
+  size_t files;         /* files looked at, against NN_REPORT_FILES_MAX */
+  size_t skipped_cap;
+  size_t other_cap;
+  bool out_of_memory;
+} Collect;
+
+static void
+skip (Collect *c, const char *path, const char *why)
+{
+  NnReport *r = c->report;
+  if ((size_t) r->skipped_count == c->skipped_cap)
+    {
+      size_t cap = c->skipped_cap > 0 ? c->skipped_cap * 2 : 8;
+      NnReportSkipped *grown = realloc (r->skipped, cap * sizeof *grown);
+      if (grown == NULL)
+        {
+          c->out_of_memory = true;
+          return;
+        }
+      r->skipped = grown;
+      c->skipped_cap = cap;
+    }
+  NnReportSkipped *s = &r->skipped[r->skipped_count++];
+  copy (s->path, sizeof s->path, path);
+  copy (s->why, sizeof s->why, why);
+}
+
+static void
+read_file (Collect *c, const char *path)
+{
+  NnJsonDoc *doc = NULL;
+  NnError error;
+  bool sweep_file = false;
+
+  nn_error_clear (&error);
+  if (c->files >= NN_REPORT_FILES_MAX)
+    {
+      if (c->files++ == NN_REPORT_FILES_MAX)
+        {
+          char why[256];
+          snprintf (why, sizeof why, "more than %d files: the rest are not read",
+                    NN_REPORT_FILES_MAX);
+          skip (c, path, why);
+        }
+      return;
+    }
+  c->files++;
+  if (c->run_count == c->run_cap)
+    {
+      size_t cap = c->run_cap > 0 ? c->run_cap * 2 : 32;
+      NnReportRun *grown = realloc (c->runs, cap * sizeof *grown);
+      if (grown == NULL)
+        {
+          c->out_of_memory = true;
+          return;
+        }
+      c->runs = grown;
+      c->run_cap = cap;
+    }
+  NnReportRun *run = &c->runs[c->run_count];
+  NnStatus status = _nn_json_read_file (path, &doc, &error);
+  if (status == NN_OK)
+    status = _nn_report_run_from_doc (doc, path, run, &sweep_file, &error);
+  _nn_json_doc_free (doc);
+  if (status == NN_ERROR_NO_MEMORY)
+    c->out_of_memory = true;
+  if (status != NN_OK)
+    {
+      skip (c, path, error.message);
+      return;
+    }
+  if (sweep_file)
+    return;
+  run->path = malloc (strlen (path) + 1);
+  if (run->path == NULL)
+    {
+      c->out_of_memory = true;
+      return;
+    }
+  strcpy (run->path, path);
+  c->run_count++;
+  c->report->files_read++;
+}
+
+static bool
+ends_with_json (const char *name)
+{
+  size_t n = strlen (name);
+  if (n < 5 || name[0] == '.')
+    return false;
+  const char *ext = name + n - 5;
+  return (ext[0] == '.' && (ext[1] | 0x20) == 'j' && (ext[2] | 0x20) == 's'
+          && (ext[3] | 0x20) == 'o' && (ext[4] | 0x20) == 'n');
+}
+
+static int
+compare_names (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+free_names (char **names, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    free (names[i]);
+  free (names);
+}
+
+/* A folder's *.json files; with `sweeps`, also those of FOLDER/sweeps/NAME/. */
+static void
+read_folder (Collect *c, const char *folder, bool sweeps)
+{
+  char **names = NULL;
+  size_t count = 0;
+  char path[4096];
+
+  int err = _nn_os_folder_list (folder, &names, &count);
+  if (err != 0)
+    {
+      char why[1024];
+      snprintf (why, sizeof why, "%s: cannot list the folder: %s", folder, strerror (err));
+      skip (c, folder, why);
+      return;
+    }
+  /* in name order, so that a report reads the same every time */
+  qsort (names, count, sizeof *names, compare_names);
+  for (size_t i = 0; i < count && !c->out_of_memory; i++)
+    {
+      if (!nn_path_join (path, sizeof path, folder, names[i]))
+        continue;
+      if (ends_with_json (names[i]))
+        {
+          if (_nn_os_path_kind (path, NULL) == NN_OS_FILE)
+            read_file (c, path);
+        }
+      else if (sweeps && strcmp (names[i], "sweeps") == 0
+               && _nn_os_path_kind (path, NULL) == NN_OS_FOLDER)
+        {
+          char **subs = NULL;
+          size_t n_subs = 0;
+          char sub[4096];
+          if (_nn_os_folder_list (path, &subs, &n_subs) != 0)
+            continue;
+          qsort (subs, n_subs, sizeof *subs, compare_names);
+          for (size_t k = 0; k < n_subs && !c->out_of_memory; k++)
+            if (subs[k][0] != '.' && nn_path_join (sub, sizeof sub, path, subs[k])
+                && _nn_os_path_kind (sub, NULL) == NN_OS_FOLDER)
+              read_folder (c, sub, false);
+          free_names (subs, n_subs);
+        }
+    }
+  free_names (names, count);
+}
+
+/* ---------------------------------------------------------------- whose run it is */
+
+static bool
+same_os (const NnReportMachine *m, const NnReportRun *r)
+{
+  return strcmp (m->os_name, r->os_name) == 0 && strcmp (m->os_version, r->os_version) == 0
+         && strcmp (m->os_emulated_by, r->os_emulated_by) == 0;
+}
+
+/* The same CPU, and GPUs that do not differ: a CPU run lists none (it
+ * never loads the CUDA module to look), so an empty list differs from
+ * nothing. */
+static bool
+same_hardware (const NnReportMachine *m, const NnReportRun *r)
+{
+  if (strcmp (m->cpu_model, r->cpu_model) != 0)
+    return false;
+  if (!m->gpus_known)
+    return true;
+  if (r->cuda)
+    {
+      bool listed = false;
+      for (int i = 0; i < m->gpu_count; i++)
+        listed = listed || strcmp (m->gpus[i], r->device_name) == 0;
+      if (!listed)
+        return false;
+    }
+  if (r->gpu_count == 0)
+    return true;
+  if (r->gpu_count != m->gpu_count)
+    return false;
+  for (int i = 0; i < r->gpu_count; i++)
+    if (strcmp (m->gpus[i], r->gpus[i]) != 0)
+      return false;
+  return true;
+}
+
+static bool
+is_windows (const NnReportRun *r)
+{
+  return strcmp (r->os_name, "Windows") == 0;
+}
+
+static void
+run_machine_label (const NnReportRun *r, char *out, size_t size)
+{
+  char os[448];
+
+  snprintf (out, size, "%s", r->cpu_model[0] != '\0' ? r->cpu_model : "an unknown CPU");
+  for (int i = 0; i < r->gpu_count; i++)
+    append (out, size, ", %s", r->gpus[i]);
+  os_label (r->os_name, r->os_version, r->os_emulated_by, os, sizeof os);
+  append (out, size, ", %s", os);
+}
+
+static void
+run_device_label (const NnReportRun *r, char *out, size_t size)
+{
+  /* a long device name is cut short: the label is for reading */
+  out[0] = '\0';
+  if (r->cuda)
+    append (out, size, "%s (cuda:%d)", r->device_name[0] != '\0' ? r->device_name : "a GPU",
+            (int) r->device_index);
+  else
+    append (out, size, "%s, %d thread%s", r->device_name[0] != '\0' ? r->device_name : "CPU",
+            (int) r->threads, r->threads == 1 ? "" : "s");
+}
+
+/* ---------------------------------------------------------------- which runs measure a claim */
+
+/* Why a run of the right preset and device cannot measure a claim, or
+ * NULL when it can: it completed, at the preset's batch size, every epoch
+ * it ran whole (no --max-steps cut) on a whole training set. */
+const char *
+_nn_report_not_full (const NnReportRun *r, const NnPreset *preset, char *why, size_t size)
+{
+  if (strcmp (r->status, "completed") != 0)
+    snprintf (why, size, "%s (not completed)", r->status[0] != '\0' ? r->status : "no status");
+  else if (r->sweep)
+    snprintf (why, size, "a sweep's point, not a whole training");
+  else if (r->batch != preset->batch_size)
+    snprintf (why, size, "batch size %d, not the preset's %d", (int) r->batch,
+              (int) preset->batch_size);
+  else if (r->epochs_done <= 0 || !isfinite (r->epoch_seconds) || r->epoch_seconds <= 0)
+    snprintf (why, size, "no epoch time");
+  else if (r->train_samples < NN_REPORT_FULL_TRAIN_SAMPLES)
+    snprintf (why, size, "trained on %d samples, not a whole data set (%d)",
+              (int) r->train_samples, NN_REPORT_FULL_TRAIN_SAMPLES);
+  else
+    {
+      int64_t per_epoch = ((int64_t) r->train_samples + r->batch - 1) / r->batch;
+      if (r->steps != per_epoch * r->epochs_done)
+        snprintf (why, size, "cut short: %lld of %lld steps", (long long) r->steps,
+                  (long long) (per_epoch * r->epochs_done));
+      else
+        return NULL;
+    }
+  return why;
+}
+
+/* The conditions a run trained under: the default (none recorded, or
+ * "default"), the articles' ("article"), or one switch away from the
+ * default (its name into `which`), or several. */
+typedef enum
+{
+  COND_DEFAULT,
+  COND_ARTICLE,
+  COND_ONE_SWITCH,
+  COND_OTHER,
+} CondKind;
+
+static CondKind
+run_conditions (const NnReportRun *r, char *which, size_t size)
+{
+  int switches = 0;
+
+  if (!r->has_conditions || strcmp (r->cond_name, "default") == 0)
+    return COND_DEFAULT;
+  if (strcmp (r->cond_name, "article") == 0)
+    return COND_ARTICLE;
+  if (strcmp (r->cond_data, "device") != 0)
+    {
+      switches++;
+      snprintf (which, size, "batches copied from %s host memory every batch", r->cond_data);
+    }
+  if (r->cuda && !r->cond_graph)
+    {
+      switches++;
+      snprintf (which, size, "one launch per op instead of the step's CUDA graph");
+    }
+  if (r->cond_loss_every_step)
+    {
+      switches++;
+      snprintf (which, size, "the loss read back every step");
+    }
+  if (!r->cond_fused)
+    {
+      switches++;
+      snprintf (which, size, "no fused steps");
+    }
+  if (switches == 0)
+    return COND_DEFAULT;
+  return switches == 1 ? COND_ONE_SWITCH : COND_OTHER;
+}
+
+typedef enum
+{
+  OS_HERE,       /* this machine's OS */
+  OS_WINDOWS,    /* Windows (natively or under wine) on this machine's hardware */
+  OS_LINUX,      /* not Windows, on this machine's hardware */
+} OsWanted;
+
+typedef struct
+{
+  const NnReportMachine *machine;
+  const NnPreset *preset;
+  bool cuda;
+  OsWanted os;
+  int32_t threads;     /* CPU: only runs with this many threads; 0 any */
+} Want;
+
+static bool
+run_wanted (const NnReportRun *r, const Want *w)
+{
+  if (strcmp (r->preset, w->preset->name) != 0 || r->cuda != w->cuda)
+    return false;
+  if (!same_hardware (w->machine, r))
+    return false;
+  switch (w->os)
+    {
+    case OS_HERE:
+      if (!same_os (w->machine, r))
+        return false;
+      break;
+    case OS_WINDOWS:
+      if (!is_windows (r))
+        return false;
+      break;
+    case OS_LINUX:
+      if (is_windows (r) || r->os_emulated_by[0] != '\0')
+        return false;
+      break;
+    }
+  return w->threads <= 0 || r->threads == w->threads;
+}
+
+static bool
+newer (const NnReportRun *a, const NnReportRun *b)
+{
+  int c = strcmp (a->started_at, b->started_at);
+  return c > 0 || (c == 0 && strcmp (a->run_id, b->run_id) > 0);
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+median (double *v, size_t n)
+{
+  if (n == 0)
+    return NAN;
+  qsort (v, n, sizeof *v, compare_doubles);
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The runs of one side: full, under default conditions; of them the
+ * newest's device (the same GPU, or the same CPU thread count), and the
+ * median of all that device's runs. *newest_out gets the newest. */
+static void
+measure_side (const NnReportRun *runs, size_t count, const Want *w, const NnClaim *claim,
+              NnReportSide *side, const NnReportRun **newest_out)
+{
+  const NnReportRun *newest = NULL;
+  char why[256];
+  char first_why[256] = "";
+  int left_out = 0;
+
+  *newest_out = NULL;
+  for (size_t i = 0; i < count; i++)
+    {
+      const NnReportRun *r = &runs[i];
+      char which[128];
+      if (!run_wanted (r, w))
+        continue;
+      if (_nn_report_not_full (r, w->preset, why, sizeof why) != NULL)
+        {
+          if (left_out++ == 0)
+            copy (first_why, sizeof first_why, why);
+          continue;
+        }
+      if (run_conditions (r, which, sizeof which) != COND_DEFAULT)
+        continue;
+      if (newest == NULL || newer (r, newest))
+        newest = r;
+    }
+
+  if (newest == NULL)
+    {
+      side->measured = false;
+      if (left_out > 0)
+        append (side->why, sizeof side->why, " (%d run%s left out: %s%s)", left_out,
+                left_out == 1 ? "" : "s", first_why, left_out > 1 ? ", ..." : "");
+      return;
+    }
+
+  double *values = malloc (count * sizeof *values);
+  size_t n = 0;
+  if (values == NULL)
+    {
+      values = &side->epoch_seconds;
+      *values = newest->epoch_seconds;
+      n = 1;
+    }
+  else
+    for (size_t i = 0; i < count; i++)
+      {
+        const NnReportRun *r = &runs[i];
+        char which[128];
+        if (!run_wanted (r, w) || _nn_report_not_full (r, w->preset, why, sizeof why) != NULL
+            || run_conditions (r, which, sizeof which) != COND_DEFAULT)
+          continue;
+        if (strcmp (r->device_name, newest->device_name) != 0
+            || (!r->cuda && r->threads != newest->threads))
+          continue;
+        values[n++] = r->epoch_seconds;
+      }
+  double m = median (values, n);
+  if (values != &side->epoch_seconds)
+    free (values);
+
+  side->measured = true;
+  side->why[0] = '\0';
+  side->command[0] = '\0';
+  side->runs = (int32_t) n;
+  side->epoch_seconds = m;
+  side->seconds = claim->per_epoch || claim->epochs <= 0 ? m : m * claim->epochs;
+  run_device_label (newest, side->device, sizeof side->device);
+  os_label (newest->os_name, newest->os_version, newest->os_emulated_by, side->os,
+            sizeof side->os);
+  copy (side->newest, sizeof side->newest, newest->run_id);
+  copy (side->newest_started, sizeof side->newest_started, newest->started_at);
+  *newest_out = newest;
+}
+
+/* The median seconds per epoch of the full runs `w` wants under the
+ * conditions `kind` (one switch: only those of switch `which`); NAN when
+ * there are none. */
+static double
+conditions_median (const NnReportRun *runs, size_t count, const Want *w, CondKind kind,
+                   const char *which, int *n_out)
+{
+  double *values = malloc ((count > 0 ? count : 1) * sizeof *values);
+  size_t n = 0;
+  char why[256];
+
+  *n_out = 0;
+  if (values == NULL)
+    return NAN;
+  for (size_t i = 0; i < count; i++)
+    {
+      char this_one[128] = "";
+      const NnReportRun *r = &runs[i];
+      if (!run_wanted (r, w) || _nn_report_not_full (r, w->preset, why, sizeof why) != NULL)
+        continue;
+      if (run_conditions (r, this_one, sizeof this_one) != kind)
+        continue;
+      if (which != NULL && strcmp (this_one, which) != 0)
+        continue;
+      values[n++] = r->epoch_seconds;
+    }
+  double m = median (values, n);
+  free (values);
+  *n_out = (int) n;
+  return m;
+}
+
+/* ---------------------------------------------------------------- reasons */
+
+const char *
+_nn_report_part_label (const char *key, bool cuda)
+{
+  if (strcmp (key, "gemm") == 0)
+    return "matrix products";
+  if (strcmp (key, "loops") == 0)
+    return "the engine's own loops";
+  if (strcmp (key, "join_wait") == 0)
+    return "threads waiting at join points";
+  if (strcmp (key, "launch") == 0)
+    return "preparing and launching work";
+  if (strcmp (key, "copy") == 0)
+    return "host-to-device copies";
+  if (strcmp (key, "sync_wait") == 0)
+    return "waiting on the GPU";
+  if (strcmp (key, "host") == 0)
+    return cuda ? "the host's other work" : "the trainer's serial code";
+  return key;
+}
+
+/* The largest part of a run's step, as a share of it. */
+static int
+largest_part (const NnReportRun *r, double *share)
+{
+  int best = -1;
+  for (int i = 0; i < r->part_count; i++)
+    if (best < 0 || r->part_seconds[i] > r->part_seconds[best])
+      best = i;
+  *share = best >= 0 ? r->part_seconds[best] / r->step_seconds : 0;
+  return best;
+}
+
+static void
+breakdown_reason (const NnReportRun *r, char *reason, size_t size)
+{
+  double share;
+  int part = largest_part (r, &share);
+
+  if (r->cuda && isfinite (r->device_busy) && r->device_busy >= 0)
+    {
+      double busy = r->device_busy / r->step_seconds;
+      append (reason, size, "The GPU was busy %.0f %% of the step: the step is %s",
+              100 * (busy < 1 ? busy : 1), busy < 0.5 ? "host-bound" : "device-bound");
+      if (part >= 0)
+        append (reason, size, " (%s: %.0f %% of the step)",
+                _nn_report_part_label (r->part_keys[part], true), 100 * share);
+      append (reason, size, ". ");
+    }
+  else if (part >= 0)
+    append (reason, size, "On the %s, %s take %.0f %% of the step. ", r->cuda ? "GPU" : "CPU",
+            _nn_report_part_label (r->part_keys[part], r->cuda), 100 * share);
+}
+
+/* What the runs with "conditions" say of a GPU-against-CPU claim. */
+static void
+conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, double cpu_epoch,
+                   double gpu_epoch, char *reason, size_t size)
+{
+  int n = 0;
+  double article = conditions_median (runs, count, gpu, COND_ARTICLE, NULL, &n);
+  char x[32];
+
+  if (n > 0 && isfinite (cpu_epoch))
+    {
+      double ratio = cpu_epoch / article;
+      format_times (ratio, x, sizeof x);
+      append (reason, size, "Under the article's conditions (batches copied from host memory, "
+              "one launch per op, the loss read every step) the GPU is %s the CPU's speed: %s. ",
+              x, ratio < 1 ? "it loses then" : "it still wins");
+    }
+
+  /* Each switch on its own, against the default's epoch time. */
+  static const char *const switches[] = {
+    "batches copied from pageable host memory every batch",
+    "batches copied from pinned host memory every batch",
+    "one launch per op instead of the step's CUDA graph",
+    "the loss read back every step",
+    "no fused steps",
+  };
+  const char *worst = NULL, *second = NULL;
+  double worst_x = 0, second_x = 0;
+  for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
+    {
+      double m = conditions_median (runs, count, gpu, COND_ONE_SWITCH, switches[i], &n);
+      if (n == 0 || !isfinite (gpu_epoch))
+        continue;
+      double slow = m / gpu_epoch;
+      if (worst == NULL || slow > worst_x)
+        {
+          second = worst;
+          second_x = worst_x;
+          worst = switches[i];
+          worst_x = slow;
+        }
+      else if (second == NULL || slow > second_x)
+        {
+          second = switches[i];
+          second_x = slow;
+        }
+    }
+  if (worst != NULL)
+    {
+      format_times (worst_x, x, sizeof x);
+      append (reason, size, "Of one switch at a time, %s costs most (%s the default's epoch "
+              "time)", worst, x);
+      if (second != NULL)
+        {
+          format_times (second_x, x, sizeof x);
+          append (reason, size, "; then %s (%s)", second, x);
+        }
+      append (reason, size, ". ");
+    }
+}
+
+static void
+trim (char *text)
+{
+  size_t n = strlen (text);
+  while (n > 0 && text[n - 1] == ' ')
+    text[--n] = '\0';
+}
+
+static NnVerdict
+verdict_of (double article, double measured)
+{
+  if (!isfinite (measured) || measured <= 0)
+    return NN_VERDICT_NOT_MEASURED;
+  if (article > 1)
+    return measured > NN_REPORT_EVEN_BAND ? NN_VERDICT_HOLDS : NN_VERDICT_DOES_NOT_HOLD;
+  return measured < 1 / NN_REPORT_EVEN_BAND ? NN_VERDICT_HOLDS : NN_VERDICT_DOES_NOT_HOLD;
+}
+
+static void
+side_command (NnReportSide *side, const char *program, const NnPreset *preset,
+              const char *device)
+{
+  snprintf (side->command, sizeof side->command, "%s train --preset %s --device %s", program,
+            preset->name, device);
+}
+
+static void
+judge_gpu_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
+                 NnReportClaim *rc)
+{
+  const NnClaim *claim = rc->claim;
+  const NnPreset *preset = nn_preset_find (claim->preset);
+  Want cpu = { m, preset, false, OS_HERE, 0 };
+  Want gpu = { m, preset, true, OS_HERE, 0 };
+  const NnReportRun *cpu_run, *gpu_run;
+
+  snprintf (rc->first.why, sizeof rc->first.why, "no completed full run of %s on the CPU of "
+            "this machine", preset->name);
+  snprintf (rc->second.why, sizeof rc->second.why, "no completed full run of %s on a GPU of "
+            "this machine", preset->name);
+  if (m->gpus_known && m->gpu_count == 0)
+    snprintf (rc->second.why, sizeof rc->second.why, "this machine has no usable GPU%s%s%s",
+              m->gpu_reason[0] != '\0' ? " (" : "", m->gpu_reason,
+              m->gpu_reason[0] != '\0' ? "): run it on a machine with one" : "");
+  measure_side (runs, count, &cpu, claim, &rc->first, &cpu_run);
+  measure_side (runs, count, &gpu, claim, &rc->second, &gpu_run);
+  if (!rc->first.measured)
+    side_command (&rc->first, "trainbench-cli", preset, "cpu");
+  if (!rc->second.measured)
+    side_command (&rc->second, "trainbench-cli", preset, "cuda:0");
+
+  rc->ratio = rc->first.measured && rc->second.measured
+                ? rc->first.epoch_seconds / rc->second.epoch_seconds
+                : NAN;
+  rc->verdict = verdict_of (claim->ratio, rc->ratio);
+  rc->reason[0] = '\0';
+  if (rc->verdict == NN_VERDICT_NOT_MEASURED)
+    {
+      for (int s = 0; s < 2; s++)
+        {
+          const NnReportSide *side = s == 0 ? &rc->first : &rc->second;
+          if (!side->measured)
+            append (rc->reason, sizeof rc->reason, "%s: %s; `%s` measures it. ",
+                    s == 0 ? "CPU" : "GPU", side->why, side->command);
+        }
+      trim (rc->reason);
+      return;
+    }
+
+  if (gpu_run != NULL)
+    {
+      const NnReportRun *with = NULL;
+      for (size_t i = 0; i < count; i++)
+        if (runs[i].has_breakdown && run_wanted (&runs[i], &gpu)
+            && strcmp (runs[i].device_name, gpu_run->device_name) == 0
+            && (with == NULL || newer (&runs[i], with)))
+          {
+            char which[128], why[256];
+            if (_nn_report_not_full (&runs[i], preset, why, sizeof why) == NULL
+                && run_conditions (&runs[i], which, sizeof which) == COND_DEFAULT)
+              with = &runs[i];
+          }
+      if (with != NULL)
+        breakdown_reason (with, rc->reason, sizeof rc->reason);
+    }
+  if (cpu_run != NULL && cpu_run->has_breakdown)
+    breakdown_reason (cpu_run, rc->reason, sizeof rc->reason);
+  conditions_reason (runs, count, &gpu, rc->first.epoch_seconds, rc->second.epoch_seconds,
+                     rc->reason, sizeof rc->reason);
+  if (rc->reason[0] == '\0')
+    append (rc->reason, sizeof rc->reason, "An epoch takes %.3g s on the CPU and %.3g s on the "
+            "GPU; these runs record no breakdown of the step, which says where its time goes.",
+            rc->first.epoch_seconds, rc->second.epoch_seconds);
+  trim (rc->reason);
+}
+
+static void
+judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
+                NnReportClaim *rc)
+{
+  const NnClaim *claim = rc->claim;
+  const NnPreset *preset = nn_preset_find (claim->preset);
+  Want win = { m, preset, false, OS_WINDOWS, 0 };
+  Want lin = { m, preset, false, OS_LINUX, 0 };
+  const NnReportRun *win_run, *lin_run;
+  char why[256];
+
+  /* Like with like: the Windows runs' thread count that Linux runs have too
+   * (the newest such Windows run decides). */
+  const NnReportRun *pick = NULL;
+  for (size_t i = 0; i < count; i++)
+    {
+      const NnReportRun *r = &runs[i];
+      char which[128];
+      if (!run_wanted (r, &win) || _nn_report_not_full (r, preset, why, sizeof why) != NULL
+          || run_conditions (r, which, sizeof which) != COND_DEFAULT)
+        continue;
+      Want same = lin;
+      same.threads = r->threads;
+      bool paired = false;
+      for (size_t k = 0; k < count && !paired; k++)
+        paired = run_wanted (&runs[k], &same)
+                 && _nn_report_not_full (&runs[k], preset, why, sizeof why) == NULL
+                 && run_conditions (&runs[k], which, sizeof which) == COND_DEFAULT;
+      if (paired && (pick == NULL || newer (r, pick)))
+        pick = r;
+    }
+  if (pick != NULL)
+    win.threads = lin.threads = pick->threads;
+
+  snprintf (rc->first.why, sizeof rc->first.why, "no completed full run of %s by the Windows "
+            "build on this machine's CPU%s", preset->name,
+            pick == NULL ? " with as many threads as a Linux run" : "");
+  snprintf (rc->second.why, sizeof rc->second.why, "no completed full run of %s under Linux "
+            "on this machine's CPU", preset->name);
+  measure_side (runs, count, &win, claim, &rc->first, &win_run);
+  measure_side (runs, count, &lin, claim, &rc->second, &lin_run);
+  if (!rc->first.measured)
+    snprintf (rc->first.command, sizeof rc->first.command,
+              "trainbench-cli.exe train --preset %s --device cpu (the Windows build, on "
+              "Windows or under wine: bench/os-bench.py)", preset->name);
+  if (!rc->second.measured)
+    side_command (&rc->second, "trainbench-cli", preset, "cpu");
+
+  rc->ratio = rc->first.measured && rc->second.measured
+                ? rc->first.epoch_seconds / rc->second.epoch_seconds
+                : NAN;
+  rc->verdict = verdict_of (claim->ratio, rc->ratio);
+  rc->reason[0] = '\0';
+  if (rc->verdict == NN_VERDICT_NOT_MEASURED)
+    {
+      for (int s = 0; s < 2; s++)
+        {
+          const NnReportSide *side = s == 0 ? &rc->first : &rc->second;
+          if (!side->measured)
+            append (rc->reason, sizeof rc->reason, "%s: %s; `%s` measures it. ",
+                    s == 0 ? "Windows" : "Linux", side->why, side->command);
+        }
+    }
+  else
+    {
+      append (rc->reason, sizeof rc->reason, "Both on this machine's CPU with %d thread%s, "
+              "Windows as %s. ", (int) win_run->threads, win_run->threads == 1 ? "" : "s",
+              rc->first.os);
+      if (win_run->has_breakdown && lin_run->has_breakdown)
+        {
+          /* the part whose share of the step differs most between the two */
+          int best = -1;
+          double best_d = 0, w_share = 0, l_share = 0;
+          for (int i = 0; i < win_run->part_count; i++)
+            for (int k = 0; k < lin_run->part_count; k++)
+              if (strcmp (win_run->part_keys[i], lin_run->part_keys[k]) == 0)
+                {
+                  double ws = win_run->part_seconds[i] / win_run->step_seconds;
+                  double ls = lin_run->part_seconds[k] / lin_run->step_seconds;
+                  if (fabs (ws - ls) > best_d)
+                    {
+                      best = i;
+                      best_d = fabs (ws - ls);
+                      w_share = ws;
+                      l_share = ls;
+                    }
+                }
+          if (best >= 0)
+            append (rc->reason, sizeof rc->reason, "%s take %.0f %% of the step under "
+                    "Windows and %.0f %% under Linux. ",
+                    _nn_report_part_label (win_run->part_keys[best], false), 100 * w_share,
+                    100 * l_share);
+        }
+    }
+  append (rc->reason, sizeof rc->reason, "The GPU half cannot be measured: the Windows build "
+          "has no CUDA module yet.");
+  trim (rc->reason);
+}
+
+/* ---------------------------------------------------------------- the report */
+
+static void
+add_other (Collect *c, const NnReportRun *r)
+{
+  NnReport *rep = c->report;
+  if ((size_t) rep->other_count == c->other_cap)
+    {
+      size_t cap = c->other_cap > 0 ? c->other_cap * 2 : 16;
+      NnReportOther *grown = realloc (rep->others, cap * sizeof *grown);
+      if (grown == NULL)
+        {
+          c->out_of_memory = true;
+          return;
+        }
+      rep->others = grown;
+      c->other_cap = cap;
+    }
+  NnReportOther *o = &rep->others[rep->other_count++];
+  memset (o, 0, sizeof *o);
+  copy (o->path, sizeof o->path, r->path);
+  copy (o->run_id, sizeof o->run_id, r->run_id);
+  run_machine_label (r, o->machine, sizeof o->machine);
+  copy (o->preset, sizeof o->preset, r->preset);
+  run_device_label (r, o->device, sizeof o->device);
+  copy (o->status, sizeof o->status, r->status);
+  o->epoch_seconds = r->epoch_seconds;
+}
+
+void
+_nn_report_judge (NnReport *report, const NnReportRun *runs, size_t count)
+{
+  report->claim_count = N_CLAIMS;
+  for (int i = 0; i < N_CLAIMS; i++)
+    {
+      NnReportClaim *rc = &report->claims[i];
+      memset (rc, 0, sizeof *rc);
+      rc->claim = &claims[i];
+      if (claims[i].kind == NN_CLAIM_GPU_VS_CPU)
+        judge_gpu_claim (runs, count, &report->machine, rc);
+      else
+        judge_os_claim (runs, count, &report->machine, rc);
+    }
+}
+
+NnStatus
+nn_report_build (const char *const *paths, int count, const NnReportMachine *machine,
+                 NnReport **out, NnError *error)
+{
+  Collect c;
+
+  *out = NULL;
+  memset (&c, 0, sizeof c);
+  c.report = calloc (1, sizeof *c.report);
+  if (c.report == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the report");
+  c.report->machine = *machine;
+  nn_report_machine_label (machine, c.report->machine_label, sizeof c.report->machine_label);
+
+  for (int i = 0; i < count && !c.out_of_memory; i++)
+    {
+      NnOsKind kind = _nn_os_path_kind (paths[i], NULL);
+      if (kind == NN_OS_FOLDER)
+        read_folder (&c, paths[i], true);
+      else if (kind == NN_OS_MISSING)
+        {
+          char why[NN_ERROR_MESSAGE_MAX];
+          snprintf (why, sizeof why, "%s: cannot open: %s", paths[i], strerror (errno));
+          skip (&c, paths[i], why);
+        }
+      else
+        read_file (&c, paths[i]);
+    }
+
+  for (size_t i = 0; i < c.run_count && !c.out_of_memory; i++)
+    {
+      const NnReportRun *r = &c.runs[i];
+      if (same_hardware (machine, r))
+        c.report->runs_here++;
+      if (!same_hardware (machine, r) || !same_os (machine, r))
+        add_other (&c, r);
+    }
+  if (!c.out_of_memory)
+    _nn_report_judge (c.report, c.runs, c.run_count);
+
+  for (size_t i = 0; i < c.run_count; i++)
+    free (c.runs[i].path);
+  free (c.runs);
+  if (c.out_of_memory)
+    {
+      nn_report_free (c.report);
+      return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory reading the result files");
+    }
+  *out = c.report;
+  return NN_OK;
+}
+
+void
+nn_report_free (NnReport *report)
+{
+  if (report == NULL)
+    return;
+  free (report->others);
+  free (report->skipped);
+  free (report);
+}
+
+NnStatus
+nn_report_machine_from_file (const char *path, NnReportMachine *out, NnError *error)
+{
+  NnJsonDoc *doc = NULL;
+  NnReportRun run;
+  bool sweep_file = false;
+
+  memset (out, 0, sizeof *out);
+  NnStatus status = _nn_json_read_file (path, &doc, error);
+  if (status == NN_OK)
+    status = _nn_report_run_from_doc (doc, path, &run, &sweep_file, error);
+  _nn_json_doc_free (doc);
+  if (status == NN_OK && sweep_file)
+    status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: a sweep file, not a result file", path);
+  if (status != NN_OK)
+    return status;
+  copy (out->os_name, sizeof out->os_name, run.os_name);
+  copy (out->os_version, sizeof out->os_version, run.os_version);
+  copy (out->os_emulated_by, sizeof out->os_emulated_by, run.os_emulated_by);
+  copy (out->cpu_model, sizeof out->cpu_model, run.cpu_model);
+  out->gpus_known = run.gpu_count > 0;
+  out->gpu_count = run.gpu_count < 8 ? run.gpu_count : 8;
+  for (int i = 0; i < out->gpu_count; i++)
+    copy (out->gpus[i], sizeof out->gpus[i], run.gpus[i]);
+  return NN_OK;
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# test-cli-report.py: `trainbench-cli report` end to end on the fixture runs
+# of tests/data/report (this machine's, another machine's, wine's, a sweep,
+# hostile files), and its HTML page parsed with html.parser: well-formed,
+# self-contained, escaped. Prints TAP; Python 3 stdlib only. Usage:
+# test-cli-report.py PATH-TO-trainbench-cli FIXTURES-DIR. The Windows build
+# runs through $TRAINBENCH_CLI_WRAPPER (wine), paths given as Z:\...
+
+import html.parser
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+results = []
+
+
+def ok(cond, name, diag=None):
+    results.append(bool(cond))
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (len(results), name), flush=True)
+    if not cond and diag:
+        for line in str(diag).splitlines()[-40:]:
+            print("#   " + line, flush=True)
+    return bool(cond)
+
+
+CLI = os.path.abspath(sys.argv[1])
+FIXTURES = os.path.abspath(sys.argv[2])
+WRAPPER = os.environ.get("TRAINBENCH_CLI_WRAPPER", "").split()
+UNDER_WINE = CLI.lower().endswith(".exe") and any(
+    os.path.basename(w).startswith("wine") for w in WRAPPER)
+
+
+def win(path):
+    if UNDER_WINE:
+        return "Z:" + os.path.abspath(path).replace("/", "\\")
+    return path
+
+
+TMP = tempfile.mkdtemp(prefix="tb-cli-report-")
+ENV = dict(os.environ)
+ENV["XDG_DATA_HOME"] = win(os.path.join(TMP, "xdg"))
+RUNS = os.path.join(FIXTURES, "report", "runs")
+HOSTILE = os.path.join(FIXTURES, "report", "hostile")
+MACHINE = os.path.join(RUNS, "here-mlp-small-cuda.json")
+
+
+def cli(*args):
+    p = subprocess.run(WRAPPER + [CLI, "report"] + list(args), capture_output=True, text=True,
+                       errors="replace", env=ENV, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+# ------------------------------------------------------------------ the text report
+
+deep = os.path.join(TMP, "deep.json")
+with open(deep, "w") as f:
+    f.write("[" * 100000)
+html_file = os.path.join(TMP, "report.html")
+json_file = os.path.join(TMP, "report.json")
+rc, out, err = cli("--runs", win(RUNS), win(HOSTILE), "--runs", win(deep),
+                   "--machine", win(MACHINE), "--html", win(html_file), "--json", win(json_file))
+ok(rc == 0, "report exits 0", out + err)
+
+
+def claim_block(n):
+    m = re.search(r"^%d\. .*?(?=^\d\. |^Missing|\Z)" % n, out, re.S | re.M)
+    return m.group(0) if m else ""
+
+
+ok("verdict       holds here" in claim_block(1), "claim 1 holds here", claim_block(1))
+ok("verdict       does not hold here" in claim_block(2), "claim 2 does not hold here",
+   claim_block(2))
+ok("verdict       not measured yet" in claim_block(3), "claim 3 is not measured yet",
+   claim_block(3))
+ok("verdict       holds here" in claim_block(4)
+   and "Windows 7 under wine 8.0" in " ".join(claim_block(4).split()),
+   "claim 4 holds here, the wine run labelled so", claim_block(4))
+ok(re.search(r"article\s+52 s \(10 epochs\)\s+123 s \(10 epochs\)\s+GPU 2.37x slower",
+             claim_block(1)) is not None, "the article's figures beside this machine's",
+   claim_block(1))
+ok("GPU 1.60x slower" in claim_block(1) and "busy 12 %" in claim_block(1),
+   "the measured ratio and the reason from the breakdown", claim_block(1))
+ok("Missing measurements:\n  trainbench-cli train --preset cnn --device cuda:0" in out,
+   "the missing measurement's command", out)
+ok("Co's CPU" in out and "Runs of other machines" in out,
+   "another machine's run listed apart", out)
+for name in ["bad-utf8", "deep", "not-a-result", "nul-escape", "trailing", "truncated",
+             "wrong-types"]:
+    ok(re.search(r"skipped: .*%s\.json: " % re.escape(name), err) is not None,
+       "hostile %s.json skipped with a message naming it" % name, err)
+ok(re.search(r"deep\.json: byte 64: nested more than 64 levels", err) is not None,
+   "a 100,000-level file is stopped at its 65th level", err)
+
+# ------------------------------------------------------------------ HTML
+
+
+class Checker(html.parser.HTMLParser):
+    VOID = {"meta", "br", "line", "rect", "hr", "img", "link", "input"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack = []
+        self.errors = []
+        self.tags = {}
+        self.attrs = []
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        self.attrs += attrs
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        self.attrs += attrs
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else ""))
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+try:
+    page = open(html_file, encoding="utf-8").read()
+except (OSError, UnicodeDecodeError) as e:
+    page = ""
+    ok(False, "the HTML file is UTF-8", e)
+checker = Checker()
+checker.feed(page)
+checker.close()
+ok(page.startswith("<!DOCTYPE html>") and not checker.errors and not checker.stack,
+   "the HTML page is well-formed", "%s %s" % (checker.errors, checker.stack))
+ok("script" not in checker.tags and "link" not in checker.tags and "img" not in checker.tags
+   and "iframe" not in checker.tags, "no scripts and no external resources", checker.tags)
+urls = [v for k, v in checker.attrs if k in ("src", "href") or (v or "").startswith("http")]
+ok(all(u == "http://www.w3.org/2000/svg" for u in urls), "nothing is fetched", urls)
+ok(checker.tags.get("svg") == 4 and checker.tags.get("style") == 1,
+   "inline CSS and an SVG chart per claim", checker.tags)
+text = "".join(checker.text)
+ok('<script>alert("x")</script> & Co\'s CPU' in text and "Other GPU <b>" in text,
+   "what the files say is escaped: it reads back as text", text[-2000:])
+for verdict in ["holds here", "does not hold here", "not measured yet"]:
+    ok(verdict in text, "the page says '%s'" % verdict)
+
+try:
+    doc = json.load(open(json_file))
+except (OSError, ValueError) as e:
+    doc = {}
+ok(doc.get("kind") == "trainbench-report"
+   and [c["verdict"] for c in doc.get("claims", [])]
+   == ["holds here", "does not hold here", "not measured yet", "holds here"],
+   "the JSON report has each claim's verdict", str(doc)[:1000])
+
+# ------------------------------------------------------------------ the runs folder, errors
+
+rc, out, err = cli()
+ok(rc == 0 and out.count("not measured yet") == 4,
+   "with no runs at all every claim is not measured yet", out + err)
+rc, out, err = cli("--runs")
+ok(rc == 2 and "--runs needs a value" in err, "--runs without a value is a usage error", err)
+rc, out, err = cli("--bogus")
+ok(rc == 2 and "unknown option '--bogus'" in err, "an unknown option is a usage error", err)
+rc, out, err = cli("--machine", win(os.path.join(TMP, "none.json")))
+ok(rc == 2 and "none.json" in err, "a missing --machine file is a usage error", err)
+rc, out, err = cli("--runs", win(RUNS), "--html", win(os.path.join(TMP, "no", "such", "x.html")))
+ok(rc == 1 and "x.html" in err, "an HTML file that cannot be written: exit 1", err)
+
+print("1..%d" % len(results))
+shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(0 if all(results) else 1)

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/* test-report.c: the JSON reader (nn-json-read.c) against hostile text, and
+ * the article report (nn-report.c) against the fixture runs of
+ * tests/data/report: which runs are this machine's, each verdict, the
+ * reasons from breakdowns and conditions, the missing runs' commands, and
+ * the HTML page's escaping.
+ */
+
+#include "test-util.h"
+#include "nn-json-read.h"
+
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUNS FIXTURES_DIR "/report/runs"
+#define HOSTILE FIXTURES_DIR "/report/hostile"
+
+static NnStatus
+parse (const char *text, NnJsonDoc **doc, NnError *error)
+{
+  nn_error_clear (error);
+  return _nn_json_parse (text, strlen (text), "t.json", doc, error);
+}
+
+static void
+refused (const char *text, const char *what, const char *expect)
+{
+  NnJsonDoc *doc = NULL;
+  NnError error;
+  NnStatus status = parse (text, &doc, &error);
+  tap_ok (status == NN_ERROR_FORMAT && doc == NULL && strstr (error.message, "t.json: byte ")
+          && strstr (error.message, expect) != NULL,
+          "refused: %s (%s)", what, error.message);
+}
+
+static void
+test_reader (void)
+{
+  NnJsonDoc *doc = NULL;
+  NnError error;
+
+  tap_ok (parse ("{\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\ud83d\\ude00\"], "
+                 "\"b\": {}, \"a2\": []}", &doc, &error) == NN_OK, "a document parses");
+  const NnJsonNode *root = _nn_json_root (doc);
+  const NnJsonNode *a = _nn_json_get (doc, root, "a");
+  tap_ok (a != NULL && a->kind == NN_JSON_ARRAY && a->count == 6, "an array of six");
+  const NnJsonNode *e = _nn_json_child (doc, a);
+  tap_ok (e->kind == NN_JSON_NUMBER && e->number == 1, "first element 1");
+  e = _nn_json_next (doc, e);
+  tap_ok (e->number == -2500, "-2.5e3");
+  e = _nn_json_next (doc, _nn_json_next (doc, _nn_json_next (doc, _nn_json_next (doc, e))));
+  tap_ok (e != NULL && strcmp (_nn_json_string_of (doc, e), "x\xc3\xa9\xf0\x9f\x98\x80") == 0,
+          "escapes decode to UTF-8, surrogate pairs too");
+  tap_ok (_nn_json_next (doc, e) == NULL, "the array ends");
+  tap_ok (_nn_json_get (doc, root, "b")->kind == NN_JSON_OBJECT
+          && _nn_json_get (doc, root, "missing") == NULL, "members by name");
+  _nn_json_doc_free (doc);
+
+  tap_ok (parse ("{\"k\": 1, \"k\": 2}", &doc, &error) == NN_OK
+          && _nn_json_get_number (doc, _nn_json_root (doc), "k", 0) == 2,
+          "of a key given twice, the last counts");
+  _nn_json_doc_free (doc);
+
+  /* numbers do not depend on the C locale */
+  const char *old = setlocale (LC_NUMERIC, NULL);
+  char saved[256];
+  snprintf (saved, sizeof saved, "%s", old != NULL ? old : "C");
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") != NULL || setlocale (LC_NUMERIC, "fr_FR.UTF-8"))
+    {
+      tap_ok (parse ("[0.25]", &doc, &error) == NN_OK
+              && _nn_json_child (doc, _nn_json_root (doc))->number == 0.25,
+              "0.25 reads as 0.25 in a locale with a decimal comma");
+      _nn_json_doc_free (doc);
+    }
+  else
+    tap_skip ("no locale with a decimal comma installed", "numbers in a decimal-comma locale");
+  setlocale (LC_NUMERIC, saved);
+
+  refused ("", "empty text", "no JSON value");
+  refused ("{\"a\": 1", "unclosed object", "ends inside");
+  refused ("{\"a\" 1}", "missing colon", "expected ':'");
+  refused ("[1, 2,]", "trailing comma", "expected a value");
+  refused ("[01]", "leading zero", "expected ',' or ']'");
+  refused ("[1.]", "point without digits", "after its point");
+  refused ("[1e999]", "a number too large", "too large");
+  refused ("[\"a\tb\"]", "a tab in a string", "control character");
+  refused ("[\"\\ud800\"]", "a lone surrogate", "surrogate");
+  refused ("[\"\\u0000\"]", "an escaped NUL", "NUL");
+  refused ("[\"\xc0\xaf\"]", "an overlong UTF-8 form", "not UTF-8");
+  refused ("[\"\xed\xa0\x80\"]", "a UTF-8 surrogate", "not UTF-8");
+  refused ("[\"\\x\"]", "an unknown escape", "unknown escape");
+  refused ("[tru]", "a cut word", "expected a value");
+  refused ("{} x", "text after the value", "text after");
+  refused ("{1: 2}", "an unquoted key", "quoted key");
+
+  /* nesting: 64 levels parse, 65 do not, 100,000 do not crash */
+  char deep[200001];
+  for (int levels = 64; levels <= 65; levels++)
+    {
+      memset (deep, '[', (size_t) levels);
+      memset (deep + levels, ']', (size_t) levels);
+      deep[2 * levels] = '\0';
+      NnStatus status = parse (deep, &doc, &error);
+      tap_ok (levels == 64 ? status == NN_OK : status == NN_ERROR_FORMAT
+                                                 && strstr (error.message, "64 levels") != NULL,
+              "%d levels of nesting: %s", levels, levels == 64 ? "read" : error.message);
+      _nn_json_doc_free (doc);
+      doc = NULL;
+    }
+  memset (deep, '[', 100000);
+  deep[100000] = '\0';
+  tap_ok (parse (deep, &doc, &error) == NN_ERROR_FORMAT && strstr (error.message, "byte 64"),
+          "100,000 levels stop at byte 64: %s", error.message);
+
+  /* a string longer than the bound */
+  size_t n = NN_JSON_READ_MAX_STRING + 10;
+  char *big = malloc (n + 5);
+  big[0] = '[';
+  big[1] = '"';
+  memset (big + 2, 'a', n);
+  big[n + 2] = '"';
+  big[n + 3] = ']';
+  big[n + 4] = '\0';
+  tap_ok (parse (big, &doc, &error) == NN_ERROR_FORMAT && strstr (error.message, "longer than"),
+          "an over-long string: %s", error.message);
+  free (big);
+
+  /* more values than the bound: refused, not grown without end */
+  size_t values = NN_JSON_READ_MAX_NODES;
+  char *many = malloc (2 * values + 3);
+  many[0] = '[';
+  for (size_t i = 0; i < values; i++)
+    {
+      many[1 + 2 * i] = '0';
+      many[2 + 2 * i] = ',';
+    }
+  many[2 * values + 1] = '0';
+  many[2 * values + 2] = ']';
+  big = realloc (many, 2 * values + 4);
+  big[2 * values + 3] = '\0';
+  tap_ok (parse (big, &doc, &error) == NN_ERROR_FORMAT && strstr (error.message, "more than"),
+          "more values than the bound: %s", error.message);
+  free (big);
+
+  nn_error_clear (&error);
+  tap_ok (_nn_json_read_file (HOSTILE "/missing.json", &doc, &error) == NN_ERROR_IO
+          && strstr (error.message, "missing.json") != NULL, "a missing file: %s", error.message);
+}
+
+static NnReportMachine
+fixture_machine (void)
+{
+  NnReportMachine m;
+  memset (&m, 0, sizeof m);
+  snprintf (m.os_name, sizeof m.os_name, "Debian GNU/Linux");
+  snprintf (m.os_version, sizeof m.os_version, "12 (bookworm)");
+  snprintf (m.cpu_model, sizeof m.cpu_model, "Test CPU 9000");
+  m.gpus_known = true;
+  m.gpu_count = 1;
+  snprintf (m.gpus[0], sizeof m.gpus[0], "Test GPU X1");
+  return m;
+}
+
+static const NnReportClaim *
+claim (const NnReport *r, const char *id)
+{
+  for (int i = 0; i < r->claim_count; i++)
+    if (strcmp (r->claims[i].claim->id, id) == 0)
+      return &r->claims[i];
+  return NULL;
+}
+
+static void
+test_claims_table (void)
+{
+  int count = 0;
+  const NnClaim *c = nn_claims (&count);
+
+  tap_ok (count == 4, "four claims");
+  tap_ok (c[0].first == 52 && c[0].second == 123 && c[0].epochs == 10
+          && strcmp (c[0].preset, "mlp-small") == 0 && c[0].ratio < 1,
+          "claim 1: CPU 52 s, GPU 123 s, 10 epochs, the GPU slower");
+  tap_ok (c[1].first == 390 && c[1].second == 224 && c[1].ratio > 1, "claim 2: 390 s, 224 s");
+  tap_ok (c[2].first == 162 && c[2].second == 20 && c[2].per_epoch, "claim 3: per epoch");
+  tap_close (c[3].ratio, 20.0 / 3.0, 1e-12, 0, "claim 4: Windows 20 min against 3 min");
+  for (int i = 0; i < count; i++)
+    tap_ok (strcmp (c[i].hardware, "a laptop") == 0 && nn_preset_find (c[i].preset) != NULL,
+            "claim %d: on a laptop, of a known preset", i + 1);
+}
+
+static void
+test_report (void)
+{
+  NnReportMachine m = fixture_machine ();
+  const char *paths[] = { RUNS, HOSTILE };
+  NnReport *r = NULL;
+  NnError error;
+
+  nn_error_clear (&error);
+  tap_ok (nn_report_build (paths, 2, &m, &r, &error) == NN_OK && r != NULL, "the report builds");
+  if (r == NULL)
+    return;
+
+  /* 18 runs and the sweep's point; sweep.json is no run and no skip */
+  tap_ok (r->files_read == 19, "19 result files read (got %d)", (int) r->files_read);
+  tap_ok (r->skipped_count == 7, "7 hostile files skipped (got %d)", (int) r->skipped_count);
+  for (int i = 0; i < r->skipped_count; i++)
+    tap_ok (strstr (r->skipped[i].why, r->skipped[i].path) != NULL
+            && strstr (r->skipped[i].path, "hostile") != NULL,
+            "skipped with a message naming the file: %s", r->skipped[i].why);
+
+  const NnReportClaim *c1 = claim (r, "mlp-small-gpu-slower");
+  tap_ok (c1->verdict == NN_VERDICT_HOLDS, "claim 1 holds here");
+  tap_close (c1->first.epoch_seconds, 5.0, 1e-12, 0, "claim 1 CPU: the median of three runs");
+  tap_ok (c1->first.runs == 3 && strstr (c1->first.device, "2 threads") != NULL,
+          "claim 1 CPU: the newest run's thread count only (%s)", c1->first.device);
+  tap_close (c1->first.seconds, 50.0, 1e-12, 0, "claim 1 CPU: scaled to the article's 10 epochs");
+  tap_close (c1->second.epoch_seconds, 8.0, 1e-12, 0,
+             "claim 1 GPU: the default-conditions run, not the article's, a cut one, a failed "
+             "one or another machine's");
+  tap_close (c1->ratio, 5.0 / 8.0, 1e-12, 0, "claim 1 ratio: CPU time over GPU time");
+  tap_ok (strstr (c1->reason, "busy 12 %") && strstr (c1->reason, "host-bound"),
+          "claim 1 reason: the GPU's busy share from the breakdown (%s)", c1->reason);
+  tap_ok (strstr (c1->reason, "matrix products take 60 %") != NULL,
+          "claim 1 reason: the CPU's largest part");
+  tap_ok (strstr (c1->reason, "article's conditions") && strstr (c1->reason, "0.42x")
+          && strstr (c1->reason, "it loses then"),
+          "claim 1 reason: the GPU under the article's conditions");
+  tap_ok (strstr (c1->reason, "pageable host memory every batch costs most (1.25x")
+          && strstr (c1->reason, "CUDA graph (1.12x)"),
+          "claim 1 reason: which single switch costs most");
+
+  const NnReportClaim *c2 = claim (r, "mlp-wide-gpu-faster");
+  tap_ok (c2->verdict == NN_VERDICT_DOES_NOT_HOLD, "claim 2 does not hold here");
+  tap_close (c2->ratio, 0.8, 1e-12, 0, "claim 2 ratio 0.8");
+  tap_ok (strstr (c2->reason, "no breakdown") != NULL, "claim 2 reason: no breakdown recorded");
+
+  const NnReportClaim *c3 = claim (r, "cnn-gpu-8x");
+  tap_ok (c3->verdict == NN_VERDICT_NOT_MEASURED && c3->first.measured && !c3->second.measured
+          && isnan (c3->ratio), "claim 3 is not measured yet: no whole GPU run");
+  tap_ok (strcmp (c3->second.command, "trainbench-cli train --preset cnn --device cuda:0") == 0,
+          "claim 3: the command that would measure it");
+  tap_ok (strstr (c3->second.why, "cut short: 10 of 235 steps") != NULL,
+          "claim 3: why the cut run does not count (%s)", c3->second.why);
+
+  const NnReportClaim *c4 = claim (r, "cnn-windows-slower");
+  tap_ok (c4->verdict == NN_VERDICT_HOLDS, "claim 4 holds here");
+  tap_close (c4->ratio, 3.0, 1e-12, 0, "claim 4: like with like, 2 threads on both sides");
+  tap_ok (strstr (c4->first.os, "Windows 7 under wine 8.0") != NULL,
+          "claim 4: the wine run labelled so (%s)", c4->first.os);
+  tap_ok (strstr (c4->reason, "no CUDA module") != NULL, "claim 4: the GPU half is said");
+
+  int other_machine = 0, wine = 0;
+  for (int i = 0; i < r->other_count; i++)
+    {
+      other_machine += strstr (r->others[i].machine, "Co's CPU") != NULL;
+      wine += strstr (r->others[i].machine, "under wine") != NULL;
+    }
+  tap_ok (other_machine == 1 && wine == 2, "the other machine's run and the wine runs listed "
+          "apart (%d, %d)", other_machine, wine);
+
+  char *html = nn_report_html (r);
+  tap_ok (html != NULL && strstr (html, "<script") == NULL && strstr (html, "<b>") == NULL
+          && strstr (html, "&lt;script&gt;alert(&quot;x&quot;)") != NULL
+          && strstr (html, "Co&#39;s CPU") != NULL,
+          "the HTML page escapes what the files say");
+  tap_ok (html != NULL && strstr (html, "http://") == strstr (html, "http://www.w3.org/2000/svg")
+          && strstr (html, "src=") == NULL && strstr (html, "<link") == NULL,
+          "the HTML page fetches nothing");
+  tap_ok (html != NULL && strstr (html, "<svg") != NULL && strstr (html, "holds here") != NULL
+          && strstr (html, "does not hold here") != NULL
+          && strstr (html, "not measured yet") != NULL, "the page has charts and each verdict");
+  free (html);
+
+  const char *json = test_path ("report.json");
+  nn_error_clear (&error);
+  tap_ok (nn_report_write_json (r, json, &error) == NN_OK, "the JSON report is written");
+  NnJsonDoc *doc = NULL;
+  tap_ok (_nn_json_read_file (json, &doc, &error) == NN_OK
+          && strcmp (_nn_json_get_string (doc, _nn_json_root (doc), "kind", ""),
+                     "trainbench-report") == 0, "and reads back");
+  _nn_json_doc_free (doc);
+  nn_report_free (r);
+
+  /* another machine: none of the fixture runs is its own */
+  NnReportMachine other = m;
+  snprintf (other.cpu_model, sizeof other.cpu_model, "Another CPU");
+  const char *one[] = { RUNS };
+  tap_ok (nn_report_build (one, 1, &other, &r, &error) == NN_OK && r->runs_here == 0
+          && r->claims[0].verdict == NN_VERDICT_NOT_MEASURED
+          && r->claims[3].verdict == NN_VERDICT_NOT_MEASURED
+          && r->other_count == r->files_read,
+          "on another machine nothing is measured and every run is listed apart");
+  nn_report_free (r);
+
+  /* the machine of a result file */
+  NnReportMachine from;
+  tap_ok (nn_report_machine_from_file (RUNS "/here-mlp-small-cuda.json", &from, &error) == NN_OK
+          && strcmp (from.cpu_model, "Test CPU 9000") == 0 && from.gpus_known
+          && from.gpu_count == 1, "the machine of a GPU run's file");
+}
+
+int
+main (void)
+{
+  test_reader ();
+  test_claims_table ();
+  test_report ();
+  return tap_done ();
+}
