@@ -78,6 +78,7 @@ struct _TbExplorePage
   GtkProgressBar *progress_bar;
   TbChartView *speed_chart;
   TbChartView *crossover_chart;
+  TbChartView *breakdown_chart;
   GtkWidget *csv_button;
 };
 
@@ -119,6 +120,7 @@ set_message (TbExplorePage *self,
 static void
 show_charts (TbExplorePage *self)
 {
+  TbChartData *breakdown;
   int x_axis, y_axis;
 
   gtk_widget_set_sensitive (self->csv_button, self->sweep != NULL);
@@ -126,11 +128,18 @@ show_charts (TbExplorePage *self)
     {
       tb_chart_view_set_data (self->speed_chart, NULL);
       tb_chart_view_set_data (self->crossover_chart, NULL);
+      tb_chart_view_set_data (self->breakdown_chart, NULL);
+      gtk_widget_set_size_request (GTK_WIDGET (self->breakdown_chart), -1, 160);
       return;
     }
   tb_sweep_default_axes (self->sweep, &x_axis, &y_axis);
   tb_chart_view_set_data (self->speed_chart, tb_sweep_speed_chart (self->sweep, x_axis));
   tb_chart_view_set_data (self->crossover_chart, tb_sweep_crossover_chart (self->sweep, x_axis, y_axis));
+  breakdown = tb_sweep_breakdown_chart (self->sweep, x_axis, y_axis);
+  /* a row a point, each tall enough to read its label and bar */
+  gtk_widget_set_size_request (GTK_WIDGET (self->breakdown_chart), -1,
+                               120 + 26 * (int) MAX (breakdown->categories->len, 1));
+  tb_chart_view_set_data (self->breakdown_chart, breakdown);
 }
 
 static void
@@ -1004,6 +1013,8 @@ tb_explore_page_get_chart (TbExplorePage *self,
     return self->speed_chart;
   if (g_strcmp0 (name, "crossover") == 0)
     return self->crossover_chart;
+  if (g_strcmp0 (name, "sweep-breakdown") == 0)
+    return self->breakdown_chart;
   return NULL;
 }
 
@@ -1095,6 +1106,7 @@ tb_explore_page_class_init (TbExplorePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, speed_chart);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, crossover_chart);
+  gtk_widget_class_bind_template_child (widget_class, TbExplorePage, breakdown_chart);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, csv_button);
   gtk_widget_class_bind_template_callback (widget_class, family_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, template_changed_cb);

@@ -27,7 +27,8 @@ static const char usage[] =
   "             [--size WIDTHxHEIGHT] [--group-by device|os] [--scale auto|linear|log]\n"
   "             [--dark]\n"
   "  trainbench --export-runs OUT.csv|OUT.json --runs FILE.json...\n"
-  "  trainbench --export-chart sweep|crossover --sweep SWEEP.json -o OUT.png|OUT.svg|OUT.csv\n"
+  "  trainbench --export-chart sweep|crossover|sweep-breakdown --sweep SWEEP.json\n"
+  "             -o OUT.png|OUT.svg|OUT.csv\n"
   "             [--size WIDTHxHEIGHT] [--x AXIS] [--y AXIS] [--dark]\n"
   "  trainbench --export-report OUT.png|OUT.html [--runs DIR|FILE...] [--machine FILE]\n"
   "\n"
@@ -42,6 +43,8 @@ static const char usage[] =
   "              device and batch size\n"
   "  crossover   a sweep's GPU-over-CPU speed ratio over two axes (--x, --y:\n"
   "              by default the width and the batch size) and where it crosses 1\n"
+  "  sweep-breakdown  where each point's step time went, a stacked bar per point\n"
+  "              (its parts as shares of the step)\n"
   "\n"
   "--scale: the y axis is linear or log; auto (the default) is log for bars 20\n"
   "or more times apart, linear otherwise.\n"
@@ -152,7 +155,7 @@ is_option (const char *arg,
   return strncmp (arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
 }
 
-/* `--export-chart sweep|crossover --sweep FILE`: the Explore page's charts
+/* `--export-chart sweep|crossover|sweep-breakdown --sweep FILE`: the Explore page's charts
  * of a sweep file, or their CSV. */
 static int
 export_sweep (const char *chart,
@@ -200,8 +203,12 @@ export_sweep (const char *chart,
         }
       return 0;
     }
-  data = strcmp (chart, "sweep") == 0 ? tb_sweep_speed_chart (sweep, x_axis)
-                                      : tb_sweep_crossover_chart (sweep, x_axis, y_axis);
+  if (strcmp (chart, "sweep") == 0)
+    data = tb_sweep_speed_chart (sweep, x_axis);
+  else if (strcmp (chart, "sweep-breakdown") == 0)
+    data = tb_sweep_breakdown_chart (sweep, x_axis, y_axis);
+  else
+    data = tb_sweep_crossover_chart (sweep, x_axis, y_axis);
   data->dark = dark;
   if (!tb_chart_export (data, output, width, height, &error))
     {
@@ -358,7 +365,8 @@ tb_export_main (int    argc,
 
   if (bad)
     return 1;
-  if (chart != NULL && (strcmp (chart, "sweep") == 0 || strcmp (chart, "crossover") == 0))
+  if (chart != NULL && (strcmp (chart, "sweep") == 0 || strcmp (chart, "crossover") == 0
+                        || strcmp (chart, "sweep-breakdown") == 0))
     {
       if (sweep == NULL || output == NULL || runs->len > 0)
         {
@@ -369,7 +377,8 @@ tb_export_main (int    argc,
     }
   if (sweep != NULL)
     {
-      fprintf (stderr, "trainbench: --sweep goes with --export-chart sweep or crossover\n\n%s", usage);
+      fprintf (stderr, "trainbench: --sweep goes with --export-chart sweep, crossover or "
+               "sweep-breakdown\n\n%s", usage);
       return 2;
     }
   if ((chart == NULL) == (runs_out == NULL) || runs->len == 0

@@ -7,6 +7,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "tb-run.h"
+
 G_BEGIN_DECLS
 
 /* Why `data` cannot be parsed within bounds (nested deeper than
@@ -36,5 +38,9 @@ void _tb_run_csv_append_text (GString    *line,
                               const char *s);
 void _tb_run_csv_append_number (GString *line,
                                 double   v);
+/* A "breakdown" object (o may be NULL: none) into `b`; parts of keys this
+ * build does not know are left out, a part that is no number is not there. */
+void _tb_run_read_breakdown (JsonObject  *o,
+                             TbBreakdown *b);
 
 G_END_DECLS

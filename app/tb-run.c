@@ -205,15 +205,18 @@ get_double (JsonObject *o,
 /* "breakdown", added in schema 1's lifetime: a file without it, or with
  * no part a reader knows, has none. Parts of keys this build does not know
  * are left out; a part that is not a number is not there. */
-static void
-read_breakdown (TbRun      *run,
-                JsonObject *o)
+void
+_tb_run_read_breakdown (JsonObject  *o,
+                        TbBreakdown *b)
 {
-  JsonNode *parts = o != NULL ? json_object_get_member (o, "parts") : NULL;
+  JsonNode *parts;
+
+  memset (b, 0, sizeof *b);
+  parts = o != NULL ? json_object_get_member (o, "parts") : NULL;
 
   for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
-    run->part_seconds[p] = NAN;
-  run->device_busy_seconds = NAN;
+    b->part_seconds[p] = NAN;
+  b->device_busy_seconds = NAN;
   if (parts == NULL || !JSON_NODE_HOLDS_ARRAY (parts))
     return;
   JsonArray *arr = json_node_get_array (parts);
@@ -237,15 +240,15 @@ read_breakdown (TbRun      *run,
       for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
         if (strcmp (key, nn_breakdown_part_key ((NnBreakdownPart) p)) == 0)
           {
-            run->part_seconds[p] = seconds;
-            run->has_breakdown = TRUE;
+            b->part_seconds[p] = seconds;
+            b->measured = TRUE;
           }
     }
-  run->breakdown_steps = get_int64 (o, "steps", 0);
-  run->breakdown_step_seconds = get_double (o, "step_seconds", NAN);
-  run->device_busy_seconds = get_double (o, "device_busy_seconds", NAN);
-  run->copy_bytes = get_double (o, "copy_bytes", NAN);
-  run->evaluation_seconds = get_double (o, "evaluation_seconds", NAN);
+  b->steps = get_int64 (o, "steps", 0);
+  b->step_seconds = get_double (o, "step_seconds", NAN);
+  b->device_busy_seconds = get_double (o, "device_busy_seconds", NAN);
+  b->copy_bytes = get_double (o, "copy_bytes", NAN);
+  b->evaluation_seconds = get_double (o, "evaluation_seconds", NAN);
 }
 
 /* The preset whose spec matches, so runs from any front end get a name. */
@@ -785,7 +788,7 @@ tb_run_load_bytes (const char  *path,
         }
     }
   run->total_seconds = get_double (root, "total_seconds", NAN);
-  read_breakdown (run, get_object (root, "breakdown"));
+  _tb_run_read_breakdown (get_object (root, "breakdown"), &run->breakdown);
 
   return g_steal_pointer (&run);
 }
@@ -1516,57 +1519,96 @@ static const NnBreakdownPart part_order[] = {
 };
 static const guint part_palette[] = { 0, 1, 2, 3, 4, 5, 7 };
 
+/* A part's value in a row: its seconds, or its share of the step (the
+ * parts' sum) in percent. */
+static double
+part_value (const TbBreakdown *b,
+            double             seconds,
+            gboolean           shares)
+{
+  double total = 0;
+
+  if (!shares)
+    return seconds;
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    if (isfinite (b->part_seconds[p]))
+      total += b->part_seconds[p];
+  return total > 0 ? 100.0 * seconds / total : NAN;
+}
+
 TbChartData *
-tb_runs_breakdown_chart (GPtrArray *runs)
+tb_breakdown_chart (const char *const  *labels,
+                    const TbBreakdown **breakdowns,
+                    guint               n,
+                    gboolean            shares)
 {
   TbChartData *data = tb_chart_data_new (TB_CHART_STACKED, _("Where a training step's time goes"),
-                                         _("Seconds per step"), NULL);
+                                         shares ? _("Share of the step (%)")
+                                                : _("Seconds per step"),
+                                         NULL);
   TbChartSeries *series[NN_BREAKDOWN_PARTS] = { NULL };
   TbChartSeries *busy = NULL;
 
-  g_return_val_if_fail (runs != NULL, data);
-
   tb_chart_data_set_missing_text (data, _("No breakdown recorded"));
-  /* a part's series (and colour) only where some run has it, so the legend
+  /* a part's series (and colour) only where some row has it, so the legend
    * names what the bars show */
   for (guint k = 0; k < G_N_ELEMENTS (part_order); k++)
     {
       NnBreakdownPart p = part_order[k];
 
-      for (guint i = 0; i < runs->len && series[p] == NULL; i++)
-        {
-          const TbRun *run = g_ptr_array_index (runs, i);
-
-          if (run->has_breakdown && isfinite (run->part_seconds[p]))
-            series[p] = tb_chart_data_add_series (data, tb_run_part_label (p),
-                                                  tb_chart_palette (part_palette[k]));
-        }
+      for (guint i = 0; i < n && series[p] == NULL; i++)
+        if (breakdowns[i]->measured && isfinite (breakdowns[i]->part_seconds[p]))
+          series[p] = tb_chart_data_add_series (data, tb_run_part_label (p),
+                                                tb_chart_palette (part_palette[k]));
     }
-  for (guint i = 0; i < runs->len && busy == NULL; i++)
+  for (guint i = 0; i < n && busy == NULL; i++)
+    if (breakdowns[i]->measured && isfinite (breakdowns[i]->device_busy_seconds))
+      {
+        busy = tb_chart_data_add_series (data, _("GPU busy"), 0x241f31);
+        busy->marker = TRUE;
+      }
+  for (guint i = 0; i < n; i++)
     {
-      const TbRun *run = g_ptr_array_index (runs, i);
+      const TbBreakdown *b = breakdowns[i];
+      guint c = tb_chart_data_add_category (data, labels[i]);
 
-      if (run->has_breakdown && isfinite (run->device_busy_seconds))
-        {
-          busy = tb_chart_data_add_series (data, _("GPU busy"), 0x241f31);
-          busy->marker = TRUE;
-        }
-    }
-  for (guint i = 0; i < runs->len; i++)
-    {
-      const TbRun *run = g_ptr_array_index (runs, i);
-      g_autofree char *label = run_series_label (run);
-      guint c = tb_chart_data_add_category (data, label);
-
-      if (!run->has_breakdown)
+      if (!b->measured)
         continue;
       for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
-        if (series[p] != NULL && isfinite (run->part_seconds[p]))
-          tb_chart_series_set_bar (series[p], c, run->part_seconds[p], NULL);
-      if (busy != NULL && isfinite (run->device_busy_seconds))
-        tb_chart_series_set_bar (busy, c, run->device_busy_seconds, NULL);
+        if (series[p] != NULL && isfinite (b->part_seconds[p]))
+          {
+            /* a share shows its seconds on hover */
+            g_autofree char *note = shares ? g_strdup_printf (_("(%.3g ms)"), b->part_seconds[p] * 1e3)
+                                           : NULL;
+            tb_chart_series_set_bar (series[p], c, part_value (b, b->part_seconds[p], shares), note);
+          }
+      if (busy != NULL && isfinite (b->device_busy_seconds))
+        {
+          g_autofree char *note = shares ? g_strdup_printf (_("(%.3g ms)"), b->device_busy_seconds * 1e3)
+                                         : NULL;
+          tb_chart_series_set_bar (busy, c, part_value (b, b->device_busy_seconds, shares), note);
+        }
     }
   return data;
+}
+
+TbChartData *
+tb_runs_breakdown_chart (GPtrArray *runs)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) breakdowns = g_ptr_array_new ();
+
+  g_return_val_if_fail (runs != NULL, tb_breakdown_chart (NULL, NULL, 0, FALSE));
+
+  for (guint i = 0; i < runs->len; i++)
+    {
+      TbRun *run = g_ptr_array_index (runs, i);
+
+      g_ptr_array_add (labels, run_series_label (run));
+      g_ptr_array_add (breakdowns, &run->breakdown);
+    }
+  return tb_breakdown_chart ((const char *const *) labels->pdata,
+                             (const TbBreakdown **) breakdowns->pdata, runs->len, FALSE);
 }
 
 /* ------------------------------------------------------------ shared

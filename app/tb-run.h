@@ -30,6 +30,20 @@ G_BEGIN_DECLS
  * error message of a failed run. */
 #define TB_RUN_MAX_TEXT 8192
 
+/* "breakdown" of a result file (or of a sweep's point): where a training
+ * step's time went; measured FALSE for one without it (older runs,
+ * --breakdown off). */
+typedef struct
+{
+  gboolean measured;
+  gint64 steps;
+  double step_seconds;
+  double part_seconds[NN_BREAKDOWN_PARTS]; /* mean per step; NAN: not in the file */
+  double device_busy_seconds; /* NAN when not measured (the CPU) */
+  double copy_bytes;          /* per step */
+  double evaluation_seconds;
+} TbBreakdown;
+
 typedef struct
 {
   int epoch;
@@ -79,15 +93,7 @@ typedef struct
   gboolean graph;       /* steps replayed from a captured graph */
   gboolean loss_every_step;
   gboolean fused;
-  /* "breakdown": where a step's time went; has_breakdown FALSE for a file
-   * without it (older runs, --breakdown off) */
-  gboolean has_breakdown;
-  gint64 breakdown_steps;
-  double breakdown_step_seconds;
-  double part_seconds[NN_BREAKDOWN_PARTS]; /* mean per step; NAN: not in the file */
-  double device_busy_seconds; /* NAN when not measured (the CPU) */
-  double copy_bytes;          /* per step */
-  double evaluation_seconds;
+  TbBreakdown breakdown; /* "breakdown"; measured FALSE for a file without it */
   GBytes *contents;     /* the whole file as read, for JSON export */
 } TbRun;
 
@@ -202,5 +208,13 @@ const char *tb_run_part_label (NnBreakdownPart part);
  * palette's colours, the GPU's busy time a line across it; a run whose
  * file has no breakdown is a row that says so. */
 TbChartData *tb_runs_breakdown_chart (GPtrArray *runs);
+/* The same chart over any rows: a row per label and its breakdown (n of
+ * each), in seconds per step or, with `shares`, in percent of each row's
+ * step (rows of very different step times side by side: a sweep's points),
+ * each part's seconds then on hover. */
+TbChartData *tb_breakdown_chart (const char *const  *labels,
+                                 const TbBreakdown **breakdowns,
+                                 guint               n,
+                                 gboolean            shares);
 
 G_END_DECLS

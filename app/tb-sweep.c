@@ -240,6 +240,7 @@ read_point (TbSweep    *sweep,
   p.samples_per_second = get_double (po, "samples_per_second");
   if (!(p.samples_per_second > 0))
     p.samples_per_second = NAN;
+  _tb_run_read_breakdown (_tb_run_json_object (po, "breakdown"), &p.breakdown);
   if (p.status == NULL)
     p.status = g_strdup ("pending");
   if (p.device == NULL)
@@ -824,6 +825,43 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
 
 /* ------------------------------------------------------------ CSV */
 
+TbChartData *
+tb_sweep_breakdown_chart (const TbSweep *sweep,
+                          int            x_axis,
+                          int            y_axis)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) breakdowns = g_ptr_array_new ();
+  TbChartData *data;
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+      g_autofree char *dev = NULL;
+      GString *label;
+
+      if (!point_in_slice (sweep, p, x_axis, y_axis) || !p->breakdown.measured)
+        continue;
+      dev = device_label (p->device);
+      label = g_string_new (dev);
+      for (guint a = 0; a < sweep->n_axes; a++)
+        if (p->has_value[a])
+          g_string_append_printf (label, " · %s %" G_GINT64_FORMAT,
+                                  strcmp (sweep->axes[a].name, "batch") == 0 ? _("batch")
+                                                                             : sweep->axes[a].name,
+                                  p->values[a]);
+      g_ptr_array_add (labels, g_string_free (label, FALSE));
+      g_ptr_array_add (breakdowns, &p->breakdown);
+    }
+  data = tb_breakdown_chart ((const char *const *) labels->pdata,
+                             (const TbBreakdown **) breakdowns->pdata, labels->len, TRUE);
+  if (labels->len == 0)
+    tb_chart_data_set_missing_text (data, _("No point with a breakdown yet"));
+  return data;
+}
+
 char *
 tb_sweep_format_csv (const TbSweep *sweep,
                      const char    *kind,
@@ -869,7 +907,11 @@ tb_sweep_format_csv (const TbSweep *sweep,
   for (guint a = 0; a < sweep->n_axes; a++)
     _tb_run_csv_append_text (csv, sweep->axes[a].name);
   g_string_append (csv, ",status,samples_per_second,step_seconds_median,step_seconds_p10,step_seconds_p90,"
-                        "device_name,error,spec\n");
+                        "device_name,error,spec,breakdown_step_seconds");
+  /* the breakdown's parts, by their file keys, then the GPU's busy time */
+  for (int k = 0; k < NN_BREAKDOWN_PARTS; k++)
+    g_string_append_printf (csv, ",%s_seconds", nn_breakdown_part_key ((NnBreakdownPart) k));
+  g_string_append (csv, ",device_busy_seconds\n");
   for (guint i = 0; i < sweep->points->len; i++)
     {
       const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
@@ -888,6 +930,10 @@ tb_sweep_format_csv (const TbSweep *sweep,
       _tb_run_csv_append_text (csv, p->device_name);
       _tb_run_csv_append_text (csv, p->error);
       _tb_run_csv_append_text (csv, p->spec);
+      _tb_run_csv_append_number (csv, p->breakdown.measured ? p->breakdown.step_seconds : NAN);
+      for (int k = 0; k < NN_BREAKDOWN_PARTS; k++)
+        _tb_run_csv_append_number (csv, p->breakdown.measured ? p->breakdown.part_seconds[k] : NAN);
+      _tb_run_csv_append_number (csv, p->breakdown.measured ? p->breakdown.device_busy_seconds : NAN);
       g_string_append_c (csv, '\n');
     }
   return g_string_free (csv, FALSE);
@@ -942,9 +988,31 @@ tb_sweep_new_for_engine (const NnSweep *engine_sweep,
       p.status = g_strdup ("pending");
       p.step_seconds_median = p.step_seconds_p10 = p.step_seconds_p90 = NAN;
       p.samples_per_second = NAN;
+      _tb_run_read_breakdown (NULL, &p.breakdown);
       g_array_append_val (sweep->points, p);
     }
   return sweep;
+}
+
+/* The engine's breakdown as a file holds it: the device kind's parts (and
+ * any other that took time), the GPU's busy time only where measured. */
+static void
+breakdown_from_engine (const NnBreakdown *nb,
+                       NnDeviceKind       kind,
+                       TbBreakdown       *b)
+{
+  _tb_run_read_breakdown (NULL, b);
+  if (!nb->measured)
+    return;
+  b->measured = TRUE;
+  b->steps = nb->steps;
+  b->step_seconds = nb->step_seconds;
+  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
+    if (nn_breakdown_part_on ((NnBreakdownPart) p, kind) || nb->part_seconds[p] > 0)
+      b->part_seconds[p] = nb->part_seconds[p];
+  b->device_busy_seconds = nb->device_busy_seconds >= 0 ? nb->device_busy_seconds : NAN;
+  b->copy_bytes = nb->copy_bytes;
+  b->evaluation_seconds = nb->evaluation_seconds;
 }
 
 void
@@ -973,6 +1041,7 @@ tb_sweep_update_point (TbSweep            *sweep,
   p->samples_per_second = point->samples_per_second > 0 ? point->samples_per_second : NAN;
   g_free (p->result);
   p->result = point->result_file[0] != '\0' ? g_strndup (point->result_file, sizeof point->result_file) : NULL;
+  breakdown_from_engine (&point->breakdown, point->device_kind, &p->breakdown);
 }
 
 /* ------------------------------------------------------------ opened files */

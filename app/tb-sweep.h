@@ -8,6 +8,7 @@
 #include <gio/gio.h>
 
 #include "tb-chart.h"
+#include "tb-run.h"
 #include "trainbench.h"
 
 G_BEGIN_DECLS
@@ -43,6 +44,7 @@ typedef struct
   double step_seconds_median, step_seconds_p10, step_seconds_p90;
   double samples_per_second; /* NAN when not measured */
   char *result;          /* the point's result file, beside sweep.json */
+  TbBreakdown breakdown; /* where its timed steps' time went; measured FALSE: none */
 } TbSweepPoint;
 
 typedef struct
@@ -114,6 +116,12 @@ TbChartData *tb_sweep_speed_chart (const TbSweep *sweep,
  * -1: one row); the other axes at their first value. The first GPU of the
  * sweep against its CPU. */
 TbChartData *tb_sweep_crossover_chart (const TbSweep *sweep,
+                                       int            x_axis,
+                                       int            y_axis);
+/* Where the steps' time went at each point of the slice the other charts
+ * show (axes other than x_axis and y_axis at their first value), a row per
+ * point in grid order, each part a share of the point's step. */
+TbChartData *tb_sweep_breakdown_chart (const TbSweep *sweep,
                                        int            x_axis,
                                        int            y_axis);
 /* The same as CSV: "sweep": a line per point; "crossover": a line per

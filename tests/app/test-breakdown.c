@@ -53,24 +53,24 @@ test_read (void)
   g_autoptr(TbRun) gpu = load ("gpu.json", gpu_run);
   g_autoptr(TbRun) old = load ("old.json", old_run);
 
-  g_assert_true (cpu->has_breakdown);
-  g_assert_cmpint (cpu->breakdown_steps, ==, 100);
-  g_assert_cmpfloat_with_epsilon (cpu->breakdown_step_seconds, 0.010, 1e-12);
-  g_assert_cmpfloat_with_epsilon (cpu->part_seconds[NN_BREAKDOWN_GEMM], 0.004, 1e-12);
-  g_assert_cmpfloat_with_epsilon (cpu->part_seconds[NN_BREAKDOWN_HOST], 0.001, 1e-12);
-  g_assert_true (isnan (cpu->part_seconds[NN_BREAKDOWN_LAUNCH]));
-  g_assert_true (isnan (cpu->device_busy_seconds));
-  g_assert_cmpfloat_with_epsilon (cpu->evaluation_seconds, 1.5, 1e-12);
+  g_assert_true (cpu->breakdown.measured);
+  g_assert_cmpint (cpu->breakdown.steps, ==, 100);
+  g_assert_cmpfloat_with_epsilon (cpu->breakdown.step_seconds, 0.010, 1e-12);
+  g_assert_cmpfloat_with_epsilon (cpu->breakdown.part_seconds[NN_BREAKDOWN_GEMM], 0.004, 1e-12);
+  g_assert_cmpfloat_with_epsilon (cpu->breakdown.part_seconds[NN_BREAKDOWN_HOST], 0.001, 1e-12);
+  g_assert_true (isnan (cpu->breakdown.part_seconds[NN_BREAKDOWN_LAUNCH]));
+  g_assert_true (isnan (cpu->breakdown.device_busy_seconds));
+  g_assert_cmpfloat_with_epsilon (cpu->breakdown.evaluation_seconds, 1.5, 1e-12);
 
-  g_assert_true (gpu->has_breakdown);
-  g_assert_cmpfloat_with_epsilon (gpu->part_seconds[NN_BREAKDOWN_SYNC_WAIT], 0.004, 1e-12);
-  g_assert_cmpfloat_with_epsilon (gpu->device_busy_seconds, 0.006, 1e-12);
-  g_assert_cmpfloat_with_epsilon (gpu->copy_bytes, 128, 1e-12);
-  g_assert_true (isnan (gpu->part_seconds[NN_BREAKDOWN_GEMM]));
+  g_assert_true (gpu->breakdown.measured);
+  g_assert_cmpfloat_with_epsilon (gpu->breakdown.part_seconds[NN_BREAKDOWN_SYNC_WAIT], 0.004, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gpu->breakdown.device_busy_seconds, 0.006, 1e-12);
+  g_assert_cmpfloat_with_epsilon (gpu->breakdown.copy_bytes, 128, 1e-12);
+  g_assert_true (isnan (gpu->breakdown.part_seconds[NN_BREAKDOWN_GEMM]));
 
-  g_assert_false (old->has_breakdown);
+  g_assert_false (old->breakdown.measured);
   for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
-    g_assert_true (isnan (old->part_seconds[p]));
+    g_assert_true (isnan (old->breakdown.part_seconds[p]));
 }
 
 static guint32

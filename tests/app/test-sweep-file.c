@@ -4,7 +4,8 @@
  * file's name, never a crash), the sweep's speed chart (a log x axis ticked
  * at the swept sizes, a line per device and batch) and its crossover map
  * (cells coloured by ratio, the crossing line between the right cells,
- * missing cells hatched and said in the hover), and their CSV.
+ * missing cells hatched and said in the hover), the points' breakdowns,
+ * and their CSV.
  */
 #include <math.h>
 #include <string.h>
@@ -480,6 +481,79 @@ test_csv (void)
   g_assert_cmpstr (cell_lines[16], ==, "2048,2048,9765.62,,");
 }
 
+/* A point's breakdown read back, drawn as a row of shares per point (the
+ * GPU's busy time a marker), a point without one left out, and its
+ * columns in the CSV. */
+static void
+test_breakdown (void)
+{
+  static const char text[] =
+    HEAD "\"devices\": [\"cpu\", \"cuda:0\"], \"axes\": [{\"name\": \"W\", \"values\": [32, 64]}], "
+    "\"points\": ["
+    "{\"device\": \"cpu\", \"values\": {\"W\": 32}, \"status\": \"completed\", \"samples_per_second\": 100, "
+    " \"breakdown\": {\"steps\": 200, \"step_seconds\": 0.004, \"parts\": ["
+    "  {\"key\": \"gemm\", \"seconds\": 0.003}, {\"key\": \"loops\", \"seconds\": 0.0005},"
+    "  {\"key\": \"join_wait\", \"seconds\": 0.0002}, {\"key\": \"host\", \"seconds\": 0.0003}]}},"
+    "{\"device\": \"cuda:0\", \"values\": {\"W\": 32}, \"status\": \"completed\", \"samples_per_second\": 80, "
+    " \"breakdown\": {\"steps\": 200, \"step_seconds\": 0.001, \"parts\": ["
+    "  {\"key\": \"launch\", \"seconds\": 0.0006}, {\"key\": \"copy\", \"seconds\": 0},"
+    "  {\"key\": \"sync_wait\", \"seconds\": 0.0003}, {\"key\": \"host\", \"seconds\": 0.0001},"
+    "  {\"key\": \"a_part_of_tomorrow\", \"seconds\": 1}],"
+    "  \"device_busy_seconds\": 0.00025}},"
+    "{\"device\": \"cpu\", \"values\": {\"W\": 64}, \"status\": \"completed\", \"samples_per_second\": 50}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = load_text (text, &error);
+  g_autoptr(TbChartData) chart = NULL;
+  g_autofree char *csv = NULL;
+  g_auto(GStrv) lines = NULL;
+  const TbSweepPoint *cpu, *gpu;
+  double total = 0;
+  TbChartSeries *busy = NULL, *gemm = NULL;
+
+  g_assert_no_error (error);
+  cpu = &g_array_index (sweep->points, TbSweepPoint, 0);
+  gpu = &g_array_index (sweep->points, TbSweepPoint, 1);
+  g_assert_true (cpu->breakdown.measured);
+  g_assert_cmpfloat_with_epsilon (cpu->breakdown.part_seconds[NN_BREAKDOWN_GEMM], 0.003, 1e-12);
+  g_assert_true (isnan (cpu->breakdown.part_seconds[NN_BREAKDOWN_LAUNCH]));
+  g_assert_true (isnan (cpu->breakdown.device_busy_seconds));
+  g_assert_true (gpu->breakdown.measured);
+  g_assert_cmpfloat_with_epsilon (gpu->breakdown.device_busy_seconds, 0.00025, 1e-12);
+  g_assert_false (g_array_index (sweep->points, TbSweepPoint, 2).breakdown.measured);
+
+  chart = tb_sweep_breakdown_chart (sweep, 0, -1);
+  g_assert_cmpint (chart->kind, ==, TB_CHART_STACKED);
+  g_assert_cmpuint (chart->categories->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (chart->categories, 0), ==, "CPU · W 32");
+  g_assert_cmpstr (g_ptr_array_index (chart->categories, 1), ==, "GPU 0 · W 32");
+  for (guint i = 0; i < chart->series->len; i++)
+    {
+      TbChartSeries *s = g_ptr_array_index (chart->series, i);
+      double v = s->y->len > 0 ? g_array_index (s->y, double, 0) : NAN;
+
+      if (s->marker)
+        busy = s;
+      else if (isfinite (v))
+        total += v;
+      if (g_strcmp0 (s->label, "Matrix products") == 0)
+        gemm = s;
+    }
+  /* the CPU's row: shares of its step adding up to 100 % */
+  g_assert_cmpfloat_with_epsilon (total, 100, 1e-9);
+  g_assert_nonnull (gemm);
+  g_assert_cmpfloat_with_epsilon (g_array_index (gemm->y, double, 0), 75, 1e-9);
+  g_assert_nonnull (busy);
+  g_assert_cmpfloat_with_epsilon (g_array_index (busy->y, double, 1), 25, 1e-9);
+
+  csv = tb_sweep_format_csv (sweep, "sweep", 0, -1);
+  lines = g_strsplit (csv, "\n", -1);
+  g_assert_true (strstr (lines[0], ",breakdown_step_seconds,gemm_seconds,") != NULL);
+  g_assert_true (g_str_has_suffix (lines[0], ",device_busy_seconds"));
+  g_assert_true (strstr (lines[1], ",0.004,0.003,") != NULL);
+  g_assert_true (g_str_has_suffix (lines[2], ",0.00025"));
+  g_assert_true (g_str_has_suffix (lines[3], ",,"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -495,5 +569,6 @@ main (int   argc,
   g_test_add_func ("/sweep/crossover-one-row", test_crossover_one_row);
   g_test_add_func ("/sweep/crossover-colors", test_crossover_colors);
   g_test_add_func ("/sweep/csv", test_csv);
+  g_test_add_func ("/sweep/breakdown", test_breakdown);
   return g_test_run ();
 }
