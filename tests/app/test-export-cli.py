@@ -266,7 +266,7 @@ with tempfile.TemporaryDirectory() as tmp:
 
     # a sweep's charts and tables (the Explore page's), headless
     sweep = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sweep-mlp.json")
-    for kind in ("sweep", "crossover"):
+    for kind in ("sweep", "crossover", "sweep-breakdown"):
         out = os.path.join(tmp, kind + ".png")
         p = run("--export-chart", kind, "--sweep", sweep, "-o", out, "--size", "800x500")
         ok(p.returncode == 0 and png_size(out) == (800, 500),
@@ -278,7 +278,7 @@ with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, kind + ".csv")
         p = run("--export-chart", kind, "--sweep", sweep, "-o", out)
         table = list(csv.reader(open(out))) if os.path.exists(out) else []
-        ok(p.returncode == 0 and len(table) == (33 if kind == "sweep" else 17),
+        ok(p.returncode == 0 and len(table) == (17 if kind == "crossover" else 33),
            "%s of a sweep as CSV: %d lines" % (kind, len(table)))
     # the crossover map's cells in their colours: blue (GPU faster) at the
     # top right, orange (CPU faster) at the bottom left
