@@ -61,6 +61,7 @@ _nn_clock_stop (NnStepClock *clock)
   for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
     clock->seconds[p] = ticks > 0 ? seconds * ((double) clock->ticks[p] / (double) ticks)
                                   : p == clock->part ? seconds : 0.0;
+  clock->window_seconds = seconds;
   _nn_step_clock = NULL;
 }
 

@@ -299,7 +299,8 @@ typedef struct
   int part;                           /* the part the thread is in now */
   uint64_t start_ticks;               /* the window's start, */
   double start_seconds;               /* on both clocks */
-  double seconds[NN_BREAKDOWN_PARTS]; /* each part's time, set by _nn_clock_stop */
+  double seconds[NN_BREAKDOWN_PARTS]; /* each part's time, and */
+  double window_seconds;              /* their sum, set by _nn_clock_stop */
 } NnStepClock;
 
 extern _Thread_local NnStepClock *_nn_step_clock;
@@ -342,7 +343,9 @@ _nn_clock_leave (int back)
 
 /* Starts a window of measuring on this thread in `part`, every part at 0. */
 void _nn_clock_start (NnStepClock *clock, int part);
-/* Ends the window: the current part's time added, and clock->seconds set. */
+/* Ends the window: the current part's time added, clock->seconds and
+ * clock->window_seconds (the window's wall time, which the parts add up to)
+ * set. */
 void _nn_clock_stop (NnStepClock *clock);
 /* How many times any thread has started measuring (a run with its
  * breakdown off starts none): what the tests check "off" by. */

@@ -473,7 +473,7 @@ typedef struct
   double window_bytes;   /* host-to-device bytes of the open window */
   double copy_bytes;
   int64_t timed_steps;
-  double timed_seconds;  /* the timed steps' wall time, from their own clock reads */
+  double timed_seconds;  /* the timed steps' wall time: their windows' */
   double device_seconds; /* device time of the spans read back */
   int64_t device_steps;  /* the steps those spans covered */
   double evaluation_seconds;
@@ -491,11 +491,11 @@ clock_open (Run *run)
 }
 
 /* Closes the window: its `steps` steps, the first of them step
- * `first_step` (1-based), took `seconds` by their own clock. A window of
+ * `first_step` (1-based), took the window's wall time. A window of
  * the warm-up is not counted (an asynchronous run's interval ends where
  * the warm-up does, so a window is all warm-up or none). */
 static void
-clock_close (Run *run, int64_t first_step, int64_t steps, double seconds)
+clock_close (Run *run, int64_t first_step, int64_t steps)
 {
   if (first_step <= run->trainer->config.warmup_steps)
     return;
@@ -503,7 +503,7 @@ clock_close (Run *run, int64_t first_step, int64_t steps, double seconds)
     run->part_total[p] += run->clock.seconds[p];
   run->copy_bytes += run->window_bytes;
   run->timed_steps += steps;
-  run->timed_seconds += seconds;
+  run->timed_seconds += run->clock.window_seconds;
 }
 
 /* Stops the clock of a window that ends without its steps counted. */
@@ -1485,7 +1485,7 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   now = _nn_now ();
   interval_seconds = now - t->interval_start;
   if (run->async && run->timing)
-    clock_close (run, t->interval_first + 1, interval_steps, interval_seconds);
+    clock_close (run, t->interval_first + 1, interval_steps);
   if (!run->step_clock)
     for (int64_t i = 0; i < interval_steps; i++)
       record_step_time (run, t->interval_first + 1 + i,
@@ -1586,12 +1586,16 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       t->interval_samples += (double) n * count;
       if (run->step_clock)
         {
-          double seconds = _nn_now () - t0;
+          /* with the breakdown on, the steps' time is its window's, from
+           * the same two clock reads, so the parts add up to it and the
+           * clock's own start and stop are no step's time */
+          double seconds = run->timing && !run->async ? run->clock.window_seconds
+                                                      : _nn_now () - t0;
           double each = seconds / count;
           for (int32_t i = 0; i < count; i++)
             record_step_time (run, t->step - count + 1 + i, each);
           if (run->timing && !run->async)
-            clock_close (run, t->step - count + 1, count, seconds);
+            clock_close (run, t->step - count + 1, count);
         }
       if (t->step == 1)
         {
