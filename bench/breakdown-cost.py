@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What measuring the breakdown costs: each preset with --breakdown on and
-off, taking turns, --repeat rounds, on --threads threads.
+off, taking turns, --repeat rounds, on the CPU with --threads threads or on
+a GPU (--device cuda:0).
 
 The figure is each run's median step time (steps.seconds_median of its
 result file; the evaluation, on the first 1000 test samples, is apart
 from it); the cost is the median over rounds of on / off - 1. The
 measurement reads a monotonic clock twice per op on the training thread
-(about 40 reads a step of mlp-small), so it should cost well under 2 %.
+(about 40 reads a step of mlp-small), so it should cost well under 2 %. On a GPU it also times each launch of
+a step or a replayed graph with a pair of CUDA events.
 OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are removed from the environment,
 so the engine chooses OpenBLAS's kernels as it does for every user.
 
@@ -30,12 +32,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def run(cli, preset, data, threads, steps, breakdown, env):
+def run(cli, preset, data, device, threads, steps, breakdown, env):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
         cmd = [cli, "train", "--preset", preset, "--dataset", data, "--epochs", "1",
-               "--threads", str(threads), "--breakdown", breakdown, "--limit-test", "1000",
+               "--device", device, "--breakdown", breakdown, "--limit-test", "1000",
                "--quiet", "--out", out]
+        cmd += ["--threads", str(threads)] if device == "cpu" else ["--tf32", "on"]
         if steps:
             cmd += ["--max-steps", str(steps)]
         subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
@@ -48,7 +51,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", required=True)
     ap.add_argument("--data", required=True)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", help="cpu (default) or cuda:N")
+    ap.add_argument("--threads", type=int, default=2, help="the CPU's threads")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--presets", default="mlp-small:0,cnn:30",
                     help="PRESET:MAX_STEPS,... (0: a whole epoch)")
@@ -65,7 +69,8 @@ def main():
         for r in range(args.repeat):
             # take turns, the order swapped each round
             for mode in (("on", "off") if r % 2 == 0 else ("off", "on")):
-                cmd, doc = run(args.cli, preset, args.data, args.threads, int(steps), mode, env)
+                cmd, doc = run(args.cli, preset, args.data, args.device, args.threads,
+                               int(steps), mode, env)
                 median = doc["steps"]["seconds_median"]
                 (on if mode == "on" else off).append(median)
                 lines.append(json.dumps({"preset": preset, "breakdown": mode, "round": r,
@@ -85,9 +90,11 @@ def main():
         f.write("# Cost of measuring the breakdown (%s)\n\n" % datetime.date.today())
         f.write("`%s`\n\n" % " ".join([os.path.relpath(sys.argv[0], os.path.dirname(HERE))]
                                       + sys.argv[1:]))
-        f.write("%d threads, %d rounds, on and off taking turns; median step time of each run "
+        where = ("%d threads" % args.threads if args.device == "cpu"
+                 else "%s, TF32 on" % args.device)
+        f.write("%s, %d rounds, on and off taking turns; median step time of each run "
                 "(steps.seconds_median); OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset.\n\n"
-                % (args.threads, args.repeat))
+                % (where, args.repeat))
         f.write("| preset | off s/step | on s/step | on/off - 1 (median) | min | max |\n")
         f.write("| --- | --- | --- | --- | --- | --- |\n")
         for p, off_m, on_m, med, lo, hi in rows:
