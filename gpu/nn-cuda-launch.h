@@ -103,7 +103,11 @@ nn_cuda_launch_config (NnCudaContext *ctx, bool early, unsigned int cluster,
                  "a kernel is launched with as many arguments as it has parameters");
   CUkernel kernel = nn_cuda_kernel (ctx, k);
   if (kernel == NULL)
-    return;
+    {
+      /* not in the fatbin, or the fatbin did not load: a failed launch */
+      _nn_cuda_launch_failed (ctx, CUDA_ERROR_NOT_FOUND, k.name, k.values, k.count);
+      return;
+    }
   /* each argument as its parameter's type, in memory the launch reads */
   auto launch = [&] (Params... p) {
     void *params[] = { NULL, (void *) &p... };
