@@ -286,13 +286,15 @@ print_device (const NnDeviceInfo *d)
     }
   printf ("         memory %s, compute capability %d.%d, %d multiprocessors\n", mem,
           d->compute_major, d->compute_minor, d->cores);
-  printf ("         driver %s, CUDA runtime %s", d->driver[0] ? d->driver : "?",
+  printf ("         driver %s, kernels built with CUDA %s", d->driver[0] ? d->driver : "?",
           d->runtime[0] ? d->runtime : "?");
   if (d->cublas[0])
     printf (", cuBLAS %s", d->cublas);
   if (d->cudnn[0])
     printf (", cuDNN %s", d->cudnn);
   printf ("\n");
+  if (d->libraries[0])
+    printf ("         %s\n", d->libraries);
 }
 
 int

@@ -342,7 +342,7 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
 {
   const NnTrainConfig *c = &run->request.config;
   const NnDataset *dataset = nn_runner_dataset (run->runner);
-  char label[32], where[512], training[256];
+  char label[32], where[1200], training[256];
 
   tb_cli_device_label (c->device.kind, c->device.index, label, sizeof label);
   if (!device->usable)

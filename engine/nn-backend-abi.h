@@ -23,7 +23,7 @@ extern "C" {
  * and a table of exactly this size, and refuses a table that breaks a rule
  * below (a required slot NULL, a group of slots neither all set nor all
  * NULL), naming the slot: the engine never calls a NULL slot. */
-#define NN_BACKEND_ABI_VERSION 14
+#define NN_BACKEND_ABI_VERSION 15
 
 typedef enum
 {
@@ -76,9 +76,10 @@ typedef struct
   int32_t compute_minor;
   int32_t multiprocessors;
   char driver[64];   /* "580.159.04" or "13.0" from the driver API */
-  char runtime[64];  /* CUDA runtime "13.0" */
+  char runtime[64];  /* the CUDA version the module's kernels were built with, "13.0" */
   char cublas[64];   /* "13.0.2" */
   char cudnn[64];    /* "9.14.0" */
+  char libraries[1024]; /* where cuBLAS and cuDNN were loaded from */
 } NnBackendDeviceInfo;
 
 /* Convolution geometry, NCHW input (n, c, h, w), filters (k, c, r, s),

@@ -27,30 +27,17 @@
 /* ---------------------------------------------------------------- CUDA module */
 
 static const NnBackendOps *cuda_ops;
-static char cuda_reason[512];
+static char cuda_reason[1024];
 static int cuda_tried;
 static NnOsMutex cuda_lock = NN_OS_MUTEX_INIT;
 
-/* Turn a loader message into the reason a user reads. */
+/* The module itself loads nothing but the C and C++ runtimes: the NVIDIA
+ * libraries it finds at run time, and it says which are missing
+ * (device_count's reason). What stops the module loading is the module. */
 static void
 explain_load_failure (const char *why, char *out, size_t size)
 {
-  if (strstr (why, "libcudnn") != NULL)
-    {
-      const char *lib = strstr (why, "libcudnn");
-      int len = 0;
-      while (lib[len] != '\0' && lib[len] != ':' && !isspace ((unsigned char) lib[len]))
-        len++;
-      snprintf (out, size, "%.*s not found (install cuDNN 9)", len, lib);
-    }
-  else if (strstr (why, "libcublas") != NULL)
-    snprintf (out, size, "cuBLAS not found (install the CUDA toolkit's libraries)");
-  else if (strstr (why, "libcudart") != NULL)
-    snprintf (out, size, "CUDA runtime not found (install the CUDA toolkit's libraries)");
-  else if (strstr (why, "libcuda.so") != NULL || strstr (why, "nvcuda") != NULL)
-    snprintf (out, size, "no NVIDIA driver");
-  else
-    snprintf (out, size, "CUDA module not loadable: %s", why);
+  snprintf (out, size, "CUDA module not loadable: %s", why);
 }
 
 /* The rules of nn-backend-abi.h over the slots of a table, checked once
@@ -341,6 +328,7 @@ cuda_device_info (const NnBackendOps *ops, int index, NnDeviceInfo *info)
   snprintf (info->runtime, sizeof info->runtime, "%s", bi.runtime);
   snprintf (info->cublas, sizeof info->cublas, "%s", bi.cublas);
   snprintf (info->cudnn, sizeof info->cudnn, "%s", bi.cudnn);
+  snprintf (info->libraries, sizeof info->libraries, "%s", bi.libraries);
 }
 
 void
@@ -354,7 +342,7 @@ nn_device_cpu (NnDeviceInfo *out)
 static int
 device_list (NnDeviceInfo *out, int max, bool load)
 {
-  char reason[512] = "";
+  char reason[1024] = "";
   int n = 0;
 
   if (max <= 0)
@@ -402,7 +390,7 @@ _nn_backend_open (const NnDeviceOptions *options, NnBackend *backend, NnError *e
 {
   NnBackendOptions bo = { 0 };
   char message[1024] = "";
-  char reason[512] = "";
+  char reason[1024] = "";
   const NnBackendOps *ops;
   int rc;
 

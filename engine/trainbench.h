@@ -306,7 +306,7 @@ typedef struct
   int32_t index;           /* 0 for the CPU, the CUDA ordinal otherwise */
   bool usable;
   char name[256];          /* "AMD EPYC 9654", "NVIDIA H200" */
-  char reason[256];        /* why not usable: "no NVIDIA driver", ... */
+  char reason[1024];       /* why not usable: "no NVIDIA driver", ... */
   uint64_t memory_bytes;   /* RAM for the CPU, device memory for a GPU */
   int32_t compute_major;   /* CUDA compute capability */
   int32_t compute_minor;
@@ -315,6 +315,7 @@ typedef struct
   char runtime[64];        /* CUDA runtime version */
   char cublas[64];         /* cuBLAS version */
   char cudnn[64];          /* cuDNN version */
+  char libraries[1024];    /* the files of cuBLAS and cuDNN the GPU uses */
 } NnDeviceInfo;
 
 /* Parse "cpu", "cuda", "cuda:1", "gpu". */

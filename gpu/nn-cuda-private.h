@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* nn-cuda-private.h: what the CUDA module's own files share.
+/* nn-cuda-private.h: what the CUDA module's host files share.
  *
- * The context (all state of one open device lives here; the module has no
- * other state but its static op table), error helpers, and the launchers of
- * our own kernels (the files in gpu/kernels/), each of which checks its launch.
+ * The context (all state of one open device lives here; besides its static
+ * op table the module keeps only what is the process's anyway: the NVIDIA
+ * libraries it loaded, nn-cuda-api.h, and the kernels' code,
+ * nn-cuda-launch.h), error helpers, and the host side of each op (gpu/ops/,
+ * launching the kernels of gpu/kernels/).
  */
 #pragma once
 
 #include "nn-backend-abi.h"
-
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <cudnn.h>
+#include "nn-cuda-api.h"
+#include "kernels/common.h"
+#include "kernels/epilogue.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef _WIN32
+#define NN_CUDA_HIDDEN /* a DLL exports only what its .def file names */
+#else
 #define NN_CUDA_HIDDEN __attribute__ ((visibility ("hidden")))
-
-/* Device scratch kept by each lane (below), used between the kernels of one op. */
-#define NN_CUDA_PARTIALS (1 << 16)   /* floats for two-pass reductions */
-#define NN_CUDA_DX_PARTIALS (1 << 20) /* floats: dense_backward_update's input-gradient partials */
-#define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
-#define NN_CUDA_COUNTER_OPTIMIZER 0
+#endif
 
 /* Host staging for download_async into pageable memory. */
 #define NN_CUDA_STAGING_SLOTS 64
@@ -57,7 +56,7 @@ typedef struct
  * own, so that it and the ops beside it never share one. */
 typedef struct
 {
-  cudaStream_t stream;
+  CUstream stream;
   cublasHandle_t cublas;
   void *cublas_workspace;    /* (NN_CUDA_CUBLAS_WORKSPACE bytes) device: capture never allocates */
   float *partials;           /* (NN_CUDA_PARTIALS) device */
@@ -72,37 +71,39 @@ typedef struct
 
 typedef struct
 {
-  cudaEvent_t begin, end;    /* owned: marks on the stream */
+  CUevent begin, end;           /* owned: marks on the stream */
   int32_t steps;             /* training steps between them */
 } NnCudaSpan;
 
 typedef struct
 {
   int device;
+  CUdevice cu_device;
+  CUcontext cu_context;      /* the device's primary context, retained: the one
+                              * cuBLAS and cuDNN use too */
   int tf32;
   int multiprocessors;
   int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
   int dependent_launch; /* our kernels use programmatic dependent launch (kernels/launch.cuh) */
   int dense_clusters;   /* the cluster dense forward can run here (kernels/dense-forward.cu) */
-  int loss_clusters;    /* dense_loss_dx's cluster kernel can run here (nn-cuda-blas.cu) */
-  int several_devices;       /* set the current device in every op */
+  int loss_clusters;    /* dense_loss_dx's cluster kernel can run here (ops/dense.cc) */
   NnCudaLane lane;           /* owned: what ops run on now: the context's own lane, or
                               * while a branch is open the branch's (branch_begin swaps the
                               * two, branch_end back) */
   NnCudaLane branch;         /* owned: the other lane (opened by the first branch_begin) */
-  cudaEvent_t branch_fork, branch_done; /* owned: the branch waits for the stream, and back */
+  CUevent branch_fork, branch_done; /* owned: the branch waits for the stream, and back */
   int in_branch;             /* between branch_begin and branch_end */
   NnCudaWrites main_writing; /* while a branch is open: what the op before it wrote */
   cudnnHandle_t cudnn;       /* owned, bound to lane.stream */
-  cudaStream_t side_stream;  /* owned: a second stream within an op, joined before it returns */
+  CUstream side_stream;     /* owned: a second stream within an op, joined before it returns */
   cublasHandle_t cublas_side; /* owned, bound to side_stream, with its own workspace */
   void *cublas_side_workspace;
-  cudaEvent_t fork, join;    /* owned: side_stream waits for the stream, and back */
+  CUevent fork, join;        /* owned: side_stream waits for the stream, and back */
   unsigned char *staging;    /* (NN_CUDA_STAGING_SLOTS, NN_CUDA_STAGING_SLOT_BYTES) pinned host */
   NnCudaStagedCopy staged[NN_CUDA_STAGING_SLOTS];
   int staging_next;
   int staging_pending;       /* async downloads since the last synchronize */
-  cudaEvent_t uploaded;      /* owned: recorded after each upload_async; upload_wait waits on it */
+  CUevent uploaded;          /* owned: recorded after each upload_async; upload_wait waits on it */
   NnCudaWrites wrote;         /* by the op before the current one */
   NnCudaWrites writing;       /* by the current one */
   NnCudaSpan *spans;         /* (NN_CUDA_TIMER_SPANS) owned: a ring */
@@ -111,6 +112,8 @@ typedef struct
   int span_open;             /* the newest span has begun and not ended */
   int capturing;
   int lost;                  /* a sticky error happened: every op fails fast */
+  CUresult launch_error;     /* the first failed launch since the last check, */
+  char launch_kernel[96];    /* and its kernel's name (_nn_cuda_check_launch) */
   char error[1024];
 } NnCudaContext;
 
@@ -121,7 +124,7 @@ extern "C" {
 /* Record a failure of `what` and return its status. A sticky (context
  * corrupting) error marks the context lost; out of memory becomes
  * NN_BACKEND_OUT_OF_MEMORY. */
-NN_CUDA_HIDDEN int _nn_cuda_fail (NnCudaContext *ctx, cudaError_t err, const char *what);
+NN_CUDA_HIDDEN int _nn_cuda_fail (NnCudaContext *ctx, CUresult err, const char *what);
 NN_CUDA_HIDDEN int _nn_cuda_fail_cublas (NnCudaContext *ctx, cublasStatus_t st, const char *what);
 NN_CUDA_HIDDEN int _nn_cuda_fail_cudnn (NnCudaContext *ctx, cudnnStatus_t st, const char *what);
 NN_CUDA_HIDDEN int _nn_cuda_fail_msg (NnCudaContext *ctx, int status, const char *format, ...)
@@ -134,10 +137,13 @@ NN_CUDA_HIDDEN void _nn_cuda_writes_only (NnCudaContext *ctx, int count, const v
 /* Whether the op before the current one left [p, p + bytes) alone. */
 NN_CUDA_HIDDEN int _nn_cuda_untouched (const NnCudaContext *ctx, const void *p, size_t bytes);
 
-/* 0 when the last launch succeeded, else the failure's status. */
+/* 0 when every launch since the last check succeeded, else the first
+ * failure's status, the kernel named (nn-cuda-launch.cc). */
 NN_CUDA_HIDDEN int _nn_cuda_check_launch (NnCudaContext *ctx, const char *what);
 
-/* Fails fast on a lost context and makes the context's device current. */
+/* Fails fast on a lost context and makes the context's CUDA context
+ * current on the calling thread (the engine may open a context on one
+ * thread and train on another). */
 NN_CUDA_HIDDEN int _nn_cuda_enter (NnCudaContext *ctx);
 
 /* Inverted dropout's scale for the kept elements: 1 / (1 - rate), 1 when
@@ -341,7 +347,7 @@ NN_CUDA_HIDDEN int _nn_cuda_optimizer_update (void *ctx, const NnBackendOptimize
                                               float *params, const float *grads, float *state,
                                               size_t count, size_t state_stride, int64_t *step);
 
-/* The fused dense ops (nn-cuda-blas.cu), and their dz step (kernels/bias-act.cu):
+/* The fused dense ops (ops/dense.cc), and their dz step (kernels/bias-act.cu):
  * dy (n, channels) = act' (y) * (dropout mask of dy when rate > 0) in place,
  * dbias = its column sums when not NULL. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_forward (void *ctx, int act, int n, int in, int out,
@@ -357,7 +363,7 @@ NN_CUDA_HIDDEN int _nn_cuda_dense_dz (NnCudaContext *ctx, int act, const float *
                                       uint64_t seed, const int64_t *step);
 /* A dense layer's backward with the optimizer's update, and whether it
  * pays for a layer of this shape at batches of n rows
- * (kernels/dense-update.cu). */
+ * (ops/dense-update.cc). */
 NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update_pays (void *ctx, int n, int in, int out);
 NN_CUDA_HIDDEN int _nn_cuda_dense_backward_update (void *ctx, int act, int n, int in, int out,
                                                    const float *x, float *w, float *bias,
@@ -377,14 +383,22 @@ NN_CUDA_HIDDEN int _nn_cuda_below_ok (const NnBackendBelow *below, const int64_t
 NN_CUDA_HIDDEN int _nn_cuda_dx_below (NnCudaContext *ctx, int n, int in, int out, const float *dz,
                                       const float *w, float *dx, const NnBackendBelow *below,
                                       const int64_t *step);
+/* The fused dense forward in one kernel on TF32 tensor cores
+ * (dense-forward.cu): whether it takes this product, and its launch. */
+NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_fits (const NnCudaContext *ctx, int n, int in, int out,
+                                                const float *x, const float *w);
+NN_CUDA_HIDDEN int _nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out,
+                                                   const float *x, const float *w, float *y,
+                                                   const Epilogue &e);
+
 /* Whether the cluster dense forward can run on this device (kernels/
  * dense-forward.cu; its shared memory allowed and clusters fit): once,
  * when the context opens. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_setup (NnCudaContext *ctx);
-/* Whether dense_loss_dx's cluster kernel can run here (nn-cuda-blas.cu): once,
+/* Whether dense_loss_dx's cluster kernel can run here (ops/dense.cc): once,
  * when the context opens. */
-NN_CUDA_HIDDEN int _nn_cuda_loss_cluster_setup (const NnCudaContext *ctx);
-/* The output layer with the loss (nn-cuda-blas.cu), and with its input
+NN_CUDA_HIDDEN int _nn_cuda_loss_cluster_setup (NnCudaContext *ctx);
+/* The output layer with the loss (ops/dense.cc), and with its input
  * gradient. */
 NN_CUDA_HIDDEN int _nn_cuda_dense_loss (void *ctx, int act, int n, int in, int out,
                                         const float *x, const float *w, const float *bias,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* act.cuh: the element-wise activations and their derivatives, shared by
- * bias-act.cu and the fused dense ops in nn-cuda-blas.cu (softmax is not
+ * bias-act.cu and the fused dense ops in dense.cu (softmax is not
  * element-wise: bias-act.cu has its own kernels for it).
  */
 #pragma once

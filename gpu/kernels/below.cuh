@@ -1,27 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* below.cuh: the layer below a dense layer's backward, whose dz a kernel
+/* below.cuh: (device code) the layer below a dense layer's backward, whose dz a kernel
  * writes in place of the input gradient (dense_backward_update's `below`,
- * in kernels/dense-update.cu, and dense_loss_dx's, in nn-cuda-blas.cu).
+ * in kernels/dense-update.cu, and dense_loss_dx's, in dense.cu).
  */
 #pragma once
 
-#include "nn-backend-abi.h"
-#include "nn-cuda-private.h"
-
-#include "act.cuh"
+#include "kernels/below.h"
+#include "kernels/act.cuh"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The layer below, whose dz the kernels write in place of dx (act < 0:
- * none, dx as it is). */
-struct Below
-{
-  int act;
-  float rate, scale;
-  uint64_t seed;
-  const float *y; /* (n, in) */
-};
 
 /* Whether the layer below's dropout keeps cell (always where it has none).
  * Apart from dx_value so that a kernel can work it out before it knows the
@@ -56,13 +44,4 @@ __device__ __forceinline__ float
 below_y (const Below &b, size_t cell)
 {
   return b.act > NN_BK_ACT_LINEAR ? b.y[cell] : 0.0f;
-}
-
-/* The kernels' form of the ABI's `below`; NULL: none. */
-static inline Below
-below_of (const NnBackendBelow *b)
-{
-  if (b == NULL)
-    return Below{ -1, 0.0f, 1.0f, 0, NULL };
-  return Below{ b->act, b->rate, _nn_cuda_dropout_scale (b->rate), b->seed, b->y };
 }

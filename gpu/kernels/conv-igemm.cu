@@ -50,75 +50,16 @@
  * be, so the innermost loop is loads with immediate offsets and mma.
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
-#include "act.cuh"
-#include "mma.cuh"
-#include "copy-async.cuh"
-#include "pool-max.cuh"
+#include "kernels/conv-igemm.h"
+#include "kernels/launch.cuh"
+#include "kernels/act.cuh"
+#include "kernels/mma.cuh"
+#include "kernels/copy-async.cuh"
+#include "kernels/pool-max.cuh"
 
 #include <cooperative_groups.h>
 
-#include <string.h>
-
 namespace cg = cooperative_groups;
-
-#define TC_THREADS 256 /* 8 warps */
-#define TC_CHUNK 8     /* input channels per reduction slice (the mma's k) */
-#define TC_NT 6        /* forward: 8-pixel tiles per warp */
-#define TC_WG_TAPS 9   /* weight gradient: taps per warp (r * s <= 9) */
-#define TC_WG_PIXELS 96 /* weight gradient: pixels per work item */
-#define TC_WG_CLUSTER 8 /* weight gradient on sm_90: splits adding their partials in a cluster */
-#define TC_BELOW_TAPS 9 /* the layer below a data gradient: taps of its weight gradient */
-#define TC_BELOW_TILE 2048 /* ... and the floats of its input a block may hold */
-#define TC_BELOW_SUMS 10   /* ... and a warp's sums a filter row: 8 taps by mma, the ninth, bias */
-#define TC_BELOW_BATCH 3   /* ... and the n8 tiles whose loads its epilogue issues together */
-/* Floats per tile cell (channels fastest): lanes (gid = pixel, tig =
- * channel) of a fragment load then hit 32 different banks. */
-#define FWD_CS 12      /* 8 channels */
-#define WG_CS 40       /* 32 channels */
-
-struct TcGeom
-{
-  int n;
-  int ci, ih, iw;     /* the tensor read: x (forward, weights) or dy (data) */
-  int co, oh, ow;     /* the tensor written (forward, data) or dy (weights) */
-  int r, s;
-  int pad_h, pad_w;   /* input row = output row + ky - pad_h */
-  int co_pad;         /* forward: packed weight rows, co rounded up to the block's rows */
-  int tiles;          /* pixel tiles per image */
-  int tile_pixels;    /* pixels per tile */
-  int tile_rows;      /* input rows a tile can touch */
-  int sw;             /* tile row length: ow + s - 1 cells */
-  int pitch;          /* floats from one tile row to the next: sw cells and padding (tile_pitch) */
-  int plane;          /* floats of the input tile: tile_rows * pitch */
-  int bm;             /* forward: filters per block (32 or 64) */
-  int items_per_split; /* weight gradient */
-};
-
-/* The max pooling a pooling forward applies to its output (2 x 2 windows
- * that tile it); y, drop_y and argmax as pool2d_forward_argmax writes them. */
-struct TcPool
-{
-  int out_h, out_w;
-  float *y, *drop_y;
-  uint8_t *argmax;
-  PoolDrop drop;
-};
-
-/* The convolution below a data gradient whose weight gradient the data
- * gradient's kernel forms (conv2d_backward_below): the data gradient is
- * that layer's output gradient, dz = act' (y) * it, and is never stored. */
-struct TcBelow
-{
-  const float *x;  /* its input (n, c, h, w) */
-  const float *y;  /* its output after the activation: the data gradient's shape */
-  int act;
-  int c, h, w, r, s, pad_h, pad_w, stride_h, stride_w;
-  int taps;        /* c * r * s, at most TC_BELOW_TAPS */
-  int rows, cols;  /* the block's input tile in shared memory, per channel */
-  float *partials; /* (k, blocks, taps + 1): each block's sums, the bias's last */
-};
 
 /* Four 8x4 blocks of 32-bit values from shared memory (see the forward kernel). */
 __device__ __forceinline__ void
@@ -185,15 +126,6 @@ load_input_tile_async (const TcGeom &g, const float *__restrict__ x, int img, in
 
 /* ---------------------------------------------------------------- forward and data gradient */
 
-/* Block: BM output channels x (WARPS_N * TC_NT * 8) pixels of one image;
- * warps are 32 channels x TC_NT * 8 pixels each. */
-template <int BM>
-struct FwdTile
-{
-  static const int WARPS_M = BM / 32;
-  static const int WARPS_N = 8 / WARPS_M;
-  static const int PIXELS = WARPS_N * TC_NT * 8;
-};
 
 /* Where a thread's accumulators lie in the forward kernel's block tile:
  * warp (wm, wn) holds 32 channels x TC_NT * 8 pixels, and a fragment's
@@ -487,10 +419,10 @@ below_tile (const TcGeom &g, const TcBelow &b, const float (&acc)[2][TC_NT][4], 
  * output (pool_tile). BELOW: the output is the output gradient of the
  * layer below, which takes its weight gradient from it (below_tile). */
 template <int BM, bool K3, int POOL_RT, bool BELOW>
-__global__ void __launch_bounds__ (TC_THREADS, 2)
-conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
-                        const float *__restrict__ bias, int act, float *__restrict__ y,
-                        TcPool pool, TcBelow below)
+static __device__ __forceinline__ void
+conv_tc_forward_kernel_body (TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,
+                             const float *__restrict__ bias, int act, float *__restrict__ y,
+                             TcPool pool, TcBelow below)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
@@ -635,12 +567,37 @@ conv_tc_forward_kernel (TcGeom g, const float *__restrict__ x, const float *__re
 #endif
 }
 
+/* conv_tc_forward_kernel_BM_K3_POOL_RT_BELOW (K3, BELOW: 0 or 1). */
+#define CONV_TC_FORWARD(BM, K3, POOL_RT, BELOW)                                                    \
+  extern "C" __global__ void __launch_bounds__ (TC_THREADS, 2)                                     \
+  NN_KERNEL_NAME4 (conv_tc_forward_kernel, BM, K3, POOL_RT, BELOW) (                               \
+    TcGeom g, const float *__restrict__ x, const float *__restrict__ wpack,                        \
+    const float *__restrict__ bias, int act, float *__restrict__ y, TcPool pool, TcBelow below)    \
+  {                                                                                                \
+    conv_tc_forward_kernel_body<BM, K3 != 0, POOL_RT, BELOW != 0> (g, x, wpack, bias, act, y,      \
+                                                                   pool, below);                   \
+  }
+
+/* The instances the launchers choose from (ops/conv-igemm.cc: forward_kernel
+ * and forward_kernel_rt): each block size and filter kind plain, pooling
+ * rows of 1 or 3 n8 tiles, or forming the layer below's weight gradient. */
+#define CONV_TC_FORWARD_EACH(BM, K3)                                                               \
+  CONV_TC_FORWARD (BM, K3, 0, 0)                                                                   \
+  CONV_TC_FORWARD (BM, K3, 1, 0)                                                                   \
+  CONV_TC_FORWARD (BM, K3, 3, 0)                                                                   \
+  CONV_TC_FORWARD (BM, K3, 0, 1)
+
+CONV_TC_FORWARD_EACH (64, 1)
+CONV_TC_FORWARD_EACH (64, 0)
+CONV_TC_FORWARD_EACH (32, 1)
+CONV_TC_FORWARD_EACH (32, 0)
+
 /* Weights packed for the forward-style kernel: (ci in slices of TC_CHUNK,
  * taps, co_pad, TC_CHUNK), zero where there is no weight and rounded to
  * TF32, so a block copies its filters' rows of 8 channels with aligned
  * 16-byte copies. Forward: w (co, ci, r, s). Data gradient (flip): w (ci,
  * co, r, s) of the layer, read at the flipped tap. */
-__global__ void
+extern "C" __global__ void
 conv_tc_pack_kernel (TcGeom g, int flip, const float *__restrict__ w, float *__restrict__ wpack)
 {
   nn_kernel_enter ();
@@ -745,9 +702,9 @@ cluster_partials (const TcGeom &g, int taps, int k0, int c0, const float (&acc)[
  * of B takes its offset as an immediate instead of an address computed per
  * load: a quarter fewer instructions on the cnn's second layer (ncu). */
 template <bool K3, int CL>
-__global__ void __launch_bounds__ (TC_THREADS, 2)
-conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
-                      float *__restrict__ part)
+static __device__ __forceinline__ void
+conv_tc_wgrad_kernel_body (TcGeom g, const float *__restrict__ x, const float *__restrict__ dy,
+                           float *__restrict__ part)
 {
   nn_kernel_enter ();
 #if __CUDA_ARCH__ >= 800
@@ -906,6 +863,23 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
 #endif
 }
 
+/* conv_tc_wgrad_kernel_K3_CL (K3: 0 or 1). */
+#define CONV_TC_WGRAD(K3, CL)                                                                      \
+  extern "C" __global__ void __launch_bounds__ (TC_THREADS, 2)                                     \
+  NN_KERNEL_NAME2 (conv_tc_wgrad_kernel, K3, CL) (TcGeom g, const float *__restrict__ x,           \
+                                                  const float *__restrict__ dy,                    \
+                                                  float *__restrict__ part)                        \
+  {                                                                                                \
+    conv_tc_wgrad_kernel_body<K3 != 0, CL> (g, x, dy, part);                                       \
+  }
+
+/* The instances wgrad_kernel (ops/conv-igemm.cc) chooses from: each filter
+ * kind in clusters of TC_WG_CLUSTER or alone. */
+CONV_TC_WGRAD (1, TC_WG_CLUSTER)
+CONV_TC_WGRAD (0, TC_WG_CLUSTER)
+CONV_TC_WGRAD (1, 1)
+CONV_TC_WGRAD (0, 1)
+
 /* dw[i] = the sum of the splits' partials for i. A block takes 32 runs of
  * four outputs (float4 when vec4: count % 4 == 0 and dw 16-byte aligned;
  * the partials are) and its SUM_RANGES warps split the splits (or the
@@ -915,9 +889,7 @@ conv_tc_wgrad_kernel (TcGeom g, const float *__restrict__ x, const float *__rest
  * depend on timing. One thread per output summing every split in turn had
  * too few loads in flight: 12.2 us for the cnn's 256 splits of 18,432
  * weights (18.9 MB, ncu on the H200); 8 ranges 9.1 us, 16 ranges 7.3 us. */
-#define SUM_RANGES 16
-
-__global__ void __launch_bounds__ (32 * SUM_RANGES)
+extern "C" __global__ void __launch_bounds__ (32 * SUM_RANGES)
 conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int count,
                     int splits, int vec4)
 {
@@ -972,383 +944,4 @@ conv_tc_sum_kernel (const float *__restrict__ part, float *__restrict__ dw, int 
       for (int k = 0; k < 4 && 4 * q + k < count; k++)
         dw[4 * q + k] = v[k];
     }
-}
-
-/* ---------------------------------------------------------------- host side */
-
-/* Floats from one row of an input tile to the next, for cells of cs floats
- * and rows of sw cells under output rows of ow pixels: at least sw cells,
- * and congruent to ow cells modulo 32 banks. Consecutive pixels are cs
- * floats apart within a row, and then also across the end of a row, so a
- * fragment load whose pixels wrap into the next row hits the same 32
- * different banks as one within a row. Rows of 26 pixels (the cnn's data
- * gradient) had n8 tiles that wrap, and 32 % of its shared-memory
- * wavefronts were bank conflicts (ncu). A multiple of 4 floats:
- * ldmatrix and cp.async rows stay 16-byte aligned. */
-static int
-tile_pitch (int sw, int ow, int cs)
-{
-  int pitch = sw * cs;
-  while ((pitch - ow * cs) % 32 != 0)
-    pitch += 4;
-  return pitch;
-}
-
-/* Tile geometry of the forward-style kernel for a convolution reading
- * (ci, ih, iw) and writing (co, oh, ow). */
-static TcGeom
-forward_geom (const NnConvShape *s, int ci, int ih, int iw, int co, int oh, int ow, int pad_h,
-              int pad_w)
-{
-  TcGeom g;
-  int bm = co <= 32 ? 32 : 64;
-  memset (&g, 0, sizeof g);
-  g.n = s->n;
-  g.ci = ci, g.ih = ih, g.iw = iw;
-  g.co = co, g.oh = oh, g.ow = ow;
-  g.r = s->r, g.s = s->s;
-  g.pad_h = pad_h, g.pad_w = pad_w;
-  g.tile_pixels = bm == 64 ? FwdTile<64>::PIXELS : FwdTile<32>::PIXELS;
-  g.tiles = (oh * ow + g.tile_pixels - 1) / g.tile_pixels;
-  g.sw = ow + s->s - 1;
-  g.pitch = tile_pitch (g.sw, ow, FWD_CS);
-  g.tile_rows = (g.tile_pixels - 1) / ow + 2 + s->r - 1;
-  g.plane = g.tile_rows * g.pitch;
-  g.bm = bm;
-  g.co_pad = (co + bm - 1) / bm * bm;
-  return g;
-}
-
-/* The forward pass and the data gradient (dy through the flipped filters,
- * padding r - 1 - pad) as forward-style convolutions. */
-static TcGeom
-geom_forward (const NnConvShape *s)
-{
-  return forward_geom (s, s->c, s->h, s->w, s->k, s->out_h, s->out_w, s->pad_h, s->pad_w);
-}
-
-static TcGeom
-geom_data (const NnConvShape *s)
-{
-  return forward_geom (s, s->k, s->out_h, s->out_w, s->c, s->h, s->w, s->r - 1 - s->pad_h,
-                       s->s - 1 - s->pad_w);
-}
-
-static int
-block_rows (const TcGeom &g)
-{
-  return g.bm;
-}
-
-/* The forward-style kernel for a geometry, pooling its output, or forming
- * the weight gradient of the layer below from it, or neither. */
-typedef void (*FwdKernel) (TcGeom, const float *, const float *, const float *, int, float *,
-                           TcPool, TcBelow);
-
-template <int POOL_RT, bool BELOW>
-static FwdKernel
-forward_kernel_rt (const TcGeom &g)
-{
-  bool k3 = g.r == 3 && g.s == 3;
-  if (block_rows (g) == 64)
-    return k3 ? conv_tc_forward_kernel<64, true, POOL_RT, BELOW>
-              : conv_tc_forward_kernel<64, false, POOL_RT, BELOW>;
-  return k3 ? conv_tc_forward_kernel<32, true, POOL_RT, BELOW>
-            : conv_tc_forward_kernel<32, false, POOL_RT, BELOW>;
-}
-
-/* The n8 tiles of an output row where a thread's fragments hold whole 2 x 2
- * windows (pool_tile): rows of whole tiles, pairs of which fill a warp's
- * TC_NT tiles, so rows of 8 or 24 pixels (every block's tile is a whole
- * number of warps' pixels, so it holds whole pairs too); 0 for any other
- * width. */
-static int
-pool_row_tiles (const TcGeom &g)
-{
-  return g.ow % 8 == 0 && TC_NT % (2 * (g.ow / 8)) == 0 ? g.ow / 8 : 0;
-}
-
-static FwdKernel
-forward_kernel (const TcGeom &g, bool pool, bool below = false)
-{
-  int rt = pool ? pool_row_tiles (g) : 0;
-  if (below)
-    return forward_kernel_rt<0, true> (g);
-  return rt == 1 ? forward_kernel_rt<1, false> (g) : rt == 3 ? forward_kernel_rt<3, false> (g)
-                                                             : forward_kernel_rt<0, false> (g);
-}
-
-/* Two stages; with the layer below, room after them for its input tile. */
-static size_t
-forward_smem (const TcGeom &g, bool below = false)
-{
-  return (2 * ((size_t) g.plane + (size_t) g.r * g.s * g.bm * FWD_CS) + (below ? TC_BELOW_TILE : 0))
-         * sizeof (float);
-}
-
-/* Packed weights (see conv_tc_pack_kernel), a multiple of 256 bytes. */
-static size_t
-pack_bytes (const TcGeom &g)
-{
-  size_t slices = (size_t) (g.ci + TC_CHUNK - 1) / TC_CHUNK;
-  size_t bytes = slices * TC_CHUNK * g.r * g.s * g.co_pad * sizeof (float);
-  return (bytes + 255) / 256 * 256;
-}
-
-static TcGeom
-wgrad_geom (const NnConvShape *s)
-{
-  TcGeom g;
-  memset (&g, 0, sizeof g);
-  g.n = s->n;
-  g.ci = s->c, g.ih = s->h, g.iw = s->w;
-  g.co = s->k, g.oh = s->out_h, g.ow = s->out_w;
-  g.r = s->r, g.s = s->s;
-  g.pad_h = s->pad_h, g.pad_w = s->pad_w;
-  g.tile_pixels = TC_WG_PIXELS;
-  g.tiles = (s->out_h * s->out_w + TC_WG_PIXELS - 1) / TC_WG_PIXELS;
-  g.sw = s->out_w + s->s - 1;
-  g.pitch = tile_pitch (g.sw, s->out_w, WG_CS);
-  g.tile_rows = (TC_WG_PIXELS - 1) / s->out_w + 2 + s->r - 1;
-  g.plane = g.tile_rows * g.pitch;
-  return g;
-}
-
-/* Two stages; in clusters, also room for the block's partial sums. */
-static size_t
-wgrad_smem (const TcGeom &g, int cluster)
-{
-  size_t stages = 2 * (((size_t) 64 * (TC_WG_PIXELS + 4) + (size_t) g.plane) * sizeof (float)
-                       + TC_WG_PIXELS * sizeof (int));
-  size_t sums = cluster > 1 ? (size_t) 64 * 32 * g.r * g.s * sizeof (float) : 0;
-  return stages > sums ? stages : sums;
-}
-
-/* The weight-gradient kernel for a filter shape, in clusters of
- * TC_WG_CLUSTER blocks or alone (cluster 1). */
-typedef void (*WgradKernel) (TcGeom, const float *, const float *, float *);
-
-static WgradKernel
-wgrad_kernel (const TcGeom &g, int cluster)
-{
-  bool k3 = g.r == 3 && g.s == 3;
-  if (cluster > 1)
-    return k3 ? conv_tc_wgrad_kernel<true, TC_WG_CLUSTER>
-              : conv_tc_wgrad_kernel<false, TC_WG_CLUSTER>;
-  return k3 ? conv_tc_wgrad_kernel<true, 1> : conv_tc_wgrad_kernel<false, 1>;
-}
-
-int
-_nn_cuda_conv_igemm_ok (NnCudaContext *ctx, const NnConvShape *s)
-{
-  int optin = 0;
-  if (!ctx->tf32 || ctx->compute_major < 8)
-    return 0; /* FP32 answers are cuDNN's (or the direct kernels'); TF32 mma needs sm_80 */
-  if (s->stride_h != 1 || s->stride_w != 1 || s->r * s->s > TC_WG_TAPS)
-    return 0;
-  /* The data gradient reads dy with padding r - 1 - pad: pad must not exceed r - 1. */
-  if (s->pad_h > s->r - 1 || s->pad_w > s->s - 1)
-    return 0;
-  if (cudaDeviceGetAttribute (&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device)
-      != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 0;
-    }
-  TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
-  return forward_smem (f) <= (size_t) optin && forward_smem (d) <= (size_t) optin
-         && wgrad_smem (wg, 1) <= (size_t) optin;
-}
-
-int
-_nn_cuda_conv_igemm_pool_ok (const NnConvShape *s, const NnPoolShape *pool)
-{
-  /* 2 x 2 windows that tile the output, rows pool_tile can pool */
-  return pool->win_h == 2 && pool->win_w == 2 && pool->stride_h == 2 && pool->stride_w == 2
-         && pool->pad_h == 0 && pool->pad_w == 0 && pool->out_h * 2 == s->out_h
-         && pool->out_w * 2 == s->out_w && pool_row_tiles (geom_forward (s)) > 0;
-}
-
-/* The weight gradient's partial sums in the workspace: one set a cluster. */
-static size_t
-wgrad_partials_bytes (const NnConvShape *s, const NnCudaIgemmPlan *plan)
-{
-  return (size_t) (plan->splits / plan->cluster) * s->k * s->c * s->r * s->s * sizeof (float);
-}
-
-int
-_nn_cuda_conv_igemm_plan (NnCudaContext *ctx, const NnConvShape *s, NnCudaIgemmPlan *plan,
-                          size_t *workspace_bytes)
-{
-  TcGeom f = geom_forward (s), d = geom_data (s), wg = wgrad_geom (s);
-  cudaError_t err = cudaSuccess;
-
-  memset (plan, 0, sizeof *plan);
-  err = nn_cuda_allow_smem ((const void *) forward_kernel (f, false), forward_smem (f));
-  if (err == cudaSuccess && pool_row_tiles (f) > 0)
-    err = nn_cuda_allow_smem ((const void *) forward_kernel (f, true), forward_smem (f));
-  if (err == cudaSuccess)
-    err = nn_cuda_allow_smem ((const void *) forward_kernel (d, false), forward_smem (d));
-  if (err == cudaSuccess)
-    err = nn_cuda_allow_smem ((const void *) wgrad_kernel (wg, 1), wgrad_smem (wg, 1));
-  if (err != cudaSuccess)
-    return _nn_cuda_fail (ctx, err, "conv2d plan: shared memory for the implicit GEMM");
-  /* the data gradient with a layer below: only where its tile fits too,
-   * and the warps' sums fit the stages */
-  plan->below = 2 * ((size_t) d.plane + (size_t) d.r * d.s * d.bm * FWD_CS)
-                    >= (size_t) (8 / (d.bm / 32)) * d.bm * TC_BELOW_SUMS
-                && nn_cuda_allow_smem ((const void *) forward_kernel (d, false, true),
-                                       forward_smem (d, true))
-                       == cudaSuccess;
-  cudaGetLastError (); /* a refusal there only means no layer below is fused */
-  plan->cluster = ctx->compute_major >= 9
-                      && nn_cuda_clusters_fit ((const void *) wgrad_kernel (wg, TC_WG_CLUSTER),
-                                               TC_WG_CLUSTER, TC_THREADS,
-                                               wgrad_smem (wg, TC_WG_CLUSTER))
-                    ? TC_WG_CLUSTER
-                    : 1;
-
-  /* Weight gradient: two blocks per multiprocessor in all, each summing a
-   * contiguous range of (image, tile) items. */
-  int groups = ((s->c + 31) / 32) * ((s->k + 63) / 64);
-  int items = s->n * wg.tiles;
-  int want = (2 * (ctx->multiprocessors > 0 ? ctx->multiprocessors : 16) + groups - 1) / groups;
-  int splits = want < items ? want : items;
-  plan->items_per_split = (items + splits - 1) / splits;
-  plan->splits = (items + plan->items_per_split - 1) / plan->items_per_split;
-  /* whole clusters: the blocks past the items sum nothing */
-  plan->splits = (plan->splits + plan->cluster - 1) / plan->cluster * plan->cluster;
-
-  /* Workspace: packed weights first, then the weight gradient's partials
-   * (one set a cluster). */
-  plan->partials_offset = pack_bytes (f) > pack_bytes (d) ? pack_bytes (f) : pack_bytes (d);
-  *workspace_bytes = plan->partials_offset + wgrad_partials_bytes (s, plan);
-  return NN_BACKEND_OK;
-}
-
-/* The layer below's input tile for data-gradient geometry d: rows of every
- * output row a block's pixels can touch, whole padded rows. */
-static TcBelow
-below_geom (const TcGeom &d, const NnConvShape *below)
-{
-  TcBelow b;
-  memset (&b, 0, sizeof b);
-  b.c = below->c, b.h = below->h, b.w = below->w;
-  b.r = below->r, b.s = below->s;
-  b.pad_h = below->pad_h, b.pad_w = below->pad_w;
-  b.stride_h = below->stride_h, b.stride_w = below->stride_w;
-  b.taps = below->c * below->r * below->s;
-  b.rows = ((d.tile_pixels - 1) / d.ow + 1) * below->stride_h + below->r;
-  b.cols = (d.ow - 1) * below->stride_w + below->s;
-  return b;
-}
-
-int
-_nn_cuda_conv_igemm_below_ok (const NnConvShape *s, const NnCudaIgemmPlan *plan,
-                              const NnConvShape *below)
-{
-  TcGeom d = geom_data (s);
-  TcBelow b = below_geom (d, below);
-  size_t partials = (size_t) below->k * d.n * d.tiles * (b.taps + 1) * sizeof (float);
-  return plan->below && below->n == s->n && below->k == s->c && below->out_h == s->h
-         && below->out_w == s->w && b.taps <= TC_BELOW_TAPS
-         && (size_t) b.c * b.rows * b.cols <= TC_BELOW_TILE
-         && partials <= wgrad_partials_bytes (s, plan); /* the layer below's go there */
-}
-
-/* Pack the weights into the workspace, then run the forward-style kernel,
- * pooling its output when `pool` is not NULL. */
-static int
-run_forward (NnCudaContext *ctx, const TcGeom &g, int flip, const float *x, const float *w,
-             const float *bias, int act, float *y, const TcPool *pool, const TcBelow *below,
-             void *workspace, const char *what)
-{
-  float *wpack = (float *) workspace;
-  size_t packed = pack_bytes (g) / sizeof (float);
-  /* the packing is small: set up while the kernel before finishes; the
-   * convolution after it is launched in whole waves (launch.cuh) */
-  _nn_cuda_launch (ctx, conv_tc_pack_kernel, _nn_cuda_blocks (ctx, packed, 256), 256, 0, g, flip, w,
-                   wpack);
-  int rc = _nn_cuda_check_launch (ctx, what);
-  if (rc != 0)
-    return rc;
-  dim3 grid (g.n * g.tiles, g.co_pad / block_rows (g));
-  _nn_cuda_launch_serial (ctx, forward_kernel (g, pool != NULL, below != NULL), grid, TC_THREADS,
-                          forward_smem (g, below != NULL), g, x, wpack, bias, act, y,
-                          pool != NULL ? *pool : TcPool{}, below != NULL ? *below : TcBelow{});
-  return _nn_cuda_check_launch (ctx, what);
-}
-
-int
-_nn_cuda_conv_igemm_forward (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
-                             const float *x, const float *w, const float *bias, int act, float *y,
-                             void *workspace)
-{
-  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, y, NULL, NULL, workspace,
-                      "conv2d forward (implicit GEMM)");
-}
-
-int
-_nn_cuda_conv_igemm_forward_pool (NnCudaContext *ctx, const NnConvShape *s, const float *x,
-                                  const float *w, const float *bias, int act,
-                                  const NnPoolShape *pool, float *y, float *drop_y, float rate,
-                                  uint64_t seed, const int64_t *step, uint8_t *argmax,
-                                  void *workspace)
-{
-  TcPool p = { pool->out_h, pool->out_w, y, drop_y, argmax,
-               PoolDrop{ rate, _nn_cuda_dropout_scale (rate), seed, step } };
-  return run_forward (ctx, geom_forward (s), 0, x, w, bias, act, NULL, &p, NULL, workspace,
-                      "conv2d forward with pooling (implicit GEMM)");
-}
-
-int
-_nn_cuda_conv_igemm_data (NnCudaContext *ctx, const NnConvShape *s, const NnCudaIgemmPlan *plan,
-                          const float *w, const float *dy, float *dx, void *workspace)
-{
-  return run_forward (ctx, geom_data (s), 1, dy, w, NULL, NN_BK_ACT_LINEAR, dx, NULL, NULL,
-                      workspace, "conv2d backward input (implicit GEMM)");
-}
-
-int
-_nn_cuda_conv_igemm_data_below (NnCudaContext *ctx, const NnConvShape *s,
-                                const NnCudaIgemmPlan *plan, const float *w, const float *dy,
-                                const NnConvShape *below, const float *below_x,
-                                const float *below_y, int below_act, float *below_dw,
-                                float *below_dbias, void *workspace)
-{
-  TcGeom d = geom_data (s);
-  TcBelow b = below_geom (d, below);
-  /* the weight gradient's partials are summed by now (stream order) */
-  float *partials = (float *) ((char *) workspace + plan->partials_offset);
-  b.x = below_x, b.y = below_y, b.act = below_act, b.partials = partials;
-  int rc = run_forward (ctx, d, 1, dy, w, NULL, NN_BK_ACT_LINEAR, NULL, NULL, &b, workspace,
-                        "conv2d backward input with the weights below (implicit GEMM)");
-  if (rc != 0)
-    return rc;
-  return _nn_cuda_conv_wgrad_sums (ctx, partials, below->k, b.taps, b.taps + 1, d.n * d.tiles,
-                                   below_dw, below_dbias,
-                                   "conv2d backward weights below (implicit GEMM sums)");
-}
-
-int
-_nn_cuda_conv_igemm_weights (NnCudaContext *ctx, const NnConvShape *s,
-                             const NnCudaIgemmPlan *plan, const float *x, const float *dy,
-                             float *dw, void *workspace)
-{
-  TcGeom g = wgrad_geom (s);
-  g.items_per_split = plan->items_per_split;
-  float *part = (float *) ((char *) workspace + plan->partials_offset);
-  int count = s->k * s->c * s->r * s->s;
-  dim3 grid (plan->splits, (s->c + 31) / 32, (s->k + 63) / 64);
-  /* launched serially, as the forward-style kernels (launch.cuh) */
-  _nn_cuda_launch_cluster (ctx, false, wgrad_kernel (g, plan->cluster), grid, TC_THREADS,
-                           wgrad_smem (g, plan->cluster), plan->cluster, g, x, dy, part);
-  int rc = _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM)");
-  if (rc != 0)
-    return rc;
-  unsigned int quads = (unsigned int) ((count + 3) / 4);
-  int vec4 = count % 4 == 0 && (uintptr_t) dw % 16 == 0;
-  _nn_cuda_launch (ctx, conv_tc_sum_kernel, (quads + 31) / 32, 32 * SUM_RANGES, 0, part, dw, count,
-                   plan->splits / plan->cluster, vec4);
-  return _nn_cuda_check_launch (ctx, "conv2d backward weights (implicit GEMM sums)");
 }

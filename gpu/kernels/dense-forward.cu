@@ -20,50 +20,19 @@
  * or 32), its k slice in stages of DF_KS fetched by cp.async DF_STAGES - 1
  * ahead of the tensor cores (mma m16n8k8: x is A, w is B). Operands are
  * rounded to TF32 (nearest), so the route is taken only where TF32 is
- * allowed.
+ * allowed. Device code only: the geometry and the arguments are in
+ * kernels/dense-forward.h, the launch in ops/dense-forward.cc.
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
-#include "copy-async.cuh"
-#include "epilogue.cuh"
-#include "mma.cuh"
+#include "kernels/dense-forward.h"
+#include "kernels/launch.cuh"
+#include "kernels/copy-async.cuh"
+#include "kernels/epilogue.cuh"
+#include "kernels/mma.cuh"
 
 #include <cooperative_groups.h>
 
 namespace cg = cooperative_groups;
-
-#define DF_BM 32       /* batch rows per block */
-#define DF_KS 32       /* k per stage */
-#define DF_THREADS 256 /* 8 warps: a 16-row half of the tile by BN / 4 outputs each */
-#define DF_STAGES 5    /* stages in shared memory: see df_wide */
-#define DF_SPLIT 8     /* blocks per cluster: the portable maximum */
-#define DF_XS (DF_KS + 4)
-
-/* Row strides in shared memory, padded so that the fragment loads of a
- * warp hit 32 different banks: A reads rows g at columns t (4 g + t), B
- * reads rows t at columns g (8 t + g); both stay multiples of 16 bytes for
- * cp.async. */
-template <int BN> struct DfShape
-{
-  static const int WS = BN + 8;
-  static const int STAGE_FLOATS = DF_BM * DF_XS + DF_KS * WS;
-  static const int ROWS = DF_BM / DF_SPLIT; /* the tile's rows each rank adds and stores */
-  static const int RS = BN + 4;             /* their row stride where they are received */
-  static const int RECV_FLOATS = DF_SPLIT * ROWS * RS; /* (rank sent from, row, column) */
-  static const size_t SMEM = ((size_t) DF_STAGES * STAGE_FLOATS + RECV_FLOATS) * sizeof (float);
-};
-
-struct DenseCluster
-{
-  int n, in, out;
-  int chunk; /* k per rank, a multiple of DF_KS */
-  const float *x; /* (n, in) */
-  const float *w; /* (in, out) */
-  float *y;       /* (n, out) */
-  Epilogue e;
-  int early; /* w may be read before the kernel before has finished (weights_early) */
-};
 
 /* Stage copies, 16 bytes a copy (in and out are multiples of 4), zeros past
  * n, k_end and out: the (DF_BM, DF_KS) block of x at (m0, k), and the
@@ -92,8 +61,8 @@ fetch_w (const DenseCluster &d, float *stage, int n0, int k, int k_end)
 }
 
 template <int BN>
-__global__ void __launch_bounds__ (DF_THREADS)
-dense_cluster_kernel (DenseCluster d)
+static __device__ __forceinline__ void
+dense_cluster_body (const DenseCluster &d)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   typedef DfShape<BN> S;
@@ -202,55 +171,13 @@ dense_cluster_kernel (DenseCluster d)
 #endif
 }
 
-/* Two tile widths: 64 outputs a block, or 32 where 64-wide tiles would
- * leave most multiprocessors idle (mlp-small's 128 outputs: 16 blocks).
- * In a replayed graph on the H200, 64-wide tiles suit mlp-wide's layers
- * and 32-wide ones took about 8 % off mlp-small's step. DF_STAGES = 5
- * holds a whole k slice of those layers (784 or 1000 over eight ranks), so
- * all of its copies are in flight at once (four stages were the same
- * within the noise). */
-struct DfVariant
-{
-  void (*kernel) (DenseCluster);
-  int bn;
-  size_t smem;
-};
-static const DfVariant df_wide = { dense_cluster_kernel<64>, 64, DfShape<64>::SMEM };
-static const DfVariant df_narrow = { dense_cluster_kernel<32>, 32, DfShape<32>::SMEM };
-
-static bool
-df_ready (const DfVariant &v)
-{
-  return nn_cuda_clusters_fit ((const void *) v.kernel, DF_SPLIT, DF_THREADS, v.smem);
-}
-
-int
-_nn_cuda_dense_cluster_setup (NnCudaContext *ctx)
-{
-  return ctx->compute_major >= 9 && df_ready (df_wide) && df_ready (df_narrow);
-}
-
-/* Batches of up to two row tiles: for the cnn's 256 x 9216 -> 128 the
- * kernel took over twice cuBLAS' time, each block walking a k slice of
- * 1152 in 36 stages. */
-int
-_nn_cuda_dense_cluster_fits (const NnCudaContext *ctx, int n, int in, int out, const float *x,
-                             const float *w)
-{
-  return ctx->dense_clusters && ctx->tf32 && n <= 2 * DF_BM && in % 4 == 0 && out % 4 == 0
-         && (uintptr_t) x % 16 == 0 && (uintptr_t) w % 16 == 0 && out / 32 < 65535;
-}
-
-int
-_nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out, const float *x,
-                                const float *w, float *y, const Epilogue &e)
-{
-  int wide_blocks = (out + 63) / 64 * DF_SPLIT;
-  const DfVariant &v = 2 * wide_blocks >= ctx->multiprocessors ? df_wide : df_narrow;
-  int per_rank = (in + DF_SPLIT - 1) / DF_SPLIT;
-  DenseCluster d = { n, in, out, (per_rank + DF_KS - 1) / DF_KS * DF_KS, x, w, y, e,
-                     _nn_cuda_untouched (ctx, w, (size_t) in * out * sizeof (float)) };
-  dim3 grid (DF_SPLIT, (out + v.bn - 1) / v.bn, (n + DF_BM - 1) / DF_BM);
-  _nn_cuda_launch_cluster (ctx, true, v.kernel, grid, DF_THREADS, v.smem, DF_SPLIT, d);
-  return _nn_cuda_check_launch (ctx, "dense_forward (cluster)");
-}
+/* The two tile widths the host launches (df_wide and df_narrow in
+ * ops/dense-forward.cc). */
+#define DENSE_CLUSTER_KERNEL(BN)                                                                   \
+  extern "C" __global__ void __launch_bounds__ (DF_THREADS)                                        \
+  NN_KERNEL_NAME1 (dense_cluster_kernel, BN) (DenseCluster d)                                      \
+  {                                                                                                \
+    dense_cluster_body<BN> (d);                                                                    \
+  }
+DENSE_CLUSTER_KERNEL (64)
+DENSE_CLUSTER_KERNEL (32)

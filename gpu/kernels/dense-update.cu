@@ -25,36 +25,19 @@
  * MLP presets' batches of 32; for larger batches the kernels make several
  * passes, and dense_backward_update_pays tells the engine to keep
  * dense_backward and optimizer_update there.
+ *
+ * Device code only: the geometry and the arguments are in
+ * kernels/dense-update.h, the launches in ops/dense-update.cc.
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
-#include "act.cuh"
-#include "below.cuh"
-#include "mma.cuh"
-#include "optimizer.cuh"
+#include "kernels/dense-update.h"
+#include "kernels/launch.cuh"
+#include "kernels/act.cuh"
+#include "kernels/below.cuh"
+#include "kernels/mma.cuh"
+#include "kernels/optimizer.cuh"
 
 #include <stdint.h>
-
-#define DU_KC 32 /* batch rows per pass through shared memory */
-
-struct DenseUpdate
-{
-  int act, n, in, out;
-  const float *x;  /* (n, in) */
-  const float *y;  /* (n, out): the activation's output, for its derivative */
-  const float *dy; /* (n, out) */
-  float *w, *bias; /* bias may be NULL */
-  float *w_s0, *w_s1, *b_s0, *b_s1; /* state slots 0 and 1 */
-  float *dx; /* NULL; (n, in); or (column tiles, n, in) partial sums (the wide kernel) */
-  Below below; /* applied where dx is whole */
-  float rate, scale;
-  uint64_t seed;
-  int64_t *step;
-  unsigned int *done; /* not NULL: store t into *step (the step's last update) */
-  int early;   /* w and its state may be read before the kernel before has finished */
-  int x_early; /* x and the layer below's y too (only with early) */
-};
 
 /* The update's learning rate, computed once a block: Adam's bias
  * correction is two expm1f, a square root and a division, which every
@@ -210,12 +193,9 @@ update_quad (const DenseUpdate &d, const OptArgs &o, float lr_t, int slots, int 
  * input gradient (asked for only when n <= DU_KC) is this tile's partial
  * sum over its 64 outputs; the blocks of the first row of tiles sum dz's
  * columns for the bias. */
-#define DW_ROWS 16
-#define DW_COLS 64
-
 template <int KIND, bool VEC, int V1>
-__global__ void __launch_bounds__ (256)
-dense_update_wide_kernel (DenseUpdate d, OptArgs o)
+static __device__ __forceinline__ void
+dense_update_wide_body (const DenseUpdate &d, const OptArgs &o)
 {
   nn_kernel_enter ();
   __shared__ __align__ (16) float xs[DU_KC][DW_ROWS];
@@ -348,16 +328,12 @@ dense_update_wide_kernel (DenseUpdate d, OptArgs o)
  * tile's partial sum, DZ (32 x 64) @ W^T (64 x 64), warp v taking rows 16
  * (v / 8) .. and inputs 8 (v % 8) .., from the old weights in shared
  * memory. */
-#define DT_TILE 64
 #define DT_PAD 8 /* x and dz rows: 72 floats, so the fragments' loads hit 32 banks */
 #define DT_WPAD 4 /* weight rows: 68 floats, 16-byte aligned */
-static_assert (DT_TILE == DW_COLS, "both wide kernels leave partial sums of 64 outputs");
-
-#define DT_THREADS 512
 
 template <int KIND, bool VEC, int V1>
-__global__ void __launch_bounds__ (DT_THREADS, 2)
-dense_update_tc_kernel (DenseUpdate d, OptArgs o)
+static __device__ __forceinline__ void
+dense_update_tc_body (const DenseUpdate &d, const OptArgs &o)
 {
 #if __CUDA_ARCH__ >= 800 /* mma.sync with TF32: the host launches it on sm_80+ only */
   /* x and dz of a pass, then (once the products are done) the gradient */
@@ -515,8 +491,8 @@ dense_update_tc_kernel (DenseUpdate d, OptArgs o)
 
 /* dx (count) = the sum of `tiles` partials (tiles, count), in tile order
  * (or the layer below's dz from it). */
-__global__ void __launch_bounds__ (256)
-dense_update_dx_kernel (const float *__restrict__ partials, float *__restrict__ dx, size_t count,
+extern "C" __global__ void __launch_bounds__ (256)
+dense_update_dx_kernel (const float *__restrict__ partials, float *__restrict__ dx, uint64_t count,
                         int tiles, Below below, const int64_t *__restrict__ step_at)
 {
   nn_kernel_enter ();
@@ -546,18 +522,9 @@ dense_update_dx_kernel (const float *__restrict__ partials, float *__restrict__ 
  * 1000 x 10 layer took 8.3 us under ncu with 64 rows of w a block, eight
  * batch rows and four updates a thread, and the layer below's y loaded
  * where dx is stored). Block 0 also sums dz's columns for the bias. */
-#define DN_OUT 16
-#define DN_INPUTS 32
-#define DN_GROUPS 8
-#define DN_ROWS (DU_KC / DN_GROUPS)
-#define DN_UPDATES (DN_OUT / DN_GROUPS)
-#define DN_THREADS (DN_INPUTS * DN_GROUPS)
-static_assert (DN_ROWS * DN_GROUPS == DU_KC && DN_UPDATES * DN_GROUPS == DN_OUT,
-               "the groups split a pass's rows and the outputs' updates evenly");
-
 template <int KIND>
-__global__ void __launch_bounds__ (DN_THREADS)
-dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
+static __device__ __forceinline__ void
+dense_update_narrow_body (const DenseUpdate &d, const OptArgs &o)
 {
   __shared__ __align__ (16) float dzs[DU_KC][DN_OUT];
   __shared__ float sums[DN_GROUPS][DN_OUT][DN_INPUTS + 1];
@@ -700,188 +667,40 @@ dense_update_narrow_kernel (DenseUpdate d, OptArgs o)
     advance_step (d.step, t, d.done);
 }
 
-/* ---------------------------------------------------------------- the op */
+/* ---------------------------------------------------------------- instances */
 
-int
-_nn_cuda_below_ok (const NnBackendBelow *below, const int64_t *step)
-{
-  return below == NULL
-         || (below->act >= NN_BK_ACT_LINEAR && below->act < NN_BK_ACT_SOFTMAX
-             && below->rate >= 0.0f && below->rate < 1.0f
-             && (below->act == NN_BK_ACT_LINEAR || below->y != NULL)
-             && (below->rate == 0.0f || step != NULL));
-}
+/* The kernels the host launches (ops/dense-update.cc, launch_kind): for
+ * each optimizer (KIND, its NN_BK_OPT_* value), the narrow kernel, and each
+ * wide kernel with VEC 0 (V1 1) or VEC 1 and V1 4, 2 or 1. */
+static_assert (NN_BK_OPT_SGD == 0 && NN_BK_OPT_ADAM == 1 && NN_BK_OPT_ADADELTA == 2
+                 && NN_BK_OPT_RMSPROP == 3 && NN_BK_OPT_ADAGRAD == 4,
+               "the kernels' names carry the optimizers' values");
 
-int
-_nn_cuda_dx_below (NnCudaContext *ctx, int n, int in, int out, const float *dz, const float *w,
-                   float *dx, const NnBackendBelow *below, const int64_t *step)
-{
-  int rc = _nn_cuda_gemm (ctx, 0, 1, n, in, out, 1.0f, dz, out, w, out, 0.0f, dx, in);
-  if (rc != 0 || below == NULL || (below->act == NN_BK_ACT_LINEAR && below->rate == 0.0f))
-    return rc;
-  return _nn_cuda_dense_dz (ctx, below->act, below->y, dx, NULL, n, in, below->rate, below->seed,
-                            step);
-}
-
-/* Whether the wide layers run on the tensor-core kernel. */
-static bool
-tensor_cores (const NnCudaContext *ctx)
-{
-  return ctx->tf32 && ctx->compute_major >= 8;
-}
-
-template <int KIND>
-static void
-launch_kind (NnCudaContext *ctx, const DenseUpdate &d, const OptArgs &o)
-{
-  if (d.out <= DN_OUT)
-    {
-      _nn_cuda_launch (ctx, dense_update_narrow_kernel<KIND>, (d.in + DN_INPUTS - 1) / DN_INPUTS,
-                       DN_THREADS, 0, d, o);
-      return;
-    }
-  bool vec = d.out % 4 == 0 && ((uintptr_t) d.w | (uintptr_t) d.w_s0) % 16 == 0;
-  uintptr_t v_at = (uintptr_t) d.w_s1;
-  if (tensor_cores (ctx))
-    {
-      dim3 grid ((d.out + DT_TILE - 1) / DT_TILE, (d.in + DT_TILE - 1) / DT_TILE);
-      if (!vec)
-        _nn_cuda_launch (ctx, dense_update_tc_kernel<KIND, false, 1>, grid, DT_THREADS, 0, d, o);
-      else if (v_at % 16 == 0)
-        _nn_cuda_launch (ctx, dense_update_tc_kernel<KIND, true, 4>, grid, DT_THREADS, 0, d, o);
-      else if (v_at % 8 == 0)
-        _nn_cuda_launch (ctx, dense_update_tc_kernel<KIND, true, 2>, grid, DT_THREADS, 0, d, o);
-      else
-        _nn_cuda_launch (ctx, dense_update_tc_kernel<KIND, true, 1>, grid, DT_THREADS, 0, d, o);
-      return;
-    }
-  dim3 grid ((d.out + DW_COLS - 1) / DW_COLS, (d.in + DW_ROWS - 1) / DW_ROWS);
-  if (!vec)
-    _nn_cuda_launch (ctx, dense_update_wide_kernel<KIND, false, 1>, grid, 256, 0, d, o);
-  else if (v_at % 16 == 0)
-    _nn_cuda_launch (ctx, dense_update_wide_kernel<KIND, true, 4>, grid, 256, 0, d, o);
-  else if (v_at % 8 == 0)
-    _nn_cuda_launch (ctx, dense_update_wide_kernel<KIND, true, 2>, grid, 256, 0, d, o);
-  else
-    _nn_cuda_launch (ctx, dense_update_wide_kernel<KIND, true, 1>, grid, 256, 0, d, o);
-}
-
-/* One pass over the batch, and enough blocks: for more outputs than the
- * narrow kernel takes, a tile per multiprocessor on tensor cores, and eight
- * blocks for the narrow kernel. On the H200, mlp-wide's layers (208 and
- * 256 tiles) made its step shorter than cuBLAS and separate kernels did,
- * but not on 32-bit multiply-adds; mlp-small's layers, 784 x 128 (26
- * tiles) and 128 x 10 (four narrow blocks), made its step longer, fused
- * together or the 128 x 10 alone, so they keep the separate kernels. */
-int
-_nn_cuda_dense_backward_update_pays (void *vctx, int n, int in, int out)
-{
-  const NnCudaContext *ctx = (const NnCudaContext *) vctx;
-  long tiles = (long) ((in + DT_TILE - 1) / DT_TILE) * ((out + DT_TILE - 1) / DT_TILE);
-  if (n < 1 || n > DU_KC || in < 1 || out < 1)
-    return 0;
-  if (out <= DN_OUT)
-    return (in + DN_INPUTS - 1) / DN_INPUTS >= 8;
-  return tensor_cores (ctx) && tiles >= ctx->multiprocessors;
-}
-
-int
-_nn_cuda_dense_backward_update (void *vctx, int act, int n, int in, int out, const float *x,
-                                float *w, float *bias, const float *y, float *dy, float *dx,
-                                const NnBackendBelow *below, float rate, uint64_t seed,
-                                int64_t *step, const NnBackendOptimizer *opt, float *w_state,
-                                float *bias_state, size_t state_stride, int store_step)
-{
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  int rc;
-
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if (n < 0 || in <= 0 || out <= 0 || act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX
-      || !(rate >= 0.0f && rate < 1.0f) || step == NULL || opt == NULL
-      || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD || w_state == NULL
-      || (bias != NULL && bias_state == NULL) || !_nn_cuda_below_ok (below, step))
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "dense_backward_update: bad arguments");
-
-  /* Whether the kernel may read w and its state early: the op before did
-   * not write them, or a kernel of this op that does not write them runs
-   * first (the dz kernel, cuBLAS' input gradient). Asked before those, as
-   * they count as ops of their own. */
-  const size_t w_bytes = (size_t) in * out * sizeof (float), b_bytes = (size_t) out * sizeof (float);
-  float *w_s1 = w_state + state_stride, *b_s1 = bias != NULL ? bias_state + state_stride : NULL;
-  bool untouched = _nn_cuda_untouched (ctx, w, w_bytes) && _nn_cuda_untouched (ctx, w_state, w_bytes)
-                   && _nn_cuda_untouched (ctx, w_s1, w_bytes)
-                   && (bias == NULL
-                       || (_nn_cuda_untouched (ctx, bias, b_bytes)
-                           && _nn_cuda_untouched (ctx, bias_state, b_bytes)
-                           && _nn_cuda_untouched (ctx, b_s1, b_bytes)));
-  bool launched = false;
-
-  OptArgs o = opt_args (opt);
-  bool narrow = out <= DN_OUT;
-  int tiles = (out + DW_COLS - 1) / DW_COLS;
-  DenseUpdate d = { act, n, in, out, x, y, dy, w, bias, w_state, w_state + state_stride,
-                    bias_state, bias_state != NULL ? bias_state + state_stride : NULL, NULL,
-                    below_of (below), rate,
-                    _nn_cuda_dropout_scale (rate), seed, step,
-                    store_step ? ctx->lane.counters + NN_CUDA_COUNTER_OPTIMIZER : NULL, 0, 0 };
-  /* The input gradient in the kernel: the narrow one forms it whole; the
-   * wide one in one pass, as partial sums when there are several columns of
-   * tiles. */
-  bool dx_here = dx != NULL
-                 && (narrow
-                     || (n <= DU_KC
-                         && (tiles == 1 || (size_t) tiles * n * in <= NN_CUDA_DX_PARTIALS)));
-
-  /* The wide kernels read dz: formed in place of dy, unless the layer
-   * above did (act linear, no dropout). */
-  if (!narrow && n > 0 && (act != NN_BK_ACT_LINEAR || rate > 0.0f))
-    {
-      if ((rc = _nn_cuda_dense_dz (ctx, act, y, dy, NULL, n, out, rate, seed, step)) != 0)
-        return rc;
-      d.act = NN_BK_ACT_LINEAR;
-      d.rate = 0.0f;
-      launched = true;
-    }
-  /* Otherwise dx on cuBLAS from the old weights, before the update, and
-   * the layer below's dz from it. */
-  if (dx != NULL && !dx_here && n > 0)
-    {
-      if ((rc = _nn_cuda_dx_below (ctx, n, in, out, dy, w, dx, below, step)) != 0)
-        return rc;
-      launched = true;
-    }
-  if (dx_here)
-    d.dx = narrow || tiles == 1 ? dx : ctx->lane.dx_partials;
-  d.early = untouched || launched;
-  d.x_early = d.early && _nn_cuda_untouched (ctx, x, (size_t) n * in * sizeof (float))
-              && (d.below.act <= NN_BK_ACT_LINEAR
-                  || _nn_cuda_untouched (ctx, d.below.y, (size_t) n * in * sizeof (float)));
-  {
-    const void *at[] = { w, w_state, w_s1, bias, bias_state, b_s1, dx, dy, step };
-    const size_t bytes[] = { w_bytes, w_bytes, w_bytes, b_bytes, b_bytes, b_bytes,
-                             (size_t) n * in * sizeof (float), (size_t) n * out * sizeof (float),
-                             sizeof (int64_t) };
-    _nn_cuda_writes_only (ctx, 9, at, bytes);
+#define DENSE_UPDATE_WIDE_KERNELS(KIND, VEC, V1)                                                   \
+  extern "C" __global__ void __launch_bounds__ (256)                                               \
+  NN_KERNEL_NAME3 (dense_update_wide_kernel, KIND, VEC, V1) (DenseUpdate d, OptArgs o)             \
+  {                                                                                                \
+    dense_update_wide_body<KIND, VEC != 0, V1> (d, o);                                             \
+  }                                                                                                \
+  extern "C" __global__ void __launch_bounds__ (DT_THREADS, 2)                                     \
+  NN_KERNEL_NAME3 (dense_update_tc_kernel, KIND, VEC, V1) (DenseUpdate d, OptArgs o)               \
+  {                                                                                                \
+    dense_update_tc_body<KIND, VEC != 0, V1> (d, o);                                               \
   }
 
-  switch (o.kind)
-    {
-    case NN_BK_OPT_SGD: launch_kind<NN_BK_OPT_SGD> (ctx, d, o); break;
-    case NN_BK_OPT_ADAM: launch_kind<NN_BK_OPT_ADAM> (ctx, d, o); break;
-    case NN_BK_OPT_ADADELTA: launch_kind<NN_BK_OPT_ADADELTA> (ctx, d, o); break;
-    case NN_BK_OPT_RMSPROP: launch_kind<NN_BK_OPT_RMSPROP> (ctx, d, o); break;
-    default: launch_kind<NN_BK_OPT_ADAGRAD> (ctx, d, o); break;
-    }
-  if ((rc = _nn_cuda_check_launch (ctx, "dense_backward_update")) != 0)
-    return rc;
-  if (d.dx == ctx->lane.dx_partials && n > 0)
-    {
-      size_t count = (size_t) n * in;
-      _nn_cuda_launch (ctx, dense_update_dx_kernel, _nn_cuda_blocks (ctx, count, 256), 256, 0,
-                       (const float *) ctx->lane.dx_partials, dx, count, tiles, d.below,
-                       (const int64_t *) step);
-      return _nn_cuda_check_launch (ctx, "dense_backward_update");
-    }
-  return NN_BACKEND_OK;
-}
+#define DENSE_UPDATE_KERNELS(KIND)                                                                 \
+  extern "C" __global__ void __launch_bounds__ (DN_THREADS)                                        \
+  NN_KERNEL_NAME1 (dense_update_narrow_kernel, KIND) (DenseUpdate d, OptArgs o)                    \
+  {                                                                                                \
+    dense_update_narrow_body<KIND> (d, o);                                                         \
+  }                                                                                                \
+  DENSE_UPDATE_WIDE_KERNELS (KIND, 0, 1)                                                           \
+  DENSE_UPDATE_WIDE_KERNELS (KIND, 1, 4)                                                           \
+  DENSE_UPDATE_WIDE_KERNELS (KIND, 1, 2)                                                           \
+  DENSE_UPDATE_WIDE_KERNELS (KIND, 1, 1)
+
+DENSE_UPDATE_KERNELS (0)
+DENSE_UPDATE_KERNELS (1)
+DENSE_UPDATE_KERNELS (2)
+DENSE_UPDATE_KERNELS (3)
+DENSE_UPDATE_KERNELS (4)

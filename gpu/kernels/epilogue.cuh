@@ -1,29 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* epilogue.cuh: what a dense product's kernel does with each finished sum
+/* epilogue.cuh: (device code) what a dense product's kernel does with each finished sum
  * (bias, activation and the next dropout), shared by the products of
- * nn-cuda-blas.cu and the cluster kernel of dense-forward.cu.
+ * dense.cu and the cluster kernel of dense-forward.cu.
  */
 #pragma once
 
-#include "nn-cuda-private.h"
-#include "act.cuh"
-
-/* What a product's kernel does with each output's sum. Off: C = alpha sum +
- * beta C (BLAS). On (the fused dense forward): y = act (sum + bias), and
- * with drop_y also drop_y = y * keep / (1 - rate) with dropout_forward's mask
- * (index row * n + col, so rows must be contiguous: ldc == n). */
-struct Epilogue
-{
-  int on;
-  int act;
-  const float *bias;     /* (n) or NULL */
-  float *drop_y;         /* (m, n) or NULL */
-  float rate, scale;     /* scale = 1 / (1 - rate), as dropout_forward has it */
-  uint64_t seed;
-  const int64_t *step;   /* device, or NULL for step 0 */
-};
-
-static const Epilogue no_epilogue = { 0, 0, NULL, NULL, 0.0f, 1.0f, 0, NULL };
+#include "kernels/epilogue.h"
+#include "kernels/act.cuh"
 
 __device__ __forceinline__ int64_t
 epilogue_step (const Epilogue &e)
@@ -62,11 +45,3 @@ store_out (const Epilogue &e, int64_t t, float sum, int row, int col, int n, flo
     }
   return v;
 }
-
-/* The fused dense forward in one kernel on TF32 tensor cores
- * (dense-forward.cu): whether it takes this product, and its launch. */
-NN_CUDA_HIDDEN int _nn_cuda_dense_cluster_fits (const NnCudaContext *ctx, int n, int in, int out,
-                                                const float *x, const float *w);
-NN_CUDA_HIDDEN int _nn_cuda_dense_forward_cluster (NnCudaContext *ctx, int n, int in, int out,
-                                                   const float *x, const float *w, float *y,
-                                                   const Epilogue &e);

@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* gather-batch.cu: build a batch from the data set resident on the device.
+/* gather-batch.cu: build a batch from the data set resident on the device
+ * (launched by ops/gather-batch.cc).
  *
  * The epoch's permutation stays in one device buffer; the step counter,
  * read on the device, picks the batch (indices + (step % steps_per_epoch) *
  * batch_size), so the same captured step replays through the whole epoch.
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
+#include "kernels/gather-batch.h"
+#include "kernels/launch.cuh"
 
 #include <stdint.h>
 
 /* grid (x: chunks of a sample, y: batch rows). */
-__global__ void
-gather_kernel (const uint8_t *__restrict__ images, const uint8_t *__restrict__ labels,
-               const int32_t *__restrict__ indices, const int64_t *__restrict__ step,
-               int steps_per_epoch, int batch_size, int sample_size, float scale,
-               float *__restrict__ x, int32_t *__restrict__ labels_out,
-               float *__restrict__ targets, int classes)
+extern "C" __global__ void
+gather_batch_kernel (const uint8_t *__restrict__ images, const uint8_t *__restrict__ labels,
+                     const int32_t *__restrict__ indices, const int64_t *__restrict__ step,
+                     int steps_per_epoch, int batch_size, int sample_size, float scale,
+                     float *__restrict__ x, int32_t *__restrict__ labels_out,
+                     float *__restrict__ targets, int classes)
 {
   nn_kernel_enter ();
   int row = blockIdx.y;
@@ -53,33 +54,4 @@ gather_kernel (const uint8_t *__restrict__ images, const uint8_t *__restrict__ l
         for (int c = threadIdx.x; c < classes; c += blockDim.x)
           targets[(size_t) row * classes + c] = c == label ? 1.0f : 0.0f;
     }
-}
-
-int
-_nn_cuda_gather_batch (void *vctx, const uint8_t *images, const uint8_t *labels,
-                       const int32_t *indices, const int64_t *step, int steps_per_epoch,
-                       int batch_size, int n, int sample_size, float scale, float *x,
-                       int32_t *labels_out, float *targets, int classes)
-{
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if (n < 0 || sample_size < 0 || (step != NULL && steps_per_epoch <= 0) || n > 65535
-      || (targets != NULL && classes <= 0))
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "gather_batch: bad arguments (n %d)", n);
-  if (n == 0)
-    return NN_BACKEND_OK;
-  int threads = sample_size >= 256 ? 256 : 128;
-  dim3 grid ((unsigned int) ((sample_size + threads * 4 - 1) / (threads * 4)), (unsigned int) n);
-  if (grid.x == 0)
-    grid.x = 1;
-  _nn_cuda_launch (ctx, gather_kernel, grid, threads, 0, images, labels, indices, step,
-                   steps_per_epoch, batch_size, sample_size, scale, x, labels_out, targets,
-                   classes);
-  const void *at[] = { x, labels_out, targets };
-  const size_t bytes[] = { (size_t) n * sample_size * sizeof (float), (size_t) n * sizeof (int32_t),
-                           (size_t) n * classes * sizeof (float) };
-  _nn_cuda_writes_only (ctx, 3, at, bytes);
-  return _nn_cuda_check_launch (ctx, "gather_batch");
 }

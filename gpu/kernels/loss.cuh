@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* loss.cuh: the loss of one row and the block's statistics, shared by the
  * loss op (softmax-xent.cu) and the output layer fused with it
- * (nn-cuda-blas.cu, dense_loss).
+ * (dense.cu, dense_loss).
  */
 #pragma once
 

@@ -1,27 +1,29 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* optimizer.cu: one update kernel over the parameter arena (its first
  * `count` parameters, their state slots `stride` floats apart), for each
- * optimizer, with Keras' formulas.
+ * optimizer, with Keras' formulas (launched by ops/optimizer.cc).
  *
  * The step counter lives on the device: every thread reads t = *step + 1;
  * the last block to finish (a counter in the context) stores t back, after
  * every block has read it, so one launch does the update and the count.
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
-#include "optimizer.cuh"
+#include "kernels/optimizer.h"
+#include "kernels/launch.cuh"
+#include "kernels/optimizer.cuh"
 
 #include <stdint.h>
 
-/* Elements per thread per pass: their loads are issued together. */
-#define OPT_ILP 4
+/* The kernels' names carry the optimizer's kind as its number. */
+static_assert (NN_BK_OPT_SGD == 0 && NN_BK_OPT_ADAM == 1 && NN_BK_OPT_ADADELTA == 2
+                 && NN_BK_OPT_RMSPROP == 3 && NN_BK_OPT_ADAGRAD == 4,
+               "optimizer_kernel_KIND names");
 
 template <int KIND>
-__global__ void
-optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                  float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
-                  unsigned int *__restrict__ done)
+static __device__ __forceinline__ void
+optimizer_body (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
+                float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
+                unsigned int *__restrict__ done)
 {
   nn_kernel_enter ();
   int64_t t = *(volatile int64_t *) step + 1;
@@ -69,16 +71,32 @@ optimizer_kernel (OptArgs o, float *__restrict__ params, const float *__restrict
   advance_step (step, t, done);
 }
 
+/* optimizer_kernel_KIND */
+#define OPTIMIZER_KERNEL(KIND)                                                                     \
+  extern "C" __global__ void NN_KERNEL_NAME1 (optimizer_kernel, KIND) (                            \
+    OptArgs o, float *__restrict__ params, const float *__restrict__ grads,                        \
+    float *__restrict__ state, uint64_t count, uint64_t state_stride, int64_t *step,               \
+    unsigned int *__restrict__ done)                                                               \
+  {                                                                                                \
+    optimizer_body<KIND> (o, params, grads, state, count, state_stride, step, done);               \
+  }
+
+OPTIMIZER_KERNEL (0)
+OPTIMIZER_KERNEL (1)
+OPTIMIZER_KERNEL (2)
+OPTIMIZER_KERNEL (3)
+OPTIMIZER_KERNEL (4)
+
 /* The update with 16-byte loads: params, grads and the first slot as
  * float4; the second slot as load_v<V_VEC> reads it. Each element gets the same update_one as in
  * optimizer_kernel. The count % 4 tail is block 0's. About a tenth
  * faster than single floats for Adam over mlp-wide's 1.8 M parameters and
  * Adadelta over the cnn's 1.2 M (ncu). */
 template <int KIND, int V_VEC>
-__global__ void __launch_bounds__ (256)
-optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
-                      float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
-                      unsigned int *__restrict__ done, int early)
+static __device__ __forceinline__ void
+optimizer_vec_body (OptArgs o, float *__restrict__ params, const float *__restrict__ grads,
+                    float *__restrict__ state, size_t count, size_t state_stride, int64_t *step,
+                    unsigned int *__restrict__ done, int early)
 {
   const int slots = opt_slots<KIND> (o);
   float *s0 = state, *s1 = state + state_stride;
@@ -136,85 +154,25 @@ optimizer_vec_kernel (OptArgs o, float *__restrict__ params, const float *__rest
   advance_step (step, t, done);
 }
 
-/* The update of one kind: the float4 kernel when the arrays allow it (for
- * the second slot's alignment), else optimizer_kernel. */
-template <int KIND>
-static void
-launch_update (NnCudaContext *ctx, const OptArgs &o, float *params, const float *grads,
-               float *state, size_t count, size_t state_stride, int64_t *step,
-               unsigned int *done, int early)
-{
-  if (count >= 4 && ((uintptr_t) params | (uintptr_t) grads | (uintptr_t) state) % 16 == 0)
-    {
-      /* one float4 per thread: no grid-stride passes for the presets */
-      unsigned int blocks = (unsigned int) ((count / 4 + 255) / 256);
-      if (blocks > 65535u)
-        blocks = 65535u;
-      uintptr_t v_at = (uintptr_t) (state + state_stride);
-      if (v_at % 16 == 0)
-        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 4>, blocks, 256, 0, o, params, grads,
-                         state, count, state_stride, step, done, early);
-      else if (v_at % 8 == 0)
-        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 2>, blocks, 256, 0, o, params, grads,
-                         state, count, state_stride, step, done, early);
-      else
-        _nn_cuda_launch (ctx, optimizer_vec_kernel<KIND, 1>, blocks, 256, 0, o, params, grads,
-                         state, count, state_stride, step, done, early);
-      return;
-    }
-  /* Few enough blocks that each thread has OPT_ILP elements (and the
-   * last-block counter sees few atomics); with count 0 one block still runs,
-   * so the step advances. */
-  unsigned int blocks = _nn_cuda_blocks (ctx, (count + OPT_ILP - 1) / OPT_ILP, 256);
-  _nn_cuda_launch (ctx, optimizer_kernel<KIND>, blocks, 256, 0, o, params, grads, state, count,
-                   state_stride, step, done);
-}
+/* optimizer_vec_kernel_KIND_V_VEC */
+#define OPTIMIZER_VEC_KERNEL(KIND, V_VEC)                                                          \
+  extern "C" __global__ void __launch_bounds__ (256)                                              \
+    NN_KERNEL_NAME2 (optimizer_vec_kernel, KIND, V_VEC) (                                          \
+      OptArgs o, float *__restrict__ params, const float *__restrict__ grads,                      \
+      float *__restrict__ state, uint64_t count, uint64_t state_stride, int64_t *step,             \
+      unsigned int *__restrict__ done, int early)                                                  \
+  {                                                                                                \
+    optimizer_vec_body<KIND, V_VEC> (o, params, grads, state, count, state_stride, step, done,     \
+                                     early);                                                       \
+  }
 
-int
-_nn_cuda_optimizer_update (void *vctx, const NnBackendOptimizer *opt, float *params,
-                           const float *grads, float *state, size_t count, size_t state_stride,
-                           int64_t *step)
-{
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if (opt == NULL || step == NULL || opt->kind < NN_BK_OPT_SGD || opt->kind > NN_BK_OPT_ADAGRAD
-      || state_stride < count)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "optimizer_update: bad arguments");
-  OptArgs o = opt_args (opt);
-  unsigned int *done = ctx->lane.counters + NN_CUDA_COUNTER_OPTIMIZER;
-  const size_t bytes = count * sizeof (float);
-  /* the state this op touches: slot 0's count floats and slot 1's, one
-   * stride on */
-  const size_t state_bytes = state_stride * sizeof (float) + bytes;
-  int early = _nn_cuda_untouched (ctx, params, bytes)
-              && _nn_cuda_untouched (ctx, state, state_bytes);
-  switch (o.kind)
-    {
-    case NN_BK_OPT_SGD:
-      launch_update<NN_BK_OPT_SGD> (ctx, o, params, grads, state, count, state_stride, step, done,
-                                    early);
-      break;
-    case NN_BK_OPT_ADAM:
-      launch_update<NN_BK_OPT_ADAM> (ctx, o, params, grads, state, count, state_stride, step,
-                                     done, early);
-      break;
-    case NN_BK_OPT_ADADELTA:
-      launch_update<NN_BK_OPT_ADADELTA> (ctx, o, params, grads, state, count, state_stride, step,
-                                         done, early);
-      break;
-    case NN_BK_OPT_RMSPROP:
-      launch_update<NN_BK_OPT_RMSPROP> (ctx, o, params, grads, state, count, state_stride, step,
-                                        done, early);
-      break;
-    default:
-      launch_update<NN_BK_OPT_ADAGRAD> (ctx, o, params, grads, state, count, state_stride, step,
-                                        done, early);
-      break;
-    }
-  const void *at[] = { params, state, step };
-  const size_t written[] = { bytes, state_bytes, sizeof (int64_t) };
-  _nn_cuda_writes_only (ctx, 3, at, written);
-  return _nn_cuda_check_launch (ctx, "optimizer_update");
-}
+#define OPTIMIZER_VEC_KERNELS(KIND)                                                                \
+  OPTIMIZER_VEC_KERNEL (KIND, 4)                                                                   \
+  OPTIMIZER_VEC_KERNEL (KIND, 2)                                                                   \
+  OPTIMIZER_VEC_KERNEL (KIND, 1)
+
+OPTIMIZER_VEC_KERNELS (0)
+OPTIMIZER_VEC_KERNELS (1)
+OPTIMIZER_VEC_KERNELS (2)
+OPTIMIZER_VEC_KERNELS (3)
+OPTIMIZER_VEC_KERNELS (4)

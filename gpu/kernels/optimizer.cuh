@@ -6,17 +6,11 @@
  */
 #pragma once
 
-#include "nn-cuda-private.h"
+#include "kernels/opt-args.h"
 
 #include <math.h>
 #include <stdint.h>
 
-struct OptArgs
-{
-  int kind, nesterov;
-  float lr, momentum, beta1, beta2, rho, epsilon;
-  float log_beta1, log_beta2; /* log (beta), computed in double on the host */
-};
 
 /* The update rules' square roots and divisions, approximate (sqrt.approx,
  * __fdividef: one special-function instruction each, a few ulp of error)
@@ -122,24 +116,6 @@ opt_lr (const OptArgs &o, int64_t t)
   float c1 = -expm1f ((float) t * o.log_beta1);
   float c2 = -expm1f ((float) t * o.log_beta2);
   return o.lr * sqrtf (c2) / c1;
-}
-
-/* The kernel arguments of an optimizer's settings. */
-static inline OptArgs
-opt_args (const NnBackendOptimizer *opt)
-{
-  OptArgs o;
-  o.kind = opt->kind;
-  o.nesterov = opt->nesterov;
-  o.lr = opt->lr;
-  o.momentum = opt->momentum;
-  o.beta1 = opt->beta1;
-  o.beta2 = opt->beta2;
-  o.rho = opt->rho;
-  o.epsilon = opt->epsilon;
-  o.log_beta1 = (float) log ((double) opt->beta1);
-  o.log_beta2 = (float) log ((double) opt->beta2);
-  return o;
 }
 
 /* The second slot of the state starts `count` floats after the first, so

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* pool2d.cu: max and average pooling, forward and backward, NCHW.
+/* pool2d.cu: max and average pooling, forward and backward, NCHW (launched
+ * by ops/pool2d.cc).
  *
  * Windows start at (oy * stride - pad) and may overhang the edges; cells
  * outside the input are ignored by max and not counted by average. The
@@ -15,34 +16,16 @@
  * backward that searches the window reads 47 MB (ncu's DRAM counters).
  */
 
-#include "nn-cuda-private.h"
-#include "launch.cuh"
-#include "act.cuh"
-#include "reduce.cuh"
-#include "pool-max.cuh"
+#include "kernels/pool2d.h"
+#include "kernels/launch.cuh"
+#include "kernels/act.cuh"
+#include "kernels/reduce.cuh"
+#include "kernels/pool-max.cuh"
 
-struct PoolGeom
-{
-  int n, c, h, w;
-  int win_h, win_w, stride_h, stride_w, pad_h, pad_w, out_h, out_w;
-};
+#include <type_traits>
 
-/* Windows that tile the input exactly: stride = window, no padding, no
- * remainder, so each cell belongs to one window. */
-__host__ __device__ __forceinline__ bool
-tiles_exactly (const PoolGeom &g)
-{
-  return g.stride_h == g.win_h && g.stride_w == g.win_w && g.pad_h == 0 && g.pad_w == 0
-         && g.out_h * g.win_h == g.h && g.out_w * g.win_w == g.w;
-}
-
-/* ... with 2 x 2 windows (the cnn's pooling), which the kernels read as two
- * float2 rows (w is even, so rows stay 8-byte aligned). */
-__host__ __device__ __forceinline__ bool
-two_by_two (const PoolGeom &g)
-{
-  return tiles_exactly (g) && g.win_h == 2 && g.win_w == 2;
-}
+/* The index type I of a kernel whose name gives its width W (32, 64). */
+template <int W> using PoolIndex = std::conditional_t<W == 64, uint64_t, unsigned int>;
 
 /* Index, within the plane, of the first maximum of window (oy, ox); -1 if empty. */
 __device__ __forceinline__ int
@@ -86,9 +69,9 @@ window_count (const PoolGeom &g, int oy, int ox)
  * 64-bit division is many times slower). TWO_BY_TWO: 2 x 2 windows that
  * tile the input (the cnn's pooling), read as two float2 rows. */
 template <typename I, bool TWO_BY_TWO>
-__global__ void
-pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y,
-                     float *__restrict__ drop_y, PoolDrop drop)
+static __device__ __forceinline__ void
+pool_forward_body (int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y,
+                   float *__restrict__ drop_y, PoolDrop drop)
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
@@ -148,12 +131,25 @@ pool_forward_kernel (int mode, PoolGeom g, const float *__restrict__ x, float *_
     }
 }
 
+/* pool_forward_kernel_W_TWO_BY_TWO: W-bit indices (32, 64) */
+#define POOL_FORWARD_KERNEL(W, TWO_BY_TWO)                                                         \
+  extern "C" __global__ void NN_KERNEL_NAME2 (pool_forward_kernel, W, TWO_BY_TWO) (                \
+    int mode, PoolGeom g, const float *__restrict__ x, float *__restrict__ y,                      \
+    float *__restrict__ drop_y, PoolDrop drop)                                                     \
+  {                                                                                                \
+    pool_forward_body<PoolIndex<W>, TWO_BY_TWO != 0> (mode, g, x, y, drop_y, drop);                \
+  }
+
+POOL_FORWARD_KERNEL (32, 1)
+POOL_FORWARD_KERNEL (32, 0)
+POOL_FORWARD_KERNEL (64, 0)
+
 /* Windows that tile the input exactly: one thread per window writes all of
  * that window's cells. */
 template <typename I>
-__global__ void
-pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
-                            const float *__restrict__ dy, float *__restrict__ dx)
+static __device__ __forceinline__ void
+pool_backward_tiled_body (int mode, PoolGeom g, const float *__restrict__ x,
+                          const float *__restrict__ dy, float *__restrict__ dx)
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
@@ -187,6 +183,18 @@ pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
     }
 }
 
+/* pool_backward_tiled_kernel_W */
+#define POOL_BACKWARD_TILED_KERNEL(W)                                                              \
+  extern "C" __global__ void NN_KERNEL_NAME1 (pool_backward_tiled_kernel, W) (                     \
+    int mode, PoolGeom g, const float *__restrict__ x, const float *__restrict__ dy,               \
+    float *__restrict__ dx)                                                                        \
+  {                                                                                                \
+    pool_backward_tiled_body<PoolIndex<W>> (mode, g, x, dy, dx);                                  \
+  }
+
+POOL_BACKWARD_TILED_KERNEL (32)
+POOL_BACKWARD_TILED_KERNEL (64)
+
 /* The tiled backward fused with the activation backward of the layer below
  * (pool2d_backward_act): block (split, channel) takes images split,
  * split + splits, ... of one channel, a window per thread, writes
@@ -196,10 +204,10 @@ pool_backward_tiled_kernel (int mode, PoolGeom g, const float *__restrict__ x,
  * input and gradient again and wrote dz over it: on the cnn's second
  * convolution, 37.7 MB each. */
 template <bool TWO_BY_TWO>
-__global__ void
-pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict__ x,
-                          const float *__restrict__ dy, float *__restrict__ dx,
-                          float *__restrict__ partials, PoolDrop drop)
+static __device__ __forceinline__ void
+pool_backward_act_body (int mode, PoolGeom g, int act, const float *__restrict__ x,
+                        const float *__restrict__ dy, float *__restrict__ dx,
+                        float *__restrict__ partials, PoolDrop drop)
 {
   nn_kernel_enter ();
   const int64_t t = drop_step (drop);
@@ -265,13 +273,25 @@ pool_backward_act_kernel (int mode, PoolGeom g, int act, const float *__restrict
     block_sum_store (sum, &partials[(size_t) c * splits + blockIdx.x]);
 }
 
+/* pool_backward_act_kernel_TWO_BY_TWO */
+#define POOL_BACKWARD_ACT_KERNEL(TWO_BY_TWO)                                                       \
+  extern "C" __global__ void NN_KERNEL_NAME1 (pool_backward_act_kernel, TWO_BY_TWO) (              \
+    int mode, PoolGeom g, int act, const float *__restrict__ x, const float *__restrict__ dy,      \
+    float *__restrict__ dx, float *__restrict__ partials, PoolDrop drop)                           \
+  {                                                                                                \
+    pool_backward_act_body<TWO_BY_TWO != 0> (mode, g, act, x, dy, dx, partials, drop);            \
+  }
+
+POOL_BACKWARD_ACT_KERNEL (1)
+POOL_BACKWARD_ACT_KERNEL (0)
+
 /* Max pooling of windows that tile the input exactly, a window per thread,
  * recording each window's maximum (pool2d_forward_argmax); TWO_BY_TWO as
  * pool_forward_kernel. I is the index type. */
 template <typename I, bool TWO_BY_TWO>
-__global__ void
-pool_forward_argmax_kernel (PoolGeom g, const float *__restrict__ x, float *__restrict__ y,
-                            float *__restrict__ drop_y, uint8_t *__restrict__ argmax, PoolDrop drop)
+static __device__ __forceinline__ void
+pool_forward_argmax_body (PoolGeom g, const float *__restrict__ x, float *__restrict__ y,
+                          float *__restrict__ drop_y, uint8_t *__restrict__ argmax, PoolDrop drop)
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.out_h * g.out_w;
@@ -303,10 +323,23 @@ pool_forward_argmax_kernel (PoolGeom g, const float *__restrict__ x, float *__re
     }
 }
 
+/* pool_forward_argmax_kernel_W_TWO_BY_TWO */
+#define POOL_FORWARD_ARGMAX_KERNEL(W, TWO_BY_TWO)                                                  \
+  extern "C" __global__ void NN_KERNEL_NAME2 (pool_forward_argmax_kernel, W, TWO_BY_TWO) (         \
+    PoolGeom g, const float *__restrict__ x, float *__restrict__ y, float *__restrict__ drop_y,    \
+    uint8_t *__restrict__ argmax, PoolDrop drop)                                                   \
+  {                                                                                                \
+    pool_forward_argmax_body<PoolIndex<W>, TWO_BY_TWO != 0> (g, x, y, drop_y, argmax, drop);       \
+  }
+
+POOL_FORWARD_ARGMAX_KERNEL (32, 1)
+POOL_FORWARD_ARGMAX_KERNEL (32, 0)
+POOL_FORWARD_ARGMAX_KERNEL (64, 0)
+
 /* pool2d_backward_argmax: blocks as pool_backward_act_kernel, a window per
  * thread; its cells get dz = act' (y) * g at its recorded maximum and 0
  * elsewhere. */
-__global__ void
+extern "C" __global__ void
 pool_backward_argmax_kernel (PoolGeom g, int act, const uint8_t *__restrict__ argmax,
                              const float *__restrict__ y, const float *__restrict__ dy,
                              float *__restrict__ dx, float *__restrict__ partials, PoolDrop drop)
@@ -342,7 +375,7 @@ pool_backward_argmax_kernel (PoolGeom g, int act, const uint8_t *__restrict__ ar
  * stored as one float4. On the cnn's pooling this took two thirds of the
  * time of a window a thread with float2 stores, and less than four windows
  * a thread or the backward that searches the windows (ncu). */
-__global__ void
+extern "C" __global__ void
 pool_backward_argmax_pairs_kernel (PoolGeom g, int act, const uint8_t *__restrict__ argmax,
                                    const float *__restrict__ y, const float *__restrict__ dy,
                                    float *__restrict__ dx, float *__restrict__ partials,
@@ -382,9 +415,9 @@ pool_backward_argmax_pairs_kernel (PoolGeom g, int act, const uint8_t *__restric
 }
 
 template <typename I>
-__global__ void
-pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
-                      const float *__restrict__ dy, float *__restrict__ dx)
+static __device__ __forceinline__ void
+pool_backward_body (int mode, PoolGeom g, const float *__restrict__ x,
+                    const float *__restrict__ dy, float *__restrict__ dx)
 {
   nn_kernel_enter ();
   I total = (I) g.n * g.c * g.h * g.w;
@@ -425,253 +458,14 @@ pool_backward_kernel (int mode, PoolGeom g, const float *__restrict__ x,
     }
 }
 
-static int
-geometry (NnCudaContext *ctx, int mode, const NnPoolShape *s, PoolGeom *g, const char *what)
-{
-  if (mode != 0 && mode != 1)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: unknown mode %d", what, mode);
-  if (s->n < 0 || s->c < 0 || s->h <= 0 || s->w <= 0 || s->win_h <= 0 || s->win_w <= 0
-      || s->stride_h <= 0 || s->stride_w <= 0 || s->pad_h < 0 || s->pad_w < 0 || s->out_h <= 0
-      || s->out_w <= 0)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: bad shape", what);
-  g->n = s->n;
-  g->c = s->c;
-  g->h = s->h;
-  g->w = s->w;
-  g->win_h = s->win_h;
-  g->win_w = s->win_w;
-  g->stride_h = s->stride_h;
-  g->stride_w = s->stride_w;
-  g->pad_h = s->pad_h;
-  g->pad_w = s->pad_w;
-  g->out_h = s->out_h;
-  g->out_w = s->out_w;
-  return NN_BACKEND_OK;
-}
+/* pool_backward_kernel_W */
+#define POOL_BACKWARD_KERNEL(W)                                                                    \
+  extern "C" __global__ void NN_KERNEL_NAME1 (pool_backward_kernel, W) (                           \
+    int mode, PoolGeom g, const float *__restrict__ x, const float *__restrict__ dy,               \
+    float *__restrict__ dx)                                                                        \
+  {                                                                                                \
+    pool_backward_body<PoolIndex<W>> (mode, g, x, dy, dx);                                        \
+  }
 
-/* Checks a dropout's arguments and makes its kernel form (rate 0: off). */
-static int
-pool_drop (NnCudaContext *ctx, float rate, uint64_t seed, const int64_t *step, PoolDrop *d,
-           const char *what)
-{
-  if (!(rate >= 0.0f && rate < 1.0f))
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: dropout rate %g", what, rate);
-  *d = PoolDrop{ rate, _nn_cuda_dropout_scale (rate), seed, step };
-  return NN_BACKEND_OK;
-}
-
-int
-_nn_cuda_pool2d_maxima_ok (const NnPoolShape *s)
-{
-  PoolGeom g = {};
-  g.h = s->h;
-  g.w = s->w;
-  g.win_h = s->win_h;
-  g.win_w = s->win_w;
-  g.stride_h = s->stride_h;
-  g.stride_w = s->stride_w;
-  g.pad_h = s->pad_h;
-  g.pad_w = s->pad_w;
-  g.out_h = s->out_h;
-  g.out_w = s->out_w;
-  return tiles_exactly (g) && g.win_h * g.win_w <= 256;
-}
-
-/* Whether the argmax ops take this pooling: max windows that tile the
- * input exactly and hold at most 256 cells; the reason when not. */
-static int
-records_maxima (NnCudaContext *ctx, int mode, const PoolGeom &g, const char *what)
-{
-  if (mode == 0 && tiles_exactly (g) && g.win_h * g.win_w <= 256)
-    return NN_BACKEND_OK;
-  return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                            "%s: recording maxima needs max windows that tile the input "
-                            "exactly, of at most 256 cells (%dx%d windows, stride %dx%d, input "
-                            "%dx%d)",
-                            what, g.win_h, g.win_w, g.stride_h, g.stride_w, g.h, g.w);
-}
-
-/* pool2d_forward_dropout, and with argmax not NULL pool2d_forward_argmax. */
-static int
-pool_forward (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const float *x, float *y,
-              float *drop_y, float rate, uint64_t seed, const int64_t *step, uint8_t *argmax)
-{
-  PoolGeom g;
-  PoolDrop drop;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d forward")) != 0)
-    return rc;
-  if ((argmax != NULL && (rc = records_maxima (ctx, mode, g, "pool2d forward")) != 0)
-      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d forward")) != 0)
-    return rc;
-  if (rate > 0.0f && drop_y == NULL)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d forward: dropout without an output");
-  size_t total = (size_t) g.n * g.c * g.out_h * g.out_w;
-  if (total == 0)
-    return NN_BACKEND_OK;
-  unsigned int blocks = _nn_cuda_blocks (ctx, total, 256);
-  bool small = (size_t) g.n * g.c * g.h * g.w < 0x7fffffffu;
-  if (argmax != NULL)
-    {
-      if (small && two_by_two (g) && (uintptr_t) x % 8 == 0)
-        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, true>, blocks, 256, 0, g, x,
-                         y, drop_y, argmax, drop);
-      else if (small)
-        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<unsigned int, false>, blocks, 256, 0, g,
-                         x, y, drop_y, argmax, drop);
-      else
-        _nn_cuda_launch (ctx, pool_forward_argmax_kernel<size_t, false>, blocks, 256, 0, g, x, y,
-                         drop_y, argmax, drop);
-    }
-  else if (small && two_by_two (g) && (uintptr_t) x % 8 == 0)
-    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int, true>, blocks, 256, 0, mode, g, x, y,
-                     drop_y, drop);
-  else if (total < 0x7fffffffu)
-    _nn_cuda_launch (ctx, pool_forward_kernel<unsigned int, false>, blocks, 256, 0, mode, g, x, y,
-                     drop_y, drop);
-  else
-    _nn_cuda_launch (ctx, pool_forward_kernel<size_t, false>, blocks, 256, 0, mode, g, x, y, drop_y,
-                     drop);
-  return _nn_cuda_check_launch (ctx, "pool2d forward");
-}
-
-int
-_nn_cuda_pool2d_forward (void *ctx, int mode, const NnPoolShape *shape, const float *x, float *y)
-{
-  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, NULL, 0.0f, 0, NULL, NULL);
-}
-
-int
-_nn_cuda_pool2d_forward_dropout (void *ctx, int mode, const NnPoolShape *shape, const float *x,
-                                 float *y, float *drop_y, float rate, uint64_t seed,
-                                 const int64_t *step)
-{
-  return pool_forward ((NnCudaContext *) ctx, mode, shape, x, y, drop_y, rate, seed, step, NULL);
-}
-
-int
-_nn_cuda_pool2d_backward (void *vctx, int mode, const NnPoolShape *shape, const float *x,
-                          const float *y, const float *dy, float *dx)
-{
-  NnCudaContext *ctx = (NnCudaContext *) vctx;
-  PoolGeom g;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
-    return rc;
-  size_t total = (size_t) g.n * g.c * g.h * g.w;
-  if (total == 0)
-    return NN_BACKEND_OK;
-  bool small = total < 0x7fffffffu;
-  if (tiles_exactly (g))
-    {
-      size_t outputs = (size_t) g.n * g.c * g.out_h * g.out_w;
-      unsigned int blocks = _nn_cuda_blocks (ctx, outputs, 256);
-      if (small)
-        _nn_cuda_launch (ctx, pool_backward_tiled_kernel<unsigned int>, blocks, 256, 0, mode, g, x,
-                         dy, dx);
-      else
-        _nn_cuda_launch (ctx, pool_backward_tiled_kernel<size_t>, blocks, 256, 0, mode, g, x, dy,
-                         dx);
-    }
-  else if (small)
-    _nn_cuda_launch (ctx, pool_backward_kernel<unsigned int>, _nn_cuda_blocks (ctx, total, 256),
-                     256, 0, mode, g, x, dy, dx);
-  else
-    _nn_cuda_launch (ctx, pool_backward_kernel<size_t>, _nn_cuda_blocks (ctx, total, 256), 256, 0,
-                     mode, g, x, dy, dx);
-  return _nn_cuda_check_launch (ctx, "pool2d backward");
-}
-
-/* pool2d_backward_act, and with argmax not NULL pool2d_backward_argmax
- * (x is then not read). */
-static int
-pool_backward_act (NnCudaContext *ctx, int mode, const NnPoolShape *shape, const float *x,
-                   const uint8_t *argmax, const float *y, float *dy, int act, float *dx,
-                   float *dbias, float rate, uint64_t seed, const int64_t *step)
-{
-  PoolGeom g;
-  PoolDrop drop;
-  int rc;
-  if ((rc = _nn_cuda_enter (ctx)) != 0)
-    return rc;
-  if ((rc = geometry (ctx, mode, shape, &g, "pool2d backward")) != 0)
-    return rc;
-  if ((argmax != NULL && (rc = records_maxima (ctx, mode, g, "pool2d backward")) != 0)
-      || (rc = pool_drop (ctx, rate, seed, step, &drop, "pool2d backward")) != 0)
-    return rc;
-  if (act < NN_BK_ACT_LINEAR || act >= NN_BK_ACT_SOFTMAX)
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "pool2d backward: activation %d", act);
-  int splits = _nn_cuda_channel_splits (ctx, g.n, g.c);
-  /* a block's windows are counted in an int */
-  if (argmax != NULL && (splits < 1 || (size_t) g.n * g.h * g.w >= 0x7fffffffu))
-    return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
-                              "pool2d backward: %d channels of %dx%d in %d images is more than "
-                              "this backend handles",
-                              g.c, g.h, g.w, g.n);
-  if (argmax == NULL
-      && (!tiles_exactly (g) || splits < 1 || (size_t) g.n * g.c * g.h * g.w >= 0x7fffffffu))
-    {
-      /* other shapes: the separate ops (the maxima's kernels take any size) */
-      if (rate > 0.0f
-          && (rc = _nn_cuda_dropout_backward (ctx, dy, dy, (size_t) g.n * g.c * g.out_h * g.out_w,
-                                              rate, seed, step))
-                 != 0)
-        return rc;
-      if ((rc = _nn_cuda_pool2d_backward (ctx, mode, shape, x, y, dy, dx)) != 0)
-        return rc;
-      return _nn_cuda_bias_act_backward (ctx, act, x, dx, dbias, g.n, g.c, g.h * g.w);
-    }
-  if (g.n == 0)
-    return dbias != NULL ? _nn_cuda_fill (ctx, dbias, 0.0f, (size_t) g.c) : NN_BACKEND_OK;
-  float *partials = dbias != NULL ? ctx->lane.partials : NULL;
-  dim3 grid (splits, g.c);
-  bool pairs = two_by_two (g) && g.out_w % 2 == 0
-               && ((uintptr_t) dx % 16 | (uintptr_t) y % 8 | (uintptr_t) dy % 8
-                   | (uintptr_t) argmax % 2)
-                      == 0;
-  if (argmax != NULL && pairs)
-    _nn_cuda_launch (ctx, pool_backward_argmax_pairs_kernel, grid, 256, 0, g, act, argmax, y, dy,
-                     dx, partials, drop);
-  else if (argmax != NULL)
-    _nn_cuda_launch (ctx, pool_backward_argmax_kernel, grid, 256, 0, g, act, argmax, y, dy, dx,
-                     partials, drop);
-  else if (two_by_two (g) && ((uintptr_t) x | (uintptr_t) dx) % 8 == 0)
-    _nn_cuda_launch (ctx, pool_backward_act_kernel<true>, grid, 256, 0, mode, g, act, x, dy, dx,
-                     partials, drop);
-  else
-    _nn_cuda_launch (ctx, pool_backward_act_kernel<false>, grid, 256, 0, mode, g, act, x, dy, dx,
-                     partials, drop);
-  if ((rc = _nn_cuda_check_launch (ctx, "pool2d backward")) != 0 || dbias == NULL)
-    return rc;
-  return _nn_cuda_sum_partials (ctx, dbias, g.c, splits, "pool2d backward (bias sum)");
-}
-
-int
-_nn_cuda_pool2d_backward_act (void *ctx, int mode, const NnPoolShape *shape, const float *x,
-                              const float *y, float *dy, int act, float *dx, float *dbias,
-                              float rate, uint64_t seed, const int64_t *step)
-{
-  return pool_backward_act ((NnCudaContext *) ctx, mode, shape, x, NULL, y, dy, act, dx, dbias,
-                            rate, seed, step);
-}
-
-int
-_nn_cuda_pool2d_forward_argmax (void *ctx, const NnPoolShape *shape, const float *x, float *y,
-                                float *drop_y, float rate, uint64_t seed, const int64_t *step,
-                                uint8_t *argmax)
-{
-  return pool_forward ((NnCudaContext *) ctx, 0, shape, x, y, drop_y, rate, seed, step, argmax);
-}
-
-int
-_nn_cuda_pool2d_backward_argmax (void *ctx, const NnPoolShape *shape, const uint8_t *argmax,
-                                 const float *y, float *dy, int act, float *dx, float *dbias,
-                                 float rate, uint64_t seed, const int64_t *step)
-{
-  return pool_backward_act ((NnCudaContext *) ctx, 0, shape, NULL, argmax, y, dy, act, dx, dbias,
-                            rate, seed, step);
-}
+POOL_BACKWARD_KERNEL (32)
+POOL_BACKWARD_KERNEL (64)

@@ -12,6 +12,7 @@
 # USERPROFILE from its own registry whatever the caller says. Paths go to it
 # as Windows paths (Z: is wine's drive for /) and come back converted.
 
+import ctypes
 import gzip
 import json
 import os
@@ -248,6 +249,33 @@ rc, out, err = cli("devices")
 ok(rc == 0 and re.search(r"^cpu\b", out, re.M), "devices lists cpu", both(out, err))
 ok(re.search(r"^cuda", out, re.M) is not None, "devices lists a CUDA entry (or why there is none)",
    both(out, err))
+# The CUDA module of this build (Linux's .so, or the Windows .dll under
+# wine), where the build made one: it loads on any machine, and without
+# an NVIDIA driver it says so, naming the driver's library, and the CPU
+# goes on as usual.
+MODULE = os.environ.get("TRAINBENCH_CUDA_MODULE_FILE", "")
+if MODULE:
+    rc, out, err = cli("devices", env={"TRAINBENCH_CUDA_MODULE": win(MODULE)})
+    entry = re.search(r"^cuda.*$", out, re.M)
+    ok(rc == 0 and re.search(r"^cpu\b", out, re.M) and entry
+       and "not loadable" not in out and "ABI mismatch" not in out,
+       "devices loads this build's CUDA module (%s)" % os.path.basename(MODULE), both(out, err))
+    driver = "nvcuda.dll" if WINDOWS else "libcuda.so.1"
+    try:
+        have_driver = not UNDER_WINE and bool(ctypes.CDLL(driver))
+    except OSError:
+        have_driver = False
+    if not have_driver:
+        ok(entry is not None and entry.group(0).endswith(
+               "not usable: no NVIDIA driver (%s not found)" % driver),
+           "without a driver the CUDA entry says: no NVIDIA driver (%s not found)" % driver,
+           both(out, err))
+        rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--device",
+                           "cuda", env={"TRAINBENCH_CUDA_MODULE": win(MODULE)})
+        ok(rc == 2 and "--device: cuda: no NVIDIA driver (%s not found)" % driver in err,
+           "train --device cuda without a driver is a usage error that says why", both(out, err))
+    else:
+        diag("an NVIDIA driver is installed here: " + (entry.group(0) if entry else out))
 rc, out, err = cli("datasets")
 ok(rc == 0 and "mnist" in out and "fashion-mnist" in out, "datasets lists mnist and fashion-mnist",
    both(out, err))

@@ -18,7 +18,7 @@
 static inline const char *
 gpu_unusable_reason (void)
 {
-  static char reason[300];
+  static char reason[1100];
   NnDeviceInfo devices[16];
   int n = nn_device_list (devices, 16);
   for (int i = 0; i < n; i++)

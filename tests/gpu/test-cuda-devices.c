@@ -1,11 +1,18 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-cuda-devices.c: the device list always has a CUDA entry. Without a
- * usable GPU (as in CI) it says why in words and opening cuda:0 fails with
- * that reason; with one, every field is filled and cuda:0 opens. Runs
- * everywhere: it needs no GPU.
+ * usable GPU (as in CI) it says why in words (without a driver, naming the
+ * driver's library) and opening cuda:0 fails with that reason; with one,
+ * every field is filled, the libraries it loaded are named and cuda:0
+ * opens. Runs everywhere: it needs no GPU.
  */
 
 #include "gpu-test-util.h"
+
+#ifdef _WIN32
+#define DRIVER_LIBRARY "nvcuda.dll"
+#else
+#define DRIVER_LIBRARY "libcuda.so.1"
+#endif
 
 int
 main (void)
@@ -26,6 +33,9 @@ main (void)
         {
           tap_diag ("cuda entry: %s: %s", d->name, d->reason);
           tap_ok (d->reason[0] != '\0', "an unusable CUDA entry says why (\"%s\")", d->reason);
+          if (strncmp (d->reason, "no NVIDIA driver", 16) == 0)
+            tap_ok (strstr (d->reason, "(" DRIVER_LIBRARY " not found)") != NULL,
+                    "no driver: the driver's library is named (%s)", d->reason);
           continue;
         }
       usable++;
@@ -37,6 +47,9 @@ main (void)
               "cuda:%d: name, memory, compute capability and multiprocessors", d->index);
       tap_ok (d->driver[0] && d->runtime[0] && d->cublas[0] && d->cudnn[0],
               "cuda:%d: driver, runtime, cuBLAS and cuDNN versions", d->index);
+      tap_diag ("cuda:%d: %s", d->index, d->libraries);
+      tap_ok (strstr (d->libraries, "cuBLAS ") != NULL && strstr (d->libraries, "cuDNN ") != NULL,
+              "cuda:%d: the files of cuBLAS and cuDNN it loaded", d->index);
     }
   tap_ok (cuda >= 1, "at least one CUDA entry (%d)", cuda);
 

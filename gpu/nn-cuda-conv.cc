@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* nn-cuda-conv.cu: 2-D convolutions: which kernels run each direction.
+/* nn-cuda-conv.cc: 2-D convolutions: which kernels run each direction.
  *
  * A plan is made once per exact shape, outside the step, and picks a route
  * per direction:
  *   - few taps per output (a first layer): forward and weight gradient on our
- *     direct kernels (kernels/conv-direct.cu);
+ *     direct kernels (kernels/conv-direct.cu, ops/conv-direct.cc);
  *   - TF32 allowed on sm_80+, stride 1, up to 9 taps: every other pass on
- *     our implicit GEMM on tensor cores (kernels/conv-igemm.cu), which also
+ *     our implicit GEMM on tensor cores (kernels/conv-igemm.cu, ops/conv-igemm.cc), which also
  *     pads unevenly;
  *   - otherwise cuDNN, with the algorithm its Find measured fastest (the
  *     timing runs and their allocations happen here, never in a step); TF32
@@ -48,17 +48,17 @@ plan_destroy (NnCudaConvPlan *p)
   if (p == NULL)
     return;
   if (p->x_desc)
-    cudnnDestroyTensorDescriptor (p->x_desc);
+    nn_cu::cudnnDestroyTensorDescriptor (p->x_desc);
   if (p->y_desc)
-    cudnnDestroyTensorDescriptor (p->y_desc);
+    nn_cu::cudnnDestroyTensorDescriptor (p->y_desc);
   if (p->w_desc)
-    cudnnDestroyFilterDescriptor (p->w_desc);
+    nn_cu::cudnnDestroyFilterDescriptor (p->w_desc);
   if (p->fwd_desc)
-    cudnnDestroyConvolutionDescriptor (p->fwd_desc);
+    nn_cu::cudnnDestroyConvolutionDescriptor (p->fwd_desc);
   if (p->data_desc)
-    cudnnDestroyConvolutionDescriptor (p->data_desc);
+    nn_cu::cudnnDestroyConvolutionDescriptor (p->data_desc);
   if (p->filter_desc)
-    cudnnDestroyConvolutionDescriptor (p->filter_desc);
+    nn_cu::cudnnDestroyConvolutionDescriptor (p->filter_desc);
   free (p);
 }
 
@@ -68,11 +68,8 @@ static size_t
 workspace_limit (void)
 {
   size_t free_bytes = 0, total_bytes = 0;
-  if (cudaMemGetInfo (&free_bytes, &total_bytes) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return 64u << 20;
-    }
+  if (nn_cu::cuMemGetInfo (&free_bytes, &total_bytes) != CUDA_SUCCESS)
+    return 64u << 20;
   size_t limit = free_bytes / 4;
   return limit > (1u << 30) ? (size_t) 1 << 30 : limit;
 }
@@ -120,19 +117,19 @@ cudnn_describe (NnCudaContext *ctx, const NnConvShape *s, NnCudaConvPlan *p)
   cudnnConvolutionDescriptor_t descs[3];
   int on, oc, oh, ow;
 
-  CUDNN_CK (cudnnCreateTensorDescriptor (&p->x_desc), what);
-  CUDNN_CK (cudnnCreateTensorDescriptor (&p->y_desc), what);
-  CUDNN_CK (cudnnCreateFilterDescriptor (&p->w_desc), what);
-  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->fwd_desc), what);
-  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->data_desc), what);
-  CUDNN_CK (cudnnCreateConvolutionDescriptor (&p->filter_desc), what);
-  CUDNN_CK (cudnnSetTensor4dDescriptor (p->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c,
+  CUDNN_CK (nn_cu::cudnnCreateTensorDescriptor (&p->x_desc), what);
+  CUDNN_CK (nn_cu::cudnnCreateTensorDescriptor (&p->y_desc), what);
+  CUDNN_CK (nn_cu::cudnnCreateFilterDescriptor (&p->w_desc), what);
+  CUDNN_CK (nn_cu::cudnnCreateConvolutionDescriptor (&p->fwd_desc), what);
+  CUDNN_CK (nn_cu::cudnnCreateConvolutionDescriptor (&p->data_desc), what);
+  CUDNN_CK (nn_cu::cudnnCreateConvolutionDescriptor (&p->filter_desc), what);
+  CUDNN_CK (nn_cu::cudnnSetTensor4dDescriptor (p->x_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->c,
                                         s->h, s->w),
             what);
-  CUDNN_CK (cudnnSetTensor4dDescriptor (p->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->k,
+  CUDNN_CK (nn_cu::cudnnSetTensor4dDescriptor (p->y_desc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s->n, s->k,
                                         s->out_h, s->out_w),
             what);
-  CUDNN_CK (cudnnSetFilter4dDescriptor (p->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c,
+  CUDNN_CK (nn_cu::cudnnSetFilter4dDescriptor (p->w_desc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s->k, s->c,
                                         s->r, s->s),
             what);
   descs[0] = p->fwd_desc;
@@ -141,13 +138,13 @@ cudnn_describe (NnCudaContext *ctx, const NnConvShape *s, NnCudaConvPlan *p)
   for (int i = 0; i < 3; i++)
     {
       /* Keras convolutions are cross-correlations. */
-      CUDNN_CK (cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h,
+      CUDNN_CK (nn_cu::cudnnSetConvolution2dDescriptor (descs[i], s->pad_h, s->pad_w, s->stride_h,
                                                  s->stride_w, 1, 1, CUDNN_CROSS_CORRELATION,
                                                  CUDNN_DATA_FLOAT),
                 what);
-      CUDNN_CK (cudnnSetConvolutionMathType (descs[i], math), what);
+      CUDNN_CK (nn_cu::cudnnSetConvolutionMathType (descs[i], math), what);
     }
-  CUDNN_CK (cudnnGetConvolution2dForwardOutputDim (p->fwd_desc, p->x_desc, p->w_desc, &on, &oc,
+  CUDNN_CK (nn_cu::cudnnGetConvolution2dForwardOutputDim (p->fwd_desc, p->x_desc, p->w_desc, &on, &oc,
                                                    &oh, &ow),
             what);
   if (on != s->n || oc != s->k || oh != s->out_h || ow != s->out_w)
@@ -175,7 +172,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
       cudnnConvolutionFwdAlgoPerf_t fwd[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
       const char *what = "conv2d plan: choosing the forward algorithm";
 
-      CUDNN_CK (cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc,
+      CUDNN_CK (nn_cu::cudnnFindConvolutionForwardAlgorithm (ctx->cudnn, p->x_desc, p->w_desc,
                                                       p->fwd_desc, p->y_desc,
                                                       CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, fwd),
                 what);
@@ -186,7 +183,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
         return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
                                   "conv2d: cuDNN has no forward algorithm for this shape");
       p->fwd_algo = fwd[i].algo;
-      CUDNN_CK (cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType), what);
+      CUDNN_CK (nn_cu::cudnnSetConvolutionMathType (p->fwd_desc, fwd[i].mathType), what);
       if (fwd[i].memory > p->workspace)
         p->workspace = fwd[i].memory;
     }
@@ -196,7 +193,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
       cudnnConvolutionBwdDataAlgoPerf_t data[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
       const char *what = "conv2d plan: choosing the backward-data algorithm";
 
-      CUDNN_CK (cudnnFindConvolutionBackwardDataAlgorithm (
+      CUDNN_CK (nn_cu::cudnnFindConvolutionBackwardDataAlgorithm (
                     ctx->cudnn, p->w_desc, p->y_desc, p->data_desc, p->x_desc,
                     CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, data),
                 what);
@@ -207,7 +204,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
         return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
                                   "conv2d: cuDNN has no backward-data algorithm for this shape");
       p->data_algo = data[i].algo;
-      CUDNN_CK (cudnnSetConvolutionMathType (p->data_desc, data[i].mathType), what);
+      CUDNN_CK (nn_cu::cudnnSetConvolutionMathType (p->data_desc, data[i].mathType), what);
       if (data[i].memory > p->workspace)
         p->workspace = data[i].memory;
     }
@@ -217,7 +214,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
       cudnnConvolutionBwdFilterAlgoPerf_t filt[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
       const char *what = "conv2d plan: choosing the backward-filter algorithm";
 
-      CUDNN_CK (cudnnFindConvolutionBackwardFilterAlgorithm (
+      CUDNN_CK (nn_cu::cudnnFindConvolutionBackwardFilterAlgorithm (
                     ctx->cudnn, p->x_desc, p->y_desc, p->filter_desc, p->w_desc,
                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, filt),
                 what);
@@ -228,7 +225,7 @@ cudnn_choose_algorithms (NnCudaContext *ctx, NnCudaConvPlan *p)
         return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED,
                                   "conv2d: cuDNN has no backward-filter algorithm for this shape");
       p->filter_algo = filt[i].algo;
-      CUDNN_CK (cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType), what);
+      CUDNN_CK (nn_cu::cudnnSetConvolutionMathType (p->filter_desc, filt[i].mathType), what);
       if (filt[i].memory > p->workspace)
         p->workspace = filt[i].memory;
     }
@@ -317,7 +314,7 @@ _nn_cuda_conv2d_forward_bias_act (void *vctx, void *plan, const float *x, const 
   if (p->igemm)
     return _nn_cuda_conv_igemm_forward (ctx, s, &p->igemm_plan, x, w, bias, act, y, workspace);
   cudnnStatus_t st
-      = cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w, p->fwd_desc,
+      = nn_cu::cudnnConvolutionForward (ctx->cudnn, &one, p->x_desc, x, p->w_desc, w, p->fwd_desc,
                                  p->fwd_algo, workspace, p->workspace, &zero, p->y_desc, y);
   if (st != CUDNN_STATUS_SUCCESS)
     return _nn_cuda_fail_cudnn (ctx, st, "conv2d forward");
@@ -398,7 +395,7 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
     }
   else
     {
-      st = cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
+      st = nn_cu::cudnnConvolutionBackwardFilter (ctx->cudnn, &one, p->x_desc, x, p->y_desc, dy,
                                            p->filter_desc, p->filter_algo, workspace, p->workspace,
                                            &zero, p->w_desc, dw);
       if (st != CUDNN_STATUS_SUCCESS)
@@ -411,7 +408,7 @@ _nn_cuda_conv2d_backward (void *vctx, void *plan, const float *x, const float *w
     }
   else if (dx != NULL)
     {
-      st = cudnnConvolutionBackwardData (ctx->cudnn, &one, p->w_desc, w, p->y_desc, dy,
+      st = nn_cu::cudnnConvolutionBackwardData (ctx->cudnn, &one, p->w_desc, w, p->y_desc, dy,
                                          p->data_desc, p->data_algo, workspace, p->workspace, &zero,
                                          p->x_desc, dx);
       if (st != CUDNN_STATUS_SUCCESS)

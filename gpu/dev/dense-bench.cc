@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* dense-bench.cu: per-op times of the MLP presets' dense layers and
+/* dense-bench.cc: per-op times of the MLP presets' dense layers and
  * optimizer on the GPU, to choose the fused dense ops' routes: each op is
  * captured 50 times into one CUDA graph (as a training step runs it) and the
  * graph replayed; the figure is microseconds per op, launch included.
@@ -9,9 +9,10 @@
  * loss fused, a layer's backward and update apart and as one step, the
  * products on cuBLAS, and, given another module built against the same
  * ABI (a variant), its op table too.
- * Build (from the repository root, after building the module in BUILD):
- *   nvcc -O2 -std=c++17 -gencode=arch=compute_90,code=sm_90 -Igpu -Iengine \
- *     gpu/dev/dense-bench.cu BUILD/gpu/*.o -lcublas -lcublasLt -lcudnn -ldl -o dense-bench
+ * Build (from the repository root, after building the module in BUILD),
+ * with the module's objects (its host code and its embedded kernels):
+ *   g++ -O2 -std=c++20 -isystem /usr/local/cuda/include -Igpu -Iengine \
+ *     gpu/dev/dense-bench.cc BUILD/gpu/libtrainbench-cuda.so.p/[*].o -ldl -o dense-bench
  * Run: dense-bench [--once] [other-module.so]
  */
 

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* nn-cuda-backend.cu: the CUDA backend module's op table, devices, contexts,
- * memory, errors, whole-step capture (CUDA graphs) and branches. The math
- * lives in nn-cuda-blas.cu, nn-cuda-conv.cu and the files in kernels/, the
- * fused steps in nn-cuda-steps.cu.
+/* nn-cuda-backend.cc: the CUDA backend module's op table, devices, contexts,
+ * memory, errors, whole-step capture (CUDA graphs) and branches, on the
+ * CUDA driver API (nn-cuda-api.h). The math lives in ops/ (launching the
+ * kernels of kernels/) and nn-cuda-conv.cc, the fused steps in
+ * nn-cuda-steps.cc.
  */
 
 #include "nn-cuda-private.h"
 
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,25 +18,24 @@
 /* Errors after which the CUDA context cannot be used again (the CUDA
  * documentation calls them sticky): the process must restart to use the GPU. */
 static int
-is_sticky (cudaError_t err)
+is_sticky (CUresult err)
 {
   switch (err)
     {
-    case cudaErrorIllegalAddress:
-    case cudaErrorLaunchFailure:
-    case cudaErrorIllegalInstruction:
-    case cudaErrorMisalignedAddress:
-    case cudaErrorInvalidAddressSpace:
-    case cudaErrorInvalidPc:
-    case cudaErrorHardwareStackError:
-    case cudaErrorAssert:
-    case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-    case cudaErrorContextIsDestroyed:
-    case cudaErrorDevicesUnavailable:
-    case cudaErrorUnknown:
-    case cudaErrorCudartUnloading:
-    case cudaErrorExternalDevice:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+    case CUDA_ERROR_ECC_UNCORRECTABLE:
+    case CUDA_ERROR_CONTEXT_IS_DESTROYED:
+    case CUDA_ERROR_DEINITIALIZED:
+    case CUDA_ERROR_UNKNOWN:
+    case CUDA_ERROR_EXTERNAL_DEVICE:
       return 1;
     default:
       return 0;
@@ -56,17 +55,16 @@ _nn_cuda_fail_msg (NnCudaContext *ctx, int status, const char *format, ...)
 }
 
 int
-_nn_cuda_fail (NnCudaContext *ctx, cudaError_t err, const char *what)
+_nn_cuda_fail (NnCudaContext *ctx, CUresult err, const char *what)
 {
-  if (err == cudaSuccess)
+  if (err == CUDA_SUCCESS)
     return NN_BACKEND_OK;
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
-  if (err == cudaErrorMemoryAllocation)
+  if (err == CUDA_ERROR_OUT_OF_MEMORY)
     {
       size_t free_bytes = 0, total_bytes = 0;
-      cudaGetLastError ();
-      cudaMemGetInfo (&free_bytes, &total_bytes);
+      nn_cu::cuMemGetInfo (&free_bytes, &total_bytes);
       return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY,
                                 "%s: out of device memory (%.1f MiB free of %.1f MiB)", what,
                                 free_bytes / 1048576.0, total_bytes / 1048576.0);
@@ -74,18 +72,17 @@ _nn_cuda_fail (NnCudaContext *ctx, cudaError_t err, const char *what)
   if (is_sticky (err))
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_DEVICE_LOST,
                               "%s: %s (%s); the GPU is unusable until the program restarts", what,
-                              cudaGetErrorString (err), cudaGetErrorName (err));
-  /* Clear a non-sticky error so the next op does not see it again. */
-  cudaGetLastError ();
-  return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: %s (%s)", what, cudaGetErrorString (err),
-                            cudaGetErrorName (err));
+                              _nn_cu_error_text (err), _nn_cu_error_name (err));
+  return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: %s (%s)", what, _nn_cu_error_text (err),
+                            _nn_cu_error_name (err));
 }
 
-/* A library status does not say whether the context survived: ask the runtime. */
+/* A library status does not say whether the context survived: a query of
+ * the stream does (a sticky error is every call's answer from then on). */
 static int
 fail_after_library (NnCudaContext *ctx, const char *what, const char *detail)
 {
-  cudaError_t err = cudaPeekAtLastError ();
+  CUresult err = nn_cu::cuStreamQuery (ctx->lane.stream);
   if (is_sticky (err))
     return _nn_cuda_fail (ctx, err, what);
   return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "%s: %s", what, detail);
@@ -100,9 +97,9 @@ _nn_cuda_fail_cublas (NnCudaContext *ctx, cublasStatus_t st, const char *what)
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
   if (st == CUBLAS_STATUS_ALLOC_FAILED)
-    return _nn_cuda_fail (ctx, cudaErrorMemoryAllocation, what);
-  snprintf (detail, sizeof detail, "cuBLAS: %s (%s)", cublasGetStatusString (st),
-            cublasGetStatusName (st));
+    return _nn_cuda_fail (ctx, CUDA_ERROR_OUT_OF_MEMORY, what);
+  snprintf (detail, sizeof detail, "cuBLAS: %s (%s)", nn_cu::cublasGetStatusString (st),
+            nn_cu::cublasGetStatusName (st));
   return fail_after_library (ctx, what, detail);
 }
 
@@ -115,19 +112,23 @@ _nn_cuda_fail_cudnn (NnCudaContext *ctx, cudnnStatus_t st, const char *what)
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
   if (st == CUDNN_STATUS_ALLOC_FAILED)
-    return _nn_cuda_fail (ctx, cudaErrorMemoryAllocation, what);
+    return _nn_cuda_fail (ctx, CUDA_ERROR_OUT_OF_MEMORY, what);
   if (st == CUDNN_STATUS_NOT_SUPPORTED)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_UNSUPPORTED, "%s: cuDNN: %s", what,
-                              cudnnGetErrorString (st));
-  snprintf (detail, sizeof detail, "cuDNN: %s", cudnnGetErrorString (st));
+                              nn_cu::cudnnGetErrorString (st));
+  snprintf (detail, sizeof detail, "cuDNN: %s", nn_cu::cudnnGetErrorString (st));
   return fail_after_library (ctx, what, detail);
 }
 
-int
-_nn_cuda_check_launch (NnCudaContext *ctx, const char *what)
+/* The context's CUDA context made current on this thread, where it is
+ * not already (a thread-local read when it is). */
+static int
+make_current (NnCudaContext *ctx)
 {
-  cudaError_t err = cudaGetLastError ();
-  return err == cudaSuccess ? NN_BACKEND_OK : _nn_cuda_fail (ctx, err, what);
+  CUcontext current = NULL;
+  if (nn_cu::cuCtxGetCurrent (&current) == CUDA_SUCCESS && current == ctx->cu_context)
+    return NN_BACKEND_OK;
+  return _nn_cuda_fail (ctx, nn_cu::cuCtxSetCurrent (ctx->cu_context), "cuCtxSetCurrent");
 }
 
 int
@@ -141,13 +142,7 @@ _nn_cuda_enter (NnCudaContext *ctx)
   ctx->writing.count = 0;
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
-  if (ctx->several_devices)
-    {
-      cudaError_t err = cudaSetDevice (ctx->device);
-      if (err != cudaSuccess)
-        return _nn_cuda_fail (ctx, err, "cudaSetDevice");
-    }
-  return NN_BACKEND_OK;
+  return make_current (ctx);
 }
 
 void
@@ -196,53 +191,21 @@ _nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads)
 
 /* ---------------------------------------------------------------- devices */
 
-/* Words for a failed cudaGetDeviceCount. */
-static void
-explain_no_device (cudaError_t err, char *reason, size_t size)
-{
-  int driver = 0;
-  void *libcuda = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-
-  if (libcuda == NULL)
-    {
-      snprintf (reason, size, "no NVIDIA driver (libcuda.so.1 not found)");
-      return;
-    }
-  dlclose (libcuda);
-  cudaDriverGetVersion (&driver);
-  switch (err)
-    {
-    case cudaErrorNoDevice:
-      snprintf (reason, size, "no NVIDIA GPU found");
-      break;
-    case cudaErrorInsufficientDriver:
-      if (driver > 0)
-        snprintf (reason, size, "NVIDIA driver too old for CUDA %d.%d (it supports CUDA %d.%d)",
-                  CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10, driver / 1000,
-                  driver % 1000 / 10);
-      else
-        snprintf (reason, size, "no NVIDIA driver");
-      break;
-    case cudaErrorCompatNotSupportedOnDevice:
-    case cudaErrorSystemDriverMismatch:
-      snprintf (reason, size, "NVIDIA driver mismatch: %s", cudaGetErrorString (err));
-      break;
-    default:
-      snprintf (reason, size, "CUDA cannot start: %s (%s)", cudaGetErrorString (err),
-                cudaGetErrorName (err));
-      break;
-    }
-}
-
+/* The devices the driver lists, or 0 and why none is usable: the driver,
+ * cuBLAS or cuDNN missing (nn-cuda-api.cc says which, and where it looked),
+ * or no GPU. */
 static int
 cuda_device_count (char *reason, size_t reason_size)
 {
   int count = 0;
-  cudaError_t err = cudaGetDeviceCount (&count);
-  if (err != cudaSuccess)
+  if (_nn_cu_load (reason, reason_size) != NN_CU_READY)
+    return 0;
+  CUresult err = nn_cu::cuDeviceGetCount (&count);
+  if (err != CUDA_SUCCESS)
     {
       if (reason != NULL && reason_size > 0)
-        explain_no_device (err, reason, reason_size);
+        snprintf (reason, reason_size, "CUDA cannot list its devices: %s (%s)",
+                  _nn_cu_error_text (err), _nn_cu_error_name (err));
       return 0;
     }
   if (count == 0 && reason != NULL && reason_size > 0)
@@ -250,82 +213,75 @@ cuda_device_count (char *reason, size_t reason_size)
   return count;
 }
 
-/* The driver's own version string ("580.159.04") through NVML, loaded only
- * for this; false when NVML is not there. */
-static int
-nvml_driver_version (char *out, size_t size)
-{
-  typedef int (*InitFunc) (void);
-  typedef int (*VersionFunc) (char *, unsigned int);
-  void *nvml = dlopen ("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  int ok = 0;
-
-  if (nvml == NULL)
-    return 0;
-  InitFunc init = (InitFunc) dlsym (nvml, "nvmlInit_v2");
-  InitFunc shutdown = (InitFunc) dlsym (nvml, "nvmlShutdown");
-  VersionFunc version = (VersionFunc) dlsym (nvml, "nvmlSystemGetDriverVersion");
-  if (init != NULL && version != NULL && init () == 0)
-    {
-      char buf[96] = "";
-      if (version (buf, sizeof buf) == 0 && buf[0] != '\0')
-        {
-          snprintf (out, size, "%s", buf);
-          ok = 1;
-        }
-      if (shutdown != NULL)
-        shutdown ();
-    }
-  dlclose (nvml);
-  return ok;
-}
-
 static int
 cuda_device_info (int index, NnBackendDeviceInfo *info)
 {
-  cudaDeviceProp prop;
-  int driver = 0, runtime = 0, major = 0, minor = 0, patch = 0;
+  CUdevice device;
+  size_t memory = 0;
+  int driver = 0, major = 0, minor = 0, patch = 0;
 
   memset (info, 0, sizeof *info);
-  if (cudaGetDeviceProperties (&prop, index) != cudaSuccess)
-    {
-      cudaGetLastError ();
-      return NN_BACKEND_ERROR;
-    }
-  snprintf (info->name, sizeof info->name, "%s", prop.name);
-  info->memory_bytes = prop.totalGlobalMem;
-  info->compute_major = prop.major;
-  info->compute_minor = prop.minor;
-  info->multiprocessors = prop.multiProcessorCount;
+  if (_nn_cu_load (NULL, 0) != NN_CU_READY || nn_cu::cuDeviceGet (&device, index) != CUDA_SUCCESS
+      || nn_cu::cuDeviceGetName (info->name, (int) sizeof info->name, device) != CUDA_SUCCESS
+      || nn_cu::cuDeviceTotalMem (&memory, device) != CUDA_SUCCESS
+      || nn_cu::cuDeviceGetAttribute (&info->compute_major,
+                                      CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device)
+           != CUDA_SUCCESS
+      || nn_cu::cuDeviceGetAttribute (&info->compute_minor,
+                                      CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device)
+           != CUDA_SUCCESS
+      || nn_cu::cuDeviceGetAttribute (&info->multiprocessors,
+                                      CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)
+           != CUDA_SUCCESS)
+    return NN_BACKEND_ERROR;
+  info->memory_bytes = memory;
 
-  cudaDriverGetVersion (&driver);
-  if (!nvml_driver_version (info->driver, sizeof info->driver))
+  nn_cu::cuDriverGetVersion (&driver);
+  if (!_nn_cu_driver_version (info->driver, sizeof info->driver))
     snprintf (info->driver, sizeof info->driver, "CUDA %d.%d", driver / 1000, driver % 1000 / 10);
-  cudaRuntimeGetVersion (&runtime);
-  snprintf (info->runtime, sizeof info->runtime, "%d.%d", runtime / 1000, runtime % 1000 / 10);
-  cublasGetProperty (MAJOR_VERSION, &major);
-  cublasGetProperty (MINOR_VERSION, &minor);
-  cublasGetProperty (PATCH_LEVEL, &patch);
+  /* no CUDA runtime: the CUDA version the module's kernels were built with */
+  snprintf (info->runtime, sizeof info->runtime, "%d.%d", CUDA_VERSION / 1000,
+            CUDA_VERSION % 1000 / 10);
+  nn_cu::cublasGetProperty (MAJOR_VERSION, &major);
+  nn_cu::cublasGetProperty (MINOR_VERSION, &minor);
+  nn_cu::cublasGetProperty (PATCH_LEVEL, &patch);
   snprintf (info->cublas, sizeof info->cublas, "%d.%d.%d", major, minor, patch);
-  size_t v = cudnnGetVersion (); /* cuDNN 9: major * 10000 + minor * 100 + patch */
+  size_t v = nn_cu::cudnnGetVersion (); /* cuDNN 9: major * 10000 + minor * 100 + patch */
   snprintf (info->cudnn, sizeof info->cudnn, "%zu.%zu.%zu", v / 10000, v % 10000 / 100, v % 100);
+  snprintf (info->libraries, sizeof info->libraries, "%s", _nn_cu_libraries ());
   return NN_BACKEND_OK;
 }
 
 /* ---------------------------------------------------------------- context */
 
+/* Device memory as the ops take it: a pointer, not a CUdeviceptr. */
+static CUresult
+dev_alloc (void **ptr, size_t bytes)
+{
+  CUdeviceptr p = 0;
+  CUresult err = nn_cu::cuMemAlloc (&p, bytes);
+  *ptr = err == CUDA_SUCCESS ? (void *) (uintptr_t) p : NULL;
+  return err;
+}
+
+static void
+dev_free (void *ptr)
+{
+  (void) nn_cu::cuMemFree ((CUdeviceptr) (uintptr_t) ptr);
+}
+
 /* A cuBLAS handle on `stream` with its own workspace (so capture never
  * allocates) and TF32 as the context allows it. */
 static cublasStatus_t
-cublas_open (cublasHandle_t *handle, cudaStream_t stream, void *workspace, int tf32)
+cublas_open (cublasHandle_t *handle, CUstream stream, void *workspace, int tf32)
 {
   cublasStatus_t st;
-  if ((st = cublasCreate (handle)) != CUBLAS_STATUS_SUCCESS
-      || (st = cublasSetStream (*handle, stream)) != CUBLAS_STATUS_SUCCESS
-      || (st = cublasSetWorkspace (*handle, workspace, NN_CUDA_CUBLAS_WORKSPACE))
+  if ((st = nn_cu::cublasCreate (handle)) != CUBLAS_STATUS_SUCCESS
+      || (st = nn_cu::cublasSetStream (*handle, stream)) != CUBLAS_STATUS_SUCCESS
+      || (st = nn_cu::cublasSetWorkspace (*handle, workspace, NN_CUDA_CUBLAS_WORKSPACE))
            != CUBLAS_STATUS_SUCCESS)
     return st;
-  return cublasSetMathMode (*handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
+  return nn_cu::cublasSetMathMode (*handle, tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH);
 }
 
 /* A 1 x 1 product in each transpose case, on three floats of scratch:
@@ -336,7 +292,7 @@ cublas_warm_up (cublasHandle_t handle, float *scratch)
   const float one = 1.0f, zero = 0.0f;
   cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
   for (int t = 0; t < 4 && st == CUBLAS_STATUS_SUCCESS; t++)
-    st = cublasSgemm (handle, t & 1 ? CUBLAS_OP_T : CUBLAS_OP_N, t & 2 ? CUBLAS_OP_T : CUBLAS_OP_N,
+    st = nn_cu::cublasSgemm (handle, t & 1 ? CUBLAS_OP_T : CUBLAS_OP_N, t & 2 ? CUBLAS_OP_T : CUBLAS_OP_N,
                       1, 1, 1, &one, scratch, 1, scratch + 1, 1, &zero, scratch + 2, 1);
   return st;
 }
@@ -347,31 +303,31 @@ static int
 lane_open (NnCudaContext *ctx, NnCudaLane *lane, const char *whose)
 {
   char what[96];
-  cudaError_t err;
+  CUresult err;
   cublasStatus_t st;
 
 #define LANE_CUDA(call, name)                                                                      \
   do                                                                                               \
     {                                                                                              \
-      if ((err = (call)) != cudaSuccess)                                                           \
+      if ((err = (call)) != CUDA_SUCCESS)                                                           \
         {                                                                                          \
           snprintf (what, sizeof what, "%s%s", name, whose);                                       \
           return _nn_cuda_fail (ctx, err, what);                                                   \
         }                                                                                          \
     }                                                                                              \
   while (0)
-  LANE_CUDA (cudaStreamCreateWithFlags (&lane->stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  LANE_CUDA (cudaMalloc (&lane->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
+  LANE_CUDA (nn_cu::cuStreamCreate (&lane->stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  LANE_CUDA (dev_alloc (&lane->cublas_workspace, NN_CUDA_CUBLAS_WORKSPACE),
              "cuBLAS workspace (32 MiB)");
-  LANE_CUDA (cudaMalloc ((void **) &lane->partials, NN_CUDA_PARTIALS * sizeof (float)),
+  LANE_CUDA (dev_alloc ((void **) &lane->partials, NN_CUDA_PARTIALS * sizeof (float)),
              "reduction scratch");
-  LANE_CUDA (cudaMalloc ((void **) &lane->dx_partials, NN_CUDA_DX_PARTIALS * sizeof (float)),
+  LANE_CUDA (dev_alloc ((void **) &lane->dx_partials, NN_CUDA_DX_PARTIALS * sizeof (float)),
              "input-gradient scratch (4 MiB)");
-  LANE_CUDA (cudaMalloc ((void **) &lane->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
+  LANE_CUDA (dev_alloc ((void **) &lane->counters, NN_CUDA_COUNTERS * sizeof (unsigned int)),
              "counters");
-  LANE_CUDA (cudaMemsetAsync (lane->counters, 0, NN_CUDA_COUNTERS * sizeof (unsigned int),
-                              lane->stream),
-             "cudaMemsetAsync");
+  LANE_CUDA (nn_cu::cuMemsetD8Async ((CUdeviceptr) lane->counters, 0,
+                                     NN_CUDA_COUNTERS * sizeof (unsigned int), lane->stream),
+             "cuMemsetD8Async");
 #undef LANE_CUDA
   if ((st = cublas_open (&lane->cublas, lane->stream, lane->cublas_workspace, ctx->tf32))
       != CUBLAS_STATUS_SUCCESS)
@@ -386,17 +342,17 @@ static void
 lane_close (NnCudaLane *lane)
 {
   if (lane->cublas != NULL)
-    cublasDestroy (lane->cublas);
+    nn_cu::cublasDestroy (lane->cublas);
   if (lane->cublas_workspace != NULL)
-    cudaFree (lane->cublas_workspace);
+    dev_free (lane->cublas_workspace);
   if (lane->partials != NULL)
-    cudaFree (lane->partials);
+    dev_free (lane->partials);
   if (lane->dx_partials != NULL)
-    cudaFree (lane->dx_partials);
+    dev_free (lane->dx_partials);
   if (lane->counters != NULL)
-    cudaFree (lane->counters);
+    dev_free (lane->counters);
   if (lane->stream != NULL)
-    cudaStreamDestroy (lane->stream);
+    nn_cu::cuStreamDestroy (lane->stream);
 }
 
 /* The lane ops run on becomes the other one, and cuDNN follows it. */
@@ -406,7 +362,7 @@ swap_lanes (NnCudaContext *ctx)
   NnCudaLane was = ctx->lane;
   ctx->lane = ctx->branch;
   ctx->branch = was;
-  return cudnnSetStream (ctx->cudnn, ctx->lane.stream);
+  return nn_cu::cudnnSetStream (ctx->cudnn, ctx->lane.stream);
 }
 
 static void
@@ -419,38 +375,44 @@ context_release (NnCudaContext *ctx)
       free (ctx);
       return;
     }
+  if (ctx->cu_context == NULL)
+    {
+      free (ctx); /* nothing was made yet */
+      return;
+    }
+  (void) nn_cu::cuCtxSetCurrent (ctx->cu_context);
   if (ctx->cudnn != NULL)
-    cudnnDestroy (ctx->cudnn);
+    nn_cu::cudnnDestroy (ctx->cudnn);
   if (ctx->cublas_side != NULL)
-    cublasDestroy (ctx->cublas_side);
+    nn_cu::cublasDestroy (ctx->cublas_side);
   if (ctx->cublas_side_workspace != NULL)
-    cudaFree (ctx->cublas_side_workspace);
+    dev_free (ctx->cublas_side_workspace);
   if (ctx->fork != NULL)
-    cudaEventDestroy (ctx->fork);
+    nn_cu::cuEventDestroy (ctx->fork);
   if (ctx->join != NULL)
-    cudaEventDestroy (ctx->join);
+    nn_cu::cuEventDestroy (ctx->join);
   if (ctx->branch_fork != NULL)
-    cudaEventDestroy (ctx->branch_fork);
+    nn_cu::cuEventDestroy (ctx->branch_fork);
   if (ctx->branch_done != NULL)
-    cudaEventDestroy (ctx->branch_done);
+    nn_cu::cuEventDestroy (ctx->branch_done);
   if (ctx->uploaded != NULL)
-    cudaEventDestroy (ctx->uploaded);
+    nn_cu::cuEventDestroy (ctx->uploaded);
   if (ctx->side_stream != NULL)
-    cudaStreamDestroy (ctx->side_stream);
+    nn_cu::cuStreamDestroy (ctx->side_stream);
   lane_close (&ctx->branch);
   if (ctx->staging != NULL)
-    cudaFreeHost (ctx->staging);
+    nn_cu::cuMemFreeHost (ctx->staging);
   if (ctx->spans != NULL)
     for (int i = 0; i < NN_CUDA_TIMER_SPANS; i++)
       {
         if (ctx->spans[i].begin != NULL)
-          cudaEventDestroy (ctx->spans[i].begin);
+          nn_cu::cuEventDestroy (ctx->spans[i].begin);
         if (ctx->spans[i].end != NULL)
-          cudaEventDestroy (ctx->spans[i].end);
+          nn_cu::cuEventDestroy (ctx->spans[i].end);
       }
   free (ctx->spans);
   lane_close (&ctx->lane);
-  cudaGetLastError ();
+  nn_cu::cuDevicePrimaryCtxRelease (ctx->cu_device);
   free (ctx);
 }
 
@@ -459,15 +421,17 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
                   size_t error_size)
 {
   NnCudaContext *ctx;
-  cudaError_t err;
+  CUresult err;
   cublasStatus_t bst;
   cudnnStatus_t dst;
-  int count = 0, major = 0, rc = NN_BACKEND_OK;
+  int major = 0, rc = NN_BACKEND_OK;
   const char *pdl_env, *clusters_env;
   bool clusters;
   const char *what = "";
 
   *out = NULL;
+  if (_nn_cu_load (error, error_size) != NN_CU_READY)
+    return NN_BACKEND_ERROR;
   ctx = (NnCudaContext *) calloc (1, sizeof *ctx);
   if (ctx == NULL)
     {
@@ -482,7 +446,7 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   do                                                                                               \
     {                                                                                              \
       what = name;                                                                                 \
-      if ((err = (call)) != cudaSuccess)                                                           \
+      if ((err = (call)) != CUDA_SUCCESS)                                                           \
         {                                                                                          \
           rc = _nn_cuda_fail (ctx, err, what);                                                     \
           goto failed;                                                                             \
@@ -490,14 +454,18 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
     }                                                                                              \
   while (0)
 
-  STEP_CUDA (cudaGetDeviceCount (&count), "cudaGetDeviceCount");
-  ctx->several_devices = count > 1;
-  STEP_CUDA (cudaSetDevice (device_index), "cudaSetDevice");
-  STEP_CUDA (cudaDeviceGetAttribute (&ctx->multiprocessors, cudaDevAttrMultiProcessorCount,
-                                     device_index),
-             "cudaDeviceGetAttribute");
-  STEP_CUDA (cudaDeviceGetAttribute (&major, cudaDevAttrComputeCapabilityMajor, device_index),
-             "cudaDeviceGetAttribute");
+  STEP_CUDA (nn_cu::cuDeviceGet (&ctx->cu_device, device_index), "cuDeviceGet");
+  /* the device's primary context: cuBLAS and cuDNN, which run on the CUDA
+   * runtime inside them, use it too */
+  STEP_CUDA (nn_cu::cuDevicePrimaryCtxRetain (&ctx->cu_context, ctx->cu_device),
+             "cuDevicePrimaryCtxRetain");
+  STEP_CUDA (nn_cu::cuCtxSetCurrent (ctx->cu_context), "cuCtxSetCurrent");
+  STEP_CUDA (nn_cu::cuDeviceGetAttribute (&ctx->multiprocessors,
+                                          CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, ctx->cu_device),
+             "cuDeviceGetAttribute");
+  STEP_CUDA (nn_cu::cuDeviceGetAttribute (&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                          ctx->cu_device),
+             "cuDeviceGetAttribute");
   pdl_env = getenv ("TRAINBENCH_CUDA_PDL");
   ctx->compute_major = major;
   ctx->dependent_launch = major >= 9 && !(pdl_env != NULL && strcmp (pdl_env, "0") == 0);
@@ -509,18 +477,17 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   ctx->loss_clusters = clusters && _nn_cuda_loss_cluster_setup (ctx);
   if ((rc = lane_open (ctx, &ctx->lane, "")) != 0)
     goto failed;
-  STEP_CUDA (cudaHostAlloc ((void **) &ctx->staging,
-                            (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES,
-                            cudaHostAllocDefault),
+  STEP_CUDA (nn_cu::cuMemHostAlloc ((void **) &ctx->staging,
+                                    (size_t) NN_CUDA_STAGING_SLOTS * NN_CUDA_STAGING_SLOT_BYTES, 0),
              "pinned staging buffer");
-  STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_fork, cudaEventDisableTiming),
-             "cudaEventCreate");
-  STEP_CUDA (cudaEventCreateWithFlags (&ctx->branch_done, cudaEventDisableTiming),
-             "cudaEventCreate");
-  STEP_CUDA (cudaEventCreateWithFlags (&ctx->uploaded, cudaEventDisableTiming),
-             "cudaEventCreate");
-  STEP_CUDA (cudaStreamCreateWithFlags (&ctx->side_stream, cudaStreamNonBlocking),
-             "cudaStreamCreate (side)");
+  STEP_CUDA (nn_cu::cuEventCreate (&ctx->branch_fork, CU_EVENT_DISABLE_TIMING),
+             "cuEventCreate");
+  STEP_CUDA (nn_cu::cuEventCreate (&ctx->branch_done, CU_EVENT_DISABLE_TIMING),
+             "cuEventCreate");
+  STEP_CUDA (nn_cu::cuEventCreate (&ctx->uploaded, CU_EVENT_DISABLE_TIMING),
+             "cuEventCreate");
+  STEP_CUDA (nn_cu::cuStreamCreate (&ctx->side_stream, CU_STREAM_NON_BLOCKING),
+             "cuStreamCreate (side)");
   /* the timer's marks, made now so that timing a step allocates nothing */
   ctx->spans = (NnCudaSpan *) calloc (NN_CUDA_TIMER_SPANS, sizeof *ctx->spans);
   if (ctx->spans == NULL)
@@ -530,12 +497,12 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
     }
   for (int i = 0; i < NN_CUDA_TIMER_SPANS; i++)
     {
-      STEP_CUDA (cudaEventCreate (&ctx->spans[i].begin), "cudaEventCreate (timer)");
-      STEP_CUDA (cudaEventCreate (&ctx->spans[i].end), "cudaEventCreate (timer)");
+      STEP_CUDA (nn_cu::cuEventCreate (&ctx->spans[i].begin, CU_EVENT_DEFAULT), "nn_cu::cuEventCreate (timer, CU_EVENT_DEFAULT)");
+      STEP_CUDA (nn_cu::cuEventCreate (&ctx->spans[i].end, CU_EVENT_DEFAULT), "nn_cu::cuEventCreate (timer, CU_EVENT_DEFAULT)");
     }
-  STEP_CUDA (cudaEventCreateWithFlags (&ctx->fork, cudaEventDisableTiming), "cudaEventCreate");
-  STEP_CUDA (cudaEventCreateWithFlags (&ctx->join, cudaEventDisableTiming), "cudaEventCreate");
-  STEP_CUDA (cudaMalloc (&ctx->cublas_side_workspace, NN_CUDA_CUBLAS_WORKSPACE),
+  STEP_CUDA (nn_cu::cuEventCreate (&ctx->fork, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  STEP_CUDA (nn_cu::cuEventCreate (&ctx->join, CU_EVENT_DISABLE_TIMING), "cuEventCreate");
+  STEP_CUDA (dev_alloc (&ctx->cublas_side_workspace, NN_CUDA_CUBLAS_WORKSPACE),
              "cuBLAS workspace of the side stream (32 MiB)");
   if ((bst = cublas_open (&ctx->cublas_side, ctx->side_stream, ctx->cublas_side_workspace,
                           ctx->tf32))
@@ -544,8 +511,8 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS setup (side stream)");
       goto failed;
     }
-  if ((dst = cudnnCreate (&ctx->cudnn)) != CUDNN_STATUS_SUCCESS
-      || (dst = cudnnSetStream (ctx->cudnn, ctx->lane.stream)) != CUDNN_STATUS_SUCCESS)
+  if ((dst = nn_cu::cudnnCreate (&ctx->cudnn)) != CUDNN_STATUS_SUCCESS
+      || (dst = nn_cu::cudnnSetStream (ctx->cudnn, ctx->lane.stream)) != CUDNN_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cudnn (ctx, dst, "cuDNN setup");
       goto failed;
@@ -553,17 +520,17 @@ cuda_context_new (int device_index, const NnBackendOptions *options, void **out,
   /* cuBLAS sets itself up on its first product (tens of ms): do that here,
    * for both handles, so it does not land in the first timed training
    * step, each on its own three floats of the scratch, zeroed first. */
-  STEP_CUDA (cudaMemsetAsync (ctx->lane.partials, 0, 6 * sizeof (float), ctx->lane.stream),
-             "cudaMemsetAsync");
-  STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
+  STEP_CUDA (nn_cu::cuMemsetD8Async ((CUdeviceptr) ctx->lane.partials, 0, 6 * sizeof (float), ctx->lane.stream),
+             "cuMemsetD8Async");
+  STEP_CUDA (nn_cu::cuStreamSynchronize (ctx->lane.stream), "nn_cu::cuStreamSynchronize");
   if ((bst = cublas_warm_up (ctx->lane.cublas, ctx->lane.partials)) != CUBLAS_STATUS_SUCCESS
       || (bst = cublas_warm_up (ctx->cublas_side, ctx->lane.partials + 3)) != CUBLAS_STATUS_SUCCESS)
     {
       rc = _nn_cuda_fail_cublas (ctx, bst, "cuBLAS warm-up");
       goto failed;
     }
-  STEP_CUDA (cudaStreamSynchronize (ctx->lane.stream), "cudaStreamSynchronize");
-  STEP_CUDA (cudaStreamSynchronize (ctx->side_stream), "cudaStreamSynchronize");
+  STEP_CUDA (nn_cu::cuStreamSynchronize (ctx->lane.stream), "nn_cu::cuStreamSynchronize");
+  STEP_CUDA (nn_cu::cuStreamSynchronize (ctx->side_stream), "nn_cu::cuStreamSynchronize");
 #undef STEP_CUDA
 
   *out = ctx;
@@ -589,17 +556,16 @@ cuda_context_free (void *vctx)
     }
   if (!ctx->lost)
     {
-      if (ctx->several_devices)
-        cudaSetDevice (ctx->device);
+      (void) make_current (ctx);
       if (ctx->capturing)
         {
-          cudaGraph_t graph = NULL;
-          if (cudaStreamEndCapture (ctx->lane.stream, &graph) == cudaSuccess && graph != NULL)
-            cudaGraphDestroy (graph);
+          CUgraph graph = NULL;
+          if (nn_cu::cuStreamEndCapture (ctx->lane.stream, &graph) == CUDA_SUCCESS && graph != NULL)
+            nn_cu::cuGraphDestroy (graph);
         }
-      cudaStreamSynchronize (ctx->lane.stream);
+      nn_cu::cuStreamSynchronize (ctx->lane.stream);
       if (ctx->branch.stream != NULL)
-        cudaStreamSynchronize (ctx->branch.stream);
+        nn_cu::cuStreamSynchronize (ctx->branch.stream);
     }
   context_release (ctx);
 }
@@ -613,11 +579,22 @@ cuda_last_error (void *vctx)
 
 /* ---------------------------------------------------------------- memory */
 
+/* Before memory is freed: no op still running or queued on the context's
+ * streams may use it (the runtime's cudaFree waited for the whole device). */
+static void
+streams_finish (NnCudaContext *ctx)
+{
+  (void) nn_cu::cuStreamSynchronize (ctx->lane.stream);
+  if (ctx->branch.stream != NULL)
+    (void) nn_cu::cuStreamSynchronize (ctx->branch.stream);
+  (void) nn_cu::cuStreamSynchronize (ctx->side_stream);
+}
+
 static int
 cuda_alloc (void *vctx, size_t bytes, void **ptr)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
-  cudaError_t err;
+  CUresult err;
   char what[96];
   int rc;
 
@@ -628,17 +605,17 @@ cuda_alloc (void *vctx, size_t bytes, void **ptr)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "alloc: not allowed while capturing a step");
   if (bytes == 0)
     bytes = 1;
-  err = cudaMalloc (ptr, bytes);
-  if (err != cudaSuccess)
+  err = dev_alloc (ptr, bytes);
+  if (err != CUDA_SUCCESS)
     {
       *ptr = NULL;
       snprintf (what, sizeof what, "allocating %.1f MiB", bytes / 1048576.0);
       return _nn_cuda_fail (ctx, err, what);
     }
-  err = cudaMemsetAsync (*ptr, 0, bytes, ctx->lane.stream);
-  if (err != cudaSuccess)
+  err = nn_cu::cuMemsetD8Async ((CUdeviceptr) *ptr, 0, bytes, ctx->lane.stream);
+  if (err != CUDA_SUCCESS)
     {
-      cudaFree (*ptr);
+      dev_free (*ptr);
       *ptr = NULL;
       return _nn_cuda_fail (ctx, err, "clearing new memory");
     }
@@ -651,11 +628,9 @@ cuda_free (void *vctx, void *ptr)
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   if (ptr == NULL || ctx->lost)
     return;
-  if (ctx->several_devices)
-    cudaSetDevice (ctx->device);
-  /* cudaFree waits for the device, so no op still running can use it. */
-  if (cudaFree (ptr) != cudaSuccess)
-    cudaGetLastError ();
+  (void) make_current (ctx);
+  streams_finish (ctx);
+  dev_free (ptr);
 }
 
 static int
@@ -667,12 +642,12 @@ cuda_upload (void *vctx, void *dst, const void *src, size_t bytes)
     return rc;
   if (bytes == 0)
     return NN_BACKEND_OK;
-  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
+  if ((rc = _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                  ctx->lane.stream),
                            "upload")) != 0)
     return rc;
   /* The caller may reuse its buffer as soon as we return. */
-  return _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "upload");
+  return _nn_cuda_fail (ctx, nn_cu::cuStreamSynchronize (ctx->lane.stream), "upload");
 }
 
 static int
@@ -683,18 +658,18 @@ cuda_download (void *vctx, void *dst, const void *src, size_t bytes)
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
   if (bytes > 0
-      && (rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+      && (rc = _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                     ctx->lane.stream),
                               "download")) != 0)
     return rc;
-  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "download");
+  rc = _nn_cuda_fail (ctx, nn_cu::cuStreamSynchronize (ctx->lane.stream), "download");
   if (rc == 0)
     ctx->staging_pending = 0;
   return rc;
 }
 
 /* Runs on a CUDA thread once the stream reaches it: the staged bytes are in. */
-static void CUDART_CB
+static void CUDA_CB
 staged_copy_cb (void *data)
 {
   NnCudaStagedCopy *copy = (NnCudaStagedCopy *) data;
@@ -705,7 +680,7 @@ static int
 cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
-  cudaPointerAttributes attr;
+  unsigned int memory_type = 0;
   int rc;
 
   if ((rc = _nn_cuda_enter (ctx)) != 0)
@@ -715,19 +690,21 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
   /* Into pinned memory the copy is truly asynchronous; into pageable memory
    * CUDA would wait for the stream, so small copies go through our pinned
    * staging and a host function moves them once the stream gets there. */
-  if (cudaPointerGetAttributes (&attr, dst) == cudaSuccess && attr.type == cudaMemoryTypeHost)
-    return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+  if (nn_cu::cuPointerGetAttribute (&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                    (CUdeviceptr) dst)
+        == CUDA_SUCCESS
+      && memory_type == CU_MEMORYTYPE_HOST)
+    return _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                 ctx->lane.stream),
                           "download_async");
-  cudaGetLastError ();
   if (bytes > NN_CUDA_STAGING_SLOT_BYTES)
-    return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToHost,
+    return _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                 ctx->lane.stream),
                           "download_async");
   if (ctx->staging_pending >= NN_CUDA_STAGING_SLOTS && !ctx->capturing)
     {
       /* Every slot may still be in flight: let them land before reuse. */
-      rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "download_async");
+      rc = _nn_cuda_fail (ctx, nn_cu::cuStreamSynchronize (ctx->lane.stream), "download_async");
       if (rc != 0)
         return rc;
       ctx->staging_pending = 0;
@@ -740,11 +717,11 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
   copy->dst = dst;
   copy->staged = staged;
   copy->bytes = bytes;
-  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (staged, src, bytes, cudaMemcpyDeviceToHost,
+  if ((rc = _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) staged, (CUdeviceptr) src, bytes,
                                                  ctx->lane.stream),
                            "download_async")) != 0)
     return rc;
-  return _nn_cuda_fail (ctx, cudaLaunchHostFunc (ctx->lane.stream, staged_copy_cb, copy),
+  return _nn_cuda_fail (ctx, nn_cu::cuLaunchHostFunc (ctx->lane.stream, staged_copy_cb, copy),
                         "download_async");
 }
 
@@ -768,8 +745,8 @@ cuda_host_alloc (void *vctx, size_t bytes, void **ptr)
                               "host_alloc: not allowed while capturing a step");
   snprintf (what, sizeof what, "allocating %.1f MiB of page-locked host memory",
             bytes / 1048576.0);
-  cudaError_t err = cudaHostAlloc (ptr, bytes > 0 ? bytes : 1, cudaHostAllocDefault);
-  if (err != cudaSuccess)
+  CUresult err = nn_cu::cuMemHostAlloc (ptr, bytes > 0 ? bytes : 1, 0);
+  if (err != CUDA_SUCCESS)
     {
       *ptr = NULL;
       return _nn_cuda_fail (ctx, err, what);
@@ -783,11 +760,9 @@ cuda_host_free (void *vctx, void *ptr)
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   if (ptr == NULL || ctx->lost)
     return;
-  if (ctx->several_devices)
-    cudaSetDevice (ctx->device);
-  /* cudaFreeHost waits for the device, so no copy still queued reads it. */
-  if (cudaFreeHost (ptr) != cudaSuccess)
-    cudaGetLastError ();
+  (void) make_current (ctx);
+  streams_finish (ctx);
+  (void) nn_cu::cuMemFreeHost (ptr);
 }
 
 static int
@@ -802,11 +777,11 @@ cuda_upload_async (void *vctx, void *dst, const void *src, size_t bytes)
                               "upload_async: not allowed while capturing a step");
   if (bytes == 0)
     return NN_BACKEND_OK;
-  if ((rc = _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyHostToDevice,
+  if ((rc = _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                  ctx->lane.stream),
                            "upload_async")) != 0)
     return rc;
-  return _nn_cuda_fail (ctx, cudaEventRecord (ctx->uploaded, ctx->lane.stream), "upload_async");
+  return _nn_cuda_fail (ctx, nn_cu::cuEventRecord (ctx->uploaded, ctx->lane.stream), "upload_async");
 }
 
 static int
@@ -817,7 +792,7 @@ cuda_upload_wait (void *vctx)
   if ((rc = _nn_cuda_enter (ctx)) != 0)
     return rc;
   /* An event never recorded counts as done. */
-  return _nn_cuda_fail (ctx, cudaEventSynchronize (ctx->uploaded), "upload_wait");
+  return _nn_cuda_fail (ctx, nn_cu::cuEventSynchronize (ctx->uploaded), "upload_wait");
 }
 
 static int
@@ -829,7 +804,7 @@ cuda_copy (void *vctx, void *dst, const void *src, size_t bytes)
     return rc;
   if (bytes == 0)
     return NN_BACKEND_OK;
-  return _nn_cuda_fail (ctx, cudaMemcpyAsync (dst, src, bytes, cudaMemcpyDeviceToDevice,
+  return _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                               ctx->lane.stream),
                         "copy");
 }
@@ -846,7 +821,7 @@ cuda_synchronize (void *vctx)
                               "synchronize: not allowed while capturing a step");
   if (ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "synchronize: a branch is open");
-  rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->lane.stream), "synchronize");
+  rc = _nn_cuda_fail (ctx, nn_cu::cuStreamSynchronize (ctx->lane.stream), "synchronize");
   if (rc == 0)
     ctx->staging_pending = 0;
   return rc;
@@ -870,7 +845,7 @@ cuda_timer_begin (void *vctx)
   if (ctx->span_count == NN_CUDA_TIMER_SPANS)
     return NN_BACKEND_UNSUPPORTED; /* every span unread: these steps go untimed */
   NnCudaSpan *span = &ctx->spans[(ctx->span_first + ctx->span_count) % NN_CUDA_TIMER_SPANS];
-  rc = _nn_cuda_fail (ctx, cudaEventRecord (span->begin, ctx->lane.stream), "timer_begin");
+  rc = _nn_cuda_fail (ctx, nn_cu::cuEventRecord (span->begin, ctx->lane.stream), "timer_begin");
   if (rc != 0)
     return rc;
   span->steps = 0;
@@ -889,7 +864,7 @@ cuda_timer_end (void *vctx, int32_t steps)
   if (!ctx->span_open || ctx->capturing || ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "timer_end: no span open");
   NnCudaSpan *span = &ctx->spans[(ctx->span_first + ctx->span_count - 1) % NN_CUDA_TIMER_SPANS];
-  rc = _nn_cuda_fail (ctx, cudaEventRecord (span->end, ctx->lane.stream), "timer_end");
+  rc = _nn_cuda_fail (ctx, nn_cu::cuEventRecord (span->end, ctx->lane.stream), "timer_end");
   if (rc != 0)
     return rc;
   span->steps = steps;
@@ -910,18 +885,12 @@ cuda_timer_read (void *vctx, double *seconds, int64_t *steps)
     {
       NnCudaSpan *span = &ctx->spans[ctx->span_first];
       float ms = 0;
-      cudaError_t err = cudaEventQuery (span->end);
-      if (err == cudaErrorNotReady)
-        {
-          /* still running: the next read takes it; the answer is no
-           * failure for the next op to find */
-          if (cudaPeekAtLastError () == cudaErrorNotReady)
-            cudaGetLastError ();
-          break;
-        }
-      if (err == cudaSuccess)
-        err = cudaEventElapsedTime (&ms, span->begin, span->end);
-      if (err != cudaSuccess)
+      CUresult err = nn_cu::cuEventQuery (span->end);
+      if (err == CUDA_ERROR_NOT_READY)
+        break; /* still running: the next read takes it */
+      if (err == CUDA_SUCCESS)
+        err = nn_cu::cuEventElapsedTime (&ms, span->begin, span->end);
+      if (err != CUDA_SUCCESS)
         return _nn_cuda_fail (ctx, err, "timer_read");
       *seconds += ms * 1e-3;
       *steps += span->steps;
@@ -935,8 +904,8 @@ cuda_timer_read (void *vctx, double *seconds, int64_t *steps)
 
 typedef struct
 {
-  cudaGraph_t graph;     /* owned */
-  cudaGraphExec_t exec;  /* owned */
+  CUgraph graph;     /* owned */
+  CUgraphExec exec;  /* owned */
 } NnCudaGraph;
 
 static int
@@ -952,7 +921,7 @@ cuda_capture_begin (void *vctx)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_begin: a branch is open");
   /* Thread-local: other threads' CUDA calls neither break nor join this capture. */
   rc = _nn_cuda_fail (ctx,
-                      cudaStreamBeginCapture (ctx->lane.stream, cudaStreamCaptureModeThreadLocal),
+                      nn_cu::cuStreamBeginCapture (ctx->lane.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
                       "capture_begin");
   if (rc == 0)
     ctx->capturing = 1;
@@ -963,9 +932,9 @@ static int
 cuda_capture_end (void *vctx, void **out)
 {
   NnCudaContext *ctx = (NnCudaContext *) vctx;
-  cudaGraph_t graph = NULL;
-  cudaGraphExec_t exec = NULL;
-  cudaError_t err;
+  CUgraph graph = NULL;
+  CUgraphExec exec = NULL;
+  CUresult err;
   int rc;
 
   *out = NULL;
@@ -975,37 +944,36 @@ cuda_capture_end (void *vctx, void **out)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_end: not capturing");
   if (ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "capture_end: a branch is open");
-  if (ctx->several_devices)
-    cudaSetDevice (ctx->device);
+  (void) make_current (ctx);
   ctx->capturing = 0;
-  err = cudaStreamEndCapture (ctx->lane.stream, &graph);
-  if (err != cudaSuccess)
+  err = nn_cu::cuStreamEndCapture (ctx->lane.stream, &graph);
+  if (err != CUDA_SUCCESS)
     {
       if (graph != NULL)
-        cudaGraphDestroy (graph);
+        nn_cu::cuGraphDestroy (graph);
       return _nn_cuda_fail (ctx, err, "capture_end (an op in the step cannot be captured)");
     }
-  err = cudaGraphInstantiate (&exec, graph, 0);
-  if (err != cudaSuccess)
+  err = nn_cu::cuGraphInstantiate (&exec, graph, 0);
+  if (err != CUDA_SUCCESS)
     {
-      cudaGraphDestroy (graph);
+      nn_cu::cuGraphDestroy (graph);
       return _nn_cuda_fail (ctx, err, "capture_end: instantiating the step");
     }
   NnCudaGraph *g = (NnCudaGraph *) malloc (sizeof *g);
   if (g == NULL)
     {
-      cudaGraphExecDestroy (exec);
-      cudaGraphDestroy (graph);
+      nn_cu::cuGraphExecDestroy (exec);
+      nn_cu::cuGraphDestroy (graph);
       return _nn_cuda_fail_msg (ctx, NN_BACKEND_OUT_OF_MEMORY, "capture_end: out of host memory");
     }
   g->graph = graph;
   g->exec = exec;
   /* Upload now so the first launch does not pay for it. */
-  rc = _nn_cuda_fail (ctx, cudaGraphUpload (exec, ctx->lane.stream), "capture_end: upload");
+  rc = _nn_cuda_fail (ctx, nn_cu::cuGraphUpload (exec, ctx->lane.stream), "capture_end: upload");
   if (rc != 0)
     {
-      cudaGraphExecDestroy (exec);
-      cudaGraphDestroy (graph);
+      nn_cu::cuGraphExecDestroy (exec);
+      nn_cu::cuGraphDestroy (graph);
       free (g);
       return rc;
     }
@@ -1024,7 +992,7 @@ cuda_graph_launch (void *vctx, void *vgraph)
   if (g == NULL || ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "graph_launch: %s",
                               g == NULL ? "no graph" : "a branch is open");
-  return _nn_cuda_fail (ctx, cudaGraphLaunch (g->exec, ctx->lane.stream), "graph_launch");
+  return _nn_cuda_fail (ctx, nn_cu::cuGraphLaunch (g->exec, ctx->lane.stream), "graph_launch");
 }
 
 static void
@@ -1036,12 +1004,10 @@ cuda_graph_free (void *vctx, void *vgraph)
     return;
   if (!ctx->lost)
     {
-      if (ctx->several_devices)
-        cudaSetDevice (ctx->device);
+      (void) make_current (ctx);
       /* A launch still running keeps its own reference; destroying is safe. */
-      cudaGraphExecDestroy (g->exec);
-      cudaGraphDestroy (g->graph);
-      cudaGetLastError ();
+      nn_cu::cuGraphExecDestroy (g->exec);
+      nn_cu::cuGraphDestroy (g->graph);
     }
   free (g);
 }
@@ -1055,9 +1021,7 @@ branch_enter (NnCudaContext *ctx)
 {
   if (ctx->lost)
     return NN_BACKEND_DEVICE_LOST;
-  if (ctx->several_devices)
-    return _nn_cuda_fail (ctx, cudaSetDevice (ctx->device), "cudaSetDevice");
-  return NN_BACKEND_OK;
+  return make_current (ctx);
 }
 
 /* The branch's lane, opened by the first branch_begin: a context that
@@ -1079,14 +1043,14 @@ branch_lane_open (NnCudaContext *ctx)
                               "allocates)");
   rc = lane_open (ctx, &ctx->branch, " of the branch");
   if (rc == 0)
-    rc = _nn_cuda_fail (ctx, cudaMemsetAsync (ctx->branch.partials, 0, 3 * sizeof (float),
+    rc = _nn_cuda_fail (ctx, nn_cu::cuMemsetD8Async ((CUdeviceptr) ctx->branch.partials, 0, 3 * sizeof (float),
                                               ctx->branch.stream),
                         "branch_begin");
   if (rc == 0 && (st = cublas_warm_up (ctx->branch.cublas, ctx->branch.partials))
                      != CUBLAS_STATUS_SUCCESS)
     rc = _nn_cuda_fail_cublas (ctx, st, "cuBLAS warm-up of the branch");
   if (rc == 0)
-    rc = _nn_cuda_fail (ctx, cudaStreamSynchronize (ctx->branch.stream), "branch_begin");
+    rc = _nn_cuda_fail (ctx, nn_cu::cuStreamSynchronize (ctx->branch.stream), "branch_begin");
   if (rc != 0)
     {
       /* closed again, so that a later branch_begin tries afresh */
@@ -1108,10 +1072,10 @@ _nn_cuda_branch_begin (NnCudaContext *ctx)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_begin: a branch is open already");
   if ((rc = branch_lane_open (ctx)) != 0)
     return rc;
-  if ((rc = _nn_cuda_fail (ctx, cudaEventRecord (ctx->branch_fork, ctx->lane.stream),
+  if ((rc = _nn_cuda_fail (ctx, nn_cu::cuEventRecord (ctx->branch_fork, ctx->lane.stream),
                            "branch_begin"))
           != 0
-      || (rc = _nn_cuda_fail (ctx, cudaStreamWaitEvent (ctx->branch.stream, ctx->branch_fork, 0),
+      || (rc = _nn_cuda_fail (ctx, nn_cu::cuStreamWaitEvent (ctx->branch.stream, ctx->branch_fork, 0),
                               "branch_begin"))
            != 0)
     return rc;
@@ -1138,7 +1102,7 @@ _nn_cuda_branch_end (NnCudaContext *ctx)
     return rc;
   if (!ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_end: no branch is open");
-  cudaError_t recorded = cudaEventRecord (ctx->branch_done, ctx->lane.stream);
+  CUresult recorded = nn_cu::cuEventRecord (ctx->branch_done, ctx->lane.stream);
   /* back on the context's own lane whatever failed; the next op follows
    * the op before the branch, on the same stream */
   cudnnStatus_t st = swap_lanes (ctx);
@@ -1158,7 +1122,7 @@ _nn_cuda_branch_join (NnCudaContext *ctx)
     return rc;
   if (ctx->in_branch)
     return _nn_cuda_fail_msg (ctx, NN_BACKEND_ERROR, "branch_join: the branch is still open");
-  return _nn_cuda_fail (ctx, cudaStreamWaitEvent (ctx->lane.stream, ctx->branch_done, 0),
+  return _nn_cuda_fail (ctx, nn_cu::cuStreamWaitEvent (ctx->lane.stream, ctx->branch_done, 0),
                         "branch_join");
 }
 
@@ -1171,7 +1135,7 @@ static const NnBackendOps cuda_ops = {
   .struct_size = sizeof (NnBackendOps),
   .name = "cuda",
   /* devices */
-  .device_count = cuda_device_count,                  /* cudaGetDeviceCount, the reason when 0 */
+  .device_count = cuda_device_count,                  /* cuDeviceGetCount, the reason when 0 */
   .device_info = cuda_device_info,                    /* name, memory, versions of one device */
   /* context */
   .context_new = cuda_context_new,                    /* stream, cuBLAS and cuDNN handles */
@@ -1213,7 +1177,7 @@ static const NnBackendOps cuda_ops = {
   .step_supported = _nn_cuda_step_supported,          /* by kind, shape and the device */
   .step_run = _nn_cuda_step_run,                      /* the fused ops' launchers, branches */
   /* page-locked host memory */
-  .host_alloc = cuda_host_alloc,                      /* cudaHostAlloc */
+  .host_alloc = cuda_host_alloc,                      /* cuMemHostAlloc */
   .host_free = cuda_host_free,
   .upload_async = cuda_upload_async,                  /* from it, on the stream, no wait */
   .upload_wait = cuda_upload_wait,                    /* until those copies have read it */
@@ -1223,7 +1187,13 @@ static const NnBackendOps cuda_ops = {
   .timer_read = cuda_timer_read,
 };
 
-extern "C" __attribute__ ((visibility ("default"))) const NnBackendOps *
+#ifdef _WIN32
+#define NN_CUDA_EXPORT __declspec (dllexport)
+#else
+#define NN_CUDA_EXPORT __attribute__ ((visibility ("default")))
+#endif
+
+extern "C" NN_CUDA_EXPORT const NnBackendOps *
 nn_backend_cuda_get (void)
 {
   return &cuda_ops;

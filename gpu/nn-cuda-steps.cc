@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* nn-cuda-steps.cu: the fused steps of the engine's plans (NnBackendStep
+/* nn-cuda-steps.cc: the fused steps of the engine's plans (NnBackendStep
  * in nn-backend-abi.h): which ones the module runs, and running each with
- * the launchers of the ops it fuses (nn-cuda-blas.cu, nn-cuda-conv.cu,
- * kernels/), on a branch where the step says so.
+ * the launchers of the ops it fuses (ops/, nn-cuda-conv.cc), on a branch where the step says so.
  *
  * A step is dispatched, not an op of its own: it does not enter the
  * context (_nn_cuda_enter) itself, so the record of what the op before
