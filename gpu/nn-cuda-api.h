@@ -32,7 +32,6 @@
   X (cuDeviceTotalMem)                                                                             \
   X (cuDeviceGetAttribute)                                                                         \
   X (cuDevicePrimaryCtxRetain)                                                                     \
-  X (cuDevicePrimaryCtxRelease)                                                                    \
   X (cuCtxGetCurrent)                                                                              \
   X (cuCtxSetCurrent)                                                                              \
   X (cuMemAlloc)                                                                                   \
@@ -42,7 +41,7 @@
   X (cuMemFreeHost)                                                                                \
   X (cuMemcpyAsync)                                                                                \
   X (cuMemsetD8Async)                                                                              \
-  X (cuPointerGetAttribute)                                                                        \
+  X (cuPointerGetAttributes)                                                                       \
   X (cuStreamCreate)                                                                               \
   X (cuStreamDestroy)                                                                              \
   X (cuStreamSynchronize)                                                                          \

@@ -412,7 +412,9 @@ context_release (NnCudaContext *ctx)
       }
   free (ctx->spans);
   lane_close (&ctx->lane);
-  nn_cu::cuDevicePrimaryCtxRelease (ctx->cu_device);
+  /* The primary context stays retained for the life of the process, as
+   * the CUDA runtime keeps it: cuBLAS and cuDNN, which run on the runtime
+   * inside them, use it too, and must not see it destroyed under them. */
   free (ctx);
 }
 
@@ -690,9 +692,11 @@ cuda_download_async (void *vctx, void *dst, const void *src, size_t bytes)
   /* Into pinned memory the copy is truly asynchronous; into pageable memory
    * CUDA would wait for the stream, so small copies go through our pinned
    * staging and a host function moves them once the stream gets there. */
-  if (nn_cu::cuPointerGetAttribute (&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                    (CUdeviceptr) dst)
-        == CUDA_SUCCESS
+  CUpointer_attribute query = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+  void *answer = &memory_type;
+  /* the plural form answers 0 for memory CUDA does not know (pageable),
+   * where the singular fails */
+  if (nn_cu::cuPointerGetAttributes (1, &query, &answer, (CUdeviceptr) dst) == CUDA_SUCCESS
       && memory_type == CU_MEMORYTYPE_HOST)
     return _nn_cuda_fail (ctx, nn_cu::cuMemcpyAsync ((CUdeviceptr) dst, (CUdeviceptr) src, bytes,
                                                 ctx->lane.stream),

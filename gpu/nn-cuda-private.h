@@ -79,8 +79,8 @@ typedef struct
 {
   int device;
   CUdevice cu_device;
-  CUcontext cu_context;      /* the device's primary context, retained: the one
-                              * cuBLAS and cuDNN use too */
+  CUcontext cu_context;      /* the device's primary context, retained for the
+                              * process: the one cuBLAS and cuDNN use too */
   int tf32;
   int multiprocessors;
   int compute_major;    /* 8 and up: TF32 tensor cores (the mma kernels) */
