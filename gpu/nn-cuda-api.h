@@ -20,7 +20,10 @@
 
 #include <stddef.h>
 
-/* X (name) for every function of each library the module calls. */
+/* X (name) for every function of each library the module calls, by the
+ * base name cuGetProcAddress takes: cuda.h's cuGraphInstantiate is
+ * cuGraphInstantiateWithFlags, so that is the name asked for (the driver's
+ * cuGraphInstantiate is the older call with an error log buffer). */
 #define NN_CU_DRIVER_FUNCTIONS(X)                                                                  \
   X (cuInit)                                                                                       \
   X (cuDriverGetVersion)                                                                           \
@@ -56,7 +59,7 @@
   X (cuEventQuery)                                                                                 \
   X (cuEventSynchronize)                                                                           \
   X (cuEventElapsedTime)                                                                           \
-  X (cuGraphInstantiate)                                                                           \
+  X (cuGraphInstantiateWithFlags)                                                                  \
   X (cuGraphUpload)                                                                                \
   X (cuGraphLaunch)                                                                                \
   X (cuGraphExecDestroy)                                                                           \

@@ -957,7 +957,7 @@ cuda_capture_end (void *vctx, void **out)
         nn_cu::cuGraphDestroy (graph);
       return _nn_cuda_fail (ctx, err, "capture_end (an op in the step cannot be captured)");
     }
-  err = nn_cu::cuGraphInstantiate (&exec, graph, 0);
+  err = nn_cu::cuGraphInstantiateWithFlags (&exec, graph, 0);
   if (err != CUDA_SUCCESS)
     {
       nn_cu::cuGraphDestroy (graph);
