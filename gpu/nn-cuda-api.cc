@@ -347,13 +347,15 @@ load_driver (const Dirs *dirs)
       return false;
     }
   const char *missing = NULL;
-  /* each at the version the module was built with: CUDA_VERSION */
+  /* each at the version the module was built with (CUDA_VERSION), in the
+   * versions with the legacy default stream, as cuda.h declares them without
+   * CUDA_API_PER_THREAD_DEFAULT_STREAM (the module uses streams of its own) */
 #define NN_CU_LOOKUP(name)                                                                         \
   if (missing == NULL)                                                                             \
     {                                                                                              \
       CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;                 \
       void *fn = NULL;                                                                             \
-      if (get_proc (#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found)                 \
+      if (get_proc (#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &found)           \
               != CUDA_SUCCESS                                                                      \
           || fn == NULL)                                                                           \
         missing = #name;                                                                           \
