@@ -12,6 +12,7 @@
 #include "nn-backend-abi.h"
 #include "nn-cuda-api.h"
 #include "kernels/common.h"
+#include "kernels/conv-direct-plan.h"
 #include "kernels/epilogue.h"
 
 #include <stddef.h>
@@ -212,15 +213,7 @@ NN_CUDA_HIDDEN int _nn_cuda_fill (void *ctx, float *dst, float value, size_t cou
  * qualifies, the plan of its weight gradient, and its forward and weight
  * gradient on the stream. */
 #define NN_CUDA_DIRECT_TAPS 32
-typedef struct
-{
-  int band_rows;       /* output rows of a work item (one image's band) */
-  int bands;           /* bands per image */
-  int in_rows, in_w;   /* the band's input rows and padded width, in shared memory */
-  int blocks;          /* the weight gradient's grid */
-  int stripes;         /* warps sharing a group of filters */
-  size_t partial_bytes; /* workspace: (k, blocks * stripes, taps + 1) partial sums */
-} NnCudaDirectPlan;
+typedef DirectPlan NnCudaDirectPlan; /* kernels/conv-direct-plan.h */
 NN_CUDA_HIDDEN int _nn_cuda_conv_direct_ok (const NnConvShape *s);
 NN_CUDA_HIDDEN void _nn_cuda_conv_direct_plan (const NnCudaContext *ctx, const NnConvShape *s,
                                                NnCudaDirectPlan *plan);

@@ -7,25 +7,13 @@
 #pragma once
 
 #include "kernels/common.h"
+#include "kernels/conv-direct-plan.h"
 
 #include <stdint.h>
 
 struct DirectGeom
 {
   int n, c, h, w, k, r, s, stride_h, stride_w, pad_h, pad_w, out_h, out_w;
-};
-
-/* The weight gradient's plan (NnCudaDirectPlan, nn-cuda-private.h) as its
- * kernel takes it: the same fields in the same order (the kernel took the
- * plan itself, and its code is unchanged with this layout), of fixed width. */
-struct DirectPlan
-{
-  int band_rows;       /* output rows of a work item (one image's band) */
-  int bands;           /* bands per image */
-  int in_rows, in_w;   /* the band's input rows and padded width, in shared memory */
-  int blocks;          /* the weight gradient's grid */
-  int stripes;         /* warps sharing a group of filters */
-  uint64_t partial_bytes; /* workspace: (k, blocks * stripes, taps + 1) partial sums */
 };
 
 /* Filters per block in the weight gradient: as many as the registers allow. */

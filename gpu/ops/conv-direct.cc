@@ -17,17 +17,6 @@ geom (const NnConvShape *s)
   return g;
 }
 
-/* The plan as the weight-gradient kernel takes it. */
-static_assert (sizeof (DirectPlan) == sizeof (NnCudaDirectPlan),
-               "the kernel's plan has the plan's fields");
-
-static DirectPlan
-kernel_plan (const NnCudaDirectPlan &b)
-{
-  DirectPlan d = { b.band_rows, b.bands, b.in_rows, b.in_w, b.blocks, b.stripes, b.partial_bytes };
-  return d;
-}
-
 static int
 taps_bound (const NnConvShape *s)
 {
@@ -123,19 +112,18 @@ launch_wgrad (NnCudaContext *ctx, int t, const DirectGeom &g, const NnCudaDirect
 {
   size_t smem = (size_t) g.c * b.in_rows * b.in_w * sizeof (float);
   bool pairs = g.out_w % 2 == 0 && ((uintptr_t) dy | (uintptr_t) y) % 8 == 0;
-  DirectPlan d = kernel_plan (b);
   if (t == 9 && pairs)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 2>, b.blocks, 256, smem, g, d,
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 2>, b.blocks, 256, smem, g, b,
                             x, dy, y, act, partials);
   else if (t == 9)
-    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 1>, b.blocks, 256, smem, g, d,
+    _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<9, FUSED, 1>, b.blocks, 256, smem, g, b,
                             x, dy, y, act, partials);
   else if (t == 16)
     _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<16, FUSED, 1>, b.blocks, 256, smem, g,
-                            d, x, dy, y, act, partials);
+                            b, x, dy, y, act, partials);
   else
     _nn_cuda_launch_serial (ctx, conv_direct_wgrad_kernel<32, FUSED, 1>, b.blocks, 256, smem, g,
-                            d, x, dy, y, act, partials);
+                            b, x, dy, y, act, partials);
 }
 
 int
