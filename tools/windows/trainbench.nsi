@@ -110,8 +110,10 @@ Function .onInit
   ${GetParameters} $0
   ClearErrors
   ${GetOptions} $0 "/NOCUDA" $1
-  IfErrors +2
+  ; (a label: the macro below is several instructions)
+  IfErrors keep_cuda
   !insertmacro UnselectSection ${SEC_CUDA}
+keep_cuda:
 FunctionEnd
 !endif
 
