@@ -31,15 +31,6 @@ static char cuda_reason[1024];
 static int cuda_tried;
 static NnOsMutex cuda_lock = NN_OS_MUTEX_INIT;
 
-/* The module itself loads nothing but the C and C++ runtimes: the NVIDIA
- * libraries it finds at run time, and it says which are missing
- * (device_count's reason). What stops the module loading is the module. */
-static void
-explain_load_failure (const char *why, char *out, size_t size)
-{
-  snprintf (out, size, "CUDA module not loadable: %s", why);
-}
-
 /* The rules of nn-backend-abi.h over the slots of a table, checked once
  * when a table is taken: the engine tests a group's first slot and then
  * calls the others. */
@@ -180,7 +171,10 @@ load_cuda_locked (char *reason, size_t reason_size)
     }
   if (module == NULL)
     {
-      explain_load_failure (why, reason, reason_size);
+      /* the module loads NVIDIA's libraries itself, when it starts, and
+       * names the one missing (device_count's reason): what stops the
+       * module loading is the module */
+      snprintf (reason, reason_size, "CUDA module not loadable: %s", why);
       return NULL;
     }
 

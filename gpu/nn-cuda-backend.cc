@@ -581,11 +581,13 @@ cuda_last_error (void *vctx)
 
 /* ---------------------------------------------------------------- memory */
 
-/* Before memory is freed: no op still running or queued on the context's
- * streams may use it (the runtime's cudaFree waited for the whole device). */
+/* Before memory is freed: the context current, and no op still running or
+ * queued on its streams that may use the memory (the runtime's cudaFree
+ * waited for the whole device). */
 static void
 streams_finish (NnCudaContext *ctx)
 {
+  (void) make_current (ctx);
   (void) nn_cu::cuStreamSynchronize (ctx->lane.stream);
   if (ctx->branch.stream != NULL)
     (void) nn_cu::cuStreamSynchronize (ctx->branch.stream);
@@ -630,7 +632,6 @@ cuda_free (void *vctx, void *ptr)
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   if (ptr == NULL || ctx->lost)
     return;
-  (void) make_current (ctx);
   streams_finish (ctx);
   dev_free (ptr);
 }
@@ -764,7 +765,6 @@ cuda_host_free (void *vctx, void *ptr)
   NnCudaContext *ctx = (NnCudaContext *) vctx;
   if (ptr == NULL || ctx->lost)
     return;
-  (void) make_current (ctx);
   streams_finish (ctx);
   (void) nn_cu::cuMemFreeHost (ptr);
 }

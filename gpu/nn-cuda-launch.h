@@ -8,8 +8,8 @@
  * (cuLibraryLoadData: context-independent, so every context of every GPU
  * shares it). Each kernel has a C name there: a plain kernel its own, each
  * instance of a templated kernel its family's name with its template values,
- * "conv_tc_forward_kernel_64_1_0_0" (NN_KERNEL_NAME4 in kernels/common.h). The host refers to a kernel by an NnCudaKernel, which
- * holds that name and the kernel's parameter types as the device declares
+ * "conv_tc_forward_kernel_64_1_0_0" (NN_KERNEL_NAME4 in kernels/common.h).
+ * The host refers to a kernel by an NnCudaKernel, which holds that name and the kernel's parameter types as the device declares
  * them, and launches it through _nn_cuda_launch and its two siblings below,
  * which convert each argument to its parameter's type (so a size_t handed
  * to an int parameter is converted, never passed as the wrong bytes),
@@ -50,9 +50,6 @@ typedef struct
   extern "C" const uint64_t _nn_cuda_fatbin_##stem##_size;                                         \
   static NnCudaFatbin nn_fatbin = { _nn_cuda_fatbin_##stem, &_nn_cuda_fatbin_##stem##_size,        \
                                     file, {} };
-
-/* The longest name a kernel is given. */
-#define NN_CUDA_KERNEL_NAME_MAX 96
 
 template <typename Signature> struct NnCudaKernel;
 

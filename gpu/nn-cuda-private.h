@@ -114,7 +114,7 @@ typedef struct
   int capturing;
   int lost;                  /* a sticky error happened: every op fails fast */
   CUresult launch_error;     /* the first failed launch since the last check, */
-  char launch_kernel[96];    /* and its kernel's name (_nn_cuda_check_launch) */
+  char launch_kernel[NN_CUDA_KERNEL_NAME_MAX]; /* and its kernel's name */
   char error[1024];
 } NnCudaContext;
 

@@ -23,6 +23,9 @@
 #define NN_CUDA_COUNTERS 16          /* last-block-done counters, zero between ops */
 #define NN_CUDA_COUNTER_OPTIMIZER 0
 
+/* The longest C name a kernel is given, its end included. */
+#define NN_CUDA_KERNEL_NAME_MAX 96
+
 #ifdef __CUDACC__
 /* inline helpers both sides call */
 #define NN_HD __host__ __device__
