@@ -16,6 +16,7 @@
 #include <windows.h>
 #else
 #include <dlfcn.h>
+#include <link.h>
 #endif
 
 namespace nn_cu
@@ -277,15 +278,10 @@ library_open (const char *const *names, const Dirs *dirs, char *found, size_t fo
       if (h == NULL)
         continue;
       /* the file the linker chose, for devices */
-      Dl_info info;
-      void *any = dlsym (h, "cuInit");
-      if (any == NULL)
-        any = dlsym (h, "cublasCreate_v2");
-      if (any == NULL)
-        any = dlsym (h, "cudnnCreate");
+      struct link_map *map = NULL;
       snprintf (found, found_size, "%s",
-                any != NULL && dladdr (any, &info) != 0 && info.dli_fname != NULL
-                  ? info.dli_fname
+                dlinfo (h, RTLD_DI_LINKMAP, &map) == 0 && map != NULL && map->l_name[0] != '\0'
+                  ? map->l_name
                   : names[j]);
       return h;
     }
