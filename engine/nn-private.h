@@ -399,3 +399,17 @@ void _nn_blas_info (char *name, size_t name_size,
 
 /* Threads OpenBLAS uses now (the engine's count without OpenBLAS). */
 int32_t _nn_blas_threads (void);
+
+/* One point of a sweep as its ETA sees it. */
+typedef struct
+{
+  double work;     /* the units its time is fitted to (> 0) */
+  int32_t device;  /* the sweep's device index, below NN_SWEEP_DEVICES_MAX */
+  bool done;       /* ran to the end, in `seconds` */
+  bool left;       /* still to run */
+  double seconds;
+} NnSweepEtaPoint;
+
+/* Seconds the points left still need, from the points done; -1 while the
+ * points done do not yet have two different works. In nn-sweep.c. */
+double _nn_sweep_eta (const NnSweepEtaPoint *points, int32_t count);

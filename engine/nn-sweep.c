@@ -1052,7 +1052,7 @@ folder_make (NnSweep *sweep, NnError *error)
 /* ---------------------------------------------------------------- running */
 
 /* A point's work, in the units the ETA counts: its parameters x batch x
- * steps, which a dense model's time per step follows (and a conv model's
+ * steps, which a large dense model's time follows (and a conv model's
  * roughly); at least 1. */
 static double
 work (const NnSweep *sweep, const NnSweepPoint *p)
@@ -1062,37 +1062,93 @@ work (const NnSweep *sweep, const NnSweepPoint *p)
   return w > 1 ? w : 1;
 }
 
-/* The points left, each at the seconds per unit of work of the points done
- * of its device (of all points done, for a device with none yet): a grid's
- * points differ by orders of magnitude, which a mean time per point misses. */
+/* A least-squares line y = c + k x through points of (log work, log
+ * seconds), kept as the sums it is made of. */
+typedef struct
+{
+  double n, x, y, xx, xy;
+} LogFit;
+
+static void
+log_fit_add (LogFit *f, double work, double seconds)
+{
+  double x = log (work), y = log (seconds);
+  f->n += 1;
+  f->x += x;
+  f->y += y;
+  f->xx += x * x;
+  f->xy += x * y;
+}
+
+/* The slope, 0 to 1; false where the points have one work only. */
+static bool
+log_fit_slope (const LogFit *f, double *k)
+{
+  double sxx = f->xx - f->x * f->x / f->n;
+  if (f->n < 2 || !(sxx > 1e-9 * (f->xx > 1 ? f->xx : 1)))
+    return false;
+  *k = (f->xy - f->x * f->y / f->n) / sxx;
+  *k = *k < 0 ? 0 : *k > 1 ? 1 : *k;
+  return true;
+}
+
+/* Each point left at seconds = c * work^k, fitted in logs to the points
+ * done of its device (k from all points done where the device's have one
+ * work, c from all of them where it has none done yet). A point's fixed
+ * costs (model, data, warm-up) make a small point's time far from
+ * proportional to its work: at seconds per unit of work, the default
+ * sweep's second point (the GPU's first) put 29 minutes on a sweep that
+ * took 12 s on an H100 (bench/results/h100-gpu-2026-12-06.md). */
+double
+_nn_sweep_eta (const NnSweepEtaPoint *points, int32_t count)
+{
+  LogFit all = { 0 }, dev[NN_SWEEP_DEVICES_MAX] = { { 0 } };
+  double k_all, left = 0;
+
+  for (int32_t i = 0; i < count; i++)
+    if (points[i].done && points[i].work > 0 && points[i].seconds > 0
+        && isfinite (points[i].seconds))
+      {
+        log_fit_add (&all, points[i].work, points[i].seconds);
+        log_fit_add (&dev[points[i].device], points[i].work, points[i].seconds);
+      }
+  if (!log_fit_slope (&all, &k_all))
+    return -1.0;
+  for (int32_t i = 0; i < count; i++)
+    {
+      const LogFit *f = &dev[points[i].device];
+      double k = k_all;
+      if (!points[i].left)
+        continue;
+      if (f->n == 0)
+        f = &all;
+      else
+        log_fit_slope (f, &k);
+      left += exp ((f->y - k * f->x) / f->n + k * log (points[i].work));
+    }
+  return left;
+}
+
+/* The sweep's ETA (_nn_sweep_eta) over its points, at work(). */
 static double
 eta (const NnSweep *sweep)
 {
-  double seconds[NN_SWEEP_DEVICES_MAX] = { 0 }, units[NN_SWEEP_DEVICES_MAX] = { 0 };
-  double all_seconds = 0, all_units = 0, left = 0;
-
-  for (int32_t i = 0; i < sweep->point_count; i++)
-    {
-      const NnSweepPoint *p = &sweep->points[i];
-      if (p->status != NN_SWEEP_POINT_COMPLETED || !isfinite (p->seconds))
-        continue;
-      seconds[p->device] += p->seconds;
-      units[p->device] += work (sweep, p);
-      all_seconds += p->seconds;
-      all_units += work (sweep, p);
-    }
-  if (all_units == 0)
+  NnSweepEtaPoint *points = calloc ((size_t) sweep->point_count, sizeof *points);
+  if (points == NULL)
     return -1.0;
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       const NnSweepPoint *p = &sweep->points[i];
-      if (p->status != NN_SWEEP_POINT_PENDING && p->status != NN_SWEEP_POINT_RUNNING)
-        continue;
-      left += work (sweep, p)
-              * (units[p->device] > 0 ? seconds[p->device] / units[p->device]
-                                      : all_seconds / all_units);
+      points[i].work = work (sweep, p);
+      points[i].device = p->device;
+      points[i].done = p->status == NN_SWEEP_POINT_COMPLETED;
+      points[i].left = p->status == NN_SWEEP_POINT_PENDING
+                       || p->status == NN_SWEEP_POINT_RUNNING;
+      points[i].seconds = p->seconds;
     }
-  return left;
+  double seconds = _nn_sweep_eta (points, sweep->point_count);
+  free (points);
+  return seconds;
 }
 
 static bool

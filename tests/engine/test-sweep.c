@@ -7,6 +7,7 @@
 
 #include "test-util.h"
 #include "json-check.h"
+#include "nn-private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -520,6 +521,75 @@ test_defaults (void)
   nn_trainer_free (trainer);
 }
 
+/* The ETA: points of `work` units, done or left, on two devices. */
+static void
+eta_points (NnSweepEtaPoint *pts, int count, const double *work, const double *seconds,
+            int done)
+{
+  for (int i = 0; i < count; i++)
+    pts[i] = (NnSweepEtaPoint) { .work = work[i], .device = i % 2, .done = i < done,
+                                 .left = i >= done, .seconds = i < done ? seconds[i] : NAN };
+}
+
+static void
+test_eta (void)
+{
+  NnSweepEtaPoint pts[8];
+  double work[8], seconds[8], left = 0;
+
+  /* a fixed 0.1 s a point plus 1e-9 s a unit: the default sweep's shape,
+   * whose GPU points are nearly all fixed cost */
+  for (int i = 0; i < 8; i++)
+    {
+      work[i] = 1e4 * pow (8, i / 2);
+      seconds[i] = 0.1 + 1e-9 * work[i];
+      if (i >= 4)
+        left += seconds[i];
+    }
+  eta_points (pts, 8, work, seconds, 2);
+  tap_ok (_nn_sweep_eta (pts, 8) == -1.0, "no ETA while the points done have one work");
+  eta_points (pts, 8, work, seconds, 4);
+  double eta = _nn_sweep_eta (pts, 8);
+  double per_unit = (seconds[0] + seconds[1] + seconds[2] + seconds[3])
+                    / (work[0] + work[1] + work[2] + work[3])
+                    * (work[4] + work[5] + work[6] + work[7]);
+  tap_ok (eta > 0.5 * left && eta < 2 * left,
+          "fixed costs: an ETA of %g s for %g s left (seconds per unit of work said %g s)", eta,
+          left, per_unit);
+
+  /* seconds as work^0.5: two points of a device fix the curve */
+  for (int i = 0; i < 8; i++)
+    seconds[i] = 1e-3 * sqrt (work[i]) * (i % 2 ? 1 : 3);
+  eta_points (pts, 8, work, seconds, 4);
+  left = 0;
+  for (int i = 4; i < 8; i++)
+    left += seconds[i];
+  eta = _nn_sweep_eta (pts, 8);
+  tap_ok (fabs (eta - left) < 1e-9 * left, "a power law of work: ETA %g s, %g s left", eta, left);
+
+  /* a device with no point done takes all the points' curve */
+  for (int i = 0; i < 8; i++)
+    pts[i].device = i < 4 ? 0 : 1;
+  eta = _nn_sweep_eta (pts, 8);
+  tap_ok (eta > 0 && isfinite (eta), "a device with none done: ETA %g s", eta);
+
+  /* time growing faster than work counts as proportional to it */
+  for (int i = 0; i < 8; i++)
+    {
+      seconds[i] = 1e-12 * work[i] * work[i];
+      pts[i].device = 0;
+    }
+  eta_points (pts, 8, work, seconds, 4);
+  for (int i = 0; i < 8; i++)
+    pts[i].device = 0;
+  eta = _nn_sweep_eta (pts, 8);
+  double linear = 0;
+  for (int i = 4; i < 8; i++)
+    linear += work[i] * seconds[3] / work[3];
+  tap_ok (eta > 0 && eta <= linear * 1.000001, "the slope is at most 1: %g s, proportional %g s",
+          eta, linear);
+}
+
 int
 main (void)
 {
@@ -532,6 +602,7 @@ main (void)
   test_run ();
   test_cancel ();
   test_defaults ();
+  test_eta ();
   nn_dataset_free (data);
   return tap_done ();
 }
