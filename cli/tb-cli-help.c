@@ -28,6 +28,8 @@ static const char help_overview[] =
   "    devices     the CPU and each GPU, and why a GPU is not usable\n"
   "    datasets    the known data sets and where each was found\n"
   "    sysinfo     operating system, CPU, memory, BLAS, compiler and devices\n"
+  "    report      the articles' claims against this machine's runs, with a\n"
+  "                verdict and the measured reason for each\n"
   "    help        this text, or a command's (also: COMMAND --help)\n"
   "\n"
   "PRESETS\n"

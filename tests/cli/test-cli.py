@@ -168,14 +168,17 @@ def result_path_from(out):
 
 # ------------------------------------------------------------------ help and version
 
+COMMANDS = ("train", "reproduce", "sweep", "evaluate", "summary", "devices", "datasets",
+            "sysinfo", "report")
 rc, out, err = cli("--help")
-ok(rc == 0 and "train" in out and "reproduce" in out and "EXIT STATUS" in out,
-   "--help lists the commands", both(out, err))
+listed = re.search(r"^COMMANDS\n(.*?)\n\n", out, re.M | re.S)
+ok(rc == 0 and listed and all(re.search(r"^    %s " % c, listed.group(1), re.M) for c in COMMANDS)
+   and "EXIT STATUS" in out, "--help lists every command", both(out, err))
 rc, out, err = cli("help", "train")
 ok(rc == 0 and "--batch-size" in out, "help train shows train's options", both(out, err))
 rc, out, err = cli("--version")
 ok(rc == 0 and re.search(r"trainbench-cli \d+\.\d+\.\d+", out), "--version", both(out, err))
-for command in ("train", "evaluate", "reproduce", "summary", "devices", "datasets", "sysinfo"):
+for command in COMMANDS:
     rc, out, err = cli(command, "--help")
     ok(rc == 0 and "SYNOPSIS" in out and command in out, command + " --help", both(out, err))
 
