@@ -589,7 +589,8 @@ typedef struct
   double step_seconds;       /* mean wall time of those steps, from their own clock reads */
   double part_seconds[NN_BREAKDOWN_PARTS]; /* mean seconds per step of each part */
   double device_busy_seconds; /* GPU: device time per step between events around the steps
-                               * (overlaps the host's parts); < 0 where not measured */
+                               * and the runs of multi-step graphs (overlaps the host's
+                               * parts); < 0 where not measured */
   double copy_bytes;         /* host-to-device bytes per step */
   double evaluation_seconds; /* the run's evaluation on the test set in all, apart from training */
 } NnBreakdown;
