@@ -1204,11 +1204,11 @@ end_span (Run *run)
 /* train_steps, its host time the step's "launch" part on an asynchronous
  * backend, and its device time a span of the backend's timer. A step
  * launched on its own has a span of its own. Graphs of several steps,
- * back to back, share one until the interval ends: a span each cost about
- * 4 us a graph of 8 (0.5 us a step on mlp-small and mlp-wide alike, 2.9 %
- * of mlp-small's step on an H100: bench/results/h100-gpu-2026-12-06.md),
- * and the host queues those graphs far ahead of the GPU, so the shared
- * span holds no time the GPU sat idle. */
+ * back to back, share one until the interval ends: with a span each the
+ * breakdown cost 1-3 % of mlp-small's step on an H100, with one at most
+ * 0.83 % (bench/results/h100-gpu-2026-12-06.md), and the host queues those
+ * graphs far ahead of the GPU, so the shared span holds no time the GPU
+ * sat idle (its busy time per step came out the same). */
 static NnStatus
 timed_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
 {
