@@ -44,6 +44,7 @@ tb_sweep_clear (TbSweep *sweep)
   g_free (sweep->status);
   g_free (sweep->os_name);
   g_free (sweep->cpu_model);
+  g_free (sweep->conditions);
   g_free (sweep->dataset_name);
   g_free (sweep->family);
   g_free (sweep->template_spec);
@@ -334,6 +335,9 @@ tb_sweep_load_bytes (const char  *path,
   sweep->steps = get_int (root, "steps", 0);
   sweep->warmup_steps = get_int (root, "warmup_steps", 0);
   sweep->optimizer = _tb_run_json_string (root, "optimizer", 64);
+  sweep->conditions = _tb_run_json_string (_tb_run_json_object (root, "conditions"), "name", 32);
+  if (sweep->conditions == NULL)
+    sweep->conditions = g_strdup ("default");
 
   if (!read_axes (sweep, get_array (root, "axes"), path, error))
     return NULL;
@@ -533,12 +537,29 @@ tb_sweep_describe (const TbSweep *sweep)
 
   for (guint a = 0; a < sweep->n_axes; a++)
     g_string_append_printf (text, "%s%s ×%u", a > 0 ? ", " : "", sweep->axes[a].name, sweep->axes[a].n_values);
+  /* early, where a title cut short still shows it */
+  if (g_strcmp0 (sweep->conditions, "article") == 0)
+    g_string_append_printf (text, " · %s", _("article conditions"));
+  else if (g_strcmp0 (sweep->conditions, "custom") == 0)
+    g_string_append_printf (text, " · %s", _("custom conditions"));
   g_string_append (text, " · ");
+  /* each device with its name, so a sweep of another machine says whose */
   for (guint d = 0; d < sweep->devices->len; d++)
     {
-      g_autofree char *label = device_label (g_ptr_array_index (sweep->devices, d));
+      const char *device = g_ptr_array_index (sweep->devices, d);
+      g_autofree char *label = device_label (device);
+      const char *name = NULL;
 
+      for (guint i = 0; i < sweep->points->len && name == NULL; i++)
+        {
+          const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+
+          if (g_strcmp0 (p->device, device) == 0 && p->device_name != NULL && *p->device_name)
+            name = p->device_name;
+        }
       g_string_append_printf (text, "%s%s", d > 0 ? ", " : "", label);
+      if (name != NULL)
+        g_string_append_printf (text, " (%s)", name);
     }
   /* TRANSLATORS: points finished of all, "12/32 points" */
   g_string_append_printf (text, _(" · %u/%u points"), tb_sweep_count_done (sweep), sweep->points->len);
@@ -961,6 +982,7 @@ tb_sweep_new_for_engine (const NnSweep *engine_sweep,
   sweep->dataset_name = g_strdup (dataset_name);
   sweep->steps = request->steps;
   sweep->warmup_steps = request->warmup_steps;
+  sweep->conditions = g_strdup (nn_conditions_name (&request->config.conditions));
   sweep->n_axes = (guint) CLAMP (request->axis_count, 0, TB_SWEEP_MAX_AXES);
   for (guint a = 0; a < sweep->n_axes; a++)
     {

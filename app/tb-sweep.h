@@ -66,6 +66,7 @@ typedef struct
   int steps;
   int warmup_steps;
   char *optimizer;
+  char *conditions;      /* every point's: "default", "article", "custom" */
   GArray *points;        /* TbSweepPoint */
 } TbSweep;
 

@@ -80,6 +80,35 @@ test_read_good (void)
   g_assert_cmpint (y, ==, 1);
   desc = tb_sweep_describe (sweep);
   g_assert_true (strstr (desc, "31/32") != NULL);
+  /* whose machine: each device with its name; default conditions unsaid */
+  g_assert_nonnull (strstr (desc, "CPU (AMD EPYC 9654), GPU 0 (NVIDIA H200)"));
+  g_assert_null (strstr (desc, "conditions"));
+  g_assert_cmpstr (sweep->conditions, ==, "default");
+}
+
+/* A sweep under the articles' conditions says so wherever it is listed. */
+static void
+test_read_conditions (void)
+{
+  g_autofree char *path = fixture ();
+  g_autofree char *text = NULL;
+  g_autofree char *desc = NULL;
+  g_autoptr(GError) error = NULL;
+  gsize length;
+
+  g_assert_true (g_file_get_contents (path, &text, &length, NULL));
+  char *name = strstr (text, "\"conditions\": {\n  \"name\": \"default\"");
+  g_assert_nonnull (name);
+  g_autofree char *edited = g_strdup_printf ("%.*s\"conditions\": {\n  \"name\": \"article\"%s",
+                                             (int) (name - text), text,
+                                             name + strlen ("\"conditions\": {\n  \"name\": \"default\""));
+  g_autoptr(GBytes) bytes = g_bytes_new (edited, strlen (edited));
+  g_autoptr(TbSweep) sweep = tb_sweep_load_bytes (path, bytes, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (sweep->conditions, ==, "article");
+  desc = tb_sweep_describe (sweep);
+  g_assert_true (g_str_has_prefix (desc, "W ×4, batch ×4 · article conditions · CPU"));
 }
 
 /* Every cut of a good file is refused or read, never a crash; a cut inside
@@ -560,6 +589,7 @@ main (int   argc,
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sweep/read-good", test_read_good);
+  g_test_add_func ("/sweep/read-conditions", test_read_conditions);
   g_test_add_func ("/sweep/read-truncated", test_read_truncated);
   g_test_add_func ("/sweep/read-hostile", test_read_hostile);
   g_test_add_func ("/sweep/is-sweep", test_is_sweep);
