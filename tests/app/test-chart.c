@@ -535,6 +535,38 @@ test_many_points (void)
   cairo_surface_destroy (surface);
 }
 
+/* Labels with noncharacters (valid UTF-8 that cairo refuses: a result
+ * file's run name may hold one) are drawn, on an image and on a recording
+ * surface (the SVG export's), with the series still in its colour. */
+static void
+test_noncharacter_labels (void)
+{
+  g_autoptr(TbChartData) data = tb_chart_data_new (TB_CHART_LINES, "Loss \xef\xb7\x90", "Step", "Loss");
+  TbChartSeries *s = tb_chart_data_add_series (data, "run \xf2\xbf\xbf\xbf \xef\xbf\xbe", RED);
+
+  for (int i = 0; i < 10; i++)
+    tb_chart_series_append (s, i, 1.0 - i / 10.0);
+  for (int kind = 0; kind < 2; kind++)
+    {
+      cairo_surface_t *surface = kind == 0 ? cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300)
+                                           : cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA, NULL);
+      cairo_t *cr = cairo_create (surface);
+      TbChartLayout l;
+
+      tb_chart_render (cr, 400, 300, data);
+      g_assert_cmpstr (cairo_status_to_string (cairo_status (cr)), ==,
+                       cairo_status_to_string (CAIRO_STATUS_SUCCESS));
+      cairo_destroy (cr);
+      if (kind == 0)
+        {
+          cairo_surface_flush (surface);
+          g_assert_true (tb_chart_compute_layout (data, 400, 300, &l));
+          g_assert_true (color_near (surface, map_x (&l, 5), map_y (&l, 0.5), 2, RED));
+        }
+      cairo_surface_destroy (surface);
+    }
+}
+
 static void
 test_ceiling (void)
 {
@@ -711,6 +743,7 @@ main (int    argc,
   g_test_add_func ("/chart/bad-size", test_bad_size);
   g_test_add_func ("/chart/empty-and-hover", test_empty_and_hover);
   g_test_add_func ("/chart/many-points", test_many_points);
+  g_test_add_func ("/chart/noncharacter-labels", test_noncharacter_labels);
   g_test_add_func ("/chart/ceiling", test_ceiling);
   g_test_add_func ("/chart/title-wraps", test_title_wraps);
   g_test_add_func ("/chart/unrepresentable-ticks", test_unrepresentable_ticks);
