@@ -1208,8 +1208,9 @@ judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
                     100 * l_share);
         }
     }
-  append (rc->reason, sizeof rc->reason, "The GPU half cannot be measured: the Windows build "
-          "has no CUDA module yet.");
+  append (rc->reason, sizeof rc->reason, "The GPU half (the article's GPU unusable under "
+          "Windows) is not compared here: it needs the cnn trained on an NVIDIA GPU by the "
+          "Windows build under Windows itself, which wine cannot do.");
   trim (rc->reason);
 }
 

@@ -250,7 +250,7 @@ test_report (void)
   tap_close (c4->ratio, 3.0, 1e-12, 0, "claim 4: like with like, 2 threads on both sides");
   tap_ok (strstr (c4->first.os, "Windows 7 under wine 8.0") != NULL,
           "claim 4: the wine run labelled so (%s)", c4->first.os);
-  tap_ok (strstr (c4->reason, "no CUDA module") != NULL, "claim 4: the GPU half is said");
+  tap_ok (strstr (c4->reason, "The GPU half") != NULL && strstr (c4->reason, "NVIDIA GPU") != NULL, "claim 4: the GPU half is said");
 
   int other_machine = 0, wine = 0;
   for (int i = 0; i < r->other_count; i++)
