@@ -769,12 +769,17 @@ log_ticks (const TbChartLayout *l,
            double               ticks[MAX_TICKS])
 {
   static const double mantissas[] = { 1, 2, 5 };
-  int e_lo = (int) floor (log10 (l->y_min) + 0.5);
-  int e_hi = (int) floor (log10 (l->y_max) + 0.5);
-  int decades = e_hi - e_lo;
-  double decade_px = (l->bottom - l->top) / MAX (decades, 1);
+  double lg_lo = log10 (l->y_min), lg_hi = log10 (l->y_max);
   int every, first, n = 0;
   guint per_decade;
+
+  /* a range from 0 or to infinity has no decades to count */
+  if (!isfinite (lg_lo) || !isfinite (lg_hi))
+    return 0;
+  int e_lo = (int) floor (lg_lo + 0.5);
+  int e_hi = (int) floor (lg_hi + 0.5);
+  int decades = e_hi - e_lo;
+  double decade_px = (l->bottom - l->top) / MAX (decades, 1);
 
   if (decades < 1 || !(decade_px > 0))
     return 0;
