@@ -153,17 +153,7 @@ check_preset (const char *name, int32_t steps, const NnDataset *data, double *jo
   tap_ok (b->measured && b->steps == r.step_count && b->steps == steps,
           "%s: every step measured (%lld of %lld)", name, (long long) b->steps,
           (long long) r.step_count);
-  /* The parts add up to the measured windows by construction; that the
-   * windows hold the steps is this: their time is most of the training
-   * time the epochs record (which also holds the progress reports between
-   * windows), and never more. */
-  double trained = 0;
-  for (int32_t i = 0; i < r.epoch_count; i++)
-    trained += r.epochs[i].seconds;
-  double windows = b->step_seconds * (double) b->steps;
-  tap_ok (trained > 0 && windows <= trained * 1.0001 && windows >= 0.5 * trained,
-          "%s: the measured steps are %.0f %% of the epochs' training time (%g of %g s)", name,
-          trained > 0 ? 100 * windows / trained : 0.0, windows, trained);
+  tap_windows_hold_steps (name, &r);
   tap_ok (b->device_busy_seconds < 0 && b->copy_bytes == 0 && b->evaluation_seconds > 0,
           "%s: no device time or copies on the CPU, the evaluation timed apart (%g s)", name,
           b->evaluation_seconds);

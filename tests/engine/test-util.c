@@ -87,6 +87,19 @@ tap_close (double a, double b, double rtol, double atol, const char *format, ...
   return tap_ok (ok, "%s", what);
 }
 
+bool
+tap_windows_hold_steps (const char *name, const NnRunResult *r)
+{
+  const NnBreakdown *b = &r->breakdown;
+  double trained = 0;
+  for (int32_t i = 0; i < r->epoch_count; i++)
+    trained += r->epochs[i].seconds;
+  double windows = b->step_seconds * (double) b->steps;
+  return tap_ok (trained > 0 && windows <= trained * 1.0001 && windows >= 0.5 * trained,
+                 "%s: the measured steps are %.0f %% of the epochs' training time (%g of %g s)",
+                 name, trained > 0 ? 100 * windows / trained : 0.0, windows, trained);
+}
+
 /* ---------------------------------------------------------------- the system */
 
 #ifdef _WIN32

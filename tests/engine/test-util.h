@@ -36,6 +36,13 @@ int tap_done (void);
 bool tap_close (double a, double b, double rtol, double atol, const char *format, ...)
   TEST_PRINTF (5, 6);
 
+/* A run's breakdown holds its steps: the parts add up to the measured
+ * windows by construction, so what is checked is that the windows' time
+ * is most of the training time the epochs record (which also holds the
+ * progress reports between windows), and never more. One check, named
+ * `name`. */
+bool tap_windows_hold_steps (const char *name, const NnRunResult *r);
+
 /* ---------------------------------------------------------------- the system
  *
  * The same on POSIX and Windows, with UTF-8 paths and values everywhere:
