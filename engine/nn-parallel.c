@@ -27,9 +27,15 @@
  * Waiting: a worker spins for a short while after a call (the next one
  * usually follows within microseconds), then sleeps on a futex of its own
  * (WaitOnAddress on Windows) until a call has a share for it. The caller
- * waits for taken parts the same way. One call at a time uses the pool; a
- * second thread calling meanwhile, or a part calling again, runs its parts
- * itself.
+ * waits for taken parts the same way, spinning longer. One call at a time
+ * uses the pool; a second thread calling meanwhile, or a part calling
+ * again, runs its parts itself.
+ *
+ * Beside other busy programs, two things keep the joins short (see
+ * YIELD_AFTER_SECONDS and JOIN_SPIN_SECONDS): a worker that has run a
+ * while offers its core between two parts, where it holds none, rather
+ * than lose it in the middle of one; and the caller does not give its core
+ * away at a join that will end soon.
  */
 
 #include "nn-private.h"
@@ -47,11 +53,32 @@
 #define cpu_relax() ((void) 0)
 #endif
 
-/* How long a waiting thread spins before it sleeps. Long enough to span
+/* How long a waiting worker spins before it sleeps. Long enough to span
  * the gap between one call and the next inside a training step (a few
  * microseconds of serial code), short enough that a thread whose core is
- * shared with another program gives it back soon. */
+ * shared with another program gives it back soon: 300 us made mlp-wide
+ * slower beside busy programs (bench/results/h100host-cpu-busy-2026-12-06.md). */
 #define SPIN_SECONDS 50e-6
+
+/* How long the caller spins at a join before it sleeps. A caller that
+ * sleeps gives its core to whatever else is runnable there for that
+ * program's whole time slice (about 3 ms on a 16-core Linux machine), and
+ * no step goes on before it is back; a join that has taken 50 us usually
+ * ends within a part's time (mlp-wide's are about 0.1 ms at 16 threads). */
+#define JOIN_SPIN_SECONDS 1e-3
+
+/* A worker that has run this long since it last slept offers its core
+ * (_nn_os_yield) after finishing a part, before it takes the next: the
+ * scheduler then gives the core's other program its turn where this
+ * thread holds no part, rather than at a timer tick in the middle of one,
+ * which every other thread would wait for at the join. Where nothing else
+ * wants the core the offer returns at once (one system call a
+ * millisecond). With this and JOIN_SPIN_SECONDS, 16 threads of mlp-wide
+ * beside 16 busy programs on the GPU machine's 16-core host took 1.39 s
+ * (median of 8 rounds) where they took 1.75 s without, idle unchanged;
+ * either one alone changed nothing measurable, and offering after 0.3 ms
+ * instead made it much slower (2.8 s): bench/results/h100host-cpu-busy-2026-12-06.md. */
+#define YIELD_AFTER_SECONDS 1e-3
 
 /* The call word: the call's number (40 bits), the thread count it may use
  * (12) and its number of parts (12), published together, so a worker reads
@@ -96,6 +123,9 @@ static struct
  * on the spot. */
 static _Thread_local bool inside;
 
+/* A worker's clock: when it last woke from sleep or offered its core. */
+static _Thread_local double running_since;
+
 bool
 _nn_parallel_inside (void)
 {
@@ -114,6 +144,22 @@ take (int p, uint64_t call)
                                      __ATOMIC_RELAXED))
       return true;
   return false;
+}
+
+/* After a worker's part: offer the core when it has run long enough (see
+ * YIELD_AFTER_SECONDS). The caller never offers it: every thread would
+ * wait for its return. */
+static void
+offer_core (int slot)
+{
+  if (slot == 0)
+    return;
+  double now = _nn_now ();
+  if (now - running_since > YIELD_AFTER_SECONDS)
+    {
+      _nn_os_yield ();
+      running_since = _nn_now ();
+    }
 }
 
 static void
@@ -152,10 +198,16 @@ run_call (uint64_t word, int slot)
     }
   for (int p = lo; p < hi; p++)
     if (take (p, call))
-      run_part (p, parts);
+      {
+        run_part (p, parts);
+        offer_core (slot);
+      }
   for (int p = parts - 1; p >= 0; p--)
     if ((p < lo || p >= hi) && take (p, call))
-      run_part (p, parts);
+      {
+        run_part (p, parts);
+        offer_core (slot);
+      }
 }
 
 static void
@@ -164,6 +216,7 @@ worker_main (void *arg)
   int slot = (int) (intptr_t) arg;
   Worker *me = &pool.worker[slot];
   inside = true;
+  running_since = _nn_now ();
   uint64_t seen = WORD_CALL (__atomic_load_n (&pool.word, __ATOMIC_ACQUIRE));
   for (;;)
     {
@@ -185,7 +238,10 @@ worker_main (void *arg)
           __atomic_store_n (&me->sleeping, 1, __ATOMIC_SEQ_CST);
           word = __atomic_load_n (&pool.word, __ATOMIC_SEQ_CST);
           if (WORD_CALL (word) == seen)
-            _nn_os_wait (&me->wake, wake);
+            {
+              _nn_os_wait (&me->wake, wake);
+              running_since = _nn_now ();
+            }
           __atomic_store_n (&me->sleeping, 0, __ATOMIC_SEQ_CST);
           word = __atomic_load_n (&pool.word, __ATOMIC_ACQUIRE);
         }
@@ -212,7 +268,7 @@ grow (int want)
   _nn_os_mutex_unlock (&pool.grow);
 }
 
-/* Wait until `parts` parts are done: spin a little, then sleep. The time
+/* Wait until `parts` parts are done: spin a while, then sleep. The time
  * from here on is the step's "join_wait": the caller's own share (and any
  * part it took from the others) is done, the others' are not. `last`: the
  * call ends with this wait, so the switch back is the call's own (one
@@ -226,7 +282,7 @@ wait_done (int parts, bool last)
   int back = _nn_clock_enter (NN_BREAKDOWN_JOIN_WAIT);
   if (last)
     back = -1;
-  double until = _nn_now () + SPIN_SECONDS;
+  double until = _nn_now () + JOIN_SPIN_SECONDS;
   for (int i = 0; done != (uint32_t) parts; i++)
     {
       cpu_relax ();
