@@ -73,11 +73,14 @@
  * thread holds no part, rather than at a timer tick in the middle of one,
  * which every other thread would wait for at the join. Where nothing else
  * wants the core the offer returns at once (one system call a
- * millisecond). With this and JOIN_SPIN_SECONDS, 16 threads of mlp-wide
- * beside 16 busy programs on the GPU machine's 16-core host took 1.39 s
- * (median of 8 rounds) where they took 1.75 s without, idle unchanged;
- * either one alone changed nothing measurable, and offering after 0.3 ms
- * instead made it much slower (2.8 s): bench/results/h100host-cpu-busy-2026-12-06.md. */
+ * millisecond). With this and JOIN_SPIN_SECONDS, 16 threads beside 16
+ * busy programs on the GPU machine's 16-core host trained mlp-wide's 600
+ * steps in 1.55 s against 1.66 s without (medians of 14 rounds: 2.43x and
+ * 2.65x the idle time, which did not change), the cnn's 40 in 2.75 s
+ * against 2.97 s, and mlp-small as fast as before (0.63 s). Either one
+ * alone changed nothing measurable, and offering after 0.3 ms made
+ * mlp-wide much slower (2.8 s against 1.9 s):
+ * bench/results/h100host-cpu-busy-2026-12-06.md. */
 #define YIELD_AFTER_SECONDS 1e-3
 
 /* The call word: the call's number (40 bits), the thread count it may use
