@@ -289,31 +289,33 @@ fg_color (const TbChartData *data)
   return data->dark ? 0xeeeeee : 0x241f31;
 }
 
-/* `text` as cairo draws it: valid UTF-8 with no noncharacter (U+FDD0 to
- * U+FDEF, U+xFFFE and U+xFFFF), each of which it refuses, putting the whole
- * drawing in an error state; a result file's label may hold one. Those
- * become U+FFFD. NULL when the text needs no change. */
+/* U+FDD0 to U+FDEF, U+xFFFE and U+xFFFF: valid UTF-8 that cairo refuses,
+ * putting the whole drawing in an error state. */
+static gboolean
+is_noncharacter (gunichar u)
+{
+  return (u & 0xFFFE) == 0xFFFE || (u >= 0xFDD0 && u <= 0xFDEF);
+}
+
+/* `text` as cairo draws it: valid UTF-8 with each noncharacter (a result
+ * file's label may hold one) as U+FFFD. NULL when the text needs no
+ * change, the usual case, which costs no copy. */
 static char *
 drawable_text (const char *text)
 {
   gboolean clean = g_utf8_validate (text, -1, NULL);
-  GString *out;
 
   for (const char *c = text; clean && *c; c = g_utf8_next_char (c))
-    {
-      gunichar u = g_utf8_get_char (c);
-
-      clean = (u & 0xFFFE) != 0xFFFE && (u < 0xFDD0 || u > 0xFDEF);
-    }
+    clean = !is_noncharacter (g_utf8_get_char (c));
   if (clean)
     return NULL;
   g_autofree char *valid = g_utf8_make_valid (text, -1);
-  out = g_string_sized_new (strlen (valid));
+  GString *out = g_string_sized_new (strlen (valid));
   for (const char *c = valid; *c; c = g_utf8_next_char (c))
     {
       gunichar u = g_utf8_get_char (c);
 
-      g_string_append_unichar (out, (u & 0xFFFE) == 0xFFFE || (u >= 0xFDD0 && u <= 0xFDEF) ? 0xFFFD : u);
+      g_string_append_unichar (out, is_noncharacter (u) ? 0xFFFD : u);
     }
   return g_string_free (out, FALSE);
 }
@@ -332,8 +334,9 @@ make_layout (cairo_t    *cr,
     pango_font_description_set_weight (font, PANGO_WEIGHT_BOLD);
   pango_layout_set_font_description (layout, font);
   pango_font_description_free (font);
-  g_autofree char *drawable = text != NULL ? drawable_text (text) : NULL;
-  pango_layout_set_text (layout, drawable != NULL ? drawable : text != NULL ? text : "", -1);
+  const char *shown = text != NULL ? text : "";
+  g_autofree char *drawable = drawable_text (shown);
+  pango_layout_set_text (layout, drawable != NULL ? drawable : shown, -1);
   return layout;
 }
 
