@@ -61,17 +61,19 @@
 #define SPIN_SECONDS 50e-6
 
 /* How long the caller spins at a join before it sleeps. A caller that
- * sleeps gives its core to whatever else is runnable there for that
- * program's whole time slice (about 3 ms on a 16-core Linux machine), and
- * no step goes on before it is back; a join that has taken 50 us usually
- * ends within a part's time (mlp-wide's are about 0.1 ms at 16 threads). */
+ * sleeps may give its core to whatever else is runnable there for that
+ * program's whole time slice (Linux's default base slice, 0.75 ms times
+ * 1 + log2 of the CPU count up to 8: 3 ms on 8 cores and more), and no step
+ * goes on before it is back, where the parts it waits for are shorter than
+ * that (mlp-wide's whole step takes about 1 ms at 16 threads: 0.63 s for
+ * 600 steps in bench/results/h100host-cpu-busy-2026-12-06.md). */
 #define JOIN_SPIN_SECONDS 1e-3
 
 /* A worker that has run this long since it last slept offers its core
- * (_nn_os_yield) after finishing a part, before it takes the next: the
- * scheduler then gives the core's other program its turn where this
- * thread holds no part, rather than at a timer tick in the middle of one,
- * which every other thread would wait for at the join. Where nothing else
+ * (_nn_os_yield) after finishing a part, before it takes the next, so that
+ * the core's other program gets its turn where this thread holds no part
+ * rather than wherever the scheduler's tick finds it, possibly in the
+ * middle of one, which every other thread would then wait for at the join. Where nothing else
  * wants the core the offer returns at once (one system call a
  * millisecond). With this and JOIN_SPIN_SECONDS, 16 threads beside 16
  * busy programs on the GPU machine's 16-core host trained mlp-wide's 600
@@ -157,8 +159,7 @@ offer_core (int slot)
 {
   if (slot == 0)
     return;
-  double now = _nn_now ();
-  if (now - running_since > YIELD_AFTER_SECONDS)
+  if (_nn_now () - running_since > YIELD_AFTER_SECONDS)
     {
       _nn_os_yield ();
       running_since = _nn_now ();
