@@ -904,8 +904,10 @@ tb_sweep_format_csv (const TbSweep *sweep,
         x_axis = 0;
       if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
         y_axis = -1;
-      g_string_append (csv, sweep->axes[x_axis].name);
-      g_string_append_printf (csv, ",%s", y_axis >= 0 ? sweep->axes[y_axis].name : "row");
+      /* the axes' names come from the file: quoted as any text cell */
+      _tb_run_csv_append_text (csv, sweep->axes[x_axis].name);
+      g_string_erase (csv, 0, 1);
+      _tb_run_csv_append_text (csv, y_axis >= 0 ? sweep->axes[y_axis].name : "row");
       g_string_append (csv, ",cpu_samples_per_second,gpu_samples_per_second,gpu_over_cpu\n");
       for (guint r = 0; r < grid->n_y; r++)
         for (guint c = 0; c < grid->n_x; c++)

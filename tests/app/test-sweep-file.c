@@ -510,6 +510,80 @@ test_csv (void)
   g_assert_cmpstr (cell_lines[16], ==, "2048,2048,9765.62,,");
 }
 
+/* The rows of a CSV text: line breaks outside quotes, each row's cells
+ * unquoted (a quote doubled inside a quoted cell is one). */
+static GPtrArray *
+csv_rows (const char *csv)
+{
+  GPtrArray *rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *row = g_ptr_array_new_with_free_func (g_free);
+  GString *cell = g_string_new (NULL);
+  gboolean quoted = FALSE;
+
+  for (const char *p = csv; *p != '\0'; p++)
+    {
+      if (quoted && *p == '"' && p[1] == '"')
+        g_string_append_c (cell, *p++);
+      else if (*p == '"')
+        quoted = !quoted;
+      else if (!quoted && (*p == ',' || *p == '\n'))
+        {
+          g_ptr_array_add (row, g_strdup (cell->str));
+          g_string_truncate (cell, 0);
+          if (*p == '\n')
+            {
+              g_ptr_array_add (rows, row);
+              row = g_ptr_array_new_with_free_func (g_free);
+            }
+        }
+      else
+        g_string_append_c (cell, *p);
+    }
+  g_assert_false (quoted);
+  g_assert_cmpuint (row->len, ==, 0);
+  g_assert_cmpuint (cell->len, ==, 0);
+  g_ptr_array_unref (row);
+  g_string_free (cell, TRUE);
+  return rows;
+}
+
+/* Axis names from a foreign file are cells like any text: a formula, a
+ * quote and a line break in them neither run in a spreadsheet nor add
+ * rows or columns, in the crossover table's header as in the points'. */
+static void
+test_csv_hostile_axes (void)
+{
+  static const char text[] =
+    HEAD "\"devices\": [\"cpu\", \"cuda:0\"], "
+    "\"axes\": [{\"name\": \"=1+1\", \"values\": [32]}, {\"name\": \"q\\\"\\nz,@x\", \"values\": [8]}], "
+    "\"points\": ["
+    "{\"device\": \"cpu\", \"values\": {\"=1+1\": 32, \"q\\\"\\nz,@x\": 8}, \"status\": \"completed\", "
+    " \"samples_per_second\": 100},"
+    "{\"device\": \"cuda:0\", \"values\": {\"=1+1\": 32, \"q\\\"\\nz,@x\": 8}, \"status\": \"completed\", "
+    " \"samples_per_second\": 200}]}";
+  const char *kinds[] = { "crossover", "sweep" };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = load_text (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (sweep->axes[1].name, ==, "q\"\nz,@x");
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      g_autofree char *csv = tb_sweep_format_csv (sweep, kinds[k], 0, 1);
+      g_autoptr(GPtrArray) rows = csv_rows (csv);
+      GPtrArray *header = g_ptr_array_index (rows, 0);
+      guint first = k == 0 ? 0 : 1; /* the points' table starts with the device */
+
+      g_test_message ("%s: %s", kinds[k], csv);
+      g_assert_cmpuint (rows->len, ==, k == 0 ? 2 : 3);
+      for (guint r = 1; r < rows->len; r++)
+        g_assert_cmpuint (((GPtrArray *) g_ptr_array_index (rows, r))->len, ==, header->len);
+      g_assert_cmpstr (g_ptr_array_index (header, first), ==, "'=1+1");
+      g_assert_cmpstr (g_ptr_array_index (header, first + 1), ==, "q\"\nz,@x");
+      g_assert_true (g_str_has_prefix (csv, k == 0 ? "\"'=1+1\",\"q\"\"\nz,@x\"," : "device,\"'=1+1\","));
+    }
+}
+
 /* A point's breakdown read back, drawn as a row of shares per point (the
  * GPU's busy time a marker), a point without one left out, and its
  * columns in the CSV. */
@@ -599,6 +673,7 @@ main (int   argc,
   g_test_add_func ("/sweep/crossover-one-row", test_crossover_one_row);
   g_test_add_func ("/sweep/crossover-colors", test_crossover_colors);
   g_test_add_func ("/sweep/csv", test_csv);
+  g_test_add_func ("/sweep/csv-hostile-axes", test_csv_hostile_axes);
   g_test_add_func ("/sweep/breakdown", test_breakdown);
   return g_test_run ();
 }
