@@ -67,16 +67,155 @@ tb_sweep_unref (TbSweep *sweep)
   g_atomic_rc_box_release_full (sweep, (GDestroyNotify) tb_sweep_clear);
 }
 
+/* JSON text from p on: past white space. */
+static const char *
+skip_space (const char *p,
+            const char *end)
+{
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+    p++;
+  return p;
+}
+
+/* The JSON string at p (its opening quote), decoded into out (at most
+ * size - 1 bytes: a longer one is cut, and *whole is FALSE); returns the
+ * position after its closing quote, or NULL when the text ends first. A
+ * \u escape of NUL or of a character beyond ASCII decodes as 0x80, which
+ * no name compared with holds. */
+static const char *
+read_string (const char *p,
+             const char *end,
+             char       *out,
+             gsize       size,
+             gboolean   *whole)
+{
+  gsize n = 0;
+
+  *whole = TRUE;
+  for (p++; p < end && *p != '"'; p++)
+    {
+      char c = *p;
+
+      if (c == '\\')
+        {
+          if (++p >= end)
+            return NULL;
+          switch (*p)
+            {
+            case 'b': c = '\b'; break;
+            case 'f': c = '\f'; break;
+            case 'n': c = '\n'; break;
+            case 'r': c = '\r'; break;
+            case 't': c = '\t'; break;
+            case 'u':
+              {
+                guint v = 0;
+
+                if (end - p < 5)
+                  return NULL;
+                for (int i = 1; i <= 4; i++)
+                  v = v * 16 + (guint) (g_ascii_xdigit_value (p[i]) & 0xf);
+                c = v > 0 && v < 0x80 ? (char) v : (char) 0x80;
+                p += 4;
+                break;
+              }
+            default: c = *p; break; /* " \ / */
+            }
+        }
+      if (n + 1 < size)
+        out[n++] = c;
+      else
+        *whole = FALSE;
+    }
+  if (p >= end)
+    return NULL;
+  out[n] = '\0';
+  return p + 1;
+}
+
+/* Past the JSON value at p (a string, or an object or array with all it
+ * holds, or a number or literal), or NULL when the text ends first. Not a
+ * check of the value: the loader does that. */
+static const char *
+skip_value (const char *p,
+            const char *end)
+{
+  gsize depth = 0;
+
+  for (; p < end; p++)
+    {
+      char c = *p;
+
+      if (c == '"')
+        {
+          for (p++; p < end && *p != '"'; p++)
+            if (*p == '\\' && ++p >= end)
+              return NULL;
+          if (p >= end)
+            return NULL;
+          if (depth == 0)
+            return p + 1;
+        }
+      else if (c == '{' || c == '[')
+        depth++;
+      else if (c == '}' || c == ']')
+        {
+          if (depth == 0)
+            return p; /* a number or literal, ended by its object's end */
+          if (--depth == 0)
+            return p + 1;
+        }
+      else if (depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'))
+        return p;
+    }
+  return NULL;
+}
+
 gboolean
 tb_sweep_is_sweep_data (const char *data,
                         gsize       length)
 {
-  static const char marker[] = "\"trainbench-sweep\"";
+  const char *p = data, *end = data + length;
+  gboolean sweep = FALSE;
 
   g_return_val_if_fail (data != NULL || length == 0, FALSE);
 
-  /* the engine writes "kind" first: the first kilobytes say it */
-  return length > 0 && g_strstr_len (data, (gssize) MIN (length, 4096), marker) != NULL;
+  /* The top object's members in turn, each value skipped but "kind"'s: the
+   * last "kind" decides, as json-glib keeps the last of a name given twice.
+   * Where in the file it comes, or what other members' strings hold, does
+   * not matter. */
+  p = skip_space (p, end);
+  if (p >= end || *p != '{')
+    return FALSE;
+  p = skip_space (p + 1, end);
+  while (p < end && *p == '"')
+    {
+      char name[8], value[24];
+      gboolean name_whole, value_whole;
+
+      p = read_string (p, end, name, sizeof name, &name_whole);
+      if (p == NULL)
+        return FALSE;
+      p = skip_space (p, end);
+      if (p >= end || *p != ':')
+        return FALSE;
+      p = skip_space (p + 1, end);
+      if (p < end && *p == '"' && name_whole && strcmp (name, "kind") == 0)
+        {
+          p = read_string (p, end, value, sizeof value, &value_whole);
+          if (p == NULL)
+            return FALSE;
+          sweep = value_whole && strcmp (value, "trainbench-sweep") == 0;
+        }
+      else if (p >= end || (p = skip_value (p, end)) == NULL)
+        return FALSE;
+      else if (name_whole && strcmp (name, "kind") == 0)
+        sweep = FALSE;
+      p = skip_space (p, end);
+      if (p < end && *p == ',')
+        p = skip_space (p + 1, end);
+    }
+  return sweep && p < end && *p == '}';
 }
 
 static void
@@ -1087,23 +1226,28 @@ sort_job_free (SortJob *job)
 }
 
 /* Only a regular file is opened (a FIFO would wait for a writer), and
- * only its first bytes read. */
+ * only one no larger than a sweep file may be: that is read whole, for its
+ * "kind" may come anywhere in it. */
 static gboolean
 file_says_sweep (GFile        *file,
                  GCancellable *cancellable)
 {
-  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE, G_FILE_QUERY_INFO_NONE,
-                                                 cancellable, NULL);
+  g_autoptr(GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                                                 G_FILE_ATTRIBUTE_STANDARD_SIZE,
+                                                 G_FILE_QUERY_INFO_NONE, cancellable, NULL);
   g_autoptr(GFileInputStream) in = NULL;
-  char head[4096];
-  gsize got = 0;
+  g_autofree char *data = NULL;
+  gsize size, got = 0;
 
-  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
+  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR
+      || g_file_info_get_size (info) <= 0 || g_file_info_get_size (info) > TB_SWEEP_MAX_BYTES)
     return FALSE;
+  size = (gsize) g_file_info_get_size (info);
   in = g_file_read (file, cancellable, NULL);
-  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), head, sizeof head, &got, cancellable, NULL))
+  data = g_malloc (size);
+  if (in == NULL || !g_input_stream_read_all (G_INPUT_STREAM (in), data, size, &got, cancellable, NULL))
     return FALSE;
-  return tb_sweep_is_sweep_data (head, got);
+  return tb_sweep_is_sweep_data (data, got);
 }
 
 static void

@@ -74,9 +74,10 @@ TbSweep *tb_sweep_ref (TbSweep *sweep);
 void tb_sweep_unref (TbSweep *sweep);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbSweep, tb_sweep_unref)
 
-/* Does this text say it is a sweep file ("kind": "trainbench-sweep")? A
- * quick look, for sending an opened file to the Explore page or the Runs
- * page; tb_sweep_load_bytes checks it properly. */
+/* Does this text say it is a sweep file: is the "kind" member of its top
+ * object "trainbench-sweep", wherever it comes? The members are walked,
+ * not parsed, for sending an opened file to the Explore page or the Runs
+ * page; tb_sweep_load_bytes checks the rest. */
 gboolean tb_sweep_is_sweep_data (const char *data,
                                  gsize       length);
 /* Read and check a sweep file (a regular file of at most
@@ -145,8 +146,8 @@ void tb_sweep_update_point (TbSweep            *sweep,
                             const NnSweepPoint *point);
 
 /* Sort opened files in a worker: those that say they are sweep files
- * (regular files whose first bytes have "kind": "trainbench-sweep") from
- * the others (result files, to import). */
+ * (regular files of at most TB_SWEEP_MAX_BYTES that tb_sweep_is_sweep_data
+ * takes) from the others (result files, to import). */
 void tb_sweep_sort_files_async (GFile              **files,
                                 guint                n_files,
                                 GCancellable        *cancellable,

@@ -236,6 +236,84 @@ test_is_sweep (void)
   g_assert_false (tb_sweep_is_sweep_data ("", 0));
 }
 
+static gboolean
+says_sweep (const char *text)
+{
+  return tb_sweep_is_sweep_data (text, strlen (text));
+}
+
+static void
+sorted_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GPtrArray **sweeps = user_data, *others = NULL;
+
+  g_assert_true (tb_sweep_sort_files_finish (result, sweeps, &others, NULL));
+  g_ptr_array_unref (others);
+}
+
+/* The kind is the top object's "kind" member wherever it comes: a sweep
+ * file whose "kind" follows 8 KiB of other members is one (opened on the
+ * Explore page, not imported as a run), and a result that has the words
+ * elsewhere (a nested "kind", a member named so, a string) is none. */
+static void
+test_is_sweep_anywhere (void)
+{
+  g_autofree char *path = fixture ();
+  g_autofree char *text = NULL;
+  g_autofree char *late = NULL;
+  g_autofree char *padding = g_strnfill (8192, 'x');
+  g_autofree char *root = g_dir_make_tmp ("tb-sweep-kind-XXXXXX", NULL);
+  g_autofree char *late_path = g_build_filename (root, "late.json", NULL);
+  g_autoptr(GFile) late_file = g_file_new_for_path (late_path);
+  GPtrArray *sweeps = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  static const char head[] = "{\n \"kind\": \"trainbench-sweep\",";
+  g_assert_true (g_str_has_prefix (text, head));
+  /* the same sweep, its "kind" moved after long members, last */
+  g_strchomp (text);
+  g_assert_true (g_str_has_suffix (text, "}"));
+  text[strlen (text) - 1] = '\0';
+  late = g_strdup_printf ("{\"note\": \"%s\", \"list\": [{\"a\": \"}\\\"]\"}, 2.5e3, true, null],"
+                          "%s, \"kind\": \"trainbench-sweep\"}\n",
+                          padding, text + strlen (head));
+  g_assert_true (says_sweep (late));
+  {
+    g_autoptr(GBytes) bytes = g_bytes_new (late, strlen (late));
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TbSweep) sweep = tb_sweep_load_bytes (late_path, bytes, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpuint (sweep->points->len, ==, 32);
+  }
+
+  g_assert_true (says_sweep ("{\"\\u006bind\": \"trainbench\\u002dsweep\"}"));
+  g_assert_true (says_sweep (" {\"kind\": \"run\", \"kind\" : \"trainbench-sweep\" }"));
+  g_assert_false (says_sweep ("{\"kind\": \"trainbench-sweep\", \"kind\": \"run\"}"));
+  g_assert_false (says_sweep ("{\"kind\": \"trainbench-sweep\", \"kind\": 1}"));
+  g_assert_false (says_sweep ("{\"model\": {\"kind\": \"trainbench-sweep\"}, \"run_id\": \"r\"}"));
+  g_assert_false (says_sweep ("{\"trainbench-sweep\": \"kind\"}"));
+  g_assert_false (says_sweep ("{\"error\": \"\\\"kind\\\": \\\"trainbench-sweep\\\"\"}"));
+  g_assert_false (says_sweep ("{\"kind\\u0000\": \"trainbench-sweep\"}"));
+  g_assert_false (says_sweep ("{\"kind\": \"trainbench-sweep-not\"}"));
+  g_assert_false (says_sweep ("[{\"kind\": \"trainbench-sweep\"}]"));
+  /* cut anywhere: never read past the end */
+  for (gsize n = 0; n < strlen ("{\"kind\": \"trainbench-sweep\"}"); n++)
+    g_assert_false (tb_sweep_is_sweep_data ("{\"kind\": \"trainbench-sweep\"}", n));
+
+  /* opened in the window: sorted as a sweep */
+  g_assert_true (g_file_set_contents (late_path, late, -1, NULL));
+  tb_sweep_sort_files_async (&late_file, 1, NULL, sorted_cb, &sweeps);
+  while (sweeps == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (sweeps->len, ==, 1);
+  g_ptr_array_unref (sweeps);
+  g_remove (late_path);
+  g_rmdir (root);
+}
+
 static void
 test_folder (void)
 {
@@ -667,6 +745,7 @@ main (int   argc,
   g_test_add_func ("/sweep/read-truncated", test_read_truncated);
   g_test_add_func ("/sweep/read-hostile", test_read_hostile);
   g_test_add_func ("/sweep/is-sweep", test_is_sweep);
+  g_test_add_func ("/sweep/is-sweep-anywhere", test_is_sweep_anywhere);
   g_test_add_func ("/sweep/folder", test_folder);
   g_test_add_func ("/sweep/speed-chart", test_speed_chart);
   g_test_add_func ("/sweep/crossover-line", test_crossover_line);
