@@ -105,9 +105,11 @@ show_toast (TbChartView *self,
             const char  *text)
 {
   GtkWidget *overlay = gtk_widget_get_ancestor (GTK_WIDGET (self), ADW_TYPE_TOAST_OVERLAY);
+  /* a toast's title is markup: a file's name with "&" or "<" in it is text */
+  g_autofree char *title = g_markup_escape_text (text, -1);
 
   if (overlay != NULL)
-    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (text));
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (title));
   else
     g_message ("%s", text);
 }

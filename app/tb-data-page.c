@@ -592,6 +592,8 @@ add_known_rows (TbDataPage *self)
       GtkWidget *check = gtk_check_button_new ();
       GtkWidget *row = adw_action_row_new ();
 
+      /* a path is text: "&" or "<" in it is no markup */
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), known[i].name);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), known[i].available ? known[i].path : known[i].reason);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);

@@ -321,6 +321,8 @@ tb_explore_page_set_devices (TbExplorePage      *self,
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *check = gtk_check_button_new ();
 
+      /* a driver's names and a reason's paths are text, never markup */
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
       gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
       /* every usable device is compared by default */
@@ -885,6 +887,8 @@ recent_done_cb (GObject      *source,
       g_autofree char *title = g_strdup_printf ("%s · %s", sweep->started_at != NULL ? sweep->started_at : "?",
                                                 sweep->status);
 
+      /* what a sweep file says is text, never markup */
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), desc);
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);

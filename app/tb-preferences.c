@@ -204,6 +204,8 @@ tb_preferences_window_new (GtkWindow *parent)
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Runs"));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
   row = adw_action_row_new ();
+  /* the folder's path is its subtitle: text, never markup */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Runs folder"));
   button = gtk_button_new_with_mnemonic (_("_Choose…"));
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);

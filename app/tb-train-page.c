@@ -341,6 +341,8 @@ device_row_new (const NnDeviceInfo *dev)
                                 mem, dev->compute_major, dev->compute_minor, dev->driver);
   else
     subtitle = g_strdup_printf (_("Not usable: %s"), dev->reason);
+  /* a driver's names and a reason's paths are text, never markup */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   /* an unusable GPU is shown, greyed, with the reason */

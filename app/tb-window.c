@@ -30,7 +30,9 @@ void
 tb_window_toast (TbWindow   *self,
                  const char *text)
 {
-  g_autofree char *title = tb_window_bound_text (text, 200);
+  g_autofree char *bounded = tb_window_bound_text (text, 200);
+  /* a toast's title is markup: a file's name with "&" or "<" in it is text */
+  g_autofree char *title = g_markup_escape_text (bounded, -1);
   AdwToast *toast = adw_toast_new (title);
 
   adw_toast_set_timeout (toast, 5);

@@ -58,7 +58,7 @@ TbExplorePage *tb_window_get_explore_page (TbWindow *self);
 TbArticlesPage *tb_window_get_articles_page (TbWindow *self);
 
 /* For the pages: a toast at the window's foot (taken), or one with this
- * text (bounded); a dialog for a problem the user must read, with the
+ * text (bounded, and shown as text: never markup); a dialog for a problem the user must read, with the
  * error's message (bounded: a message can quote a file's text). */
 void tb_window_add_toast (TbWindow *self,
                           AdwToast *toast);
