@@ -6,7 +6,8 @@
  * flushed to disk and put in the target's place in one step, so a crash
  * leaves either the old file or the new one, never half of one. Links are
  * followed to the file they name; devices and FIFOs are written through
- * (NnAtomicFile in nn-private.h).
+ * (NnAtomicFile in nn-private.h). NnFileWriter (trainbench.h) is one for
+ * the front ends' exports, so the app's files follow the CLI's rules.
  */
 
 #include "nn-private.h"
@@ -314,6 +315,61 @@ _nn_atomic_file_abort (NnAtomicFile *af)
       if (!af->through)
         _nn_os_remove (af->tmp);
     }
+}
+
+/* ---------------------------------------------------------------- file writers */
+
+struct NnFileWriter
+{
+  NnAtomicFile af;
+};
+
+NnStatus
+nn_file_writer_open (const char *path, NnFileWriter **out, NnError *error)
+{
+  NnFileWriter *writer = malloc (sizeof *writer);
+
+  *out = NULL;
+  if (writer == NULL)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path != NULL ? path : "");
+  NnStatus status = _nn_atomic_file_open (&writer->af, path, false, error);
+  if (status != NN_OK)
+    {
+      free (writer);
+      return status;
+    }
+  *out = writer;
+  return NN_OK;
+}
+
+bool
+nn_file_writer_write (NnFileWriter *writer, const void *data, size_t size)
+{
+  return _nn_atomic_file_write (&writer->af, data, size);
+}
+
+NnStatus
+nn_file_writer_commit (NnFileWriter *writer, NnError *error)
+{
+  NnStatus status = _nn_atomic_file_commit (&writer->af, error);
+
+  free (writer);
+  return status;
+}
+
+void
+nn_file_writer_abort (NnFileWriter *writer)
+{
+  if (writer == NULL)
+    return;
+  _nn_atomic_file_abort (&writer->af);
+  free (writer);
+}
+
+NnStatus
+nn_file_write (const char *path, const void *data, size_t size, NnError *error)
+{
+  return _nn_file_write_atomically (path, data, size, false, error);
 }
 
 NnStatus

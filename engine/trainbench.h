@@ -1256,6 +1256,35 @@ NnStatus nn_folder_create (const char *path, NnError *error);
  * that ends in one). False, and out = "", when it does not fit. */
 bool nn_path_join (char *out, size_t size, const char *folder, const char *name);
 
+/* A file a user names (an export, --out), written by the rules every such
+ * file of the CLI and the app follows, in full or not at all:
+ * - a regular file or nothing: a new temporary file beside it is written,
+ *   flushed and put in its place in one step, so the file is whole or as
+ *   it was, never half written;
+ * - a symbolic link: the file it points to (through any chain of links)
+ *   is replaced or created that way, beside itself; the link stays;
+ * - a character device or a FIFO that something reads (/dev/null,
+ *   /dev/stdout, a pipe; on Windows NUL, CON): written through, never
+ *   replaced;
+ * - a block device, a socket, a FIFO that nothing reads, a loop of links:
+ *   refused at once, with a message that says which.
+ * nn_file_writer_open decides which (the folder must exist); the contents
+ * go in with nn_file_writer_write, in pieces of any size (a stream
+ * encoder's callback may feed it), which returns false once a write
+ * failed (a write of 0 bytes says whether one has); nn_file_writer_commit puts the file in place (or closes the
+ * device), or fails with the first write's error, and frees the writer;
+ * nn_file_writer_abort gives up, leaving the target as it was, and frees
+ * it. Messages name `path`. */
+typedef struct NnFileWriter NnFileWriter;
+
+NnStatus nn_file_writer_open (const char *path, NnFileWriter **out, NnError *error);
+bool nn_file_writer_write (NnFileWriter *writer, const void *data, size_t size);
+NnStatus nn_file_writer_commit (NnFileWriter *writer, NnError *error);
+void nn_file_writer_abort (NnFileWriter *writer);
+
+/* The three in one, for contents already in memory. */
+NnStatus nn_file_write (const char *path, const void *data, size_t size, NnError *error);
+
 #ifdef __cplusplus
 }
 #endif

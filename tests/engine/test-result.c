@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-result.c: result files (schema 1), atomic replacement, failures that
- * leave the old file alone, run ids, the runs folder, and seconds per epoch
- * (the median of the epochs' times).
+ * leave the old file alone, the file writer the front ends' exports use,
+ * run ids, the runs folder, and seconds per epoch (the median of the
+ * epochs' times).
  */
 
 #define _DEFAULT_SOURCE
@@ -1120,6 +1121,87 @@ test_seconds_per_epoch (void)
           "the run's epochs are left as they were");
 }
 
+/* NnFileWriter, what the app's exports are written with: contents in
+ * pieces, put in place whole; a writer given up leaves the old file; a
+ * link is followed and stays; a FIFO that nothing reads is refused when
+ * the writer opens, before anything is made. */
+static void
+test_file_writer (void)
+{
+  char dir[4096], path[4200], link[4200];
+  NnFileWriter *writer = NULL;
+  NnError error;
+  size_t size = 0;
+  char *text;
+
+  snprintf (dir, sizeof dir, "%s", test_path ("writer"));
+  test_make_folder (dir);
+  snprintf (path, sizeof path, "%s" TEST_SEP "out.csv", dir);
+  test_write_file (path, "old", 3);
+
+  nn_error_clear (&error);
+  NnStatus st = nn_file_writer_open (path, &writer, &error);
+  bool wrote = st == NN_OK && nn_file_writer_write (writer, "a,b\n", 4)
+               && nn_file_writer_write (writer, "", 0) && nn_file_writer_write (writer, "1,2\n", 4);
+  text = test_read_file (path, &size);
+  tap_ok (wrote && text != NULL && strcmp (text, "old") == 0,
+          "a writer's pieces are not in the file before the commit");
+  free (text);
+  st = writer != NULL ? nn_file_writer_commit (writer, &error) : st;
+  text = test_read_file (path, &size);
+  tap_ok (st == NN_OK && text != NULL && strcmp (text, "a,b\n1,2\n") == 0
+            && count_temp_files (dir) == 0,
+          "committed: the file holds every piece, no temporary file left (%s)", error.message);
+  free (text);
+
+  nn_error_clear (&error);
+  st = nn_file_writer_open (path, &writer, &error);
+  if (st == NN_OK)
+    {
+      nn_file_writer_write (writer, "new", 3);
+      nn_file_writer_abort (writer);
+    }
+  text = test_read_file (path, &size);
+  tap_ok (st == NN_OK && text != NULL && strcmp (text, "a,b\n1,2\n") == 0
+            && count_temp_files (dir) == 0,
+          "given up: the old file as it was, no temporary file left");
+  free (text);
+  nn_file_writer_abort (NULL);
+
+  nn_error_clear (&error);
+  snprintf (link, sizeof link, "%s" TEST_SEP "missing" TEST_SEP "out.csv", dir);
+  st = nn_file_writer_open (link, &writer, &error);
+  tap_ok (st == NN_ERROR_IO && writer == NULL && strstr (error.message, link) != NULL,
+          "a folder that is not there is not made: %s", error.message);
+
+  nn_error_clear (&error);
+  st = nn_file_write (path, "x", 1, &error);
+  text = test_read_file (path, &size);
+  tap_ok (st == NN_OK && text != NULL && strcmp (text, "x") == 0, "nn_file_write: the contents in one");
+  free (text);
+
+#ifndef _WIN32
+  snprintf (link, sizeof link, "%s" TEST_SEP "link.csv", dir);
+  symlink ("out.csv", link);
+  nn_error_clear (&error);
+  st = nn_file_write (link, "y", 1, &error);
+  text = test_read_file (path, &size);
+  tap_ok (st == NN_OK && lmode (link) == S_IFLNK && text != NULL && strcmp (text, "y") == 0,
+          "a link: the file it names is written, the link stays (%s)", error.message);
+  free (text);
+
+  snprintf (link, sizeof link, "%s" TEST_SEP "fifo.csv", dir);
+  mkfifo (link, 0600);
+  nn_error_clear (&error);
+  alarm (20);
+  st = nn_file_writer_open (link, &writer, &error);
+  alarm (0);
+  tap_ok (st == NN_ERROR_IO && writer == NULL && strstr (error.message, "nothing reads") != NULL
+            && lmode (link) == S_IFIFO,
+          "a FIFO that nothing reads: refused at once, still a FIFO: %s", error.message);
+#endif
+}
+
 int
 main (void)
 {
@@ -1128,6 +1210,7 @@ main (void)
   test_failures ();
   test_concurrent ();
   test_special_targets ();
+  test_file_writer ();
   test_new_files ();
   test_replace_while_read ();
   test_run_ids ();
