@@ -16,6 +16,7 @@
 
 #include "tb-articles-page.h"
 #include "tb-error.h"
+#include "tb-file.h"
 #include "tb-platform.h"
 
 #define CHART_WIDTH 520
@@ -627,15 +628,9 @@ tb_articles_export (const NnReport *report,
   cr = cairo_create (surface);
   draw_report (cr, width, report);
   cairo_destroy (cr);
-  cairo_status_t status = cairo_surface_write_to_png (surface, path);
+  gboolean ok = tb_file_write_png (surface, path, error);
   cairo_surface_destroy (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Could not write “%s”: %s"), path,
-                   cairo_status_to_string (status));
-      return FALSE;
-    }
-  return TRUE;
+  return ok;
 }
 
 static void

@@ -15,6 +15,8 @@
 #include <pango/pangocairo.h>
 
 #include "tb-chart.h"
+#include "tb-error.h"
+#include "tb-file.h"
 
 #define FONT_SIZE_PX 11.0
 #define PAD 8.0
@@ -2464,7 +2466,7 @@ tb_chart_export (const TbChartData *data,
   cairo_surface_t *surface;
   cairo_status_t status;
   cairo_t *cr;
-  gboolean svg;
+  gboolean svg, ok;
 
   g_return_val_if_fail (data != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -2476,29 +2478,48 @@ tb_chart_export (const TbChartData *data,
       return FALSE;
     }
 
+  /* the file is opened first: one that cannot be written (a FIFO that
+   * nothing reads) is refused before anything is drawn */
   svg = g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".SVG");
   if (svg)
-    surface = cairo_svg_surface_create (path, width, height);
-  else
-    surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
+    {
+      NnFileWriter *writer = NULL;
+      NnError nn_error;
 
+      nn_error_clear (&nn_error);
+      if (nn_file_writer_open (path, &writer, &nn_error) != NN_OK)
+        {
+          g_propagate_error (error, tb_error_new (&nn_error));
+          return FALSE;
+        }
+      surface = cairo_svg_surface_create_for_stream (tb_file_cairo_write, writer, width, height);
+      cr = cairo_create (surface);
+      tb_chart_render (cr, width, height, data);
+      status = cairo_status (cr);
+      cairo_destroy (cr);
+      /* the SVG's last bytes go out when the surface finishes */
+      cairo_surface_finish (surface);
+      if (status == CAIRO_STATUS_SUCCESS)
+        status = cairo_surface_status (surface);
+      cairo_surface_destroy (surface);
+      return tb_file_finish (writer, status, path, error);
+    }
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, width, height);
   cr = cairo_create (surface);
   tb_chart_render (cr, width, height, data);
   status = cairo_status (cr);
   cairo_destroy (cr);
-
-  if (status == CAIRO_STATUS_SUCCESS && !svg)
-    status = cairo_surface_write_to_png (surface, path);
-  cairo_surface_finish (surface);
   if (status == CAIRO_STATUS_SUCCESS)
     status = cairo_surface_status (surface);
-  cairo_surface_destroy (surface);
-
   if (status != CAIRO_STATUS_SUCCESS)
     {
+      cairo_surface_destroy (surface);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    _("Could not write “%s”: %s"), path, cairo_status_to_string (status));
       return FALSE;
     }
-  return TRUE;
+  ok = tb_file_write_png (surface, path, error);
+  cairo_surface_destroy (surface);
+  return ok;
 }

@@ -207,7 +207,8 @@ gboolean tb_chart_grid_cell_rect (const TbChartData *data,
 TbChartSegment *tb_chart_grid_crossing (const TbChartGrid *grid,
                                         guint             *n_segments);
 
-/* Write the chart to a PNG or SVG file (by the file's extension). */
+/* Write the chart to a PNG or SVG file (by the file's extension), by the
+ * rules of tb-file.h for a file a user names. */
 gboolean tb_chart_export (const TbChartData *data,
                           const char        *path,
                           int                width,

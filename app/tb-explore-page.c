@@ -18,6 +18,7 @@
 #include "tb-devices.h"
 #include "tb-error.h"
 #include "tb-explore-page.h"
+#include "tb-file.h"
 #include "tb-platform.h"
 
 /* What the worker and the page share while a sweep runs. */
@@ -957,7 +958,7 @@ csv_response_cb (GtkNativeDialog *dialog,
 
       tb_sweep_default_axes (self->sweep, &x_axis, &y_axis);
       csv = tb_sweep_format_csv (self->sweep, kind, x_axis, y_axis);
-      if (path == NULL || !g_file_set_contents (path, csv, -1, &error))
+      if (path == NULL || !tb_file_set_contents (path, csv, -1, &error))
         set_message (self, error != NULL ? error->message : _("The file cannot be written"));
     }
   gtk_native_dialog_destroy (dialog);

@@ -17,6 +17,7 @@
 #include "tb-articles-page.h"
 #include "tb-chart.h"
 #include "tb-error.h"
+#include "tb-file.h"
 #include "tb-export.h"
 #include "tb-run.h"
 #include "tb-sweep.h"
@@ -196,7 +197,7 @@ export_sweep (const char *chart,
     {
       g_autofree char *csv = tb_sweep_format_csv (sweep, chart, x_axis, y_axis);
 
-      if (!g_file_set_contents (output, csv, -1, &error))
+      if (!tb_file_set_contents (output, csv, -1, &error))
         {
           fprintf (stderr, "trainbench: %s\n", error->message);
           return 1;

@@ -8,6 +8,7 @@
 #include "tb-config.h"
 
 #include <locale.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -154,6 +155,10 @@ tb_platform_init (gboolean headless)
 {
   g_autofree char *dir = build_locale_dir ();
 
+  /* An export written through a pipe whose reader went away fails with
+   * its message (EPIPE), as any file that cannot be written does; the
+   * signal would end the app, and a run it trains with it. */
+  signal (SIGPIPE, SIG_IGN);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, dir != NULL ? dir : LOCALEDIR);
 }

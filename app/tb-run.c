@@ -22,6 +22,7 @@
 #endif
 
 #include "trainbench.h"
+#include "tb-file.h"
 #include "tb-run.h"
 #include "tb-run-private.h"
 
@@ -1166,7 +1167,7 @@ tb_runs_export_csv (GPtrArray   *runs,
   g_return_val_if_fail (path != NULL, FALSE);
 
   csv = tb_runs_format_csv (runs);
-  return g_file_set_contents (path, csv, -1, error);
+  return tb_file_set_contents (path, csv, -1, error);
 }
 
 gboolean
@@ -1199,7 +1200,7 @@ tb_runs_export_json (GPtrArray   *runs,
       g_string_append (out, text);
     }
   g_string_append (out, runs->len > 0 ? "\n]\n" : "]\n");
-  return g_file_set_contents (path, out->str, (gssize) out->len, error);
+  return tb_file_set_contents (path, out->str, (gssize) out->len, error);
 }
 
 /* ------------------------------------------------------------ comparison */

@@ -184,7 +184,8 @@ char *tb_run_conditions_text (const TbRun *run);
 /* Runs as a CSV table: a header and one line per run; no text from a file
  * can add rows or columns or start a spreadsheet formula. */
 char *tb_runs_format_csv (GPtrArray *runs);
-/* Export runs: a CSV table (one line per run) or a JSON array of the files. */
+/* Export runs: a CSV table (one line per run) or a JSON array of the files,
+ * written by the rules of tb-file.h. */
 gboolean tb_runs_export_csv (GPtrArray   *runs,
                              const char  *path,
                              GError     **error);

@@ -5,16 +5,23 @@
 # from other people (nested 100,000 levels, FIFOs, /dev/zero, too large,
 # hostile CSV text, values no tick can tell apart) neither crash, hang nor
 # exhaust it; --scale puts a bar 26 times shorter than another on a log axis;
-# run from the build tree, it finds the translations built there.
+# run from the build tree, it finds the translations built there; every
+# kind of file it writes follows the CLI's rules for --out: a FIFO that
+# nothing reads is refused at once, one that a reader reads is written
+# through, a link's target is replaced and the link kept.
 # Usage: test-export-cli.py TRAINBENCH RUN1.json RUN2.json   (TAP output)
 import csv
 import io
 import json
 import os
+import select
+import stat
 import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import zlib
 
 try:
@@ -301,6 +308,105 @@ with tempfile.TemporaryDirectory() as tmp:
        "a truncated sweep file is an error naming it: %s" % p.stderr.strip()[:200])
     p = run("--export-chart", "crossover", "--sweep", "/dev/zero", "-o", os.path.join(tmp, "z.png"), timeout=20)
     ok(p.returncode == 1, "/dev/zero as a sweep file is refused at once")
+
+
+def drain(fd, chunks):
+    """Read a FIFO's read end (opened without waiting) until its writer closes."""
+    heard = False
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if not select.select([fd], [], [], 0.1)[0]:
+            continue
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue
+        if chunk:
+            chunks.append(chunk)
+            heard = True
+        elif heard:
+            break           # the writer closed
+        else:
+            time.sleep(0.05)  # no writer yet
+
+
+# ---- outputs that are no regular file: the CLI's rules for --out ----
+if hasattr(os, "mkfifo"):
+    sweep = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sweep-mlp.json")
+    outputs = [
+        ("a chart as PNG", ".png", lambda o: ["--export-chart", "compare", "--runs", *runs, "-o", o,
+                                              "--size", "300x200"], b"\x89PNG"),
+        ("a chart as SVG", ".svg", lambda o: ["--export-chart", "loss", "--runs", *runs, "-o", o], b"<svg"),
+        ("the runs as CSV", ".csv", lambda o: ["--export-runs", o, "--runs", *runs], b"run_id,"),
+        ("the runs as JSON", ".json", lambda o: ["--export-runs", o, "--runs", *runs], b"[\n{"),
+        ("a sweep's table", ".csv", lambda o: ["--export-chart", "crossover", "--sweep", sweep, "-o", o],
+         b"W,batch,"),
+        ("a sweep's chart as PNG", ".png", lambda o: ["--export-chart", "sweep", "--sweep", sweep, "-o", o,
+                                                      "--size", "300x200"], b"\x89PNG"),
+        ("a sweep's chart as SVG", ".svg", lambda o: ["--export-chart", "crossover", "--sweep", sweep,
+                                                      "-o", o], b"<svg"),
+        ("the report as PNG", ".png", lambda o: ["--export-report", o, "--runs", *runs], b"\x89PNG"),
+        ("the report as HTML", ".html", lambda o: ["--export-report", o, "--runs", *runs], b"<html"),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (what, ext, args, mark) in enumerate(outputs):
+            fifo = os.path.join(tmp, "fifo-%d%s" % (i, ext))
+            os.mkfifo(fifo)
+            t0 = time.monotonic()
+            p = run(*args(fifo), timeout=30)
+            took = time.monotonic() - t0
+            ok(p.returncode == 1 and "nothing reads" in p.stderr and fifo in p.stderr
+               and stat.S_ISFIFO(os.lstat(fifo).st_mode) and took < 20,
+               "%s to a FIFO that nothing reads: refused at once, still a FIFO (%d in %.1f s: %s)"
+               % (what, p.returncode, took, p.stderr.strip()[:200]))
+
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            chunks = []
+            reader = threading.Thread(target=drain, args=(fd, chunks))
+            reader.start()
+            p = run(*args(fifo), timeout=60)
+            reader.join()
+            os.close(fd)
+            data = b"".join(chunks)
+            ok(p.returncode == 0 and mark in data[:400] and stat.S_ISFIFO(os.lstat(fifo).st_mode),
+               "%s to a FIFO that a program reads: written through, still a FIFO (%d, %d bytes read: %s)"
+               % (what, p.returncode, len(data), p.stderr.strip()[:200]))
+
+            real = os.path.join(tmp, "real-%d" % i)
+            os.mkdir(real)
+            target = os.path.join(real, "target" + ext)
+            open(target, "w").write("old")
+            link = os.path.join(tmp, "link-%d%s" % (i, ext))
+            os.symlink(os.path.join("real-%d" % i, "target" + ext), link)
+            p = run(*args(link))
+            ok(p.returncode == 0 and os.path.islink(link) and mark in open(target, "rb").read(400)
+               and sorted(os.listdir(real)) == ["target" + ext],
+               "%s to a link: the file it names is replaced, the link stays (%d %s)"
+               % (what, p.returncode, p.stderr.strip()[:200]))
+
+        # a reader that goes away after a few bytes: the export fails with
+        # its message, not killed by SIGPIPE
+        fifo = os.path.join(tmp, "short-reader.png")
+        os.mkfifo(fifo)
+        fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+
+        def read_a_little():
+            for _ in range(600):
+                if select.select([fd], [], [], 0.1)[0]:
+                    try:
+                        if os.read(fd, 16):
+                            break
+                    except BlockingIOError:
+                        pass
+            os.close(fd)
+
+        reader = threading.Thread(target=read_a_little)
+        reader.start()
+        p = run("--export-report", fifo, "--runs", *runs, timeout=60)
+        reader.join()
+        ok(p.returncode == 1 and fifo in p.stderr and "Broken pipe" in p.stderr,
+           "a reader that goes away mid-export: a message, not death by SIGPIPE (%d %s)"
+           % (p.returncode, p.stderr.strip()[:200]))
 
 print("1..%d" % len(checks))
 sys.exit(0 if all(c for c, _ in checks) else 1)
