@@ -70,18 +70,31 @@ color_scheme_changed_cb (GSettings     *settings,
   apply_color_scheme (self);
 }
 
+/* Close every window: one that is training stops, saves its run (or its
+ * sweep, and ends its batch) as cancelled and then goes; the app ends with
+ * its last window. */
+static void
+close_windows (GApplication *app)
+{
+  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (GTK_WINDOW (l->data));
+}
+
 static void
 quit_action (GSimpleAction *action,
              GVariant      *parameter,
              gpointer       user_data)
 {
-  GApplication *app = G_APPLICATION (user_data);
-  g_autoptr(GList) windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (app)));
+  close_windows (G_APPLICATION (user_data));
+}
 
-  /* close every window: one that is training stops, saves its run as
-   * cancelled and then goes; the app ends with its last window */
-  for (GList *l = windows; l != NULL; l = l->next)
-    gtk_window_close (GTK_WINDOW (l->data));
+/* SIGTERM, SIGHUP or SIGINT: as Quit, so no run in training is lost. */
+static void
+stop_signal_cb (gpointer user_data)
+{
+  close_windows (G_APPLICATION (user_data));
 }
 
 static void
@@ -157,6 +170,7 @@ tb_application_startup (GApplication *app)
   g_signal_connect (self->settings, "changed::color-scheme", G_CALLBACK (color_scheme_changed_cb), self);
   apply_color_scheme (self);
   gtk_window_set_default_icon_name (APP_ID);
+  tb_platform_watch_stop_signals (stop_signal_cb, self);
 }
 
 static TbWindow *
@@ -192,6 +206,7 @@ tb_application_finalize (GObject *object)
 {
   TbApplication *self = TB_APPLICATION (object);
 
+  tb_platform_unwatch_stop_signals ();
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (tb_application_parent_class)->finalize (object);
 }

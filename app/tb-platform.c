@@ -16,6 +16,8 @@
 
 #ifdef G_OS_WIN32
 #include <windows.h>
+#else
+#include <glib-unix.h>
 #endif
 
 #include "trainbench.h"
@@ -148,6 +150,19 @@ tb_platform_init (gboolean headless)
   wine_fonts ();
 }
 
+/* A windows-subsystem program gets no console events; Windows asks its
+ * windows to close at logoff, as the user would. */
+void
+tb_platform_watch_stop_signals (TbPlatformStopFunc stop,
+                                gpointer           data)
+{
+}
+
+void
+tb_platform_unwatch_stop_signals (void)
+{
+}
+
 #else
 
 void
@@ -161,6 +176,66 @@ tb_platform_init (gboolean headless)
   signal (SIGPIPE, SIG_IGN);
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, dir != NULL ? dir : LOCALEDIR);
+}
+
+/* The signals that stop the app as the CLI's stop a run: Ctrl-C in the
+ * terminal it was started from; SIGTERM, which logout, kill and systemctl
+ * stop send; SIGHUP when its terminal goes away. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static guint stop_sources[G_N_ELEMENTS (stop_signals)];
+static TbPlatformStopFunc stop_func;
+static gpointer stop_data;
+static guint stops_seen;
+
+/* On the main loop, after the signal's handler (GLib's) has returned. */
+static gboolean
+stop_signal_cb (gpointer user_data)
+{
+  int signum = GPOINTER_TO_INT (user_data);
+
+  if (stops_seen++ > 0)
+    {
+      /* a second one: the program ends now, as the signal ends it */
+      signal (signum, SIG_DFL);
+      raise (signum);
+      return G_SOURCE_REMOVE;
+    }
+  g_message ("%s: stopping; a run or sweep going on is saved as cancelled", g_strsignal (signum));
+  stop_func (stop_data);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+tb_platform_watch_stop_signals (TbPlatformStopFunc stop,
+                                gpointer           data)
+{
+  g_return_if_fail (stop != NULL);
+
+  tb_platform_unwatch_stop_signals ();
+  stop_func = stop;
+  stop_data = data;
+  stops_seen = 0;
+  for (gsize i = 0; i < G_N_ELEMENTS (stop_signals); i++)
+    {
+      struct sigaction old;
+
+      /* a signal ignored by whoever started the app (nohup's SIGHUP) stays
+       * ignored */
+      if (sigaction (stop_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN
+          && stop_signals[i] != SIGINT)
+        continue;
+      stop_sources[i] = g_unix_signal_add (stop_signals[i], stop_signal_cb,
+                                           GINT_TO_POINTER (stop_signals[i]));
+    }
+}
+
+void
+tb_platform_unwatch_stop_signals (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (stop_signals); i++)
+    g_clear_handle_id (&stop_sources[i], g_source_remove);
+  stop_func = NULL;
+  stop_data = NULL;
 }
 
 #endif

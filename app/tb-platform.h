@@ -13,6 +13,17 @@ G_BEGIN_DECLS
 /* Call first thing in main; `headless` when no window will open. */
 void tb_platform_init (gboolean headless);
 
+/* Call `stop (data)` on the main loop when the system asks the app to end,
+ * as the CLI's runs stop: on SIGTERM (logout, kill, systemctl stop), SIGHUP
+ * (its terminal went away) or SIGINT (Ctrl-C in that terminal); a second
+ * such signal ends the app at once, by that signal. A signal ignored when
+ * the app started (nohup's SIGHUP) stays ignored. Nothing on Windows,
+ * whose logoff closes the windows. Unwatch stops watching. */
+typedef void (*TbPlatformStopFunc) (gpointer data);
+void tb_platform_watch_stop_signals (TbPlatformStopFunc stop,
+                                     gpointer           data);
+void tb_platform_unwatch_stop_signals (void);
+
 /* The meson build tree the running program was built in (the program is
  * BUILD/app/trainbench), or NULL for an installed program. An installed
  * program has no build path compiled in: this is found from where the
