@@ -122,6 +122,54 @@ nn_folder_create (const char *path, NnError *error)
   return NN_OK;
 }
 
+NnStatus
+nn_folder_check_writable (const char *folder, uint64_t room, NnError *error)
+{
+  char probe[4096 + 32];
+  uint64_t free_bytes = 0;
+  FILE *f = NULL;
+  int e = 0;
+
+  NnStatus status = nn_folder_create (folder, error);
+  if (status != NN_OK)
+    return status;
+
+  /* A file made, written and removed: permissions, a read-only mount and
+   * a disk with no block left all say no here, as they would to the
+   * result file. A random new name, so no file of the folder is touched. */
+  for (int attempt = 0; attempt < 100 && f == NULL; attempt++)
+    {
+      char name[32];
+      snprintf (name, sizeof name, ".write-check-%06x", (unsigned) (_nn_random_u32 () & 0xffffff));
+      if (!nn_path_join (probe, sizeof probe, folder, name))
+        return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%.200s...: path too long", folder);
+      f = _nn_os_create_new (probe);
+      e = errno;
+      if (f == NULL && e != EEXIST)
+        break;
+    }
+  if (f == NULL)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: files cannot be written in this folder: %s",
+                          folder, strerror (e));
+  e = fputc ('\n', f) == EOF || fflush (f) != 0 ? (errno != 0 ? errno : EIO) : 0;
+  if (fclose (f) != 0 && e == 0)
+    e = errno != 0 ? errno : EIO;
+  _nn_os_remove (probe);
+  if (e != 0)
+    return _nn_error_set (error, NN_ERROR_IO, "%s: files cannot be written in this folder: %s",
+                          folder, strerror (e));
+
+  if (_nn_os_free_space (folder, &free_bytes) == 0 && free_bytes < room)
+    {
+      char have[32], want[32];
+      _nn_format_bytes ((double) free_bytes, have, sizeof have);
+      _nn_format_bytes ((double) room, want, sizeof want);
+      return _nn_error_set (error, NN_ERROR_IO, "%s: the disk is full: %s free, %s wanted", folder,
+                            have, want);
+    }
+  return NN_OK;
+}
+
 /* ---------------------------------------------------------------- randomness */
 
 uint32_t

@@ -114,6 +114,12 @@ int _nn_os_remove (const char *path);
 /* Flush `f` and its data to the disk; 0, or an errno value. */
 int _nn_os_sync_file (FILE *f);
 
+/* Bytes free for this user on the file system that holds `path` (a
+ * folder), into *bytes; 0, or an errno value. POSIX: statvfs's f_bavail
+ * (without the blocks kept for root); Windows: GetDiskFreeSpaceExW's
+ * bytes available to the caller (its quota included). */
+int _nn_os_free_space (const char *path, uint64_t *bytes);
+
 /* Put `from` in the place of `to` in one step, so a reader sees the old
  * file or the new one and never a part: rename on POSIX; on Windows
  * MoveFileExW with write-through, retried for a while when another process

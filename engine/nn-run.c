@@ -20,6 +20,7 @@ struct NnRunner
   NnDataset *loaded;              /* owned; what prepare loaded, when request.dataset is NULL */
   const NnDataset *dataset;       /* the data set the run uses (request's or loaded) */
   bool prepared;
+  bool refused;                   /* its runs folder could not take the result: not started */
   bool ran;
   NnStatus prepare_status;
   NnError prepare_error;
@@ -107,6 +108,37 @@ progress_cb (const NnProgress *progress, void *user_data)
   return keep_going && !cancelled (runner);
 }
 
+/* The folder a new result file goes into. */
+static void
+result_folder (const NnRunRequest *request, char *out, size_t size)
+{
+  if (request->result_folder != NULL)
+    snprintf (out, size, "%s", request->result_folder);
+  else
+    nn_runs_dir (out, size);
+}
+
+/* Room for a result file: its fixed part (the system, the plan, the loss
+ * curve; 20 KB in practice) many times over, and 512 bytes an epoch (each
+ * takes about 250). */
+#define RESULT_ROOM_FIXED (1024 * 1024)
+#define RESULT_ROOM_EPOCH 512
+
+NnStatus
+nn_runner_check_folder (const NnRunRequest *request, NnError *error)
+{
+  char folder[4096];
+  NnError local;
+
+  if (error == NULL)
+    error = &local;
+  if (request->result_path != NULL)
+    return NN_OK;
+  result_folder (request, folder, sizeof folder);
+  uint64_t epochs = request->config.epochs > 0 ? (uint64_t) request->config.epochs : 1;
+  return nn_folder_check_writable (folder, RESULT_ROOM_FIXED + RESULT_ROOM_EPOCH * epochs, error);
+}
+
 NnStatus
 nn_runner_prepare (NnRunner *runner, NnError *error)
 {
@@ -123,6 +155,16 @@ nn_runner_prepare (NnRunner *runner, NnError *error)
     }
   runner->prepared = true;
   nn_error_clear (&runner->prepare_error);
+
+  /* First of all: a run whose result could not be saved is not started,
+   * rather than trained for nothing. */
+  runner->prepare_status = nn_runner_check_folder (request, &runner->prepare_error);
+  if (runner->prepare_status != NN_OK)
+    {
+      runner->refused = true;
+      *error = runner->prepare_error;
+      return runner->prepare_status;
+    }
 
   runner->dataset = request->dataset;
   if (runner->dataset == NULL)
@@ -247,10 +289,7 @@ record (NnRunner *runner)
     }
   else
     {
-      if (request->result_folder != NULL)
-        snprintf (folder, sizeof folder, "%s", request->result_folder);
-      else
-        nn_runs_dir (folder, sizeof folder);
+      result_folder (request, folder, sizeof folder);
       runner->write_status = nn_folder_create (folder, &runner->write_error);
       if (runner->write_status == NN_OK)
         runner->write_status = nn_result_write_new (&runner->result, request->system, folder,
@@ -278,6 +317,14 @@ nn_runner_run (NnRunner *runner, NnError *error)
 
   status = nn_runner_prepare (runner, error);
   trainer = atomic_load (&runner->trainer);
+  if (runner->refused)
+    {
+      /* nothing ran, nothing is recorded: the folder could not take it */
+      result_fill_early (runner, NN_RUN_FAILED, error->message);
+      runner->write_status = status;
+      runner->write_error = *error;
+      return status;
+    }
   /* a cancel that came while the data set loaded wins over what failed */
   if (cancelled (runner))
     {
@@ -324,6 +371,30 @@ nn_runner_write_status (const NnRunner *runner, NnError *error)
   if (error != NULL)
     *error = runner->write_error;
   return runner->ran ? runner->write_status : NN_OK;
+}
+
+bool
+nn_runner_result_unwritten (const NnRunner *runner)
+{
+  return runner->ran && !runner->refused && runner->write_status != NN_OK;
+}
+
+NnStatus
+nn_runner_write_result (NnRunner *runner, const char *path, NnError *error)
+{
+  NnError local;
+
+  if (error == NULL)
+    error = &local;
+  if (!runner->ran || runner->refused)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "this run has no result to write");
+  NnStatus status = nn_result_write (&runner->result, runner->request.system, path, error);
+  if (status != NN_OK)
+    return status;
+  snprintf (runner->result_path, sizeof runner->result_path, "%s", path);
+  runner->write_status = NN_OK;
+  nn_error_clear (&runner->write_error);
+  return NN_OK;
 }
 
 const NnDataset *

@@ -738,9 +738,20 @@ void nn_runner_free (NnRunner *runner);
  * signal handler. The run is recorded as cancelled. */
 void nn_runner_cancel (NnRunner *runner);
 
-/* Load the data set (unless the request gave one) and build the trainer,
- * before nn_runner_run if the caller wants to show the data set first.
- * Idempotent; nn_runner_run records a failure here. */
+/* Can the request's result file be written where it goes: when it goes
+ * into a runs folder (no result_path), is that folder writable, with room
+ * for the result of the run's epochs (nn_folder_check_writable)? A file
+ * the request names is written by its own rules (a FIFO, a device) and is
+ * not looked at. nn_runner_prepare checks this first of all; a caller may
+ * check before it makes the runner, to refuse a run at once. */
+NnStatus nn_runner_check_folder (const NnRunRequest *request, NnError *error);
+
+/* Check the runs folder (nn_runner_check_folder), load the data set
+ * (unless the request gave one) and build the trainer, before
+ * nn_runner_run if the caller wants to show the data set first.
+ * Idempotent; nn_runner_run records a failure here, but for the runs
+ * folder's: a run refused for it does not start, and records nothing
+ * (its write status is that failure). */
 NnStatus nn_runner_prepare (NnRunner *runner, NnError *error);
 
 /* Prepare (once), train, write the result file. Returns how the run went:
@@ -753,6 +764,18 @@ NnStatus nn_runner_run (NnRunner *runner, NnError *error);
 const NnRunResult *nn_runner_result (const NnRunner *runner);
 const char *nn_runner_result_path (const NnRunner *runner);
 NnStatus nn_runner_write_status (const NnRunner *runner, NnError *error);
+
+/* Whether the run's result is still to be saved: the run started, and its
+ * result file could not be written (a disk that filled up while it
+ * trained, a folder made read-only meanwhile). The runner keeps the
+ * result; nn_runner_write_result saves it elsewhere, so a finished run is
+ * never lost. */
+bool nn_runner_result_unwritten (const NnRunner *runner);
+
+/* Write the run's result, as recorded, to `path` (by nn_result_write's
+ * rules), after nn_runner_run; then nn_runner_result_path names it and
+ * nn_runner_write_status is NN_OK. Any number of times. */
+NnStatus nn_runner_write_result (NnRunner *runner, const char *path, NnError *error);
 
 /* The data set the run used (borrowed; NULL when none could be loaded);
  * nn_runner_take_dataset hands over one the run loaded itself (NULL when it
@@ -1251,6 +1274,13 @@ NnStatus nn_report_write_json (const NnReport *report, const char *path, NnError
 /* Create a folder and its parents (mkdir -p; on Windows '/' and '\\' both
  * separate). The message names the folder that could not be made. */
 NnStatus nn_folder_create (const char *path, NnError *error);
+
+/* Can files be written into `folder` (created when missing), with at least
+ * `room` bytes free for them? A small file is made there and removed (what
+ * a read-only file system, a folder of another user's or a full disk
+ * refuses), then the file system's free space is compared with `room`
+ * (where it can be read). The message names the folder and says which. */
+NnStatus nn_folder_check_writable (const char *folder, uint64_t room, NnError *error);
 
 /* out = folder + the system's separator + name (none added after a folder
  * that ends in one). False, and out = "", when it does not fit. */

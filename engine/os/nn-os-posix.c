@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -322,6 +323,17 @@ _nn_os_sync_file (FILE *f)
   if (fflush (f) != 0)
     return errno;
   return fsync (fileno (f)) == 0 ? 0 : errno;
+}
+
+int
+_nn_os_free_space (const char *path, uint64_t *bytes)
+{
+  struct statvfs st;
+
+  if (statvfs (path, &st) != 0)
+    return errno;
+  *bytes = (uint64_t) st.f_bavail * (uint64_t) st.f_frsize;
+  return 0;
 }
 
 int

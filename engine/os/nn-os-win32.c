@@ -576,6 +576,22 @@ _nn_os_sync_file (FILE *f)
   return 0;
 }
 
+int
+_nn_os_free_space (const char *path, uint64_t *bytes)
+{
+  ULARGE_INTEGER available;
+  wchar_t *w = wide (path);
+  if (w == NULL)
+    return errno;
+  BOOL ok = GetDiskFreeSpaceExW (w, &available, NULL, NULL);
+  DWORD error = GetLastError ();
+  free (w);
+  if (!ok)
+    return errno_from (error);
+  *bytes = available.QuadPart;
+  return 0;
+}
+
 /* How long a replace keeps trying while the target is held: by another
  * writer's replace, or by a reader that opened it without delete sharing
  * (any fopen of the C runtime). 4 threads writing one result file 20 times

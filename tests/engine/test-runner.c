@@ -2,7 +2,10 @@
 /* test-runner.c: one recorded run (nn-run.c), as the CLI and the GUI start
  * it: every run leaves a result file, whatever stops it: a data set that
  * cannot be read, a model that does not fit, a cancel before the start or
- * during training; the file named, or a new one in a folder.
+ * during training; the file named, or a new one in a folder. A runs folder
+ * that cannot take the result refuses the run before it starts; one that
+ * stops taking it while the run trains leaves the result with the runner,
+ * to be saved elsewhere.
  */
 
 #include "test-util.h"
@@ -10,6 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
 
 #define MLP "flatten; dense 16 relu; dense 4 softmax"
 
@@ -193,6 +201,120 @@ test_cancel_during (void)
   nn_runner_free (runner);
 }
 
+/* A runs folder that cannot take a result file: the run is refused before
+ * anything loads or trains, with the folder's name, and records nothing. */
+static void
+test_folder_refused (void)
+{
+  NnRunRequest request;
+  NnRunner *runner = NULL;
+  NnError error, werr;
+  char folder[4096];
+
+  /* a "folder" under a regular file: no result file can go there */
+  test_write_file (test_path ("plain-file"), "x", 1);
+  snprintf (folder, sizeof folder, "%s" TEST_SEP "runs", test_path ("plain-file"));
+  request_for (&request, MLP, 3, folder);
+  request.dataset = NULL;
+  request.dataset_name = test_path ("no-such-data");
+  tap_ok (nn_runner_check_folder (&request, &error) == NN_ERROR_IO && has (error.message, "plain-file"),
+          "the check names the folder that cannot be: %s", error.message);
+  nn_runner_new (&request, &runner, &error);
+  NnStatus status = nn_runner_run (runner, &error);
+  tap_ok (status == NN_ERROR_IO && has (error.message, "plain-file"),
+          "the run is refused for its folder, not for its data set: %s", error.message);
+  tap_ok (nn_runner_result (runner)->step_count == 0 && nn_runner_model (runner) == NULL
+            && nn_runner_dataset (runner) == NULL,
+          "nothing was loaded or trained");
+  tap_ok (nn_runner_write_status (runner, &werr) == NN_ERROR_IO && nn_runner_result_path (runner) == NULL
+            && strcmp (werr.message, error.message) == 0,
+          "no result file; the write status says why");
+  tap_ok (!nn_runner_result_unwritten (runner)
+            && nn_runner_write_result (runner, test_path ("refused.json"), &error) != NN_OK,
+          "a refused run has no result to save elsewhere: %s", error.message);
+  nn_runner_free (runner);
+
+  /* a disk without the room a result wants */
+  tap_ok (nn_folder_check_writable (test_path ("roomy"), UINT64_MAX / 2, &error) == NN_ERROR_IO
+            && has (error.message, "roomy") && has (error.message, "full"),
+          "a folder without room is refused: %s", error.message);
+  tap_ok (nn_folder_check_writable (test_path ("roomy"), 1024, &error) == NN_OK
+            && test_count_names (test_path ("roomy"), "") == 0,
+          "one with room passes, and the check leaves nothing behind");
+
+  /* a folder of someone else's (only a user without root's rights is kept out) */
+  request_for (&request, MLP, 3, test_path ("read-only"));
+#ifndef _WIN32
+  test_make_folder (test_path ("read-only"));
+  chmod (test_path ("read-only"), 0555);
+  if (geteuid () != 0)
+    {
+      nn_runner_new (&request, &runner, &error);
+      status = nn_runner_run (runner, &error);
+      tap_ok (status == NN_ERROR_IO && has (error.message, "cannot be written")
+                && nn_runner_result (runner)->step_count == 0,
+              "a read-only runs folder refuses the run: %s", error.message);
+      nn_runner_free (runner);
+    }
+  else
+    tap_skip ("root writes into a read-only folder", "a read-only runs folder refuses the run");
+  chmod (test_path ("read-only"), 0755);
+#endif
+}
+
+/* The runs folder taken away while the run trains (replaced by a file):
+ * the result cannot be written at the end, and the runner keeps it. */
+typedef struct
+{
+  const char *folder;
+  int reports;
+} TakeFolder;
+
+static bool
+take_folder_cb (const NnProgress *progress, void *user_data)
+{
+  TakeFolder *take = user_data;
+  char away[4200];
+
+  if (++take->reports == 3)
+    {
+      snprintf (away, sizeof away, "%s-away", take->folder);
+      rename (take->folder, away);
+      test_write_file (take->folder, "x", 1);
+    }
+  return true;
+}
+
+static void
+test_unwritten_result (void)
+{
+  NnRunRequest request;
+  NnRunner *runner = NULL;
+  NnError error, werr;
+  TakeFolder take = { test_path ("taken"), 0 };
+  const char *elsewhere = test_path ("saved-elsewhere.json");
+
+  request_for (&request, MLP, 2, take.folder);
+  request.config.progress_every = 1;
+  request.progress = take_folder_cb;
+  request.progress_data = &take;
+  nn_runner_new (&request, &runner, &error);
+  NnStatus status = nn_runner_run (runner, &error);
+  tap_ok (status == NN_OK && nn_runner_write_status (runner, &werr) == NN_ERROR_IO
+            && nn_runner_result_path (runner) == NULL,
+          "the run completes; its file cannot be written: %s", werr.message);
+  tap_ok (nn_runner_result_unwritten (runner) && nn_runner_result (runner)->epoch_count == 2,
+          "the runner keeps the result, both epochs, to be saved");
+  status = nn_runner_write_result (runner, elsewhere, &error);
+  const char *text = file_text (elsewhere);
+  tap_ok (status == NN_OK && has (text, "\"completed\"") && has (text, "runner-test"),
+          "saved elsewhere: the completed run (%s)", error.message);
+  tap_ok (nn_runner_result_path (runner) != NULL && strcmp (nn_runner_result_path (runner), elsewhere) == 0
+            && nn_runner_write_status (runner, NULL) == NN_OK && !nn_runner_result_unwritten (runner),
+          "then the runner says it is saved, and where");
+  nn_runner_free (runner);
+}
+
 int
 main (void)
 {
@@ -203,6 +325,8 @@ main (void)
   test_bad_spec ();
   test_cancel_before_start ();
   test_cancel_during ();
+  test_folder_refused ();
+  test_unwritten_result ();
   nn_dataset_free (data);
   return tap_done ();
 }
