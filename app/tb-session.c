@@ -358,6 +358,46 @@ progress_cb (const NnProgress *progress,
   return true;
 }
 
+/* The request of the run `cfg` describes (strings borrowed from it). */
+static void
+request_from_config (const TbSessionConfig *cfg,
+                     NnRunRequest          *request)
+{
+  nn_run_request_init (request);
+  request->config.spec_text = cfg->spec_text;
+  request->config.model_name = cfg->model_name;
+  request->config.optimizer = cfg->optimizer;
+  request->config.batch_size = cfg->batch_size;
+  request->config.epochs = cfg->epochs;
+  request->config.seed = cfg->seed;
+  request->config.device = cfg->device;
+  request->config.max_steps = cfg->max_steps;
+  request->config.conditions = cfg->conditions;
+  request->dataset_name = cfg->dataset;
+  request->limit_train = cfg->train_limit;
+  request->limit_test = cfg->test_limit;
+  request->result_folder = cfg->runs_dir;
+}
+
+gboolean
+tb_session_config_check_folder (const TbSessionConfig  *config,
+                                GError                **error)
+{
+  NnRunRequest request;
+  NnError err;
+
+  g_return_val_if_fail (config != NULL, FALSE);
+
+  request_from_config (config, &request);
+  nn_error_clear (&err);
+  if (nn_runner_check_folder (&request, &err) != NN_OK)
+    {
+      g_propagate_error (error, tb_error_new (&err));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 run_thread (GTask        *task,
             gpointer      source_object,
@@ -416,22 +456,9 @@ tb_session_run_async (TbSession           *self,
   g_return_if_fail (TB_IS_SESSION (self));
   g_return_if_fail (self->state == TB_SESSION_READY);
 
-  nn_run_request_init (&request);
-  request.config.spec_text = cfg->spec_text;
-  request.config.model_name = cfg->model_name;
-  request.config.optimizer = cfg->optimizer;
-  request.config.batch_size = cfg->batch_size;
-  request.config.epochs = cfg->epochs;
-  request.config.seed = cfg->seed;
-  request.config.device = cfg->device;
-  request.config.max_steps = cfg->max_steps;
-  request.config.conditions = cfg->conditions;
+  request_from_config (cfg, &request);
   /* the main thread no longer touches `preloaded` while the run goes on */
   request.dataset = self->preloaded;
-  request.dataset_name = cfg->dataset;
-  request.limit_train = cfg->train_limit;
-  request.limit_test = cfg->test_limit;
-  request.result_folder = cfg->runs_dir;
   request.progress = progress_cb;
   request.progress_data = self;
 
@@ -556,6 +583,45 @@ tb_session_get_result_path (TbSession *self)
 {
   g_return_val_if_fail (TB_IS_SESSION (self), NULL);
   return self->result_path;
+}
+
+gboolean
+tb_session_get_unsaved (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), FALSE);
+  return self->state == TB_SESSION_FINISHED && self->runner != NULL
+         && nn_runner_result_unwritten (self->runner);
+}
+
+const char *
+tb_session_get_run_id (TbSession *self)
+{
+  g_return_val_if_fail (TB_IS_SESSION (self), NULL);
+  if (self->state != TB_SESSION_FINISHED || self->runner == NULL)
+    return NULL;
+  return nn_runner_result (self->runner)->run_id;
+}
+
+gboolean
+tb_session_save_result (TbSession   *self,
+                        const char  *path,
+                        GError     **error)
+{
+  NnError err;
+
+  g_return_val_if_fail (TB_IS_SESSION (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (self->state == TB_SESSION_FINISHED && self->runner != NULL, FALSE);
+
+  nn_error_clear (&err);
+  if (nn_runner_write_result (self->runner, path, &err) != NN_OK)
+    {
+      g_propagate_error (error, tb_error_new (&err));
+      return FALSE;
+    }
+  g_free (self->result_path);
+  self->result_path = g_strdup (nn_runner_result_path (self->runner));
+  return TRUE;
 }
 
 NnModel *

@@ -42,6 +42,11 @@ void tb_session_config_clear (TbSessionConfig *config);
 void tb_session_config_clear_free (TbSessionConfig *config);
 void tb_session_config_copy (TbSessionConfig       *dest,
                              const TbSessionConfig *src);
+/* Can the run's result be written into its runs folder (writable, with
+ * room for its epochs: nn_runner_check_folder)? FALSE, with the folder's
+ * trouble in `error`, refuses the run before it starts. */
+gboolean tb_session_config_check_folder (const TbSessionConfig  *config,
+                                         GError                **error);
 
 typedef enum
 {
@@ -90,6 +95,15 @@ guint tb_session_get_report_count (TbSession *self);
 /* After the run: the result file (or NULL), and the trained model and data
  * set kept for inspection (borrowed, valid while the session lives). */
 const char *tb_session_get_result_path (TbSession *self);
+/* After the run: TRUE while its result could not be written into the runs
+ * folder (a disk that filled up, a folder made read-only while it
+ * trained): the session keeps it until tb_session_save_result writes it
+ * elsewhere, or the session goes. Its run id names the file to suggest. */
+gboolean tb_session_get_unsaved (TbSession *self);
+const char *tb_session_get_run_id (TbSession *self);
+gboolean tb_session_save_result (TbSession   *self,
+                                 const char  *path,
+                                 GError     **error);
 NnModel *tb_session_get_model (TbSession *self);
 const NnDataset *tb_session_get_dataset (TbSession *self);
 /* Before the run: take over the data set `previous` (a finished session)

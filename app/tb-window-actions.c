@@ -36,6 +36,17 @@ start_action (GtkWidget  *widget,
       tb_session_config_clear (&config);
       return;
     }
+  {
+    /* a run whose result could not be saved is not started */
+    g_autoptr(GPtrArray) one = g_ptr_array_new ();
+
+    g_ptr_array_add (one, &config);
+    if (!_tb_window_check_runs_folder (self, one))
+      {
+        tb_session_config_clear (&config);
+        return;
+      }
+  }
   tb_train_page_start (self->train_page, &config);
   tb_session_config_clear (&config);
   tb_window_show_page (self, "train");
@@ -83,6 +94,11 @@ reproduce_response_cb (AdwMessageDialog *dialog,
           config->device.threads = 0;
         g_ptr_array_add (configs, config);
       }
+  if (!_tb_window_check_runs_folder (self, configs))
+    {
+      g_ptr_array_unref (configs);
+      return;
+    }
   tb_run_queue_start (self->run_queue, configs);
 }
 

@@ -26,6 +26,11 @@ struct _TbWindow
   TbRunQueue *run_queue;         /* runs still to do (reproduce) */
   AdwToast *last_toast;          /* weak */
   gboolean close_when_done;      /* closed during a run: go once it is saved */
+  gboolean close_when_kept;      /* closed, but the run's result was not written: go once
+                                  * it is saved elsewhere or discarded */
+  char *unsaved_why;             /* why the last run's result is not written, while that is
+                                  * not settled (saved elsewhere, or discarded) */
+  AdwMessageDialog *save_dialog; /* weak: the offer to save it elsewhere, while shown */
   guint n_opening;               /* opened files still being sorted */
 
   /* borrowed */
@@ -51,6 +56,15 @@ void _tb_window_dismiss_toast (TbWindow *self);
 /* The toast shown last, while it is shown (weak). */
 AdwToast *_tb_window_get_last_toast (TbWindow *self);
 void _tb_window_update_actions (TbWindow *self);
+/* Whether every run of `configs` (TbSessionConfig *) can be saved in its
+ * runs folder; if not, says why in a dialog. */
+gboolean _tb_window_check_runs_folder (TbWindow  *self,
+                                       GPtrArray *configs);
+/* Save the last run's result, which its runs folder could not take, as
+ * `path` (what Save As in the offer to save it does); FALSE, and the offer
+ * made again with the reason, when that fails too. */
+gboolean _tb_window_save_run_as (TbWindow   *self,
+                                 const char *path);
 /* The settings of the pages as a session config, on the Train page's
  * device `device`. */
 void _tb_window_collect_config (TbWindow        *self,

@@ -147,6 +147,146 @@ _tb_window_update_actions (TbWindow *self)
 
 /* ------------------------------------------------------------ runs */
 
+gboolean
+_tb_window_check_runs_folder (TbWindow  *self,
+                              GPtrArray *configs)
+{
+  for (guint i = 0; i < configs->len; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!tb_session_config_check_folder (g_ptr_array_index (configs, i), &error))
+        {
+          tb_window_error (self, _("The runs folder cannot take the run’s result; choose another in Preferences"),
+                           error);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+destroy_idle_cb (gpointer data)
+{
+  gtk_window_destroy (GTK_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* The user has answered the offer to save a run: the window goes if it was
+ * closed meanwhile, once the answer's dialog is done with. */
+static void
+unsaved_settled (TbWindow *self)
+{
+  g_clear_pointer (&self->unsaved_why, g_free);
+  if (self->close_when_kept && !tb_explore_page_get_running (self->explore_page))
+    g_idle_add_full (G_PRIORITY_DEFAULT, destroy_idle_cb, g_object_ref (self), g_object_unref);
+}
+
+static void offer_save (TbWindow *self);
+
+static void
+save_as_response_cb (GtkNativeDialog *dialog,
+                     int              response,
+                     TbWindow        *self)
+{
+  g_autofree char *path = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      path = file != NULL ? g_file_get_path (file) : NULL;
+    }
+  gtk_native_dialog_destroy (dialog);
+  g_object_unref (dialog);
+  /* nothing chosen: the offer again, so the run is never dropped unasked */
+  if (path == NULL)
+    offer_save (self);
+  else
+    _tb_window_save_run_as (self, path);
+  g_object_unref (self);
+}
+
+static void
+save_response_cb (AdwMessageDialog *dialog,
+                  const char       *response,
+                  TbWindow         *self)
+{
+  TbSession *session = tb_train_page_get_session (self->train_page);
+  GtkFileChooserNative *chooser;
+  g_autofree char *name = NULL;
+  g_autoptr(GFile) home = NULL;
+
+  if (g_strcmp0 (response, "save") != 0 || session == NULL || !tb_session_get_unsaved (session))
+    {
+      unsaved_settled (self);
+      return;
+    }
+  chooser = gtk_file_chooser_native_new (_("Save the Run"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  name = g_strconcat (tb_session_get_run_id (session), ".json", NULL);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), name);
+  home = g_file_new_for_path (g_get_home_dir ());
+  gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), home, NULL);
+  g_signal_connect (chooser, "response", G_CALLBACK (save_as_response_cb), g_object_ref (self));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* The run's result could not be written into the runs folder: the session
+ * keeps it; say why, and offer to save it elsewhere or, asked for, to let
+ * it go. Closing the offer is Save As, never a loss. */
+static void
+offer_save (TbWindow *self)
+{
+  g_autofree char *why = tb_window_bound_text (self->unsaved_why != NULL ? self->unsaved_why : "",
+                                               ERROR_BODY_MAX);
+  g_autofree char *body = g_strdup_printf ("%s\n\n%s", why,
+                                           _("The run is kept until you save it elsewhere or discard it."));
+  GtkWidget *dialog = adw_message_dialog_new (GTK_WINDOW (self), _("The Run Could Not Be Saved"), body);
+
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "discard", _("_Discard Run"),
+                                    "save", _("_Save As…"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  g_signal_connect (dialog, "response", G_CALLBACK (save_response_cb), self);
+  g_set_weak_pointer (&self->save_dialog, ADW_MESSAGE_DIALOG (dialog));
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+gboolean
+_tb_window_save_run_as (TbWindow   *self,
+                        const char *path)
+{
+  TbSession *session = tb_train_page_get_session (self->train_page);
+  g_autoptr(GError) error = NULL;
+
+  g_return_val_if_fail (TB_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (session != NULL && tb_session_get_unsaved (session), FALSE);
+
+  if (self->save_dialog != NULL)
+    gtk_window_destroy (GTK_WINDOW (self->save_dialog));
+  if (!tb_session_save_result (session, path, &error))
+    {
+      g_free (self->unsaved_why);
+      self->unsaved_why = g_strdup (error->message);
+      offer_save (self);
+      return FALSE;
+    }
+  {
+    g_autofree char *base = g_path_get_basename (path);
+    g_autofree char *msg = g_strdup_printf (_("The run is saved as “%s”"), base);
+
+    tb_window_toast (self, msg);
+  }
+  unsaved_settled (self);
+  return TRUE;
+}
+
 /* A run of the Train page is over: say so, list it on the Runs page, and
  * let a batch go on. */
 static void
@@ -155,6 +295,25 @@ run_finished_cb (TbTrainPage  *page,
                  const GError *error,
                  TbWindow     *self)
 {
+  TbSession *session = tb_train_page_get_session (page);
+
+  if (session != NULL && tb_session_get_unsaved (session))
+    {
+      /* trained, but not written: never dropped unasked, not even when
+       * the window was closed (or the app told to quit) meanwhile */
+      if (self->close_when_done)
+        {
+          self->close_when_done = FALSE;
+          self->close_when_kept = TRUE;
+          gtk_window_present (GTK_WINDOW (self));
+        }
+      g_free (self->unsaved_why);
+      self->unsaved_why = g_strdup (error != NULL ? error->message : "");
+      offer_save (self);
+      _tb_window_update_actions (self);
+      tb_run_queue_run_done (self->run_queue, NULL, error);
+      return;
+    }
   if (self->close_when_done)
     {
       /* closed while training: the stopped run is saved now, so go
@@ -272,6 +431,11 @@ measure_cb (TbArticlesPage *page,
     {
       g_ptr_array_unref (configs);
       tb_window_toast (self, _("This machine has no device for the missing runs"));
+      return;
+    }
+  if (!_tb_window_check_runs_folder (self, configs))
+    {
+      g_ptr_array_unref (configs);
       return;
     }
   tb_run_queue_start (self->run_queue, configs);
@@ -406,6 +570,13 @@ sweep_finished_cb (TbExplorePage *page,
                    const GError  *error,
                    TbWindow      *self)
 {
+  if (self->close_when_kept)
+    {
+      /* closed, and a run waits to be saved: go once that is settled */
+      if (self->unsaved_why == NULL)
+        gtk_window_destroy (GTK_WINDOW (self));
+      return;
+    }
   if (self->close_when_done)
     {
       /* closed while sweeping: the stopped sweep's file is written now */
@@ -428,6 +599,16 @@ tb_window_close_request (GtkWindow *window)
   /* here, not only in the page's dispose: the history's worker holds the
    * window, so its dispose can come after the device list's answer */
   tb_train_page_cancel_device_list (self->train_page);
+  if (!tb_window_is_training (self) && self->unsaved_why != NULL)
+    {
+      /* a run whose result is not written yet is not dropped by a close */
+      self->close_when_kept = TRUE;
+      if (tb_explore_page_get_running (self->explore_page))
+        tb_explore_page_stop (self->explore_page);
+      if (self->save_dialog == NULL)
+        offer_save (self);
+      return TRUE;
+    }
   if (tb_window_is_training (self) || tb_explore_page_get_running (self->explore_page))
     {
       self->close_when_done = TRUE;
@@ -453,6 +634,8 @@ tb_window_finalize (GObject *object)
   TbWindow *self = TB_WINDOW (object);
 
   g_clear_weak_pointer (&self->last_toast);
+  g_clear_weak_pointer (&self->save_dialog);
+  g_clear_pointer (&self->unsaved_why, g_free);
   g_clear_object (&self->run_queue);
   G_OBJECT_CLASS (tb_window_parent_class)->finalize (object);
 }
