@@ -391,14 +391,117 @@ propagate_read_error (GError      **error,
   g_clear_error (&local_error);
 }
 
+gboolean
+tb_download_address_is_local (GInetAddress *address)
+{
+  g_autoptr(GInetAddress) v4 = NULL;
+  const guint8 *b;
+
+  g_return_val_if_fail (G_IS_INET_ADDRESS (address), TRUE);
+
+  b = g_inet_address_to_bytes (address);
+  if (g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV6)
+    {
+      static const guint8 mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+      /* ::ffff:127.0.0.1 is 127.0.0.1 */
+      if (memcmp (b, mapped, sizeof mapped) == 0)
+        {
+          v4 = g_inet_address_new_from_bytes (b + 12, G_SOCKET_FAMILY_IPV4);
+          address = v4;
+          b = g_inet_address_to_bytes (address);
+        }
+      else if ((b[0] & 0xfe) == 0xfc)
+        return TRUE;   /* fc00::/7, unique local */
+    }
+  if (g_inet_address_get_is_any (address) || g_inet_address_get_is_loopback (address)
+      || g_inet_address_get_is_link_local (address) || g_inet_address_get_is_site_local (address))
+    return TRUE;
+  /* 0.0.0.0/8 ("this network") and 100.64.0.0/10 (a provider's shared
+   * space) are no address of the internet either */
+  return g_inet_address_get_family (address) == G_SOCKET_FAMILY_IPV4
+         && (b[0] == 0 || (b[0] == 100 && (b[1] & 0xc0) == 64));
+}
+
+/* The address a URL's host names without a lookup: an IP address, or the
+ * loopback for "localhost" and the names under it (RFC 6761, with or
+ * without the root's dot); NULL for any other name, which is looked at
+ * where the connection goes. */
+static GInetAddress *
+literal_address (const char *host)
+{
+  gsize n = strlen (host);
+
+  if (g_hostname_is_ip_address (host))
+    return g_inet_address_new_from_string (host);
+  if (n > 0 && host[n - 1] == '.')
+    n--;
+  if ((n == 9 && g_ascii_strncasecmp (host, "localhost", 9) == 0)
+      || (n > 10 && g_ascii_strncasecmp (host + n - 10, ".localhost", 10) == 0))
+    return g_inet_address_new_loopback (G_SOCKET_FAMILY_IPV4);
+  return NULL;
+}
+
+/* Where a redirect may lead: anywhere but a local address (this computer,
+ * its local network), which only the redirecting server's own address and
+ * port may be (a mirror's own other path). `from` is that server's
+ * address, NULL when not known. */
+static gboolean
+redirect_may_reach (GInetAddress   *to,
+                    guint16         port,
+                    GSocketAddress *from)
+{
+  if (to == NULL || !tb_download_address_is_local (to))
+    return TRUE;
+  return from != NULL && G_IS_INET_SOCKET_ADDRESS (from)
+         && g_inet_address_equal (to, g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (from)))
+         && port == g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (from));
+}
+
+static void
+set_local_refused (GError **error,
+                   GUri    *uri)
+{
+  g_autofree char *url = g_uri_to_string (uri);
+
+  g_set_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS,
+               _("The server redirected the download to “%s”, an address on this computer or its local network; it was not followed"),
+               url);
+}
+
+/* Whether a connection to `uri` goes straight to its host (not through a
+ * proxy, whose address would be the one connected to). */
+static gboolean
+goes_direct (GSocketClient *client,
+             GUri          *uri,
+             GCancellable  *cancellable)
+{
+  g_autofree char *url = g_uri_to_string (uri);
+  GProxyResolver *resolver = g_socket_client_get_proxy_resolver (client);
+  g_auto(GStrv) proxies = NULL;
+
+  if (!g_socket_client_get_enable_proxy (client) || resolver == NULL)
+    return TRUE;
+  proxies = g_proxy_resolver_lookup (resolver, url, cancellable, NULL);
+  return proxies == NULL || proxies[0] == NULL || g_str_has_prefix (proxies[0], "direct://");
+}
+
 /* Send the request and read the response's head. Returns the connection,
- * with *body_in positioned at the body, or NULL. */
+ * with *body_in positioned at the body, and the address connected to in
+ * *remote, or NULL. `redirected_by` is the address of the server whose
+ * redirect led here (NULL for the address the download was given): a
+ * local address is then refused by the rule of redirect_may_reach, by its
+ * name before connecting, and by the address connected to before the
+ * request is sent. */
 static GIOStream *
 open_request (GUri                   *uri,
+              gboolean                redirected,
+              GSocketAddress         *redirected_by,
               const Budget           *budget,
               GCancellable           *cancellable,
               TbHttpHead             *head,
               GBufferedInputStream  **body_in,
+              GSocketAddress        **remote,
               GError                **error)
 {
   g_autoptr(GSocketClient) client = g_socket_client_new ();
@@ -407,16 +510,29 @@ open_request (GUri                   *uri,
   g_autoptr(GInputStream) in = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   g_autofree char *request = NULL;
+  g_autofree char *host_field = NULL;
+  g_autoptr(GSocketAddress) connected = NULL;
   const char *scheme = g_uri_get_scheme (uri);
   const char *host = g_uri_get_host (uri);
   const char *path = g_uri_get_path (uri);
   const char *query = g_uri_get_query (uri);
   gboolean tls = g_ascii_strcasecmp (scheme, "https") == 0;
+  int default_port = tls ? 443 : 80;
   int port = g_uri_get_port (uri);
   guint lines = 0;
 
   if (port < 0)
-    port = tls ? 443 : 80;
+    port = default_port;
+  if (redirected)
+    {
+      g_autoptr(GInetAddress) literal = literal_address (host);
+
+      if (!redirect_may_reach (literal, (guint16) port, redirected_by))
+        {
+          set_local_refused (error, uri);
+          return NULL;
+        }
+    }
   if (tls && !g_tls_backend_supports_tls (g_tls_backend_get_default ()))
     {
       g_set_error (error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_NO_TLS,
@@ -440,8 +556,30 @@ open_request (GUri                   *uri,
                      _("Could not connect to %s: %s"), host, local_error->message);
       return NULL;
     }
+  connected = g_socket_connection_get_remote_address (conn, NULL);
+  /* a name that turned out to be a local address: nothing is sent to it */
+  if (redirected && connected != NULL && G_IS_INET_SOCKET_ADDRESS (connected)
+      && goes_direct (client, uri, cancellable)
+      && !redirect_may_reach (g_inet_socket_address_get_address (G_INET_SOCKET_ADDRESS (connected)),
+                              g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (connected)),
+                              redirected_by))
+    {
+      set_local_refused (error, uri);
+      return NULL;
+    }
   if (!check_deadline (budget, error))
     return NULL;
+
+  /* Host with its port when that is not the scheme's (RFC 9110, 7.2), an
+   * IPv6 address in brackets */
+  host_field = g_strdup_printf (strchr (host, ':') != NULL ? "[%s]" : "%s", host);
+  if (port != default_port)
+    {
+      char *with_port = g_strdup_printf ("%s:%d", host_field, port);
+
+      g_free (host_field);
+      host_field = with_port;
+    }
 
   /* the target as the address has it (percent-encoded), and any byte a
    * request line cannot carry (a CR or LF, a space, a control) encoded:
@@ -467,7 +605,7 @@ open_request (GUri                   *uri,
                                "User-Agent: Trainbench/" PACKAGE_VERSION "\r\n"
                                "Accept-Encoding: identity\r\n"
                                "Connection: close\r\n\r\n",
-                               target->str, host);
+                               target->str, host_field);
   }
   if (!g_output_stream_write_all (g_io_stream_get_output_stream (G_IO_STREAM (conn)),
                                   request, strlen (request), NULL, cancellable, error))
@@ -520,6 +658,7 @@ open_request (GUri                   *uri,
     }
 
   *body_in = G_BUFFERED_INPUT_STREAM (g_steal_pointer (&in));
+  *remote = g_steal_pointer (&connected);
   return G_IO_STREAM (g_steal_pointer (&conn));
 }
 
@@ -684,6 +823,7 @@ download_thread (GTask        *task,
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   g_autoptr(GError) error = NULL;
   g_autoptr(GUri) uri = NULL;
+  g_autoptr(GSocketAddress) remote = NULL;   /* the server connected to last */
   g_autofree char *url = g_strdup (d->url);
   g_autofree char *part = g_strconcat (d->dest, ".part", NULL);
   g_autofree char *folder = g_path_get_dirname (d->dest);
@@ -711,11 +851,13 @@ download_thread (GTask        *task,
     {
       g_autoptr(GUri) next = NULL;
       g_autofree char *next_url = NULL;
+      GSocketAddress *redirected_by = g_steal_pointer (&remote);
 
       g_clear_object (&in);
       g_clear_object (&conn);
       tb_http_head_clear (&head);
-      conn = open_request (uri, &budget, cancellable, &head, &in, &error);
+      conn = open_request (uri, hop > 0, redirected_by, &budget, cancellable, &head, &in, &remote, &error);
+      g_clear_object (&redirected_by);
       if (conn == NULL)
         {
           g_task_return_error (task, g_steal_pointer (&error));

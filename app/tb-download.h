@@ -51,7 +51,9 @@ typedef void (*TbDownloadProgress) (gint64   received,
                                     gpointer user_data);
 
 /* Download `url` (http or https; redirects followed to http(s) only, never
- * from https to http, at most 5) to `dest_path`. `size` is the file's size
+ * from https to http, at most 5; never to a local address, see
+ * tb_download_address_is_local, but the redirecting server's own address
+ * and port) to `dest_path`. `size` is the file's size
  * when known (0 when not, then TB_DOWNLOAD_MAX_BYTES): a server that
  * announces or sends more is stopped there. The whole download ends within
  * `deadline_s` seconds (0: TB_DOWNLOAD_DEADLINE_S). */
@@ -67,6 +69,19 @@ void tb_download_async (const char          *url,
                         gpointer             user_data);
 gboolean tb_download_finish (GAsyncResult  *result,
                              GError       **error);
+
+/* Whether `address` is on this computer or its local network: loopback,
+ * private (10/8, 172.16/12, 192.168/16), link-local, unique local
+ * (fc00::/7), unspecified, 0/8 and 100.64/10, and IPv4 ones written as
+ * IPv6 (::ffff:a.b.c.d). A download is given such an address on purpose
+ * (a mirror on this machine); a redirect from a server is followed to one
+ * only when it is that server's own address and port, so no server can
+ * send the download into a local service (a database's port, a router's
+ * page, a cloud's metadata address). A redirect's host is looked at as
+ * written (an IP address, "localhost") before connecting, and as
+ * connected to (a name) before the request is sent, unless the system's
+ * proxy connects for it. */
+gboolean tb_download_address_is_local (GInetAddress *address);
 
 /* The address a redirect from `from` to `location` (absolute or relative)
  * leads to, when it is followed: http or https with a host, and never from

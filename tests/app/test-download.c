@@ -4,7 +4,10 @@
  * gone mid-way, cancel, a redirect, an HTTP error and no server at all; and
  * hostile servers: an endless body, an endless header line, endless
  * headers, a drip, a redirect loop, redirects to file:// and ftp://, and
- * the response parser on its own.
+ * redirects into another local service (a second server on this machine,
+ * named by its address, "localhost" or a number), which are refused before
+ * it hears a request; the Host header with the port; and the response
+ * parser and the rule for local addresses on their own.
  */
 #include <string.h>
 
@@ -26,6 +29,11 @@ static guint16 port;
 static gint slow_closed;      /* the slow handler saw the client go */
 static gint requests;         /* requests the server has read */
 static gint injected;         /* a request carried a header it was not sent with */
+static char *last_host;       /* the Host header of the last request (under host_lock) */
+static GMutex host_lock;
+static guint16 other_port;    /* a second local service, which no redirect may reach */
+static gint other_connections;
+static gint other_requests;
 
 static gboolean
 send_all (GOutputStream *out,
@@ -72,6 +80,13 @@ run_cb (GThreadedSocketService *service,
         break;
       if (g_str_has_prefix (line, "X-Injected"))
         g_atomic_int_set (&injected, 1);
+      if (g_ascii_strncasecmp (line, "Host:", 5) == 0)
+        {
+          g_mutex_lock (&host_lock);
+          g_free (last_host);
+          last_host = g_strstrip (g_strdup (line + 5));
+          g_mutex_unlock (&host_lock);
+        }
     }
   if (strchr (path, '?') != NULL)
     *strchr (path, '?') = '\0';   /* the query is not the file */
@@ -181,6 +196,25 @@ run_cb (GThreadedSocketService *service,
     send_head (out, 302, 0, "Location: /good.npz?x=%0D%0AX-Injected:%201\r\n");
   else if (strcmp (path, "/loop") == 0)
     send_head (out, 302, 0, "Location: /loop\r\n");
+  else if (g_str_has_prefix (path, "/to-other-"))
+    {
+      /* into the second local service: by its address, as "localhost",
+       * or by this machine's name, which only a lookup finds local */
+      const char *how = path + strlen ("/to-other-");
+      const char *host = strcmp (how, "localhost") == 0 ? "LocalHost."
+                         : strcmp (how, "name") == 0 ? g_get_host_name ()
+                         : strcmp (how, "mapped") == 0 ? "[::ffff:127.0.0.1]" : "127.0.0.1";
+      g_autofree char *location = g_strdup_printf ("Location: http://%s:%u/good.npz\r\n", host, other_port);
+
+      send_head (out, 302, 0, location);
+    }
+  else if (strcmp (path, "/to-itself") == 0)
+    {
+      /* the same server, written out: a mirror's own other path */
+      g_autofree char *location = g_strdup_printf ("Location: http://127.0.0.1:%u/good.npz\r\n", port);
+
+      send_head (out, 301, 0, location);
+    }
   else if (strcmp (path, "/to-file") == 0)
     send_head (out, 302, 0, "Location: file:///etc/passwd\r\n");
   else if (strcmp (path, "/to-ftp") == 0)
@@ -193,6 +227,25 @@ run_cb (GThreadedSocketService *service,
     }
   else
     send_head (out, 404, 0, NULL);
+  g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
+  return TRUE;
+}
+
+/* The second local service: it counts who comes and what they ask. */
+static gboolean
+other_run_cb (GThreadedSocketService *service,
+              GSocketConnection      *connection,
+              GObject                *source,
+              gpointer                user_data)
+{
+  g_autoptr(GDataInputStream) data = g_data_input_stream_new (g_io_stream_get_input_stream (G_IO_STREAM (connection)));
+  g_autofree char *request = NULL;
+
+  g_atomic_int_inc (&other_connections);
+  g_filter_input_stream_set_close_base_stream (G_FILTER_INPUT_STREAM (data), FALSE);
+  request = g_data_input_stream_read_line (data, NULL, NULL, NULL);
+  if (request != NULL && *request != '\0')
+    g_atomic_int_inc (&other_requests);
   g_io_stream_close (G_IO_STREAM (connection), NULL, NULL);
   return TRUE;
 }
@@ -569,6 +622,110 @@ test_not_http (void)
     }
 }
 
+/* Whether this machine's name is looked up as one of its local addresses,
+ * where the second service listens (on all of them). */
+static gboolean
+name_is_local (void)
+{
+  g_autolist(GInetAddress) addresses =
+    g_resolver_lookup_by_name (g_resolver_get_default (), g_get_host_name (), NULL, NULL);
+
+  for (GList *l = addresses; l != NULL; l = l->next)
+    if (!tb_download_address_is_local (l->data))
+      return FALSE;
+  return addresses != NULL;
+}
+
+/* A server that redirects the download into another service of this
+ * machine (the attack: a plain-http mirror bouncing it to a local port) is
+ * not followed, however the address is written, and that service hears
+ * no request; the server's own address, written out, is followed. */
+static void
+test_redirect_local (void)
+{
+  const char *hows[] = { "address", "localhost", "mapped", "name" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (hows); i++)
+    {
+      if (strcmp (hows[i], "name") == 0 && !name_is_local ())
+        {
+          g_test_message ("this machine's name (%s) is no local address here: not tried", g_get_host_name ());
+          continue;
+        }
+      g_autofree char *server_path = g_strdup_printf ("/to-other-%s", hows[i]);
+      g_autofree char *name = g_strdup_printf ("local-%s.npz", hows[i]);
+      g_autofree char *path = dest (name);
+      int connections = g_atomic_int_get (&other_connections);
+      Result r = { 0 };
+
+      download (server_path, path, NULL, &r);
+      g_assert_error (r.error, TB_DOWNLOAD_ERROR, TB_DOWNLOAD_ERROR_ADDRESS);
+      g_test_message ("%s: %s", hows[i], r.error->message);
+      g_assert_nonnull (strstr (r.error->message, "local network"));
+      g_clear_error (&r.error);
+      g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+      tb_test_spin (100);
+      g_assert_cmpint (g_atomic_int_get (&other_requests), ==, 0);
+      /* written as an address: not even connected to */
+      if (strcmp (hows[i], "name") != 0)
+        g_assert_cmpint (g_atomic_int_get (&other_connections), ==, connections);
+    }
+
+  {
+    g_autofree char *path = dest ("to-itself.npz");
+    Result r = { 0 };
+
+    download ("/to-itself", path, NULL, &r);
+    g_assert_no_error (r.error);
+    g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
+  }
+}
+
+/* Host names the port when it is not the scheme's default (a server on
+ * another port was told the wrong place). */
+static void
+test_host_header (void)
+{
+  g_autofree char *path = dest ("host.npz");
+  g_autofree char *want = g_strdup_printf ("127.0.0.1:%u", port);
+  Result r = { 0 };
+
+  download ("/good.npz", path, NULL, &r);
+  g_assert_no_error (r.error);
+  g_mutex_lock (&host_lock);
+  g_assert_cmpstr (last_host, ==, want);
+  g_mutex_unlock (&host_lock);
+}
+
+/* The rule for local addresses on its own. */
+static void
+test_local_addresses (void)
+{
+  const char *local[] = { "127.0.0.1", "127.9.9.9", "10.1.2.3", "172.16.0.1", "172.31.255.255",
+                          "192.168.1.1", "169.254.169.254", "0.0.0.0", "0.1.2.3", "100.64.0.1",
+                          "100.127.255.255", "::1", "::", "fe80::1", "fd00::1", "fc00::2",
+                          "::ffff:127.0.0.1", "::ffff:10.0.0.1" };
+  const char *public[] = { "8.8.8.8", "172.32.0.1", "172.15.255.255", "100.128.0.1", "100.63.255.255",
+                           "1.1.1.1", "2001:4860:4860::8888", "::ffff:8.8.8.8", "fe00::1" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (local); i++)
+    {
+      g_autoptr(GInetAddress) a = g_inet_address_new_from_string (local[i]);
+
+      g_assert_nonnull (a);
+      if (!tb_download_address_is_local (a))
+        g_error ("%s should be local", local[i]);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (public); i++)
+    {
+      g_autoptr(GInetAddress) a = g_inet_address_new_from_string (public[i]);
+
+      g_assert_nonnull (a);
+      if (tb_download_address_is_local (a))
+        g_error ("%s should not be local", public[i]);
+    }
+}
+
 /* The redirect policy on its own: http(s) only, never https to http. */
 static void
 test_redirect_policy (void)
@@ -675,6 +832,7 @@ main (int    argc,
       char **argv)
 {
   g_autoptr(GSocketService) service = NULL;
+  g_autoptr(GSocketService) other = NULL;
   g_autoptr(GError) error = NULL;
   GRand *rand = g_rand_new_with_seed (7);
 
@@ -703,6 +861,21 @@ main (int    argc,
   g_signal_connect (service, "run", G_CALLBACK (run_cb), NULL);
   g_socket_service_start (service);
 
+  other = g_threaded_socket_service_new (4);
+  {
+    /* every local address: this machine's name may stand for any of them */
+    g_autoptr(GInetAddress) any = g_inet_address_new_any (G_SOCKET_FAMILY_IPV4);
+    g_autoptr(GSocketAddress) address = g_inet_socket_address_new (any, 0);
+    g_autoptr(GSocketAddress) effective = NULL;
+
+    g_assert_true (g_socket_listener_add_address (G_SOCKET_LISTENER (other), address,
+                                                  G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP,
+                                                  NULL, &effective, &error));
+    other_port = g_inet_socket_address_get_port (G_INET_SOCKET_ADDRESS (effective));
+  }
+  g_signal_connect (other, "run", G_CALLBACK (other_run_cb), NULL);
+  g_socket_service_start (other);
+
   g_test_add_func ("/download/good", test_good);
   g_test_add_func ("/download/chunked", test_chunked);
   g_test_add_func ("/download/redirect", test_redirect);
@@ -719,6 +892,9 @@ main (int    argc,
   g_test_add_func ("/download/bad-redirects", test_bad_redirects);
   g_test_add_func ("/download/not-http", test_not_http);
   g_test_add_func ("/download/redirect-policy", test_redirect_policy);
+  g_test_add_func ("/download/redirect-local", test_redirect_local);
+  g_test_add_func ("/download/host-header", test_host_header);
+  g_test_add_func ("/download/local-addresses", test_local_addresses);
   g_test_add_func ("/download/parse-head", test_parse_head);
   return g_test_run ();
 }
