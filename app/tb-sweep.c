@@ -175,10 +175,15 @@ gboolean
 tb_sweep_is_sweep_data (const char *data,
                         gsize       length)
 {
-  const char *p = data, *end = data + length;
+  const char *p, *end;
   gboolean sweep = FALSE;
 
   g_return_val_if_fail (data != NULL || length == 0, FALSE);
+
+  if (length == 0)
+    return FALSE;
+  p = data;
+  end = data + length;
 
   /* The top object's members in turn, each value skipped but "kind"'s: the
    * last "kind" decides, as json-glib keeps the last of a name given twice.

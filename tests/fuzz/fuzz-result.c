@@ -3,7 +3,10 @@
  * the same code that reads the runs folder, imports and the headless
  * export). Any bytes go in: the reader must refuse them with a message that
  * names the file, or give a run whose labels, CSV row and comparison charts
- * all work. GLib criticals and warnings are fatal, so a misused API counts.
+ * all work. The same bytes, opened in the window, are sorted as a sweep
+ * file or a result by tb_sweep_is_sweep_data, which must read no byte past
+ * them (the input is copied to a buffer of its own size for that). GLib
+ * criticals and warnings are fatal, so a misused API counts.
  */
 #include <math.h>
 #include <stdint.h>
@@ -13,6 +16,7 @@
 
 #include "fuzz-glib.h"
 #include "tb-run.h"
+#include "tb-sweep.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -47,6 +51,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   GPtrArray *runs;
   TbChartData *chart;
   char *text;
+
+  {
+    /* exactly `size` bytes, so a read past them is ASan's to see */
+    char *copy = g_memdup2 (data, size);
+
+    (void) tb_sweep_is_sweep_data (copy, size);
+    g_free (copy);
+  }
 
   if (run == NULL)
     {
