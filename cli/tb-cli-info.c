@@ -355,7 +355,13 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   nn_system_info (&sys);
   tb_cli_format_bytes (sys.ram_bytes, ram, sizeof ram);
 
-  char os[512];
+  char os[512], id[NN_MACHINE_ID_SIZE], id_path[4096];
+  NnError error;
+  nn_error_clear (&error);
+  if (nn_machine_id (id, id_path, sizeof id_path, &error) == NN_OK)
+    printf ("machine   %s (kept in %s)\n", id, id_path);
+  else
+    printf ("machine   no id: %s\n", error.message);
   nn_system_os_label (&sys, os, sizeof os);
   printf ("OS        %s\n", os);
   printf ("kernel    %s\n", sys.kernel);

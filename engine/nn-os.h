@@ -182,6 +182,13 @@ void _nn_os_home (char *out, size_t size);
  * GLib does there, so the app and the engine agree. */
 void _nn_os_data_home (char *out, size_t size);
 
+/* Under wine, the data folder of the Linux host's own Trainbench (what
+ * _nn_os_data_home gives the Linux build there: $XDG_DATA_HOME/trainbench
+ * or ~/.local/share/trainbench) as a path this Windows build can open,
+ * through wine's mapping of the Unix file system. False natively, on any
+ * OS, and where wine does not say where the host's home is. */
+bool _nn_os_host_data_home (char *out, size_t size);
+
 /* The system's folder of data sets (Debian's /usr/share/datasets), or NULL
  * when the system has none. */
 const char *_nn_os_system_datasets (void);

@@ -101,6 +101,14 @@ _nn_splitmix64 (uint64_t *state)
  * Windows %LOCALAPPDATA%\Trainbench\LEAF. In nn-dataset.c. */
 void _nn_user_data_dir (const char *leaf, char *out, size_t size);
 
+/* The machine id kept in FOLDER/machine-id, made there (and the folder)
+ * when there is none yet, only if no other process made one first: then
+ * that one's. `path` (may be NULL) gets the file's path. In
+ * nn-machine-id.c, apart from nn_machine_id's folder and once-only read
+ * for tests. */
+NnStatus _nn_machine_id_in (const char *folder, char id[NN_MACHINE_ID_SIZE], char *path,
+                            size_t path_size, NnError *error);
+
 /* The last component of a path (after its last separator); nn-file.c. */
 const char *_nn_path_base_name (const char *path);
 

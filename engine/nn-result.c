@@ -114,6 +114,15 @@ _nn_result_json_system (NnJson *j, const NnSystemInfo *sys, const NnDeviceInfo *
   _nn_json_key (j, "system");
   _nn_json_begin_object (j);
 
+  /* added in schema 1's lifetime: whose run it is, which no hardware name
+   * says (nn_machine_id); null where this machine has none to give */
+  char id[NN_MACHINE_ID_SIZE];
+  _nn_json_key (j, "machine_id");
+  if (nn_machine_id (id, NULL, 0, NULL) == NN_OK)
+    _nn_json_string (j, id);
+  else
+    _nn_json_null (j);
+
   _nn_json_key (j, "os");
   _nn_json_begin_object (j);
   KEY_STR (j, "name", sys->os_name);

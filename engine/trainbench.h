@@ -885,6 +885,25 @@ double nn_run_result_seconds_per_epoch (const NnRunResult *result);
  * %LOCALAPPDATA%\Trainbench\runs). */
 void nn_runs_dir (char *out, size_t size);
 
+/* ---------------------------------------------------------------- this machine's identity */
+
+#define NN_MACHINE_ID_SIZE 33   /* 32 lowercase hexadecimal digits and the NUL */
+
+/* This machine's identity: 128 random bits, made the first time one is
+ * asked for and kept in Trainbench's data folder beside the runs folder
+ * (nn_runs_dir's parent: $XDG_DATA_HOME/trainbench/machine-id, on Windows
+ * %LOCALAPPDATA%\Trainbench\machine-id), so it is one installation's, not
+ * a model name that two laptops share. Every result and sweep file records
+ * it (system.machine_id) and the report knows this machine's runs by it.
+ * Under wine the Windows build keeps the Linux host's (where wine reaches
+ * the host's folder): they are two OSes of one machine. Two processes that
+ * make it at the same moment end with the same one. Read once per
+ * process. When there is none to read or make (the folder cannot be
+ * written, the file holds no id), the status and `error` say why and `id`
+ * is "": none is made up. `path` (may be NULL) gets the file's path. */
+NnStatus nn_machine_id (char id[NN_MACHINE_ID_SIZE], char *path, size_t path_size,
+                        NnError *error);
+
 /* ---------------------------------------------------------------- sweeps */
 
 /* A sweep (nn-sweep.c) trains many short runs over a grid of settings, to

@@ -522,6 +522,15 @@ _nn_os_data_home (char *out, size_t size)
   snprintf (out, size, "%s/.local/share/trainbench", home[0] != '\0' ? home : ".");
 }
 
+bool
+_nn_os_host_data_home (char *out, size_t size)
+{
+  /* this build is the host's own */
+  if (size > 0)
+    out[0] = '\0';
+  return false;
+}
+
 const char *
 _nn_os_system_datasets (void)
 {

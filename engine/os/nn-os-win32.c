@@ -855,6 +855,66 @@ _nn_os_data_home (char *out, size_t size)
   snprintf (out, size, "%s\\AppData\\Local\\Trainbench", base[0] != '\0' ? base : ".");
 }
 
+typedef const char *(CDECL *WineGetVersionFunc) (void);
+typedef WCHAR *(CDECL *WineGetDosFileNameFunc) (const char *unix_path);
+
+bool
+_nn_os_host_data_home (char *out, size_t size)
+{
+  HMODULE ntdll = GetModuleHandleW (L"ntdll.dll");
+  HMODULE kernel32 = GetModuleHandleW (L"kernel32.dll");
+  char base[4096];
+
+  if (size > 0)
+    out[0] = '\0';
+  /* wine's ntdll has wine_get_version; Windows' has not */
+  if (ntdll == NULL || GetProcAddress (ntdll, "wine_get_version") == NULL)
+    return false;
+
+  /* XDG_DATA_HOME reaches a program under wine as the Unix path it is; the
+   * Linux build takes it when it is absolute, and so does this. Set to a
+   * Windows path, it names this build's data folder itself
+   * (_nn_os_data_home), the folder meant. */
+  bool set = _nn_os_getenv ("XDG_DATA_HOME", base, sizeof base);
+  if (set && is_absolute (base))
+    return false;
+  if (set && base[0] == '/')
+    {
+      WineGetDosFileNameFunc dos_name
+          = kernel32 != NULL ? (WineGetDosFileNameFunc) (void (*) (void))
+                                 GetProcAddress (kernel32, "wine_get_dos_file_name")
+                             : NULL;
+      WCHAR *w = dos_name != NULL ? dos_name (base) : NULL;
+      if (w == NULL)
+        return false;
+      bool ok = narrow (w, base, sizeof base);
+      HeapFree (GetProcessHeap (), 0, w);
+      int n = ok ? snprintf (out, size, "%s\\trainbench", base) : -1;
+      if (n > 0 && (size_t) n < size)
+        return true;
+      if (size > 0)
+        out[0] = '\0';
+      return false;
+    }
+
+  /* HOME does not reach it (wine keeps it for itself): WINEHOMEDIR holds the
+   * Unix home as an NT path, \??\Z:\home\NAME, or \??\unix\home\NAME where
+   * no drive maps it */
+  if (!_nn_os_getenv ("WINEHOMEDIR", base, sizeof base) || strncmp (base, "\\??\\", 4) != 0
+      || base[4] == '\0')
+    return false;
+  const char *home = base + 4;
+  bool drive = _nn_os_path_root (home) == 3;
+  int n = snprintf (out, size, "%s%s\\.local\\share\\trainbench", drive ? "" : "\\\\?\\", home);
+  if (n <= 0 || (size_t) n >= size)
+    {
+      if (size > 0)
+        out[0] = '\0';
+      return false;
+    }
+  return true;
+}
+
 const char *
 _nn_os_system_datasets (void)
 {
@@ -1172,7 +1232,6 @@ _nn_os_free_aligned (void *block)
 /* ---------------------------------------------------------------- the machine */
 
 typedef LONG (WINAPI *RtlGetVersionFunc) (OSVERSIONINFOEXW *);
-typedef const char *(CDECL *WineGetVersionFunc) (void);
 
 /* The marketing name of a Windows version, "" for one this file does not
  * know (then the caller writes major.minor). */

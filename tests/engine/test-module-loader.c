@@ -195,6 +195,7 @@ main (int argc, char **argv)
   the_cases = cases;
   the_case_count = sizeof cases / sizeof cases[0];
   test_child_main (argc, argv, children);
+  test_isolate_home ();
   for (size_t i = 0; i < the_case_count; i++)
     run_case (i);
 

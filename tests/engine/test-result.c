@@ -30,7 +30,7 @@
 /* Every schema-1 path, in the order docs/ARCHITECTURE.md lists them. */
 static const char *const schema_paths[] = {
   "schema", "app_version", "run_id", "started_at", "status",
-  "system", "system.os", "system.os.name", "system.os.version", "system.os.kernel",
+  "system", "system.machine_id", "system.os", "system.os.name", "system.os.version", "system.os.kernel",
   "system.os.emulated_by",
   "system.cpu", "system.cpu.model", "system.cpu.cores", "system.cpu.threads",
   "system.ram_bytes", "system.gpus",
@@ -1205,6 +1205,7 @@ test_file_writer (void)
 int
 main (void)
 {
+  test_isolate_home ();
   test_seconds_per_epoch ();
   test_write_and_schema ();
   test_failures ();

@@ -280,8 +280,9 @@ test_grid_order (void)
 
 /* Every field of the sweep file's format, at the top and in a point. */
 static const char *const sweep_fields[] = {
-  "kind", "schema", "app_version", "sweep_id", "started_at", "status", "system.os.name",
-  "system.cpu.model", "dataset.name", "dataset.path", "model.family", "model.template",
+  "kind", "schema", "app_version", "sweep_id", "started_at", "status", "system.machine_id",
+  "system.os.name", "system.cpu.model", "dataset.name", "dataset.path", "model.family",
+  "model.template",
   "axes[].name", "axes[].values[]", "devices[]", "threads", "steps", "warmup_steps", "optimizer",
   "conditions.name", "conditions.data", "conditions.graph", "conditions.loss_every_step",
   "conditions.fused", "points[].values.W", "points[].values.batch", "points[].device",

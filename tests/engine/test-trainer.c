@@ -1548,6 +1548,7 @@ test_conditions_file (void)
 int
 main (void)
 {
+  test_isolate_home ();
   data = test_make_dataset (500, 200, 4, 1, 8, 8, 3);
   test_validation ();
   test_check_data ();
