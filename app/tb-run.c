@@ -203,6 +203,17 @@ get_double (JsonObject *o,
   return get_number (o, name, &v) ? v : fallback;
 }
 
+/* A time the file gives, not recorded (NAN) when missing or beyond what a
+ * result may claim (nn_result_seconds_valid). */
+static double
+get_seconds (JsonObject *o,
+             const char *name)
+{
+  double v = get_double (o, name, NAN);
+
+  return nn_result_seconds_valid (v) ? v : NAN;
+}
+
 /* "breakdown", added in schema 1's lifetime: a file without it, or with
  * no part a reader knows, has none. Parts of keys this build does not know
  * are left out; a part that is not a number is not there. */
@@ -235,8 +246,8 @@ _tb_run_read_breakdown (JsonObject  *o,
                 && JSON_NODE_HOLDS_VALUE (json_object_get_member (po, "key"))
                 && json_node_get_value_type (json_object_get_member (po, "key")) == G_TYPE_STRING
               ? json_object_get_string_member (po, "key") : NULL;
-      if (key == NULL || !get_number (po, "seconds", &seconds) || !isfinite (seconds)
-          || seconds < 0)
+      if (key == NULL || !get_number (po, "seconds", &seconds)
+          || !nn_result_seconds_valid (seconds))
         continue;
       for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
         if (strcmp (key, nn_breakdown_part_key ((NnBreakdownPart) p)) == 0)
@@ -246,10 +257,10 @@ _tb_run_read_breakdown (JsonObject  *o,
           }
     }
   b->steps = get_int64 (o, "steps", 0);
-  b->step_seconds = get_double (o, "step_seconds", NAN);
-  b->device_busy_seconds = get_double (o, "device_busy_seconds", NAN);
+  b->step_seconds = get_seconds (o, "step_seconds");
+  b->device_busy_seconds = get_seconds (o, "device_busy_seconds");
   b->copy_bytes = get_double (o, "copy_bytes", NAN);
-  b->evaluation_seconds = get_double (o, "evaluation_seconds", NAN);
+  b->evaluation_seconds = get_seconds (o, "evaluation_seconds");
 }
 
 /* The preset whose spec matches, so runs from any front end get a name. */
@@ -742,7 +753,7 @@ tb_run_load_bytes (const char  *path,
             continue;
           eo = json_node_get_object (en);
           e.epoch = get_int (eo, "epoch", (int) MIN (i + 1, G_MAXINT));
-          e.seconds = get_double (eo, "seconds", NAN);
+          e.seconds = get_seconds (eo, "seconds");
           e.train_loss = get_double (eo, "train_loss", NAN);
           e.train_accuracy = get_double (eo, "train_accuracy", NAN);
           e.test_loss = get_double (eo, "test_loss", NAN);
@@ -788,7 +799,7 @@ tb_run_load_bytes (const char  *path,
           g_array_append_val (run->loss_steps, step);
         }
     }
-  run->total_seconds = get_double (root, "total_seconds", NAN);
+  run->total_seconds = get_seconds (root, "total_seconds");
   _tb_run_read_breakdown (get_object (root, "breakdown"), &run->breakdown);
 
   return g_steal_pointer (&run);

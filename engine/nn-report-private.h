@@ -65,8 +65,9 @@ typedef struct
 typedef struct NnJsonDoc NnJsonDoc;
 
 /* A parsed result file's fields (`path` names it in messages; run->path is
- * left NULL). NN_ERROR_FORMAT with why when it is not a result; for a
- * sweep.json, which is no run, NN_OK with *sweep_file set. */
+ * left NULL). NN_ERROR_FORMAT with why when it is not a result, or claims
+ * a time beyond NN_RESULT_SECONDS_MAX (the message names the field); for
+ * a sweep.json, which is no run, NN_OK with *sweep_file set. */
 NnStatus _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run,
                                   bool *sweep_file, NnError *error);
 

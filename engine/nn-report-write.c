@@ -182,13 +182,15 @@ chart_svg (Buf *b, const NnReportClaim *rc)
   buf_puts (b, "<title>");
   buf_escape (b, "The article's ratio against this machine's, on a log scale");
   buf_puts (b, "</title>");
-  /* decade lines and their labels */
-  for (int d = (int) lo; d <= (int) hi; d++)
+  /* decade lines and their labels; over a span of many decades (a ratio
+   * of 1e16) every few, so that they stay apart */
+  int step = (int) ceil (span / 8);
+  for (int d = (int) lo; d <= (int) hi; d += step)
     {
       double x = X (pow (10, d));
       buf_printf (b, "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" class=\"%s\"/>", x,
                   top, x, top + 2 * row, d == 0 ? "one" : "grid");
-      snprintf (text, sizeof text, "%gx", pow (10, d));
+      nn_report_format_times (pow (10, d), text, sizeof text);
       buf_printf (b, "<text x=\"%.1f\" y=\"%.0f\" class=\"tick\">%s</text>", x,
                   top + 2 * row + 16, text);
     }
@@ -342,13 +344,16 @@ nn_report_html (const NnReport *report)
       buf_puts (&b, "</td><td>");
       nn_report_format_article (c, false, text, sizeof text);
       buf_escape (&b, text);
-      buf_printf (&b, "</td><td>%.2fx</td></tr>\n<tr><th>This machine</th>", c->ratio);
+      nn_report_format_times (c->ratio, text, sizeof text);
+      buf_puts (&b, "</td><td>");
+      buf_escape (&b, text);
+      buf_puts (&b, "</td></tr>\n<tr><th>This machine</th>");
       side_cell (&b, rc, true);
       side_cell (&b, rc, false);
-      if (isfinite (rc->ratio))
-        buf_printf (&b, "<td>%.3gx</td></tr>\n</table>\n", rc->ratio);
-      else
-        buf_puts (&b, "<td>-</td></tr>\n</table>\n");
+      nn_report_format_times (rc->ratio, text, sizeof text);
+      buf_puts (&b, "<td>");
+      buf_escape (&b, text);
+      buf_puts (&b, "</td></tr>\n</table>\n");
       chart_svg (&b, rc);
       buf_puts (&b, "<p class=\"reason\">");
       buf_escape (&b, rc->reason);

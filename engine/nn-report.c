@@ -154,15 +154,30 @@ format_seconds (double s, char *out, size_t size)
     snprintf (out, size, "%.3g s", s);
 }
 
-static void
-format_times (double x, char *out, size_t size)
+size_t
+nn_report_format_times (double x, char *out, size_t size)
 {
-  if (x >= 100)
-    snprintf (out, size, "%.0fx", x);
+  int n;
+
+  if (!isfinite (x) || x <= 0)
+    n = snprintf (out, size, "-");
+  else if (x >= 10000 || x < 0.01)
+    {
+      /* "3.2e16x": a ratio that far from 1 is read by its power of ten,
+       * not by 17 digits */
+      char e[32];
+      snprintf (e, sizeof e, "%.1e", x);
+      char *mark = strchr (e, 'e');
+      long power = mark != NULL ? strtol (mark + 1, NULL, 10) : 0;
+      n = snprintf (out, size, "%.*se%ldx", mark != NULL ? (int) (mark - e) : 0, e, power);
+    }
+  else if (x >= 100)
+    n = snprintf (out, size, "%.0fx", x);
   else if (x >= 10)
-    snprintf (out, size, "%.1fx", x);
+    n = snprintf (out, size, "%.1fx", x);
   else
-    snprintf (out, size, "%.2fx", x);
+    n = snprintf (out, size, "%.2fx", x);
+  return n > 0 ? (size_t) n : 0;
 }
 
 size_t
@@ -175,18 +190,18 @@ nn_report_format_ratio (NnClaimKind kind, double ratio, char *out, size_t size)
     n = snprintf (out, size, "-");
   else if (ratio < NN_REPORT_EVEN_BAND && ratio > 1.0 / NN_REPORT_EVEN_BAND)
     {
-      format_times (ratio, x, sizeof x);
+      nn_report_format_times (ratio, x, sizeof x);
       n = snprintf (out, size, "%s, even (within %d %%)", x,
                     (int) lround ((NN_REPORT_EVEN_BAND - 1) * 100));
     }
   else if (kind == NN_CLAIM_GPU_VS_CPU)
     {
-      format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
+      nn_report_format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
       n = snprintf (out, size, "GPU %s %s", x, ratio >= 1 ? "faster" : "slower");
     }
   else
     {
-      format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
+      nn_report_format_times (ratio >= 1 ? ratio : 1 / ratio, x, sizeof x);
       n = snprintf (out, size, "Windows %s %s", x, ratio >= 1 ? "slower" : "faster");
     }
   return n > 0 ? (size_t) n : 0;
@@ -303,6 +318,20 @@ int_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, int32_
   return (int32_t) v;
 }
 
+/* A time the file gives, when it gives one: NN_ERROR_FORMAT naming the
+ * field when it is beyond what a result may claim (nn_result_seconds_valid). */
+static NnStatus
+seconds_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, const char *path,
+                const char *field, double *out, NnError *error)
+{
+  *out = _nn_json_get_number (doc, obj, key, NAN);
+  if (isnan (*out) || nn_result_seconds_valid (*out))
+    return NN_OK;
+  return _nn_error_set (error, NN_ERROR_FORMAT,
+                        "%s: %s is %g s: not a time a result may claim (0 to %.0f s, a year)",
+                        path, field, *out, NN_RESULT_SECONDS_MAX);
+}
+
 /* A result file's fields that the report uses. NN_ERROR_FORMAT with why
  * when the document is not a result; *sweep_file set (and NN_OK) for a
  * sweep.json, which is no run. */
@@ -311,6 +340,7 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
                          bool *sweep_file, NnError *error)
 {
   const NnJsonNode *root = _nn_json_root (doc);
+  NnStatus status;
 
   memset (run, 0, sizeof *run);
   *sweep_file = false;
@@ -327,17 +357,17 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: not a result file of schema 1 (no \"schema\": 1)", path);
   const char *run_id = _nn_json_get_string (doc, root, "run_id", NULL);
-  const char *status = _nn_json_get_string (doc, root, "status", NULL);
+  const char *status_text = _nn_json_get_string (doc, root, "status", NULL);
   const NnJsonNode *system = _nn_json_get (doc, root, "system");
   const NnJsonNode *device = _nn_json_get (doc, root, "device");
-  if (run_id == NULL || status == NULL || system == NULL || system->kind != NN_JSON_OBJECT
+  if (run_id == NULL || status_text == NULL || system == NULL || system->kind != NN_JSON_OBJECT
       || device == NULL || device->kind != NN_JSON_OBJECT)
     return _nn_error_set (error, NN_ERROR_FORMAT,
                           "%s: not a whole result file (run_id, status, system or device "
                           "missing)", path);
 
   copy (run->run_id, sizeof run->run_id, run_id);
-  copy (run->status, sizeof run->status, status);
+  copy (run->status, sizeof run->status, status_text);
   copy_member (doc, root, "started_at", run->started_at, sizeof run->started_at);
   run->sweep = _nn_json_get (doc, root, "sweep") != NULL;
 
@@ -374,12 +404,19 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
       if (seconds == NULL)
         return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory", path);
       size_t n = 0;
-      for (const NnJsonNode *e = _nn_json_child (doc, epochs); e != NULL;
+      status = NN_OK;
+      for (const NnJsonNode *e = _nn_json_child (doc, epochs); e != NULL && status == NN_OK;
            e = _nn_json_next (doc, e))
-        seconds[n++] = _nn_json_get_number (doc, e, "seconds", NAN);
+        {
+          char field[48];
+          snprintf (field, sizeof field, "epochs[%zu].seconds", n);
+          status = seconds_member (doc, e, "seconds", path, field, &seconds[n++], error);
+        }
       run->epochs_done = (int32_t) n;
       run->epoch_seconds = nn_seconds_per_epoch (seconds, n);
       free (seconds);
+      if (status != NN_OK)
+        return status;
     }
 
   /* "conditions" and "breakdown": added in schema 1's lifetime, optional */
@@ -397,19 +434,31 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
   const NnJsonNode *bd = _nn_json_get (doc, root, "breakdown");
   if (bd != NULL && bd->kind == NN_JSON_OBJECT)
     {
-      double step = _nn_json_get_number (doc, bd, "step_seconds", NAN);
-      if (isfinite (step) && step > 0)
+      double step;
+      status = seconds_member (doc, bd, "step_seconds", path, "breakdown.step_seconds", &step,
+                               error);
+      if (status == NN_OK)
+        status = seconds_member (doc, bd, "device_busy_seconds", path,
+                                 "breakdown.device_busy_seconds", &run->device_busy, error);
+      if (status != NN_OK)
+        return status;
+      if (step > 0)
         {
           run->has_breakdown = true;
           run->step_seconds = step;
-          run->device_busy = _nn_json_get_number (doc, bd, "device_busy_seconds", NAN);
           run->copy_bytes = _nn_json_get_number (doc, bd, "copy_bytes", NAN);
+          int index = 0;
           for (const NnJsonNode *p = _nn_json_child (doc, _nn_json_get (doc, bd, "parts"));
-               p != NULL && run->part_count < NN_REPORT_PARTS_MAX; p = _nn_json_next (doc, p))
+               p != NULL; p = _nn_json_next (doc, p), index++)
             {
-              double s = _nn_json_get_number (doc, p, "seconds", NAN);
+              char field[48];
+              double s;
+              snprintf (field, sizeof field, "breakdown.parts[%d].seconds", index);
+              status = seconds_member (doc, p, "seconds", path, field, &s, error);
+              if (status != NN_OK)
+                return status;
               const char *key = _nn_json_get_string (doc, p, "key", NULL);
-              if (key == NULL || !isfinite (s) || s < 0)
+              if (key == NULL || isnan (s) || run->part_count == NN_REPORT_PARTS_MAX)
                 continue;
               copy (run->part_keys[run->part_count], sizeof run->part_keys[0], key);
               run->part_seconds[run->part_count++] = s;
@@ -552,8 +601,10 @@ read_folder (Collect *c, const char *folder, bool sweeps)
       skip (c, folder, why);
       return;
     }
-  /* in name order, so that a report reads the same every time */
-  qsort (names, count, sizeof *names, compare_names);
+  /* in name order, so that a report reads the same every time (qsort
+   * wants an array even for no names, which an empty folder lists as NULL) */
+  if (count > 1)
+    qsort (names, count, sizeof *names, compare_names);
   for (size_t i = 0; i < count && !c->out_of_memory; i++)
     {
       if (!nn_path_join (path, sizeof path, folder, names[i]))
@@ -571,7 +622,8 @@ read_folder (Collect *c, const char *folder, bool sweeps)
           char sub[4096];
           if (_nn_os_folder_list (path, &subs, &n_subs) != 0)
             continue;
-          qsort (subs, n_subs, sizeof *subs, compare_names);
+          if (n_subs > 1)
+            qsort (subs, n_subs, sizeof *subs, compare_names);
           for (size_t k = 0; k < n_subs && !c->out_of_memory; k++)
             if (subs[k][0] != '.' && nn_path_join (sub, sizeof sub, path, subs[k])
                 && _nn_os_path_kind (sub, NULL) == NN_OS_FOLDER)
@@ -969,7 +1021,7 @@ conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, doubl
   if (n > 0 && isfinite (cpu_epoch))
     {
       double ratio = cpu_epoch / article;
-      format_times (ratio, x, sizeof x);
+      nn_report_format_times (ratio, x, sizeof x);
       append (reason, size, "Under the article's conditions (batches copied from host memory, "
               "one launch per op, the loss read every step) the GPU is %s the CPU's speed: %s. ",
               x, ratio < 1 ? "it loses then" : "it still wins");
@@ -1006,12 +1058,12 @@ conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, doubl
     }
   if (worst != NULL)
     {
-      format_times (worst_x, x, sizeof x);
+      nn_report_format_times (worst_x, x, sizeof x);
       append (reason, size, "Of one switch at a time, %s costs most (%s the default's epoch "
               "time)", worst, x);
       if (second != NULL)
         {
-          format_times (second_x, x, sizeof x);
+          nn_report_format_times (second_x, x, sizeof x);
           append (reason, size, "; then %s (%s)", second, x);
         }
       append (reason, size, ". ");

@@ -596,6 +596,12 @@ nn_runs_dir (char *out, size_t size)
   _nn_user_data_dir ("runs", out, size);
 }
 
+bool
+nn_result_seconds_valid (double seconds)
+{
+  return seconds >= 0 && seconds <= NN_RESULT_SECONDS_MAX;
+}
+
 void
 nn_run_result_clear (NnRunResult *result)
 {

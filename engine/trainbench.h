@@ -885,6 +885,19 @@ double nn_run_result_seconds_per_epoch (const NnRunResult *result);
  * %LOCALAPPDATA%\Trainbench\runs). */
 void nn_runs_dir (char *out, size_t size);
 
+/* The longest time a result may claim, in seconds (an epoch, a step, a
+ * part of a step, a whole run): a year. Nothing Trainbench runs comes near
+ * it (the articles' longest figure is 20 minutes for a whole training; an
+ * epoch of the cnn on one slow core takes under an hour), so a time beyond
+ * it is no measurement but a file made to mislead: 1e300 s would pass for
+ * an epoch and print a ratio 31 digits long. The report does not read a
+ * file that claims more; the app reads such a time as not recorded. */
+#define NN_RESULT_SECONDS_MAX (365.0 * 24 * 3600)
+
+/* Whether `seconds` is a time a result may claim: 0 to
+ * NN_RESULT_SECONDS_MAX (not NaN, not negative). */
+bool nn_result_seconds_valid (double seconds);
+
 /* ---------------------------------------------------------------- this machine's identity */
 
 #define NN_MACHINE_ID_SIZE 33   /* 32 lowercase hexadecimal digits and the NUL */
@@ -1278,6 +1291,11 @@ size_t nn_report_format_measured (const NnReportClaim *claim, bool first, char *
 /* A ratio in words: "GPU 2.4x slower", "GPU 8.1x faster", "Windows 6.7x
  * slower", "even (within 10 %)"; "-" when not finite. */
 size_t nn_report_format_ratio (NnClaimKind kind, double ratio, char *out, size_t size);
+
+/* A factor as every part of the report prints one: "0.42x", "2.37x",
+ * "12.5x", "480x", and from 10,000x (or below 0.01x) as a power of ten,
+ * "3.2e16x"; "-" when not finite and positive. */
+size_t nn_report_format_times (double x, char *out, size_t size);
 
 /* The report as one self-contained HTML page (inline CSS and SVG bar
  * charts, no scripts, nothing fetched; every text from a file escaped),

@@ -953,6 +953,21 @@ test_median (void)
                                   0.26, 1e-12);
 }
 
+/* A time beyond what a result may claim (NN_RESULT_SECONDS_MAX) is read
+ * as not recorded: an epoch of 1e300 s takes no part in the median. */
+static void
+test_seconds_beyond (void)
+{
+  g_autofree char *text = fixture_with ("run-cpu.json", "\"seconds\": 0.3,",
+                                        "\"seconds\": 1e300,");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) run = tb_run_load_data ("beyond.json", text, strlen (text), &error);
+
+  g_assert_no_error (error);
+  g_assert_true (isnan (g_array_index (run->epochs, TbEpoch, 0).seconds));
+  g_assert_cmpfloat_with_epsilon (tb_run_seconds_per_epoch (run), 0.255, 1e-12);
+}
+
 /* started_at is UTC; people read local time (TZ is Asia/Shanghai here,
  * UTC+8, no daylight saving). */
 static void
@@ -998,6 +1013,7 @@ main (int    argc,
   g_test_add_func ("/runs/compare-os-like-with-like", test_compare_os_like_with_like);
   g_test_add_func ("/runs/os-label-wine", test_os_label_wine);
   g_test_add_func ("/runs/median", test_median);
+  g_test_add_func ("/runs/seconds-beyond", test_seconds_beyond);
   g_test_add_func ("/runs/started-label", test_started_label);
   return g_test_run ();
 }

@@ -89,12 +89,15 @@ ok("Missing measurements:\n  trainbench-cli train --preset cnn --device cuda:0" 
    "the missing measurement's command", out)
 ok("Co's CPU" in out and "Runs of other machines" in out,
    "another machine's run listed apart", out)
-for name in ["bad-utf8", "deep", "not-a-result", "nul-escape", "trailing", "truncated",
-             "wrong-types"]:
+for name in ["bad-utf8", "deep", "not-a-result", "nul-escape", "seconds-1e300", "trailing",
+             "truncated", "wrong-types"]:
     ok(re.search(r"skipped: .*%s\.json: " % re.escape(name), err) is not None,
        "hostile %s.json skipped with a message naming it" % name, err)
 ok(re.search(r"deep\.json: byte 64: nested more than 64 levels", err) is not None,
    "a 100,000-level file is stopped at its 65th level", err)
+ok(re.search(r"seconds-1e300\.json: epochs\[0\]\.seconds is 1e\+300 s: not a time a result may "
+             r"claim", err) is not None,
+   "an epoch of 1e300 s: the file is skipped, the field named", err)
 
 # ------------------------------------------------------------------ HTML
 
@@ -165,8 +168,10 @@ ok(doc.get("kind") == "trainbench-report"
 
 # ------------------------------------------------------------------ the runs folder, errors
 
-rc, out, err = cli()
-ok(rc == 0 and out.count("not measured yet") == 4,
+empty = os.path.join(TMP, "empty")
+os.makedirs(empty)
+rc, out, err = cli("--runs", win(empty))
+ok(rc == 0 and out.count("not measured yet") == 4 and not err,
    "with no runs at all every claim is not measured yet", out + err)
 rc, out, err = cli("--runs")
 ok(rc == 2 and "--runs needs a value" in err, "--runs without a value is a usage error", err)

@@ -2,8 +2,9 @@
 /* test-report.c: the JSON reader (nn-json-read.c) against hostile text, and
  * the article report (nn-report.c) against the fixture runs of
  * tests/data/report: which runs are this machine's, each verdict, the
- * reasons from breakdowns and conditions, the missing runs' commands, and
- * the HTML page's escaping.
+ * reasons from breakdowns and conditions, the missing runs' commands, the
+ * HTML page's escaping, times beyond what a result may claim, ratios far
+ * from 1 and an empty runs folder.
  */
 
 #include "test-util.h"
@@ -191,6 +192,32 @@ test_claims_table (void)
 }
 
 static void
+test_formats (void)
+{
+  static const struct
+  {
+    double x;
+    const char *text;
+  } times[] = {
+    { 0.42, "0.42x" }, { 2.371, "2.37x" }, { 12.54, "12.5x" }, { 480.4, "480x" },
+    { 9999.4, "9999x" }, { 10000, "1.0e4x" }, { 3.15e16, "3.2e16x" }, { 1e300, "1.0e300x" },
+    { 0.004, "4.0e-3x" }, { NAN, "-" }, { 0, "-" }, { -2, "-" },
+  };
+  char out[64];
+
+  for (size_t i = 0; i < sizeof times / sizeof times[0]; i++)
+    {
+      nn_report_format_times (times[i].x, out, sizeof out);
+      tap_ok (strcmp (out, times[i].text) == 0, "%g as a factor: %s (got %s)", times[i].x,
+              times[i].text, out);
+    }
+  nn_report_format_ratio (NN_CLAIM_GPU_VS_CPU, 3.15e16, out, sizeof out);
+  tap_ok (strcmp (out, "GPU 3.2e16x faster") == 0, "a ratio of 3.15e16 in words: %s", out);
+  nn_report_format_ratio (NN_CLAIM_WINDOWS_VS_LINUX, 1e-20, out, sizeof out);
+  tap_ok (strcmp (out, "Windows 1.0e20x faster") == 0, "a ratio of 1e-20 in words: %s", out);
+}
+
+static void
 test_report (void)
 {
   NnReportMachine m = fixture_machine ();
@@ -205,11 +232,18 @@ test_report (void)
 
   /* 18 runs and the sweep's point; sweep.json is no run and no skip */
   tap_ok (r->files_read == 19, "19 result files read (got %d)", (int) r->files_read);
-  tap_ok (r->skipped_count == 7, "7 hostile files skipped (got %d)", (int) r->skipped_count);
+  tap_ok (r->skipped_count == 8, "8 hostile files skipped (got %d)", (int) r->skipped_count);
   for (int i = 0; i < r->skipped_count; i++)
     tap_ok (strstr (r->skipped[i].why, r->skipped[i].path) != NULL
             && strstr (r->skipped[i].path, "hostile") != NULL,
             "skipped with a message naming the file: %s", r->skipped[i].why);
+  bool beyond = false;
+  for (int i = 0; i < r->skipped_count; i++)
+    beyond = beyond || (strstr (r->skipped[i].why, "seconds-1e300.json: epochs[0].seconds is "
+                                                   "1e+300 s") != NULL
+                        && strstr (r->skipped[i].why, "a year") != NULL);
+  tap_ok (beyond, "an epoch of 1e300 s is no time a result may claim: the file is skipped, "
+          "the field named");
 
   const NnReportClaim *c1 = claim (r, "mlp-small-gpu-slower");
   tap_ok (c1->verdict == NN_VERDICT_HOLDS, "claim 1 holds here");
@@ -302,11 +336,31 @@ test_report (void)
           && from.gpu_count == 1, "the machine of a GPU run's file");
 }
 
+/* An empty runs folder: nothing to sort (qsort of NULL was undefined). */
+static void
+test_empty_folder (void)
+{
+  const char *folder = test_path ("empty");
+  NnReportMachine m = fixture_machine ();
+  NnReport *r = NULL;
+  NnError error;
+
+  test_make_folder (folder);
+  const char *paths[] = { folder };
+  nn_error_clear (&error);
+  tap_ok (nn_report_build (paths, 1, &m, &r, &error) == NN_OK && r->files_read == 0
+          && r->skipped_count == 0 && r->claims[0].verdict == NN_VERDICT_NOT_MEASURED,
+          "an empty runs folder: every claim not measured yet");
+  nn_report_free (r);
+}
+
 int
 main (void)
 {
   test_reader ();
   test_claims_table ();
+  test_formats ();
   test_report ();
+  test_empty_folder ();
   return tap_done ();
 }
