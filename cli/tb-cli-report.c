@@ -169,12 +169,20 @@ tb_cli_cmd_report (int argc, char **argv)
 
   for (int i = 0; i < report->skipped_count; i++)
     tb_cli_error ("skipped: %s", report->skipped[i].why);
+  if (report->skipped_more > 0)
+    tb_cli_error ("skipped: %d more files, not listed", (int) report->skipped_more);
 
+  int not_read = report->skipped_count + report->skipped_more;
+  char read[256];
+  snprintf (read, sizeof read, "Read %d result file%s, %d of this machine's hardware",
+            (int) report->files_read, report->files_read == 1 ? "" : "s",
+            (int) report->runs_here);
+  if (not_read > 0)
+    snprintf (read + strlen (read), sizeof read - strlen (read), "; %d file%s not read "
+              "(listed on stderr)", not_read, not_read == 1 ? "" : "s");
   printf ("The articles' claims on this machine: %s\n", report->machine_label);
-  printf ("Read %d result file%s, %d of this machine's hardware. Ratios are compared, not\n"
-          "seconds: the articles ran Keras on a laptop.\n\n",
-          (int) report->files_read, report->files_read == 1 ? "" : "s",
-          (int) report->runs_here);
+  print_wrapped (read, 0);
+  printf ("Ratios are compared, not seconds: the articles ran Keras on a laptop.\n\n");
   for (int i = 0; i < report->claim_count; i++)
     print_claim (i + 1, &report->claims[i]);
 
@@ -209,6 +217,8 @@ tb_cli_cmd_report (int argc, char **argv)
                   o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec,
                   o->machine);
         }
+      if (report->others_more > 0)
+        printf ("  and %d more, not listed\n", (int) report->others_more);
       printf ("\n");
     }
 

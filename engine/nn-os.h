@@ -90,6 +90,10 @@ FILE *_nn_os_open_regular (const char *path, uint64_t *size, const char **not_re
  * socket, a FIFO that nothing reads (ENXIO). */
 int _nn_os_open_write_through (const char *path, FILE **out, const char **what);
 
+/* Whether `path` itself is a link, not followed: a symbolic link; on
+ * Windows also a junction, and what wine shows of a Unix link. */
+bool _nn_os_is_link (const char *path);
+
 /* `path` with the links of its last component followed to what they name
  * (a link to a link to a file: the file's path; a dangling link: the path
  * it names), into out. 0, or an errno value: ELOOP for a loop, ENAMETOOLONG.

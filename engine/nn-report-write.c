@@ -298,9 +298,13 @@ nn_report_html (const NnReport *report)
   buf_puts (&b, "<h1>The articles' claims, measured on this machine</h1>\n<p>This machine: "
                 "<strong>");
   buf_escape (&b, report->machine_label);
-  buf_printf (&b, "</strong>. Read %d result file%s, %d of them of this machine's hardware.</p>\n",
+  buf_printf (&b, "</strong>. Read %d result file%s, %d of them of this machine's hardware",
               (int) report->files_read, report->files_read == 1 ? "" : "s",
               (int) report->runs_here);
+  int not_read = report->skipped_count + report->skipped_more;
+  if (not_read > 0)
+    buf_printf (&b, "; %d file%s not read (below)", not_read, not_read == 1 ? "" : "s");
+  buf_puts (&b, ".</p>\n");
   buf_puts (&b, "<p class=\"note\">Ratios are compared, not seconds: the articles timed Keras on "
                 "a laptop, this is another machine and another program. A figure for a whole "
                 "training is the median seconds per epoch times the article's epochs. A claim "
@@ -405,6 +409,9 @@ nn_report_html (const NnReport *report)
             buf_puts (&b, "</td><td>-</td></tr>\n");
         }
       buf_puts (&b, "</table>\n");
+      if (report->others_more > 0)
+        buf_printf (&b, "<p class=\"note\">And %d more runs of other machines or operating "
+                    "systems, not listed.</p>\n", (int) report->others_more);
     }
 
   if (report->skipped_count > 0)
@@ -417,6 +424,9 @@ nn_report_html (const NnReport *report)
           buf_puts (&b, "</li>\n");
         }
       buf_puts (&b, "</ul>\n");
+      if (report->skipped_more > 0)
+        buf_printf (&b, "<p class=\"note\">And %d more files not read, not listed.</p>\n",
+                    (int) report->skipped_more);
     }
   buf_printf (&b, "<p class=\"note\">Made by Trainbench %s.</p>\n</body>\n</html>\n",
               NN_VERSION_STRING);
@@ -557,6 +567,8 @@ nn_report_write_json (const NnReport *report, const char *path, NnError *error)
       _nn_json_end_object (&j);
     }
   _nn_json_end_array (&j);
+  _nn_json_key (&j, "other_runs_not_listed");
+  _nn_json_int (&j, report->others_more);
   _nn_json_key (&j, "skipped");
   _nn_json_begin_array (&j);
   for (int i = 0; i < report->skipped_count; i++)
@@ -569,6 +581,8 @@ nn_report_write_json (const NnReport *report, const char *path, NnError *error)
       _nn_json_end_object (&j);
     }
   _nn_json_end_array (&j);
+  _nn_json_key (&j, "skipped_not_listed");
+  _nn_json_int (&j, report->skipped_more);
   _nn_json_end_object (&j);
   if (!_nn_json_ok (&j))
     {

@@ -470,37 +470,113 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
 
 /* ---------------------------------------------------------------- collecting files */
 
+/* The files read so far, by identity (device and file number), so a file
+ * reached again through a link or a second hard link is read once: an
+ * open-addressing table. */
+typedef struct
+{
+  uint64_t id[2];
+  bool used;
+} Seen;
+
 typedef struct
 {
   NnReport *report;
   NnReportRun *runs;
   size_t run_count;
   size_t run_cap;
-  size_t files;         /* files looked at, against NN_REPORT_FILES_MAX */
-  size_t skipped_cap;
-  size_t other_cap;
+  Seen *seen;
+  size_t seen_count;
+  size_t seen_cap;
   bool out_of_memory;
 } Collect;
+
+static size_t
+seen_slot (const Seen *table, size_t cap, const uint64_t id[2])
+{
+  uint64_t h = (id[0] * 0x9E3779B97F4A7C15u) ^ (id[1] * 0xC2B2AE3D27D4EB4Fu);
+  size_t i = (size_t) (h ^ (h >> 29)) & (cap - 1);
+  while (table[i].used && (table[i].id[0] != id[0] || table[i].id[1] != id[1]))
+    i = (i + 1) & (cap - 1);
+  return i;
+}
+
+/* False when the file was read before. */
+static bool
+seen_add (Collect *c, const uint64_t id[2])
+{
+  if (2 * (c->seen_count + 1) > c->seen_cap)
+    {
+      size_t cap = c->seen_cap > 0 ? 2 * c->seen_cap : 1024;
+      Seen *grown = calloc (cap, sizeof *grown);
+      if (grown == NULL)
+        {
+          c->out_of_memory = true;
+          return true;
+        }
+      for (size_t i = 0; i < c->seen_cap; i++)
+        if (c->seen[i].used)
+          grown[seen_slot (grown, cap, c->seen[i].id)] = c->seen[i];
+      free (c->seen);
+      c->seen = grown;
+      c->seen_cap = cap;
+    }
+  size_t i = seen_slot (c->seen, c->seen_cap, id);
+  if (c->seen[i].used)
+    return false;
+  c->seen[i].used = true;
+  c->seen[i].id[0] = id[0];
+  c->seen[i].id[1] = id[1];
+  c->seen_count++;
+  return true;
+}
+
+/* Room for one more entry in a report's list (at most NN_REPORT_LIST_MAX);
+ * NULL when the list is full (the caller counts the entry instead) or
+ * memory ran out. */
+static void *
+list_add (Collect *c, void **list, int32_t *count, size_t item_size)
+{
+  int32_t n = *count;
+  if (n >= NN_REPORT_LIST_MAX)
+    return NULL;
+  /* grown by doubling from 8: the capacity is the next power of two */
+  if (n == 0 || (n >= 8 && (n & (n - 1)) == 0))
+    {
+      size_t cap = n == 0 ? 8 : 2 * (size_t) n;
+      void *grown = realloc (*list, cap * item_size);
+      if (grown == NULL)
+        {
+          c->out_of_memory = true;
+          return NULL;
+        }
+      *list = grown;
+    }
+  (*count)++;
+  return memset ((char *) *list + (size_t) n * item_size, 0, item_size);
+}
 
 static void
 skip (Collect *c, const char *path, const char *why)
 {
   NnReport *r = c->report;
-  if ((size_t) r->skipped_count == c->skipped_cap)
+  NnReportSkipped *s = list_add (c, (void **) &r->skipped, &r->skipped_count, sizeof *s);
+  if (s == NULL)
     {
-      size_t cap = c->skipped_cap > 0 ? c->skipped_cap * 2 : 8;
-      NnReportSkipped *grown = realloc (r->skipped, cap * sizeof *grown);
-      if (grown == NULL)
-        {
-          c->out_of_memory = true;
-          return;
-        }
-      r->skipped = grown;
-      c->skipped_cap = cap;
+      r->skipped_more += !c->out_of_memory;
+      return;
     }
-  NnReportSkipped *s = &r->skipped[r->skipped_count++];
   copy (s->path, sizeof s->path, path);
   copy (s->why, sizeof s->why, why);
+}
+
+/* Skip `path`, said as "PATH: WHAT". */
+static void
+skip_said (Collect *c, const char *path, const char *what)
+{
+  char why[NN_ERROR_MESSAGE_MAX] = "";
+  append (why, sizeof why, "%s: %s", path, what);
+  skip (c, path, why);
 }
 
 static void
@@ -509,20 +585,15 @@ read_file (Collect *c, const char *path)
   NnJsonDoc *doc = NULL;
   NnError error;
   bool sweep_file = false;
+  uint64_t id[2];
 
   nn_error_clear (&error);
-  if (c->files >= NN_REPORT_FILES_MAX)
+  if (_nn_os_path_id (path, id) && !seen_add (c, id))
     {
-      if (c->files++ == NN_REPORT_FILES_MAX)
-        {
-          char why[256];
-          snprintf (why, sizeof why, "more than %d files: the rest are not read",
-                    NN_REPORT_FILES_MAX);
-          skip (c, path, why);
-        }
+      if (!c->out_of_memory)
+        skip_said (c, path, "a file read already under another name (a link to it): read once");
       return;
     }
-  c->files++;
   if (c->run_count == c->run_cap)
     {
       size_t cap = c->run_cap > 0 ? c->run_cap * 2 : 32;
@@ -585,6 +656,37 @@ free_names (char **names, size_t count)
   free (names);
 }
 
+/* A folder's names in name order, so that a report reads the same every
+ * time; false (and said) when it cannot be listed. */
+static bool
+list_folder (Collect *c, const char *folder, char ***names, size_t *count)
+{
+  int err = _nn_os_folder_list (folder, names, count);
+  if (err != 0)
+    {
+      char what[256];
+      snprintf (what, sizeof what, "cannot list the folder: %s", strerror (err));
+      skip_said (c, folder, what);
+      return false;
+    }
+  /* qsort wants an array even for no names, which an empty folder lists as NULL */
+  if (*count > 1)
+    qsort (*names, *count, sizeof **names, compare_names);
+  return true;
+}
+
+/* A link found in a folder that leads to a folder is not followed: `up ->
+ * ..` would read the runs twice, `root -> /` the whole disk. Says so, and
+ * true, for such a link. */
+static bool
+folder_link (Collect *c, const char *path)
+{
+  if (!_nn_os_is_link (path) || _nn_os_path_kind (path, NULL) != NN_OS_FOLDER)
+    return false;
+  skip_said (c, path, "a link to a folder: not followed");
+  return true;
+}
+
 /* A folder's *.json files; with `sweeps`, also those of FOLDER/sweeps/NAME/. */
 static void
 read_folder (Collect *c, const char *folder, bool sweeps)
@@ -593,40 +695,28 @@ read_folder (Collect *c, const char *folder, bool sweeps)
   size_t count = 0;
   char path[4096];
 
-  int err = _nn_os_folder_list (folder, &names, &count);
-  if (err != 0)
-    {
-      char why[1024];
-      snprintf (why, sizeof why, "%s: cannot list the folder: %s", folder, strerror (err));
-      skip (c, folder, why);
-      return;
-    }
-  /* in name order, so that a report reads the same every time (qsort
-   * wants an array even for no names, which an empty folder lists as NULL) */
-  if (count > 1)
-    qsort (names, count, sizeof *names, compare_names);
+  if (!list_folder (c, folder, &names, &count))
+    return;
   for (size_t i = 0; i < count && !c->out_of_memory; i++)
     {
       if (!nn_path_join (path, sizeof path, folder, names[i]))
         continue;
       if (ends_with_json (names[i]))
         {
-          if (_nn_os_path_kind (path, NULL) == NN_OS_FILE)
+          if (!folder_link (c, path) && _nn_os_path_kind (path, NULL) == NN_OS_FILE)
             read_file (c, path);
         }
-      else if (sweeps && strcmp (names[i], "sweeps") == 0
+      else if (sweeps && strcmp (names[i], "sweeps") == 0 && !folder_link (c, path)
                && _nn_os_path_kind (path, NULL) == NN_OS_FOLDER)
         {
           char **subs = NULL;
           size_t n_subs = 0;
           char sub[4096];
-          if (_nn_os_folder_list (path, &subs, &n_subs) != 0)
+          if (!list_folder (c, path, &subs, &n_subs))
             continue;
-          if (n_subs > 1)
-            qsort (subs, n_subs, sizeof *subs, compare_names);
           for (size_t k = 0; k < n_subs && !c->out_of_memory; k++)
             if (subs[k][0] != '.' && nn_path_join (sub, sizeof sub, path, subs[k])
-                && _nn_os_path_kind (sub, NULL) == NN_OS_FOLDER)
+                && !folder_link (c, sub) && _nn_os_path_kind (sub, NULL) == NN_OS_FOLDER)
               read_folder (c, sub, false);
           free_names (subs, n_subs);
         }
@@ -1272,20 +1362,12 @@ static void
 add_other (Collect *c, const NnReportRun *r)
 {
   NnReport *rep = c->report;
-  if ((size_t) rep->other_count == c->other_cap)
+  NnReportOther *o = list_add (c, (void **) &rep->others, &rep->other_count, sizeof *o);
+  if (o == NULL)
     {
-      size_t cap = c->other_cap > 0 ? c->other_cap * 2 : 16;
-      NnReportOther *grown = realloc (rep->others, cap * sizeof *grown);
-      if (grown == NULL)
-        {
-          c->out_of_memory = true;
-          return;
-        }
-      rep->others = grown;
-      c->other_cap = cap;
+      rep->others_more += !c->out_of_memory;
+      return;
     }
-  NnReportOther *o = &rep->others[rep->other_count++];
-  memset (o, 0, sizeof *o);
   copy (o->path, sizeof o->path, r->path);
   copy (o->run_id, sizeof o->run_id, r->run_id);
   run_machine_label (r, o->machine, sizeof o->machine);
@@ -1332,9 +1414,9 @@ nn_report_build (const char *const *paths, int count, const NnReportMachine *mac
         read_folder (&c, paths[i], true);
       else if (kind == NN_OS_MISSING)
         {
-          char why[NN_ERROR_MESSAGE_MAX];
-          snprintf (why, sizeof why, "%s: cannot open: %s", paths[i], strerror (errno));
-          skip (&c, paths[i], why);
+          char what[256];
+          snprintf (what, sizeof what, "cannot open: %s", strerror (errno));
+          skip_said (&c, paths[i], what);
         }
       else
         read_file (&c, paths[i]);
@@ -1354,6 +1436,7 @@ nn_report_build (const char *const *paths, int count, const NnReportMachine *mac
   for (size_t i = 0; i < c.run_count; i++)
     free (c.runs[i].path);
   free (c.runs);
+  free (c.seen);
   if (c.out_of_memory)
     {
       nn_report_free (c.report);

@@ -1250,7 +1250,10 @@ typedef struct
   char why[NN_ERROR_MESSAGE_MAX];
 } NnReportSkipped;
 
-#define NN_REPORT_FILES_MAX 20000   /* files read at most, in all folders */
+/* Entries each list of a report holds (others, skipped); the rest are
+ * counted, not kept, so a folder of a million files costs no more memory
+ * in lists than one of a thousand. */
+#define NN_REPORT_LIST_MAX 1000
 
 typedef struct
 {
@@ -1258,20 +1261,24 @@ typedef struct
   char machine_label[512];
   int32_t claim_count;
   NnReportClaim claims[8];
-  int32_t files_read;        /* result files read */
+  int32_t files_read;        /* result files read: every one found */
   int32_t runs_here;         /* of them, this machine's (any OS of its hardware) */
   int32_t other_count;
   NnReportOther *others;     /* (other_count), owned */
+  int32_t others_more;       /* such runs beyond the list, counted */
   int32_t skipped_count;
   NnReportSkipped *skipped;  /* (skipped_count), owned */
+  int32_t skipped_more;      /* files skipped beyond the list, counted */
 } NnReport;
 
 /* Read result files and judge each claim. `paths` are files or folders: a
- * folder is read as a runs folder, its *.json files and those of its
+ * folder is read as a runs folder, every *.json file in it and in its
  * sweeps/NAME/ folders (sweep.json itself is no result file and is
- * passed over). A file that is not a readable result (bad JSON, too deep,
- * too large, not a result) is skipped, with why, and the rest still
- * count. Fails only when memory runs out. */
+ * passed over). A link to a folder found there is not followed and a file
+ * reached twice (by a link) is read once, each said in `skipped`. A file
+ * that is not a readable result (bad JSON, too deep, too large, not a
+ * result, a time beyond NN_RESULT_SECONDS_MAX) is skipped, with why, and
+ * the rest still count. Fails only when memory runs out. */
 NnStatus nn_report_build (const char *const *paths,
                           int count,
                           const NnReportMachine *machine,

@@ -66,6 +66,14 @@ _nn_os_path_kind (const char *path, uint64_t *size)
   return NN_OS_FILE;
 }
 
+bool
+_nn_os_is_link (const char *path)
+{
+  struct stat st;
+
+  return lstat (path, &st) == 0 && S_ISLNK (st.st_mode);
+}
+
 FILE *
 _nn_os_fopen (const char *path, const char *mode)
 {

@@ -391,6 +391,28 @@ _nn_os_open_write_through (const char *path, FILE **out, const char **what)
   return 0;
 }
 
+bool
+_nn_os_is_link (const char *path)
+{
+  WIN32_FIND_DATAW data;
+  wchar_t *w = wide (path);
+
+  if (w == NULL)
+    return false;
+  HANDLE h = FindFirstFileW (w, &data);
+  free (w);
+  if (h == INVALID_HANDLE_VALUE)
+    return false;
+  FindClose (h);
+  /* A symbolic link or a junction; wine shows a Unix symbolic link as a
+   * reparse point without a tag (0, which Windows never gives one). Other
+   * reparse points (OneDrive's files on demand, deduplicated files) are
+   * the files themselves. */
+  return (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) != 0
+         && (data.dwReserved0 == IO_REPARSE_TAG_SYMLINK
+             || data.dwReserved0 == IO_REPARSE_TAG_MOUNT_POINT || data.dwReserved0 == 0);
+}
+
 int
 _nn_os_resolve_links (const char *path, char *out, size_t size)
 {

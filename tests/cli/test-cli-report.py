@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # test-cli-report.py: `trainbench-cli report` end to end on the fixture runs
 # of tests/data/report (this machine's, another machine's, wine's, a sweep,
-# hostile files), and its HTML page parsed with html.parser: well-formed,
-# self-contained, escaped. Prints TAP; Python 3 stdlib only. Usage:
+# hostile files), links in sweeps/, and its HTML page parsed with
+# html.parser: well-formed, self-contained, escaped. Prints TAP; Python 3 stdlib only. Usage:
 # test-cli-report.py PATH-TO-trainbench-cli FIXTURES-DIR. The Windows build
 # runs through $TRAINBENCH_CLI_WRAPPER (wine), paths given as Z:\...
 
@@ -165,6 +165,22 @@ ok(doc.get("kind") == "trainbench-report"
    and [c["verdict"] for c in doc.get("claims", [])]
    == ["holds here", "does not hold here", "not measured yet", "holds here"],
    "the JSON report has each claim's verdict", str(doc)[:1000])
+
+# ------------------------------------------------------------------ links in sweeps/
+
+if os.name == "posix":
+    linked = os.path.join(TMP, "linked")
+    shutil.copytree(RUNS, linked)
+    os.symlink("..", os.path.join(linked, "sweeps", "up"))
+    os.symlink("/", os.path.join(linked, "sweeps", "root"))
+    rc, out, err = cli("--runs", win(linked), "--machine", win(MACHINE))
+    ok(rc == 0 and "Read 19 result files" in out
+       and err.count("a link to a folder: not followed") == 2,
+       "links to folders in sweeps/ are not followed, and said so", out[:300] + err)
+else:
+    print("ok %d - links in sweeps/ are not followed # SKIP no symbolic links here" % (
+        len(results) + 1))
+    results.append(True)
 
 # ------------------------------------------------------------------ the runs folder, errors
 

@@ -4,16 +4,26 @@
  * tests/data/report: which runs are this machine's, each verdict, the
  * reasons from breakdowns and conditions, the missing runs' commands, the
  * HTML page's escaping, times beyond what a result may claim, ratios far
- * from 1 and an empty runs folder.
+ * from 1; folders of more than 20,000 files, links in sweeps/ and an empty
+ * runs folder.
  */
+
+#ifndef _WIN32
+#define _DEFAULT_SOURCE /* symlink */
+#endif
 
 #include "test-util.h"
 #include "nn-json-read.h"
+#include "nn-os.h"
 
 #include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #define RUNS FIXTURES_DIR "/report/runs"
 #define HOSTILE FIXTURES_DIR "/report/hostile"
@@ -336,6 +346,77 @@ test_report (void)
           && from.gpu_count == 1, "the machine of a GPU run's file");
 }
 
+/* A copy of the fixture runs folder, its sweeps too, into `dest`. */
+static void
+copy_folder (const char *from, const char *dest)
+{
+  char **names = NULL;
+  size_t count = 0;
+  char a[4096], b[4096];
+
+  test_make_folder (dest);
+  if (_nn_os_folder_list (from, &names, &count) != 0)
+    return;
+  for (size_t i = 0; i < count; i++)
+    {
+      nn_path_join (a, sizeof a, from, names[i]);
+      nn_path_join (b, sizeof b, dest, names[i]);
+      if (test_is_folder (a))
+        copy_folder (a, b);
+      else
+        {
+          size_t size = 0;
+          char *data = test_read_file (a, &size);
+          test_write_file (b, data, size);
+          free (data);
+        }
+      free (names[i]);
+    }
+  free (names);
+}
+
+/* More than 20,000 files (a bound the report once had, past which the
+ * newest runs and the sweeps went unread), the runs and the sweeps named
+ * last: all are read, and the files that are not results are counted
+ * beyond the list's bound. Under wine, where making and reading a file
+ * takes a millisecond or more, 1,500 take the same path past the list's
+ * bound in a few seconds. */
+static void
+test_many_files (void)
+{
+  const char *folder = test_path ("many");
+  NnReportMachine m = fixture_machine ();
+  NnReport *r = NULL;
+  NnError error;
+  const int fillers = test_under_wine () ? 1500 : 20000;
+
+  copy_folder (RUNS, folder);
+  for (int i = 0; i < fillers; i++)
+    {
+      char name[64], path[4096];
+      snprintf (name, sizeof name, "0-not-a-result-%05d.json", i);
+      nn_path_join (path, sizeof path, folder, name);
+      test_write_file (path, "{}", 2);
+    }
+  const char *paths[] = { folder };
+  nn_error_clear (&error);
+  double start = _nn_now ();
+  tap_ok (nn_report_build (paths, 1, &m, &r, &error) == NN_OK, "a folder of %d files",
+          fillers + 20);
+  tap_diag ("read in %.2f s", _nn_now () - start);
+  if (r == NULL)
+    return;
+  tap_ok (r->files_read == 19 && claim (r, "mlp-small-gpu-slower")->verdict == NN_VERDICT_HOLDS
+          && claim (r, "cnn-windows-slower")->verdict == NN_VERDICT_HOLDS,
+          "the runs named after %d others are read, the sweep's point too (%d)", fillers,
+          (int) r->files_read);
+  tap_ok (r->skipped_count == NN_REPORT_LIST_MAX && r->skipped_more == fillers - NN_REPORT_LIST_MAX,
+          "%d files that are no results: %d listed with why, %d counted (got %d, %d)", fillers,
+          NN_REPORT_LIST_MAX, fillers - NN_REPORT_LIST_MAX, (int) r->skipped_count,
+          (int) r->skipped_more);
+  nn_report_free (r);
+}
+
 /* An empty runs folder: nothing to sort (qsort of NULL was undefined). */
 static void
 test_empty_folder (void)
@@ -354,6 +435,56 @@ test_empty_folder (void)
   nn_report_free (r);
 }
 
+/* Links in sweeps/: `up -> ..` would count every run twice, a link out of
+ * the folder read what is there; a link to a run, the run twice. */
+static void
+test_links (void)
+{
+#ifdef _WIN32
+  tap_skip ("links need privileges on Windows", "links in sweeps/ are not followed");
+#else
+  const char *folder = test_path ("linked");
+  char path[4096], target[4096];
+  NnReportMachine m = fixture_machine ();
+  NnReport *r = NULL;
+  NnError error;
+
+  copy_folder (RUNS, folder);
+  size_t size = 0;
+  char *run = test_read_file (RUNS "/here-mlp-small-cpu-1.json", &size);
+  test_make_folder (test_path ("outside"));
+  test_write_file (test_path ("outside/run.json"), run, size);
+  free (run);
+  snprintf (path, sizeof path, "%s/sweeps/up", folder);
+  bool made = symlink ("..", path) == 0;
+  snprintf (path, sizeof path, "%s/sweeps/outside", folder);
+  made = made && symlink (test_path ("outside"), path) == 0;
+  snprintf (path, sizeof path, "%s/sweeps/20261203T090000Z-sweep-ab12/again.json", folder);
+  snprintf (target, sizeof target, "%s/here-mlp-small-cpu-1.json", folder);
+  made = made && symlink (target, path) == 0;
+  if (!tap_ok (made, "links made in sweeps/"))
+    return;
+  const char *paths[] = { folder };
+  nn_error_clear (&error);
+  tap_ok (nn_report_build (paths, 1, &m, &r, &error) == NN_OK, "the report builds");
+  if (r == NULL)
+    return;
+  tap_ok (r->files_read == 19 && claim (r, "mlp-small-gpu-slower")->first.runs == 3,
+          "each run is read once (%d files; claim 1's CPU median of %d runs)",
+          (int) r->files_read, (int) claim (r, "mlp-small-gpu-slower")->first.runs);
+  int folders = 0, twice = 0;
+  for (int i = 0; i < r->skipped_count; i++)
+    {
+      folders += strstr (r->skipped[i].why, "a link to a folder: not followed") != NULL;
+      twice += strstr (r->skipped[i].why, "again.json: a file read already") != NULL;
+    }
+  tap_ok (folders == 2 && twice == 1 && r->skipped_count == 3,
+          "the two links to folders and the second name of a run are said (%d, %d)", folders,
+          twice);
+  nn_report_free (r);
+#endif
+}
+
 int
 main (void)
 {
@@ -361,6 +492,8 @@ main (void)
   test_claims_table ();
   test_formats ();
   test_report ();
+  test_many_files ();
   test_empty_folder ();
+  test_links ();
   return tap_done ();
 }
