@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-articles-page.c: the Articles page: the engine's article report
  * (nn_report_build, made in a worker from the runs folder) shown as one
- * card per claim, and exported as a PNG drawn with Cairo or the engine's
- * HTML page.
+ * card per claim, with the result files its figures come from, and
+ * exported as a PNG drawn with Cairo or the engine's HTML page.
  */
 #define G_LOG_DOMAIN "trainbench-articles"
 
@@ -21,6 +21,11 @@
 
 #define CHART_WIDTH 520
 #define CHART_HEIGHT 200
+
+/* Files a card names in a list, and lines of a tooltip: the rest are
+ * counted (the HTML export names every one). */
+#define FILES_SHOWN 8
+#define TOOLTIP_LINES 30
 
 struct _TbArticlesPage
 {
@@ -146,6 +151,186 @@ claim_title (guint                index,
              const NnReportClaim *rc)
 {
   return g_strdup_printf ("%u. %s: %s", index + 1, rc->claim->model, rc->claim->text);
+}
+
+/* A claim's lists of files: the first side's, the second's, the reason's. */
+static void
+claim_files (const NnReportClaim *rc,
+             guint                list,
+             const char         **label,
+             char              ***files,
+             int32_t             *count)
+{
+  switch (list)
+    {
+    case 0:
+      *label = side_label (rc->claim, TRUE);
+      *files = rc->first.files;
+      *count = rc->first.file_count;
+      return;
+    case 1:
+      *label = side_label (rc->claim, FALSE);
+      *files = rc->second.files;
+      *count = rc->second.file_count;
+      return;
+    default:
+      *label = _("the reason");
+      *files = rc->reason_files;
+      *count = rc->reason_file_count;
+      return;
+    }
+}
+
+/* The result files a claim's figures come from, by name: "Figures from:
+ * CPU: a.json, b.json; GPU: c.json"; NULL when there are none. */
+static char *
+files_line (const NnReportClaim *rc)
+{
+  g_autoptr(GString) lists = g_string_new (NULL);
+
+  for (guint l = 0; l < 3; l++)
+    {
+      const char *label;
+      char **files;
+      int32_t count;
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      claim_files (rc, l, &label, &files, &count);
+      if (count == 0)
+        continue;
+      for (int32_t i = 0; i < count && i < FILES_SHOWN; i++)
+        {
+          g_autofree char *name = g_path_get_basename (files[i]);
+          if (i > 0)
+            g_string_append (names, ", ");
+          g_string_append (names, name);
+        }
+      if (count > FILES_SHOWN)
+        /* TRANSLATORS: after the names of a list of files: " and 12 more" */
+        g_string_append_printf (names, ngettext (" and %d more", " and %d more",
+                                                 count - FILES_SHOWN), count - FILES_SHOWN);
+      if (lists->len > 0)
+        g_string_append (lists, "; ");
+      /* TRANSLATORS: one side of a claim and the files it comes from: "CPU: a.json, b.json" */
+      g_string_append_printf (lists, _("%s: %s"), label, names->str);
+    }
+  if (lists->len == 0)
+    return NULL;
+  /* TRANSLATORS: the result files a claim's figures come from: "Figures from: CPU: a.json, b.json; GPU: c.json" */
+  return g_strdup_printf (_("Figures from: %s"), lists->str);
+}
+
+/* The same files with their folders, a path a line, for a tooltip. */
+static char *
+files_tooltip (const NnReportClaim *rc)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  int lines = 0, left = 0;
+
+  for (guint l = 0; l < 3; l++)
+    {
+      const char *label;
+      char **files;
+      int32_t count;
+
+      claim_files (rc, l, &label, &files, &count);
+      for (int32_t i = 0; i < count; i++)
+        {
+          if (lines++ >= TOOLTIP_LINES)
+            {
+              left++;
+              continue;
+            }
+          if (text->len > 0)
+            g_string_append_c (text, '\n');
+          g_string_append_printf (text, _("%s: %s"), label, files[i]);
+        }
+    }
+  if (left > 0)
+    {
+      g_string_append_c (text, '\n');
+      /* TRANSLATORS: the last line of a list of files: "and 12 more" */
+      g_string_append_printf (text, ngettext ("and %d more", "and %d more", left), left);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* What the report read and left out, in a sentence or three. */
+static char *
+status_text (const NnReport *report)
+{
+  int not_read = report->skipped_count + report->skipped_more;
+  int apart = report->other_count + report->others_more;
+  int undated = report->undated_count + report->undated_more;
+  g_autoptr(GString) text = g_string_new (NULL);
+
+  g_string_append_printf (text,
+                          ngettext ("%d result file read, %d of them this machine's (by the machine id they record); ratios are compared, not seconds.",
+                                    "%d result files read, %d of them this machine's (by the machine id they record); ratios are compared, not seconds.",
+                                    report->files_read),
+                          (int) report->files_read, (int) report->runs_here);
+  if (report->machine.id_count == 0)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text, _("This machine has no machine id, so no run is its own: %s"),
+                              report->machine.id_why);
+    }
+  if (apart > 0)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text,
+                              ngettext ("%d run of another machine or OS is not counted.",
+                                        "%d runs of other machines or OSes are not counted.",
+                                        apart),
+                              apart);
+    }
+  if (undated > 0)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text,
+                              ngettext ("%d run dated in the future counts as of unknown time, never the newest.",
+                                        "%d runs dated in the future count as of unknown time, never the newest.",
+                                        undated),
+                              undated);
+    }
+  if (not_read > 0)
+    {
+      g_string_append_c (text, ' ');
+      g_string_append_printf (text,
+                              ngettext ("%d file could not be read (the tooltip says why).",
+                                        "%d files could not be read (the tooltip says why).",
+                                        not_read),
+                              not_read);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/* Why the files left out were, a file a line. */
+static char *
+skipped_tooltip (const NnReport *report)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  int left = report->skipped_more;
+
+  if (report->skipped_count == 0)
+    return NULL;
+  for (int i = 0; i < report->skipped_count; i++)
+    {
+      if (i >= TOOLTIP_LINES)
+        {
+          left++;
+          continue;
+        }
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      g_string_append (text, report->skipped[i].why);
+    }
+  if (left > 0)
+    {
+      g_string_append_c (text, '\n');
+      g_string_append_printf (text, ngettext ("and %d more", "and %d more", left), left);
+    }
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 /* ---------------------------------------------------------------- the chart */
@@ -314,6 +499,17 @@ card_new (TbArticlesPage *self,
   GtkWidget *reason = label_new (rc->reason, "dim-label");
   gtk_widget_set_name (reason, "reason");
   gtk_box_append (GTK_BOX (row), reason);
+
+  g_autofree char *files = files_line (rc);
+  if (files != NULL)
+    {
+      g_autofree char *paths = files_tooltip (rc);
+      GtkWidget *label = label_new (files, "dim-label");
+      gtk_widget_add_css_class (label, "caption");
+      gtk_widget_set_name (label, "files");
+      gtk_widget_set_tooltip_text (label, paths);
+      gtk_box_append (GTK_BOX (row), label);
+    }
   return card;
 }
 
@@ -331,12 +527,10 @@ show_report (TbArticlesPage *self)
 
   g_snprintf (machine, sizeof machine, _("This machine: %s"), self->report->machine_label);
   gtk_label_set_text (GTK_LABEL (self->machine_label), machine);
-  g_autofree char *status =
-    g_strdup_printf (ngettext ("%d result file read, %d of this machine's hardware; ratios are compared, not seconds.",
-                               "%d result files read, %d of this machine's hardware; ratios are compared, not seconds.",
-                               self->report->files_read),
-                     (int) self->report->files_read, (int) self->report->runs_here);
+  g_autofree char *status = status_text (self->report);
+  g_autofree char *skipped = skipped_tooltip (self->report);
   gtk_label_set_text (GTK_LABEL (self->status_label), status);
+  gtk_widget_set_tooltip_text (self->status_label, skipped);
   for (int i = 0; i < self->report->claim_count; i++)
     {
       GtkWidget *card = card_new (self, (guint) i);
@@ -545,6 +739,7 @@ draw_report (cairo_t        *cr,
   int inner = width - 2 * (int) margin;
   double y = margin;
   g_autofree char *machine = g_strdup_printf (_("This machine: %s"), report->machine_label);
+  g_autofree char *status = status_text (report);
 
   cairo_set_source_rgb (cr, 1, 1, 1);
   cairo_paint (cr);
@@ -552,8 +747,7 @@ draw_report (cairo_t        *cr,
              "Sans Bold 18", 0x222222);
   y += 6;
   draw_text (cr, margin, &y, inner, machine, "Sans 11", 0x222222);
-  draw_text (cr, margin, &y, inner, _("Ratios are compared, not seconds: the articles timed Keras on a laptop."),
-             "Sans 10", 0x666666);
+  draw_text (cr, margin, &y, inner, status, "Sans 10", 0x666666);
   y += 12;
   for (int i = 0; i < report->claim_count; i++)
     {
@@ -579,6 +773,12 @@ draw_report (cairo_t        *cr,
                  verdict_rgb (rc->verdict));
       y += 2;
       draw_text (cr, margin + 16, &y, inner - 32, rc->reason, "Sans 10", 0x555555);
+      g_autofree char *files = files_line (rc);
+      if (files != NULL)
+        {
+          y += 4;
+          draw_text (cr, margin + 16, &y, inner - 32, files, "Sans 8", 0x777777);
+        }
       y += 14;
       /* the card's frame, with the verdict's colour down its left edge */
       cairo_set_source_rgb (cr, 0.8, 0.8, 0.8);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-cli-report.c: `trainbench-cli report`, the articles' claims against
- * this machine's runs (engine/nn-report.c judges them): a table per claim,
- * then the commands of the missing measurements, the other machines' runs
+ * this machine's runs (engine/nn-report.c judges them): a table per claim
+ * with the result files its figures come from, then the commands of the
+ * missing measurements, the runs of unknown time, the other machines' runs
  * and the files that were skipped; --html and --json write the same report.
  */
 
@@ -12,6 +13,10 @@
 #include <string.h>
 
 #define COLUMN 32
+
+/* Files a claim's list names in the text; the rest are counted (the HTML
+ * and JSON reports name every one). */
+#define FILES_SHOWN 10
 
 /* `text` wrapped at 78 columns, each line after `indent` spaces (the first
  * line's indent is the caller's). */
@@ -81,16 +86,54 @@ print_claim (int number, const NnReportClaim *rc)
       if (!side->measured)
         continue;
       char runs[640];
-      snprintf (runs, sizeof runs, "%s: %s, %s; median of %d run%s, newest %s",
+      snprintf (runs, sizeof runs, "%s: %s, %s; median of %d run%s, newest %s%s",
                 s == 0 ? c->first_label : c->second_label, side->device, side->os,
-                (int) side->runs, side->runs == 1 ? "" : "s", side->newest);
+                (int) side->runs, side->runs == 1 ? "" : "s", side->newest,
+                side->newest_undated ? " (start time unknown)" : "");
       printf ("   %-14s", s == 0 || !rc->first.measured ? "runs" : "");
       print_wrapped (runs, 17);
     }
   printf ("   %-14s%s\n", "verdict", nn_verdict_name (rc->verdict));
   printf ("   %-14s", "reason");
   print_wrapped (rc->reason, 17);
+  /* the files the figures come from, a path a line: a path is not wrapped */
+  const char *row = "files";
+  for (int s = 0; s < 3; s++)
+    {
+      const char *label = s == 0 ? c->first_label : s == 1 ? c->second_label : "reason";
+      char **files = s == 0 ? rc->first.files : s == 1 ? rc->second.files : rc->reason_files;
+      int32_t count = s == 0 ? rc->first.file_count
+                    : s == 1 ? rc->second.file_count : rc->reason_file_count;
+      for (int32_t i = 0; i < count && i < FILES_SHOWN; i++)
+        {
+          printf ("   %-14s%s%-*s%s\n", row, i == 0 ? label : "",
+                  i == 0 ? 2 : (int) strlen (label) + 2, i == 0 ? ":" : "", files[i]);
+          row = "";
+        }
+      if (count > FILES_SHOWN)
+        printf ("   %-14s%*sand %d more (--json and --html name them all)\n", "",
+                (int) strlen (label) + 2, "", (int) (count - FILES_SHOWN));
+    }
   printf ("\n");
+}
+
+/* The machines of --machine FILE, given once or more: the first is the
+ * machine, the others its other OS installations. Exits on a usage error. */
+static void
+machine_of_files (const TbCliArgs *args, NnReportMachine *machine)
+{
+  const char *files[NN_REPORT_MACHINE_IDS_MAX + 1];
+  int n = tb_cli_arg_all (args, "machine", files, NN_REPORT_MACHINE_IDS_MAX + 1);
+  NnError error;
+
+  nn_error_clear (&error);
+  if (n > NN_REPORT_MACHINE_IDS_MAX)
+    tb_cli_usage_error ("report", "--machine: given %d times; a machine has at most %d ids", n,
+                        NN_REPORT_MACHINE_IDS_MAX);
+  for (int i = 0; i < n; i++)
+    if ((i == 0 ? nn_report_machine_from_file (files[i], machine, &error)
+                : nn_report_machine_add_file (machine, files[i], &error)) != NN_OK)
+      tb_cli_usage_error ("report", "--machine: %s", error.message);
 }
 
 int
@@ -144,12 +187,8 @@ tb_cli_cmd_report (int argc, char **argv)
   NnReportMachine machine;
   NnError error;
   nn_error_clear (&error);
-  const char *machine_file = tb_cli_arg (&args, "machine");
-  if (machine_file != NULL)
-    {
-      if (nn_report_machine_from_file (machine_file, &machine, &error) != NN_OK)
-        tb_cli_usage_error ("report", "--machine: %s", error.message);
-    }
+  if (tb_cli_arg (&args, "machine") != NULL)
+    machine_of_files (&args, &machine);
   else
     {
       nn_blas_init ();
@@ -174,14 +213,21 @@ tb_cli_cmd_report (int argc, char **argv)
 
   int not_read = report->skipped_count + report->skipped_more;
   char read[256];
-  snprintf (read, sizeof read, "Read %d result file%s, %d of this machine's hardware",
-            (int) report->files_read, report->files_read == 1 ? "" : "s",
+  snprintf (read, sizeof read, "Read %d result file%s, %d of them this machine's (by the machine "
+            "id they record)", (int) report->files_read, report->files_read == 1 ? "" : "s",
             (int) report->runs_here);
   if (not_read > 0)
     snprintf (read + strlen (read), sizeof read - strlen (read), "; %d file%s not read "
               "(listed on stderr)", not_read, not_read == 1 ? "" : "s");
   printf ("The articles' claims on this machine: %s\n", report->machine_label);
   print_wrapped (read, 0);
+  if (report->machine.id_count == 0)
+    {
+      char why[NN_ERROR_MESSAGE_MAX + 64];
+      snprintf (why, sizeof why, "This machine has no machine id, so no run is its own: %s",
+                report->machine.id_why);
+      print_wrapped (why, 0);
+    }
   printf ("Ratios are compared, not seconds: the articles ran Keras on a laptop.\n\n");
   for (int i = 0; i < report->claim_count; i++)
     print_claim (i + 1, &report->claims[i]);
@@ -204,6 +250,20 @@ tb_cli_cmd_report (int argc, char **argv)
   if (any)
     printf ("\n");
 
+  if (report->undated_count > 0)
+    {
+      printf ("Runs of unknown time (never the newest while a run with a time is there):\n");
+      for (int i = 0; i < report->undated_count; i++)
+        {
+          const NnReportUndated *u = &report->undated[i];
+          printf ("  %s, started %s\n      %s\n      %s\n", u->run_id, u->started_at, u->why,
+                  u->path);
+        }
+      if (report->undated_more > 0)
+        printf ("  and %d more, not listed\n", (int) report->undated_more);
+      printf ("\n");
+    }
+
   if (report->other_count > 0)
     {
       printf ("Runs of other machines or operating systems (not counted as this machine's):\n");
@@ -213,9 +273,12 @@ tb_cli_cmd_report (int argc, char **argv)
           char sec[32] = "-";
           if (isfinite (o->epoch_seconds))
             snprintf (sec, sizeof sec, "%.3g s per epoch", o->epoch_seconds);
-          printf ("  %s  %s, %s, %s, %s\n      %s\n", o->run_id,
-                  o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec,
-                  o->machine);
+          char apart[1024];
+          printf ("  %s  %s, %s, %s, %s\n      ", o->run_id,
+                  o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec);
+          snprintf (apart, sizeof apart, "%s: %s", o->why, o->machine);
+          print_wrapped (apart, 6);
+          printf ("      %s\n", o->path);
         }
       if (report->others_more > 0)
         printf ("  and %d more, not listed\n", (int) report->others_more);

@@ -278,9 +278,45 @@ side_cell (Buf *b, const NnReportClaim *rc, bool first)
       buf_printf (b, "; median of %d run%s, newest ", (int) side->runs,
                   side->runs == 1 ? "" : "s");
       buf_escape (b, side->newest);
+      if (side->newest_undated)
+        buf_puts (b, " (start time unknown)");
       buf_puts (b, "</small>");
     }
   buf_puts (b, "</td>");
+}
+
+/* The result files a list of figures rests on, one a line. */
+static void
+files_list (Buf *b, const char *title, char **files, int32_t count)
+{
+  if (count == 0)
+    return;
+  buf_puts (b, "<li>");
+  buf_escape (b, title);
+  buf_puts (b, ":<br><code>");
+  for (int32_t i = 0; i < count; i++)
+    {
+      if (i > 0)
+        buf_puts (b, "<br>");
+      buf_escape (b, files[i]);
+    }
+  buf_puts (b, "</code></li>\n");
+}
+
+static void
+claim_files (Buf *b, const NnReportClaim *rc)
+{
+  const NnClaim *c = rc->claim;
+  int32_t all = rc->first.file_count + rc->second.file_count + rc->reason_file_count;
+
+  if (all == 0)
+    return;
+  buf_printf (b, "<details class=\"files\"><summary>The result file%s these figures come "
+              "from</summary>\n<ul>\n", all == 1 ? "" : "s");
+  files_list (b, c->first_label, rc->first.files, rc->first.file_count);
+  files_list (b, c->second_label, rc->second.files, rc->second.file_count);
+  files_list (b, "The reason's figures", rc->reason_files, rc->reason_file_count);
+  buf_puts (b, "</ul>\n</details>\n");
 }
 
 char *
@@ -298,13 +334,19 @@ nn_report_html (const NnReport *report)
   buf_puts (&b, "<h1>The articles' claims, measured on this machine</h1>\n<p>This machine: "
                 "<strong>");
   buf_escape (&b, report->machine_label);
-  buf_printf (&b, "</strong>. Read %d result file%s, %d of them of this machine's hardware",
-              (int) report->files_read, report->files_read == 1 ? "" : "s",
+  buf_printf (&b, "</strong>. Read %d result file%s, %d of them this machine's (by the machine "
+              "id they record)", (int) report->files_read, report->files_read == 1 ? "" : "s",
               (int) report->runs_here);
   int not_read = report->skipped_count + report->skipped_more;
   if (not_read > 0)
     buf_printf (&b, "; %d file%s not read (below)", not_read, not_read == 1 ? "" : "s");
   buf_puts (&b, ".</p>\n");
+  if (report->machine.id_count == 0)
+    {
+      buf_puts (&b, "<p class=\"note\">This machine has no machine id, so no run is its own: ");
+      buf_escape (&b, report->machine.id_why);
+      buf_puts (&b, "</p>\n");
+    }
   buf_puts (&b, "<p class=\"note\">Ratios are compared, not seconds: the articles timed Keras on "
                 "a laptop, this is another machine and another program. A figure for a whole "
                 "training is the median seconds per epoch times the article's epochs. A claim "
@@ -361,7 +403,9 @@ nn_report_html (const NnReport *report)
       chart_svg (&b, rc);
       buf_puts (&b, "<p class=\"reason\">");
       buf_escape (&b, rc->reason);
-      buf_puts (&b, "</p>\n</section>\n");
+      buf_puts (&b, "</p>\n");
+      claim_files (&b, rc);
+      buf_puts (&b, "</section>\n");
     }
 
   bool any_missing = false;
@@ -383,18 +427,47 @@ nn_report_html (const NnReport *report)
   if (any_missing)
     buf_puts (&b, "</ul>\n");
 
+  if (report->undated_count > 0)
+    {
+      buf_puts (&b, "<h2>Runs of unknown time</h2>\n<p class=\"note\">This machine's runs "
+                    "whose start time is not one to order by: each is taken as older than "
+                    "every run with a time, so it is the newest of no claim while one with a "
+                    "time is there.</p>\n<table>\n<tr><th>Run</th><th>Started</th><th>Why"
+                    "</th><th>File</th></tr>\n");
+      for (int i = 0; i < report->undated_count; i++)
+        {
+          const NnReportUndated *u = &report->undated[i];
+          buf_puts (&b, "<tr><td>");
+          buf_escape (&b, u->run_id);
+          buf_puts (&b, "</td><td>");
+          buf_escape (&b, u->started_at);
+          buf_puts (&b, "</td><td>");
+          buf_escape (&b, u->why);
+          buf_puts (&b, "</td><td><code>");
+          buf_escape (&b, u->path);
+          buf_puts (&b, "</code></td></tr>\n");
+        }
+      buf_puts (&b, "</table>\n");
+      if (report->undated_more > 0)
+        buf_printf (&b, "<p class=\"note\">And %d more, not listed.</p>\n",
+                    (int) report->undated_more);
+    }
+
   if (report->other_count > 0)
     {
       buf_puts (&b, "<h2>Runs of other machines or operating systems</h2>\n<p class=\"note\">"
                     "Listed, never counted as this machine's (the Windows runs on this "
-                    "machine's CPU are the fourth claim's).</p>\n<table>\n<tr><th>Run</th>"
-                    "<th>Machine</th><th>Model</th><th>Device</th><th>Status</th>"
-                    "<th>Seconds per epoch</th></tr>\n");
+                    "machine's CPU are the fourth claim's). A run is this machine's by the "
+                    "machine id it records, not by the hardware it names.</p>\n<table>\n"
+                    "<tr><th>Run</th><th>Why apart</th><th>Machine</th><th>Model</th>"
+                    "<th>Device</th><th>Status</th><th>Seconds per epoch</th></tr>\n");
       for (int i = 0; i < report->other_count; i++)
         {
           const NnReportOther *o = &report->others[i];
           buf_puts (&b, "<tr><td>");
           buf_escape (&b, o->run_id);
+          buf_puts (&b, "</td><td>");
+          buf_escape (&b, o->why);
           buf_puts (&b, "</td><td>");
           buf_escape (&b, o->machine);
           buf_puts (&b, "</td><td>");
@@ -452,6 +525,16 @@ nn_report_write_html (const NnReport *report, const char *path, NnError *error)
 /* ---------------------------------------------------------------- JSON */
 
 static void
+json_files (NnJson *j, const char *key, char **files, int32_t count)
+{
+  _nn_json_key (j, key);
+  _nn_json_begin_array (j);
+  for (int32_t i = 0; i < count; i++)
+    _nn_json_string (j, files[i]);
+  _nn_json_end_array (j);
+}
+
+static void
 json_side (NnJson *j, const char *key, const NnReportSide *side)
 {
   _nn_json_key (j, key);
@@ -472,6 +555,11 @@ json_side (NnJson *j, const char *key, const NnReportSide *side)
       _nn_json_string_bounded (j, side->os, sizeof side->os);
       _nn_json_key (j, "newest_run");
       _nn_json_string_bounded (j, side->newest, sizeof side->newest);
+      _nn_json_key (j, "newest_started_at");
+      _nn_json_string_bounded (j, side->newest_started, sizeof side->newest_started);
+      _nn_json_key (j, "newest_of_unknown_time");
+      _nn_json_bool (j, side->newest_undated);
+      json_files (j, "files", side->files, side->file_count);
     }
   else
     {
@@ -541,6 +629,7 @@ nn_report_write_json (const NnReport *report, const char *path, NnError *error)
       _nn_json_string (&j, nn_verdict_name (rc->verdict));
       _nn_json_key (&j, "reason");
       _nn_json_string_bounded (&j, rc->reason, sizeof rc->reason);
+      json_files (&j, "reason_files", rc->reason_files, rc->reason_file_count);
       _nn_json_end_object (&j);
     }
   _nn_json_end_array (&j);
@@ -554,6 +643,8 @@ nn_report_write_json (const NnReport *report, const char *path, NnError *error)
       _nn_json_string_bounded (&j, o->path, sizeof o->path);
       _nn_json_key (&j, "run_id");
       _nn_json_string_bounded (&j, o->run_id, sizeof o->run_id);
+      _nn_json_key (&j, "why");
+      _nn_json_string_bounded (&j, o->why, sizeof o->why);
       _nn_json_key (&j, "machine");
       _nn_json_string_bounded (&j, o->machine, sizeof o->machine);
       _nn_json_key (&j, "preset");
@@ -569,6 +660,25 @@ nn_report_write_json (const NnReport *report, const char *path, NnError *error)
   _nn_json_end_array (&j);
   _nn_json_key (&j, "other_runs_not_listed");
   _nn_json_int (&j, report->others_more);
+  _nn_json_key (&j, "undated_runs");
+  _nn_json_begin_array (&j);
+  for (int i = 0; i < report->undated_count; i++)
+    {
+      const NnReportUndated *u = &report->undated[i];
+      _nn_json_begin_object (&j);
+      _nn_json_key (&j, "path");
+      _nn_json_string_bounded (&j, u->path, sizeof u->path);
+      _nn_json_key (&j, "run_id");
+      _nn_json_string_bounded (&j, u->run_id, sizeof u->run_id);
+      _nn_json_key (&j, "started_at");
+      _nn_json_string_bounded (&j, u->started_at, sizeof u->started_at);
+      _nn_json_key (&j, "why");
+      _nn_json_string_bounded (&j, u->why, sizeof u->why);
+      _nn_json_end_object (&j);
+    }
+  _nn_json_end_array (&j);
+  _nn_json_key (&j, "undated_runs_not_listed");
+  _nn_json_int (&j, report->undated_more);
   _nn_json_key (&j, "skipped");
   _nn_json_begin_array (&j);
   for (int i = 0; i < report->skipped_count; i++)

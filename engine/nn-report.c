@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-report.c: the articles' claims against this machine's runs: which
- * result files are this machine's, which runs measure each claim, their
- * ratios, a verdict and the measured reason (from "breakdown" and
- * "conditions" where runs have them).
+ * result files are this machine's (by the machine id they record), which
+ * runs measure each claim, their ratios, a verdict, the measured reason
+ * (from "breakdown" and "conditions" where runs have them) and the files
+ * each figure comes from.
  *
  * Result files come from other people: they are read with the bounded
  * reader of nn-json-read.c, and a file that is not a readable result is
- * skipped with why, never taken halfway.
+ * skipped with why, never taken halfway. Nothing a file says about its
+ * hardware makes it this machine's, and no start time from the future
+ * makes it the newest.
  */
 
 #include "nn-json-read.h"
@@ -18,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---------------------------------------------------------------- the claims */
 
@@ -264,8 +268,14 @@ nn_report_machine_here (NnReportMachine *out)
 {
   NnSystemInfo info;
   NnDeviceInfo devices[17];
+  NnError error;
 
   memset (out, 0, sizeof *out);
+  nn_error_clear (&error);
+  if (nn_machine_id (out->ids[0], NULL, 0, &error) == NN_OK)
+    out->id_count = 1;
+  else
+    copy (out->id_why, sizeof out->id_why, error.message);
   nn_system_info (&info);
   copy (out->os_name, sizeof out->os_name, info.os_name);
   copy (out->os_version, sizeof out->os_version, info.os_version);
@@ -297,7 +307,26 @@ nn_report_machine_label (const NnReportMachine *m, char *out, size_t size)
     append (out, size, ", no usable GPU");
   os_label (m->os_name, m->os_version, m->os_emulated_by, os, sizeof os);
   append (out, size, ", %s", os);
+  /* the id's first digits, as the runs of other machines are told apart */
+  if (m->id_count == 0)
+    append (out, size, " (no machine id)");
+  for (int i = 0; i < m->id_count; i++)
+    append (out, size, "%s%.8s", i == 0 ? (m->id_count == 1 ? " (machine " : " (machines ")
+                                         : ", ", m->ids[i]);
+  if (m->id_count > 0)
+    append (out, size, ")");
   return strlen (out);
+}
+
+static bool
+machine_has_id (const NnReportMachine *m, const char *id)
+{
+  if (id[0] == '\0')
+    return false;
+  for (int i = 0; i < m->id_count && i < NN_REPORT_MACHINE_IDS_MAX; i++)
+    if (strcmp (m->ids[i], id) == 0)
+      return true;
+  return false;
 }
 
 /* ---------------------------------------------------------------- reading result files */
@@ -332,17 +361,60 @@ seconds_member (const NnJsonDoc *doc, const NnJsonNode *obj, const char *key, co
                         path, field, *out, NN_RESULT_SECONDS_MAX);
 }
 
-/* A result file's fields that the report uses. NN_ERROR_FORMAT with why
- * when the document is not a result; *sweep_file set (and NN_OK) for a
- * sweep.json, which is no run. */
+static int
+days_in_month (int64_t year, int month)
+{
+  static const int days[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+  bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : days[month - 1];
+}
+
+/* Days from 1970-01-01 to a date of the proleptic Gregorian calendar. */
+static int64_t
+days_from_civil (int64_t y, int m, int d)
+{
+  y -= m <= 2;
+  int64_t era = (y >= 0 ? y : y - 399) / 400;
+  int64_t yoe = y - era * 400;
+  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+bool
+_nn_report_parse_time (const char *text, int64_t *out)
+{
+  /* "YYYY-MM-DDTHH:MM:SSZ", as nn_run_id_new writes it */
+  static const char shape[] = "dddd-dd-ddTdd:dd:ddZ";
+  int v[6] = { 0 };
+  static const int at[6] = { 0, 5, 8, 11, 14, 17 };
+  static const int width[6] = { 4, 2, 2, 2, 2, 2 };
+
+  if (strlen (text) != sizeof shape - 1)
+    return false;
+  for (size_t i = 0; i < sizeof shape - 1; i++)
+    if (shape[i] == 'd' ? text[i] < '0' || text[i] > '9' : text[i] != shape[i])
+      return false;
+  for (int f = 0; f < 6; f++)
+    for (int i = 0; i < width[f]; i++)
+      v[f] = v[f] * 10 + (text[at[f] + i] - '0');
+  if (v[1] < 1 || v[1] > 12 || v[2] < 1 || v[2] > days_in_month (v[0], v[1]) || v[3] > 23
+      || v[4] > 59 || v[5] > 60)
+    return false;
+  *out = days_from_civil (v[0], v[1], v[2]) * 86400 + v[3] * 3600 + v[4] * 60 + v[5];
+  return true;
+}
+
 NnStatus
 _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *run,
-                         bool *sweep_file, NnError *error)
+                         NnReportHardware *hardware, bool *sweep_file, NnError *error)
 {
   const NnJsonNode *root = _nn_json_root (doc);
   NnStatus status;
 
   memset (run, 0, sizeof *run);
+  if (hardware != NULL)
+    memset (hardware, 0, sizeof *hardware);
   *sweep_file = false;
   if (root == NULL || root->kind != NN_JSON_OBJECT)
     return _nn_error_set (error, NN_ERROR_FORMAT, "%s: not a result file (not a JSON object)",
@@ -369,17 +441,30 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
   copy (run->run_id, sizeof run->run_id, run_id);
   copy (run->status, sizeof run->status, status_text);
   copy_member (doc, root, "started_at", run->started_at, sizeof run->started_at);
+  run->start_known = _nn_report_parse_time (run->started_at, &run->start);
   run->sweep = _nn_json_get (doc, root, "sweep") != NULL;
+
+  /* the machine id, only as nn_machine_id makes one: anything else names
+   * no machine */
+  const char *id = _nn_json_get_string (doc, system, "machine_id", "");
+  bool id_ok = strlen (id) == NN_MACHINE_ID_SIZE - 1;
+  for (size_t i = 0; id_ok && id[i] != '\0'; i++)
+    id_ok = (id[i] >= '0' && id[i] <= '9') || (id[i] >= 'a' && id[i] <= 'f');
+  copy (run->machine_id, sizeof run->machine_id, id_ok ? id : "");
 
   const NnJsonNode *os = _nn_json_get (doc, system, "os");
   copy_member (doc, os, "name", run->os_name, sizeof run->os_name);
   copy_member (doc, os, "version", run->os_version, sizeof run->os_version);
   copy_member (doc, os, "emulated_by", run->os_emulated_by, sizeof run->os_emulated_by);
-  copy_member (doc, _nn_json_get (doc, system, "cpu"), "model", run->cpu_model,
-               sizeof run->cpu_model);
-  for (const NnJsonNode *g = _nn_json_child (doc, _nn_json_get (doc, system, "gpus"));
-       g != NULL && run->gpu_count < NN_REPORT_GPUS_MAX; g = _nn_json_next (doc, g))
-    copy_member (doc, g, "name", run->gpus[run->gpu_count++], sizeof run->gpus[0]);
+  if (hardware != NULL)
+    {
+      copy_member (doc, _nn_json_get (doc, system, "cpu"), "model", hardware->cpu_model,
+                   sizeof hardware->cpu_model);
+      for (const NnJsonNode *g = _nn_json_child (doc, _nn_json_get (doc, system, "gpus"));
+           g != NULL && hardware->gpu_count < NN_REPORT_GPUS_MAX; g = _nn_json_next (doc, g))
+        copy_member (doc, g, "name", hardware->gpus[hardware->gpu_count++],
+                     sizeof hardware->gpus[0]);
+    }
 
   run->cuda = strcmp (_nn_json_get_string (doc, device, "kind", ""), "cuda") == 0;
   run->device_index = int_member (doc, device, "index", 0);
@@ -468,6 +553,56 @@ _nn_report_run_from_doc (const NnJsonDoc *doc, const char *path, NnReportRun *ru
   return NN_OK;
 }
 
+/* ---------------------------------------------------------------- whose run it is */
+
+static bool
+same_os (const NnReportMachine *m, const NnReportRun *r)
+{
+  return strcmp (m->os_name, r->os_name) == 0 && strcmp (m->os_version, r->os_version) == 0
+         && strcmp (m->os_emulated_by, r->os_emulated_by) == 0;
+}
+
+static bool
+is_windows (const NnReportRun *r)
+{
+  return strcmp (r->os_name, "Windows") == 0;
+}
+
+static void
+run_machine_label (const NnReportRun *r, const NnReportHardware *hw, char *out, size_t size)
+{
+  char os[448];
+
+  snprintf (out, size, "%s", hw->cpu_model[0] != '\0' ? hw->cpu_model : "an unknown CPU");
+  for (int i = 0; i < hw->gpu_count; i++)
+    append (out, size, ", %s", hw->gpus[i]);
+  os_label (r->os_name, r->os_version, r->os_emulated_by, os, sizeof os);
+  append (out, size, ", %s", os);
+}
+
+static void
+run_device_label (const NnReportRun *r, char *out, size_t size)
+{
+  /* a long device name is cut short: the label is for reading */
+  out[0] = '\0';
+  if (r->cuda)
+    append (out, size, "%s (cuda:%d)", r->device_name[0] != '\0' ? r->device_name : "a GPU",
+            (int) r->device_index);
+  else
+    append (out, size, "%s, %d thread%s", r->device_name[0] != '\0' ? r->device_name : "CPU",
+            (int) r->threads, r->threads == 1 ? "" : "s");
+}
+
+/* Whether a run of `preset` measures any claim: only those are kept. */
+static bool
+claim_preset (const char *preset)
+{
+  for (int i = 0; i < N_CLAIMS; i++)
+    if (strcmp (claims[i].preset, preset) == 0)
+      return true;
+  return false;
+}
+
 /* ---------------------------------------------------------------- collecting files */
 
 /* The files read so far, by identity (device and file number), so a file
@@ -482,7 +617,8 @@ typedef struct
 typedef struct
 {
   NnReport *report;
-  NnReportRun *runs;
+  int64_t now;          /* this machine's clock, seconds since 1970 UTC */
+  NnReportRun *runs;    /* this machine's runs of a claim's preset */
   size_t run_count;
   size_t run_cap;
   Seen *seen;
@@ -580,20 +716,73 @@ skip_said (Collect *c, const char *path, const char *what)
 }
 
 static void
-read_file (Collect *c, const char *path)
+add_other (Collect *c, const NnReportRun *r, const char *path, const NnReportHardware *hw,
+           const char *why)
 {
-  NnJsonDoc *doc = NULL;
-  NnError error;
-  bool sweep_file = false;
-  uint64_t id[2];
-
-  nn_error_clear (&error);
-  if (_nn_os_path_id (path, id) && !seen_add (c, id))
+  NnReport *rep = c->report;
+  NnReportOther *o = list_add (c, (void **) &rep->others, &rep->other_count, sizeof *o);
+  if (o == NULL)
     {
-      if (!c->out_of_memory)
-        skip_said (c, path, "a file read already under another name (a link to it): read once");
+      rep->others_more += !c->out_of_memory;
       return;
     }
+  copy (o->path, sizeof o->path, path);
+  copy (o->run_id, sizeof o->run_id, r->run_id);
+  copy (o->why, sizeof o->why, why);
+  run_machine_label (r, hw, o->machine, sizeof o->machine);
+  copy (o->preset, sizeof o->preset, r->preset);
+  run_device_label (r, o->device, sizeof o->device);
+  copy (o->status, sizeof o->status, r->status);
+  o->epoch_seconds = r->epoch_seconds;
+}
+
+static void
+add_undated (Collect *c, const NnReportRun *r, const char *path, const char *why)
+{
+  NnReport *rep = c->report;
+  NnReportUndated *u = list_add (c, (void **) &rep->undated, &rep->undated_count, sizeof *u);
+  if (u == NULL)
+    {
+      rep->undated_more += !c->out_of_memory;
+      return;
+    }
+  copy (u->path, sizeof u->path, path);
+  copy (u->run_id, sizeof u->run_id, r->run_id);
+  copy (u->started_at, sizeof u->started_at, r->started_at);
+  copy (u->why, sizeof u->why, why);
+}
+
+/* A run read: counted, listed apart when it is not this machine's or not
+ * of its OS, and kept when it may measure a claim. */
+static void
+take_run (Collect *c, NnReportRun *run, const NnReportHardware *hw, const char *path)
+{
+  NnReport *rep = c->report;
+  bool here = machine_has_id (&rep->machine, run->machine_id);
+  char why[128];
+
+  rep->files_read++;
+  if (!here && run->machine_id[0] == '\0')
+    add_other (c, run, path, hw, "no machine id recorded (an older file, or not Trainbench's)");
+  else if (!here)
+    {
+      snprintf (why, sizeof why, "another machine (%.8s)", run->machine_id);
+      add_other (c, run, path, hw, why);
+    }
+  else
+    {
+      rep->runs_here++;
+      if (!same_os (&rep->machine, run))
+        add_other (c, run, path, hw, "this machine under another OS");
+    }
+  if (!here || !claim_preset (run->preset))
+    return;
+
+  run->dated = run->start_known && run->start <= c->now + NN_REPORT_CLOCK_SKEW_SECONDS;
+  if (!run->dated)
+    add_undated (c, run, path, run->start_known ? "more than a day ahead of this machine's clock"
+                                                 : "not a time");
+
   if (c->run_count == c->run_cap)
     {
       size_t cap = c->run_cap > 0 ? c->run_cap * 2 : 32;
@@ -606,20 +795,6 @@ read_file (Collect *c, const char *path)
       c->runs = grown;
       c->run_cap = cap;
     }
-  NnReportRun *run = &c->runs[c->run_count];
-  NnStatus status = _nn_json_read_file (path, &doc, &error);
-  if (status == NN_OK)
-    status = _nn_report_run_from_doc (doc, path, run, &sweep_file, &error);
-  _nn_json_doc_free (doc);
-  if (status == NN_ERROR_NO_MEMORY)
-    c->out_of_memory = true;
-  if (status != NN_OK)
-    {
-      skip (c, path, error.message);
-      return;
-    }
-  if (sweep_file)
-    return;
   run->path = malloc (strlen (path) + 1);
   if (run->path == NULL)
     {
@@ -627,8 +802,36 @@ read_file (Collect *c, const char *path)
       return;
     }
   strcpy (run->path, path);
-  c->run_count++;
-  c->report->files_read++;
+  c->runs[c->run_count++] = *run;
+}
+
+static void
+read_file (Collect *c, const char *path)
+{
+  NnJsonDoc *doc = NULL;
+  NnError error;
+  NnReportRun run;
+  NnReportHardware hw;
+  bool sweep_file = false;
+  uint64_t id[2];
+
+  nn_error_clear (&error);
+  if (_nn_os_path_id (path, id) && !seen_add (c, id))
+    {
+      if (!c->out_of_memory)
+        skip_said (c, path, "a file read already under another name (a link to it): read once");
+      return;
+    }
+  NnStatus status = _nn_json_read_file (path, &doc, &error);
+  if (status == NN_OK)
+    status = _nn_report_run_from_doc (doc, path, &run, &hw, &sweep_file, &error);
+  _nn_json_doc_free (doc);
+  if (status == NN_ERROR_NO_MEMORY)
+    c->out_of_memory = true;
+  if (status != NN_OK)
+    skip (c, path, error.message);
+  else if (!sweep_file)
+    take_run (c, &run, &hw, path);
 }
 
 static bool
@@ -724,74 +927,6 @@ read_folder (Collect *c, const char *folder, bool sweeps)
   free_names (names, count);
 }
 
-/* ---------------------------------------------------------------- whose run it is */
-
-static bool
-same_os (const NnReportMachine *m, const NnReportRun *r)
-{
-  return strcmp (m->os_name, r->os_name) == 0 && strcmp (m->os_version, r->os_version) == 0
-         && strcmp (m->os_emulated_by, r->os_emulated_by) == 0;
-}
-
-/* The same CPU, and GPUs that do not differ: a CPU run lists none (it
- * never loads the CUDA module to look), so an empty list differs from
- * nothing. */
-static bool
-same_hardware (const NnReportMachine *m, const NnReportRun *r)
-{
-  if (strcmp (m->cpu_model, r->cpu_model) != 0)
-    return false;
-  if (!m->gpus_known)
-    return true;
-  if (r->cuda)
-    {
-      bool listed = false;
-      for (int i = 0; i < m->gpu_count; i++)
-        listed = listed || strcmp (m->gpus[i], r->device_name) == 0;
-      if (!listed)
-        return false;
-    }
-  if (r->gpu_count == 0)
-    return true;
-  if (r->gpu_count != m->gpu_count)
-    return false;
-  for (int i = 0; i < r->gpu_count; i++)
-    if (strcmp (m->gpus[i], r->gpus[i]) != 0)
-      return false;
-  return true;
-}
-
-static bool
-is_windows (const NnReportRun *r)
-{
-  return strcmp (r->os_name, "Windows") == 0;
-}
-
-static void
-run_machine_label (const NnReportRun *r, char *out, size_t size)
-{
-  char os[448];
-
-  snprintf (out, size, "%s", r->cpu_model[0] != '\0' ? r->cpu_model : "an unknown CPU");
-  for (int i = 0; i < r->gpu_count; i++)
-    append (out, size, ", %s", r->gpus[i]);
-  os_label (r->os_name, r->os_version, r->os_emulated_by, os, sizeof os);
-  append (out, size, ", %s", os);
-}
-
-static void
-run_device_label (const NnReportRun *r, char *out, size_t size)
-{
-  /* a long device name is cut short: the label is for reading */
-  out[0] = '\0';
-  if (r->cuda)
-    append (out, size, "%s (cuda:%d)", r->device_name[0] != '\0' ? r->device_name : "a GPU",
-            (int) r->device_index);
-  else
-    append (out, size, "%s, %d thread%s", r->device_name[0] != '\0' ? r->device_name : "CPU",
-            (int) r->threads, r->threads == 1 ? "" : "s");
-}
-
 /* ---------------------------------------------------------------- which runs measure a claim */
 
 /* Why a run of the right preset and device cannot measure a claim, or
@@ -872,8 +1007,8 @@ run_conditions (const NnReportRun *r, char *which, size_t size)
 typedef enum
 {
   OS_HERE,       /* this machine's OS */
-  OS_WINDOWS,    /* Windows (natively or under wine) on this machine's hardware */
-  OS_LINUX,      /* not Windows, on this machine's hardware */
+  OS_WINDOWS,    /* Windows (natively or under wine) on this machine */
+  OS_LINUX,      /* not Windows, on this machine */
 } OsWanted;
 
 typedef struct
@@ -885,12 +1020,21 @@ typedef struct
   int32_t threads;     /* CPU: only runs with this many threads; 0 any */
 } Want;
 
+/* What judging reads and where it says that memory ran out. */
+typedef struct
+{
+  const NnReportRun *runs;
+  size_t count;
+  bool out_of_memory;
+} Judge;
+
 static bool
 run_wanted (const NnReportRun *r, const Want *w)
 {
   if (strcmp (r->preset, w->preset->name) != 0 || r->cuda != w->cuda)
     return false;
-  if (!same_hardware (w->machine, r))
+  /* this machine's by its id, never by the hardware it names */
+  if (!machine_has_id (w->machine, r->machine_id))
     return false;
   switch (w->os)
     {
@@ -910,11 +1054,36 @@ run_wanted (const NnReportRun *r, const Want *w)
   return w->threads <= 0 || r->threads == w->threads;
 }
 
+/* A full run of the default conditions that `w` wants: one that measures. */
+static bool
+run_measures (const NnReportRun *r, const Want *w)
+{
+  char why[256], which[128];
+  return run_wanted (r, w) && _nn_report_not_full (r, w->preset, why, sizeof why) == NULL
+         && run_conditions (r, which, sizeof which) == COND_DEFAULT;
+}
+
+/* Whether `a` started after `b`. A run without a start time to trust is
+ * older than every run with one; among such runs, and at one time, the
+ * run id and then the path decide, so the order is the same every time. */
 static bool
 newer (const NnReportRun *a, const NnReportRun *b)
 {
-  int c = strcmp (a->started_at, b->started_at);
-  return c > 0 || (c == 0 && strcmp (a->run_id, b->run_id) > 0);
+  if (a->dated != b->dated)
+    return a->dated;
+  if (a->dated && a->start != b->start)
+    return a->start > b->start;
+  int c = strcmp (a->run_id, b->run_id);
+  if (c != 0)
+    return c > 0;
+  return strcmp (a->path != NULL ? a->path : "", b->path != NULL ? b->path : "") > 0;
+}
+
+static int
+compare_newest_first (const void *pa, const void *pb)
+{
+  const NnReportRun *a = *(const NnReportRun *const *) pa, *b = *(const NnReportRun *const *) pb;
+  return newer (a, b) ? -1 : newer (b, a) ? 1 : 0;
 }
 
 static int
@@ -933,12 +1102,32 @@ median (double *v, size_t n)
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* Add a run's file to a list of files a figure rests on. */
+static void
+add_file (Judge *j, char ***files, int32_t *count, const NnReportRun *r)
+{
+  if (r->path == NULL)
+    return;
+  char **grown = realloc (*files, ((size_t) *count + 1) * sizeof *grown);
+  char *copy_of = grown != NULL ? malloc (strlen (r->path) + 1) : NULL;
+  if (grown != NULL)
+    *files = grown;
+  if (copy_of == NULL)
+    {
+      j->out_of_memory = true;
+      return;
+    }
+  strcpy (copy_of, r->path);
+  (*files)[(*count)++] = copy_of;
+}
+
 /* The runs of one side: full, under default conditions; of them the
  * newest's device (the same GPU, or the same CPU thread count), and the
- * median of all that device's runs. *newest_out gets the newest. */
+ * median of all that device's runs, with their files. *newest_out gets
+ * the newest. */
 static void
-measure_side (const NnReportRun *runs, size_t count, const Want *w, const NnClaim *claim,
-              NnReportSide *side, const NnReportRun **newest_out)
+measure_side (Judge *j, const Want *w, const NnClaim *claim, NnReportSide *side,
+              const NnReportRun **newest_out)
 {
   const NnReportRun *newest = NULL;
   char why[256];
@@ -946,9 +1135,9 @@ measure_side (const NnReportRun *runs, size_t count, const Want *w, const NnClai
   int left_out = 0;
 
   *newest_out = NULL;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < j->count; i++)
     {
-      const NnReportRun *r = &runs[i];
+      const NnReportRun *r = &j->runs[i];
       char which[128];
       if (!run_wanted (r, w))
         continue;
@@ -973,30 +1162,32 @@ measure_side (const NnReportRun *runs, size_t count, const Want *w, const NnClai
       return;
     }
 
-  double *values = malloc (count * sizeof *values);
+  double *values = malloc (j->count * sizeof *values);
+  const NnReportRun **taken = malloc (j->count * sizeof *taken);
   size_t n = 0;
-  if (values == NULL)
+  if (values == NULL || taken == NULL)
     {
-      values = &side->epoch_seconds;
-      *values = newest->epoch_seconds;
-      n = 1;
+      free (values);
+      free (taken);
+      j->out_of_memory = true;
+      return;
     }
-  else
-    for (size_t i = 0; i < count; i++)
-      {
-        const NnReportRun *r = &runs[i];
-        char which[128];
-        if (!run_wanted (r, w) || _nn_report_not_full (r, w->preset, why, sizeof why) != NULL
-            || run_conditions (r, which, sizeof which) != COND_DEFAULT)
-          continue;
-        if (strcmp (r->device_name, newest->device_name) != 0
-            || (!r->cuda && r->threads != newest->threads))
-          continue;
-        values[n++] = r->epoch_seconds;
-      }
+  for (size_t i = 0; i < j->count; i++)
+    {
+      const NnReportRun *r = &j->runs[i];
+      if (!run_measures (r, w) || strcmp (r->device_name, newest->device_name) != 0
+          || (!r->cuda && r->threads != newest->threads))
+        continue;
+      taken[n] = r;
+      values[n++] = r->epoch_seconds;
+    }
   double m = median (values, n);
-  if (values != &side->epoch_seconds)
-    free (values);
+  free (values);
+  if (n > 1)
+    qsort (taken, n, sizeof *taken, compare_newest_first);
+  for (size_t i = 0; i < n; i++)
+    add_file (j, &side->files, &side->file_count, taken[i]);
+  free (taken);
 
   side->measured = true;
   side->why[0] = '\0';
@@ -1009,27 +1200,31 @@ measure_side (const NnReportRun *runs, size_t count, const Want *w, const NnClai
             sizeof side->os);
   copy (side->newest, sizeof side->newest, newest->run_id);
   copy (side->newest_started, sizeof side->newest_started, newest->started_at);
+  side->newest_undated = !newest->dated;
   *newest_out = newest;
 }
 
 /* The median seconds per epoch of the full runs `w` wants under the
  * conditions `kind` (one switch: only those of switch `which`); NAN when
- * there are none. */
+ * there are none. With `rc`, their files go to its reason's. */
 static double
-conditions_median (const NnReportRun *runs, size_t count, const Want *w, CondKind kind,
-                   const char *which, int *n_out)
+conditions_median (Judge *j, const Want *w, CondKind kind, const char *which, int *n_out,
+                   NnReportClaim *rc)
 {
-  double *values = malloc ((count > 0 ? count : 1) * sizeof *values);
+  double *values = malloc ((j->count > 0 ? j->count : 1) * sizeof *values);
   size_t n = 0;
   char why[256];
 
   *n_out = 0;
   if (values == NULL)
-    return NAN;
-  for (size_t i = 0; i < count; i++)
+    {
+      j->out_of_memory = true;
+      return NAN;
+    }
+  for (size_t i = 0; i < j->count; i++)
     {
       char this_one[128] = "";
-      const NnReportRun *r = &runs[i];
+      const NnReportRun *r = &j->runs[i];
       if (!run_wanted (r, w) || _nn_report_not_full (r, w->preset, why, sizeof why) != NULL)
         continue;
       if (run_conditions (r, this_one, sizeof this_one) != kind)
@@ -1037,6 +1232,8 @@ conditions_median (const NnReportRun *runs, size_t count, const Want *w, CondKin
       if (which != NULL && strcmp (this_one, which) != 0)
         continue;
       values[n++] = r->epoch_seconds;
+      if (rc != NULL)
+        add_file (j, &rc->reason_files, &rc->reason_file_count, r);
     }
   double m = median (values, n);
   free (values);
@@ -1078,9 +1275,12 @@ largest_part (const NnReportRun *r, double *share)
   return best;
 }
 
+/* What a run's breakdown says, with its file among the reason's. */
 static void
-breakdown_reason (const NnReportRun *r, char *reason, size_t size)
+breakdown_reason (Judge *j, const NnReportRun *r, NnReportClaim *rc)
 {
+  char *reason = rc->reason;
+  size_t size = sizeof rc->reason;
   double share;
   int part = largest_part (r, &share);
 
@@ -1097,15 +1297,20 @@ breakdown_reason (const NnReportRun *r, char *reason, size_t size)
   else if (part >= 0)
     append (reason, size, "On the %s, %s take %.0f %% of the step. ", r->cuda ? "GPU" : "CPU",
             _nn_report_part_label (r->part_keys[part], r->cuda), 100 * share);
+  else
+    return;
+  add_file (j, &rc->reason_files, &rc->reason_file_count, r);
 }
 
 /* What the runs with "conditions" say of a GPU-against-CPU claim. */
 static void
-conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, double cpu_epoch,
-                   double gpu_epoch, char *reason, size_t size)
+conditions_reason (Judge *j, const Want *gpu, NnReportClaim *rc)
 {
+  double cpu_epoch = rc->first.epoch_seconds, gpu_epoch = rc->second.epoch_seconds;
+  char *reason = rc->reason;
+  size_t size = sizeof rc->reason;
   int n = 0;
-  double article = conditions_median (runs, count, gpu, COND_ARTICLE, NULL, &n);
+  double article = conditions_median (j, gpu, COND_ARTICLE, NULL, &n, NULL);
   char x[32];
 
   if (n > 0 && isfinite (cpu_epoch))
@@ -1115,6 +1320,7 @@ conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, doubl
       append (reason, size, "Under the article's conditions (batches copied from host memory, "
               "one launch per op, the loss read every step) the GPU is %s the CPU's speed: %s. ",
               x, ratio < 1 ? "it loses then" : "it still wins");
+      conditions_median (j, gpu, COND_ARTICLE, NULL, &n, rc);
     }
 
   /* Each switch on its own, against the default's epoch time. */
@@ -1129,7 +1335,7 @@ conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, doubl
   double worst_x = 0, second_x = 0;
   for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++)
     {
-      double m = conditions_median (runs, count, gpu, COND_ONE_SWITCH, switches[i], &n);
+      double m = conditions_median (j, gpu, COND_ONE_SWITCH, switches[i], &n, NULL);
       if (n == 0 || !isfinite (gpu_epoch))
         continue;
       double slow = m / gpu_epoch;
@@ -1151,10 +1357,12 @@ conditions_reason (const NnReportRun *runs, size_t count, const Want *gpu, doubl
       nn_report_format_times (worst_x, x, sizeof x);
       append (reason, size, "Of one switch at a time, %s costs most (%s the default's epoch "
               "time)", worst, x);
+      conditions_median (j, gpu, COND_ONE_SWITCH, worst, &n, rc);
       if (second != NULL)
         {
           nn_report_format_times (second_x, x, sizeof x);
           append (reason, size, "; then %s (%s)", second, x);
+          conditions_median (j, gpu, COND_ONE_SWITCH, second, &n, rc);
         }
       append (reason, size, ". ");
     }
@@ -1187,8 +1395,7 @@ side_command (NnReportSide *side, const char *program, const NnPreset *preset,
 }
 
 static void
-judge_gpu_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
-                 NnReportClaim *rc)
+judge_gpu_claim (Judge *j, const NnReportMachine *m, NnReportClaim *rc)
 {
   const NnClaim *claim = rc->claim;
   const NnPreset *preset = nn_preset_find (claim->preset);
@@ -1204,8 +1411,8 @@ judge_gpu_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m
     snprintf (rc->second.why, sizeof rc->second.why, "this machine has no usable GPU%s%s%s",
               m->gpu_reason[0] != '\0' ? " (" : "", m->gpu_reason,
               m->gpu_reason[0] != '\0' ? "): run it on a machine with one" : "");
-  measure_side (runs, count, &cpu, claim, &rc->first, &cpu_run);
-  measure_side (runs, count, &gpu, claim, &rc->second, &gpu_run);
+  measure_side (j, &cpu, claim, &rc->first, &cpu_run);
+  measure_side (j, &gpu, claim, &rc->second, &gpu_run);
   if (!rc->first.measured)
     side_command (&rc->first, "trainbench-cli", preset, "cpu");
   if (!rc->second.measured)
@@ -1232,23 +1439,16 @@ judge_gpu_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m
   if (gpu_run != NULL)
     {
       const NnReportRun *with = NULL;
-      for (size_t i = 0; i < count; i++)
-        if (runs[i].has_breakdown && run_wanted (&runs[i], &gpu)
-            && strcmp (runs[i].device_name, gpu_run->device_name) == 0
-            && (with == NULL || newer (&runs[i], with)))
-          {
-            char which[128], why[256];
-            if (_nn_report_not_full (&runs[i], preset, why, sizeof why) == NULL
-                && run_conditions (&runs[i], which, sizeof which) == COND_DEFAULT)
-              with = &runs[i];
-          }
+      for (size_t i = 0; i < j->count; i++)
+        if (j->runs[i].has_breakdown && strcmp (j->runs[i].device_name, gpu_run->device_name) == 0
+            && (with == NULL || newer (&j->runs[i], with)) && run_measures (&j->runs[i], &gpu))
+          with = &j->runs[i];
       if (with != NULL)
-        breakdown_reason (with, rc->reason, sizeof rc->reason);
+        breakdown_reason (j, with, rc);
     }
   if (cpu_run != NULL && cpu_run->has_breakdown)
-    breakdown_reason (cpu_run, rc->reason, sizeof rc->reason);
-  conditions_reason (runs, count, &gpu, rc->first.epoch_seconds, rc->second.epoch_seconds,
-                     rc->reason, sizeof rc->reason);
+    breakdown_reason (j, cpu_run, rc);
+  conditions_reason (j, &gpu, rc);
   if (rc->reason[0] == '\0')
     append (rc->reason, sizeof rc->reason, "An epoch takes %.3g s on the CPU and %.3g s on the "
             "GPU; these runs record no breakdown of the step, which says where its time goes.",
@@ -1256,37 +1456,47 @@ judge_gpu_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m
   trim (rc->reason);
 }
 
+static int
+compare_int32 (const void *a, const void *b)
+{
+  int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+  return x < y ? -1 : x > y;
+}
+
 static void
-judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
-                NnReportClaim *rc)
+judge_os_claim (Judge *j, const NnReportMachine *m, NnReportClaim *rc)
 {
   const NnClaim *claim = rc->claim;
   const NnPreset *preset = nn_preset_find (claim->preset);
   Want win = { m, preset, false, OS_WINDOWS, 0 };
   Want lin = { m, preset, false, OS_LINUX, 0 };
   const NnReportRun *win_run, *lin_run;
-  char why[256];
 
   /* Like with like: the Windows runs' thread count that Linux runs have too
-   * (the newest such Windows run decides). */
-  const NnReportRun *pick = NULL;
-  for (size_t i = 0; i < count; i++)
+   * (the newest such Windows run decides). The Linux runs' thread counts,
+   * sorted, are looked up, so many runs cost no more than sorting them. */
+  int32_t *linux_threads = malloc ((j->count > 0 ? j->count : 1) * sizeof *linux_threads);
+  size_t n_linux = 0;
+  if (linux_threads == NULL)
     {
-      const NnReportRun *r = &runs[i];
-      char which[128];
-      if (!run_wanted (r, &win) || _nn_report_not_full (r, preset, why, sizeof why) != NULL
-          || run_conditions (r, which, sizeof which) != COND_DEFAULT)
-        continue;
-      Want same = lin;
-      same.threads = r->threads;
-      bool paired = false;
-      for (size_t k = 0; k < count && !paired; k++)
-        paired = run_wanted (&runs[k], &same)
-                 && _nn_report_not_full (&runs[k], preset, why, sizeof why) == NULL
-                 && run_conditions (&runs[k], which, sizeof which) == COND_DEFAULT;
-      if (paired && (pick == NULL || newer (r, pick)))
+      j->out_of_memory = true;
+      return;
+    }
+  for (size_t i = 0; i < j->count; i++)
+    if (run_measures (&j->runs[i], &lin))
+      linux_threads[n_linux++] = j->runs[i].threads;
+  if (n_linux > 1)
+    qsort (linux_threads, n_linux, sizeof *linux_threads, compare_int32);
+  const NnReportRun *pick = NULL;
+  for (size_t i = 0; i < j->count; i++)
+    {
+      const NnReportRun *r = &j->runs[i];
+      if ((pick == NULL || newer (r, pick)) && run_measures (r, &win) && n_linux > 0
+          && bsearch (&r->threads, linux_threads, n_linux, sizeof *linux_threads, compare_int32)
+               != NULL)
         pick = r;
     }
+  free (linux_threads);
   if (pick != NULL)
     win.threads = lin.threads = pick->threads;
 
@@ -1295,8 +1505,8 @@ judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
             pick == NULL ? " with as many threads as a Linux run" : "");
   snprintf (rc->second.why, sizeof rc->second.why, "no completed full run of %s under Linux "
             "on this machine's CPU", preset->name);
-  measure_side (runs, count, &win, claim, &rc->first, &win_run);
-  measure_side (runs, count, &lin, claim, &rc->second, &lin_run);
+  measure_side (j, &win, claim, &rc->first, &win_run);
+  measure_side (j, &lin, claim, &rc->second, &lin_run);
   if (!rc->first.measured)
     snprintf (rc->first.command, sizeof rc->first.command,
               "trainbench-cli.exe train --preset %s --device cpu (the Windows build, on "
@@ -1344,10 +1554,14 @@ judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
                     }
                 }
           if (best >= 0)
-            append (rc->reason, sizeof rc->reason, "%s take %.0f %% of the step under "
-                    "Windows and %.0f %% under Linux. ",
-                    _nn_report_part_label (win_run->part_keys[best], false), 100 * w_share,
-                    100 * l_share);
+            {
+              append (rc->reason, sizeof rc->reason, "%s take %.0f %% of the step under "
+                      "Windows and %.0f %% under Linux. ",
+                      _nn_report_part_label (win_run->part_keys[best], false), 100 * w_share,
+                      100 * l_share);
+              add_file (j, &rc->reason_files, &rc->reason_file_count, win_run);
+              add_file (j, &rc->reason_files, &rc->reason_file_count, lin_run);
+            }
         }
     }
   append (rc->reason, sizeof rc->reason, "The GPU half (the article's GPU unusable under "
@@ -1359,38 +1573,47 @@ judge_os_claim (const NnReportRun *runs, size_t count, const NnReportMachine *m,
 /* ---------------------------------------------------------------- the report */
 
 static void
-add_other (Collect *c, const NnReportRun *r)
+free_files (char **files, int32_t count)
 {
-  NnReport *rep = c->report;
-  NnReportOther *o = list_add (c, (void **) &rep->others, &rep->other_count, sizeof *o);
-  if (o == NULL)
-    {
-      rep->others_more += !c->out_of_memory;
-      return;
-    }
-  copy (o->path, sizeof o->path, r->path);
-  copy (o->run_id, sizeof o->run_id, r->run_id);
-  run_machine_label (r, o->machine, sizeof o->machine);
-  copy (o->preset, sizeof o->preset, r->preset);
-  run_device_label (r, o->device, sizeof o->device);
-  copy (o->status, sizeof o->status, r->status);
-  o->epoch_seconds = r->epoch_seconds;
+  for (int32_t i = 0; i < count; i++)
+    free (files[i]);
+  free (files);
 }
 
-void
+static void
+claims_clear (NnReport *report)
+{
+  for (int i = 0; i < report->claim_count; i++)
+    {
+      NnReportClaim *rc = &report->claims[i];
+      free_files (rc->first.files, rc->first.file_count);
+      free_files (rc->second.files, rc->second.file_count);
+      free_files (rc->reason_files, rc->reason_file_count);
+    }
+  report->claim_count = 0;
+}
+
+bool
 _nn_report_judge (NnReport *report, const NnReportRun *runs, size_t count)
 {
+  Judge j = { runs, count, false };
+
+  claims_clear (report);
   report->claim_count = N_CLAIMS;
   for (int i = 0; i < N_CLAIMS; i++)
     {
       NnReportClaim *rc = &report->claims[i];
       memset (rc, 0, sizeof *rc);
       rc->claim = &claims[i];
-      if (claims[i].kind == NN_CLAIM_GPU_VS_CPU)
-        judge_gpu_claim (runs, count, &report->machine, rc);
-      else
-        judge_os_claim (runs, count, &report->machine, rc);
     }
+  for (int i = 0; i < N_CLAIMS && !j.out_of_memory; i++)
+    {
+      if (claims[i].kind == NN_CLAIM_GPU_VS_CPU)
+        judge_gpu_claim (&j, &report->machine, &report->claims[i]);
+      else
+        judge_os_claim (&j, &report->machine, &report->claims[i]);
+    }
+  return !j.out_of_memory;
 }
 
 NnStatus
@@ -1405,6 +1628,7 @@ nn_report_build (const char *const *paths, int count, const NnReportMachine *mac
   if (c.report == NULL)
     return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the report");
   c.report->machine = *machine;
+  c.now = (int64_t) time (NULL);
   nn_report_machine_label (machine, c.report->machine_label, sizeof c.report->machine_label);
 
   for (int i = 0; i < count && !c.out_of_memory; i++)
@@ -1422,16 +1646,8 @@ nn_report_build (const char *const *paths, int count, const NnReportMachine *mac
         read_file (&c, paths[i]);
     }
 
-  for (size_t i = 0; i < c.run_count && !c.out_of_memory; i++)
-    {
-      const NnReportRun *r = &c.runs[i];
-      if (same_hardware (machine, r))
-        c.report->runs_here++;
-      if (!same_hardware (machine, r) || !same_os (machine, r))
-        add_other (&c, r);
-    }
-  if (!c.out_of_memory)
-    _nn_report_judge (c.report, c.runs, c.run_count);
+  if (!c.out_of_memory && !_nn_report_judge (c.report, c.runs, c.run_count))
+    c.out_of_memory = true;
 
   for (size_t i = 0; i < c.run_count; i++)
     free (c.runs[i].path);
@@ -1451,34 +1667,72 @@ nn_report_free (NnReport *report)
 {
   if (report == NULL)
     return;
+  claims_clear (report);
   free (report->others);
   free (report->skipped);
+  free (report->undated);
   free (report);
+}
+
+/* The machine id and hardware of a result file; NN_ERROR_FORMAT when it
+ * records no id. */
+static NnStatus
+machine_file_read (const char *path, NnReportRun *run, NnReportHardware *hw, NnError *error)
+{
+  NnJsonDoc *doc = NULL;
+  bool sweep_file = false;
+
+  NnStatus status = _nn_json_read_file (path, &doc, error);
+  if (status == NN_OK)
+    status = _nn_report_run_from_doc (doc, path, run, hw, &sweep_file, error);
+  _nn_json_doc_free (doc);
+  if (status == NN_OK && sweep_file)
+    status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: a sweep file, not a result file", path);
+  if (status == NN_OK && run->machine_id[0] == '\0')
+    status = _nn_error_set (error, NN_ERROR_FORMAT,
+                            "%s: records no machine id (a file older than machine ids, or not "
+                            "Trainbench's): it names no machine", path);
+  return status;
 }
 
 NnStatus
 nn_report_machine_from_file (const char *path, NnReportMachine *out, NnError *error)
 {
-  NnJsonDoc *doc = NULL;
   NnReportRun run;
-  bool sweep_file = false;
+  NnReportHardware hw;
 
   memset (out, 0, sizeof *out);
-  NnStatus status = _nn_json_read_file (path, &doc, error);
-  if (status == NN_OK)
-    status = _nn_report_run_from_doc (doc, path, &run, &sweep_file, error);
-  _nn_json_doc_free (doc);
-  if (status == NN_OK && sweep_file)
-    status = _nn_error_set (error, NN_ERROR_FORMAT, "%s: a sweep file, not a result file", path);
+  NnStatus status = machine_file_read (path, &run, &hw, error);
   if (status != NN_OK)
     return status;
+  out->id_count = 1;
+  copy (out->ids[0], sizeof out->ids[0], run.machine_id);
   copy (out->os_name, sizeof out->os_name, run.os_name);
   copy (out->os_version, sizeof out->os_version, run.os_version);
   copy (out->os_emulated_by, sizeof out->os_emulated_by, run.os_emulated_by);
-  copy (out->cpu_model, sizeof out->cpu_model, run.cpu_model);
-  out->gpus_known = run.gpu_count > 0;
-  out->gpu_count = run.gpu_count < 8 ? run.gpu_count : 8;
+  copy (out->cpu_model, sizeof out->cpu_model, hw.cpu_model);
+  out->gpus_known = hw.gpu_count > 0;
+  out->gpu_count = hw.gpu_count < 8 ? hw.gpu_count : 8;
   for (int i = 0; i < out->gpu_count; i++)
-    copy (out->gpus[i], sizeof out->gpus[i], run.gpus[i]);
+    copy (out->gpus[i], sizeof out->gpus[i], hw.gpus[i]);
+  return NN_OK;
+}
+
+NnStatus
+nn_report_machine_add_file (NnReportMachine *machine, const char *path, NnError *error)
+{
+  NnReportRun run;
+  NnReportHardware hw;
+
+  NnStatus status = machine_file_read (path, &run, &hw, error);
+  if (status != NN_OK)
+    return status;
+  if (machine_has_id (machine, run.machine_id))
+    return NN_OK;
+  if (machine->id_count >= NN_REPORT_MACHINE_IDS_MAX)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: a machine has at most %d ids (one per OS installation)", path,
+                          NN_REPORT_MACHINE_IDS_MAX);
+  copy (machine->ids[machine->id_count++], sizeof machine->ids[0], run.machine_id);
   return NN_OK;
 }

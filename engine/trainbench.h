@@ -1168,11 +1168,21 @@ const NnClaim *nn_claims (int *count);
 
 /* ---------------------------------------------------------------- the report */
 
-/* The machine a report calls "this machine": runs with its CPU model, its
- * GPUs and its OS are its own; a run of the Windows build under wine is of
- * another OS ("Windows 7 under wine 8.0"). */
+/* Ids a report's machine may have: one per OS installation of it (a
+ * machine that boots Linux and Windows has two). */
+#define NN_REPORT_MACHINE_IDS_MAX 8
+
+/* The machine a report calls "this machine": the runs that record one of
+ * its ids (nn_machine_id) are its own, whatever CPU or GPU names they
+ * share with other machines; a file that records none is never its own.
+ * Of its runs, those of its OS (name, version, emulated_by) measure the
+ * GPU claims; a run of the Windows build under wine is of another OS
+ * ("Windows 7 under wine 8.0"). */
 typedef struct
 {
+  int32_t id_count;        /* none: no run is this machine's (id_why says why) */
+  char ids[NN_REPORT_MACHINE_IDS_MAX][NN_MACHINE_ID_SIZE];
+  char id_why[NN_ERROR_MESSAGE_MAX]; /* why it has no id, when none */
   char os_name[128];
   char os_version[128];
   char os_emulated_by[64];
@@ -1184,14 +1194,24 @@ typedef struct
   char gpu_reason[256];    /* why there is no usable GPU, when none */
 } NnReportMachine;
 
-/* This machine: nn_system_info and nn_device_list (which loads the CUDA
- * module to find the GPUs). */
+/* This machine: nn_machine_id, nn_system_info and nn_device_list (which
+ * loads the CUDA module to find the GPUs). */
 void nn_report_machine_here (NnReportMachine *out);
 
 /* The machine that wrote a result file, as if it were this one (to make a
  * report of another machine's runs). Its GPUs are known when the file
- * lists any (a CPU run does not look for them). */
+ * lists any (a CPU run does not look for them). NN_ERROR_FORMAT for a file
+ * that records no machine id (older files, or not Trainbench's): it names
+ * no machine. */
 NnStatus nn_report_machine_from_file (const char *path, NnReportMachine *out, NnError *error);
+
+/* Take the machine that wrote `path` as this machine too: another OS
+ * installation of it (each has its own id). Its id is added to
+ * machine->ids; the OS, CPU and GPUs stay the first's. NN_ERROR_FORMAT for
+ * a file without an id, NN_ERROR_INVALID_ARGUMENT past
+ * NN_REPORT_MACHINE_IDS_MAX ids. */
+NnStatus nn_report_machine_add_file (NnReportMachine *machine, const char *path,
+                                     NnError *error);
 
 /* "AMD EPYC, NVIDIA H200, Debian GNU/Linux 12 (bookworm)"; the length it
  * needed, like snprintf. */
@@ -1217,6 +1237,11 @@ typedef struct
   char os[192];              /* "Debian GNU/Linux 12 (bookworm)", "Windows 7 under wine 8.0" */
   char newest[64];           /* the newest run taken: its run id */
   char newest_started[32];
+  bool newest_undated;       /* its start time is not one to trust (NnReportUndated), nor is
+                              * any other's of the runs taken: "newest" of runs of unknown time */
+  int32_t file_count;
+  char **files;              /* (file_count), owned by the report: the result files of the runs
+                              * taken, the newest first */
   char command[512];         /* not measured: the command that would measure it */
   char why[512];             /* not measured: why ("no completed cnn run on cuda:0") */
 } NnReportSide;
@@ -1229,13 +1254,18 @@ typedef struct
   NnReportSide second;       /* GPU, or Linux */
   double ratio;              /* measured, as the claim's; NAN when not measured */
   char reason[2048];         /* measured: why, from breakdowns and conditions; else what to run */
+  int32_t reason_file_count;
+  char **reason_files;       /* (reason_file_count), owned by the report: the result files the
+                              * reason's figures come from (breakdowns, other conditions) */
 } NnReportClaim;
 
-/* A run that is not this machine's, listed as such. */
+/* A run that is not this machine's, or not of its OS, listed as such. */
 typedef struct
 {
   char path[4096];
   char run_id[64];
+  char why[128];             /* "another machine", "no machine id recorded", "this machine
+                              * under another OS" */
   char machine[512];         /* its CPU, GPUs and OS in words */
   char preset[64];           /* "" for a custom model */
   char device[256];
@@ -1250,9 +1280,21 @@ typedef struct
   char why[NN_ERROR_MESSAGE_MAX];
 } NnReportSkipped;
 
-/* Entries each list of a report holds (others, skipped); the rest are
- * counted, not kept, so a folder of a million files costs no more memory
- * in lists than one of a thousand. */
+/* A run of this machine whose start time is not one to order by: more
+ * than a day ahead of this machine's clock (NN_REPORT_CLOCK_SKEW_SECONDS),
+ * or not a time. It is taken as of unknown time, older than every run
+ * with a time, so it is never the newest while one with a time is there. */
+typedef struct
+{
+  char path[4096];
+  char run_id[64];
+  char started_at[32];       /* as the file gives it */
+  char why[128];             /* "in the future", "not a time" */
+} NnReportUndated;
+
+/* Entries each list of a report holds (others, skipped, undated); the rest
+ * are counted, not kept, so a folder of a million files costs no more
+ * memory in lists than one of a thousand. */
 #define NN_REPORT_LIST_MAX 1000
 
 typedef struct
@@ -1262,13 +1304,16 @@ typedef struct
   int32_t claim_count;
   NnReportClaim claims[8];
   int32_t files_read;        /* result files read: every one found */
-  int32_t runs_here;         /* of them, this machine's (any OS of its hardware) */
+  int32_t runs_here;         /* of them, this machine's (any of its OSes) */
   int32_t other_count;
   NnReportOther *others;     /* (other_count), owned */
   int32_t others_more;       /* such runs beyond the list, counted */
   int32_t skipped_count;
   NnReportSkipped *skipped;  /* (skipped_count), owned */
   int32_t skipped_more;      /* files skipped beyond the list, counted */
+  int32_t undated_count;
+  NnReportUndated *undated;  /* (undated_count), owned */
+  int32_t undated_more;
 } NnReport;
 
 /* Read result files and judge each claim. `paths` are files or folders: a

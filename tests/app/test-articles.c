@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-articles.c: the Articles page on the fixture runs of
- * tests/data/report: a card per claim with each verdict, its icon and
- * reason, Measure only where a claim is not measured and asking for the
- * runs this machine can make; the report made again when the runs folder
- * changes (in the window, through the Runs page's watch); the
- * export as PNG and HTML, headless too (trainbench --export-report).
+ * tests/data/report: a card per claim with each verdict, its icon, reason
+ * and the files its figures come from, runs of another laptop of the same
+ * model and a run dated in the future taking no part; Measure only where
+ * a claim is not measured and asking for the runs this machine can make;
+ * the report made again when the runs folder changes (in the window,
+ * through the Runs page's watch); the export as PNG and HTML, headless too
+ * (trainbench --export-report).
  */
 #include <string.h>
 
@@ -143,6 +145,30 @@ test_cards (void)
   GtkWidget *reason = find_named (tb_articles_page_get_card (page, 0), "reason");
   g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (reason)), "busy 12 %"));
 
+  /* the files each figure comes from: by name on the card, with their
+   * folders in its tooltip */
+  GtkWidget *files = find_named (tb_articles_page_get_card (page, 0), "files");
+  g_assert_nonnull (files);
+  const char *names = gtk_label_get_text (GTK_LABEL (files));
+  g_assert_nonnull (strstr (names, "CPU: here-mlp-small-cpu-3.json, here-mlp-small-cpu-2.json, "
+                                   "here-mlp-small-cpu-1.json"));
+  g_assert_nonnull (strstr (names, "GPU: here-mlp-small-cuda.json"));
+  g_assert_null (strstr (names, "future"));
+  const char *tooltip = gtk_widget_get_tooltip_text (files);
+  g_autofree char *cpu_file = g_build_filename (folder, "here-mlp-small-cpu-3.json", NULL);
+  g_assert_nonnull (strstr (tooltip, cpu_file));
+  /* claim 3: the whole GPU run of another laptop of this model and OS is
+   * no run of this machine's */
+  GtkWidget *files3 = find_named (tb_articles_page_get_card (page, 2), "files");
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (files3)), "foreign"));
+
+  GObject *status = gtk_widget_get_template_child (GTK_WIDGET (page), TB_TYPE_ARTICLES_PAGE,
+                                                   "status_label");
+  const char *said = gtk_label_get_text (GTK_LABEL (status));
+  g_assert_nonnull (strstr (said, "22 result files read, 19 of them this machine's"));
+  g_assert_nonnull (strstr (said, "5 runs of other machines or OSes are not counted"));
+  g_assert_nonnull (strstr (said, "1 run dated in the future counts as of unknown time"));
+
   /* Measure only on the claim not measured, for its GPU side */
   for (guint i = 0; i < 4; i++)
     if (i != 2)
@@ -186,12 +212,21 @@ test_measure_needs_a_gpu (void)
   TbArticlesPage *page = g_object_ref_sink (g_object_new (TB_TYPE_ARTICLES_PAGE, NULL));
 
   copy_runs (folder);
+  /* a machine whose GPU is gone: its GPU runs with it */
+  g_autoptr(GDir) dir = g_dir_open (folder, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (strstr (name, "cuda") != NULL)
+      {
+        g_autofree char *path = g_build_filename (folder, name, NULL);
+        g_assert_cmpint (g_remove (path), ==, 0);
+      }
   machine.gpu_count = 0;
   machine.gpus_known = TRUE;
   tb_articles_page_set_machine (page, &machine);
   tb_articles_page_set_folder (page, folder);
   g_assert_true (tb_test_wait_until (report_ready, page, 30));
-  /* the GPU runs are another machine's now: claims 1 to 3 lack their GPU side */
+  /* no GPU runs: claims 1 to 3 lack their GPU side */
   for (guint i = 0; i < 3; i++)
     {
       g_assert_cmpstr (card_verdict (page, i), ==, "Not measured yet");
@@ -235,6 +270,7 @@ test_export (void)
   g_assert_true (g_str_has_prefix (contents, "<!DOCTYPE html>"));
   g_assert_null (strstr (contents, "<script"));
   g_assert_nonnull (strstr (contents, "does not hold here"));
+  g_assert_nonnull (strstr (contents, "here-mlp-small-cpu-3.json"));
 
   /* usage errors */
   char *bad_argv[] = { "trainbench", "--export-report", html, "--bogus", NULL };
@@ -250,7 +286,7 @@ window_report_has (gpointer data)
   TbArticlesPage *page = tb_window_get_articles_page (data);
   const NnReport *report = tb_articles_page_get_report (page);
 
-  return report != NULL && tb_articles_page_get_n_pending (page) == 0 && report->files_read > 19;
+  return report != NULL && tb_articles_page_get_n_pending (page) == 0 && report->files_read > 22;
 }
 
 static gboolean
@@ -266,7 +302,7 @@ measured_run_back (gpointer data)
   const NnReport *report = tb_articles_page_get_report (page);
 
   return !tb_window_is_training (data) && report != NULL
-         && tb_articles_page_get_n_pending (page) == 0 && report->files_read == 21;
+         && tb_articles_page_get_n_pending (page) == 0 && report->files_read == 24;
 }
 
 /* In the window: the Articles page (win.page "articles", Alt+6) reads the
@@ -286,7 +322,7 @@ test_window (void)
   TbArticlesPage *page = tb_window_get_articles_page (window);
   tb_articles_page_set_machine (page, &machine);
   g_assert_true (tb_test_wait_until (report_ready, page, 30));
-  g_assert_cmpint (tb_articles_page_get_report (page)->files_read, ==, 19);
+  g_assert_cmpint (tb_articles_page_get_report (page)->files_read, ==, 22);
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.page", "s", "articles");
   GObject *stack = gtk_widget_get_template_child (GTK_WIDGET (window), TB_TYPE_WINDOW, "stack");
@@ -304,7 +340,7 @@ test_window (void)
   g_assert_true (g_file_get_contents (src, &contents, NULL, NULL));
   g_assert_true (g_file_set_contents (dst, contents, -1, NULL));
   g_assert_true (tb_test_wait_until (window_report_has, window, 30));
-  g_assert_cmpint (tb_articles_page_get_report (page)->files_read, ==, 20);
+  g_assert_cmpint (tb_articles_page_get_report (page)->files_read, ==, 23);
 
   /* Measure, as this machine (none of the fixture runs is its own): the
    * first claim's CPU run, trained with the preset's own settings on the

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 # test-cli-report.py: `trainbench-cli report` end to end on the fixture runs
-# of tests/data/report (this machine's, another machine's, wine's, a sweep,
-# hostile files), links in sweeps/, and its HTML page parsed with
-# html.parser: well-formed, self-contained, escaped. Prints TAP; Python 3 stdlib only. Usage:
+# of tests/data/report (this machine's, another machine's, another laptop's
+# of the same model, one without a machine id, one dated 2999, wine's, a
+# sweep, hostile files), the files each figure comes from, --machine given
+# twice, this machine's own id (one for processes that make it at once,
+# shown by sysinfo), links in sweeps/, and its HTML page parsed with
+# html.parser: well-formed, self-contained, escaped. Prints TAP; Python 3
+# stdlib only. Usage:
 # test-cli-report.py PATH-TO-trainbench-cli FIXTURES-DIR. The Windows build
 # runs through $TRAINBENCH_CLI_WRAPPER (wine), paths given as Z:\...
 
@@ -46,11 +50,12 @@ ENV = dict(os.environ)
 ENV["XDG_DATA_HOME"] = win(os.path.join(TMP, "xdg"))
 RUNS = os.path.join(FIXTURES, "report", "runs")
 HOSTILE = os.path.join(FIXTURES, "report", "hostile")
+FOREIGN_WINDOWS = os.path.join(FIXTURES, "report", "foreign-windows")
 MACHINE = os.path.join(RUNS, "here-mlp-small-cuda.json")
 
 
-def cli(*args):
-    p = subprocess.run(WRAPPER + [CLI, "report"] + list(args), capture_output=True, text=True,
+def cli(*args, command="report"):
+    p = subprocess.run(WRAPPER + [CLI, command] + list(args), capture_output=True, text=True,
                        errors="replace", env=ENV, timeout=120)
     return p.returncode, p.stdout, p.stderr
 
@@ -89,6 +94,30 @@ ok("Missing measurements:\n  trainbench-cli train --preset cnn --device cuda:0" 
    "the missing measurement's command", out)
 ok("Co's CPU" in out and "Runs of other machines" in out,
    "another machine's run listed apart", out)
+ok("Read 22 result files, 19 of them this machine's (by the machine id they record)"
+   in " ".join(out.split()), "the runs counted as this machine's by their id", out[:600])
+ok(re.search(r"another machine \(f0e1d2c3\): Test CPU 9000, Test GPU X1, Debian",
+             " ".join(out.split())) is not None
+   and "foreign-same-model-cnn-cuda.json" in out,
+   "another laptop of the same CPU, GPU and OS: another machine, listed apart", out)
+ok("no machine id recorded" in out and "no-id-mlp-wide-cuda.json" in out,
+   "a file without a machine id: listed apart, said why", out)
+ok("verdict       not measured yet" in claim_block(3)
+   and "foreign" not in claim_block(3),
+   "claim 3 is not measured by the foreign file's whole GPU run", claim_block(3))
+ok(re.search(r"Runs of unknown time.*\n  29991231T000000Z-mlp-small-cpu-2999, started "
+             r"2999-12-31T00:00:00Z\n      more than a day ahead", out) is not None,
+   "the run dated 2999 is of unknown time, and said so", out)
+ok("median of 3 runs, newest\n                 20261203T080003Z-mlp-small-cpu-0003" in claim_block(1),
+   "claim 1's newest CPU run is not the one dated 2999", claim_block(1))
+files1 = re.search(r"   files +CPU: (\S+)\n +(\S+)\n +(\S+)\n +GPU: (\S+)\n", claim_block(1))
+ok(files1 is not None
+   and [os.path.basename(f.replace("\\", "/")) for f in files1.groups()]
+   == ["here-mlp-small-cpu-3.json", "here-mlp-small-cpu-2.json", "here-mlp-small-cpu-1.json",
+       "here-mlp-small-cuda.json"],
+   "claim 1 names the files of its figures, the newest first", claim_block(1))
+ok("reason: " in claim_block(1) and "here-mlp-small-cuda-pageable.json" in claim_block(1),
+   "and the files of its reason's figures", claim_block(1))
 for name in ["bad-utf8", "deep", "not-a-result", "nul-escape", "seconds-1e300", "trailing",
              "truncated", "wrong-types"]:
     ok(re.search(r"skipped: .*%s\.json: " % re.escape(name), err) is not None,
@@ -165,6 +194,69 @@ ok(doc.get("kind") == "trainbench-report"
    and [c["verdict"] for c in doc.get("claims", [])]
    == ["holds here", "does not hold here", "not measured yet", "holds here"],
    "the JSON report has each claim's verdict", str(doc)[:1000])
+claims = doc.get("claims", [{}])
+ok([os.path.basename(f.replace("\\", "/")) for f in claims[0].get("cpu", {}).get("files", [])]
+   == ["here-mlp-small-cpu-3.json", "here-mlp-small-cpu-2.json", "here-mlp-small-cpu-1.json"]
+   and len(claims[0].get("reason_files", [])) == 5,
+   "the JSON names the files of claim 1's figures", str(claims[0])[:1000])
+ok(sorted(o.get("why", "") for o in doc.get("other_runs", []))
+   == ["another machine (9a8b7c6d)", "another machine (f0e1d2c3)",
+       "no machine id recorded (an older file, or not Trainbench's)",
+       "this machine under another OS", "this machine under another OS"]
+   and [u.get("started_at") for u in doc.get("undated_runs", [])] == ["2999-12-31T00:00:00Z"],
+   "the JSON says why runs are apart, and which is of unknown time", str(doc)[-2000:])
+ok("here-mlp-small-cpu-3.json" in text and "another machine (f0e1d2c3)" in text,
+   "the HTML page names the files and why runs are apart", text[-3000:])
+
+# ------------------------------------------------------------------ whose runs: machine ids
+
+# another laptop of this CPU model under Windows: its file alone measured
+# the Windows claim before machine ids
+linux = os.path.join(FOREIGN_WINDOWS, "here-cnn-cpu-linux.json")
+windows = os.path.join(FOREIGN_WINDOWS, "foreign-same-model-windows-cnn-cpu.json")
+rc, out, err = cli("--runs", win(FOREIGN_WINDOWS), "--machine", win(linux))
+ok(rc == 0 and "verdict       not measured yet" in claim_block(4)
+   and "another machine (f0e1d2c3)" in out,
+   "a foreign Windows run of the same CPU model does not measure claim 4", out + err)
+# the same files as one machine that boots both
+rc, out, err = cli("--runs", win(FOREIGN_WINDOWS), "--machine", win(linux), "--machine",
+                   win(windows))
+ok(rc == 0 and "verdict       holds here" in claim_block(4)
+   and "(machines 5e1f0c2a, f0e1d2c3)" in out,
+   "--machine given twice: the machines of both files are one", out + err)
+rc, out, err = cli("--runs", win(RUNS), "--machine", win(os.path.join(RUNS,
+                                                                      "no-id-mlp-wide-cuda.json")))
+ok(rc == 2 and "records no machine id" in err, "--machine of a file without an id: refused", err)
+
+# this machine's own id: made once, the same for processes that start
+# together, shown by sysinfo, and the runs that record it are this machine's
+procs = [subprocess.Popen(WRAPPER + [CLI, "sysinfo"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=ENV) for _ in range(8)]
+ids = []
+for p in procs:
+    o, e = p.communicate(timeout=120)
+    m = re.search(r"^machine   ([0-9a-f]{32}) \(kept in (.*)\)$", o, re.M)
+    ids.append(m.group(1) if m else o + e)
+ok(len(set(ids)) == 1 and re.fullmatch(r"[0-9a-f]{32}", ids[0]),
+   "8 sysinfo processes started at once show one machine id", ids)
+id_file = os.path.join(TMP, "xdg", "trainbench", "machine-id")
+ok(os.path.isfile(id_file) and open(id_file).read() == ids[0] + "\n",
+   "kept beside the runs folder", id_file)
+runs_here = os.path.join(TMP, "xdg", "trainbench", "runs")
+os.makedirs(runs_here, exist_ok=True)
+with open(os.path.join(RUNS, "here-mlp-small-cpu-1.json")) as f:
+    run = json.load(f)
+run["system"]["machine_id"] = str(ids[0])
+with open(os.path.join(runs_here, "mine.json"), "w") as f:
+    json.dump(run, f)
+del run["system"]["machine_id"]
+with open(os.path.join(runs_here, "older.json"), "w") as f:
+    json.dump(run, f)
+rc, out, err = cli()
+ok(rc == 0 and "Read 2 result files, 1 of them this machine's" in " ".join(out.split())
+   and "(machine %s)" % ids[0][:8] in out and "no machine id recorded" in out,
+   "the runs folder's run that records this machine's id is its own, the older file not",
+   out + err)
 
 # ------------------------------------------------------------------ links in sweeps/
 
@@ -174,7 +266,7 @@ if os.name == "posix":
     os.symlink("..", os.path.join(linked, "sweeps", "up"))
     os.symlink("/", os.path.join(linked, "sweeps", "root"))
     rc, out, err = cli("--runs", win(linked), "--machine", win(MACHINE))
-    ok(rc == 0 and "Read 19 result files" in out
+    ok(rc == 0 and "Read 22 result files" in out
        and err.count("a link to a folder: not followed") == 2,
        "links to folders in sweeps/ are not followed, and said so", out[:300] + err)
 else:

@@ -96,8 +96,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 
   /* as a result file in a report */
   NnReportRun run;
+  NnReportHardware hw;
   bool sweep_file = false;
-  if (_nn_report_run_from_doc (doc, "fuzz.json", &run, &sweep_file, &error) == NN_OK
+  if (_nn_report_run_from_doc (doc, "fuzz.json", &run, &hw, &sweep_file, &error) == NN_OK
       && !sweep_file)
     {
       char path[] = "fuzz.json";
@@ -105,12 +106,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       if (report == NULL)
         fail ("out of memory", NULL);
       run.path = path;
+      run.dated = run.start_known;
+      /* the machine that wrote it: its id, when it records one */
+      report->machine.id_count = run.machine_id[0] != '\0';
+      snprintf (report->machine.ids[0], sizeof report->machine.ids[0], "%s", run.machine_id);
       snprintf (report->machine.cpu_model, sizeof report->machine.cpu_model, "%s",
-                run.cpu_model);
+                hw.cpu_model);
       snprintf (report->machine.os_name, sizeof report->machine.os_name, "%s", run.os_name);
       snprintf (report->machine.os_version, sizeof report->machine.os_version, "%s",
                 run.os_version);
-      _nn_report_judge (report, &run, 1);
+      if (!_nn_report_judge (report, &run, 1))
+        fail ("out of memory judging", NULL);
       char *html = nn_report_html (report);
       if (html == NULL)
         fail ("no HTML page", NULL);
