@@ -17,7 +17,9 @@
 #include <string.h>
 
 /* The folder the module is installed in (meson: libdir/trainbench), or ""
- * where it is only ever found next to the program (Windows). */
+ * where it is only ever found next to the program (Windows). NN_BUILD_TREE,
+ * where meson defines it, is the absolute path of the build tree the
+ * program was built in (module_candidates). */
 #ifndef NN_CUDA_MODULE_DIR
 #define NN_CUDA_MODULE_DIR ""
 #endif
@@ -106,11 +108,81 @@ _nn_backend_ops_valid (const NnBackendOps *ops, char *why, size_t why_size)
   return true;
 }
 
+#ifdef NN_BUILD_TREE
+/* Whether `folder` is inside the build tree NN_BUILD_TREE (or is it):
+ * compared by file identity, folder by folder upwards, so links and other
+ * spellings of the same path agree. */
+static bool
+inside_build_tree (const char *folder)
+{
+  uint64_t tree[2], id[2];
+  char path[4096];
+
+  if (!_nn_os_path_id (NN_BUILD_TREE, tree) || strlen (folder) >= sizeof path)
+    return false;
+  memcpy (path, folder, strlen (folder) + 1);
+  for (;;)
+    {
+      if (_nn_os_path_id (path, id) && id[0] == tree[0] && id[1] == tree[1])
+        return true;
+      char *base = (char *) _nn_path_base_name (path);
+      if (base <= path + _nn_os_path_root (path))
+        return false;
+      base[-1] = '\0';
+    }
+}
+#endif
+
+/* The files the module may be, in order, when TRAINBENCH_CUDA_MODULE names
+ * none: only folders this program's own build or installation defines,
+ * never one found by going up from the program (a build tree in /tmp/build
+ * made /tmp/gpu/ such a place, which any local user can create, and a zip
+ * unpacked in Downloads made Downloads one):
+ * - the build tree's gpu/ folder (NN_BUILD_TREE, fixed when it was built),
+ *   for the programs inside that tree only (its cli/, app/ and
+ *   tests/SUITE/): a program installed from it never looks into it;
+ * - on Windows the program's own folder, where bin\ holds the programs
+ *   and the module;
+ * - the install's folder, NN_CUDA_MODULE_DIR (libdir/trainbench).
+ * Returns how many; `looked` gets the folders, for the message when there
+ * is no module in any. */
+static int
+module_candidates (char (*candidates)[4096], char *looked, size_t looked_size)
+{
+  char program[4096];
+  char folders[3][4096];
+  int n = 0;
+
+  _nn_program_folder (program, sizeof program);
+#ifdef NN_BUILD_TREE
+  if (program[0] != '\0' && inside_build_tree (program))
+    nn_path_join (folders[n++], sizeof folders[0], NN_BUILD_TREE, "gpu");
+#endif
+#ifdef _WIN32
+  if (program[0] != '\0')
+    snprintf (folders[n++], sizeof folders[0], "%s", program);
+#endif
+  if (NN_CUDA_MODULE_DIR[0] != '\0')
+    snprintf (folders[n++], sizeof folders[0], "%s", NN_CUDA_MODULE_DIR);
+
+  size_t used = 0;
+  looked[0] = '\0';
+  for (int i = 0; i < n; i++)
+    {
+      if (!nn_path_join (candidates[i], sizeof candidates[0], folders[i], CUDA_MODULE_NAME))
+        candidates[i][0] = '\0';
+      if (used < looked_size)
+        used += (size_t) snprintf (looked + used, looked_size - used, "%s%.400s",
+                                   i > 0 ? ", " : "", folders[i]);
+    }
+  return n;
+}
+
 static const NnBackendOps *
 load_cuda_locked (char *reason, size_t reason_size)
 {
-  char candidates[5][4096];
-  char dir[4096];
+  char candidates[3][4096];
+  char looked[1024] = "";
   char env[4096];
   char why[1024] = "";
   int n = 0;
@@ -122,23 +194,7 @@ load_cuda_locked (char *reason, size_t reason_size)
   if (named)
     snprintf (candidates[n++], sizeof candidates[0], "%s", env);
   else
-    {
-      _nn_program_folder (dir, sizeof dir);
-      if (dir[0] != '\0')
-        {
-          /* A build tree: the module in gpu/, the programs in app/ and
-           * test programs one level deeper, tests/<suite>/. */
-          snprintf (candidates[n++], sizeof candidates[0], "%.4000s" NN_OS_SEP ".." NN_OS_SEP
-                    "gpu" NN_OS_SEP "%s", dir, CUDA_MODULE_NAME);
-          snprintf (candidates[n++], sizeof candidates[0], "%.4000s" NN_OS_SEP ".." NN_OS_SEP
-                    ".." NN_OS_SEP "gpu" NN_OS_SEP "%s", dir, CUDA_MODULE_NAME);
-          /* an install next to the program (Windows) */
-          nn_path_join (candidates[n++], sizeof candidates[0], dir, CUDA_MODULE_NAME);
-        }
-      if (NN_CUDA_MODULE_DIR[0] != '\0')
-        nn_path_join (candidates[n++], sizeof candidates[0], NN_CUDA_MODULE_DIR,
-                      CUDA_MODULE_NAME);
-    }
+    n = module_candidates (candidates, looked, sizeof looked);
 
   bool found_file = false;
   for (int i = 0; i < n && module == NULL; i++)
@@ -157,16 +213,16 @@ load_cuda_locked (char *reason, size_t reason_size)
     }
   if (!found_file)
     {
-      char program[4096];
       if (named)
         snprintf (reason, reason_size, "CUDA module %.400s (TRAINBENCH_CUDA_MODULE) not found",
                   env);
-      else if (NN_CUDA_MODULE_DIR[0] == '\0' && _nn_os_program_path (program, sizeof program))
+      else if (NN_CUDA_MODULE_DIR[0] == '\0')
         /* no install folder: this build looks next to the program only */
         snprintf (reason, reason_size, "no CUDA module for " NN_OS_NAME " in this build (%s not "
-                  "found next to %.200s)", CUDA_MODULE_NAME, _nn_path_base_name (program));
+                  "found in %s)", CUDA_MODULE_NAME, looked[0] ? looked : "the program's folder");
       else
-        snprintf (reason, reason_size, "CUDA module not built (%s not found)", CUDA_MODULE_NAME);
+        snprintf (reason, reason_size, "CUDA module not built (%s not found in %s)",
+                  CUDA_MODULE_NAME, looked);
       return NULL;
     }
   if (module == NULL)

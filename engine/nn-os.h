@@ -214,7 +214,9 @@ bool _nn_os_random (void *buffer, size_t size);
  * it cannot be loaded (dlerror; on Windows FormatMessageW's text with the
  * name). On Windows a bare name is searched only in the program's folder
  * and the system's, a full path also gives the library's own folder to its
- * dependencies. */
+ * dependencies, and the first call restricts the whole process's search
+ * for libraries loaded by name the same way (SetDefaultDllDirectories:
+ * never the current folder or PATH). */
 void *_nn_os_lib_open (const char *name, char *why, size_t why_size);
 void *_nn_os_lib_symbol (void *lib, const char *symbol);
 void _nn_os_lib_close (void *lib);

@@ -161,6 +161,8 @@ def main():
     opts = own.get("config-opts", [])
     check("the app is built without the CUDA module (no nvcc in the SDK)", "-Dcuda=disabled" in opts)
     check("the app is built with its GUI", "-Dgui=enabled" in opts)
+    check("the programs hold no build path (-Dbuild_tree_module=false)",
+          "-Dbuild_tree_module=false" in opts)
 
     failed = 0
     print(f"1..{len(results)}")

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #ifdef _WIN32
+#include <ctype.h>
 #include <windows.h>
 #else
 #include <dlfcn.h>
@@ -60,22 +61,36 @@ static std::once_flag load_once;
 
 typedef HMODULE Library;
 
-/* Folders a library may be in, besides the system's own search: next to
- * the program, CUDA_PATH's bin (bin\x64 from CUDA 13 on), and the bin
+/* Folders a library may be in, each tried by the library's full path:
+ * next to the program, CUDA_PATH's bin (bin\x64 from CUDA 13 on), the bin
  * folders of NVIDIA's Python wheels (nvidia-cublas-cu12, nvidia-cudnn-cu12
  * and their CUDA 13 successors) in the Python installs on PATH and in the
- * user's own Python folders. */
-#define MAX_DIRS 48
+ * user's own Python folders; then System32 (the driver's place); then the
+ * folders PATH names by a full path (from `path_from` on). Never the
+ * current folder, nor a relative folder on PATH: a file planted in the
+ * folder a program happens to run in is not loaded. */
+#define MAX_DIRS 64
 typedef struct
 {
   int count;
+  int path_from;
   char dir[MAX_DIRS][MAX_PATH];
 } Dirs;
+
+/* Whether `dir` is named in full ("C:\\...", "\\\\server\\..."): a
+ * relative one ("." or "bin" on PATH, a relative CUDA_PATH) is a folder of
+ * wherever the program runs. */
+static bool
+full_folder (const char *dir)
+{
+  return (isalpha ((unsigned char) dir[0]) && dir[1] == ':' && (dir[2] == '\\' || dir[2] == '/'))
+         || (dir[0] == '\\' && dir[1] == '\\');
+}
 
 static void
 dirs_add (Dirs *d, const char *dir)
 {
-  if (d->count == MAX_DIRS || dir[0] == '\0' || strlen (dir) >= MAX_PATH)
+  if (d->count == MAX_DIRS || !full_folder (dir) || strlen (dir) >= MAX_PATH)
     return;
   for (int i = 0; i < d->count; i++)
     if (_stricmp (d->dir[i], dir) == 0)
@@ -173,50 +188,61 @@ dirs_find (Dirs *d)
       snprintf (path, sizeof path, "%s\\Python\\Python3*", env);
       dirs_add_pythons (d, path, "site-packages");
     }
+  /* PATH's folders (those it names in full) */
+  d->path_from = d->count;
+  n = GetEnvironmentVariableA ("PATH", env, sizeof env);
+  if (n > 0 && n < sizeof env)
+    for (char *dir = strtok (env, ";"); dir != NULL; dir = strtok (NULL, ";"))
+      dirs_add (d, dir);
 }
 
-/* cuDNN loads its own parts (cudnn_graph64_9.dll, ...) later, by name,
- * through the system's search: the folder a library came from goes on the
- * process's PATH, which that search reads. */
+/* cuDNN loads its own parts (cudnn_graph64_9.dll, ...) later, by name: the
+ * folder a library came from is added to the folders the process's search
+ * takes (the engine restricted that search to the program's folder,
+ * System32 and such added folders, nn-os-win32.c). */
 static void
-path_prepend (const char *dir)
+search_add (const char *dir)
 {
-  static char env[32768];
-  char old[32000];
-  DWORD n = GetEnvironmentVariableA ("PATH", old, sizeof old);
-  if (n >= sizeof old)
-    return;
-  old[n] = '\0';
-  snprintf (env, sizeof env, "%s;%s", dir, old);
-  SetEnvironmentVariableA ("PATH", env);
+  wchar_t wide_dir[MAX_PATH];
+  if (MultiByteToWideChar (CP_ACP, 0, dir, -1, wide_dir, MAX_PATH) > 0)
+    AddDllDirectory (wide_dir);
 }
 
-/* The library by one of its names: from the folders above (its own
- * dependencies, cuBLASLt and cuDNN's parts, from the folder it is in), then
- * by the system's search (System32 for the driver, PATH). */
+/* A library by its full path: its own folder serves its dependencies
+ * (cuBLASLt beside cuBLAS). */
+static Library
+library_open_at (const char *dir, const char *name, char *found, size_t found_size)
+{
+  char path[MAX_PATH];
+  snprintf (path, sizeof path, "%s\\%s", dir, name);
+  if (GetFileAttributesA (path) == INVALID_FILE_ATTRIBUTES)
+    return NULL;
+  HMODULE h = LoadLibraryExA (path, NULL,
+                              LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+  if (h != NULL)
+    {
+      snprintf (found, found_size, "%s", path);
+      search_add (dir);
+    }
+  return h;
+}
+
+/* The library by one of its names, from the folders above in their order
+ * (Dirs), System32 after the named ones and before PATH's. */
 static Library
 library_open (const char *const *names, const Dirs *dirs, char *found, size_t found_size)
 {
   char path[MAX_PATH];
-  for (int i = 0; i < dirs->count; i++)
+  for (int i = 0; i < dirs->path_from; i++)
     for (int j = 0; names[j] != NULL; j++)
       {
-        snprintf (path, sizeof path, "%s\\%s", dirs->dir[i], names[j]);
-        if (GetFileAttributesA (path) == INVALID_FILE_ATTRIBUTES)
-          continue;
-        HMODULE h = LoadLibraryExA (path, NULL,
-                                    LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR
-                                      | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+        HMODULE h = library_open_at (dirs->dir[i], names[j], found, found_size);
         if (h != NULL)
-          {
-            snprintf (found, found_size, "%s", path);
-            path_prepend (dirs->dir[i]);
-            return h;
-          }
+          return h;
       }
   for (int j = 0; names[j] != NULL; j++)
     {
-      HMODULE h = LoadLibraryA (names[j]);
+      HMODULE h = LoadLibraryExA (names[j], NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
       if (h != NULL)
         {
           if (GetModuleFileNameA (h, path, sizeof path) == 0)
@@ -225,6 +251,13 @@ library_open (const char *const *names, const Dirs *dirs, char *found, size_t fo
           return h;
         }
     }
+  for (int i = dirs->path_from; i < dirs->count; i++)
+    for (int j = 0; names[j] != NULL; j++)
+      {
+        HMODULE h = library_open_at (dirs->dir[i], names[j], found, found_size);
+        if (h != NULL)
+          return h;
+      }
   return NULL;
 }
 
@@ -240,15 +273,19 @@ library_close (Library lib)
   FreeLibrary (lib);
 }
 
-/* Where a missing library was looked for, for the message. */
+/* Where a missing library was looked for, for the message: "looked in A;
+ * B; System32; PATH's C; D". */
 static void
 where_looked (const Dirs *dirs, char *out, size_t size)
 {
   size_t used = (size_t) snprintf (out, size, "looked in");
-  for (int i = 0; i < dirs->count && used < size; i++)
+  for (int i = 0; i < dirs->path_from && used < size; i++)
     used += (size_t) snprintf (out + used, size - used, " %s;", dirs->dir[i]);
   if (used < size)
-    snprintf (out + used, size - used, " and on PATH");
+    used += (size_t) snprintf (out + used, size - used, " System32");
+  for (int i = dirs->path_from; i < dirs->count && used < size; i++)
+    used += (size_t) snprintf (out + used, size - used, "%s %s",
+                               i == dirs->path_from ? "; PATH's" : ";", dirs->dir[i]);
 }
 
 #else /* POSIX */

@@ -988,6 +988,30 @@ _nn_os_random (void *buffer, size_t size)
 
 /* ---------------------------------------------------------------- dynamic libraries */
 
+/* Once, before the engine loads its first library: from then on a library
+ * this process loads by name, and every library those load by name (their
+ * imports; cuDNN's parts, which it loads itself), is looked for only in
+ * the program's folder, System32 and the folders added with
+ * AddDllDirectory (the CUDA module adds those of the NVIDIA libraries it
+ * loads); never in the current folder or on PATH, where anyone may have
+ * put a file of that name. Looked up at run time: Windows 7 without
+ * KB2533623 has no SetDefaultDllDirectories (nor the LOAD_LIBRARY_SEARCH_*
+ * flags, so the engine loads no library there, and says why). */
+static void
+restrict_dll_search (void)
+{
+  typedef BOOL (WINAPI *SetDefaultDllDirectoriesFunc) (DWORD flags);
+  HMODULE kernel32 = GetModuleHandleW (L"kernel32.dll");
+  SetDefaultDllDirectoriesFunc set_default
+      = kernel32 != NULL ? (SetDefaultDllDirectoriesFunc) (void (*) (void))
+                             GetProcAddress (kernel32, "SetDefaultDllDirectories")
+                         : NULL;
+  if (set_default != NULL)
+    set_default (LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
+}
+
+static NnOsOnce dll_search_once = NN_OS_ONCE_INIT;
+
 void *
 _nn_os_lib_open (const char *name, char *why, size_t why_size)
 {
@@ -998,6 +1022,7 @@ _nn_os_lib_open (const char *name, char *why, size_t why_size)
   DWORD error = ERROR_INVALID_NAME;
   DWORD old_mode = 0;
 
+  _nn_os_once (&dll_search_once, restrict_dll_search);
   if (w == NULL)
     {
       if (why != NULL && why_size > 0)
@@ -1009,7 +1034,8 @@ _nn_os_lib_open (const char *name, char *why, size_t why_size)
   if (is_path)
     {
       /* The library's own folder serves its dependencies (it must be
-       * named by a full path for that). */
+       * named by a full path for that); a relative name is made full from
+       * the current folder here, once, as the caller meant it. */
       DWORD n = GetFullPathNameW (w, 0, NULL, NULL);
       full = n > 0 ? malloc ((size_t) n * sizeof *full) : NULL;
       if (full != NULL && GetFullPathNameW (w, n, full, NULL) < n)
@@ -1017,18 +1043,12 @@ _nn_os_lib_open (const char *name, char *why, size_t why_size)
           lib = LoadLibraryExW (full, NULL,
                                 LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
           error = GetLastError ();
-          /* Windows 7 without KB2533623 has no LOAD_LIBRARY_SEARCH_* */
-          if (lib == NULL && error == ERROR_INVALID_PARAMETER)
-            {
-              lib = LoadLibraryExW (full, NULL, LOAD_WITH_ALTERED_SEARCH_PATH);
-              error = GetLastError ();
-            }
         }
     }
   else
     {
       /* the program's folder and the system's; never the current folder
-       * or PATH, where anyone may have put a file of that name */
+       * or PATH */
       lib = LoadLibraryExW (w, NULL, LOAD_LIBRARY_SEARCH_DEFAULT_DIRS);
       error = GetLastError ();
     }

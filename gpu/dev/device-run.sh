@@ -41,6 +41,9 @@ PY
   echo "cuDNN from the wheels: $extra"
 fi
 export PATH=$PATH:/usr/local/cuda/bin
+# The build was made in another folder (the carried copy): its programs
+# are not inside the build tree they were built in, so the module is named.
+export TRAINBENCH_CUDA_MODULE=$PWD/$B/gpu/libtrainbench-cuda.so
 date -u
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv
 $B/cli/trainbench-cli devices

@@ -5,9 +5,10 @@
  * keeps the rules of nn-backend-abi.h is taken as it is; any other version,
  * a table of another size, no table, or one that breaks a rule (a required
  * slot NULL, half a group of slots) is refused with a reason that names what
- * is wrong. The loader keeps its
- * answer for the life of the process, so each case runs in a child
- * process. No GPU needed.
+ * is wrong. Without TRAINBENCH_CUDA_MODULE, a module planted in a folder
+ * above the program (copies of this program in a build tree's layout) is
+ * never loaded. The loader keeps its answer for the life of the process,
+ * so each case runs in a child process. No GPU needed.
  */
 
 #include "test-util.h"
@@ -84,6 +85,63 @@ child_load_named (const char *arg)
   return 0;
 }
 
+/* In the child, with TRAINBENCH_CUDA_MODULE unset: what the loader's own
+ * search finds, "loaded NAME" or "none REASON". A fake module it finds
+ * makes a table that would be taken. */
+static int
+child_load_default (const char *arg)
+{
+  (void) arg;
+  test_setenv ("TRAINBENCH_CUDA_MODULE", NULL);
+  test_setenv ("FAKE_CUDA_ABI", "current");
+  test_setenv ("FAKE_CUDA_SIZE", "current");
+  test_setenv ("FAKE_CUDA_NULL", "0");
+  test_setenv ("FAKE_CUDA_CLEAR", "");
+  char reason[1024] = "";
+  const NnBackendOps *ops = _nn_backend_cuda_load (reason, sizeof reason);
+  printf ("%s %s", ops != NULL ? "loaded" : "none", ops != NULL ? ops->name : reason);
+  return 0;
+}
+
+#ifdef _WIN32
+#define PROGRAM_NAME "test-module-loader.exe"
+#else
+#define PROGRAM_NAME "test-module-loader"
+#endif
+
+/* A copy of this program at `program` (under the test's folder, made with
+ * its folders) and the fake module planted as the real module's file at
+ * `planted`; what the copy's loader finds, into `line`. */
+static int
+run_copy (const char *program, const char *planted, char *line, size_t size)
+{
+  char path[8192];
+  size_t fake_size = 0;
+  char *fake = test_read_file (fake_module_path (), &fake_size);
+
+  /* each folder of both paths, from the test's folder down */
+  for (int which = 0; which < 2; which++)
+    {
+      const char *name = which == 0 ? program : planted;
+      for (const char *slash = strchr (name, '/'); slash != NULL; slash = strchr (slash + 1, '/'))
+        {
+          snprintf (path, sizeof path, "%.*s", (int) (slash - name), name);
+          test_make_folder (test_path (path));
+        }
+    }
+  snprintf (path, sizeof path, "%s", test_path (planted));
+  bool ready = fake != NULL && test_write_file (path, fake, fake_size)
+               && test_copy_program (test_path (program));
+  free (fake);
+  if (!ready)
+    {
+      snprintf (line, size, "none could not make the copy");
+      return -1;
+    }
+  snprintf (path, sizeof path, "%s", test_path (program));
+  return test_child_run_program (path, "load-default", "", line, size);
+}
+
 /* In the child: a broken module (one that ends the process when loaded) is
  * named, and a CPU run trains and writes its result: "1 path" when it
  * completed and the result file was written. With arg "list" the child
@@ -143,6 +201,7 @@ main (int argc, char **argv)
     { "load-case", child_load_case },
     { "load-named", child_load_named },
     { "cpu-run", child_cpu_run },
+    { "load-default", child_load_default },
     { NULL, NULL },
   };
 
@@ -220,6 +279,72 @@ main (int argc, char **argv)
               missing ? "a module path with no file" : "a file that is not a module",
               line[0] != '\0' ? line + 2 : "the child said nothing");
     }
+
+  /* Without TRAINBENCH_CUDA_MODULE the module is looked for only where
+   * this program's build or installation put it, never in a folder above
+   * the program: a build tree in /tmp/build made /tmp/gpu/ such a folder,
+   * which any local user can make. A copy of this program in a build
+   * tree's layout under the test's folder, with a module planted in
+   * build/tests/gpu/ (../gpu/), then in build/gpu/ (../../gpu/). */
+  {
+    static const struct
+    {
+      const char *label, *program, *planted;
+    } planted[] = {
+      { "../gpu/", "up1/build/tests/engine/" PROGRAM_NAME,
+        "up1/build/tests/gpu/" NN_OS_CUDA_MODULE },
+      { "../../gpu/", "up2/build/tests/engine/" PROGRAM_NAME, "up2/build/gpu/" NN_OS_CUDA_MODULE },
+    };
+    for (size_t i = 0; i < sizeof planted / sizeof planted[0]; i++)
+      {
+        char line[1200] = "";
+        int status = run_copy (planted[i].program, planted[i].planted, line, sizeof line);
+        tap_ok (status == 0 && strncmp (line, "loaded fake", 11) != 0
+                  && strncmp (line, "none could not", 14) != 0,
+                "a module planted in the folder above the program (%s) is not loaded: %s",
+                planted[i].label, line[0] != '\0' ? line : "the child said nothing");
+#ifdef TEST_BUILD_TREE
+        /* nor does a program outside the build tree look into it */
+        if (strncmp (test_tmpdir (), TEST_BUILD_TREE, strlen (TEST_BUILD_TREE)) != 0)
+          tap_ok (strstr (line, TEST_BUILD_TREE) == NULL,
+                  "a copy of the program outside the build tree does not look into it: %s", line);
+#endif
+      }
+  }
+
+  /* The program's own folder: the Windows layout (bin\ holds the
+   * programs and the module) takes a module beside the program; elsewhere
+   * the module is never beside the program (it may sit in a folder others
+   * can write to, as /tmp), so one planted there is not loaded. */
+  {
+    char line[1200] = "";
+    int status = run_copy ("beside/bin/" PROGRAM_NAME, "beside/bin/" NN_OS_CUDA_MODULE, line,
+                           sizeof line);
+#ifdef _WIN32
+    tap_ok (status == 0 && strncmp (line, "loaded fake", 11) == 0,
+            "the module beside the program (bin\\) is loaded: %s", line);
+#else
+    tap_ok (status == 0 && strncmp (line, "loaded fake", 11) != 0
+              && strncmp (line, "none could not", 14) != 0,
+            "a module planted beside the program is not loaded: %s", line);
+#endif
+  }
+
+#ifdef TEST_BUILD_TREE
+  /* This program is inside its build tree: the module built there is the
+   * one it loads, or the reason names the build tree's gpu/ folder. */
+  {
+    char line[1200] = "";
+    int status = test_child_run ("load-default", "", line, sizeof line);
+#ifdef TEST_CUDA_MODULE_BUILT
+    tap_ok (status == 0 && strcmp (line, "loaded cuda") == 0,
+            "a program of the build tree loads the build's module: %s", line);
+#else
+    tap_ok (status == 0 && strstr (line, TEST_BUILD_TREE TEST_SEP "gpu") != NULL,
+            "a program of the build tree looks in the build's gpu/ folder: %s", line);
+#endif
+  }
+#endif
 
   /* A CPU run never loads the CUDA module: a broken one (it ends the
    * process when loaded) must not stop a CPU run or its result file. The

@@ -327,8 +327,21 @@ append_argument (wchar_t *line, size_t size, const wchar_t *arg)
   line[n] = L'\0';
 }
 
+bool
+test_copy_program (const char *to)
+{
+  wchar_t program[32768];
+  DWORD n = GetModuleFileNameW (NULL, program, sizeof program / sizeof program[0]);
+  wchar_t *w = wide (to);
+  bool ok = n > 0 && n < sizeof program / sizeof program[0] && w != NULL
+            && CopyFileW (program, w, FALSE);
+  free (w);
+  return ok;
+}
+
 int
-test_child_run (const char *name, const char *arg, char *out, size_t out_size)
+test_child_run_program (const char *path, const char *name, const char *arg, char *out,
+                        size_t out_size)
 {
   static wchar_t program[32768], line[32768];
   SECURITY_ATTRIBUTES sa = { sizeof sa, NULL, TRUE };
@@ -339,9 +352,23 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
 
   if (out_size > 0)
     out[0] = '\0';
-  DWORD n = GetModuleFileNameW (NULL, program, sizeof program / sizeof program[0]);
-  if (n == 0 || n >= sizeof program / sizeof program[0])
-    return -1;
+  if (path != NULL)
+    {
+      wchar_t *w = wide (path);
+      if (w == NULL || wcslen (w) >= sizeof program / sizeof program[0])
+        {
+          free (w);
+          return -1;
+        }
+      wcscpy (program, w);
+      free (w);
+    }
+  else
+    {
+      DWORD n = GetModuleFileNameW (NULL, program, sizeof program / sizeof program[0]);
+      if (n == 0 || n >= sizeof program / sizeof program[0])
+        return -1;
+    }
   line[0] = L'\0';
   append_argument (line, sizeof line / sizeof line[0], program);
   memmove (line, line + 1, (wcslen (line)) * sizeof line[0]);   /* no leading space */
@@ -387,6 +414,12 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
   CloseHandle (pi.hProcess);
   CloseHandle (pi.hThread);
   return (int) code;
+}
+
+int
+test_child_run (const char *name, const char *arg, char *out, size_t out_size)
+{
+  return test_child_run_program (NULL, name, arg, out, out_size);
 }
 
 void
@@ -572,8 +605,24 @@ test_under_wine (void)
   return false;
 }
 
+bool
+test_copy_program (const char *to)
+{
+  char program[4096];
+  ssize_t len = readlink ("/proc/self/exe", program, sizeof program - 1);
+  if (len <= 0)
+    return false;
+  program[len] = '\0';
+  size_t size = 0;
+  char *data = test_read_file (program, &size);
+  bool ok = data != NULL && test_write_file (to, data, size) && chmod (to, 0755) == 0;
+  free (data);
+  return ok;
+}
+
 int
-test_child_run (const char *name, const char *arg, char *out, size_t out_size)
+test_child_run_program (const char *path, const char *name, const char *arg, char *out,
+                        size_t out_size)
 {
   char program[4096];
   int fd[2];
@@ -581,10 +630,15 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
 
   if (out_size > 0)
     out[0] = '\0';
-  ssize_t len = readlink ("/proc/self/exe", program, sizeof program - 1);
-  if (len <= 0)
-    return -1;
-  program[len] = '\0';
+  if (path != NULL)
+    snprintf (program, sizeof program, "%s", path);
+  else
+    {
+      ssize_t len = readlink ("/proc/self/exe", program, sizeof program - 1);
+      if (len <= 0)
+        return -1;
+      program[len] = '\0';
+    }
   if (pipe (fd) != 0)
     return -1;
   fflush (stdout);
@@ -621,6 +675,12 @@ test_child_run (const char *name, const char *arg, char *out, size_t out_size)
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
   return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+int
+test_child_run (const char *name, const char *arg, char *out, size_t out_size)
+{
+  return test_child_run_program (NULL, name, arg, out, out_size);
 }
 
 void

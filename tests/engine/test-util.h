@@ -127,6 +127,15 @@ void test_child_main (int argc, char **argv, const TestChildCase *cases);
  * status, -1 when it could not start or died of a signal. */
 int test_child_run (const char *name, const char *arg, char *out, size_t out_size);
 
+/* The same in `program`, a copy of this test program elsewhere (made by
+ * test_copy_program), which finds itself there as the running program. */
+int test_child_run_program (const char *program, const char *name, const char *arg, char *out,
+                            size_t out_size);
+
+/* Copy this test program's file to `to` (executable): it runs there as it
+ * does here (the test programs carry their libraries). */
+bool test_copy_program (const char *to);
+
 /* Run `count` children of case `name` at the same time, child i with
  * args[i], and wait for all of them; child i's stdout goes into outs[i]
  * (out_size bytes each; each child should print less than 64 KiB) and its
