@@ -49,25 +49,11 @@ nn_error_clear (NnError *error)
 
 /* ---------------------------------------------------------------- conversions */
 
-/* One printf conversion of a format, as in "%-8.3lld" or "%2$s". */
-typedef struct
-{
-  int position;     /* n of "%n$", 0 when none */
-  int precision;    /* of ".n", -1 when none */
-  char spec[32];    /* the conversion without its position: "%-8.3lld" */
-  char length[3];   /* "", "hh", "h", "l", "ll", "j", "z", "t" or "L" */
-  char conversion;  /* 'd', 's', ... */
-  const char *end;  /* just after it */
-} Conversion;
-
-/* Parse the conversion that starts at `p`, just after its '%'. False for
- * one the engine's messages do not use ('*' widths, %n, wide characters)
- * or a malformed one. */
-static bool
-parse_conversion (const char *p, Conversion *c)
+bool
+_nn_format_conversion_parse (const char *p, NnFormatConversion *c, va_list *stars)
 {
   const char *start;
-  size_t len;
+  size_t len, used;
 
   c->position = 0;
   {
@@ -82,18 +68,41 @@ parse_conversion (const char *p, Conversion *c)
         p = q + 1;
       }
   }
+  /* the spec is built as it is read: a '*' becomes the number it stands for */
+  c->spec[0] = '%';
+  used = 1;
+  c->left = false;
   start = p;
   while (*p != '\0' && strchr ("-+ #0'", *p) != NULL)
-    p++;
-  while (*p >= '0' && *p <= '9')
-    p++;
+    c->left |= *p++ == '-';
+  c->width = -1;
+  if (*p == '*' && stars != NULL)
+    {
+      int width = va_arg (*stars, int);
+      c->left |= width < 0;
+      c->width = width < 0 ? (width < -100000 ? 100000 : -width) : (width > 100000 ? 100000 : width);
+      p++;
+    }
+  else
+    while (*p >= '0' && *p <= '9')
+      {
+        int digit = *p++ - '0';
+        c->width = c->width < 0 ? digit : c->width < 100000 ? c->width * 10 + digit : c->width;
+      }
   c->precision = -1;
   if (*p == '.')
     {
       p++;
       c->precision = 0;
-      while (*p >= '0' && *p <= '9' && c->precision < 100000)
-        c->precision = c->precision * 10 + (*p++ - '0');
+      if (*p == '*' && stars != NULL)
+        {
+          int precision = va_arg (*stars, int);
+          c->precision = precision < 0 ? -1 : precision > 100000 ? 100000 : precision;
+          p++;
+        }
+      else
+        while (*p >= '0' && *p <= '9' && c->precision < 100000)
+          c->precision = c->precision * 10 + (*p++ - '0');
     }
   len = 0;
   if ((p[0] == 'h' && p[1] == 'h') || (p[0] == 'l' && p[1] == 'l'))
@@ -109,23 +118,38 @@ parse_conversion (const char *p, Conversion *c)
   if ((*p == 'c' || *p == 's') && len > 0)
     return false;
   p++;
-  if ((size_t) (p - start) + 2 > sizeof c->spec)
+  /* "%" + the flags + width and precision as numbers + length + conversion */
+  size_t flags = strspn (start, "-+ #0'");
+  char numbers[32] = "";
+  if (c->width >= 0 && c->precision >= 0)
+    snprintf (numbers, sizeof numbers, "%d.%d", c->width, c->precision);
+  else if (c->width >= 0)
+    snprintf (numbers, sizeof numbers, "%d", c->width);
+  else if (c->precision >= 0)
+    snprintf (numbers, sizeof numbers, ".%d", c->precision);
+  if (used + flags + strlen (numbers) + len + 2 > sizeof c->spec)
     return false;
-  c->spec[0] = '%';
-  memcpy (c->spec + 1, start, (size_t) (p - start));
-  c->spec[1 + (p - start)] = '\0';
+  memcpy (c->spec + used, start, flags);
+  used += flags;
+  memcpy (c->spec + used, numbers, strlen (numbers));
+  used += strlen (numbers);
+  memcpy (c->spec + used, c->length, len);
+  used += len;
+  c->spec[used++] = c->conversion;
+  c->spec[used] = '\0';
   c->end = p;
   return true;
 }
 
 /* The spec is one conversion of a format the compiler checked at its call
- * site (_nn_error_set is NN_PRINTF), taken apart by parse_conversion, and
- * each argument is read as the type that conversion says. */
+ * site (_nn_error_set is NN_PRINTF, as are the engine's other callers),
+ * taken apart by _nn_format_conversion_parse, and each argument is read as
+ * the type that conversion says. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-static int
-format_argument (char *out, size_t size, const Conversion *c, va_list *args)
+int
+_nn_format_conversion_write (char *out, size_t size, const NnFormatConversion *c, va_list *args)
 {
   const char *l = c->length;
 
@@ -199,7 +223,7 @@ keep_part (NnError *error, const char *format, va_list *args, int index)
   len += format_len;
   for (const char *p = format; *p != '\0'; p++)
     {
-      Conversion c;
+      NnFormatConversion c;
       int n;
 
       if (*p != '%')
@@ -209,9 +233,9 @@ keep_part (NnError *error, const char *format, va_list *args, int index)
           p++;
           continue;
         }
-      if (!parse_conversion (p + 1, &c) || c.position != 0)
+      if (!_nn_format_conversion_parse (p + 1, &c, NULL) || c.position != 0)
         return false;
-      n = format_argument (texts + len, room - len, &c, args);
+      n = _nn_format_conversion_write (texts + len, room - len, &c, args);
       if (n < 0 || (size_t) n >= room - len)
         return false;
       len += (size_t) n + 1;
@@ -336,7 +360,7 @@ format_fits (const char *format, unsigned n_args)
 
   for (const char *p = format; *p != '\0'; p++)
     {
-      Conversion c;
+      NnFormatConversion c;
       unsigned index;
 
       if (*p != '%')
@@ -346,7 +370,7 @@ format_fits (const char *format, unsigned n_args)
           p++;
           continue;
         }
-      if (!parse_conversion (p + 1, &c))
+      if (!_nn_format_conversion_parse (p + 1, &c, NULL))
         return false;
       index = c.position > 0 ? (unsigned) c.position - 1 : next++;
       if (index >= n_args)
@@ -392,7 +416,7 @@ write_format (Translation *t, const char *format, FillFunc fill, int part)
   while (*p != '\0')
     {
       const char *q = strchr (p, '%');
-      Conversion c;
+      NnFormatConversion c;
 
       if (q == NULL)
         {
@@ -406,7 +430,7 @@ write_format (Translation *t, const char *format, FillFunc fill, int part)
           p = q + 2;
           continue;
         }
-      parse_conversion (q + 1, &c); /* format_fits said it parses */
+      _nn_format_conversion_parse (q + 1, &c, NULL); /* format_fits said it parses */
       fill (t, part, c.position > 0 ? (unsigned) c.position - 1 : next++,
             c.conversion == 's' ? c.precision : -1);
       p = c.end;

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nn-json.h"
+#include "nn-private.h"
 
 #include <inttypes.h>
 #include <locale.h>
@@ -194,39 +195,6 @@ _nn_json_end_array (NnJson *json)
   end (json, ']');
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 when it is
- * not one: bad lead or continuation bytes, overlong forms, surrogates, and
- * code points above U+10FFFF are all rejected. */
-static size_t
-utf8_sequence (const unsigned char *s, size_t n)
-{
-  unsigned c = s[0];
-  size_t len;
-  unsigned min;
-  unsigned cp;
-  if (c < 0x80)
-    return 1;
-  else if (c >= 0xc2 && c <= 0xdf)
-    len = 2, min = 0x80, cp = c & 0x1f;
-  else if (c >= 0xe0 && c <= 0xef)
-    len = 3, min = 0x800, cp = c & 0x0f;
-  else if (c >= 0xf0 && c <= 0xf4)
-    len = 4, min = 0x10000, cp = c & 0x07;
-  else
-    return 0;
-  if (len > n)
-    return 0;
-  for (size_t i = 1; i < len; i++)
-    {
-      if ((s[i] & 0xc0) != 0x80)
-        return 0;
-      cp = (cp << 6) | (s[i] & 0x3f);
-    }
-  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-    return 0;
-  return len;
-}
-
 /* Writes the bytes of value up to its NUL or `max`, whichever comes first. */
 static void
 write_string (NnJson *json, const char *value, size_t max)
@@ -244,7 +212,7 @@ write_string (NnJson *json, const char *value, size_t max)
           run++;
           continue;
         }
-      size_t seq = c >= 0x80 ? utf8_sequence (s + run, n - run) : 0;
+      size_t seq = c >= 0x80 ? _nn_utf8_decode (s + run, n - run, NULL) : 0;
       if (seq > 0)
         {
           run += seq;

@@ -44,7 +44,38 @@ void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3)
  * its format argument, or a phrase given to a "%-s", for xgettext. */
 #define NN_MESSAGE(format) (format)
 
+/* One printf conversion of a format, as in "%-8.3lld", "%2$s" or "%-*s"
+ * (nn-error.c: the error's translatable parts; nn-text.c: text made safe
+ * for a terminal). */
+typedef struct
+{
+  int position;     /* n of "%n$", 0 when none */
+  int width;        /* -1 when none */
+  int precision;    /* of ".n", -1 when none */
+  bool left;        /* the '-' flag (or a negative '*' width) */
+  char spec[40];    /* the conversion without its position, a '*' as its number: "%-8.3lld" */
+  char length[3];   /* "", "hh", "h", "l", "ll", "j", "z", "t" or "L" */
+  char conversion;  /* 'd', 's', ... */
+  const char *end;  /* just after it */
+} NnFormatConversion;
+
+/* Parse the conversion that starts at `p`, just after its '%'. A '*' width
+ * or precision takes its number from `stars`; without them (NULL), and for
+ * %n, wide characters or a malformed conversion, false. */
+bool _nn_format_conversion_parse (const char *p, NnFormatConversion *c, va_list *stars);
+
+/* snprintf of the conversion's spec with the next argument of `args`, read
+ * as the type the conversion says. */
+int _nn_format_conversion_write (char *out, size_t size, const NnFormatConversion *c,
+                                 va_list *args);
+
 /* ---------------------------------------------------------------- sizes */
+
+/* The length of the valid UTF-8 sequence at s (at most n bytes) and its
+ * code point (may be NULL), or 0 when it is not one: a bad lead or
+ * continuation byte, an overlong form, a surrogate, a code point above
+ * U+10FFFF (nn-text.c). */
+size_t _nn_utf8_decode (const unsigned char *s, size_t n, uint32_t *code_point);
 
 /* "1.8 GiB", "12 KiB", for messages (nn-error.c). */
 void _nn_format_bytes (double bytes, char *out, size_t size);

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -1403,6 +1404,41 @@ void nn_file_writer_abort (NnFileWriter *writer);
 
 /* The three in one, for contents already in memory. */
 NnStatus nn_file_write (const char *path, const void *data, size_t size, NnError *error);
+
+/* ---------------------------------------------------------------- text for a terminal */
+
+/* `text` (its first `length` bytes, or all of it for (size_t) -1) as it
+ * may be printed on a terminal, into out: valid UTF-8 is kept, but the C0
+ * and C1 control characters, DEL and the bidirectional embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069) are written
+ * visibly escaped ("\n", "\r", "\t", "\x1b", "\u009b", "\u202e"), and so is
+ * every byte that is not UTF-8 ("\xff"). Text from a file, a file name, an
+ * error message or the environment printed through it cannot move the
+ * cursor, clear the screen, set a window title, write the clipboard (OSC
+ * 52), overwrite a line or reorder one. out is NUL-terminated and cut
+ * before a character or escape that does not fit; returns the length the
+ * whole safe text needs, like snprintf. */
+size_t nn_text_for_terminal (const char *text, size_t length, char *out, size_t size);
+
+#if defined(__MINGW32__) && defined(__MINGW_PRINTF_FORMAT)
+#define NN_TEXT_PRINTF(f, a) __attribute__ ((format (__MINGW_PRINTF_FORMAT, f, a)))
+#elif defined(__GNUC__) || defined(__clang__)
+#define NN_TEXT_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#else
+#define NN_TEXT_PRINTF(f, a)
+#endif
+
+/* snprintf into out, where the text of every %s and %c argument goes
+ * through nn_text_for_terminal (a precision counts the argument's bytes
+ * before it is made safe, a width the safe text's); the format itself, the
+ * caller's own text with its line breaks, is written as it is. Flags,
+ * widths and precisions (also '*'), and the lengths hh, h, l, ll, j, z, t
+ * and L; no positional arguments. out is cut as nn_text_for_terminal cuts;
+ * returns the length the whole text needs. */
+int nn_text_format_for_terminal (char *out, size_t size, const char *format, ...)
+  NN_TEXT_PRINTF (3, 4);
+int nn_text_vformat_for_terminal (char *out, size_t size, const char *format, va_list args)
+  NN_TEXT_PRINTF (3, 0);
 
 #ifdef __cplusplus
 }
