@@ -44,12 +44,9 @@ static FILE *
 say (const char *format, va_list args)
 {
   FILE *out = messages != NULL ? messages : stderr;
-  char text[16384];
 
-  /* formatted first, so that one write carries the whole line */
-  vsnprintf (text, sizeof text, format, args);
-  fflush (stdout);
-  fprintf (out, TB_CLI_NAME ": %s\n", text);
+  tb_cli_fflush (stdout);
+  tb_cli_vmessage (out, format, args);
   return out;
 }
 
@@ -72,9 +69,9 @@ tb_cli_usage_error (const char *command, const char *format, ...)
   FILE *out = say (format, args);
   va_end (args);
   if (command != NULL && command[0] != '\0')
-    fprintf (out, "Try '" TB_CLI_NAME " %s --help' for more information.\n", command);
+    tb_cli_fprint (out, "Try '" TB_CLI_NAME " %s --help' for more information.\n", command);
   else
-    fprintf (out, "Try '" TB_CLI_NAME " --help' for more information.\n");
+    tb_cli_fprint (out, "Try '" TB_CLI_NAME " --help' for more information.\n");
   finish (TB_CLI_EXIT_USAGE);
 }
 

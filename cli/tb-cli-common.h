@@ -8,12 +8,13 @@
 
 #include "trainbench.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #if defined(__GNUC__) || defined(__clang__)
-#define TB_CLI_PRINTF(f, a) __attribute__ ((format (printf, f, a)))
+#define TB_CLI_PRINTF(f, a) NN_TEXT_PRINTF (f, a)
 #define TB_CLI_NORETURN __attribute__ ((noreturn))
 #else
 #define TB_CLI_PRINTF(f, a)
@@ -115,6 +116,31 @@ NnInputShape tb_cli_parse_shape (const char *command, const char *option, const 
 /* The closest of `candidates` (NULL-terminated) to `word`, or NULL when none
  * is close enough to suggest. */
 const char *tb_cli_suggest (const char *word, const char *const *candidates);
+
+/* ---------------------------------------------------------------- output (tb-cli-print.c) */
+
+/* printf to stdout (tb_cli_fprint: to `stream`) where the text of every %s
+ * and %c argument is made safe for a terminal (nn_text_for_terminal: a
+ * control character from a file, a file name, an engine message or the
+ * environment is shown escaped); the format, the CLI's own text, is
+ * written as it is. Everything the CLI prints goes through these. A stream
+ * that could not be written (a closed pipe) is given up: nothing more is
+ * written to it (stdout's loss is said once on stderr), and the command
+ * goes on. */
+void tb_cli_print (const char *format, ...) TB_CLI_PRINTF (1, 2);
+void tb_cli_fprint (FILE *stream, const char *format, ...) TB_CLI_PRINTF (2, 3);
+void tb_cli_vfprint (FILE *stream, const char *format, va_list args) TB_CLI_PRINTF (2, 0);
+
+/* "trainbench-cli: <message>" and a line break to `stream` in one write,
+ * the arguments made safe as tb_cli_print makes them. */
+void tb_cli_vmessage (FILE *stream, const char *format, va_list args) TB_CLI_PRINTF (2, 0);
+
+/* A text of lines from the engine (a summary, a plan) to stdout, each line
+ * made safe, its line breaks kept. */
+void tb_cli_print_lines (const char *text);
+
+/* fflush, unless the stream was given up; a failure gives it up. */
+void tb_cli_fflush (FILE *stream);
 
 /* ---------------------------------------------------------------- messages */
 

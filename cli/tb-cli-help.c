@@ -45,11 +45,21 @@ static const char help_overview[] =
   "    Results go to $XDG_DATA_HOME/trainbench/runs (~/.local/share/trainbench/runs),\n"
   "    one schema-1 JSON file per run, also for cancelled and failed runs.\n"
   "\n"
+  "OUTPUT\n"
+  "    Text from files, file names, messages and the environment is printed with\n"
+  "    what a terminal would act on shown escaped (\\x1b, \\r, \\u202e): a result\n"
+  "    file cannot clear the screen, set the title or write the clipboard. When\n"
+  "    the output cannot be written (the reader of a pipe stopped: | head,\n"
+  "    | grep -m1, a dead tee or ssh), nothing more is printed there, once said\n"
+  "    on stderr, and the command goes on: a run still saves its result.\n"
+  "\n"
   "EXIT STATUS\n"
   "    0 success, 1 a run failed or was cancelled, 2 the command line is wrong:\n"
   "    also a data set or device it names that is not there or not usable, or\n"
   "    a model that does not fit the data set, all checked before any data set\n"
-  "    loads (nothing runs, no result file is written).\n"
+  "    loads (nothing runs, no result file is written). Output that could not\n"
+  "    be written changes none of these: the status is the run's, as its result\n"
+  "    file records it (| head after a run that completed is still 0).\n"
   "\n"
   "EXAMPLES\n"
   "    trainbench-cli train --preset mlp-small --dataset fashion-mnist --epochs 1\n"
@@ -500,5 +510,5 @@ void
 tb_cli_print_help (const char *command)
 {
   const char *text = tb_cli_help_text (command);
-  fputs (text ? text : help_overview, stdout);
+  tb_cli_print_lines (text ? text : help_overview);
 }

@@ -165,10 +165,11 @@ print_plan (const NnTrainConfig *c, NnInputShape input)
       return TB_CLI_EXIT_FAILED;
     }
   nn_plan_format (steps, count, text, need + 1);
-  printf ("\nPlan of a training step on %s%s (batch %d, %s, %s):\n", label,
-          c->device.kind == NN_DEVICE_CUDA ? (c->device.tf32 ? ", tf32 on" : ", tf32 off") : "",
-          c->batch_size, nn_optimizer_name (c->optimizer.kind), nn_loss_name (c->loss));
-  fputs (text, stdout);
+  tb_cli_print ("\nPlan of a training step on %s%s (batch %d, %s, %s):\n", label,
+                c->device.kind == NN_DEVICE_CUDA ? (c->device.tf32 ? ", tf32 on" : ", tf32 off")
+                                                 : "",
+                c->batch_size, nn_optimizer_name (c->optimizer.kind), nn_loss_name (c->loss));
+  tb_cli_print_lines (text);
   free (text);
   free (steps);
   return TB_CLI_EXIT_OK;
@@ -244,16 +245,15 @@ tb_cli_cmd_summary (int argc, char **argv)
   nn_spec_summary (spec, input, text, need + 1);
 
   if (preset != NULL)
-    printf ("%s: %s\n", preset->name, preset->title);
-  printf ("spec: %s\ninput: %dx%dx%d\n\n", spec_text, input.channels, input.height, input.width);
-  fputs (text, stdout);
-  if (need > 0 && text[need - 1] != '\n')
-    fputc ('\n', stdout);
+    tb_cli_print ("%s: %s\n", preset->name, preset->title);
+  tb_cli_print ("spec: %s\ninput: %dx%dx%d\n\n", spec_text, input.channels, input.height,
+                input.width);
+  tb_cli_print_lines (text);
   free (text);
   nn_spec_free (spec);
   if (!tb_cli_flag (&args, "plan"))
     return TB_CLI_EXIT_OK;
-  fflush (stdout);
+  tb_cli_fflush (stdout);
   return print_plan (&config, input);
 }
 
@@ -274,27 +274,27 @@ print_device (const NnDeviceInfo *d)
 
   if (!d->usable)
     {
-      printf ("%-8s %s: not usable: %s\n", label, d->name,
-              d->reason[0] ? d->reason : "unknown reason");
+      tb_cli_print ("%-8s %s: not usable: %s\n", label, d->name,
+                    d->reason[0] ? d->reason : "unknown reason");
       return;
     }
-  printf ("%-8s %s\n", label, d->name);
+  tb_cli_print ("%-8s %s\n", label, d->name);
   if (d->kind == NN_DEVICE_CPU)
     {
-      printf ("         cores %d, RAM %s\n", d->cores, mem);
+      tb_cli_print ("         cores %d, RAM %s\n", d->cores, mem);
       return;
     }
-  printf ("         memory %s, compute capability %d.%d, %d multiprocessors\n", mem,
-          d->compute_major, d->compute_minor, d->cores);
-  printf ("         driver %s, kernels built with CUDA %s", d->driver[0] ? d->driver : "?",
-          d->runtime[0] ? d->runtime : "?");
+  tb_cli_print ("         memory %s, compute capability %d.%d, %d multiprocessors\n", mem,
+                d->compute_major, d->compute_minor, d->cores);
+  tb_cli_print ("         driver %s, kernels built with CUDA %s", d->driver[0] ? d->driver : "?",
+                d->runtime[0] ? d->runtime : "?");
   if (d->cublas[0])
-    printf (", cuBLAS %s", d->cublas);
+    tb_cli_print (", cuBLAS %s", d->cublas);
   if (d->cudnn[0])
-    printf (", cuDNN %s", d->cudnn);
-  printf ("\n");
+    tb_cli_print (", cuDNN %s", d->cudnn);
+  tb_cli_print ("\n");
   if (d->libraries[0])
-    printf ("         %s\n", d->libraries);
+    tb_cli_print ("         %s\n", d->libraries);
 }
 
 int
@@ -324,19 +324,19 @@ tb_cli_cmd_datasets (int argc, char **argv)
   for (int i = 0; i < n; i++)
     {
       if (known[i].available)
-        printf ("%-14s found: %s\n", known[i].name, known[i].path);
+        tb_cli_print ("%-14s found: %s\n", known[i].name, known[i].path);
       else
         {
           const char *reason = known[i].reason[0] ? known[i].reason : "not found";
           /* The engine's reason usually says "not found; looked in ..." itself. */
-          printf ("%-14s %s%s\n", known[i].name, strncmp (reason, "not ", 4) == 0 ? "" : "not available: ",
-                  reason);
+          tb_cli_print ("%-14s %s%s\n", known[i].name,
+                        strncmp (reason, "not ", 4) == 0 ? "" : "not available: ", reason);
         }
     }
   nn_dataset_user_dir (user_dir, sizeof user_dir);
-  printf ("\nTrainbench also looks in %s; --dataset takes a path too (a folder of IDX files or a "
-          ".npz file).\nDefault: %s\n",
-          user_dir, tb_cli_default_dataset ());
+  tb_cli_print ("\nTrainbench also looks in %s; --dataset takes a path too (a folder of IDX files "
+                "or a .npz file).\nDefault: %s\n",
+                user_dir, tb_cli_default_dataset ());
   return TB_CLI_EXIT_OK;
 }
 
@@ -363,19 +363,19 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   else
     printf ("machine   no id: %s\n", error.message);
   nn_system_os_label (&sys, os, sizeof os);
-  printf ("OS        %s\n", os);
-  printf ("kernel    %s\n", sys.kernel);
-  printf ("CPU       %s\n", sys.cpu_model);
-  printf ("cores     %d cores, %d threads\n", sys.cpu_cores, sys.cpu_threads);
-  printf ("RAM       %s\n", ram);
-  printf ("BLAS      %s %s, core %s, %d threads\n", sys.blas_name[0] ? sys.blas_name : "none",
-          sys.blas_version[0] ? sys.blas_version : "",
-          sys.blas_core[0] ? sys.blas_core : "unknown", sys.blas_threads);
+  tb_cli_print ("OS        %s\n", os);
+  tb_cli_print ("kernel    %s\n", sys.kernel);
+  tb_cli_print ("CPU       %s\n", sys.cpu_model);
+  tb_cli_print ("cores     %d cores, %d threads\n", sys.cpu_cores, sys.cpu_threads);
+  tb_cli_print ("RAM       %s\n", ram);
+  tb_cli_print ("BLAS      %s %s, core %s, %d threads\n", sys.blas_name[0] ? sys.blas_name : "none",
+                sys.blas_version[0] ? sys.blas_version : "",
+                sys.blas_core[0] ? sys.blas_core : "unknown", sys.blas_threads);
   if (sys.blas_note[0] != '\0')
-    printf ("          note: %s\n", sys.blas_note);
-  printf ("compiler  %s\n", sys.compiler);
-  printf ("trainbench %s (result schema %d)\n", NN_VERSION_STRING, NN_RESULT_SCHEMA);
-  printf ("\ndevices:\n");
+    tb_cli_print ("          note: %s\n", sys.blas_note);
+  tb_cli_print ("compiler  %s\n", sys.compiler);
+  tb_cli_print ("trainbench %s (result schema %d)\n", NN_VERSION_STRING, NN_RESULT_SCHEMA);
+  tb_cli_print ("\ndevices:\n");
   int n = nn_device_list (devices, MAX_DEVICES);
   for (int i = 0; i < n; i++)
     print_device (&devices[i]);

@@ -177,6 +177,10 @@ tb_cli_os_init (int *argc, char ***argv)
   /* arguments and output are bytes, UTF-8 in any current locale */
   (void) argc;
   (void) argv;
+  /* A reader that closes the pipe early (| head, | grep -m1, a dead tee or
+   * ssh) must not end a run before its result is saved: the write fails
+   * instead (EPIPE), and tb-cli-print.c gives that stream up. */
+  signal (SIGPIPE, SIG_IGN);
 }
 
 bool

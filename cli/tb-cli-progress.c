@@ -28,10 +28,10 @@ tb_cli_progress_finish (TbCliProgress *progress)
   if (progress->bar_shown)
     {
       if (progress->ansi)
-        fputs ("\r\033[K", progress->out);
+        tb_cli_fprint (progress->out, "\r\033[K");
       else
-        fprintf (progress->out, "\r%*s\r", progress->columns - 1, "");
-      fflush (progress->out);
+        tb_cli_fprint (progress->out, "\r%*s\r", progress->columns - 1, "");
+      tb_cli_fflush (progress->out);
       progress->bar_shown = false;
     }
 }
@@ -51,10 +51,11 @@ print_epoch_line (TbCliProgress *progress, const NnProgress *r)
   char rate[32];
 
   format_rate (r->samples_per_second, rate, sizeof rate);
-  fprintf (progress->out,
-           "%sepoch %d/%d  %.1f s  loss %.4f  acc %.4f  test_loss %.4f  test_acc %.4f  %s samples/s\n",
-           progress->prefix ? progress->prefix : "", r->epoch, r->epochs, r->epoch_seconds,
-           r->train_loss, r->train_accuracy, r->test_loss, r->test_accuracy, rate);
+  tb_cli_fprint (progress->out,
+                 "%sepoch %d/%d  %.1f s  loss %.4f  acc %.4f  test_loss %.4f  test_acc %.4f  %s "
+                 "samples/s\n",
+                 progress->prefix ? progress->prefix : "", r->epoch, r->epochs, r->epoch_seconds,
+                 r->train_loss, r->train_accuracy, r->test_loss, r->test_accuracy, rate);
 }
 
 /* epoch 1/10 [#######.............] 650/1875 loss 0.5123 acc 0.8120 5012 samples/s ETA 0:42 */
@@ -101,11 +102,11 @@ draw_bar (TbCliProgress *progress, const NnProgress *r)
   if ((int) strlen (line) > progress->columns - 1)
     line[progress->columns - 1] = '\0';
   if (progress->ansi)
-    fprintf (progress->out, "\r%s\033[K", line);
+    tb_cli_fprint (progress->out, "\r%s\033[K", line);
   else
     /* no escape sequences: spaces clear what a longer line left */
-    fprintf (progress->out, "\r%-*s", progress->columns - 1, line);
-  fflush (progress->out);
+    tb_cli_fprint (progress->out, "\r%-*s", progress->columns - 1, line);
+  tb_cli_fflush (progress->out);
   progress->bar_shown = true;
 }
 
@@ -116,11 +117,12 @@ print_step_line (TbCliProgress *progress, const NnProgress *r)
 
   format_rate (r->samples_per_second, rate, sizeof rate);
   tb_cli_format_duration (r->eta_seconds, eta, sizeof eta);
-  fprintf (progress->out, "%sepoch %d/%d  step %d/%lld  loss %.4f  acc %.4f  %s samples/s  ETA %s\n",
-           progress->prefix ? progress->prefix : "", r->epoch, r->epochs, r->step_in_epoch,
-           (long long) r->steps_per_epoch, r->loss, r->accuracy, rate,
-           r->eta_seconds < 0 ? "?" : eta);
-  fflush (progress->out);
+  tb_cli_fprint (progress->out,
+                 "%sepoch %d/%d  step %d/%lld  loss %.4f  acc %.4f  %s samples/s  ETA %s\n",
+                 progress->prefix ? progress->prefix : "", r->epoch, r->epochs, r->step_in_epoch,
+                 (long long) r->steps_per_epoch, r->loss, r->accuracy, rate,
+                 r->eta_seconds < 0 ? "?" : eta);
+  tb_cli_fflush (progress->out);
 }
 
 bool
@@ -134,7 +136,7 @@ tb_cli_progress_cb (const NnProgress *report, void *user_data)
     {
       tb_cli_progress_finish (progress);
       print_epoch_line (progress, report);
-      fflush (progress->out);
+      tb_cli_fflush (progress->out);
       progress->last_draw = -1.0;
       return true;
     }

@@ -44,21 +44,21 @@ print_wrapped (const char *text, int indent)
             }
         }
       if (!first)
-        printf ("%*s", indent, "");
-      printf ("%.*s\n", cut, p);
+        tb_cli_print ("%*s", indent, "");
+      tb_cli_print ("%.*s\n", cut, p);
       first = false;
       p += cut;
       while (*p == ' ')
         p++;
     }
   if (first)
-    printf ("\n");
+    tb_cli_print ("\n");
 }
 
 static void
 print_row (const char *head, const char *a, const char *b, const char *ratio)
 {
-  printf ("   %-14s%-*s %-*s %s\n", head, COLUMN, a, COLUMN, b, ratio);
+  tb_cli_print ("   %-14s%-*s %-*s %s\n", head, COLUMN, a, COLUMN, b, ratio);
 }
 
 static void
@@ -67,7 +67,7 @@ print_claim (int number, const NnReportClaim *rc)
   const NnClaim *c = rc->claim;
   char a[128], b[128], r[64], head[64];
 
-  printf ("%d. %s: ", number, c->model);
+  tb_cli_print ("%d. %s: ", number, c->model);
   print_wrapped (c->text, 3);
   print_row ("", c->first_label, c->second_label,
              c->kind == NN_CLAIM_GPU_VS_CPU ? "GPU speed-up" : "Windows/Linux time");
@@ -90,11 +90,11 @@ print_claim (int number, const NnReportClaim *rc)
                 s == 0 ? c->first_label : c->second_label, side->device, side->os,
                 (int) side->runs, side->runs == 1 ? "" : "s", side->newest,
                 side->newest_undated ? " (start time unknown)" : "");
-      printf ("   %-14s", s == 0 || !rc->first.measured ? "runs" : "");
+      tb_cli_print ("   %-14s", s == 0 || !rc->first.measured ? "runs" : "");
       print_wrapped (runs, 17);
     }
-  printf ("   %-14s%s\n", "verdict", nn_verdict_name (rc->verdict));
-  printf ("   %-14s", "reason");
+  tb_cli_print ("   %-14s%s\n", "verdict", nn_verdict_name (rc->verdict));
+  tb_cli_print ("   %-14s", "reason");
   print_wrapped (rc->reason, 17);
   /* the files the figures come from, a path a line: a path is not wrapped */
   const char *row = "files";
@@ -106,15 +106,15 @@ print_claim (int number, const NnReportClaim *rc)
                     : s == 1 ? rc->second.file_count : rc->reason_file_count;
       for (int32_t i = 0; i < count && i < FILES_SHOWN; i++)
         {
-          printf ("   %-14s%s%-*s%s\n", row, i == 0 ? label : "",
-                  i == 0 ? 2 : (int) strlen (label) + 2, i == 0 ? ":" : "", files[i]);
+          tb_cli_print ("   %-14s%s%-*s%s\n", row, i == 0 ? label : "",
+                        i == 0 ? 2 : (int) strlen (label) + 2, i == 0 ? ":" : "", files[i]);
           row = "";
         }
       if (count > FILES_SHOWN)
-        printf ("   %-14s%*sand %d more (--json and --html name them all)\n", "",
-                (int) strlen (label) + 2, "", (int) (count - FILES_SHOWN));
+        tb_cli_print ("   %-14s%*sand %d more (--json and --html name them all)\n", "",
+                      (int) strlen (label) + 2, "", (int) (count - FILES_SHOWN));
     }
-  printf ("\n");
+  tb_cli_print ("\n");
 }
 
 /* The machines of --machine FILE, given once or more: the first is the
@@ -219,7 +219,7 @@ tb_cli_cmd_report (int argc, char **argv)
   if (not_read > 0)
     snprintf (read + strlen (read), sizeof read - strlen (read), "; %d file%s not read "
               "(listed on stderr)", not_read, not_read == 1 ? "" : "s");
-  printf ("The articles' claims on this machine: %s\n", report->machine_label);
+  tb_cli_print ("The articles' claims on this machine: %s\n", report->machine_label);
   print_wrapped (read, 0);
   if (report->machine.id_count == 0)
     {
@@ -228,7 +228,7 @@ tb_cli_cmd_report (int argc, char **argv)
                 report->machine.id_why);
       print_wrapped (why, 0);
     }
-  printf ("Ratios are compared, not seconds: the articles ran Keras on a laptop.\n\n");
+  tb_cli_print ("Ratios are compared, not seconds: the articles ran Keras on a laptop.\n\n");
   for (int i = 0; i < report->claim_count; i++)
     print_claim (i + 1, &report->claims[i]);
 
@@ -241,32 +241,33 @@ tb_cli_cmd_report (int argc, char **argv)
         if (side->measured || side->command[0] == '\0')
           continue;
         if (!any)
-          printf ("Missing measurements:\n");
+          tb_cli_print ("Missing measurements:\n");
         any = true;
-        printf ("  %s\n      claim %d, %s: ", side->command, i + 1,
+        tb_cli_print ("  %s\n      claim %d, %s: ", side->command, i + 1,
                 s == 0 ? rc->claim->first_label : rc->claim->second_label);
         print_wrapped (side->why, 6);
       }
   if (any)
-    printf ("\n");
+    tb_cli_print ("\n");
 
   if (report->undated_count > 0)
     {
-      printf ("Runs of unknown time (never the newest while a run with a time is there):\n");
+      tb_cli_print ("Runs of unknown time (never the newest while a run with a time is there):\n");
       for (int i = 0; i < report->undated_count; i++)
         {
           const NnReportUndated *u = &report->undated[i];
-          printf ("  %s, started %s\n      %s\n      %s\n", u->run_id, u->started_at, u->why,
-                  u->path);
+          tb_cli_print ("  %s, started %s\n      %s\n      %s\n", u->run_id, u->started_at,
+                        u->why, u->path);
         }
       if (report->undated_more > 0)
-        printf ("  and %d more, not listed\n", (int) report->undated_more);
-      printf ("\n");
+        tb_cli_print ("  and %d more, not listed\n", (int) report->undated_more);
+      tb_cli_print ("\n");
     }
 
   if (report->other_count > 0)
     {
-      printf ("Runs of other machines or operating systems (not counted as this machine's):\n");
+      tb_cli_print ("Runs of other machines or operating systems (not counted as this "
+                    "machine's):\n");
       for (int i = 0; i < report->other_count; i++)
         {
           const NnReportOther *o = &report->others[i];
@@ -274,15 +275,15 @@ tb_cli_cmd_report (int argc, char **argv)
           if (isfinite (o->epoch_seconds))
             snprintf (sec, sizeof sec, "%.3g s per epoch", o->epoch_seconds);
           char apart[1024];
-          printf ("  %s  %s, %s, %s, %s\n      ", o->run_id,
-                  o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec);
+          tb_cli_print ("  %s  %s, %s, %s, %s\n      ", o->run_id,
+                        o->preset[0] != '\0' ? o->preset : "custom", o->device, o->status, sec);
           snprintf (apart, sizeof apart, "%s: %s", o->why, o->machine);
           print_wrapped (apart, 6);
-          printf ("      %s\n", o->path);
+          tb_cli_print ("      %s\n", o->path);
         }
       if (report->others_more > 0)
-        printf ("  and %d more, not listed\n", (int) report->others_more);
-      printf ("\n");
+        tb_cli_print ("  and %d more, not listed\n", (int) report->others_more);
+      tb_cli_print ("\n");
     }
 
   int status = TB_CLI_EXIT_OK;
@@ -296,7 +297,7 @@ tb_cli_cmd_report (int argc, char **argv)
           status = TB_CLI_EXIT_FAILED;
         }
       else
-        printf ("HTML report: %s\n", html);
+        tb_cli_print ("HTML report: %s\n", html);
     }
   if (json != NULL)
     {
@@ -306,7 +307,7 @@ tb_cli_cmd_report (int argc, char **argv)
           status = TB_CLI_EXIT_FAILED;
         }
       else
-        printf ("JSON report: %s\n", json);
+        tb_cli_print ("JSON report: %s\n", json);
     }
   nn_report_free (report);
   return status;

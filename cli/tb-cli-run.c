@@ -125,7 +125,7 @@ run_save_weights (TbCliRun *run, NnStatus status, const char *command)
       return TB_CLI_EXIT_FAILED;
     }
   if (!run->progress->quiet)
-    printf ("weights: %s\n", run->save_weights);
+    tb_cli_print ("weights: %s\n", run->save_weights);
   return TB_CLI_EXIT_OK;
 }
 
@@ -149,20 +149,21 @@ print_breakdown (const NnRunResult *r, const char *prefix)
 
   if (!b->measured)
     return;
-  printf ("%swhere a step's time went (mean of %lld steps, %.6f s each):\n", prefix,
-          (long long) b->steps, b->step_seconds);
+  tb_cli_print ("%swhere a step's time went (mean of %lld steps, %.6f s each):\n", prefix,
+                (long long) b->steps, b->step_seconds);
   for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
     if (nn_breakdown_part_on ((NnBreakdownPart) p, r->device.kind) || b->part_seconds[p] > 0)
-      printf ("%s  %-20s %10.6f s %6.1f %%\n", prefix, breakdown_labels[p], b->part_seconds[p],
-              b->step_seconds > 0 ? 100.0 * b->part_seconds[p] / b->step_seconds : 0.0);
+      tb_cli_print ("%s  %-20s %10.6f s %6.1f %%\n", prefix, breakdown_labels[p],
+                    b->part_seconds[p],
+                    b->step_seconds > 0 ? 100.0 * b->part_seconds[p] / b->step_seconds : 0.0);
   if (b->device_busy_seconds >= 0)
-    printf ("%s  %-20s %10.6f s %6.1f %% (overlaps the parts above)\n", prefix, "GPU busy",
-            b->device_busy_seconds,
-            b->step_seconds > 0 ? 100.0 * b->device_busy_seconds / b->step_seconds : 0.0);
+    tb_cli_print ("%s  %-20s %10.6f s %6.1f %% (overlaps the parts above)\n", prefix, "GPU busy",
+                  b->device_busy_seconds,
+                  b->step_seconds > 0 ? 100.0 * b->device_busy_seconds / b->step_seconds : 0.0);
   if (r->device.kind != NN_DEVICE_CPU)
-    printf ("%s  %-20s %10.0f bytes a step\n", prefix, "copied to the GPU", b->copy_bytes);
-  printf ("%s  %-20s %10.3f s in all, apart from the steps\n", prefix, "evaluation",
-          b->evaluation_seconds);
+    tb_cli_print ("%s  %-20s %10.0f bytes a step\n", prefix, "copied to the GPU", b->copy_bytes);
+  tb_cli_print ("%s  %-20s %10.3f s in all, apart from the steps\n", prefix, "evaluation",
+                b->evaluation_seconds);
 }
 
 /* Train once; the result file is written whatever happens: the file --out
@@ -188,12 +189,12 @@ run_one (TbCliRun *run, const char *command)
 
   /* Report how it ended. */
   if (status == NN_OK && !run->progress->quiet && r->epoch_count > 0)
-    printf ("%scompleted in %.1f s: test loss %.4f, test accuracy %.4f\n", prefix,
-            r->total_seconds, r->epochs[r->epoch_count - 1].test_loss,
-            r->epochs[r->epoch_count - 1].test_accuracy);
+    tb_cli_print ("%scompleted in %.1f s: test loss %.4f, test accuracy %.4f\n", prefix,
+                  r->total_seconds, r->epochs[r->epoch_count - 1].test_loss,
+                  r->epochs[r->epoch_count - 1].test_accuracy);
   else if (status == NN_OK && !run->progress->quiet)
-    printf ("%scompleted in %.1f s (%lld steps)\n", prefix, r->total_seconds,
-            (long long) r->step_count);
+    tb_cli_print ("%scompleted in %.1f s (%lld steps)\n", prefix, r->total_seconds,
+                  (long long) r->step_count);
   else if (status == NN_ERROR_CANCELLED)
     tb_cli_error ("%s: cancelled after %.1f s (%lld steps)", command, r->total_seconds,
                   (long long) r->step_count);
@@ -210,9 +211,9 @@ run_one (TbCliRun *run, const char *command)
       exit_status = TB_CLI_EXIT_FAILED;
     }
   else
-    printf ("%sresult (%s): %s\n", prefix, run_status_word (r->status),
-            nn_runner_result_path (run->runner));
-  fflush (stdout);
+    tb_cli_print ("%sresult (%s): %s\n", prefix, run_status_word (r->status),
+                  nn_runner_result_path (run->runner));
+  tb_cli_fflush (stdout);
   return exit_status;
 }
 
@@ -361,40 +362,40 @@ print_run_header (const TbCliRun *run, const NnDeviceInfo *device, const char *p
 
   if (prefix != NULL)
     {
-      printf ("\n%s%s on %s: %s", prefix, c->model_name ? c->model_name : c->spec_text, where,
-              training);
+      tb_cli_print ("\n%s%s on %s: %s", prefix, c->model_name ? c->model_name : c->spec_text, where,
+                    training);
       if (c->max_steps > 0)
-        printf (", at most %d steps", c->max_steps);
-      printf ("\n");
-      fflush (stdout);
+        tb_cli_print (", at most %d steps", c->max_steps);
+      tb_cli_print ("\n");
+      tb_cli_fflush (stdout);
       return;
     }
-  printf ("model    %s\n", c->model_name ? c->model_name : c->spec_text);
+  tb_cli_print ("model    %s\n", c->model_name ? c->model_name : c->spec_text);
   if (c->model_name != NULL)
-    printf ("spec     %s\n", c->spec_text);
-  printf ("device   %s\n", where);
+    tb_cli_print ("spec     %s\n", c->spec_text);
+  tb_cli_print ("device   %s\n", where);
   if (dataset != NULL)
-    printf ("data     %s: %d train, %d test samples (%s)\n", dataset->name,
-            dataset->train.count, dataset->test.count, dataset->path);
-  printf ("training %s, %s\n", training, nn_loss_name (c->loss));
+    tb_cli_print ("data     %s: %d train, %d test samples (%s)\n", dataset->name,
+                  dataset->train.count, dataset->test.count, dataset->path);
+  tb_cli_print ("training %s, %s\n", training, nn_loss_name (c->loss));
   /* The OS and what emulates it: a run under wine is no Windows figure. */
   NnSystemInfo sys;
   char os[512];
   nn_system_info (&sys);
   nn_system_os_label (&sys, os, sizeof os);
-  printf ("system   %s\n", os);
+  tb_cli_print ("system   %s\n", os);
   /* A BLAS that runs slow kernels changes every CPU figure: say so up front. */
   if (c->device.kind == NN_DEVICE_CPU && sys.blas_note[0] != '\0')
-    printf ("note     %s\n", sys.blas_note);
+    tb_cli_print ("note     %s\n", sys.blas_note);
   if (c->max_steps > 0)
-    printf ("         stops after %d steps\n", c->max_steps);
+    tb_cli_print ("         stops after %d steps\n", c->max_steps);
   if (strcmp (nn_conditions_name (&c->conditions), "default") != 0)
     {
       char conditions[256];
       tb_cli_format_conditions (&c->conditions, conditions, sizeof conditions);
-      printf ("run      %s\n", conditions);
+      tb_cli_print ("run      %s\n", conditions);
     }
-  fflush (stdout);
+  tb_cli_fflush (stdout);
 }
 
 /* ---------------------------------------------------------------- conditions */
@@ -719,13 +720,13 @@ tb_cli_cmd_evaluate (int argc, char **argv)
     }
   double seconds = tb_cli_now () - start;
 
-  printf ("model          %s\n", spec_text);
-  printf ("data           %s: %d test samples (%s)\n", dataset->name, dataset->test.count,
-          dataset->path);
-  printf ("test loss      %.4f\n", test_loss);
-  printf ("test accuracy  %.4f\n", test_accuracy);
-  printf ("time           %.2f s (%.0f samples/s)\n", seconds,
-          seconds > 0 ? dataset->test.count / seconds : 0.0);
+  tb_cli_print ("model          %s\n", spec_text);
+  tb_cli_print ("data           %s: %d test samples (%s)\n", dataset->name, dataset->test.count,
+                dataset->path);
+  tb_cli_print ("test loss      %.4f\n", test_loss);
+  tb_cli_print ("test accuracy  %.4f\n", test_accuracy);
+  tb_cli_print ("time           %.2f s (%.0f samples/s)\n", seconds,
+                seconds > 0 ? dataset->test.count / seconds : 0.0);
   status = TB_CLI_EXIT_OK;
 
 out:
@@ -776,10 +777,10 @@ static void
 print_table (const TbCliTableRow *rows, int count)
 {
   /* the median of the epochs' times, as the app and its exports give it */
-  printf ("\n%-10s  %-7s  %14s  %9s  %11s\n", "preset", "device", "median s/epoch", "test acc",
-          "GPU vs CPU");
-  printf ("%-10s  %-7s  %14s  %9s  %11s\n", "----------", "-------", "--------------",
-          "---------", "-----------");
+  tb_cli_print ("\n%-10s  %-7s  %14s  %9s  %11s\n", "preset", "device", "median s/epoch",
+                "test acc", "GPU vs CPU");
+  tb_cli_print ("%-10s  %-7s  %14s  %9s  %11s\n", "----------", "-------", "--------------",
+                "---------", "-----------");
   for (int i = 0; i < count; i++)
     {
       const TbCliTableRow *r = &rows[i];
@@ -788,9 +789,11 @@ print_table (const TbCliTableRow *rows, int count)
       tb_cli_device_label (r->kind, r->index, label, sizeof label);
       if (r->status != NN_RUN_COMPLETED || !r->ran)
         {
-          printf ("%-10s  %-7s  %s: %s\n", r->preset->name, label,
-                  !r->ran ? "not run" : r->status == NN_RUN_CANCELLED ? "cancelled" : "failed",
-                  r->error[0] ? r->error : "-");
+          tb_cli_print ("%-10s  %-7s  %s: %s\n", r->preset->name, label,
+                        !r->ran                         ? "not run"
+                        : r->status == NN_RUN_CANCELLED ? "cancelled"
+                                                        : "failed",
+                        r->error[0] ? r->error : "-");
           continue;
         }
       /* The speed-up of a GPU row against the CPU row of the same preset. */
@@ -813,9 +816,9 @@ print_table (const TbCliTableRow *rows, int count)
       else
         snprintf (acc, sizeof acc, "-");
       if (speed[0] != '\0')
-        printf ("%-10s  %-7s  %14s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
+        tb_cli_print ("%-10s  %-7s  %14s  %9s  %11s\n", r->preset->name, label, spe, acc, speed);
       else
-        printf ("%-10s  %-7s  %14s  %9s\n", r->preset->name, label, spe, acc);
+        tb_cli_print ("%-10s  %-7s  %14s  %9s\n", r->preset->name, label, spe, acc);
     }
 }
 
@@ -972,20 +975,20 @@ print_reproduce_header (const TbCliReproduce *plan, const NnDataset *dataset)
   NnSystemInfo sys;
   char os[512];
 
-  printf ("reproduce: %d preset%s on %d device%s, results in %s\n", plan->preset_count,
-          plan->preset_count == 1 ? "" : "s", plan->device_count,
-          plan->device_count == 1 ? "" : "s", plan->out_dir);
+  tb_cli_print ("reproduce: %d preset%s on %d device%s, results in %s\n", plan->preset_count,
+                plan->preset_count == 1 ? "" : "s", plan->device_count,
+                plan->device_count == 1 ? "" : "s", plan->out_dir);
   nn_system_info (&sys);
   nn_system_os_label (&sys, os, sizeof os);
-  printf ("system: %s\n", os);
+  tb_cli_print ("system: %s\n", os);
   if (dataset != NULL)
-    printf ("data: %s: %d train, %d test samples (%s)\n", dataset->name, dataset->train.count,
-            dataset->test.count, dataset->path);
+    tb_cli_print ("data: %s: %d train, %d test samples (%s)\n", dataset->name, dataset->train.count,
+                  dataset->test.count, dataset->path);
   if (strcmp (nn_conditions_name (&plan->conditions), "default") != 0)
     {
       char conditions[256];
       tb_cli_format_conditions (&plan->conditions, conditions, sizeof conditions);
-      printf ("runs: %s\n", conditions);
+      tb_cli_print ("runs: %s\n", conditions);
     }
 }
 
@@ -1119,11 +1122,11 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     {
       print_table (rows, total);
       if (plan.max_steps > 0 || plan.limit_train > 0)
-        printf ("(epochs shortened by --max-steps or --limit-train: the times are not those of "
-                "full epochs)\n");
+        tb_cli_print ("(epochs shortened by --max-steps or --limit-train: the times are not "
+                      "those of full epochs)\n");
     }
   if (!progress.quiet)
-    printf ("\nresult files: %s\n", plan.out_dir);
+    tb_cli_print ("\nresult files: %s\n", plan.out_dir);
 
   free (rows);
   nn_dataset_free (dataset);

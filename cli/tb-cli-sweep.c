@@ -105,16 +105,16 @@ progress_cb (const NnSweepProgress *progress, void *user_data)
     return true;
   if (!show->header_shown)
     {
-      printf ("sweep %s: %d points, %d steps each after %d warm-up steps\n",
-              nn_sweep_id (show->sweep), (int) progress->count, (int) r->steps,
-              (int) r->warmup_steps);
+      tb_cli_print ("sweep %s: %d points, %d steps each after %d warm-up steps\n",
+                    nn_sweep_id (show->sweep), (int) progress->count, (int) r->steps,
+                    (int) r->warmup_steps);
       if (strcmp (nn_conditions_name (&r->config.conditions), "default") != 0)
         {
           char conditions[256];
           tb_cli_format_conditions (&r->config.conditions, conditions, sizeof conditions);
-          printf ("every point under %s\n", conditions);
+          tb_cli_print ("every point under %s\n", conditions);
         }
-      printf ("sweep file: %s\n", nn_sweep_file (show->sweep));
+      tb_cli_print ("sweep file: %s\n", nn_sweep_file (show->sweep));
       show->header_shown = true;
     }
   point_values (r, p, values, sizeof values);
@@ -133,10 +133,10 @@ progress_cb (const NnSweepProgress *progress, void *user_data)
           if ((int) strlen (line) > columns - 1)
             line[columns > 1 ? columns - 1 : 0] = '\0';
           if (show->ansi)
-            printf ("\r%s\033[K", line);
+            tb_cli_print ("\r%s\033[K", line);
           else
-            printf ("\r%-*s", columns - 1, line);
-          fflush (stdout);
+            tb_cli_print ("\r%-*s", columns - 1, line);
+          tb_cli_fflush (stdout);
         }
       return true;
     }
@@ -153,10 +153,10 @@ progress_cb (const NnSweepProgress *progress, void *user_data)
               (int) progress->count, values, p->device_text,
               nn_sweep_point_status_name (p->status), p->error);
   if (show->tty)
-    printf (show->ansi ? "\r%s\033[K\n" : "\r%s\n", line);
+    tb_cli_print (show->ansi ? "\r%s\033[K\n" : "\r%s\n", line);
   else
-    printf ("%s\n", line);
-  fflush (stdout);
+    tb_cli_print ("%s\n", line);
+  tb_cli_fflush (stdout);
   return true;
 }
 
@@ -197,32 +197,32 @@ print_table (const NnSweep *sweep)
 
   for (int32_t t = 0; t < n_tab; t++)
     {
-      printf ("\nsamples per second");
+      tb_cli_print ("\nsamples per second");
       if (r->axis_count > 2)
-        printf (" at %s=%d", r->axes[2].name, (int) r->axes[2].values[t]);
-      printf ("\n");
+        tb_cli_print (" at %s=%d", r->axes[2].name, (int) r->axes[2].values[t]);
+      tb_cli_print ("\n");
       if (r->axis_count > 1)
         {
-          printf ("%-*s", CELL, "");
+          tb_cli_print ("%-*s", CELL, "");
           for (int32_t c = 0; c < n_col; c++)
             {
               snprintf (cell, sizeof cell, "%s=%d", r->axes[1].name, (int) r->axes[1].values[c]);
-              printf (" %-*s", CELL * r->device_count + r->device_count - 1, cell);
+              tb_cli_print (" %-*s", CELL * r->device_count + r->device_count - 1, cell);
             }
-          printf ("\n");
+          tb_cli_print ("\n");
         }
-      printf ("%-*s", CELL, r->axis_count > 0 ? r->axes[0].name : "");
+      tb_cli_print ("%-*s", CELL, r->axis_count > 0 ? r->axes[0].name : "");
       for (int32_t c = 0; c < n_col; c++)
         for (int32_t d = 0; d < r->device_count; d++)
-          printf (" %*s", CELL, r->devices[d]);
-      printf ("\n");
+          tb_cli_print (" %*s", CELL, r->devices[d]);
+      tb_cli_print ("\n");
       for (int32_t row = 0; row < n_row; row++)
         {
           if (r->axis_count > 0)
             snprintf (cell, sizeof cell, "%d", (int) r->axes[0].values[row]);
           else
             cell[0] = '\0';
-          printf ("%-*s", CELL, cell);
+          tb_cli_print ("%-*s", CELL, cell);
           for (int32_t c = 0; c < n_col; c++)
             for (int32_t d = 0; d < r->device_count; d++)
               {
@@ -230,9 +230,9 @@ print_table (const NnSweep *sweep)
                 at[1] = c;
                 at[2] = t;
                 format_rate (rate_at (sweep, at, d), cell, sizeof cell);
-                printf (" %*s", CELL, cell);
+                tb_cli_print (" %*s", CELL, cell);
               }
-          printf ("\n");
+          tb_cli_print ("\n");
         }
     }
 }
@@ -265,7 +265,7 @@ print_crossings (const NnSweep *sweep)
     if (a != x)
       keys *= r->axes[a].count;
 
-  printf ("\n%s over cpu (samples per second):\n", r->devices[gpu]);
+  tb_cli_print ("\n%s over cpu (samples per second):\n", r->devices[gpu]);
   for (int32_t k = 0; k < keys; k++)
     {
       int32_t at[NN_SWEEP_AXES_MAX] = { 0 };
@@ -323,7 +323,7 @@ print_crossings (const NnSweep *sweep)
       else
         snprintf (verdict, sizeof verdict, "CPU faster again at %s=%d%s", xn,
                   (int) r->axes[x].values[last], where);
-      printf ("  %s: %s\n", verdict, list);
+      tb_cli_print ("  %s: %s\n", verdict, list);
     }
 }
 
@@ -547,7 +547,7 @@ tb_cli_cmd_sweep (int argc, char **argv)
     tb_cli_error ("sweep: %d of %d points failed (see above)", failed,
                   (int) nn_sweep_point_count (sweep));
   if (nn_sweep_file (sweep)[0] != '\0')
-    printf ("\nsweep file: %s\n", nn_sweep_file (sweep));
+    tb_cli_print ("\nsweep file: %s\n", nn_sweep_file (sweep));
   nn_sweep_free (sweep);
   return status == NN_OK && failed == 0 ? TB_CLI_EXIT_OK : TB_CLI_EXIT_FAILED;
 }

@@ -62,7 +62,7 @@ main (int argc, char **argv)
     }
   if (strcmp (name, "--version") == 0 || strcmp (name, "version") == 0)
     {
-      printf (TB_CLI_NAME " %s (result schema %d)\n", NN_VERSION_STRING, NN_RESULT_SCHEMA);
+      tb_cli_print (TB_CLI_NAME " %s (result schema %d)\n", NN_VERSION_STRING, NN_RESULT_SCHEMA);
       return TB_CLI_EXIT_OK;
     }
   if (strcmp (name, "help") == 0)
@@ -83,7 +83,7 @@ main (int argc, char **argv)
     if (strcmp (commands[i].name, name) == 0)
       {
         int status = commands[i].run (argc - 2, argv + 2);
-        fflush (stdout);
+        tb_cli_fflush (stdout);
         return status;
       }
   unknown_command (name);

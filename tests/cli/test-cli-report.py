@@ -274,6 +274,40 @@ else:
         len(results) + 1))
     results.append(True)
 
+# ------------------------------------------------------------------ terminal escapes
+
+# A result whose fields hold what a terminal acts on (a screen clear, a
+# window title, OSC 52's clipboard write, a line overwritten with \r, a
+# right-to-left override), and a file whose name does (not on Windows,
+# which takes no control character in a name): the report prints them
+# escaped, never a raw control byte.
+def raw_controls(text):
+    if CLI.lower().endswith(".exe"):
+        text = text.replace("\r\n", "\n")   # a Windows program writes its line ends so
+    return sorted({"U+%04X" % ord(c) for c in text
+                   if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069})
+
+
+evil = os.path.join(TMP, "evil")
+os.makedirs(evil)
+doc = json.load(open(os.path.join(RUNS, "other-mlp-small-cuda.json")))
+doc["run_id"] = "id\x1b]52;c;ZWNobyBldmls\x07"
+doc["device"]["name"] = "GPU\rCPU 100x faster"
+doc["system"]["cpu"]["model"] = "CPU\x1b[2J\x1b]0;title\x07\u202e"
+with open(os.path.join(evil, "other.json"), "w") as f:
+    json.dump(doc, f)
+if not UNDER_WINE:
+    with open(os.path.join(evil, "bad\x1b[31m\r\u202e.json"), "w") as f:
+        f.write("{ nope")
+p = subprocess.run(WRAPPER + [CLI, "report", "--runs", win(evil), "--machine", win(MACHINE)],
+                   capture_output=True, env=ENV, timeout=120)
+out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+ok(p.returncode == 0 and not raw_controls(out + err) and "id\\x1b]52;c;ZWNobyBldmls\\x07" in out
+   and "GPU\\rCPU 100x faster" in out and "\\x1b]0;title\\x07\\u202e" in out
+   and (UNDER_WINE or "bad\\x1b[31m\\r\\u202e.json" in err),
+   "result fields and file names are printed escaped %s" % raw_controls(out + err), out + err)
+
 # ------------------------------------------------------------------ the runs folder, errors
 
 empty = os.path.join(TMP, "empty")

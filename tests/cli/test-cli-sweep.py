@@ -202,6 +202,42 @@ if fake:
     ENV.clear()
     ENV.update(saved)
 
+# ------------------------------------------------------------------ a reader that stops reading
+
+# `sweep ... | head -1`: the reader closes the pipe after the first line
+# (the CLI is paused while it does, so the points' lines come after). The
+# sweep goes on, every point runs, sweep.json says completed, and the exit
+# status is the sweep's, 0; SIGPIPE once ended it there with 141, leaving
+# sweep.json "running".
+PIPED = os.path.join(TMP, "piped")
+proc = subprocess.Popen(COMMAND + ["sweep", "--data", TINY, "--axis", "W=4,8,16",
+                                   "--axis", "batch=1,2", "--devices", "cpu", "--steps", "5",
+                                   "--warmup", "2", "--threads", "1", "--out-dir", win(PIPED)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, cwd=TMP)
+first = proc.stdout.readline()
+paused = proc.poll() is None and os.name != "nt"
+if paused:
+    os.kill(proc.pid, signal.SIGSTOP)
+proc.stdout.close()
+if paused:
+    os.kill(proc.pid, signal.SIGCONT)
+err = proc.stderr.read().decode("utf-8", "replace")
+try:
+    rc = proc.wait(timeout=300)
+except subprocess.TimeoutExpired:
+    proc.kill()
+    rc = proc.wait()
+folder = os.path.join(PIPED, "sweeps")
+found = [os.path.join(folder, d, "sweep.json") for d in os.listdir(folder)] \
+    if os.path.isdir(folder) else []
+doc = load_json(found[0]) if len(found) == 1 else None
+pts = doc.get("points", []) if isinstance(doc, dict) else []
+ok(rc == 0 and first.startswith(b"sweep ") and isinstance(doc, dict)
+   and doc.get("status") == "completed" and len(pts) == 6
+   and all(p["status"] == "completed" for p in pts),
+   "a sweep whose reader closes the pipe after its first line runs every point, says "
+   "completed and exits 0", "rc=%s\nfirst: %r\nstderr:\n%s\n%s" % (rc, first, err, str(doc)[:1500]))
+
 # ------------------------------------------------------------------ usage errors
 
 usage_cases = [

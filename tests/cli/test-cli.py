@@ -298,6 +298,56 @@ else:
     ok(rc == 0 and m and "wine" not in m.group(1), "sysinfo names the OS: %s"
        % (m.group(1) if m else None), both(out, err))
 
+# ------------------------------------------------------------------ terminal escapes
+
+# What a terminal acts on, in an environment variable, a path or a file
+# name (a screen clear, a window title, OSC 52's clipboard write, a line
+# overwritten with \r, a right-to-left override), is printed escaped:
+# no raw control byte reaches the output.
+HOSTILE = "\x1b[2J\x1b]0;title\x07\x1b]52;c;ZWNobyBldmls\x07\rX\u202e"
+
+
+def raw_controls(text):
+    if WINDOWS:
+        text = text.replace("\r\n", "\n")   # a Windows program writes its line ends so
+    return sorted({"U+%04X" % ord(c) for c in text
+                   if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                   or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069})
+
+
+def cli_raw(*args, env=None):
+    """cli() without newline translation, which would turn a raw \r into \n."""
+    p = subprocess.run(COMMAND + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=dict(ENV, **(env or {})), cwd=TMP, timeout=300)
+    return (p.returncode, p.stdout.decode("utf-8", "replace"),
+            p.stderr.decode("utf-8", "replace"))
+
+
+rc, out, err = cli_raw("devices",
+                       env={"TRAINBENCH_CUDA_MODULE": win(os.path.join(TMP, "m" + HOSTILE))})
+ok(rc == 0 and not raw_controls(out + err) and "\\x1b]52;c;" in out and "\\u202e" in out,
+   "devices: a module path from the environment is printed escaped %s" % raw_controls(out + err),
+   both(out, err))
+rc, out, err = cli_raw("datasets",
+                       env={"TRAINBENCH_DATA_DIR": win(os.path.join(TMP, "d" + HOSTILE))})
+ok(rc == 0 and not raw_controls(out + err) and "\\x1b[2J" in out,
+   "datasets: a data folder from the environment is printed escaped %s" % raw_controls(out + err),
+   both(out, err))
+rc, out, err = cli_raw("sweep", "--data", win(os.path.join(TMP, "s" + HOSTILE)),
+                       "--devices", "cpu")
+ok(rc == 2 and not raw_controls(out + err) and "\\x1b]0;title\\x07" in err,
+   "sweep: a data path in its usage error is printed escaped %s" % raw_controls(out + err),
+   both(out, err))
+if not WINDOWS:
+    # a file name with these bytes (Windows takes no control character in one)
+    hostile_out = os.path.join(TMP, "r" + HOSTILE + ".json")
+    rc, out, err = cli_raw("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                       "--limit-train", "100", "--limit-test", "50", "--out", hostile_out)
+    ok(rc == 0 and os.path.isfile(hostile_out) and not raw_controls(out + err)
+       and "\\rX\\u202e.json" in out,
+       "train: the result file's name is printed escaped %s" % raw_controls(out + err),
+       both(out, err))
+
 # ------------------------------------------------------------------ train
 
 final_test_accuracy = None
@@ -1023,6 +1073,67 @@ ok(rc == 2 and "--dataset: " in err and "nowhere" in err
    "a data set that is not there is a usage error naming --dataset and the path, with no "
    "result file", both(out, err))
 
+# ------------------------------------------------------------------ a reader that stops reading
+
+# `train ... | head`, `| grep -m1`, a dead tee or ssh: the reader closes its
+# end of the pipe once it has the first epoch's line (the CLI is paused
+# while it does, so the rest of the run's output comes after). The run goes
+# on, saves its result and exits with the run's status, 0; SIGPIPE once
+# ended it with 141 after that epoch, and no result file. With stderr in
+# the same pipe (2>&1 | head) nothing more can be written at all.
+def closed_after(args, first_line, merged=False, timeout=300):
+    proc = subprocess.Popen(COMMAND + args, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT if merged else subprocess.PIPE,
+                            env=ENV, cwd=TMP)
+    got = []
+    while True:
+        line = proc.stdout.readline()
+        got.append(line)
+        if not line or re.match(first_line, line.decode("utf-8", "replace")):
+            break
+    paused = proc.poll() is None and not native_windows
+    if paused:
+        os.kill(proc.pid, signal.SIGSTOP)
+    proc.stdout.close()
+    if paused:
+        os.kill(proc.pid, signal.SIGCONT)
+    err = b"" if merged else proc.stderr.read()
+    try:
+        rc = proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = proc.wait()
+    return rc, b"".join(got).decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+native_windows = os.name == "nt"
+for merged in (False, True):
+    piped_file = os.path.join(TMP, "piped-%d.json" % merged)
+    rc, out, err = closed_after(["train", "--preset", "mlp-small", "--dataset", DATA,
+                                 "--epochs", "3", "--limit-train", "500", "--limit-test", "100",
+                                 "--threads", "2", "--out", win(piped_file)],
+                                r"epoch 1/3 +[\d.]+ s ", merged=merged)
+    doc = load_json(piped_file)
+    ok(rc == 0 and isinstance(doc, dict) and doc.get("status") == "completed"
+       and len(doc.get("epochs") or []) == 3
+       and (merged or "standard output could not be written" in err),
+       "train whose reader closes the pipe after the first epoch%s goes on, saves its "
+       "completed result and exits 0%s" % (" (stdout and stderr)" if merged else "",
+                                            "" if merged else ", saying so on stderr"),
+       "rc=%s\n" % rc + both(out, err) + "\n" + str(doc)[:500])
+piped_dir = os.path.join(TMP, "repro-piped")
+rc, out, err = closed_after(["reproduce", "--presets", "mlp-small", "--devices", "cpu",
+                             "--epochs", "3", "--dataset", DATA, "--limit-train", "300",
+                             "--limit-test", "100", "--out-dir", win(piped_dir)],
+                            r"\[1/1\] epoch 1/3 +[\d.]+ s ")
+files = sorted(f for f in os.listdir(piped_dir) if f.endswith(".json")) \
+    if os.path.isdir(piped_dir) else []
+docs = [load_json(os.path.join(piped_dir, f)) for f in files]
+ok(rc == 0 and len(docs) == 1 and isinstance(docs[0], dict)
+   and docs[0].get("status") == "completed",
+   "reproduce whose reader closes the pipe after the first epoch goes on, saves its result "
+   "and exits 0", "rc=%s\n" % rc + both(out, err) + "\n" + str(docs)[:500])
+
 # ------------------------------------------------------------------ Ctrl-C, SIGTERM, SIGHUP
 
 # SIGINT on Linux. Under wine the same signal to the wine process reaches
@@ -1032,7 +1143,6 @@ ok(rc == 2 and "--dataset: " in err and "nowhere" in err
 # own, which the CLI handles the same way. SIGTERM (timeout, systemctl stop,
 # CI cancelling a job) and SIGHUP (the terminal going away) stop a run as
 # Ctrl-C does: POSIX only, wine turns neither into a console event.
-native_windows = os.name == "nt"
 
 
 def stop_during_training(sig, name):

@@ -4,10 +4,16 @@
  * byte picks a command, the rest is its argv, split at NUL bytes. The
  * parser must end in a usage error or --help (each caught here in place of
  * exit) or give values that are the arguments it was handed; each value
- * then goes through the strict parser its option uses.
+ * then goes through the strict parser its option uses. Its messages, which
+ * quote the arguments, must hold nothing a terminal acts on: no control
+ * character but the line break, no bidirectional override, no byte that is
+ * not UTF-8.
  */
 
+#define _GNU_SOURCE /* fmemopen */
+
 #include "tb-cli-common.h"
+#include "nn-private.h"
 
 #include <setjmp.h>
 #include <stdint.h>
@@ -20,6 +26,8 @@ int LLVMFuzzerInitialize (int *argc, char ***argv);
 
 static jmp_buf back;
 static int exit_status;
+static char said[1 << 16];   /* the messages of one input */
+static FILE *messages;
 
 static void
 exit_cb (int status)
@@ -40,12 +48,34 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   (void) argc;
   (void) argv;
-  /* help and messages go nowhere: libFuzzer keeps stderr for itself */
-  FILE *sink = fopen ("/dev/null", "w");
-  if (freopen ("/dev/null", "w", stdout) == NULL)
+  /* help goes nowhere, messages into `said`: libFuzzer keeps stderr for
+   * itself */
+  messages = fmemopen (said, sizeof said, "w");
+  if (messages == NULL || freopen ("/dev/null", "w", stdout) == NULL)
     return 0;
-  tb_cli_set_exit (exit_cb, sink);
+  setvbuf (messages, NULL, _IONBF, 0);
+  tb_cli_set_exit (exit_cb, messages);
   return 0;
+}
+
+/* The messages written, as a terminal would take them. */
+static void
+check_messages (void)
+{
+  long n = ftell (messages);
+  const unsigned char *s = (const unsigned char *) said;
+
+  for (long i = 0; i < n && (size_t) i < sizeof said;)
+    {
+      uint32_t cp = 0;
+      size_t seq = _nn_utf8_decode (s + i, (size_t) (n - i), &cp);
+      if (seq == 0)
+        fail ("a message holds a byte that is not UTF-8", said);
+      if ((cp < 0x20 && cp != '\n') || (cp >= 0x7f && cp <= 0x9f)
+          || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069))
+        fail ("a message holds a character a terminal acts on", said);
+      i += (long) seq;
+    }
 }
 
 /* Run the value of each given option through the parser the commands use
@@ -139,6 +169,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       }
   argv[argc] = NULL;
 
+  if (messages != NULL)
+    rewind (messages);
   /* volatile: read after a longjmp back here */
   TbCliArgs *volatile args = calloc (1, sizeof *args);
   if (args != NULL && setjmp (back) == 0)
@@ -160,6 +192,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   else if (exit_status != TB_CLI_EXIT_USAGE && exit_status != TB_CLI_EXIT_OK)
     fail ("a parse ended with an unexpected status", command);
+  if (messages != NULL)
+    check_messages ();
   free (args);
   for (int a = 0; a < argc; a++)
     free (argv[a]);
