@@ -8,6 +8,7 @@
 #include "tb-config.h"
 
 #include <locale.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,28 @@ static const char usage[] =
   "--export-report: the articles' claims against this machine's runs (the\n"
   "Articles page), as a PNG or the HTML page; --runs defaults to the runs\n"
   "folder, and --machine FILE judges them as the machine of that result file.\n";
+
+/* "trainbench: <message>" on stderr. Every %s argument (a file's name, a
+ * message that quotes a file's text, an argument) goes through the engine's
+ * nn_text_vformat_for_terminal: a control sequence in it is shown escaped,
+ * never acted on by the terminal. */
+static void say (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static void
+say (const char *format,
+     ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  int need = nn_text_vformat_for_terminal (NULL, 0, format, args);
+  va_end (args);
+  g_autofree char *text = g_malloc ((gsize) need + 1);
+  va_start (args, format);
+  nn_text_vformat_for_terminal (text, (size_t) need + 1, format, args);
+  va_end (args);
+  fprintf (stderr, "trainbench: %s\n", text);
+}
 
 gboolean
 tb_export_wanted (int    argc,
@@ -110,7 +133,7 @@ add_runs (GPtrArray  *runs,
       /* a bad file in a folder is skipped, and said so: the others are
        * exported */
       for (guint i = 0; i < skipped->len; i++)
-        fprintf (stderr, "trainbench: skipped: %s\n", ((GError *) g_ptr_array_index (skipped, i))->message);
+        say ("skipped: %s", ((GError *) g_ptr_array_index (skipped, i))->message);
       for (guint i = 0; i < found->len; i++)
         g_ptr_array_add (runs, tb_run_ref (g_ptr_array_index (found, i)));
       return TRUE;
@@ -118,7 +141,7 @@ add_runs (GPtrArray  *runs,
   run = tb_run_load (path, &error);
   if (run == NULL)
     {
-      fprintf (stderr, "trainbench: %s\n", error->message);
+      say ("%s", error->message);
       return FALSE;
     }
   g_ptr_array_add (runs, run);
@@ -176,18 +199,18 @@ export_sweep (const char *chart,
   sweep = tb_sweep_load (sweep_path, &error);
   if (sweep == NULL)
     {
-      fprintf (stderr, "trainbench: %s\n", error->message);
+      say ("%s", error->message);
       return 1;
     }
   tb_sweep_default_axes (sweep, &x_axis, &y_axis);
   if (x_name != NULL && (x_axis = tb_sweep_axis_index (sweep, x_name)) < 0)
     {
-      fprintf (stderr, "trainbench: --x: the sweep has no axis “%s”\n", x_name);
+      say ("--x: the sweep has no axis “%s”", x_name);
       return 2;
     }
   if (y_name != NULL && (y_axis = tb_sweep_axis_index (sweep, y_name)) < 0)
     {
-      fprintf (stderr, "trainbench: --y: the sweep has no axis “%s”\n", y_name);
+      say ("--y: the sweep has no axis “%s”", y_name);
       return 2;
     }
   if (x_name != NULL && y_name == NULL && y_axis == x_axis)
@@ -199,7 +222,7 @@ export_sweep (const char *chart,
 
       if (!tb_file_set_contents (output, csv, -1, &error))
         {
-          fprintf (stderr, "trainbench: %s\n", error->message);
+          say ("%s", error->message);
           return 1;
         }
       return 0;
@@ -213,7 +236,7 @@ export_sweep (const char *chart,
   data->dark = dark;
   if (!tb_chart_export (data, output, width, height, &error))
     {
-      fprintf (stderr, "trainbench: %s\n", error->message);
+      say ("%s", error->message);
       return 1;
     }
   return 0;
@@ -247,7 +270,8 @@ export_report (int    argc,
           g_ptr_array_add (paths, argv[++i]);
       else
         {
-          fprintf (stderr, "trainbench: unknown argument “%s”\n\n%s", arg, usage);
+          say ("unknown argument “%s”", arg);
+          fprintf (stderr, "\n%s", usage);
           return 2;
         }
     }
@@ -267,7 +291,7 @@ export_report (int    argc,
       if (nn_report_machine_from_file (machine_file, &machine, &nn_error) != NN_OK)
         {
           g_autofree char *message = tb_error_message (&nn_error);
-          fprintf (stderr, "trainbench: --machine: %s\n", message);
+          say ("--machine: %s", message);
           return 2;
         }
     }
@@ -277,16 +301,16 @@ export_report (int    argc,
                        &nn_error) != NN_OK)
     {
       g_autofree char *message = tb_error_message (&nn_error);
-      fprintf (stderr, "trainbench: %s\n", message);
+      say ("%s", message);
       return 1;
     }
   for (int i = 0; i < report->skipped_count; i++)
-    fprintf (stderr, "trainbench: skipped: %s\n", report->skipped[i].why);
+    say ("skipped: %s", report->skipped[i].why);
   gboolean ok = tb_articles_export (report, output, 1000, &error);
   nn_report_free (report);
   if (!ok)
     {
-      fprintf (stderr, "trainbench: %s\n", error->message);
+      say ("%s", error->message);
       return 1;
     }
   return 0;
@@ -324,7 +348,7 @@ tb_export_main (int    argc,
 
           if (v == NULL || sscanf (v, "%dx%d", &width, &height) != 2)
             {
-              fprintf (stderr, "trainbench: --size wants WIDTHxHEIGHT, e.g. 1200x700\n");
+              say ("--size wants WIDTHxHEIGHT, e.g. 1200x700");
               return 2;
             }
         }
@@ -336,7 +360,7 @@ tb_export_main (int    argc,
         {
           if ((sweep = option_value (argc, argv, &i, "--sweep")) == NULL)
             {
-              fprintf (stderr, "trainbench: --sweep wants a sweep file (sweep.json)\n");
+              say ("--sweep wants a sweep file (sweep.json)");
               return 2;
             }
         }
@@ -359,7 +383,8 @@ tb_export_main (int    argc,
         }
       else
         {
-          fprintf (stderr, "trainbench: unknown argument “%s”\n\n%s", arg, usage);
+          say ("unknown argument “%s”", arg);
+          fprintf (stderr, "\n%s", usage);
           return 2;
         }
     }
@@ -378,8 +403,8 @@ tb_export_main (int    argc,
     }
   if (sweep != NULL)
     {
-      fprintf (stderr, "trainbench: --sweep goes with --export-chart sweep, crossover or "
-               "sweep-breakdown\n\n%s", usage);
+      say ("--sweep goes with --export-chart sweep, crossover or sweep-breakdown");
+      fprintf (stderr, "\n%s", usage);
       return 2;
     }
   if ((chart == NULL) == (runs_out == NULL) || runs->len == 0
@@ -398,7 +423,7 @@ tb_export_main (int    argc,
 
       if (!ok)
         {
-          fprintf (stderr, "trainbench: %s\n", error->message);
+          say ("%s", error->message);
           return 1;
         }
       return 0;
@@ -416,7 +441,8 @@ tb_export_main (int    argc,
     data = tb_runs_breakdown_chart (runs);
   else
     {
-      fprintf (stderr, "trainbench: unknown chart “%s”\n\n%s", chart, usage);
+      say ("unknown chart “%s”", chart);
+      fprintf (stderr, "\n%s", usage);
       return 2;
     }
   data->dark = dark;
@@ -424,7 +450,7 @@ tb_export_main (int    argc,
                   : strcmp (scale, "linear") == 0 ? TB_CHART_SCALE_LINEAR : TB_CHART_SCALE_AUTO;
   if (!tb_chart_export (data, output, width, height, &error))
     {
-      fprintf (stderr, "trainbench: %s\n", error->message);
+      say ("%s", error->message);
       return 1;
     }
   return 0;

@@ -309,6 +309,47 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("--export-chart", "crossover", "--sweep", "/dev/zero", "-o", os.path.join(tmp, "z.png"), timeout=20)
     ok(p.returncode == 1, "/dev/zero as a sweep file is refused at once")
 
+    # text a terminal acts on (a screen clear, a window title, OSC 52's
+    # clipboard write, a line overwritten with \r, a right-to-left override)
+    # in a file's name, a file's text or an argument reaches stderr escaped,
+    # never as a raw control byte
+    hostile = "\x1b[2J\x1b]0;title\x07\x1b]52;c;ZWNobyBldmls\x07\rX\u202e"
+
+    def raw_controls(text):
+        return sorted({"U+%04X" % ord(c) for c in text
+                       if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+                       or 0x202a <= ord(c) <= 0x202e or 0x2066 <= ord(c) <= 0x2069})
+
+    def run_raw(*args):
+        env = dict(os.environ)
+        env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
+        p = subprocess.run([exe, *args], capture_output=True, env=env, timeout=60)
+        return p.returncode, p.stderr.decode("utf-8", "replace")
+
+    evil = os.path.join(tmp, "evil" + hostile)
+    os.mkdir(evil)
+    for r in runs:
+        open(os.path.join(evil, os.path.basename(r)), "w").write(open(r).read())
+    open(os.path.join(evil, "bad" + hostile + ".json"), "w").write("{ nope")
+    cases = [
+        ("--export-chart: a bad file in a folder", 0,
+         ["--export-chart", "compare", "--runs", evil, "-o", os.path.join(tmp, "evil.png")]),
+        ("--export-chart: a file that is not there", 1,
+         ["--export-chart", "compare", "--runs", os.path.join(tmp, "gone" + hostile + ".json"),
+          "-o", os.path.join(tmp, "gone.png")]),
+        ("--export-chart: an axis the sweep lacks", 2,
+         ["--export-chart", "crossover", "--sweep", sweep, "--x", "Q" + hostile,
+          "-o", os.path.join(tmp, "q.png")]),
+        ("--export-chart: an unknown argument", 2, ["--export-chart", "loss", "--" + hostile]),
+        ("--export-report: a bad file in the runs folder", 0,
+         ["--export-report", os.path.join(tmp, "evil.html"), "--runs", evil]),
+    ]
+    for what, status, args in cases:
+        rc, err = run_raw(*args)
+        ok(rc == status and not raw_controls(err) and "\\x1b]52;c;ZWNobyBldmls\\x07\\rX\\u202e" in err,
+           "%s: its message escapes what a terminal acts on %s" % (what, raw_controls(err)))
+
 
 def drain(fd, chunks):
     """Read a FIFO's read end (opened without waiting) until its writer closes."""
