@@ -250,6 +250,10 @@ const char *tb_cli_default_dataset (void);
  * 2 naming that option and the known presets. */
 const NnPreset *tb_cli_find_preset (const char *command, const char *option, const char *name);
 
+/* A TRAINBENCH_MEMORY_LIMIT that is not a size is a usage error (exit 2)
+ * naming the variable, before anything runs. */
+void tb_cli_check_memory_limit (const char *command);
+
 /* The device info of a device, from nn_device_list, or a minimal entry
  * ("cuda:7") when it is not listed. The CPU's never loads the CUDA module. */
 void tb_cli_device_lookup (NnDeviceKind kind, int32_t index, NnDeviceInfo *out);

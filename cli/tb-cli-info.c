@@ -55,6 +55,17 @@ tb_cli_find_preset (const char *command, const char *option, const char *name)
 }
 
 void
+tb_cli_check_memory_limit (const char *command)
+{
+  uint64_t bytes;
+  NnError error;
+
+  nn_error_clear (&error);
+  if (nn_system_memory_limit (&bytes, &error) != NN_OK)
+    tb_cli_usage_error (command, "%s", error.message);
+}
+
+void
 tb_cli_device_label (NnDeviceKind kind, int32_t index, char *out, size_t size)
 {
   if (kind == NN_DEVICE_CPU)
@@ -368,6 +379,17 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   tb_cli_print ("CPU       %s\n", sys.cpu_model);
   tb_cli_print ("cores     %d cores, %d threads\n", sys.cpu_cores, sys.cpu_threads);
   tb_cli_print ("RAM       %s\n", ram);
+  uint64_t limit;
+  NnError limit_error;
+  nn_error_clear (&limit_error);
+  if (nn_system_memory_limit (&limit, &limit_error) != NN_OK)
+    tb_cli_print ("limit     %s\n", limit_error.message);
+  else if (limit > 0)
+    {
+      char text[32];
+      tb_cli_format_bytes (limit, text, sizeof text);
+      tb_cli_print ("limit     %s for a run (TRAINBENCH_MEMORY_LIMIT)\n", text);
+    }
   tb_cli_print ("BLAS      %s %s, core %s, %d threads\n", sys.blas_name[0] ? sys.blas_name : "none",
                 sys.blas_version[0] ? sys.blas_version : "",
                 sys.blas_core[0] ? sys.blas_core : "unknown", sys.blas_threads);

@@ -541,6 +541,7 @@ train_check (const TbCliArgs *args, const char *cmd, const NnRunRequest *request
   NnDatasetInfo data;
   char what[128];
 
+  tb_cli_check_memory_limit (cmd);
   check_device (cmd, "device", tb_cli_arg (args, "device"), c->device.kind, c->device.index);
   check_dataset (cmd, args, request->dataset_name, &data);
   if (preset_name != NULL)
@@ -665,6 +666,7 @@ tb_cli_cmd_evaluate (int argc, char **argv)
   if (nn_spec_parse (spec_text, &spec, &error) != NN_OK)
     tb_cli_usage_error (cmd, "--weights: %s: the model in it does not parse: %s", weights,
                         error.message);
+  tb_cli_check_memory_limit (cmd);
   check_device (cmd, "device", tb_cli_arg (&args, "device"), device.kind, device.index);
   NnDatasetInfo data;
   check_dataset (cmd, &args, dataset_name, &data);
@@ -954,6 +956,7 @@ reproduce_check (const TbCliArgs *args, const char *cmd, const TbCliReproduce *p
   NnDatasetInfo data;
   char what[128];
 
+  tb_cli_check_memory_limit (cmd);
   for (int d = 0; d < plan->device_count; d++)
     if (plan->device_texts[d][0] != '\0')
       check_device (cmd, "devices", plan->device_texts[d], plan->kinds[d], plan->indices[d]);

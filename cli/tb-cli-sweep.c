@@ -482,6 +482,7 @@ tb_cli_cmd_sweep (int argc, char **argv)
 
   tb_cli_args_parse (&args, cmd, tb_cli_sweep_options, argc, argv);
   sweep_from_args (&args, cmd, &request);
+  tb_cli_check_memory_limit (cmd);
   if (request.runs_folder != NULL)
     {
       nn_error_clear (&error);

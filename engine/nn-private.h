@@ -86,7 +86,7 @@ uint64_t _nn_physical_memory (void);
 
 /* Memory a run may take now, 0 when unknown: what the system has available
  * without swapping (MemAvailable, less where a cgroup's limit says so), or
- * TRAINBENCH_MEMORY_LIMIT (bytes, or with K, M, G, T) when that is lower.
+ * TRAINBENCH_MEMORY_LIMIT (nn_system_memory_limit) when that is lower.
  * `bound` (may be NULL) gets which, in words, for messages. */
 uint64_t _nn_memory_available (const char **bound);
 
@@ -104,7 +104,8 @@ typedef struct
  * device's items count when `on_host` (the CPU backend, whose device memory
  * is the host's), the host items always. NN_ERROR_NO_MEMORY otherwise,
  * with a message that names the largest items, the total, the bound, and
- * the largest batch that fits. In nn-sysinfo.c. */
+ * the largest batch that fits; NN_ERROR_INVALID_ARGUMENT for a
+ * TRAINBENCH_MEMORY_LIMIT that is not a size. In nn-sysinfo.c. */
 NnStatus _nn_memory_check (const NnMemoryNeed *needs, int count, bool on_host, int32_t batch,
                            const char *device, NnError *error);
 

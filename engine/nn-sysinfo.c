@@ -49,32 +49,77 @@ _nn_physical_memory (void)
   return fixed.ram_bytes;
 }
 
-/* TRAINBENCH_MEMORY_LIMIT as bytes: a number with an optional K, M, G or T
- * (powers of 1024); 0 when unset or not such a number. */
-static uint64_t
-memory_limit_from_env (void)
+NnStatus
+nn_system_memory_limit (uint64_t *bytes, NnError *error)
 {
-  char text[64];
-  if (!_nn_os_getenv ("TRAINBENCH_MEMORY_LIMIT", text, sizeof text) || text[0] < '0'
-      || text[0] > '9')
-    return 0;
-  char *end;
-  double v = strtod (text, &end);
+  static const char var[] = "TRAINBENCH_MEMORY_LIMIT";
   static const char units[] = "KMGT";
-  const char *unit = *end != '\0' ? strchr (units, *end == 'k' ? 'K' : *end) : NULL;
-  if (unit != NULL)
+  char text[4096];
+  const char *p = text;
+  double value = 0, scale = 1, unit = 1;
+  bool fraction = false;
+
+  *bytes = 0;
+  if (!_nn_os_getenv (var, text, sizeof text))
+    return NN_OK;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p == '\0')
+    return NN_OK;
+  /* the number, read by hand: strtod would take the locale's decimal
+   * comma in one program and not in another */
+  const char *digits = p;
+  for (; *p >= '0' && *p <= '9'; p++)
+    value = value * 10 + (*p - '0');
+  if (*p == '.' && p > digits && p[1] >= '0' && p[1] <= '9')
+    for (p++, fraction = true; *p >= '0' && *p <= '9'; p++)
+      value += (*p - '0') * (scale /= 10);
+  if (p == digits)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s' is not a size (bytes, or a number with K, M, G or T: "
+                          "512M, 1.5G, 8 GiB)", var, text);
+  if (*p == ',')
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s' has a comma: write a fraction with a decimal point "
+                          "(1.5G), and no thousands separator", var, text);
+  while (*p == ' ' || *p == '\t')
+    p++;
+  const char *unit_text = p;
+  char upper = *p >= 'a' && *p <= 'z' ? (char) (*p - 'a' + 'A') : *p;
+  if (upper != '\0' && strchr (units, upper) != NULL)
     {
-      for (const char *u = units; u <= unit; u++)
-        v *= 1024.0;
-      end++;
-      if (*end == 'i' && end[1] == 'B')
-        end += 2;
-      else if (*end == 'B')
-        end++;
+      for (const char *u = units; *u != upper; u++)
+        unit *= 1024;
+      unit *= 1024;
+      p++;
+      if (*p == 'i' || *p == 'I')
+        p++;
+      if (*p == 'b' || *p == 'B')
+        p++;
+      else if (p[-1] == 'i' || p[-1] == 'I')
+        p = unit_text;   /* "Gi" without its B */
     }
-  if (*end != '\0' || !(v >= 1.0) || v > 1.8e19)
-    return 0;
-  return (uint64_t) v;
+  else if (upper == 'B')
+    p++;
+  while (*p == ' ' || *p == '\t')
+    p++;
+  if (*p != '\0')
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s': unknown unit '%.16s' (K, M, G or T, with or without B or "
+                          "iB, each a power of 1024: 512M, 1.5G, 8 GiB)", var, text, unit_text);
+  if (fraction && unit == 1)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s' is a fraction of a byte: give a unit (1.5G)", var, text);
+  double b = value * unit;
+  if (!(b >= 1.0))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s' is less than a byte: give the memory a run may take "
+                          "(512M, 8G)", var, text);
+  if (b >= 18446744073709551616.0)
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT,
+                          "%s: '%.64s' is more than 16 EiB", var, text);
+  *bytes = (uint64_t) b;
+  return NN_OK;
 }
 
 uint64_t
@@ -82,7 +127,8 @@ _nn_memory_available (const char **bound)
 {
   const char *os_bound = NULL;
   uint64_t bytes = _nn_os_memory_available (&os_bound);
-  uint64_t limit = memory_limit_from_env ();
+  uint64_t limit = 0;
+  nn_system_memory_limit (&limit, NULL);   /* 0 for one that is not a size */
   if (bound != NULL)
     *bound = os_bound;
   if (limit > 0 && (bytes == 0 || limit < bytes))
@@ -99,9 +145,14 @@ _nn_memory_check (const NnMemoryNeed *needs, int count, bool on_host, int32_t ba
                   const char *device, NnError *error)
 {
   const char *bound = NULL;
-  uint64_t available = _nn_memory_available (&bound);
+  uint64_t limit;
   double total = 0, rows = 0;   /* doubles: a hostile shape must not wrap a sum */
 
+  /* a limit written wrongly fails the run, rather than let it run without */
+  NnStatus status = nn_system_memory_limit (&limit, error);
+  if (status != NN_OK)
+    return status;
+  uint64_t available = _nn_memory_available (&bound);
   if (available == 0)
     return NN_OK;   /* unknown here: the allocations will tell */
   for (int i = 0; i < count; i++)

@@ -824,8 +824,19 @@ void nn_system_info (NnSystemInfo *info);
 size_t nn_system_os_label (const NnSystemInfo *info, char *out, size_t size);
 
 /* Memory available now for new allocations without swapping, in bytes (0
- * when unknown). */
+ * when unknown); TRAINBENCH_MEMORY_LIMIT when it is lower (one that is not
+ * a size is left out here: nn_system_memory_limit says why). */
 uint64_t nn_system_memory_available (void);
+
+/* TRAINBENCH_MEMORY_LIMIT in bytes into *bytes, 0 when it is unset or
+ * empty. A size is a number, with a decimal point for a fraction, and
+ * then, a space between them allowed, a unit: K, M, G or T in either case,
+ * alone or with B or iB ("8g", "8gb", "8 G", "1.5GiB"), each a power of
+ * 1024 however it is written, as free, Docker's --memory and systemd's
+ * MemoryMax take them; a number alone is bytes. Anything else ("1,5G",
+ * "1P", "8 gigs") is NN_ERROR_INVALID_ARGUMENT with a message that names
+ * the variable: a run fails with it rather than run without the limit. */
+NnStatus nn_system_memory_limit (uint64_t *bytes, NnError *error);
 
 /* Make OpenBLAS run the best kernels this CPU supports. Must run before the
  * first BLAS call (the engine calls it from every entry point that may use

@@ -974,6 +974,36 @@ ok(rc == 1 and "does not fit in memory" in err and "smaller batch" in err
    "a batch too large for the memory (TRAINBENCH_MEMORY_LIMIT) fails at once with a result "
    "(%.1f s)" % seconds, both(out, err))
 
+# TRAINBENCH_MEMORY_LIMIT as people write it is a limit (each unit a power of
+# 1024), and a value that is no size is refused naming the variable, before
+# anything runs: each was once taken as no limit at all.
+for limit in ("256m", "256mb", "256 M", "0.25 GiB"):
+    mem_file = os.path.join(TMP, "memory-%s.json" % limit.replace(" ", "_"))
+    rc, out, err = cli("train", "--preset", "cnn", "--dataset", DATA, "--batch-size", "4096",
+                       "--max-steps", "1", "--out", win(mem_file),
+                       env={"TRAINBENCH_MEMORY_LIMIT": limit}, timeout=300)
+    doc = load_json(mem_file)
+    ok(rc == 1 and "TRAINBENCH_MEMORY_LIMIT is 256.0 MiB" in err and isinstance(doc, dict)
+       and doc.get("status") == "failed",
+       "TRAINBENCH_MEMORY_LIMIT=%s is a limit of 256 MiB" % limit, both(out, err))
+for limit, why in (("8,5G", "has a comma"), ("1,5G", "has a comma"), ("1P", "unknown unit 'P'"),
+                   ("8 gigs", "unknown unit 'gigs'")):
+    for command in (["train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                     "--out", win(os.path.join(TMP, "refused.json"))],
+                    ["reproduce", "--presets", "mlp-small", "--devices", "cpu", "--dataset", DATA,
+                     "--out-dir", win(os.path.join(TMP, "refused"))],
+                    ["sweep", "--data", DATA, "--devices", "cpu",
+                     "--out-dir", win(os.path.join(TMP, "refused"))]):
+        rc, out, err = cli(*command, env={"TRAINBENCH_MEMORY_LIMIT": limit})
+        ok(rc == 2 and ("TRAINBENCH_MEMORY_LIMIT: '%s'" % limit) in err and why in err
+           and not os.path.exists(os.path.join(TMP, "refused.json"))
+           and not os.path.exists(os.path.join(TMP, "refused")),
+           "%s: TRAINBENCH_MEMORY_LIMIT=%s is refused before anything runs, naming it"
+           % (command[0], limit), both(out, err))
+rc, out, err = cli("sysinfo", env={"TRAINBENCH_MEMORY_LIMIT": "8 G"})
+ok(rc == 0 and re.search(r"^limit +8\.0 GiB for a run \(TRAINBENCH_MEMORY_LIMIT\)$", out, re.M),
+   "sysinfo shows the limit as it is read", both(out, err))
+
 
 def mem_available():
     try:

@@ -362,6 +362,66 @@ main (int argc, char **argv)
   uint64_t available = nn_system_memory_available ();
   tap_ok (available > 0 && available <= info.ram_bytes, "memory available now: %llu of %llu bytes",
           (unsigned long long) available, (unsigned long long) info.ram_bytes);
+
+  /* TRAINBENCH_MEMORY_LIMIT as people write it: K, M, G, T in either case,
+   * with B or iB or neither, a space before the unit, a decimal point;
+   * each unit a power of 1024. Anything else is refused, naming the
+   * variable, never taken as no limit. */
+  {
+    static const struct
+    {
+      const char *text;
+      uint64_t bytes;     /* 0: refused */
+      const char *why;    /* part of the refusal's message */
+    } limits[] = {
+      { "8g", UINT64_C (8) << 30, NULL },
+      { "8gb", UINT64_C (8) << 30, NULL },
+      { "8 G", UINT64_C (8) << 30, NULL },
+      { "8GiB", UINT64_C (8) << 30, NULL },
+      { " 8 gib ", UINT64_C (8) << 30, NULL },
+      { "1.5G", UINT64_C (3) << 29, NULL },
+      { "512M", UINT64_C (512) << 20, NULL },
+      { "64k", UINT64_C (64) << 10, NULL },
+      { "2T", UINT64_C (2) << 40, NULL },
+      { "1000000", 1000000, NULL },
+      { "4096B", 4096, NULL },
+      { "1,5G", 0, "has a comma" },
+      { "8,000", 0, "has a comma" },
+      { "1P", 0, "unknown unit 'P'" },
+      { "8 gigs", 0, "unknown unit 'gigs'" },
+      { "8Gi", 0, "unknown unit 'Gi'" },
+      { "1.5", 0, "a fraction of a byte" },
+      { "0", 0, "less than a byte" },
+      { "-1G", 0, "is not a size" },
+      { "lots", 0, "is not a size" },
+      { "99999999999T", 0, "more than 16 EiB" },
+    };
+    for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++)
+      {
+        uint64_t bytes = 1;
+        NnError error;
+        nn_error_clear (&error);
+        test_setenv ("TRAINBENCH_MEMORY_LIMIT", limits[i].text);
+        NnStatus status = nn_system_memory_limit (&bytes, &error);
+        if (limits[i].why == NULL)
+          tap_ok (status == NN_OK && bytes == limits[i].bytes,
+                  "TRAINBENCH_MEMORY_LIMIT=\"%s\" is %llu bytes (%llu)", limits[i].text,
+                  (unsigned long long) limits[i].bytes, (unsigned long long) bytes);
+        else
+          tap_ok (status == NN_ERROR_INVALID_ARGUMENT && bytes == 0
+                    && strncmp (error.message, "TRAINBENCH_MEMORY_LIMIT: ", 25) == 0
+                    && strstr (error.message, limits[i].why) != NULL,
+                  "TRAINBENCH_MEMORY_LIMIT=\"%s\" is refused: %s", limits[i].text, error.message);
+      }
+    uint64_t bytes = 1;
+    test_setenv ("TRAINBENCH_MEMORY_LIMIT", "");
+    tap_ok (nn_system_memory_limit (&bytes, NULL) == NN_OK && bytes == 0, "set to nothing: no limit");
+    test_setenv ("TRAINBENCH_MEMORY_LIMIT", "1m");
+    tap_ok (nn_system_memory_available () == UINT64_C (1) << 20,
+            "the limit bounds the memory available: %llu bytes",
+            (unsigned long long) nn_system_memory_available ());
+    test_setenv ("TRAINBENCH_MEMORY_LIMIT", NULL);
+  }
   tap_ok (info.compiler[0] != '\0'
           && (strncmp (info.compiler, "GCC ", 4) == 0 || strncmp (info.compiler, "Clang ", 6) == 0
               || strncmp (info.compiler, "MSVC ", 5) == 0),

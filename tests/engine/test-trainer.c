@@ -1110,6 +1110,38 @@ test_memory (void)
           "nn_model_new at a batch too large: %s", e.message);
   nn_model_free (model);
   nn_spec_free (spec);
+
+  /* a limit written lowercase with a space is a limit; one that is not a
+   * size fails the run, naming the variable, rather than let it run
+   * without one */
+  static const struct
+  {
+    const char *text;
+    NnStatus status;
+    const char *says;
+  } spellings[] = {
+    { "64 m", NN_ERROR_NO_MEMORY, "TRAINBENCH_MEMORY_LIMIT is 64.0 MiB" },
+    { "0.0625gb", NN_ERROR_NO_MEMORY, "TRAINBENCH_MEMORY_LIMIT is 64.0 MiB" },
+    { "1,5G", NN_ERROR_INVALID_ARGUMENT, "TRAINBENCH_MEMORY_LIMIT: '1,5G' has a comma" },
+    { "1P", NN_ERROR_INVALID_ARGUMENT, "TRAINBENCH_MEMORY_LIMIT: '1P': unknown unit 'P'" },
+  };
+  c.batch_size = 4096;
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+    {
+      test_setenv ("TRAINBENCH_MEMORY_LIMIT", spellings[i].text);
+      t = NULL;
+      nn_error_clear (&e);
+      s = nn_trainer_new (&c, data, &t, &e);
+      if (s == NN_OK)
+        s = nn_trainer_run (t, &r, &e);
+      tap_ok (s == spellings[i].status && strstr (e.message, spellings[i].says) != NULL
+                && (t == NULL || (r.status == NN_RUN_FAILED && r.step_count == 0)),
+              "TRAINBENCH_MEMORY_LIMIT=\"%s\": the run fails before training: %s",
+              spellings[i].text, e.message);
+      if (t != NULL)
+        nn_run_result_clear (&r);
+      nn_trainer_free (t);
+    }
   test_setenv ("TRAINBENCH_MEMORY_LIMIT", NULL);
 }
 
