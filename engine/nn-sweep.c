@@ -18,6 +18,12 @@
 
 #define SWEEP_FILE "sweep.json"
 #define SWEEP_FOLDER "sweeps"
+/* Room kept on the disk, in the sweep's folder, while the sweep runs: freed
+ * to write its last sweep.json when the disk is full (reserve_make). */
+#define SWEEP_RESERVE "sweep.reserve"
+/* Beyond sweep.json's largest size: the blocks of a file system that
+ * allocates in clusters, the folder entry of its temporary file. */
+#define SWEEP_RESERVE_SLACK (64 * 1024)
 
 struct NnSweep
 {
@@ -45,6 +51,8 @@ struct NnSweep
   char started_at[32];
   char folder[4096];
   char file[4096 + 16];
+  char reserve[4096 + 16];         /* the reserve's file while it is kept, else "" */
+  char error[NN_ERROR_MESSAGE_MAX]; /* why the sweep failed, else "" */
 };
 
 /* ---------------------------------------------------------------- names */
@@ -914,6 +922,8 @@ write_sweep (NnJson *j, const NnSweep *sweep)
   KEY_STR (j, "started_at", sweep->started_at);
   _nn_json_key (j, "status");
   _nn_json_string (j, nn_sweep_status_name (sweep->status));
+  if (sweep->error[0] != '\0')
+    KEY_STR (j, "error", sweep->error);
 
   _nn_result_json_system (j, &sweep->system, NULL);
 
@@ -999,6 +1009,147 @@ sweep_file_write (NnSweep *sweep, NnError *error)
     }
   status = _nn_file_write_atomically (sweep->file, json.data, json.len, false, error);
   _nn_json_free (&json);
+  return status;
+}
+
+/* The most bytes sweep.json can take, 0 when out of memory: the sweep
+ * written with every point at its longest (cancelled, with an error and a
+ * device name of characters JSON writes in six bytes, every figure and the
+ * breakdown at their longest) and its own error so. */
+static size_t
+sweep_file_bound (const NnSweep *sweep)
+{
+  const double longest = -1.2345678901234567e-300; /* as many digits as a double prints */
+  NnSweep *worst = malloc (sizeof *worst);
+  NnSweepPoint *points = malloc ((size_t) sweep->point_count * sizeof *points + 1);
+  size_t bound = 0;
+
+  if (worst != NULL && points != NULL)
+    {
+      NnJson json;
+
+      *worst = *sweep;
+      worst->points = points;
+      worst->status = NN_SWEEP_CANCELLED;
+      worst->threads_used = INT32_MAX;
+      memset (worst->error, 1, sizeof worst->error - 1);
+      worst->error[sizeof worst->error - 1] = '\0';
+      for (int32_t i = 0; i < sweep->point_count; i++)
+        {
+          NnSweepPoint *w = &points[i];
+          *w = sweep->points[i];
+          w->status = NN_SWEEP_POINT_CANCELLED;
+          memset (w->error, 1, sizeof w->error - 1);
+          w->error[sizeof w->error - 1] = '\0';
+          memset (w->device_name, 1, sizeof w->device_name - 1);
+          w->device_name[sizeof w->device_name - 1] = '\0';
+          memset (w->result_file, 'x', sizeof w->result_file - 1);
+          w->result_file[sizeof w->result_file - 1] = '\0';
+          w->steps_measured = INT64_MIN;
+          w->step_seconds_median = w->step_seconds_p10 = w->step_seconds_p90 = longest;
+          w->samples_per_second = w->seconds = longest;
+          w->breakdown.measured = true;
+          w->breakdown.steps = INT64_MIN;
+          w->breakdown.step_seconds = w->breakdown.device_busy_seconds = longest;
+          w->breakdown.copy_bytes = w->breakdown.evaluation_seconds = longest;
+          for (int k = 0; k < NN_BREAKDOWN_PARTS; k++)
+            w->breakdown.part_seconds[k] = longest;
+        }
+      _nn_json_init (&json);
+      write_sweep (&json, worst);
+      bound = _nn_json_ok (&json) ? json.len : 0;
+      _nn_json_free (&json);
+    }
+  free (points);
+  free (worst);
+  return bound;
+}
+
+/* Keep room for the sweep's last sweep.json (SWEEP_RESERVE in its folder,
+ * the most it can take), so that a disk that fills while the sweep runs
+ * still takes the record of how it ended: the reserve is freed just before
+ * that record is written. Its bytes are written, not a hole, and are not
+ * zeros, which a compressing file system would keep in no room at all. */
+static NnStatus
+reserve_make (NnSweep *sweep, NnError *error)
+{
+  size_t bound = sweep_file_bound (sweep);
+  uint32_t x = 0x9e3779b9u;
+  unsigned char block[16384];
+  int e = 0;
+
+  if (bound == 0)
+    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "%s: out of memory writing the sweep",
+                          sweep->file);
+  if (!nn_path_join (sweep->reserve, sizeof sweep->reserve, sweep->folder, SWEEP_RESERVE))
+    return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%.200s...: path too long",
+                          sweep->folder);
+  FILE *f = _nn_os_create_new (sweep->reserve);
+  if (f == NULL)
+    {
+      e = errno;
+      sweep->reserve[0] = '\0';
+      return _nn_error_set (error, NN_ERROR_IO, "%s: could not create the sweep's files: %s",
+                            sweep->folder, strerror (e));
+    }
+  for (size_t left = bound + SWEEP_RESERVE_SLACK; left > 0 && e == 0;)
+    {
+      size_t n = left < sizeof block ? left : sizeof block;
+      for (size_t i = 0; i < n; i++)
+        {
+          x ^= x << 13;
+          x ^= x >> 17;
+          x ^= x << 5;
+          block[i] = (unsigned char) x;
+        }
+      errno = 0;
+      if (fwrite (block, 1, n, f) != n)
+        e = errno != 0 ? errno : EIO;
+      left -= n;
+    }
+  if (e == 0)
+    e = _nn_os_sync_file (f);
+  if (fclose (f) != 0 && e == 0)
+    e = errno != 0 ? errno : EIO;
+  if (e != 0)
+    {
+      _nn_os_remove (sweep->reserve);
+      sweep->reserve[0] = '\0';
+      return _nn_error_set (error, NN_ERROR_IO,
+                            "%s: no room for the sweep's files (it keeps %.1f KiB to record how "
+                            "it ends): %s",
+                            sweep->folder, (double) (bound + SWEEP_RESERVE_SLACK) / 1024.0,
+                            strerror (e));
+    }
+  return NN_OK;
+}
+
+/* The sweep's last sweep.json, written in the room its reserve kept. */
+static NnStatus
+sweep_file_finish (NnSweep *sweep, NnError *error)
+{
+  if (sweep->reserve[0] != '\0')
+    {
+      _nn_os_remove (sweep->reserve);
+      sweep->reserve[0] = '\0';
+    }
+  return sweep_file_write (sweep, error);
+}
+
+/* The sweep's files could not be written (`status`, `error`: why; a full
+ * disk): it ends failed with that reason and its points as they are, in a
+ * last sweep.json. Returns `status`. */
+static NnStatus
+sweep_files_failed (NnSweep *sweep, NnStatus status, NnError *error)
+{
+  NnError last;
+
+  sweep->status = NN_SWEEP_FAILED;
+  snprintf (sweep->error, sizeof sweep->error, "%s", error->message);
+  nn_error_clear (&last);
+  if (sweep_file_finish (sweep, &last) != NN_OK)
+    _nn_error_set (error, status, "%.500s (nor could %s record how the sweep ended: %.300s)",
+                   sweep->error, sweep->file, last.message);
   return status;
 }
 
@@ -1232,9 +1383,12 @@ epochs_for (int64_t steps, int32_t batch, int32_t count)
   return epochs > NN_EPOCHS_MAX ? NN_EPOCHS_MAX : (int32_t) epochs;
 }
 
-/* One point: a recorded run of warm-up + steps steps into point-NNNN.json. */
+/* One point: a recorded run of warm-up + steps steps into point-NNNN.json;
+ * `file_error` gets why that file could not be written (NN_OK when it
+ * was, or none was to be). */
 static NnStatus
-point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError *error)
+point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError *error,
+           NnError *file_error)
 {
   const NnSweepRequest *r = &sweep->request;
   NnRunRequest run;
@@ -1303,6 +1457,7 @@ point_run (NnSweep *sweep, NnSweepPoint *p, const NnDeviceInfo *device, NnError 
   result = nn_runner_result (runner);
   if (nn_runner_result_path (runner) == NULL)
     p->result_file[0] = '\0';
+  nn_runner_write_status (runner, file_error);
   if (result->device.name[0] != '\0')
     snprintf (p->device_name, sizeof p->device_name, "%s", result->device.name);
   if (device->kind == NN_DEVICE_CPU && result->threads > 0)
@@ -1364,24 +1519,28 @@ nn_sweep_run (NnSweep *sweep, NnError *error)
   devices_check (sweep, usable, reason, devices);
   nn_system_info (&sweep->system);
   status = folder_make (sweep, error);
-  if (status == NN_OK)
-    status = sweep_file_write (sweep, error);
   if (status != NN_OK)
     {
       sweep->status = NN_SWEEP_FAILED;
       return status;
     }
+  status = reserve_make (sweep, error);
+  if (status == NN_OK)
+    status = sweep_file_write (sweep, error);
+  if (status != NN_OK)
+    return sweep_files_failed (sweep, status, error);
 
   for (int32_t i = 0; i < sweep->point_count; i++)
     {
       NnSweepPoint *p = &sweep->points[i];
       double t0 = _nn_now ();
-      NnError point_error;
+      NnError point_error, file_error;
       NnStatus point_status;
 
       if (sweep_cancelled (sweep))
         break;
       nn_error_clear (&point_error);
+      nn_error_clear (&file_error);
       if (!usable[p->device])
         {
           p->status = NN_SWEEP_POINT_FAILED;
@@ -1395,7 +1554,7 @@ nn_sweep_run (NnSweep *sweep, NnError *error)
           p->status = NN_SWEEP_POINT_RUNNING;
           if (!report (sweep, NN_SWEEP_POINT_STARTED, p, done, t_start))
             nn_sweep_cancel (sweep);
-          point_status = point_run (sweep, p, &devices[p->device], &point_error);
+          point_status = point_run (sweep, p, &devices[p->device], &point_error, &file_error);
           p->seconds = _nn_now () - t0;
           if (point_status == NN_OK)
             p->status = NN_SWEEP_POINT_COMPLETED;
@@ -1415,21 +1574,23 @@ nn_sweep_run (NnSweep *sweep, NnError *error)
       done++;
       if (p->status == NN_SWEEP_POINT_CANCELLED)
         atomic_store (&sweep->cancel, 1);
-      status = sweep_file_write (sweep, error);
-      if (status != NN_OK)
-        break;
+      /* the point's own file, then sweep.json: a sweep whose files cannot
+       * be written (a full disk) stops there */
+      if (file_error.code != NN_OK)
+        {
+          *error = file_error;
+          status = file_error.code;
+        }
+      else
+        status = sweep_file_write (sweep, error);
       if (!report (sweep, NN_SWEEP_POINT_FINISHED, p, done, t_start))
         nn_sweep_cancel (sweep);
+      if (status != NN_OK)
+        return sweep_files_failed (sweep, status, error);
     }
 
-  if (status != NN_OK)
-    {
-      /* sweep.json could not be written: the points' own files stay */
-      sweep->status = NN_SWEEP_FAILED;
-      return status;
-    }
   sweep->status = sweep_cancelled (sweep) ? NN_SWEEP_CANCELLED : NN_SWEEP_COMPLETED;
-  status = sweep_file_write (sweep, error);
+  status = sweep_file_finish (sweep, error);
   if (status != NN_OK)
     {
       sweep->status = NN_SWEEP_FAILED;

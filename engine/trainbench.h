@@ -1117,10 +1117,14 @@ void nn_sweep_cancel (NnSweep *sweep);
  * every point pending, then run the points in grid order, each writing its
  * result file, and rewrite sweep.json after each. A device found unusable
  * fails its points with the reason without running them; a point that
- * fails (out of memory, ...) does not stop the others. Returns NN_OK when
+ * fails (out of memory, ...) does not stop the others. While it runs, the
+ * folder keeps room for the last sweep.json (sweep.reserve, the most it can
+ * take), freed to write it: a sweep whose files cannot be written (a point
+ * file or sweep.json, on a full disk) stops there and ends "failed" with
+ * the reason (sweep.json's "error") and the points done. Returns NN_OK when
  * every point ran (nn_sweep_point says which failed), NN_ERROR_CANCELLED,
  * or the error that stopped the sweep itself (the data set, the folder,
- * sweep.json). */
+ * its files). */
 NnStatus nn_sweep_run (NnSweep *sweep, NnError *error);
 
 /* The sweep's state: its id ("20261203T103000Z-sweep-mlp-4f2a", "" before

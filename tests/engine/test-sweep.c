@@ -2,8 +2,18 @@
 /* test-sweep.c: sweeps (nn-sweep.c): templates and their placeholders, the
  * errors and bounds of a request, the grid's order, the files a sweep
  * writes (sweep.json with every field of its format, a result file per
- * point), a device that cannot run, and a cancel that keeps the points done.
+ * point), a device that cannot run, a cancel that keeps the points done,
+ * and a disk that fills while a sweep runs (Linux: a small tmpfs in a
+ * private mount namespace).
  */
+
+#ifdef __linux__
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS */
+#include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#endif
 
 #include "test-util.h"
 #include "json-check.h"
@@ -485,6 +495,159 @@ test_cancel (void)
   sweep = NULL;
 }
 
+/* ---------------------------------------------------------------- a full disk */
+
+#ifdef __linux__
+/* Fills the file system of `filler` once `fill_after` points are done,
+ * having seen the sweep's reserve there. */
+typedef struct
+{
+  const char *filler;
+  const NnSweep *sweep;
+  int32_t fill_after;
+  bool reserve_kept;
+} Filler;
+
+static bool
+fill_cb (const NnSweepProgress *progress, void *user_data)
+{
+  static char block[65536];
+  Filler *f = user_data;
+  char reserve[8192];
+
+  if (progress->kind != NN_SWEEP_POINT_FINISHED || progress->done != f->fill_after)
+    return true;
+  snprintf (reserve, sizeof reserve, "%s/sweep.reserve", nn_sweep_folder (f->sweep));
+  f->reserve_kept = test_exists (reserve);
+  memset (block, 0x5a, sizeof block);
+  /* whole blocks, then pages, then bytes, until nothing more goes */
+  for (size_t size = sizeof block; size >= 1; size /= 16)
+    {
+      FILE *out = fopen (f->filler, "ab");
+      if (out == NULL)
+        break;
+      setvbuf (out, NULL, _IONBF, 0);
+      while (fwrite (block, 1, size, out) == size)
+        ;
+      fclose (out);
+    }
+  return true;
+}
+
+static bool
+write_text (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "w");
+  bool ok = f != NULL && fputs (text, f) >= 0;
+  return f != NULL && fclose (f) == 0 && ok;
+}
+
+/* In the child: a tmpfs of 8 MiB mounted on `folder` in a mount namespace
+ * of its own (as root, or as this user's root in a user namespace), a
+ * sweep of 3 points there, and the file system filled once the first point
+ * is done. "1 reason" when the sweep ends failed, saying why, with the
+ * first point kept in the sweep.json it still wrote, the last pending, and
+ * its reserve gone; "skip why" where no such mount can be made. */
+static int
+child_full_disk (const char *folder)
+{
+  char path[8192];
+  uid_t uid = getuid ();
+  gid_t gid = getgid ();
+
+  if (unshare (CLONE_NEWNS) != 0)
+    {
+      char map[64];
+      if (unshare (CLONE_NEWUSER | CLONE_NEWNS) != 0)
+        {
+          printf ("skip no mount namespace here (unshare: %s)", strerror (errno));
+          return 0;
+        }
+      write_text ("/proc/self/setgroups", "deny");
+      snprintf (map, sizeof map, "0 %u 1", (unsigned) uid);
+      write_text ("/proc/self/uid_map", map);
+      snprintf (map, sizeof map, "0 %u 1", (unsigned) gid);
+      write_text ("/proc/self/gid_map", map);
+    }
+  if (mount ("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+      || mount ("trainbench-test", folder, "tmpfs", 0, "size=8m") != 0)
+    {
+      printf ("skip no tmpfs can be mounted here (mount: %s)", strerror (errno));
+      return 0;
+    }
+
+  NnSweepRequest r;
+  NnSweep *sweep = NULL;
+  NnError error = { 0 };
+  Filler filler = { .filler = path, .fill_after = 1 };
+  const char *why = NULL;
+  char *text = NULL;
+  char reserve[8192];
+
+  snprintf (path, sizeof path, "%s/filler", folder);
+  data = test_make_dataset (256, 32, 4, 1, 8, 8, 11);
+  request_for (&r, folder);
+  axis (&r, "W=8,16,32");
+  device (&r, "cpu");
+  r.progress = fill_cb;
+  r.progress_data = &filler;
+  NnStatus status = nn_sweep_new (&r, &sweep, &error);
+  if (status == NN_OK)
+    {
+      filler.sweep = sweep;
+      status = nn_sweep_run (sweep, &error);
+      text = read_text (nn_sweep_folder (sweep), "sweep.json");
+      snprintf (reserve, sizeof reserve, "%s/sweep.reserve", nn_sweep_folder (sweep));
+    }
+  if (sweep == NULL)
+    why = "no sweep was made";
+  else if (status != NN_ERROR_IO || nn_sweep_status (sweep) != NN_SWEEP_FAILED
+           || !has (error.message, "No space left"))
+    why = "the sweep did not fail for want of space";
+  else if (!filler.reserve_kept)
+    why = "no reserve was kept while the sweep ran";
+  else if (test_exists (reserve))
+    why = "the reserve is still there";
+  else if (text == NULL || !has (text, "\"status\": \"failed\"") || !has (text, "\"error\": \"")
+           || !has (text, "No space left"))
+    why = "sweep.json does not say failed, and why";
+  else if (!has (text, "point-0001.json") || !has (text, "\"status\": \"pending\"")
+           || nn_sweep_point (sweep, 0)->status != NN_SWEEP_POINT_COMPLETED
+           || nn_sweep_point (sweep, 2)->status != NN_SWEEP_POINT_PENDING)
+    why = "sweep.json lost the point done, or ran the last";
+  printf ("%d %s", why == NULL, why != NULL ? why : error.message);
+  if (why != NULL && text != NULL)
+    printf (" -- %.600s", text);
+  free (text);
+  nn_sweep_free (sweep);
+  nn_dataset_free (data);
+  return 0;
+}
+#endif
+
+/* A disk that fills while a sweep runs: the sweep ends "failed" with the
+ * reason and the points done, in a sweep.json written in the room its
+ * reserve kept; it used to stay "running", the last point "pending". */
+static void
+test_full_disk (void)
+{
+  const char *what = "a sweep whose disk fills after its first point ends failed with the "
+                     "reason and keeps that point, in the room its reserve kept";
+#ifdef __linux__
+  char line[2048] = "";
+  const char *folder = test_path ("full");
+  test_make_folder (folder);
+  int status = test_child_run ("full-disk", folder, line, sizeof line);
+  if (strncmp (line, "skip ", 5) == 0)
+    tap_skip (line + 5, "%s", what);
+  else
+    tap_ok (status == 0 && line[0] == '1', "%s: %s", what,
+            line[0] != '\0' ? line + 2 : "the child said nothing");
+#else
+  tap_skip ("mount namespaces are Linux's", "%s", what);
+#endif
+}
+
 /* The default sweep's grid and the trainer's warm-up checks. */
 static void
 test_defaults (void)
@@ -592,8 +755,18 @@ test_eta (void)
 }
 
 int
-main (void)
+main (int argc, char **argv)
 {
+#ifdef __linux__
+  static const TestChildCase children[] = {
+    { "full-disk", child_full_disk },
+    { NULL, NULL },
+  };
+  test_child_main (argc, argv, children);
+#else
+  (void) argc;
+  (void) argv;
+#endif
   test_isolate_home ();
   data = test_make_dataset (256, 32, 4, 1, 8, 8, 11);
   test_axis_parse ();
@@ -602,6 +775,7 @@ main (void)
   test_grid_order ();
   test_run ();
   test_cancel ();
+  test_full_disk ();
   test_defaults ();
   test_eta ();
   nn_dataset_free (data);
