@@ -370,9 +370,9 @@ tb_cli_cmd_sysinfo (int argc, char **argv)
   NnError error;
   nn_error_clear (&error);
   if (nn_machine_id (id, id_path, sizeof id_path, &error) == NN_OK)
-    printf ("machine   %s (kept in %s)\n", id, id_path);
+    tb_cli_print ("machine   %s (kept in %s)\n", id, id_path);
   else
-    printf ("machine   no id: %s\n", error.message);
+    tb_cli_print ("machine   no id: %s\n", error.message);
   nn_system_os_label (&sys, os, sizeof os);
   tb_cli_print ("OS        %s\n", os);
   tb_cli_print ("kernel    %s\n", sys.kernel);
