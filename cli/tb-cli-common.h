@@ -202,6 +202,10 @@ int tb_cli_os_terminal_columns (void);
 /* Write to stderr from an interrupt handler. */
 void tb_cli_os_write_error (const char *text);
 
+/* The system's folder for temporary files (TMPDIR or /tmp; Windows' TEMP),
+ * without a trailing separator; "" when there is none. */
+void tb_cli_os_temp_folder (char *out, size_t size);
+
 /* Why a run is asked to stop. */
 typedef enum
 {

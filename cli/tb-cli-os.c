@@ -107,6 +107,22 @@ tb_cli_os_write_error (const char *text)
   WriteFile (GetStdHandle (STD_ERROR_HANDLE), text, (DWORD) strlen (text), &written, NULL);
 }
 
+void
+tb_cli_os_temp_folder (char *out, size_t size)
+{
+  wchar_t wide[MAX_PATH + 1];
+  DWORD n = GetTempPathW (MAX_PATH + 1, wide);
+
+  out[0] = '\0';
+  if (n == 0 || n > MAX_PATH)
+    return;
+  /* without the separator it ends in, as nn_path_join wants a folder */
+  if (n > 3 && (wide[n - 1] == L'\\' || wide[n - 1] == L'/'))
+    wide[n - 1] = L'\0';
+  if (WideCharToMultiByte (CP_UTF8, 0, wide, -1, out, (int) size, NULL, NULL) == 0)
+    out[0] = '\0';
+}
+
 /* Set once the run has stopped and its result is written, so a console
  * that is closing waits for that before Windows ends the process. */
 static HANDLE stopped_event;
@@ -206,6 +222,14 @@ tb_cli_os_write_error (const char *text)
 {
   ssize_t ignored = write (STDERR_FILENO, text, strlen (text));
   (void) ignored;
+}
+
+void
+tb_cli_os_temp_folder (char *out, size_t size)
+{
+  /* TMPDIR as the shell and mktemp take it: an absolute path, else /tmp */
+  const char *tmp = getenv ("TMPDIR");
+  snprintf (out, size, "%s", tmp != NULL && tmp[0] == '/' ? tmp : "/tmp");
 }
 
 /* The signals that stop a run (and are recorded as a cancelled one):

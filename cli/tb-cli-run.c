@@ -166,6 +166,30 @@ print_breakdown (const NnRunResult *r, const char *prefix)
                 b->evaluation_seconds);
 }
 
+/* A result its file could not take (a runs folder that filled up or
+ * became read-only while the run trained) is written into the system's
+ * temporary folder instead, so that a finished run is never lost; says
+ * where, or that it could not be saved at all. */
+static void
+save_elsewhere (TbCliRun *run, const char *command)
+{
+  const NnRunResult *r = nn_runner_result (run->runner);
+  char folder[4096], name[512], path[4096];
+  NnError error;
+
+  if (!nn_runner_result_unwritten (run->runner))
+    return;
+  tb_cli_os_temp_folder (folder, sizeof folder);
+  snprintf (name, sizeof name, "trainbench-%s.json", r->run_id);
+  nn_error_clear (&error);
+  if (nn_path_join (path, sizeof path, folder, name)
+      && nn_runner_write_result (run->runner, path, &error) == NN_OK)
+    tb_cli_error ("%s: the result is saved in %s instead", command, path);
+  else
+    tb_cli_error ("%s: the result could not be saved in the temporary folder either: %s",
+                  command, error.message[0] ? error.message : "its name is too long");
+}
+
 /* Train once; the result file is written whatever happens: the file --out
  * names, or a new one in the runs folder that never replaces another run's.
  * Returns the exit status for it. */
@@ -198,16 +222,21 @@ run_one (TbCliRun *run, const char *command)
   else if (status == NN_ERROR_CANCELLED)
     tb_cli_error ("%s: cancelled after %.1f s (%lld steps)", command, r->total_seconds,
                   (long long) r->step_count);
-  else if (status != NN_OK)
+  nn_error_clear (&werr);
+  NnStatus wstatus = nn_runner_write_status (run->runner, &werr);
+  /* a run refused for its runs folder failed for the reason its result
+   * could not be written: said once, below */
+  bool same_failure = wstatus != NN_OK && strcmp (error.message, werr.message) == 0;
+  if (status != NN_OK && status != NN_ERROR_CANCELLED && !same_failure)
     tb_cli_error ("%s: the run failed: %s", command, error.message[0] ? error.message : r->error);
   if (status == NN_OK && !run->progress->quiet)
     print_breakdown (r, prefix);
 
-  nn_error_clear (&werr);
-  if (nn_runner_write_status (run->runner, &werr) != NN_OK)
+  if (wstatus != NN_OK)
     {
       tb_cli_error ("%s: %scannot write the result file: %s", command,
                     run->request.result_path != NULL ? "--out: " : "", werr.message);
+      save_elsewhere (run, command);
       exit_status = TB_CLI_EXIT_FAILED;
     }
   else
@@ -532,6 +561,20 @@ train_request_from_args (const TbCliArgs *args, const char *cmd, NnRunRequest *r
     request->dataset_name = tb_cli_default_dataset ();
 }
 
+/* The runs folder takes the result: a run that would train and then have
+ * nowhere to put it is refused before anything loads (the runner checks
+ * the same, nn_runner_check_folder). */
+static void
+check_runs_folder (const char *cmd, const NnRunRequest *request)
+{
+  NnError error;
+
+  nn_error_clear (&error);
+  if (nn_runner_check_folder (request, &error) != NN_OK)
+    tb_cli_usage_error (cmd, "the result would have nowhere to go: %s (--out FILE saves it "
+                             "elsewhere)", error.message);
+}
+
 /* What train's run would meet, checked before it loads anything. */
 static void
 train_check (const TbCliArgs *args, const char *cmd, const NnRunRequest *request)
@@ -549,6 +592,7 @@ train_check (const TbCliArgs *args, const char *cmd, const NnRunRequest *request
   else
     snprintf (what, sizeof what, "--model");
   check_model (cmd, what, c->spec_text, request->dataset_name, &data);
+  check_runs_folder (cmd, request);
 }
 
 int

@@ -1164,6 +1164,55 @@ ok(rc == 0 and len(docs) == 1 and isinstance(docs[0], dict)
    "reproduce whose reader closes the pipe after the first epoch goes on, saves its result "
    "and exits 0", "rc=%s\n" % rc + both(out, err) + "\n" + str(docs)[:500])
 
+# ------------------------------------------------------------------ a runs folder that cannot take the result
+
+# A runs folder that is not a folder (or is read-only, or full) refuses the
+# run before it loads anything, said once; a runs folder that stops taking
+# files while the run trains (here: moved away and a file put in its place)
+# leaves the finished result in the temporary folder, said so, never lost.
+blocked_home = os.path.join(TMP, "blocked-xdg")
+os.makedirs(blocked_home)
+open(os.path.join(blocked_home, "trainbench"), "w").write("not a folder")
+rc, out, err = cli("train", "--preset", "mlp-small", "--dataset", DATA, "--epochs", "1",
+                   "--limit-train", "300", "--limit-test", "100", "--quiet",
+                   env={"XDG_DATA_HOME": win(blocked_home)})
+ok(rc == 2 and err.count("is not a folder") == 1 and "nowhere to go" in err
+   and "the run failed" not in err,
+   "a runs folder that is a file refuses the run before it starts, saying why once",
+   both(out, err))
+
+if not WINDOWS:
+    moving_home = os.path.join(TMP, "moving-xdg")
+    spare = os.path.join(TMP, "spare-tmp")
+    os.makedirs(os.path.join(moving_home, "trainbench", "runs"))
+    os.makedirs(spare)
+    proc = subprocess.Popen(COMMAND + ["train", "--preset", "mlp-small", "--dataset", DATA,
+                                       "--epochs", "3", "--limit-train", "500",
+                                       "--limit-test", "100", "--threads", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=TMP,
+                            env=dict(ENV, XDG_DATA_HOME=moving_home, TMPDIR=spare),
+                            universal_newlines=True)
+    lines = []
+    while True:
+        line = proc.stdout.readline()
+        lines.append(line)
+        if not line or line.startswith("epoch 1/3 "):
+            break
+    os.kill(proc.pid, signal.SIGSTOP)
+    runs_folder = os.path.join(moving_home, "trainbench", "runs")
+    os.rename(runs_folder, runs_folder + "-moved")
+    open(runs_folder, "w").write("not a folder any more")
+    os.kill(proc.pid, signal.SIGCONT)
+    rest, err = proc.communicate(timeout=300)
+    saved = [f for f in os.listdir(spare) if f.startswith("trainbench-") and f.endswith(".json")]
+    doc = load_json(os.path.join(spare, saved[0])) if len(saved) == 1 else None
+    ok(proc.returncode == 1 and isinstance(doc, dict) and doc.get("status") == "completed"
+       and len(doc.get("epochs") or []) == 3 and "cannot write the result file" in err
+       and os.path.join(spare, saved[0]) in err,
+       "a runs folder that stops taking files while the run trains: the result is saved in "
+       "the temporary folder, and the message says where",
+       "rc=%s\n" % proc.returncode + both("".join(lines) + rest, err) + "\n" + str(saved))
+
 # ------------------------------------------------------------------ Ctrl-C, SIGTERM, SIGHUP
 
 # SIGINT on Linux. Under wine the same signal to the wine process reaches
