@@ -32,7 +32,7 @@ static const char usage[] =
   "  trainbench --export-chart sweep|crossover|sweep-breakdown --sweep SWEEP.json\n"
   "             -o OUT.png|OUT.svg|OUT.csv\n"
   "             [--size WIDTHxHEIGHT] [--x AXIS] [--y AXIS] [--dark]\n"
-  "  trainbench --export-report OUT.png|OUT.html [--runs DIR|FILE...] [--machine FILE]\n"
+  "  trainbench --export-report OUT.png|OUT.html [--runs DIR|FILE...] [--machine FILE...]\n"
   "\n"
   "KIND is one of:\n"
   "  compare     seconds per epoch by device (or by OS, for each model and kind\n"
@@ -55,7 +55,9 @@ static const char usage[] =
   "\n"
   "--export-report: the articles' claims against this machine's runs (the\n"
   "Articles page), as a PNG or the HTML page; --runs defaults to the runs\n"
-  "folder, and --machine FILE judges them as the machine of that result file.\n";
+  "folder, and --machine FILE judges them as the machine of that result file\n"
+  "(given more than once: the machines of all the files as one, a machine that\n"
+  "boots two operating systems).\n";
 
 /* "trainbench: <message>" on stderr. Every %s argument (a file's name, a
  * message that quotes a file's text, an argument) goes through the engine's
@@ -242,7 +244,7 @@ export_sweep (const char *chart,
   return 0;
 }
 
-/* --export-report OUT [--runs DIR|FILE...] [--machine FILE]: the engine
+/* --export-report OUT [--runs DIR|FILE...] [--machine FILE...]: the engine
  * reads the files itself (nn_report_build), skipping what is not a result
  * with a message, as the CLI's report does. */
 static int
@@ -250,7 +252,8 @@ export_report (int    argc,
                char **argv)
 {
   g_autoptr(GPtrArray) paths = g_ptr_array_new ();
-  const char *output = NULL, *machine_file = NULL;
+  g_autoptr(GPtrArray) machine_files = g_ptr_array_new ();
+  const char *output = NULL;
   char runs_dir[4096];
   NnReportMachine machine;
   NnReport *report = NULL;
@@ -264,7 +267,16 @@ export_report (int    argc,
       if (is_option (arg, "--export-report"))
         output = option_value (argc, argv, &i, "--export-report");
       else if (is_option (arg, "--machine"))
-        machine_file = option_value (argc, argv, &i, "--machine");
+        {
+          const char *file = option_value (argc, argv, &i, "--machine");
+          if (file == NULL)
+            {
+              say ("--machine wants a result file");
+              fprintf (stderr, "\n%s", usage);
+              return 2;
+            }
+          g_ptr_array_add (machine_files, (gpointer) file);
+        }
       else if (strcmp (arg, "--runs") == 0)
         while (i + 1 < argc && argv[i + 1][0] != '-')
           g_ptr_array_add (paths, argv[++i]);
@@ -275,7 +287,7 @@ export_report (int    argc,
           return 2;
         }
     }
-  if (output == NULL || (machine_file == NULL && strcmp (argv[argc - 1], "--machine") == 0))
+  if (output == NULL)
     {
       fputs (usage, stderr);
       return 2;
@@ -286,16 +298,26 @@ export_report (int    argc,
       g_ptr_array_add (paths, runs_dir);
     }
   nn_error_clear (&nn_error);
-  if (machine_file != NULL)
+  /* --machine FILE given once or more, as the CLI's report takes it: the
+   * first file's machine, the others its other OS installations */
+  if (machine_files->len > NN_REPORT_MACHINE_IDS_MAX)
     {
-      if (nn_report_machine_from_file (machine_file, &machine, &nn_error) != NN_OK)
+      say ("--machine: given %u times; a machine has at most %d ids", machine_files->len,
+           NN_REPORT_MACHINE_IDS_MAX);
+      return 2;
+    }
+  for (guint i = 0; i < machine_files->len; i++)
+    {
+      const char *file = g_ptr_array_index (machine_files, i);
+      if ((i == 0 ? nn_report_machine_from_file (file, &machine, &nn_error)
+                  : nn_report_machine_add_file (&machine, file, &nn_error)) != NN_OK)
         {
           g_autofree char *message = tb_error_message (&nn_error);
           say ("--machine: %s", message);
           return 2;
         }
     }
-  else
+  if (machine_files->len == 0)
     nn_report_machine_here (&machine);
   if (nn_report_build ((const char *const *) paths->pdata, (int) paths->len, &machine, &report,
                        &nn_error) != NN_OK)

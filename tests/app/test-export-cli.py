@@ -309,6 +309,26 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("--export-chart", "crossover", "--sweep", "/dev/zero", "-o", os.path.join(tmp, "z.png"), timeout=20)
     ok(p.returncode == 1, "/dev/zero as a sweep file is refused at once")
 
+    # --machine given twice, as the CLI's report takes it: a machine that
+    # boots Linux and Windows is one, and its Windows run measures claim 4
+    foreign = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "report",
+                           "foreign-windows")
+    linux = os.path.join(foreign, "here-cnn-cpu-linux.json")
+    windows = os.path.join(foreign, "foreign-same-model-windows-cnn-cpu.json")
+    one = os.path.join(tmp, "one-machine.html")
+    p = run("--export-report", one, "--runs", foreign, "--machine", linux)
+    p2 = run("--export-report", os.path.join(tmp, "two-ids.html"), "--runs", foreign,
+             "--machine", linux, "--machine", windows)
+    text = open(os.path.join(tmp, "two-ids.html"), encoding="utf-8").read() \
+        if p2.returncode == 0 else ""
+    ok(p.returncode == 0 and p2.returncode == 0 and "machines 5e1f0c2a, f0e1d2c3" in text
+       and text.count("holds here") > open(one, encoding="utf-8").read().count("holds here"),
+       "--export-report --machine given twice judges both files' machines as one: %s"
+       % (p.stderr + p2.stderr).strip()[:200])
+    p = run("--export-report", os.path.join(tmp, "x.html"), "--machine", "--runs", foreign)
+    ok(p.returncode == 2 and "--machine" in p.stderr,
+       "--export-report --machine without a file is a usage error")
+
     # text a terminal acts on (a screen clear, a window title, OSC 52's
     # clipboard write, a line overwritten with \r, a right-to-left override)
     # in a file's name, a file's text or an argument reaches stderr escaped,
