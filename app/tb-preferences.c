@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-preferences.c: the preferences window. Every control is bound to a
- * GSettings key, so changes apply at once and persist; the device list is
- * asked for in a worker, behind a spinner row.
+/* tb-preferences.c: the preferences window (tb-preferences.ui). Every
+ * control is bound to a GSettings key, so changes apply at once and
+ * persist; the device list is asked for in a worker, behind a spinner row.
  */
 #define G_LOG_DOMAIN "trainbench-preferences"
 
@@ -14,13 +14,33 @@
 #include "tb-devices.h"
 #include "tb-preferences.h"
 
+struct _TbPreferencesWindow
+{
+  AdwPreferencesWindow parent_instance;
+
+  /* owned */
+  GSettings *settings;
+  GCancellable *cancellable;     /* the device list's request, cancelled when the window goes */
+  GtkStringList *device_ids;     /* "cpu", "cuda:0": the id of each of device_row's items */
+
+  /* template widgets */
+  AdwActionRow *folder_row;
+  GtkWidget *device_looking_row; /* in device_row's place until the devices are listed */
+  AdwComboRow *device_row;
+  GtkWidget *threads_spin;
+  GtkWidget *tf32_switch;
+  AdwComboRow *style_row;
+};
+
+G_DEFINE_FINAL_TYPE (TbPreferencesWindow, tb_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
+
+/* the color-scheme setting's values, in the order of style_row's items */
 static const char *scheme_ids[] = { "default", "light", "dark", NULL };
 
 static void
-update_folder_row (GtkWidget *row,
-                   GSettings *settings)
+update_folder_row (TbPreferencesWindow *self)
 {
-  g_autofree char *folder = g_settings_get_string (settings, "runs-folder");
+  g_autofree char *folder = g_settings_get_string (self->settings, "runs-folder");
   char def[4096];
 
   if (folder == NULL || *folder == '\0')
@@ -29,24 +49,24 @@ update_folder_row (GtkWidget *row,
 
       nn_runs_dir (def, sizeof def);
       text = g_strdup_printf (_("%s (default)"), def);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), text);
+      adw_action_row_set_subtitle (self->folder_row, text);
     }
   else
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), folder);
+    adw_action_row_set_subtitle (self->folder_row, folder);
 }
 
 static void
-folder_changed_cb (GSettings  *settings,
-                   const char *key,
-                   GtkWidget  *row)
+folder_changed_cb (TbPreferencesWindow *self,
+                   const char          *key,
+                   GSettings           *settings)
 {
-  update_folder_row (row, settings);
+  update_folder_row (self);
 }
 
 static void
-folder_response_cb (GtkNativeDialog *dialog,
-                    int              response,
-                    GSettings       *settings)
+folder_response_cb (GtkNativeDialog     *dialog,
+                    int                  response,
+                    TbPreferencesWindow *self)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
@@ -54,32 +74,33 @@ folder_response_cb (GtkNativeDialog *dialog,
       g_autofree char *path = g_file_get_path (file);
 
       if (path != NULL)
-        g_settings_set_string (settings, "runs-folder", path);
+        g_settings_set_string (self->settings, "runs-folder", path);
     }
   gtk_native_dialog_destroy (dialog);
   g_object_unref (dialog);
+  g_object_unref (self);
 }
 
 static void
-choose_folder_cb (GtkButton *button,
-                  GSettings *settings)
+choose_folder_cb (TbPreferencesWindow *self,
+                  GtkButton           *button)
 {
-  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (button));
   GtkFileChooserNative *dialog =
-    gtk_file_chooser_native_new (_("Runs Folder"), GTK_WINDOW (root),
+    gtk_file_chooser_native_new (_("Runs Folder"), GTK_WINDOW (self),
                                  GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER,
                                  _("_Select"), _("_Cancel"));
 
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (dialog), TRUE);
-  g_signal_connect (dialog, "response", G_CALLBACK (folder_response_cb), settings);
+  /* the window stays until the answer, which comes once */
+  g_signal_connect (dialog, "response", G_CALLBACK (folder_response_cb), g_object_ref (self));
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
 }
 
 static void
-reset_folder_cb (GtkButton *button,
-                 GSettings *settings)
+reset_folder_cb (TbPreferencesWindow *self,
+                 GtkButton           *button)
 {
-  g_settings_reset (settings, "runs-folder");
+  g_settings_reset (self->settings, "runs-folder");
 }
 
 static gboolean
@@ -115,16 +136,15 @@ scheme_set_mapping (const GValue       *value,
  * in the combo row's place until the worker answers. */
 
 static void
-device_selected_cb (AdwComboRow *row,
-                    GParamSpec  *pspec,
-                    GSettings   *settings)
+device_selected_cb (TbPreferencesWindow *self,
+                    GParamSpec          *pspec,
+                    AdwComboRow         *row)
 {
-  GtkStringList *ids = g_object_get_data (G_OBJECT (row), "ids");
   guint i = adw_combo_row_get_selected (row);
-  const char *id = gtk_string_list_get_string (ids, i);
+  const char *id = gtk_string_list_get_string (self->device_ids, i);
 
   if (id != NULL)
-    g_settings_set_string (settings, "default-device", id);
+    g_settings_set_string (self->settings, "default-device", id);
 }
 
 /* Main thread: the devices are known; the combo row takes the spinner's
@@ -136,10 +156,7 @@ devices_listed_cb (GObject      *object,
 {
   g_autoptr(GError) error = NULL;
   g_autofree TbDeviceList *list = tb_device_list_finish (result, &error);
-  GtkWidget *window = user_data;
-  GSettings *settings;
-  GtkWidget *row, *looking;
-  GtkStringList *device_ids;
+  TbPreferencesWindow *self;
   g_autoptr(GtkStringList) device_names = NULL;
   g_autofree char *current = NULL;
   int selected;
@@ -147,12 +164,9 @@ devices_listed_cb (GObject      *object,
   if (list == NULL)
     return;   /* cancelled: the window closed first, and may be freed */
 
-  settings = g_object_get_data (G_OBJECT (window), "settings");
-  row = g_object_get_data (G_OBJECT (window), "device-row");
-  looking = g_object_get_data (G_OBJECT (window), "device-looking-row");
-  device_ids = g_object_get_data (G_OBJECT (row), "ids");
+  self = TB_PREFERENCES_WINDOW (user_data);
   device_names = gtk_string_list_new (NULL);
-  current = g_settings_get_string (settings, "default-device");
+  current = g_settings_get_string (self->settings, "default-device");
 
   for (int i = 0; i < list->n; i++)
     {
@@ -164,125 +178,88 @@ devices_listed_cb (GObject      *object,
         label = g_strdup_printf (_("GPU %d · %s (not usable)"), dev->index, dev->name);
       else
         label = tb_device_title (dev);
-      gtk_string_list_append (device_ids, id);
+      gtk_string_list_append (self->device_ids, id);
       gtk_string_list_append (device_names, label);
     }
   /* the stored choice, even a GPU not usable here (the setting stays) */
   selected = tb_device_list_find (list, current);
-  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (device_names));
-  adw_combo_row_set_selected (ADW_COMBO_ROW (row), selected >= 0 ? (guint) selected : 0);
+  adw_combo_row_set_model (self->device_row, G_LIST_MODEL (device_names));
+  adw_combo_row_set_selected (self->device_row, selected >= 0 ? (guint) selected : 0);
   /* connected now, so showing the stored choice does not write it back */
-  g_signal_connect (row, "notify::selected", G_CALLBACK (device_selected_cb), settings);
-  gtk_widget_set_visible (looking, FALSE);
-  gtk_widget_set_visible (row, TRUE);
+  g_signal_connect_swapped (self->device_row, "notify::selected",
+                            G_CALLBACK (device_selected_cb), self);
+  gtk_widget_set_visible (self->device_looking_row, FALSE);
+  gtk_widget_set_visible (GTK_WIDGET (self->device_row), TRUE);
+}
+
+/* ------------------------------------------------------------ class */
+
+static void
+tb_preferences_window_dispose (GObject *object)
+{
+  TbPreferencesWindow *self = TB_PREFERENCES_WINDOW (object);
+
+  /* the request does not hold the window: its answer, cancelled, touches
+   * nothing */
+  g_cancellable_cancel (self->cancellable);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TB_TYPE_PREFERENCES_WINDOW);
+  G_OBJECT_CLASS (tb_preferences_window_parent_class)->dispose (object);
 }
 
 static void
-cancel_on_destroy_cb (GtkWidget    *window,
-                      GCancellable *cancellable)
+tb_preferences_window_finalize (GObject *object)
 {
-  g_cancellable_cancel (cancellable);
+  TbPreferencesWindow *self = TB_PREFERENCES_WINDOW (object);
+
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->device_ids);
+  G_OBJECT_CLASS (tb_preferences_window_parent_class)->finalize (object);
+}
+
+static void
+tb_preferences_window_class_init (TbPreferencesWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = tb_preferences_window_dispose;
+  object_class->finalize = tb_preferences_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-preferences.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, folder_row);
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, device_looking_row);
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, device_row);
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, threads_spin);
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, tf32_switch);
+  gtk_widget_class_bind_template_child (widget_class, TbPreferencesWindow, style_row);
+  gtk_widget_class_bind_template_callback (widget_class, choose_folder_cb);
+  gtk_widget_class_bind_template_callback (widget_class, reset_folder_cb);
+}
+
+static void
+tb_preferences_window_init (TbPreferencesWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = tb_settings_new ();
+  self->cancellable = g_cancellable_new ();
+  self->device_ids = gtk_string_list_new (NULL);
+
+  update_folder_row (self);
+  g_signal_connect_object (self->settings, "changed::runs-folder", G_CALLBACK (folder_changed_cb),
+                           self, G_CONNECT_SWAPPED);
+  g_settings_bind (self->settings, "threads", self->threads_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "tf32", self->tf32_switch, "active", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind_with_mapping (self->settings, "color-scheme", self->style_row, "selected",
+                                G_SETTINGS_BIND_DEFAULT, scheme_get_mapping, scheme_set_mapping,
+                                NULL, NULL);
+
+  tb_device_list_async (self->cancellable, devices_listed_cb, self);
 }
 
 GtkWidget *
 tb_preferences_window_new (GtkWindow *parent)
 {
-  GSettings *settings = tb_settings_new ();
-  GtkWidget *window = adw_preferences_window_new ();
-  GtkWidget *page = adw_preferences_page_new ();
-  GtkWidget *group, *row, *button, *reset, *spin, *sw;
-  g_autoptr(GtkStringList) schemes = gtk_string_list_new (NULL);
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-
-  gtk_window_set_transient_for (GTK_WINDOW (window), parent);
-  gtk_window_set_modal (GTK_WINDOW (window), TRUE);
-  g_object_set_data_full (G_OBJECT (window), "settings", settings, g_object_unref);
-  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (window), ADW_PREFERENCES_PAGE (page));
-
-  /* Runs */
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Runs"));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-  row = adw_action_row_new ();
-  /* the folder's path is its subtitle: text, never markup */
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Runs folder"));
-  button = gtk_button_new_with_mnemonic (_("_Choose…"));
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  g_signal_connect (button, "clicked", G_CALLBACK (choose_folder_cb), settings);
-  reset = gtk_button_new_from_icon_name ("edit-undo-symbolic");
-  gtk_widget_set_valign (reset, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (reset, _("Use the default folder"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (reset), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Use the default folder"), -1);
-  g_signal_connect (reset, "clicked", G_CALLBACK (reset_folder_cb), settings);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), button);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), reset);
-  update_folder_row (row, settings);
-  g_signal_connect_object (settings, "changed::runs-folder", G_CALLBACK (folder_changed_cb), row, 0);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  /* Defaults for new runs */
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Training Defaults"));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-
-  /* until the worker answers: a spinner row in the combo row's place */
-  row = tb_device_looking_row_new (_("Default device"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-  g_object_set_data (G_OBJECT (window), "device-looking-row", row);
-
-  row = adw_combo_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Default _device"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  gtk_widget_set_name (row, "device-row");
-  gtk_widget_set_visible (row, FALSE);
-  g_object_set_data_full (G_OBJECT (row), "ids", gtk_string_list_new (NULL), g_object_unref);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-  g_object_set_data (G_OBJECT (window), "device-row", row);
-
-  /* the task does not hold the window, so closing it disposes it at once
-   * and cancels; the answer then touches nothing */
-  g_object_set_data_full (G_OBJECT (window), "device-cancellable", g_object_ref (cancellable), g_object_unref);
-  g_signal_connect (window, "destroy", G_CALLBACK (cancel_on_destroy_cb), cancellable);
-  tb_device_list_async (cancellable, devices_listed_cb, window);
-
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("CPU _threads"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), _("0 uses every core"));
-  spin = gtk_spin_button_new_with_range (0, 1024, 1);
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  g_settings_bind (settings, "threads", spin, "value", G_SETTINGS_BIND_DEFAULT);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), spin);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), spin);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  row = adw_action_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Allow _TF32 on GPUs"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  sw = gtk_switch_new ();
-  gtk_widget_set_valign (sw, GTK_ALIGN_CENTER);
-  g_settings_bind (settings, "tf32", sw, "active", G_SETTINGS_BIND_DEFAULT);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), sw);
-  adw_action_row_set_activatable_widget (ADW_ACTION_ROW (row), sw);
-  gtk_accessible_update_relation (GTK_ACCESSIBLE (sw), GTK_ACCESSIBLE_RELATION_LABELLED_BY, row, NULL, -1);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  /* Appearance */
-  group = adw_preferences_group_new ();
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Appearance"));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-  gtk_string_list_append (schemes, _("Follow the system"));
-  gtk_string_list_append (schemes, _("Light"));
-  gtk_string_list_append (schemes, _("Dark"));
-  row = adw_combo_row_new ();
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("_Style"));
-  adw_preferences_row_set_use_underline (ADW_PREFERENCES_ROW (row), TRUE);
-  adw_combo_row_set_model (ADW_COMBO_ROW (row), G_LIST_MODEL (schemes));
-  g_settings_bind_with_mapping (settings, "color-scheme", row, "selected", G_SETTINGS_BIND_DEFAULT,
-                                scheme_get_mapping, scheme_set_mapping, NULL, NULL);
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
-
-  return window;
+  return g_object_new (TB_TYPE_PREFERENCES_WINDOW, "transient-for", parent, NULL);
 }

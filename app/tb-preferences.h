@@ -8,6 +8,11 @@
 
 G_BEGIN_DECLS
 
+#define TB_TYPE_PREFERENCES_WINDOW (tb_preferences_window_get_type ())
+G_DECLARE_FINAL_TYPE (TbPreferencesWindow, tb_preferences_window, TB, PREFERENCES_WINDOW,
+                      AdwPreferencesWindow)
+
+/* A modal window over `parent` (may be NULL). */
 GtkWidget *tb_preferences_window_new (GtkWindow *parent);
 
 G_END_DECLS
