@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-inspect.c: the confusion matrix and misclassified images of a finished
- * run. Predictions run in a GTask worker; the window shows a spinner until
- * they are in.
+ * run, and the window that shows them (tb-inspect.ui). Predictions run in a
+ * GTask worker; the window shows a spinner until they are in.
  */
 #define G_LOG_DOMAIN "trainbench-inspect"
 
@@ -183,23 +183,22 @@ tb_confusion_render (cairo_t           *cr,
 
 /* ------------------------------------------------------------ window */
 
-typedef struct
+struct _TbInspectWindow
 {
-  TbSession *session;      /* owned */
-  TbConfusion *confusion;  /* owned, once computed */
-  GtkWidget *stack;
-  GtkWidget *area;
-  GtkWidget *grid;
-  GtkWidget *summary;
-} Inspect;
+  AdwWindow parent_instance;
 
-static void
-inspect_free (Inspect *in)
-{
-  g_clear_object (&in->session);
-  g_clear_pointer (&in->confusion, tb_confusion_free);
-  g_free (in);
-}
+  /* owned */
+  TbSession *session;        /* the run inspected: its model and data set */
+  TbConfusion *confusion;    /* once computed */
+
+  /* template widgets */
+  GtkWidget *stack;          /* "busy", then "result" */
+  GtkWidget *summary;
+  GtkWidget *area;           /* the confusion matrix */
+  GtkWidget *grid;           /* GtkFlowBox of misclassified images */
+};
+
+G_DEFINE_FINAL_TYPE (TbInspectWindow, tb_inspect_window, ADW_TYPE_WINDOW)
 
 static void
 compute_thread (GTask        *task,
@@ -225,10 +224,10 @@ draw_cb (GtkDrawingArea *area,
          int             height,
          gpointer        user_data)
 {
-  Inspect *in = user_data;
+  TbInspectWindow *self = user_data;
 
-  if (in->confusion != NULL)
-    tb_confusion_render (cr, width, height, in->confusion,
+  if (self->confusion != NULL)
+    tb_confusion_render (cr, width, height, self->confusion,
                          adw_style_manager_get_dark (adw_style_manager_get_default ()));
 }
 
@@ -266,122 +265,97 @@ sample_widget (const NnSplit *split,
   return box;
 }
 
+/* Main thread: the predictions are in. The task holds the window until
+ * then, so one closed meanwhile still has its widgets. */
 static void
 computed_cb (GObject      *object,
              GAsyncResult *result,
              gpointer      user_data)
 {
-  GtkWidget *window = user_data;
-  Inspect *in = g_object_get_data (G_OBJECT (window), "inspect");
+  TbInspectWindow *self = TB_INSPECT_WINDOW (object);
   g_autoptr(GError) error = NULL;
   TbConfusion *c = g_task_propagate_pointer (G_TASK (result), &error);
   const NnDataset *ds;
   g_autofree char *summary = NULL;
 
-  if (in == NULL)
-    {
-      g_clear_pointer (&c, tb_confusion_free);
-      g_object_unref (window);
-      return;
-    }
   if (c == NULL)
     {
-      gtk_label_set_text (GTK_LABEL (in->summary), error->message);
-      gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "result");
-      g_object_unref (window);
+      gtk_label_set_text (GTK_LABEL (self->summary), error->message);
+      gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "result");
       return;
     }
 
-  in->confusion = c;
-  ds = tb_session_get_dataset (in->session);
+  self->confusion = c;
+  ds = tb_session_get_dataset (self->session);
   summary = g_strdup_printf (_("%d of %d test images right (%.2f %%); %u misclassified"),
                              c->correct, c->count, c->count ? 100.0 * c->correct / c->count : 0.0,
                              c->wrong->len);
-  gtk_label_set_text (GTK_LABEL (in->summary), summary);
+  gtk_label_set_text (GTK_LABEL (self->summary), summary);
   if (c->wrong->len == 0)
-    gtk_flow_box_append (GTK_FLOW_BOX (in->grid), gtk_label_new (_("None: every test image is classified right")));
+    gtk_flow_box_append (GTK_FLOW_BOX (self->grid),
+                         gtk_label_new (_("None: every test image is classified right")));
   for (guint i = 0; i < MIN (c->wrong->len, MAX_WRONG_SHOWN); i++)
-    gtk_flow_box_append (GTK_FLOW_BOX (in->grid),
+    gtk_flow_box_append (GTK_FLOW_BOX (self->grid),
                          sample_widget (&ds->test, g_array_index (c->wrong, int, i),
                                         g_array_index (c->wrong_pred, int, i)));
-  gtk_widget_queue_draw (in->area);
-  gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "result");
-  g_object_unref (window);
+  gtk_widget_queue_draw (self->area);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "result");
+}
+
+static void
+tb_inspect_window_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), TB_TYPE_INSPECT_WINDOW);
+  G_OBJECT_CLASS (tb_inspect_window_parent_class)->dispose (object);
+}
+
+static void
+tb_inspect_window_finalize (GObject *object)
+{
+  TbInspectWindow *self = TB_INSPECT_WINDOW (object);
+
+  g_clear_object (&self->session);
+  g_clear_pointer (&self->confusion, tb_confusion_free);
+  G_OBJECT_CLASS (tb_inspect_window_parent_class)->finalize (object);
+}
+
+static void
+tb_inspect_window_class_init (TbInspectWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = tb_inspect_window_dispose;
+  object_class->finalize = tb_inspect_window_finalize;
+
+  gtk_widget_class_set_template_from_resource (widget_class, RESOURCE_PREFIX "/tb-inspect.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbInspectWindow, stack);
+  gtk_widget_class_bind_template_child (widget_class, TbInspectWindow, summary);
+  gtk_widget_class_bind_template_child (widget_class, TbInspectWindow, area);
+  gtk_widget_class_bind_template_child (widget_class, TbInspectWindow, grid);
+}
+
+static void
+tb_inspect_window_init (TbInspectWindow *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->area), draw_cb, self, NULL);
 }
 
 GtkWidget *
 tb_inspect_window_new (GtkWindow *parent,
                        TbSession *session)
 {
-  GtkWidget *window = adw_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *spinner = gtk_spinner_new ();
-  GtkWidget *content = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *scroller = gtk_scrolled_window_new ();
-  GtkWidget *outer = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *title;
-  Inspect *in = g_new0 (Inspect, 1);
+  TbInspectWindow *self;
   g_autoptr(GTask) task = NULL;
 
   g_return_val_if_fail (TB_IS_SESSION (session), NULL);
 
-  in->session = g_object_ref (session);
-  g_object_set_data_full (G_OBJECT (window), "inspect", in, (GDestroyNotify) inspect_free);
-
-  gtk_window_set_title (GTK_WINDOW (window), _("Inspect Results"));
-  gtk_window_set_transient_for (GTK_WINDOW (window), parent);
-  gtk_window_set_default_size (GTK_WINDOW (window), 900, 560);
-  gtk_box_append (GTK_BOX (box), header);
-
-  in->stack = gtk_stack_new ();
-  gtk_widget_set_vexpand (in->stack, TRUE);
-  gtk_spinner_set_spinning (GTK_SPINNER (spinner), TRUE);
-  gtk_widget_set_size_request (spinner, 32, 32);
-  gtk_widget_set_halign (spinner, GTK_ALIGN_CENTER);
-  gtk_widget_set_valign (spinner, GTK_ALIGN_CENTER);
-  gtk_stack_add_named (GTK_STACK (in->stack), spinner, "busy");
-
-  in->area = gtk_drawing_area_new ();
-  gtk_widget_set_size_request (in->area, 360, 360);
-  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (in->area), draw_cb, in, NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (in->area), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Confusion matrix"), -1);
-  gtk_widget_set_hexpand (in->area, TRUE);
-
-  in->summary = gtk_label_new ("");
-  gtk_label_set_wrap (GTK_LABEL (in->summary), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (in->summary), 0);
-  title = gtk_label_new (_("Misclassified test images (true → predicted)"));
-  gtk_widget_add_css_class (title, "heading");
-  gtk_label_set_xalign (GTK_LABEL (title), 0);
-  in->grid = gtk_flow_box_new ();
-  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (in->grid), GTK_SELECTION_NONE);
-  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (in->grid), 12);
-  gtk_flow_box_set_homogeneous (GTK_FLOW_BOX (in->grid), TRUE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), in->grid);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_vexpand (scroller, TRUE);
-  gtk_widget_set_hexpand (right, TRUE);
-  gtk_box_append (GTK_BOX (right), title);
-  gtk_box_append (GTK_BOX (right), scroller);
-
-  gtk_box_append (GTK_BOX (content), in->area);
-  gtk_box_append (GTK_BOX (content), right);
-  gtk_widget_set_vexpand (content, TRUE);
-  gtk_box_append (GTK_BOX (outer), in->summary);
-  gtk_box_append (GTK_BOX (outer), content);
-  gtk_widget_set_margin_start (outer, 12);
-  gtk_widget_set_margin_end (outer, 12);
-  gtk_widget_set_margin_top (outer, 12);
-  gtk_widget_set_margin_bottom (outer, 12);
-  gtk_stack_add_named (GTK_STACK (in->stack), outer, "result");
-  gtk_stack_set_visible_child_name (GTK_STACK (in->stack), "busy");
-  gtk_box_append (GTK_BOX (box), in->stack);
-  adw_window_set_content (ADW_WINDOW (window), box);
-
-  task = g_task_new (NULL, NULL, computed_cb, g_object_ref (window));
+  self = g_object_new (TB_TYPE_INSPECT_WINDOW, "transient-for", parent, NULL);
+  self->session = g_object_ref (session);
+  /* the task holds the window until its answer */
+  task = g_task_new (self, NULL, computed_cb, NULL);
   g_task_set_task_data (task, g_object_ref (session), g_object_unref);
   g_task_run_in_thread (task, compute_thread);
-  return window;
+  return GTK_WIDGET (self);
 }

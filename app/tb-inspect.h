@@ -34,6 +34,9 @@ void tb_confusion_render (cairo_t           *cr,
                           const TbConfusion *confusion,
                           gboolean           dark);
 
+#define TB_TYPE_INSPECT_WINDOW (tb_inspect_window_get_type ())
+G_DECLARE_FINAL_TYPE (TbInspectWindow, tb_inspect_window, TB, INSPECT_WINDOW, AdwWindow)
+
 /* A window that computes and shows both; keeps a reference on `session`. */
 GtkWidget *tb_inspect_window_new (GtkWindow *parent,
                                   TbSession *session);
