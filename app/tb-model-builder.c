@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-model-builder.c: the layer list, its rows' in-place editors, presets and
- * the spec text. The layers (an array of NnLayerSpec) are the truth; the text
- * and the rows are views of them, re-checked with nn_spec_infer on each edit.
+/* tb-model-builder.c: the model builder (tb-model-builder.ui): the layer
+ * list (a TbLayerRow each, tb-layer-row.c), presets and the spec text. The
+ * layers (an array of NnLayerSpec) are the truth; the text and the rows are
+ * views of them, re-checked with nn_spec_infer on each edit.
  */
 #define G_LOG_DOMAIN "trainbench-model-builder"
 
@@ -11,6 +12,7 @@
 
 #include "tb-error.h"
 #include "tb-format.h"
+#include "tb-layer-row.h"
 #include "tb-model-builder.h"
 
 struct _TbModelBuilder
@@ -35,8 +37,10 @@ struct _TbModelBuilder
   /* borrowed */
   const NnPreset *preset;    /* the one loaded last (the engine's), or NULL */
 
-  /* template widgets (children) */
-  GtkWidget *list;           /* GtkListBox */
+  /* template widgets */
+  GtkWidget *preset_button;  /* GtkMenuButton of the engine's presets */
+  GtkWidget *add_button;     /* GtkMenuButton of the kinds of layer */
+  GtkWidget *list;           /* GtkListBox of TbLayerRow */
   GtkWidget *entry;          /* spec text */
   GtkWidget *error_label;
   GtkWidget *params_label;
@@ -62,34 +66,7 @@ enum
 static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
-static const char *activation_ids[] = { "linear", "relu", "sigmoid", "tanh", "softmax", NULL };
-
-static void rebuild_rows (TbModelBuilder *self);
 static void refresh (TbModelBuilder *self, gboolean update_text);
-
-static const char *
-kind_title (NnLayerKind kind)
-{
-  switch (kind)
-    {
-    case NN_LAYER_DENSE:
-      return _("Dense");
-    case NN_LAYER_CONV2D:
-      return _("Conv 2D");
-    case NN_LAYER_MAXPOOL2D:
-      return _("Max pool");
-    case NN_LAYER_AVGPOOL2D:
-      return _("Average pool");
-    case NN_LAYER_FLATTEN:
-      return _("Flatten");
-    case NN_LAYER_DROPOUT:
-      return _("Dropout");
-    case NN_LAYER_ACTIVATION:
-      return _("Activation");
-    default:
-      return "?";
-    }
-}
 
 static NnLayerSpec
 default_layer (NnLayerKind kind)
@@ -185,37 +162,20 @@ show_rows (TbModelBuilder    *self,
   for (guint i = 0; i < self->layers->len; i++)
     {
       GtkListBoxRow *row = gtk_list_box_get_row_at_index (GTK_LIST_BOX (self->list), (int) i);
-      GtkWidget *shape, *params, *error;
 
       if (row == NULL)
         break;
-      shape = g_object_get_data (G_OBJECT (row), "shape");
-      params = g_object_get_data (G_OBJECT (row), "params");
-      error = g_object_get_data (G_OBJECT (row), "error");
       if (i < known)
         {
           g_autofree char *s = shape_text (&infos[i]);
           g_autofree char *p = tb_format_count (infos[i].params);
 
-          gtk_label_set_text (GTK_LABEL (shape), s);
-          gtk_label_set_text (GTK_LABEL (params), p);
+          tb_layer_row_set_shape (TB_LAYER_ROW (row), s, p);
         }
       else
-        {
-          gtk_label_set_text (GTK_LABEL (shape), "—");
-          gtk_label_set_text (GTK_LABEL (params), "");
-        }
-      if ((int) i == self->error_layer)
-        {
-          gtk_label_set_text (GTK_LABEL (error), self->error);
-          gtk_widget_set_visible (error, TRUE);
-          gtk_widget_add_css_class (GTK_WIDGET (row), "tb-invalid");
-        }
-      else
-        {
-          gtk_widget_set_visible (error, FALSE);
-          gtk_widget_remove_css_class (GTK_WIDGET (row), "tb-invalid");
-        }
+        tb_layer_row_set_shape (TB_LAYER_ROW (row), "—", "");
+      tb_layer_row_set_error (TB_LAYER_ROW (row),
+                              (int) i == self->error_layer ? self->error : NULL);
     }
 }
 
@@ -371,268 +331,36 @@ edited (TbModelBuilder *self)
 
 /* ------------------------------------------------------------ rows */
 
-static guint
-row_index (GtkWidget *widget)
-{
-  GtkWidget *row = gtk_widget_get_ancestor (widget, GTK_TYPE_LIST_BOX_ROW);
-
-  return (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
-}
-
 static void
-spin_changed_cb (GtkSpinButton  *spin,
-                 TbModelBuilder *self)
+row_changed_cb (TbLayerRow     *row,
+                TbModelBuilder *self)
 {
-  guint i = row_index (GTK_WIDGET (spin));
-  const char *field = g_object_get_data (G_OBJECT (spin), "field");
-  NnLayerSpec *l;
+  guint i = (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
 
   if (i >= self->layers->len)
     return;
-  l = &g_array_index (self->layers, NnLayerSpec, i);
-  if (g_str_equal (field, "units"))
-    l->units = gtk_spin_button_get_value_as_int (spin);
-  else if (g_str_equal (field, "filters"))
-    l->filters = gtk_spin_button_get_value_as_int (spin);
-  else if (g_str_equal (field, "kernel"))
-    {
-      l->kernel_h = l->kernel_w = gtk_spin_button_get_value_as_int (spin);
-      if (l->kind != NN_LAYER_CONV2D)
-        l->stride_h = l->stride_w = l->kernel_h;
-    }
-  else if (g_str_equal (field, "rate"))
-    l->rate = (float) gtk_spin_button_get_value (spin);
+  g_array_index (self->layers, NnLayerSpec, i) = *tb_layer_row_get_layer (row);
   edited (self);
 }
 
 static void
-dropdown_changed_cb (GtkDropDown    *dropdown,
-                     GParamSpec     *pspec,
-                     TbModelBuilder *self)
+row_move_cb (TbLayerRow     *row,
+             int             by,
+             TbModelBuilder *self)
 {
-  guint i = row_index (GTK_WIDGET (dropdown));
-  const char *field = g_object_get_data (G_OBJECT (dropdown), "field");
-  NnLayerSpec *l;
+  guint i = (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row));
 
-  if (i >= self->layers->len)
-    return;
-  l = &g_array_index (self->layers, NnLayerSpec, i);
-  if (g_str_equal (field, "activation"))
-    l->activation = (NnActivation) gtk_drop_down_get_selected (dropdown);
-  else if (g_str_equal (field, "padding"))
-    l->padding = gtk_drop_down_get_selected (dropdown) == 1 ? NN_PADDING_SAME : NN_PADDING_VALID;
-  edited (self);
-}
-
-static void
-move_up_cb (GtkButton      *button,
-            TbModelBuilder *self)
-{
-  guint i = row_index (GTK_WIDGET (button));
-
-  if (i > 0)
+  if (by < 0 && i > 0)
     tb_model_builder_move_layer (self, i, i - 1);
-}
-
-static void
-move_down_cb (GtkButton      *button,
-              TbModelBuilder *self)
-{
-  guint i = row_index (GTK_WIDGET (button));
-
-  if (i + 1 < self->layers->len)
+  else if (by > 0 && i + 1 < self->layers->len)
     tb_model_builder_move_layer (self, i, i + 1);
 }
 
 static void
-remove_cb (GtkButton      *button,
-           TbModelBuilder *self)
+row_remove_cb (TbLayerRow     *row,
+               TbModelBuilder *self)
 {
-  tb_model_builder_remove_layer (self, row_index (GTK_WIDGET (button)));
-}
-
-/* Settings sit in a flow box, so a narrow window wraps them to a new line. */
-static void
-add_setting (GtkWidget *flow,
-             GtkWidget *widget)
-{
-  gtk_widget_set_halign (widget, GTK_ALIGN_START);
-  gtk_flow_box_insert (GTK_FLOW_BOX (flow), widget, -1);
-  /* the child is a container only: keyboard focus goes to the control */
-  gtk_widget_set_focusable (gtk_widget_get_parent (widget), FALSE);
-}
-
-static GtkWidget *
-add_spin (TbModelBuilder *self,
-          GtkWidget      *box,
-          const char     *label,
-          const char     *field,
-          double          min,
-          double          max,
-          double          step,
-          int             digits,
-          double          value,
-          guint           index)
-{
-  GtkWidget *pair = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *l = gtk_label_new (label);
-  GtkWidget *spin = gtk_spin_button_new_with_range (min, max, step);
-  g_autofree char *a11y = g_strdup_printf (_("%s of layer %u"), label, index + 1);
-
-  gtk_widget_add_css_class (l, "dim-label");
-  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), (guint) digits);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  g_object_set_data (G_OBJECT (spin), "field", (gpointer) field);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (spin), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
-  g_signal_connect (spin, "value-changed", G_CALLBACK (spin_changed_cb), self);
-  gtk_box_append (GTK_BOX (pair), l);
-  gtk_box_append (GTK_BOX (pair), spin);
-  add_setting (box, pair);
-  return spin;
-}
-
-static GtkWidget *
-add_dropdown (TbModelBuilder  *self,
-              GtkWidget       *box,
-              const char      *label,
-              const char      *field,
-              const char     **items,
-              guint            selected,
-              guint            index)
-{
-  GtkWidget *dd = gtk_drop_down_new_from_strings (items);
-  g_autofree char *a11y = g_strdup_printf (_("%s of layer %u"), label, index + 1);
-
-  gtk_drop_down_set_selected (GTK_DROP_DOWN (dd), selected);
-  gtk_widget_set_valign (dd, GTK_ALIGN_CENTER);
-  g_object_set_data (G_OBJECT (dd), "field", (gpointer) field);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (dd), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
-  g_signal_connect (dd, "notify::selected", G_CALLBACK (dropdown_changed_cb), self);
-  add_setting (box, dd);
-  return dd;
-}
-
-static GtkWidget *
-icon_button (const char *icon,
-             const char *tooltip,
-             GCallback   callback,
-             gpointer    data)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name (icon);
-
-  gtk_widget_set_tooltip_text (button, tooltip);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip, -1);
-  gtk_widget_add_css_class (button, "flat");
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  g_signal_connect (button, "clicked", callback, data);
-  return button;
-}
-
-static GtkWidget *
-make_row (TbModelBuilder    *self,
-          const NnLayerSpec *l,
-          guint              index)
-{
-  static const char *padding_ids[] = { "valid", "same", NULL };
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *vbox = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
-  GtkWidget *hbox = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *sbox = gtk_flow_box_new ();
-  GtkWidget *num, *title, *shape, *params, *error;
-  g_autofree char *n = g_strdup_printf ("%u", index + 1);
-
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), FALSE);
-  gtk_widget_set_margin_start (vbox, 8);
-  gtk_widget_set_margin_end (vbox, 4);
-  gtk_widget_set_margin_top (vbox, 4);
-  gtk_widget_set_margin_bottom (vbox, 4);
-
-  num = gtk_label_new (n);
-  gtk_widget_add_css_class (num, "dim-label");
-  gtk_widget_add_css_class (num, "numeric");
-  gtk_label_set_width_chars (GTK_LABEL (num), 2);
-  gtk_box_append (GTK_BOX (hbox), num);
-
-  title = gtk_label_new (kind_title (l->kind));
-  gtk_widget_add_css_class (title, "heading");
-  gtk_label_set_width_chars (GTK_LABEL (title), 9);
-  gtk_label_set_xalign (GTK_LABEL (title), 0);
-  gtk_box_append (GTK_BOX (hbox), title);
-
-  switch (l->kind)
-    {
-    case NN_LAYER_DENSE:
-      add_spin (self, sbox, _("Units"), "units", 1, 65536, 1, 0, l->units, index);
-      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
-      break;
-    case NN_LAYER_CONV2D:
-      add_spin (self, sbox, _("Filters"), "filters", 1, 4096, 1, 0, l->filters, index);
-      add_spin (self, sbox, _("Kernel"), "kernel", 1, 15, 1, 0, l->kernel_h, index);
-      add_dropdown (self, sbox, _("Padding"), "padding", padding_ids, l->padding == NN_PADDING_SAME, index);
-      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
-      break;
-    case NN_LAYER_MAXPOOL2D:
-    case NN_LAYER_AVGPOOL2D:
-      add_spin (self, sbox, _("Window"), "kernel", 1, 16, 1, 0, l->kernel_h, index);
-      break;
-    case NN_LAYER_DROPOUT:
-      add_spin (self, sbox, _("Rate"), "rate", 0, 0.95, 0.05, 2, l->rate, index);
-      break;
-    case NN_LAYER_ACTIVATION:
-      add_dropdown (self, sbox, _("Activation"), "activation", activation_ids, l->activation, index);
-      break;
-    case NN_LAYER_FLATTEN:
-    default:
-      break;
-    }
-  gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (sbox), GTK_SELECTION_NONE);
-  gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (sbox), 4);
-  gtk_flow_box_set_column_spacing (GTK_FLOW_BOX (sbox), 6);
-  gtk_flow_box_set_row_spacing (GTK_FLOW_BOX (sbox), 4);
-  gtk_widget_set_valign (sbox, GTK_ALIGN_CENTER);
-  gtk_widget_set_hexpand (sbox, TRUE);
-  gtk_box_append (GTK_BOX (hbox), sbox);
-
-  shape = gtk_label_new ("");
-  gtk_widget_add_css_class (shape, "numeric");
-  gtk_widget_set_tooltip_text (shape, _("Output shape"));
-  gtk_label_set_width_chars (GTK_LABEL (shape), 11);
-  gtk_label_set_xalign (GTK_LABEL (shape), 1);
-  gtk_box_append (GTK_BOX (hbox), shape);
-
-  params = gtk_label_new ("");
-  gtk_widget_add_css_class (params, "numeric");
-  gtk_widget_add_css_class (params, "dim-label");
-  gtk_widget_set_tooltip_text (params, _("Parameters"));
-  gtk_label_set_width_chars (GTK_LABEL (params), 9);
-  gtk_label_set_xalign (GTK_LABEL (params), 1);
-  gtk_box_append (GTK_BOX (hbox), params);
-
-  gtk_box_append (GTK_BOX (hbox), icon_button ("go-up-symbolic", _("Move Up"), G_CALLBACK (move_up_cb), self));
-  gtk_box_append (GTK_BOX (hbox), icon_button ("go-down-symbolic", _("Move Down"), G_CALLBACK (move_down_cb), self));
-  gtk_box_append (GTK_BOX (hbox), icon_button ("user-trash-symbolic", _("Remove Layer"), G_CALLBACK (remove_cb), self));
-
-  error = gtk_label_new ("");
-  gtk_widget_add_css_class (error, "error");
-  gtk_label_set_wrap (GTK_LABEL (error), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (error), 0);
-  gtk_widget_set_margin_start (error, 24);
-  gtk_widget_set_visible (error, FALSE);
-
-  gtk_box_append (GTK_BOX (vbox), hbox);
-  gtk_box_append (GTK_BOX (vbox), error);
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), vbox);
-
-  g_object_set_data (G_OBJECT (row), "shape", shape);
-  g_object_set_data (G_OBJECT (row), "params", params);
-  g_object_set_data (G_OBJECT (row), "error", error);
-  {
-    g_autofree char *a11y = g_strdup_printf (_("Layer %u: %s"), index + 1, kind_title (l->kind));
-
-    gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_LABEL, a11y, -1);
-  }
-  return row;
+  tb_model_builder_remove_layer (self, (guint) gtk_list_box_row_get_index (GTK_LIST_BOX_ROW (row)));
 }
 
 static void
@@ -643,8 +371,14 @@ rebuild_rows (TbModelBuilder *self)
   while ((child = gtk_widget_get_first_child (self->list)) != NULL)
     gtk_list_box_remove (GTK_LIST_BOX (self->list), child);
   for (guint i = 0; i < self->layers->len; i++)
-    gtk_list_box_append (GTK_LIST_BOX (self->list),
-                         make_row (self, &g_array_index (self->layers, NnLayerSpec, i), i));
+    {
+      GtkWidget *row = tb_layer_row_new (&g_array_index (self->layers, NnLayerSpec, i), i);
+
+      g_signal_connect (row, "changed", G_CALLBACK (row_changed_cb), self);
+      g_signal_connect (row, "move", G_CALLBACK (row_move_cb), self);
+      g_signal_connect (row, "remove", G_CALLBACK (row_remove_cb), self);
+      gtk_list_box_append (GTK_LIST_BOX (self->list), row);
+    }
 }
 
 /* ------------------------------------------------------------ text */
@@ -763,6 +497,13 @@ tb_model_builder_get_property (GObject    *object,
 }
 
 static void
+tb_model_builder_dispose (GObject *object)
+{
+  gtk_widget_dispose_template (GTK_WIDGET (object), TB_TYPE_MODEL_BUILDER);
+  G_OBJECT_CLASS (tb_model_builder_parent_class)->dispose (object);
+}
+
+static void
 tb_model_builder_finalize (GObject *object)
 {
   TbModelBuilder *self = TB_MODEL_BUILDER (object);
@@ -781,6 +522,7 @@ tb_model_builder_class_init (TbModelBuilderClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->get_property = tb_model_builder_get_property;
+  object_class->dispose = tb_model_builder_dispose;
   object_class->finalize = tb_model_builder_finalize;
 
   properties[PROP_VALID] =
@@ -798,26 +540,35 @@ tb_model_builder_class_init (TbModelBuilderClass *klass)
 
   gtk_widget_class_install_action (widget_class, "builder.preset", "s", preset_action);
   gtk_widget_class_install_action (widget_class, "builder.add", "i", add_action);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               RESOURCE_PREFIX "/tb-model-builder.ui");
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, preset_button);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, add_button);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, list);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, entry);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, error_label);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, params_label);
+  gtk_widget_class_bind_template_child (widget_class, TbModelBuilder, input_label);
+  gtk_widget_class_bind_template_callback (widget_class, entry_changed_cb);
 }
 
 static void
 tb_model_builder_init (TbModelBuilder *self)
 {
-  GtkWidget *bar, *preset_button, *add_button, *scroller, *label, *spec_box, *placeholder;
   g_autoptr(GMenu) presets = g_menu_new ();
   g_autoptr(GMenu) kinds = g_menu_new ();
   const NnPreset *p;
   int count = 0;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   self->layers = g_array_new (FALSE, TRUE, sizeof (NnLayerSpec));
   self->input = (NnInputShape) { 1, 28, 28 };
   self->classes = 10;
   self->error_layer = -1;
 
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self), GTK_ORIENTATION_VERTICAL);
-  gtk_box_set_spacing (GTK_BOX (self), 8);
-
-  /* tool row: presets, add layer, total */
+  /* the menus: the engine's presets, and every kind of layer */
   p = nn_presets (&count);
   for (int i = 0; i < count; i++)
     {
@@ -828,73 +579,13 @@ tb_model_builder_init (TbModelBuilder *self)
     }
   for (int k = NN_LAYER_DENSE; k <= NN_LAYER_ACTIVATION; k++)
     {
-      g_autoptr(GMenuItem) item = g_menu_item_new (kind_title ((NnLayerKind) k), NULL);
+      g_autoptr(GMenuItem) item = g_menu_item_new (tb_layer_kind_title ((NnLayerKind) k), NULL);
 
       g_menu_item_set_action_and_target_value (item, "builder.add", g_variant_new_int32 (k));
       g_menu_append_item (kinds, item);
     }
-
-  bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  preset_button = gtk_menu_button_new ();
-  gtk_menu_button_set_label (GTK_MENU_BUTTON (preset_button), _("_Presets"));
-  gtk_menu_button_set_use_underline (GTK_MENU_BUTTON (preset_button), TRUE);
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (preset_button), G_MENU_MODEL (presets));
-  gtk_widget_set_tooltip_text (preset_button, _("Load one of the article models"));
-  add_button = gtk_menu_button_new ();
-  gtk_menu_button_set_label (GTK_MENU_BUTTON (add_button), _("_Add Layer"));
-  gtk_menu_button_set_use_underline (GTK_MENU_BUTTON (add_button), TRUE);
-  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (add_button), G_MENU_MODEL (kinds));
-  gtk_widget_add_css_class (add_button, "suggested-action");
-  self->input_label = gtk_label_new ("");
-  gtk_widget_add_css_class (self->input_label, "dim-label");
-  gtk_widget_set_hexpand (self->input_label, TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->input_label), 1);
-  self->params_label = gtk_label_new ("");
-  gtk_widget_add_css_class (self->params_label, "heading");
-  gtk_box_append (GTK_BOX (bar), preset_button);
-  gtk_box_append (GTK_BOX (bar), add_button);
-  gtk_box_append (GTK_BOX (bar), self->input_label);
-  gtk_box_append (GTK_BOX (bar), self->params_label);
-  gtk_box_append (GTK_BOX (self), bar);
-
-  /* the layer list */
-  self->list = gtk_list_box_new ();
-  gtk_list_box_set_selection_mode (GTK_LIST_BOX (self->list), GTK_SELECTION_NONE);
-  gtk_widget_add_css_class (self->list, "boxed-list");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Layers"), -1);
-  placeholder = gtk_label_new (_("No layers: pick a preset or add a layer"));
-  gtk_widget_add_css_class (placeholder, "dim-label");
-  gtk_widget_set_margin_top (placeholder, 24);
-  gtk_widget_set_margin_bottom (placeholder, 24);
-  gtk_list_box_set_placeholder (GTK_LIST_BOX (self->list), placeholder);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->list);
-  gtk_widget_set_vexpand (scroller, TRUE);
-  gtk_box_append (GTK_BOX (self), scroller);
-
-  self->error_label = gtk_label_new ("");
-  gtk_widget_add_css_class (self->error_label, "error");
-  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->error_label), 0);
-  gtk_widget_set_visible (self->error_label, FALSE);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->error_label), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model error"), -1);
-  gtk_box_append (GTK_BOX (self), self->error_label);
-
-  /* the spec text, editable */
-  spec_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  label = gtk_label_new_with_mnemonic (_("_Spec"));
-  gtk_widget_add_css_class (label, "heading");
-  self->entry = gtk_entry_new ();
-  gtk_widget_set_hexpand (self->entry, TRUE);
-  gtk_widget_add_css_class (self->entry, "monospace");
-  gtk_label_set_mnemonic_widget (GTK_LABEL (label), self->entry);
-  gtk_widget_set_tooltip_text (self->entry, _("The model as text, e.g. “flatten; dense 128 relu; dense 10 softmax”"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Model spec text"), -1);
-  g_signal_connect (self->entry, "changed", G_CALLBACK (entry_changed_cb), self);
-  gtk_box_append (GTK_BOX (spec_box), label);
-  gtk_box_append (GTK_BOX (spec_box), self->entry);
-  gtk_box_append (GTK_BOX (self), spec_box);
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->preset_button), G_MENU_MODEL (presets));
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (self->add_button), G_MENU_MODEL (kinds));
 
   tb_model_builder_set_input (self, self->input, self->classes);
 }

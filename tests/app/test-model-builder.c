@@ -3,7 +3,8 @@
  * the expected spec (a layer added goes before the output layer); the spec
  * text and the layers stay in sync, also while a typed text names an
  * unknown layer; a layer that does not fit is marked with the engine's
- * message and disables Start; parameter counts are grouped in thousands.
+ * message and disables Start; parameter counts are grouped in thousands; the
+ * rows' own controls edit, move and remove their layers.
  */
 #include <string.h>
 
@@ -252,6 +253,86 @@ find_widget (GtkWidget *widget,
   return NULL;
 }
 
+/* The button under `widget` that shows `icon`. */
+static GtkWidget *
+find_button (GtkWidget  *widget,
+             const char *icon)
+{
+  if (GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), icon) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_button (child, icon);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The row of layer `index` in the builder's list. */
+static GtkWidget *
+layer_row (TbModelBuilder *b,
+           int             index)
+{
+  GtkWidget *list = find_widget (GTK_WIDGET (b), GTK_TYPE_LIST_BOX);
+  GtkWidget *row = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), index));
+
+  g_assert_nonnull (row);
+  return row;
+}
+
+/* The rows' own controls edit the layers, as a person does: a spin button,
+ * a drop-down, and the buttons that move and remove a layer. */
+static void
+test_row_controls (void)
+{
+  TbModelBuilder *b = TB_MODEL_BUILDER (g_object_ref_sink (tb_model_builder_new ()));
+  GtkWidget *spin;
+
+  g_assert_true (tb_model_builder_set_spec_text (b, "flatten; dense 128 relu; dropout 0.2; dense 10 softmax"));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_widget (layer_row (b, 1), GTK_TYPE_SPIN_BUTTON)), 64);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 relu; dropout 0.2; dense 10 softmax");
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (find_widget (layer_row (b, 1), GTK_TYPE_DROP_DOWN)), NN_ACT_TANH);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 tanh; dropout 0.2; dense 10 softmax");
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_widget (layer_row (b, 2), GTK_TYPE_SPIN_BUTTON)), 0.5);
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 tanh; dropout 0.5; dense 10 softmax");
+  g_assert_true (tb_model_builder_is_valid (b));
+
+  g_signal_emit_by_name (find_button (layer_row (b, 2), "go-up-symbolic"), "clicked");
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dropout 0.5; dense 64 tanh; dense 10 softmax");
+  g_signal_emit_by_name (find_button (layer_row (b, 0), "go-down-symbolic"), "clicked");
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "dropout 0.5; flatten; dense 64 tanh; dense 10 softmax");
+  /* the first layer goes no higher, the last no lower */
+  g_signal_emit_by_name (find_button (layer_row (b, 0), "go-up-symbolic"), "clicked");
+  g_signal_emit_by_name (find_button (layer_row (b, 3), "go-down-symbolic"), "clicked");
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "dropout 0.5; flatten; dense 64 tanh; dense 10 softmax");
+  g_signal_emit_by_name (find_button (layer_row (b, 0), "user-trash-symbolic"), "clicked");
+  g_assert_cmpstr (tb_model_builder_get_spec_text (b), ==, "flatten; dense 64 tanh; dense 10 softmax");
+
+  /* a convolution's kernel and padding; a pooling's window is its stride too */
+  g_assert_true (tb_model_builder_set_spec_text (b, "conv2d 8 3 relu; maxpool 2; flatten; dense 10 softmax"));
+  spin = find_widget (layer_row (b, 0), GTK_TYPE_SPIN_BUTTON);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), 16);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->filters, ==, 16);
+  /* the kernel's, in the setting after the filters' */
+  spin = gtk_widget_get_next_sibling (gtk_widget_get_ancestor (spin, GTK_TYPE_FLOW_BOX_CHILD));
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_widget (spin, GTK_TYPE_SPIN_BUTTON)), 5);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->kernel_h, ==, 5);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->kernel_w, ==, 5);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->stride_h, ==, 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (find_widget (layer_row (b, 0), GTK_TYPE_DROP_DOWN)), 1);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 0)->padding, ==, NN_PADDING_SAME);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (find_widget (layer_row (b, 1), GTK_TYPE_SPIN_BUTTON)), 3);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 1)->kernel_h, ==, 3);
+  g_assert_cmpint (tb_model_builder_get_layer (b, 1)->stride_h, ==, 3);
+  g_test_message ("%s", tb_model_builder_get_spec_text (b));
+  g_assert_true (tb_model_builder_is_valid (b));
+
+  g_object_unref (b);
+}
+
 /* The error labels shown under `widget`, the text of the last in *text. */
 static guint
 count_shown_errors (GtkWidget   *widget,
@@ -414,5 +495,6 @@ main (int    argc,
   g_test_add_func ("/builder/add-before-output", test_add_before_output);
   g_test_add_func ("/builder/typed-unknown-layer", test_typed_unknown_layer);
   g_test_add_func ("/builder/preset-named", test_preset_named);
+  g_test_add_func ("/builder/row-controls", test_row_controls);
   return g_test_run ();
 }
