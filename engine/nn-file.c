@@ -43,6 +43,82 @@ nn_path_join (char *out, size_t size, const char *folder, const char *name)
   return true;
 }
 
+/* ---------------------------------------------------------------- file names */
+
+/* Device names Windows keeps in every folder, whatever follows their first
+ * dot: writing "NUL.json" writes nothing, "CON.json" writes to the console.
+ * Microsoft's list ("Naming Files, Paths, and Namespaces"); the superscript
+ * digits it also names are not ASCII, so they never reach the check. */
+static bool
+is_device_name (const char *name, size_t length)
+{
+  static const char *const devices[] = { "CON", "PRN", "AUX", "NUL" };
+  char upper[5];
+
+  if (length < 3 || length > 4)
+    return false;
+  for (size_t i = 0; i < length; i++)
+    upper[i] = (char) (name[i] >= 'a' && name[i] <= 'z' ? name[i] - 'a' + 'A' : name[i]);
+  upper[length] = '\0';
+  if (length == 3)
+    {
+      for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
+        if (strcmp (upper, devices[i]) == 0)
+          return true;
+      return false;
+    }
+  return (strncmp (upper, "COM", 3) == 0 || strncmp (upper, "LPT", 3) == 0) && upper[3] >= '0'
+         && upper[3] <= '9';
+}
+
+bool
+nn_file_name_from_id (const char *id, const char *extension, char *out, size_t size)
+{
+  /* 128 bytes of id keep file names short of every file system's 255 */
+  enum { ID_MAX = 128, ID_KEPT = 96 };
+  char stem[ID_MAX + 2];
+  size_t n = id != NULL ? strlen (id) : 0;
+  size_t ext = extension != NULL ? strlen (extension) : 0;
+
+  if (size > 0)
+    out[0] = '\0';
+  if (ext > 15 || size < 1 + ID_MAX + ext + 1)
+    return false;
+  if (n <= ID_MAX)
+    memcpy (stem, id != NULL ? id : "", n + 1);
+  else
+    {
+      /* FNV-1a: a long id's start is kept for people, the hash keeps two
+       * long ids with that start apart */
+      uint64_t hash = 0xcbf29ce484222325u;
+      for (size_t i = 0; i < n; i++)
+        hash = (hash ^ (unsigned char) id[i]) * 0x100000001b3u;
+      memcpy (stem, id, ID_KEPT);
+      snprintf (stem + ID_KEPT, sizeof stem - ID_KEPT, "-%016llx", (unsigned long long) hash);
+    }
+  n = strlen (stem);
+  for (size_t i = 0; i < n; i++)
+    {
+      char c = stem[i];
+      if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'
+            || c == '_' || c == '.'))
+        stem[i] = '_';
+    }
+  /* no hidden file, no "." or ".." */
+  if (n == 0)
+    snprintf (stem, sizeof stem, "_");
+  else if (stem[0] == '.')
+    stem[0] = '_';
+  size_t device = strcspn (stem, ".");
+  snprintf (out, size, "%s%s%s", is_device_name (stem, device) ? "_" : "", stem,
+            extension != NULL ? extension : "");
+  /* Windows drops a name's trailing dots and spaces: "a." would be "a" */
+  size_t len = strlen (out);
+  while (len > 0 && (out[len - 1] == '.' || out[len - 1] == ' '))
+    out[--len] = '_';
+  return true;
+}
+
 const char *
 _nn_path_base_name (const char *path)
 {

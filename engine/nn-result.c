@@ -413,7 +413,7 @@ nn_result_write_new (NnRunResult *result,
                      NnError *error)
 {
   NnSystemInfo now;
-  char name[sizeof result->run_id + 8];
+  char name[NN_FILE_NAME_MAX];
   char target[4096 + sizeof name];
 
   if (path != NULL && path_size > 0)
@@ -440,8 +440,9 @@ nn_result_write_new (NnRunResult *result,
     {
       if (attempt > 0)
         run_id_redraw (result->run_id, sizeof result->run_id);
-      snprintf (name, sizeof name, "%s.json", result->run_id);
-      if (!nn_path_join (target, sizeof target, folder, name))
+      /* a caller's id may be any text: the file's name is a plain one */
+      if (!nn_file_name_from_id (result->run_id, ".json", name, sizeof name)
+          || !nn_path_join (target, sizeof target, folder, name))
         return _nn_error_set (error, NN_ERROR_INVALID_ARGUMENT, "%.200s...: path too long",
                               folder);
 

@@ -1391,6 +1391,24 @@ NnStatus nn_folder_check_writable (const char *folder, uint64_t room, NnError *e
  * that ends in one). False, and out = "", when it does not fit. */
 bool nn_path_join (char *out, size_t size, const char *folder, const char *name);
 
+/* The most a name made by nn_file_name_from_id takes, with its NUL, for an
+ * extension of up to 15 bytes. */
+#define NN_FILE_NAME_MAX 160
+
+/* The file name a run id (of this program, or read from anyone's file)
+ * is stored under: `id` followed by `extension` (".json"), made a plain
+ * name that every file system takes. Bytes other than A-Z, a-z, 0-9, '-',
+ * '_' and '.' become '_' (so no separator, none of the characters Windows
+ * refuses, no control character, no space); a leading '.' becomes '_'; a
+ * name Windows keeps for a device, with or without an extension and in any
+ * case (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9: "nul.json" there is the
+ * null device in every folder) gets a '_' in front; nothing ends in a dot
+ * or a space. An id of more than 128 bytes keeps its first 96 and gets a
+ * '-' and 16 hex digits of a 64-bit hash of the whole id. Ids the engine
+ * makes (nn_run_id_new) come back as they are. False, and out = "", when
+ * `size` is too small or the extension longer than 15 bytes. */
+bool nn_file_name_from_id (const char *id, const char *extension, char *out, size_t size);
+
 /* A file a user names (an export, --out), written by the rules every such
  * file of the CLI and the app follows, in full or not at all:
  * - a regular file or nothing: a new temporary file beside it is written,

@@ -702,6 +702,142 @@ test_folders (void)
           "a join that does not fit gives \"\"");
 }
 
+/* Is `name` one Windows keeps for a device (with any extension, in any
+ * case), written out here from Microsoft's list rather than shared with the
+ * engine's check? */
+static bool
+reserved_on_windows (const char *name)
+{
+  static const char *const devices[] = {
+    "CON", "PRN", "AUX", "NUL", "COM0", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7",
+    "COM8", "COM9", "LPT0", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+  };
+  size_t stem = strcspn (name, ".");
+
+  for (size_t i = 0; i < sizeof devices / sizeof devices[0]; i++)
+    if (stem == strlen (devices[i]))
+      {
+        bool same = true;
+        for (size_t k = 0; k < stem && same; k++)
+          same = (name[k] & ~0x20) == devices[i][k];
+        if (same)
+          return true;
+      }
+  return false;
+}
+
+static const char *
+base_of (const char *path)
+{
+  const char *base = path;
+  for (const char *p = path; *p != '\0'; p++)
+    if (*p == '/' || *p == '\\')
+      base = p + 1;
+  return base;
+}
+
+/* A name every file system takes: no character Windows refuses (nor a
+ * separator or control character), no trailing dot or space, not hidden. */
+static bool
+plain_name (const char *name)
+{
+  size_t n = strlen (name);
+
+  if (n == 0 || n > 255 || name[0] == '.' || name[n - 1] == '.' || name[n - 1] == ' ')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char) name[i] < 0x20 || (unsigned char) name[i] >= 0x7f
+        || strchr ("<>:\"/\\|?* ", name[i]) != NULL)
+      return false;
+  return true;
+}
+
+/* Run ids from other people's files name the files they are imported as:
+ * a run whose id is NUL, CON, AUX or PRN went to a device on Windows (listed
+ * as imported, stored nowhere). Every id becomes a plain name of its own. */
+static void
+test_file_names (void)
+{
+  static const char *const hostile[] = {
+    "NUL", "CON", "AUX", "PRN", "nul", "Con", "aUx", "prn.txt", "NUL.json", "COM1", "com9", "LPT1",
+    "lpt9", "COM0", "LPT0", "nul.", "CON.", "AUX..", "PRN .x", "NUL ", "a.", "a ", "a. . .",
+    "..", ".", "", ".hidden", "a/b", "..\\..\\evil", "C:\\x", "a<b>c:d\"e|f?g*h",
+    "tab\there", "new\nline", "\x7f", "\xce\xb2 beta",
+  };
+  char names[sizeof hostile / sizeof hostile[0]][NN_FILE_NAME_MAX];
+  char name[NN_FILE_NAME_MAX];
+  int bad = 0;
+
+  for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++)
+    {
+      if (!nn_file_name_from_id (hostile[i], ".json", names[i], sizeof names[i])
+          || !plain_name (names[i]) || reserved_on_windows (names[i])
+          || strcmp (names[i] + strlen (names[i]) - 5, ".json") != 0)
+        {
+          tap_diag ("id \"%s\" -> \"%s\"", hostile[i], names[i]);
+          bad++;
+        }
+    }
+  tap_ok (bad == 0, "%d hostile ids make plain names that Windows keeps for no device",
+          (int) (sizeof hostile / sizeof hostile[0]));
+  tap_ok (strcmp (names[0], names[1]) != 0 && strcmp (names[0], names[2]) != 0
+            && strcmp (names[0], names[3]) != 0 && strcmp (names[1], names[2]) != 0
+            && strcmp (names[1], names[3]) != 0 && strcmp (names[2], names[3]) != 0,
+          "NUL, CON, AUX and PRN are four files: %s %s %s %s", names[0], names[1], names[2],
+          names[3]);
+  /* without an extension too */
+  tap_ok (nn_file_name_from_id ("nul", "", name, sizeof name) && plain_name (name)
+            && !reserved_on_windows (name),
+          "\"nul\" without an extension: %s", name);
+  tap_ok (nn_file_name_from_id ("x..", "", name, sizeof name) && plain_name (name),
+          "no trailing dot without an extension: %s", name);
+
+  /* the engine's own ids are their names */
+  char id[64];
+  nn_run_id_new ("mlp-small", NULL, id, sizeof id, NULL, 0);
+  char want[80];
+  snprintf (want, sizeof want, "%s.json", id);
+  tap_ok (nn_file_name_from_id (id, ".json", name, sizeof name) && strcmp (name, want) == 0,
+          "an engine run id is kept: %s", name);
+  tap_ok (nn_file_name_from_id ("NULL-model", ".json", name, sizeof name)
+            && strcmp (name, "NULL-model.json") == 0
+            && nn_file_name_from_id ("console", ".json", name, sizeof name)
+            && strcmp (name, "console.json") == 0,
+          "names that only start like a device are kept");
+
+  /* long ids: the start kept, a hash apart */
+  char long_a[400], long_b[400];
+  memset (long_a, 'x', sizeof long_a - 1);
+  long_a[sizeof long_a - 1] = '\0';
+  memcpy (long_b, long_a, sizeof long_b);
+  long_b[300] = 'y';
+  char name_b[NN_FILE_NAME_MAX];
+  tap_ok (nn_file_name_from_id (long_a, ".json", name, sizeof name)
+            && nn_file_name_from_id (long_b, ".json", name_b, sizeof name_b)
+            && strcmp (name, name_b) != 0 && strlen (name) <= 96 + 1 + 16 + 5
+            && strncmp (name, long_a, 96) == 0 && plain_name (name),
+          "two long ids with one start are two names: %s", name);
+  tap_ok (!nn_file_name_from_id ("a", ".json", name, 16) && name[0] == '\0',
+          "a buffer too small gives \"\"");
+
+  /* the result of a run whose id is a device name is a file of its own */
+  NnRunResult r;
+  NnError error;
+  char dir[4096], path[4200];
+  snprintf (dir, sizeof dir, "%s", test_path ("runs-devices"));
+  fill_result (&r);
+  snprintf (r.run_id, sizeof r.run_id, "NUL");
+  nn_error_clear (&error);
+  NnStatus st = nn_result_write_new (&r, NULL, dir, path, sizeof path, &error);
+  size_t size = 0;
+  char *text = st == NN_OK ? test_read_file (path, &size) : NULL;
+  tap_ok (st == NN_OK && !reserved_on_windows (base_of (path)) && text != NULL
+            && size > 0,
+          "a result whose id is NUL is written to a file: %s (%s)", path, error.message);
+  free (text);
+  nn_run_result_clear (&r);
+}
+
 /* A result, its folder and the data set around it under a name that is not
  * ASCII (a user called 张伟): written, replaced and read back. */
 static void
@@ -1217,6 +1353,7 @@ main (void)
   test_run_ids ();
   test_runs_dir ();
   test_folders ();
+  test_file_names ();
   test_unicode_names ();
   return tap_done ();
 }
