@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* tb-run.c: read schema-1 result files with json-glib, list a runs folder,
- * export runs as CSV or JSON, and build the comparison charts.
+ * import a file into one, export runs as CSV or JSON, and build the
+ * comparison charts.
  */
 #define G_LOG_DOMAIN "trainbench-run"
 
@@ -865,29 +866,54 @@ tb_run_load_folder (const char    *folder,
   return g_steal_pointer (&runs);
 }
 
-/* The run id comes from a file of unknown origin: keep it a plain file name
- * ("../x" or "a/b" must not leave the runs folder) that every file system
- * takes (at most 255 bytes): a long id keeps its start and gets a hash of
- * the whole id, so two long ids never share a file. */
+/* The file in `folder` that holds the run `run_id`, or would: its name is
+ * made from the id by the engine's rule (a plain name every file system
+ * takes, never one Windows keeps for a device), and when a file of another
+ * run has that name (two ids that make one name: "a:b" and "a_b"), the
+ * next of "ID-2.json", "ID-3.json", ... that is free or holds this run.
+ * `there`: a file of this run is there already. */
 static char *
-import_name (const char *run_id)
+import_path (const char  *folder,
+             const char  *run_id,
+             gboolean    *there,
+             GError     **error)
 {
-  g_autofree char *id = NULL;
-  char *name;
+  char name[NN_FILE_NAME_MAX];
 
-  if (strlen (run_id) <= 128)
-    id = g_strdup (run_id);
-  else
+  *there = FALSE;
+  nn_file_name_from_id (run_id, ".json", name, sizeof name);
+  for (guint n = 1; n <= 100; n++)
     {
-      g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, run_id, -1);
+      g_autofree char *path = NULL;
+      g_autoptr(GBytes) contents = NULL;
+      g_autoptr(TbRun) other = NULL;
 
-      id = g_strdup_printf ("%.96s-%.16s", run_id, hash);
+      if (n == 1)
+        path = g_build_filename (folder, name, NULL);
+      else
+        {
+          g_autofree char *stem = g_strndup (name, strlen (name) - strlen (".json"));
+          g_autofree char *numbered = g_strdup_printf ("%s-%u.json", stem, n);
+
+          path = g_build_filename (folder, numbered, NULL);
+        }
+      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&path);
+      if (tb_run_read_file (path, &contents, NULL)
+          && (other = tb_run_load_bytes (path, contents, NULL)) != NULL
+          && g_strcmp0 (other->run_id, run_id) == 0)
+        {
+          *there = TRUE;
+          return g_steal_pointer (&path);
+        }
     }
-  name = g_strconcat (id, ".json", NULL);
-  g_strcanon (name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.", '_');
-  if (name[0] == '.')
-    name[0] = '_';
-  return name;
+  {
+    g_autofree char *display = display_name (name);
+
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
+                 _("“%s” was not imported: 100 files of other runs have its name in the runs folder"), display);
+  }
+  return NULL;
 }
 
 TbRun *
@@ -897,11 +923,11 @@ tb_run_import (const char  *source,
                GError     **error)
 {
   g_autoptr(GBytes) contents = NULL;
-  g_autofree char *name = NULL;
   g_autofree char *dest = NULL;
   g_autoptr(TbRun) run = NULL;
   gconstpointer data;
   gsize length = 0;
+  gboolean there = FALSE;
 
   g_return_val_if_fail (source != NULL, NULL);
   g_return_val_if_fail (folder != NULL, NULL);
@@ -915,11 +941,12 @@ tb_run_import (const char  *source,
   if (run == NULL)
     return NULL;
 
-  name = import_name (run->run_id);
-  dest = g_build_filename (folder, name, NULL);
+  dest = import_path (folder, run->run_id, &there, error);
+  if (dest == NULL)
+    return NULL;
   g_free (run->path);
   run->path = g_strdup (dest);
-  if (g_file_test (dest, G_FILE_TEST_EXISTS))
+  if (there)
     return g_steal_pointer (&run);   /* already in the history */
   if (g_mkdir_with_parents (folder, 0755) != 0)
     {

@@ -148,8 +148,10 @@ GPtrArray *tb_run_load_folder (const char    *folder,
                                GError       **error);
 
 /* Check the result file `source` (read once) and copy it whole into
- * `folder` under its run id; a run already there is not written again
- * (`copied` FALSE). The run returned has the copy's path. */
+ * `folder` under a file name made from its run id (nn_file_name_from_id);
+ * a run already there is not written again (`copied` FALSE), and a file
+ * of another run that has that name is left alone: the run gets the next
+ * free name ("ID-2.json"). The run returned has the copy's path. */
 TbRun *tb_run_import (const char  *source,
                       const char  *folder,
                       gboolean    *copied,

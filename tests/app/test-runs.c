@@ -986,6 +986,65 @@ test_started_label (void)
   g_assert_null (tb_run_started_label (odd));
 }
 
+/* Is `name` one Windows keeps for a device (the part before its first dot,
+ * in any case: CON, PRN, AUX, NUL, COM0-9, LPT0-9)? */
+static gboolean
+reserved_on_windows (const char *name)
+{
+  g_autofree char *stem = g_ascii_strup (name, strcspn (name, "."));
+
+  return g_strv_contains ((const char *const[]) { "CON", "PRN", "AUX", "NUL", NULL }, stem)
+         || (strlen (stem) == 4 && (g_str_has_prefix (stem, "COM") || g_str_has_prefix (stem, "LPT"))
+             && g_ascii_isdigit (stem[3]));
+}
+
+/* Runs whose ids are names Windows keeps for devices were listed as
+ * imported and stored in one file, or none ("NUL.json" is the null device
+ * there): each is a file of its own, under a name no file system keeps;
+ * and a file of another run that has an id's name is never taken for it. */
+static void
+test_import_reserved (void)
+{
+  const char *root = tb_test_setup_env ();
+  g_autofree char *folder = g_build_filename (root, "reserved-runs", NULL);
+  const char *const ids[] = { "NUL", "CON", "AUX", "PRN", "com1", "Lpt9.txt", "a:b", "a_b" };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      g_autofree char *field = g_strdup_printf ("\"%s\"", ids[i]);
+      g_autofree char *text = fixture_with ("run-cpu.json", "\"20261130T030000Z-mlp-small-cpu-0002\"", field);
+      g_autofree char *source = g_strdup_printf ("%s/source-%u.json", root, i);
+      g_autofree char *base = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(TbRun) run = NULL;
+      g_autoptr(TbRun) back = NULL;
+      gboolean copied = FALSE;
+
+      g_assert_true (g_file_set_contents (source, text, -1, NULL));
+      run = tb_run_import (source, folder, &copied, &error);
+      g_assert_no_error (error);
+      g_assert_true (copied);
+      base = g_path_get_basename (run->path);
+      g_test_message ("run id %s: %s", ids[i], base);
+      g_assert_false (reserved_on_windows (base));
+      for (guint k = 0; k < paths->len; k++)
+        g_assert_cmpstr (run->path, !=, g_ptr_array_index (paths, k));
+      g_ptr_array_add (paths, g_strdup (run->path));
+      /* stored: the file there is this run */
+      back = tb_run_load (run->path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (back->run_id, ==, ids[i]);
+
+      /* again: already there, not a second copy */
+      g_clear_pointer (&run, tb_run_unref);
+      run = tb_run_import (source, folder, &copied, &error);
+      g_assert_no_error (error);
+      g_assert_false (copied);
+      g_assert_cmpstr (run->path, ==, g_ptr_array_index (paths, paths->len - 1));
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1000,6 +1059,7 @@ main (int    argc,
   g_test_add_func ("/runs/load-data", test_load_data);
   g_test_add_func ("/runs/folder-order-and-cancel", test_folder_order_and_cancel);
   g_test_add_func ("/runs/import", test_import);
+  g_test_add_func ("/runs/import-reserved", test_import_reserved);
   g_test_add_func ("/runs/export", test_export);
   g_test_add_func ("/runs/nesting", test_nesting);
 #ifdef G_OS_UNIX

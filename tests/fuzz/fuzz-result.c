@@ -3,10 +3,11 @@
  * the same code that reads the runs folder, imports and the headless
  * export). Any bytes go in: the reader must refuse them with a message that
  * names the file, or give a run whose labels, CSV row and comparison charts
- * all work. The same bytes, opened in the window, are sorted as a sweep
- * file or a result by tb_sweep_is_sweep_data, which must read no byte past
- * them (the input is copied to a buffer of its own size for that). GLib
- * criticals and warnings are fatal, so a misused API counts.
+ * all work and whose run id makes a plain file name. The same bytes,
+ * opened in the window, are sorted as a sweep file or a result by
+ * tb_sweep_is_sweep_data, which must read no byte past them (the input is
+ * copied to a buffer of its own size for that). GLib criticals and
+ * warnings are fatal, so a misused API counts.
  */
 #include <math.h>
 #include <stdint.h>
@@ -83,6 +84,25 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_free (tb_run_device_label (run));
   g_free (tb_run_os_label (run));
   (void) tb_run_model_label (run);
+
+  /* the run id names a file: a plain one, never a device Windows keeps */
+  {
+    char name[NN_FILE_NAME_MAX];
+    size_t stem;
+
+    if (!nn_file_name_from_id (run->run_id, ".json", name, sizeof name))
+      fail ("no file name for the run id", run->run_id);
+    stem = strcspn (name, ".");
+    for (const char *p = name; *p; p++)
+      if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_' && *p != '.')
+        fail ("a file name with another character", name);
+    if (name[0] == '.' || ((stem == 3 || stem == 4)
+                           && (g_ascii_strncasecmp (name, "CON", 3) == 0 || g_ascii_strncasecmp (name, "PRN", 3) == 0
+                               || g_ascii_strncasecmp (name, "AUX", 3) == 0 || g_ascii_strncasecmp (name, "NUL", 3) == 0
+                               || g_ascii_strncasecmp (name, "COM", 3) == 0 || g_ascii_strncasecmp (name, "LPT", 3) == 0)
+                           && (stem == 3 || g_ascii_isdigit (name[3]))))
+      fail ("a file name Windows keeps", name);
+  }
 
   runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
   g_ptr_array_add (runs, run);
