@@ -1509,25 +1509,28 @@ undo_cb (AdwToast   *toast,
          TbDeletion *deletion)
 {
   g_autoptr(TbRunsPage) self = g_weak_ref_get (&deletion->page);
-  g_autoptr(GError) first_error = NULL;
-  guint failed = 0;
+  g_autoptr(GPtrArray) trashed = g_ptr_array_new ();
+  g_autoptr(GArray) index = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GPtrArray) errors = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+  g_autofree gboolean *restored = NULL;
 
-  /* the files come back even when the window has gone */
+  /* those not put back already */
   for (guint i = 0; i < deletion->trashed->len; i++)
+    if (g_ptr_array_index (deletion->trashed, i) != NULL)
+      {
+        g_ptr_array_add (trashed, g_ptr_array_index (deletion->trashed, i));
+        g_array_append_val (index, i);
+      }
+  /* the files come back even when the window has gone */
+  restored = g_new0 (gboolean, MAX (trashed->len, 1));
+  tb_trash_restore ((TbTrashed * const *) trashed->pdata, trashed->len, restored, errors);
+  for (guint i = 0; i < trashed->len; i++)
     {
-      TbTrashed *trashed = g_ptr_array_index (deletion->trashed, i);
-      TbRun *run = g_ptr_array_index (deletion->runs, i);
-      g_autoptr(GError) error = NULL;
+      guint k = g_array_index (index, guint, i);
+      TbRun *run = g_ptr_array_index (deletion->runs, k);
 
-      if (trashed == NULL)
-        continue;   /* put back already */
-      if (!tb_trashed_restore (trashed, &error))
-        {
-          failed++;
-          if (first_error == NULL)
-            first_error = g_steal_pointer (&error);
-          continue;
-        }
+      if (!restored[i])
+        continue;
       /* listed again, ticked as it was when it went */
       if (self != NULL && self->runs_jobs != NULL && in_runs_folder (self, run->path))
         {
@@ -1535,15 +1538,15 @@ undo_cb (AdwToast   *toast,
 
           set_row_checked (self, row, TRUE);
         }
-      g_clear_pointer ((TbTrashed **) &deletion->trashed->pdata[i], tb_trashed_free);
+      g_clear_pointer ((TbTrashed **) &deletion->trashed->pdata[k], tb_trashed_free);
     }
   if (self == NULL || self->runs_jobs == NULL)
     return;
   rows_changed (self);
-  if (first_error != NULL)
+  if (errors->len > 0)
     show_error (self,
-                ngettext ("A run could not be put back", "Runs could not be put back", failed),
-                first_error);
+                ngettext ("A run could not be put back", "Runs could not be put back", errors->len),
+                g_ptr_array_index (errors, 0));
 }
 
 /* Move the ticked runs that are shown to the trash. A run whose file

@@ -83,26 +83,40 @@ tb_trashed_free (TbTrashed *trashed)
 }
 
 #ifdef G_OS_UNIX
-/* The file that went from `path` into the home trash with `contents`, the
- * newest of them if it went more than once (NULL when none is there); its
- * .trashinfo file in `info`. */
-static GFile *
-find_in_home_trash (const char  *path,
-                    GBytes      *contents,
-                    GFile      **info)
+/* Where each of the files went in the home trash: the newest file there
+ * that went from its path with the very bytes it had (the trash may hold
+ * other versions), and its .trashinfo file; NULL where none is there. The
+ * trash is read once for all of them: an Undo of thousands of files read
+ * every .trashinfo file once per file put back. */
+static void
+find_in_home_trash (TbTrashed * const *trashed,
+                    guint              n,
+                    GFile            **found,
+                    GFile            **info)
 {
   g_autofree char *trash = g_build_filename (g_get_user_data_dir (), "Trash", NULL);
   g_autofree char *info_dir = g_build_filename (trash, "info", NULL);
   g_autofree char *files_dir = g_build_filename (trash, "files", NULL);
-  g_autofree char *best_date = NULL;
+  g_autoptr(GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
+                                                        (GDestroyNotify) g_array_unref);
+  g_autofree char **best_date = g_new0 (char *, MAX (n, 1));
   g_autoptr(GDir) dir = g_dir_open (info_dir, 0, NULL);
-  GFile *found = NULL;
   const char *name;
 
-  *info = NULL;
-  if (dir == NULL)
-    return NULL;
-  while ((name = g_dir_read_name (dir)) != NULL)
+  /* the files by their paths: one path may have gone more than once */
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *same = g_hash_table_lookup (wanted, trashed[i]->path);
+
+      found[i] = info[i] = NULL;
+      if (same == NULL)
+        {
+          same = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_hash_table_insert (wanted, trashed[i]->path, same);
+        }
+      g_array_append_val (same, i);
+    }
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
     {
       g_autoptr(GKeyFile) key_file = g_key_file_new ();
       g_autofree char *info_path = NULL;
@@ -112,6 +126,7 @@ find_in_home_trash (const char  *path,
       g_autofree char *stem = NULL;
       g_autofree char *candidate = NULL;
       g_autoptr(GBytes) there = NULL;
+      GArray *same;
 
       if (!g_str_has_suffix (name, ".trashinfo"))
         continue;
@@ -120,25 +135,33 @@ find_in_home_trash (const char  *path,
         continue;
       escaped = g_key_file_get_string (key_file, "Trash Info", "Path", NULL);
       original = escaped != NULL ? g_uri_unescape_string (escaped, NULL) : NULL;
-      if (g_strcmp0 (original, path) != 0)
+      same = original != NULL ? g_hash_table_lookup (wanted, original) : NULL;
+      if (same == NULL)
         continue;
-      date = g_key_file_get_string (key_file, "Trash Info", "DeletionDate", NULL);
       stem = g_strndup (name, strlen (name) - strlen (".trashinfo"));
       candidate = g_build_filename (files_dir, stem, NULL);
-      /* only the very bytes that went: the trash may hold other versions */
-      if (!tb_run_read_file (candidate, &there, NULL) || !g_bytes_equal (there, contents))
+      if (!tb_run_read_file (candidate, &there, NULL))
         continue;
-      /* DeletionDate is local time, YYYY-MM-DDThh:mm:ss: it sorts as text */
-      if (found != NULL && g_strcmp0 (date, best_date) < 0)
-        continue;
-      g_clear_object (&found);
-      g_clear_object (info);
-      found = g_file_new_for_path (candidate);
-      *info = g_file_new_for_path (info_path);
-      g_free (best_date);
-      best_date = g_steal_pointer (&date);
+      date = g_key_file_get_string (key_file, "Trash Info", "DeletionDate", NULL);
+      for (guint k = 0; k < same->len; k++)
+        {
+          guint i = g_array_index (same, guint, k);
+
+          /* DeletionDate is local time, YYYY-MM-DDThh:mm:ss: it sorts as
+           * text */
+          if (!g_bytes_equal (there, trashed[i]->contents)
+              || (found[i] != NULL && g_strcmp0 (date, best_date[i]) < 0))
+            continue;
+          g_clear_object (&found[i]);
+          g_clear_object (&info[i]);
+          found[i] = g_file_new_for_path (candidate);
+          info[i] = g_file_new_for_path (info_path);
+          g_free (best_date[i]);
+          best_date[i] = g_strdup (date);
+        }
     }
-  return found;
+  for (guint i = 0; i < n; i++)
+    g_free (best_date[i]);
 }
 #endif
 
@@ -169,18 +192,18 @@ write_back (TbTrashed  *trashed,
   return TRUE;
 }
 
-gboolean
-tb_trashed_restore (TbTrashed  *trashed,
-                    GError    **error)
+/* Put one file back: out of the home trash where it was found there
+ * (`in_trash`, its `info`), else written again from the bytes kept. */
+static gboolean
+restore_one (TbTrashed  *trashed,
+             GFile      *in_trash,
+             GFile      *info,
+             GError    **error)
 {
-  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (trashed->path);
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *name = NULL;
+  g_autofree char *name = display_name (trashed->path);
 
-  g_return_val_if_fail (trashed != NULL, FALSE);
-
-  file = g_file_new_for_path (trashed->path);
-  name = display_name (trashed->path);
   if (g_file_query_exists (file, NULL))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_EXISTS,
@@ -188,21 +211,14 @@ tb_trashed_restore (TbTrashed  *trashed,
                    name);
       return FALSE;
     }
-#ifdef G_OS_UNIX
-  {
-    g_autoptr(GFile) info = NULL;
-    g_autoptr(GFile) in_trash = find_in_home_trash (trashed->path, trashed->contents, &info);
-
-    /* a move within one file system: the file leaves the trash whole */
-    if (in_trash != NULL
-        && g_file_move (in_trash, file, G_FILE_COPY_NOFOLLOW_SYMLINKS | G_FILE_COPY_NO_FALLBACK_FOR_MOVE,
-                        NULL, NULL, NULL, NULL))
-      {
-        g_file_delete (info, NULL, NULL);
-        return TRUE;
-      }
-  }
-#endif
+  /* a move within one file system: the file leaves the trash whole */
+  if (in_trash != NULL
+      && g_file_move (in_trash, file, G_FILE_COPY_NOFOLLOW_SYMLINKS | G_FILE_COPY_NO_FALLBACK_FOR_MOVE,
+                      NULL, NULL, NULL, NULL))
+    {
+      g_file_delete (info, NULL, NULL);
+      return TRUE;
+    }
   /* not found in the home trash (another file system's trash, Windows'
    * Recycle Bin): the bytes kept, and the trash keeps its copy */
   if (!write_back (trashed, file, &local_error))
@@ -213,4 +229,33 @@ tb_trashed_restore (TbTrashed  *trashed,
       return FALSE;
     }
   return TRUE;
+}
+
+void
+tb_trash_restore (TbTrashed * const *trashed,
+                  guint              n,
+                  gboolean          *restored,
+                  GPtrArray         *errors)
+{
+  g_autofree GFile **in_trash = g_new0 (GFile *, MAX (n, 1));
+  g_autofree GFile **info = g_new0 (GFile *, MAX (n, 1));
+
+  g_return_if_fail (trashed != NULL || n == 0);
+  g_return_if_fail (restored != NULL || n == 0);
+
+#ifdef G_OS_UNIX
+  find_in_home_trash (trashed, n, in_trash, info);
+#endif
+  for (guint i = 0; i < n; i++)
+    {
+      GError *error = NULL;
+
+      restored[i] = restore_one (trashed[i], in_trash[i], info[i], &error);
+      if (!restored[i] && errors != NULL)
+        g_ptr_array_add (errors, error);
+      else
+        g_clear_error (&error);
+      g_clear_object (&in_trash[i]);
+      g_clear_object (&info[i]);
+    }
 }

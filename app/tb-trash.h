@@ -20,12 +20,17 @@ TbTrashed *tb_trash_file (const char  *path,
 /* Where the file was. */
 const char *tb_trashed_get_path (const TbTrashed *trashed);
 
-/* Put the file back where it was: taken out of the trash where it is found
- * there with the contents it had, or else written again from those
- * contents. FALSE, with an error, when another file has taken its place or
- * the folder takes no file; the trash then still holds it. */
-gboolean tb_trashed_restore (TbTrashed  *trashed,
-                             GError    **error);
+/* Put each of the n files back where it was: taken out of the home trash
+ * where it is found there with the contents it had, or else written again
+ * from those contents. restored[i] says whether trashed[i] came back; for
+ * each that did not (another file has taken its place, the folder takes no
+ * file: the trash then still holds it) a GError that names it is added to
+ * `errors` (may be NULL). The home trash is read once for all of them;
+ * this reads and writes the disk, so the app calls it in a worker. */
+void tb_trash_restore (TbTrashed * const *trashed,
+                       guint              n,
+                       gboolean          *restored,
+                       GPtrArray         *errors);
 
 void tb_trashed_free (TbTrashed *trashed);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbTrashed, tb_trashed_free)
