@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-run.c: read schema-1 result files with json-glib, list a runs folder,
- * import a file into one, export runs as CSV or JSON, and build the
- * comparison charts.
+/* tb-run.c: read schema-1 result files with json-glib, whole or as a
+ * summary, list a runs folder, import a file into one, export runs as CSV
+ * or JSON, and build the comparison charts.
  */
 #define G_LOG_DOMAIN "trainbench-run"
 
@@ -610,23 +610,41 @@ tb_run_load_data (const char  *path,
   return tb_run_load_bytes (path, bytes, error);
 }
 
-TbRun *
-tb_run_load_bytes (const char  *path,
-                   GBytes      *contents,
-                   GError     **error)
+/* The figures of the epochs that rows and tables show, kept in a summary
+ * too. */
+static void
+summarize_epochs (TbRun        *run,
+                  const GArray *epochs)
+{
+  g_autoptr(GArray) s = g_array_sized_new (FALSE, FALSE, sizeof (double), epochs->len);
+
+  for (guint i = 0; i < epochs->len; i++)
+    g_array_append_val (s, g_array_index (epochs, TbEpoch, i).seconds);
+  run->n_epochs = epochs->len;
+  /* the engine's definition, so the CLI's table and this agree */
+  run->seconds_per_epoch = nn_seconds_per_epoch ((double *) (void *) s->data, s->len);
+  run->final_accuracy = epochs->len > 0 ? g_array_index (epochs, TbEpoch, epochs->len - 1).test_accuracy : NAN;
+}
+
+/* A whole run, or a summary: the same checks and fields, without the
+ * parts that grow with the run. The parsed tree takes about 17 times the
+ * file's size while it is read, and only then. */
+static TbRun *
+load (const char  *path,
+      GBytes      *contents,
+      gboolean     whole,
+      GError     **error)
 {
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autoptr(TbRun) run = NULL;
+  g_autoptr(GArray) epochs = NULL;
   g_autofree char *display = NULL;
   JsonNode *node;
   JsonObject *root, *system, *os, *cpu, *device, *dataset, *model, *hyper, *steps;
   const char *data;
   gsize length = 0;
   double schema;
-
-  g_return_val_if_fail (path != NULL, NULL);
-  g_return_val_if_fail (contents != NULL, NULL);
 
   data = g_bytes_get_data (contents, &length);
   if (length > TB_RUN_MAX_BYTES)
@@ -663,9 +681,9 @@ tb_run_load_bytes (const char  *path,
     }
 
   run = g_atomic_rc_box_new0 (TbRun);
-  /* the file as read, for JSON export: the parsed tree takes about 17
-   * times as much memory */
-  run->contents = g_bytes_ref (contents);
+  /* the file as read, for JSON export */
+  if (whole)
+    run->contents = g_bytes_ref (contents);
   run->path = g_strdup (path);
   /* the run id is an identity, not a label: kept whole */
   run->run_id = get_string_max (root, "run_id", G_MAXSIZE);
@@ -738,7 +756,7 @@ tb_run_load_bytes (const char  *path,
   run->batch_size = get_int (hyper, "batch_size", 0);
   run->epochs_planned = get_int (hyper, "epochs", 0);
 
-  run->epochs = g_array_new (FALSE, TRUE, sizeof (TbEpoch));
+  epochs = g_array_new (FALSE, TRUE, sizeof (TbEpoch));
   if (json_object_has_member (root, "epochs")
       && JSON_NODE_HOLDS_ARRAY (json_object_get_member (root, "epochs")))
     {
@@ -760,15 +778,21 @@ tb_run_load_bytes (const char  *path,
           e.test_loss = get_double (eo, "test_loss", NAN);
           e.test_accuracy = get_double (eo, "test_accuracy", NAN);
           e.samples_per_second = get_double (eo, "samples_per_second", NAN);
-          g_array_append_val (run->epochs, e);
+          g_array_append_val (epochs, e);
         }
     }
+  summarize_epochs (run, epochs);
+  if (whole)
+    run->epochs = g_steal_pointer (&epochs);
 
-  run->loss_curve = g_array_new (FALSE, FALSE, sizeof (double));
-  run->loss_steps = g_array_new (FALSE, FALSE, sizeof (double));
   steps = get_object (root, "steps");
   run->step_count = get_int64 (steps, "count", 0);
-  if (steps != NULL && json_object_has_member (steps, "loss_curve")
+  if (whole)
+    {
+      run->loss_curve = g_array_new (FALSE, FALSE, sizeof (double));
+      run->loss_steps = g_array_new (FALSE, FALSE, sizeof (double));
+    }
+  if (whole && steps != NULL && json_object_has_member (steps, "loss_curve")
       && JSON_NODE_HOLDS_ARRAY (json_object_get_member (steps, "loss_curve")))
     {
       JsonArray *arr = json_object_get_array_member (steps, "loss_curve");
@@ -804,6 +828,28 @@ tb_run_load_bytes (const char  *path,
   _tb_run_read_breakdown (get_object (root, "breakdown"), &run->breakdown);
 
   return g_steal_pointer (&run);
+}
+
+TbRun *
+tb_run_load_bytes (const char  *path,
+                   GBytes      *contents,
+                   GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+
+  return load (path, contents, TRUE, error);
+}
+
+TbRun *
+tb_run_load_summary (const char  *path,
+                     GBytes      *contents,
+                     GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (contents != NULL, NULL);
+
+  return load (path, contents, FALSE, error);
 }
 
 int
@@ -900,7 +946,7 @@ import_path (const char  *folder,
       if (!g_file_test (path, G_FILE_TEST_EXISTS))
         return g_steal_pointer (&path);
       if (tb_run_read_file (path, &contents, NULL)
-          && (other = tb_run_load_bytes (path, contents, NULL)) != NULL
+          && (other = tb_run_load_summary (path, contents, NULL)) != NULL
           && g_strcmp0 (other->run_id, run_id) == 0)
         {
           *there = TRUE;
@@ -937,7 +983,7 @@ tb_run_import (const char  *source,
   /* read once: the bytes checked are the bytes copied */
   if (!tb_run_read_file (source, &contents, error))
     return NULL;
-  run = tb_run_load_bytes (source, contents, error);
+  run = tb_run_load_summary (source, contents, error);
   if (run == NULL)
     return NULL;
 
@@ -968,25 +1014,22 @@ tb_run_import (const char  *source,
 double
 tb_run_seconds_per_epoch (const TbRun *run)
 {
-  g_autoptr(GArray) s = NULL;
-
   g_return_val_if_fail (run != NULL, NAN);
-
-  s = g_array_sized_new (FALSE, FALSE, sizeof (double), run->epochs->len);
-  for (guint i = 0; i < run->epochs->len; i++)
-    g_array_append_val (s, g_array_index (run->epochs, TbEpoch, i).seconds);
-  /* the engine's definition, so the CLI's table and this agree */
-  return nn_seconds_per_epoch ((double *) (void *) s->data, s->len);
+  return run->seconds_per_epoch;
 }
 
 double
 tb_run_final_accuracy (const TbRun *run)
 {
   g_return_val_if_fail (run != NULL, NAN);
+  return run->final_accuracy;
+}
 
-  if (run->epochs->len == 0)
-    return NAN;
-  return g_array_index (run->epochs, TbEpoch, run->epochs->len - 1).test_accuracy;
+gboolean
+tb_run_is_whole (const TbRun *run)
+{
+  g_return_val_if_fail (run != NULL, FALSE);
+  return run->epochs != NULL;
 }
 
 GDateTime *
@@ -1005,6 +1048,19 @@ tb_run_get_started (const TbRun *run)
   }
 }
 
+/* The local time zone, read once: GLib 2.74 reads the zone's file again
+ * at every g_time_zone_new_local when TZ is unset (most desktops), which
+ * was a third of the time a list took to show a row. */
+static GTimeZone *
+local_zone (void)
+{
+  static GTimeZone *zone;
+
+  if (g_once_init_enter (&zone))
+    g_once_init_leave (&zone, g_time_zone_new_local ());
+  return zone;
+}
+
 char *
 tb_run_started_label (const TbRun *run)
 {
@@ -1016,7 +1072,7 @@ tb_run_started_label (const TbRun *run)
   utc = tb_run_get_started (run);
   if (utc == NULL)
     return NULL;
-  local = g_date_time_to_local (utc);
+  local = g_date_time_to_timezone (utc, local_zone ());
   if (local == NULL)
     return NULL;
   /* TRANSLATORS: when a run started, in local time, as g_date_time_format
@@ -1057,6 +1113,70 @@ const char *
 tb_run_model_label (const TbRun *run)
 {
   return run->model_name != NULL && *run->model_name ? run->model_name : "custom";
+}
+
+const char *
+tb_run_dataset_label (const TbRun *run)
+{
+  return run->dataset_name != NULL && *run->dataset_name ? run->dataset_name : "?";
+}
+
+char *
+tb_run_title (const TbRun *run)
+{
+  /* a run under other conditions than the default says so first thing */
+  if (tb_run_has_conditions (run))
+    return g_strdup_printf ("%s · %s · %s", tb_run_model_label (run), tb_run_dataset_label (run),
+                            tb_run_conditions_label (run));
+  return g_strdup_printf ("%s · %s", tb_run_model_label (run), tb_run_dataset_label (run));
+}
+
+char *
+tb_run_details (const TbRun *run)
+{
+  double spe = tb_run_seconds_per_epoch (run);
+  double acc = tb_run_final_accuracy (run);
+  g_autofree char *device = tb_run_device_label (run);
+  g_autofree char *os = tb_run_os_label (run);
+  g_autofree char *spe_text = NULL;
+  g_autofree char *acc_text = NULL;
+
+  if (!isfinite (spe) && !isfinite (acc))
+    return g_strdup_printf ("%s · %s", device, os);
+  /* as the CLI's table: short epochs keep three digits rather than 0.00 */
+  if (isfinite (spe))
+    spe_text = g_strdup_printf (spe >= 1.0 ? _("%.2f median s/epoch") : _("%.3g median s/epoch"), spe);
+  else
+    spe_text = g_strdup ("—");
+  acc_text = isfinite (acc) ? g_strdup_printf (_("%.2f %% accuracy"), acc * 100) : g_strdup ("—");
+  if (tb_run_has_conditions (run))
+    {
+      g_autofree char *conditions = tb_run_conditions_text (run);
+
+      return g_strdup_printf ("%s · %s · %s · %s\n%s", device, os, spe_text, acc_text, conditions);
+    }
+  return g_strdup_printf ("%s · %s · %s · %s", device, os, spe_text, acc_text);
+}
+
+char *
+tb_run_error_line (const TbRun *run)
+{
+  g_autofree char *valid = NULL;
+  char *line;
+
+  if (run->error == NULL || *run->error == '\0' || g_strcmp0 (run->status, "completed") == 0)
+    return NULL;
+  valid = g_utf8_make_valid (run->error, -1);
+  if (g_utf8_strlen (valid, -1) > 300)
+    {
+      g_autofree char *cut = g_utf8_substring (valid, 0, 299);
+
+      line = g_strconcat (cut, "…", NULL);
+    }
+  else
+    line = g_steal_pointer (&valid);
+  g_strdelimit (line, "\r\n\t", ' ');
+  return line;
 }
 
 gboolean
@@ -1183,7 +1303,7 @@ tb_runs_format_csv (GPtrArray *runs)
       csv_append_text (csv, run->optimizer);
       csv_append_number (csv, run->lr);
       csv_append_int (csv, run->batch_size);
-      csv_append_int (csv, run->epochs->len);
+      csv_append_int (csv, run->n_epochs);
       csv_append_int (csv, run->params);
       csv_append_number (csv, tb_run_seconds_per_epoch (run));
       csv_append_number (csv, tb_run_final_accuracy (run));
@@ -1224,11 +1344,22 @@ tb_runs_export_json (GPtrArray   *runs,
       TbRun *run = g_ptr_array_index (runs, i);
       g_autoptr(JsonParser) parser = json_parser_new_immutable ();
       g_autoptr(JsonGenerator) gen = json_generator_new ();
+      g_autoptr(GBytes) contents = run->contents != NULL ? g_bytes_ref (run->contents) : NULL;
       g_autofree char *text = NULL;
       gsize length = 0;
-      const char *data = g_bytes_get_data (run->contents, &length);
+      const char *data;
 
-      /* it was read and checked when the run was loaded */
+      /* a summary keeps no file: it is read again, and checked again, as
+       * it may have changed since */
+      if (contents == NULL)
+        {
+          g_autoptr(TbRun) again = tb_run_load (run->path, error);
+
+          if (again == NULL)
+            return FALSE;
+          contents = g_bytes_ref (again->contents);
+        }
+      data = g_bytes_get_data (contents, &length);
       if (!json_parser_load_from_data (parser, length > 0 ? data : "", (gssize) length, error))
         return FALSE;
       json_generator_set_root (gen, json_parser_get_root (parser));
@@ -1478,8 +1609,8 @@ tb_runs_compare_accuracy (GPtrArray *runs)
       TbChartSeries *s;
 
       /* a run that finished no epoch (failed at once) has no line, so no
-       * place in the legend either */
-      if (run->epochs->len == 0)
+       * place in the legend either; nor has a summary */
+      if (run->epochs == NULL || run->epochs->len == 0)
         continue;
       label = run_series_label (run);
       s = tb_chart_data_add_series (data, label, 0);
@@ -1504,11 +1635,11 @@ tb_runs_compare_loss (GPtrArray *runs)
       TbRun *run = g_ptr_array_index (runs, i);
       g_autofree char *label = NULL;
       TbChartSeries *s;
-      guint n = run->loss_curve->len;
+      guint n = run->loss_curve != NULL ? run->loss_curve->len : 0;
       double last = n > 0 ? g_array_index (run->loss_steps, double, n - 1) : 0;
 
       if (n == 0)
-        continue;   /* no step taken: no line */
+        continue;   /* no step taken, or a summary: no line */
       label = run_series_label (run);
       s = tb_chart_data_add_series (data, label, 0);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* tb-run.h: a run as read back from its schema-1 result file (json-glib), the
- * history of a runs folder, CSV/JSON export and the comparison charts.
+/* tb-run.h: a run as read back from its schema-1 result file (json-glib),
+ * whole or as a summary, CSV/JSON export and the comparison charts.
  */
 #pragma once
 
@@ -81,6 +81,11 @@ typedef struct
   double lr;
   int batch_size;
   int epochs_planned;
+  /* the epochs in figures: what rows, tables and bars show */
+  guint n_epochs;              /* the epochs the file records */
+  double seconds_per_epoch;    /* their median time (nn_seconds_per_epoch); NAN: none finished */
+  double final_accuracy;       /* test accuracy after the last one; NAN: none */
+  /* a whole run's curves; NULL in a summary (tb_run_load_summary) */
   GArray *epochs;       /* TbEpoch */
   GArray *loss_curve;   /* double: loss */
   GArray *loss_steps;   /* double: the step each loss point ends at */
@@ -94,7 +99,7 @@ typedef struct
   gboolean loss_every_step;
   gboolean fused;
   TbBreakdown breakdown; /* "breakdown"; measured FALSE for a file without it */
-  GBytes *contents;     /* the whole file as read, for JSON export */
+  GBytes *contents;     /* a whole run's file as read, for JSON export; NULL in a summary */
 } TbRun;
 
 typedef enum
@@ -132,12 +137,23 @@ TbRun *tb_run_load_data (const char  *path,
 TbRun *tb_run_load_bytes (const char  *path,
                           GBytes      *contents,
                           GError     **error);
+/* A summary of the run in `contents`, checked as tb_run_load_bytes checks
+ * it: every field a row, a filter, a table and the bars of a comparison
+ * show, and none of the parts that grow with the run (its epochs, loss
+ * curve and the file itself), so a history of many runs takes memory by
+ * their number, not their files' sizes. tb_run_load reads those parts
+ * again for the runs whose curves are drawn. */
+TbRun *tb_run_load_summary (const char  *path,
+                            GBytes      *contents,
+                            GError     **error);
 
 /* The history's order: newest first, then by path (a stable total order). */
 int tb_run_compare (const TbRun *a,
                     const TbRun *b);
 
-/* Every readable result in a folder in tb_run_compare order; each file
+/* Every readable result in a folder, whole, in tb_run_compare order (the
+ * headless export's; the window's history reads summaries, in batches, in
+ * tb-run-history.c); each file
  * that is not (a bad file never stops the others) is skipped, and its
  * GError, which names it and says why, added to `skipped` when not NULL.
  * A missing folder has no runs. NULL with G_IO_ERROR_CANCELLED when
@@ -151,7 +167,8 @@ GPtrArray *tb_run_load_folder (const char    *folder,
  * `folder` under a file name made from its run id (nn_file_name_from_id);
  * a run already there is not written again (`copied` FALSE), and a file
  * of another run that has that name is left alone: the run gets the next
- * free name ("ID-2.json"). The run returned has the copy's path. */
+ * free name ("ID-2.json"). The run returned is a summary, with the copy's
+ * path. */
 TbRun *tb_run_import (const char  *source,
                       const char  *folder,
                       gboolean    *copied,
@@ -162,6 +179,8 @@ TbRun *tb_run_import (const char  *source,
 double tb_run_seconds_per_epoch (const TbRun *run);
 /* Test accuracy after the last epoch (NAN when none). */
 double tb_run_final_accuracy (const TbRun *run);
+/* Is it a whole run (tb_run_load), with its epochs and loss curve? */
+gboolean tb_run_is_whole (const TbRun *run);
 /* When the run started (UTC), or NULL when its file has no readable time. */
 GDateTime *tb_run_get_started (const TbRun *run);
 /* The same in local time, for people: "30 Nov 2026, 04:00" (NULL as above). */
@@ -172,6 +191,18 @@ char *tb_run_device_label (const TbRun *run);
 char *tb_run_os_label (const TbRun *run);
 /* A short model label: the preset name, or "custom" */
 const char *tb_run_model_label (const TbRun *run);
+/* The data set's name, or "?" */
+const char *tb_run_dataset_label (const TbRun *run);
+/* A row's title: "mlp-small · fashion-mnist", with "· article conditions"
+ * for a run under other conditions than the default ones. */
+char *tb_run_title (const TbRun *run);
+/* A row's details: "CPU · AMD Ryzen 9 · Debian 12 · 10.88 median s/epoch ·
+ * 98.00 % accuracy" (neither figure when no epoch finished), and the
+ * conditions' switches on a second line. */
+char *tb_run_details (const TbRun *run);
+/* The error of a run that did not complete, on one line of at most 300
+ * characters; NULL for one that completed or says nothing. */
+char *tb_run_error_line (const TbRun *run);
 
 /* Whether the run ran under other conditions than the default ones. */
 gboolean tb_run_has_conditions (const TbRun *run);
@@ -186,8 +217,8 @@ char *tb_run_conditions_text (const TbRun *run);
 /* Runs as a CSV table: a header and one line per run; no text from a file
  * can add rows or columns or start a spreadsheet formula. */
 char *tb_runs_format_csv (GPtrArray *runs);
-/* Export runs: a CSV table (one line per run) or a JSON array of the files,
- * written by the rules of tb-file.h. */
+/* Export runs: a CSV table (one line per run) or a JSON array of the files
+ * (a summary's file read again), written by the rules of tb-file.h. */
 gboolean tb_runs_export_csv (GPtrArray   *runs,
                              const char  *path,
                              GError     **error);
@@ -200,9 +231,10 @@ gboolean tb_runs_export_json (GPtrArray   *runs,
  * GPU), each noted with its speed-up against the group's first. */
 TbChartData *tb_runs_compare_bars (GPtrArray *runs,
                                    TbGroupBy  group_by);
-/* Overlaid test accuracy per epoch, one series per run. */
+/* Overlaid test accuracy per epoch, one series per whole run (a summary
+ * has no curve). */
 TbChartData *tb_runs_compare_accuracy (GPtrArray *runs);
-/* Overlaid training loss curves, one series per run. */
+/* Overlaid training loss curves, one series per whole run. */
 TbChartData *tb_runs_compare_loss (GPtrArray *runs);
 
 /* The label of a part of a step's time ("Matrix products"), translated. */

@@ -271,7 +271,7 @@ reload_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
 {
-  tb_runs_page_reload (TB_WINDOW (widget)->runs_page);
+  tb_run_history_reload (TB_WINDOW (widget)->history);
 }
 
 static void

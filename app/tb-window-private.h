@@ -23,6 +23,7 @@ struct _TbWindow
   AdwApplicationWindow parent_instance;
 
   /* owned */
+  TbRunHistory *history;         /* the runs folder's runs, which the pages observe */
   TbRunQueue *run_queue;         /* runs still to do (reproduce) */
   AdwToast *last_toast;          /* weak */
   gboolean close_when_done;      /* closed during a run: go once it is saved */

@@ -359,12 +359,10 @@ queue_finished_cb (TbRunQueue         *queue,
 
 /* The runs folder changed (or is another one now): the report follows. */
 static void
-history_changed_cb (TbRunsPage *runs_page,
-                    TbWindow   *self)
+history_changed_cb (TbRunHistory *history,
+                    TbWindow     *self)
 {
-  g_autofree char *folder = tb_runs_page_get_folder (runs_page);
-
-  tb_articles_page_set_folder (self->articles_page, folder);
+  tb_articles_page_set_folder (self->articles_page, tb_run_history_get_folder (history));
 }
 
 /* The Train page's usable device of a kind (the first GPU), or -1. */
@@ -453,7 +451,7 @@ _tb_window_collect_config (TbWindow        *self,
   config->train_limit = tb_data_page_get_train_limit (self->data_page);
   config->test_limit = tb_data_page_get_test_limit (self->data_page);
   tb_train_page_fill_config (self->train_page, config, device);
-  config->runs_dir = tb_runs_page_get_folder (self->runs_page);
+  config->runs_dir = g_strdup (tb_run_history_get_folder (self->history));
 }
 
 /* A preset picked on the Model page brings its own training settings. */
@@ -596,8 +594,8 @@ tb_window_close_request (GtkWindow *window)
 {
   TbWindow *self = TB_WINDOW (window);
 
-  /* here, not only in the page's dispose: the history's worker holds the
-   * window, so its dispose can come after the device list's answer */
+  /* here, not only in the page's dispose, which can come after the device
+   * list's answer */
   tb_train_page_cancel_device_list (self->train_page);
   if (!tb_window_is_training (self) && self->unsaved_why != NULL)
     {
@@ -625,6 +623,8 @@ static void
 tb_window_dispose (GObject *object)
 {
   gtk_widget_dispose_template (GTK_WIDGET (object), TB_TYPE_WINDOW);
+  /* after the pages, which let it go: a read under way stops */
+  g_clear_object (&TB_WINDOW (object)->history);
   G_OBJECT_CLASS (tb_window_parent_class)->dispose (object);
 }
 
@@ -680,6 +680,11 @@ tb_window_init (TbWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   _tb_window_actions_init (self);
 
+  /* the runs folder's history, read from now on in a worker; the pages
+   * observe it */
+  self->history = tb_run_history_new ();
+  tb_runs_page_set_history (self->runs_page, self->history);
+
   self->run_queue = tb_run_queue_new ();
   g_signal_connect_object (self->run_queue, "start-run", G_CALLBACK (queue_start_run_cb), self, 0);
   g_signal_connect_object (self->run_queue, "finished", G_CALLBACK (queue_finished_cb), self, 0);
@@ -697,19 +702,14 @@ tb_window_init (TbWindow *self)
   g_signal_connect_object (self->data_page, "notify::dataset", G_CALLBACK (dataset_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->explore_page, "sweep-finished", G_CALLBACK (sweep_finished_cb), self, 0);
   g_signal_connect_object (self->explore_page, "notify::running", G_CALLBACK (update_actions_cb), self, G_CONNECT_SWAPPED);
-  {
-    g_autofree char *folder = tb_runs_page_get_folder (self->runs_page);
-
-    tb_explore_page_set_runs_folder (self->explore_page, folder);
-  }
+  tb_explore_page_set_runs_folder (self->explore_page, tb_run_history_get_folder (self->history));
   devices_changed_cb (self);
   dataset_changed_cb (self);
 
-  /* the Articles page reads the Runs page's folder, again whenever its
-   * history changes (the Runs page watches the folder) */
-  g_autofree char *runs_folder = tb_runs_page_get_folder (self->runs_page);
-  tb_articles_page_set_folder (self->articles_page, runs_folder);
-  g_signal_connect_object (self->runs_page, "history-changed", G_CALLBACK (history_changed_cb), self, 0);
+  /* the Articles page reads the runs folder, again whenever the history
+   * changes (the history watches the folder) */
+  tb_articles_page_set_folder (self->articles_page, tb_run_history_get_folder (self->history));
+  g_signal_connect_object (self->history, "changed", G_CALLBACK (history_changed_cb), self, 0);
   g_signal_connect_object (self->articles_page, "measure", G_CALLBACK (measure_cb), self, 0);
 
   /* the app opens with the articles' first model and its settings */
@@ -809,6 +809,13 @@ tb_window_import (TbWindow  *self,
 {
   g_return_if_fail (TB_IS_WINDOW (self));
   _tb_window_open_files (self, files, n_files);
+}
+
+TbRunHistory *
+tb_window_get_history (TbWindow *self)
+{
+  g_return_val_if_fail (TB_IS_WINDOW (self), NULL);
+  return self->history;
 }
 
 TbRunsPage *

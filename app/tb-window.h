@@ -52,6 +52,8 @@ void tb_window_import (TbWindow  *self,
                        guint      n_files);
 /* How many opened files are still being sorted (sweeps from runs). */
 guint tb_window_get_n_opening (TbWindow *self);
+/* The history of the runs folder, which the pages observe. */
+TbRunHistory *tb_window_get_history (TbWindow *self);
 TbRunsPage *tb_window_get_runs_page (TbWindow *self);
 TbTrainPage *tb_window_get_train_page (TbWindow *self);
 TbExplorePage *tb_window_get_explore_page (TbWindow *self);

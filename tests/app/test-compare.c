@@ -104,7 +104,8 @@ write_runs (void)
 static gboolean
 runs_loaded (gpointer data)
 {
-  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0 && tb_runs_page_get_runs (RUNS_PAGE)->len == 4;
+  return tb_runs_page_get_n_pending (RUNS_PAGE) == 0
+         && g_list_model_get_n_items (G_LIST_MODEL (tb_window_get_history (window))) == 4;
 }
 
 static gboolean

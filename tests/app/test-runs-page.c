@@ -20,6 +20,7 @@
 #include <json-glib/json-glib.h>
 
 #include "tb-application.h"
+#include "tb-run-row.h"
 #include "tb-window-private.h"
 #include "test-gui-util.h"
 
@@ -31,6 +32,7 @@ static const char *root;
 static char *runs_dir;
 
 #define RUNS_PAGE (tb_window_get_runs_page (window))
+#define HISTORY (tb_window_get_history (window))
 
 static GtkWidget *
 page_child (const char *name)
@@ -190,54 +192,86 @@ make_history (void)
 
 /* ------------------------------------------------------------ helpers */
 
-static GtkWidget *
+/* The run listed for the file at `path`, or NULL. */
+static TbRun *
 row_of (const char *path)
 {
-  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("runs_list")); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    {
-      TbRun *run = g_object_get_data (G_OBJECT (row), "run");
+  TbRunItem *item = tb_run_history_lookup (HISTORY, path);
 
-      if (run != NULL && g_strcmp0 (run->path, path) == 0)
-        return row;
-    }
-  return NULL;
+  return item != NULL ? tb_run_item_get_run (item) : NULL;
 }
 
 static guint
 count_rows (void)
 {
-  guint n = 0;
-
-  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("runs_list")); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    n += g_object_get_data (G_OBJECT (row), "run") != NULL;
-  return n;
+  return g_list_model_get_n_items (G_LIST_MODEL (HISTORY));
 }
 
-/* Rows the filters let through, as the list box shows them. */
+/* Runs the filters let through, as the list shows them. */
 static guint
 count_shown (void)
 {
-  guint n = 0;
-
-  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("runs_list")); row != NULL;
-       row = gtk_widget_get_next_sibling (row))
-    n += g_object_get_data (G_OBJECT (row), "run") != NULL && gtk_widget_get_child_visible (row);
-  return n;
+  return g_list_model_get_n_items (tb_runs_page_get_shown (RUNS_PAGE));
 }
 
 static gboolean
-is_ticked (GtkWidget *row)
+is_ticked (TbRun *run)
 {
-  return gtk_check_button_get_active (GTK_CHECK_BUTTON (g_object_get_data (G_OBJECT (row), "check")));
+  return tb_runs_page_get_ticked (RUNS_PAGE, run->path);
 }
 
-static void
-tick (GtkWidget *row,
-      gboolean   on)
+/* The row the list shows for `path` now, or NULL. */
+static TbRunRow *
+shown_row (const char *path)
 {
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (g_object_get_data (G_OBJECT (row), "check")), on);
+  for (GtkWidget *child = gtk_widget_get_first_child (page_child ("runs_view")); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      if (row != NULL && TB_IS_RUN_ROW (row) && tb_run_row_get_run (TB_RUN_ROW (row)) != NULL
+          && g_strcmp0 (tb_run_row_get_run (TB_RUN_ROW (row))->path, path) == 0 && gtk_widget_get_mapped (row))
+        return TB_RUN_ROW (row);
+    }
+  return NULL;
+}
+
+/* Scroll the list to the run at `path`, as a user does, and give its row. */
+static TbRunRow *
+scroll_to (const char *path)
+{
+  GListModel *shown = tb_runs_page_get_shown (RUNS_PAGE);
+
+  for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
+    {
+      g_autoptr(TbRunItem) item = g_list_model_get_item (shown, i);
+
+      if (g_strcmp0 (tb_run_item_get_run (item)->path, path) == 0)
+        {
+          gtk_widget_activate_action (page_child ("runs_view"), "list.scroll-to-item", "u", i);
+          tb_test_spin (50);
+          return shown_row (path);
+        }
+    }
+  return NULL;
+}
+
+static GtkWidget *
+row_part (TbRunRow   *row,
+          const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (row), TB_TYPE_RUN_ROW, name));
+}
+
+/* Tick or untick a run with a click on its row's check box. */
+static void
+tick (TbRun    *run,
+      gboolean  on)
+{
+  TbRunRow *row = scroll_to (run->path);
+
+  g_assert_nonnull (row);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (row_part (row, "check")), on);
 }
 
 static gboolean
@@ -425,35 +459,67 @@ test_rows (void)
   g_assert_cmpuint (count_shown (), ==, N_RUNS);
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (page_child ("shown_label"))), ==, "30 runs");
 
+  /* each row, scrolled to as a user does: the list makes rows only for
+   * what it shows */
   for (int i = 0; i < N_RUNS; i++)
     {
-      GtkWidget *row = row_of (made[i].path);
-      const char *subtitle = adw_action_row_get_subtitle (ADW_ACTION_ROW (row));
+      TbRunRow *row = scroll_to (made[i].path);
+      GtkWidget *error = NULL;
 
       g_assert_nonnull (row);
+      error = row_part (row, "error");
       /* a run that did not complete says why, on its row */
       if (made[i].error != NULL)
         {
-          g_autofree char *escaped = g_markup_escape_text (made[i].error, -1);
-
-          g_assert_nonnull (strstr (subtitle, escaped));
+          g_assert_true (gtk_widget_get_visible (error));
+          g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (error)), made[i].error));
         }
+      else
+        g_assert_false (gtk_widget_get_visible (error));
     }
 
   /* run 0 started 2026-11-01T03:00:00Z: in Shanghai (UTC+8) 11:00; the
    * file's own time is the tooltip */
   {
-    GtkWidget *date = g_object_get_data (G_OBJECT (row_of (made[0].path)), "date");
+    TbRunRow *row = scroll_to (made[0].path);
+    GtkWidget *date = row_part (row, "date");
+    g_autofree char *tip = tb_run_row_dup_tooltip (row, date);
+    const char *details = gtk_label_get_text (GTK_LABEL (row_part (row, "details")));
 
     g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (date)), ==, "1 Nov 2026, 11:00");
-    g_assert_cmpstr (gtk_widget_get_tooltip_text (date), ==, "2026-11-01T03:00:00Z");
+    g_assert_cmpstr (tip, ==, "2026-11-01T03:00:00Z");
+    /* seconds per epoch is the median, and says so: run 0's epochs took
+     * 12, 9 and 10 s (the mean would be 10.33) */
+    g_assert_nonnull (strstr (details, "10.00 median s/epoch"));
+    g_assert_null (strstr (details, "10.33"));
   }
-  /* seconds per epoch is the median, and says so: run 0's epochs took 12,
-   * 9 and 10 s (the mean would be 10.33) */
-  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (made[0].path))),
-                            "10.00 median s/epoch"));
-  g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (made[0].path))), "10.33"));
+  gtk_widget_activate_action (page_child ("runs_view"), "list.scroll-to-item", "u", 0);
   screenshot ("screenshot-runs-30.png");
+
+  /* Enter on a row ticks it, as a click on its check box; again unticks */
+  {
+    TbRun *first = tb_run_history_get_run (HISTORY, 0);
+
+    g_signal_emit_by_name (page_child ("runs_view"), "activate", 0);
+    g_assert_true (is_ticked (first));
+    g_assert_true (tb_run_row_get_ticked (shown_row (first->path)));
+    g_signal_emit_by_name (page_child ("runs_view"), "activate", 0);
+    g_assert_false (is_ticked (first));
+  }
+  /* every run compared: the bars take them all, the curves (read again
+   * from the files) the first 24, and say so */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.select-all-runs", NULL);
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
+  tb_test_spin (200);
+  {
+    TbChartData *accuracy = tb_chart_view_get_data (tb_window_get_chart (window, "compare-accuracy"));
+
+    g_test_message ("%s", accuracy->title);
+    g_assert_nonnull (strstr (accuracy->title, "the first 24 of 30 runs"));
+    g_assert_cmpuint (tb_chart_data_count_points (accuracy), >, 0);
+  }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.select-all-runs", NULL);
+  tb_test_spin (100);
 }
 
 static void
@@ -718,16 +784,18 @@ test_watch (void)
   }
   g_assert_true (tb_test_wait_until (rows_are, GUINT_TO_POINTER (n + 1), 20));
   {
-    TbRun *newest = g_ptr_array_index (tb_runs_page_get_runs (RUNS_PAGE), 0);
+    TbRun *newest = tb_run_history_get_run (HISTORY, 0);
+    const char *details = NULL;
 
     g_assert_cmpstr (newest->status, ==, "completed");
     g_assert_cmpstr (tb_run_model_label (newest), ==, "mlp-small");
     g_assert_cmpstr (newest->dataset_name, ==, "tiny-idx");
     /* its epoch took milliseconds: three digits, not "0.00" */
-    g_test_message ("%s", adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))));
+    details = gtk_label_get_text (GTK_LABEL (row_part (scroll_to (newest->path), "details")));
+    g_test_message ("%s", details);
     g_assert_cmpfloat (tb_run_seconds_per_epoch (newest), <, 1.0);
-    g_assert_null (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))), " 0.00 median"));
-    g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row_of (newest->path))), " median s/epoch"));
+    g_assert_null (strstr (details, " 0.00 median"));
+    g_assert_nonnull (strstr (details, " median s/epoch"));
   }
   n++;
 
@@ -764,10 +832,10 @@ test_watch (void)
   tb_test_spin (600);
   g_assert_true (tb_test_wait_until (runs_loaded, NULL, 10));
   {
-    TbRun *run = g_object_get_data (G_OBJECT (row_of (copy)), "run");
+    TbRun *run = row_of (copy);
 
     g_assert_cmpstr (run->status, ==, "failed");
-    g_assert_true (is_ticked (row_of (copy)));
+    g_assert_true (is_ticked (run));
   }
   g_assert_cmpuint (count_rows (), ==, n);
 
@@ -823,14 +891,13 @@ test_split (void)
   gtk_window_set_default_size (GTK_WINDOW (window), 1100, 720);
   tb_test_spin (500);
   page_h = gtk_widget_get_height (GTK_WIDGET (RUNS_PAGE));
-  first = GTK_WIDGET (gtk_list_box_get_row_at_index (GTK_LIST_BOX (page_child ("runs_list")), 0));
+  first = GTK_WIDGET (scroll_to (tb_run_history_get_run (HISTORY, 0)->path));
   row_h = gtk_widget_get_height (first);
   g_test_message ("page %d px, handle at %d px, a row %d px", page_h, list_height (), row_h);
   /* the list had 260 px, three and a half rows; now more than half the
    * page, five rows and more */
   g_assert_cmpint (abs (list_height () - (int) lround (0.6 * page_h)), <=, 1);
-  g_assert_cmpint (gtk_widget_get_height (gtk_widget_get_parent (gtk_widget_get_parent (page_child ("runs_list")))),
-                   >=, 5 * row_h);
+  g_assert_cmpint (gtk_widget_get_height (page_child ("runs_stack")), >=, 5 * row_h);
 
   /* a drag (the handle's keyboard moves set the position the same way) */
   gtk_paned_set_position (GTK_PANED (paned), (int) (0.75 * page_h));

@@ -705,6 +705,7 @@ cpu_run_on (const char *device,
   run->device_name = g_strdup (device);
   for (guint e = 0; e < run->epochs->len; e++)
     g_array_index (run->epochs, TbEpoch, e).seconds = seconds;
+  run->seconds_per_epoch = seconds;
   return run;
 }
 
@@ -817,6 +818,7 @@ with_seconds (TbRun  *run,
 {
   for (guint e = 0; e < run->epochs->len; e++)
     g_array_index (run->epochs, TbEpoch, e).seconds = seconds;
+  run->seconds_per_epoch = seconds;
   return run;
 }
 
@@ -986,6 +988,68 @@ test_started_label (void)
   g_assert_null (tb_run_started_label (odd));
 }
 
+/* A summary (what the history keeps of each run) has every figure a row,
+ * a filter, a table and the bars show, and none of the parts that grow
+ * with the run: a history of 50,000 runs held them all (3.8 GB). */
+static void
+test_summary (void)
+{
+  g_autofree char *path = fixture ("run-gpu.json");
+  g_autoptr(GBytes) contents = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbRun) whole = tb_run_load (path, &error);
+  g_autoptr(TbRun) summary = NULL;
+  g_autoptr(GPtrArray) one = g_ptr_array_new ();
+  g_autoptr(GPtrArray) other = g_ptr_array_new ();
+  g_autofree char *csv_whole = NULL;
+  g_autofree char *csv_summary = NULL;
+  const char *root = tb_test_setup_env ();
+  g_autofree char *json = g_build_filename (root, "summary.json", NULL);
+  g_autofree char *exported = NULL;
+  g_autofree char *original = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (tb_run_read_file (path, &contents, &error));
+  summary = tb_run_load_summary (path, contents, &error);
+  g_assert_no_error (error);
+
+  /* none of what grows with the run */
+  g_assert_false (tb_run_is_whole (summary));
+  g_assert_null (summary->epochs);
+  g_assert_null (summary->loss_curve);
+  g_assert_null (summary->loss_steps);
+  g_assert_null (summary->contents);
+  g_assert_true (tb_run_is_whole (whole));
+
+  /* and the figures of it */
+  g_assert_cmpuint (summary->n_epochs, ==, 3);
+  g_assert_cmpuint (summary->n_epochs, ==, whole->epochs->len);
+  g_assert_cmpfloat (tb_run_seconds_per_epoch (summary), ==, tb_run_seconds_per_epoch (whole));
+  g_assert_cmpfloat (tb_run_final_accuracy (summary), ==, tb_run_final_accuracy (whole));
+  g_assert_cmpstr (summary->run_id, ==, whole->run_id);
+  g_assert_cmpstr (tb_run_model_label (summary), ==, "mlp-small");
+  g_assert_true (summary->breakdown.measured == whole->breakdown.measured);
+
+  /* a table of summaries is the table of the whole runs */
+  g_ptr_array_add (one, whole);
+  g_ptr_array_add (other, summary);
+  csv_whole = tb_runs_format_csv (one);
+  csv_summary = tb_runs_format_csv (other);
+  g_assert_cmpstr (csv_summary, ==, csv_whole);
+  /* the curves are the whole runs' */
+  {
+    g_autoptr(TbChartData) accuracy = tb_runs_compare_accuracy (other);
+
+    g_assert_cmpuint (tb_chart_data_count_points (accuracy), ==, 0);
+  }
+  /* JSON export reads the file again */
+  g_assert_true (tb_runs_export_json (other, json, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (json, &exported, NULL, NULL));
+  g_assert_true (g_file_get_contents (path, &original, NULL, NULL));
+  g_assert_nonnull (strstr (exported, "\"run_id\" : \"20261130T040000Z-mlp-small-cuda-0001\""));
+}
+
 /* Is `name` one Windows keeps for a device (the part before its first dot,
  * in any case: CON, PRN, AUX, NUL, COM0-9, LPT0-9)? */
 static gboolean
@@ -1060,6 +1124,7 @@ main (int    argc,
   g_test_add_func ("/runs/folder-order-and-cancel", test_folder_order_and_cancel);
   g_test_add_func ("/runs/import", test_import);
   g_test_add_func ("/runs/import-reserved", test_import_reserved);
+  g_test_add_func ("/runs/summary", test_summary);
   g_test_add_func ("/runs/export", test_export);
   g_test_add_func ("/runs/nesting", test_nesting);
 #ifdef G_OS_UNIX

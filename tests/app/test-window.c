@@ -381,6 +381,8 @@ test_compare (void)
   g_assert_cmpuint (tb_chart_data_count_points (bars), ==, 2);
   /* the GPU's bar carries its speed-up against the CPU */
   g_assert_nonnull (g_ptr_array_index (((TbChartSeries *) g_ptr_array_index (bars->series, 1))->notes, 0));
+  /* the curves once the two files are read again whole */
+  g_assert_true (tb_test_wait_until (runs_loaded, NULL, 30));
   g_assert_cmpuint (tb_chart_data_count_points (tb_chart_view_get_data (tb_window_get_chart (window, "compare-accuracy"))), >, 0);
   screenshot ("screenshot-runs.png");
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* fuzz-result.c: libFuzzer target for the result file reader (tb_run_load_data,
- * the same code that reads the runs folder, imports and the headless
- * export). Any bytes go in: the reader must refuse them with a message that
- * names the file, or give a run whose labels, CSV row and comparison charts
- * all work and whose run id makes a plain file name. The same bytes,
- * opened in the window, are sorted as a sweep file or a result by
- * tb_sweep_is_sweep_data, which must read no byte past them (the input is
- * copied to a buffer of its own size for that). GLib criticals and
- * warnings are fatal, so a misused API counts.
+ * the same code that reads imports and the headless export, and
+ * tb_run_load_summary, what the runs folder's history keeps). Any bytes go
+ * in: the reader must refuse them with a message that names the file, or
+ * give a run whose labels, row texts, CSV row and comparison charts all
+ * work, whose summary is read from the same bytes and says the same, and
+ * whose run id makes a plain file name. The same bytes, opened in the
+ * window, are sorted as a sweep file or a result by tb_sweep_is_sweep_data,
+ * which must read no byte past them (the input is copied to a buffer of its
+ * own size for that). GLib criticals and warnings are fatal, so a misused
+ * API counts.
  */
 #include <math.h>
 #include <stdint.h>
@@ -84,6 +86,15 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_free (tb_run_device_label (run));
   g_free (tb_run_os_label (run));
   (void) tb_run_model_label (run);
+  text = tb_run_title (run);
+  check_text ("title", text, 4 * TB_RUN_MAX_NAME);
+  g_free (text);
+  text = tb_run_details (run);
+  check_text ("details", text, 8 * TB_RUN_MAX_NAME);
+  g_free (text);
+  text = tb_run_error_line (run);
+  check_text ("error line", text, 300 * 4 + 4);
+  g_free (text);
 
   /* the run id names a file: a plain one, never a device Windows keeps */
   {
@@ -107,6 +118,34 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   runs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_run_unref);
   g_ptr_array_add (runs, run);
   g_ptr_array_add (runs, tb_run_ref (run));
+
+  /* the summary of the same bytes: what the whole run says, without the
+   * parts that grow with it */
+  {
+    GBytes *bytes = g_bytes_new (data, size);
+    TbRun *summary = tb_run_load_summary ("fuzz.json", bytes, &error);
+    GPtrArray *one = g_ptr_array_new ();
+    GPtrArray *other = g_ptr_array_new ();
+    char *a, *b;
+
+    g_bytes_unref (bytes);
+    if (summary == NULL)
+      fail ("a whole run and no summary", error != NULL ? error->message : NULL);
+    if (summary->epochs != NULL || summary->loss_curve != NULL || summary->contents != NULL
+        || summary->n_epochs != run->epochs->len)
+      fail ("a summary that keeps what grows with the run", NULL);
+    g_ptr_array_add (one, run);
+    g_ptr_array_add (other, summary);
+    a = tb_runs_format_csv (one);
+    b = tb_runs_format_csv (other);
+    if (strcmp (a, b) != 0)
+      fail ("a summary's CSV row is not the run's", b);
+    g_free (a);
+    g_free (b);
+    g_ptr_array_unref (one);
+    g_ptr_array_unref (other);
+    tb_run_unref (summary);
+  }
 
   /* one CSV line per run, whatever the file's text */
   text = tb_runs_format_csv (runs);
