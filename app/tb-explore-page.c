@@ -55,7 +55,7 @@ struct _TbExplorePage
   int train_limit;
   char *runs_folder;
   TbSweep *sweep;                /* shown */
-  GPtrArray *recent;             /* TbSweep, in recent_list's order */
+  GPtrArray *recent;             /* TbSweepSummary, in recent_list's order */
   GPtrArray *axis_rows;          /* AdwEntryRow, in axes_list */
   GPtrArray *device_checks;      /* GtkCheckButton, in devices_list */
   GCancellable *cancellable;     /* reads; cancelled at dispose */
@@ -855,13 +855,34 @@ tb_explore_page_open_file (TbExplorePage *self,
   g_task_run_in_thread (task, load_thread);
 }
 
+/* The runs folder's sweeps, each a summary (its points are read when it
+ * is opened), and what was skipped. */
+typedef struct
+{
+  char *folder;
+  GPtrArray *sweeps;             /* TbSweepSummary * */
+  GPtrArray *skipped;            /* GError * */
+} Recent;
+
+static void
+recent_free (Recent *recent)
+{
+  g_free (recent->folder);
+  g_clear_pointer (&recent->sweeps, g_ptr_array_unref);
+  g_ptr_array_unref (recent->skipped);
+  g_free (recent);
+}
+
 static void
 recent_thread (GTask        *task,
                gpointer      source,
                gpointer      task_data,
                GCancellable *cancellable)
 {
-  g_task_return_pointer (task, tb_sweep_load_folder (task_data, NULL, cancellable), (GDestroyNotify) g_ptr_array_unref);
+  Recent *recent = task_data;
+
+  recent->sweeps = tb_sweep_list_folder (recent->folder, recent->skipped, cancellable);
+  g_task_return_boolean (task, TRUE);
 }
 
 static void
@@ -869,39 +890,53 @@ recent_done_cb (GObject      *source,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) sweeps = g_task_propagate_pointer (G_TASK (result), &error);
+  Recent *recent = g_task_get_task_data (G_TASK (result));
   TbExplorePage *self;
   GtkWidget *child;
 
-  if (sweeps == NULL)
+  if (!g_task_propagate_boolean (G_TASK (result), NULL))
     return;
   self = TB_EXPLORE_PAGE (source);
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))) != NULL)
     gtk_list_box_remove (self->recent_list, child);
   g_ptr_array_set_size (self->recent, 0);
-  for (guint i = 0; i < sweeps->len && i < 20; i++)
+  for (guint i = 0; i < recent->sweeps->len && i < 20; i++)
     {
-      TbSweep *sweep = g_ptr_array_index (sweeps, i);
+      TbSweepSummary *sweep = g_ptr_array_index (recent->sweeps, i);
       GtkWidget *row = adw_action_row_new ();
-      g_autofree char *desc = tb_sweep_describe (sweep);
       g_autofree char *title = g_strdup_printf ("%s · %s", sweep->started_at != NULL ? sweep->started_at : "?",
                                                 sweep->status);
 
       /* what a sweep file says is text, never markup */
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), desc);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), sweep->description);
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
       gtk_list_box_append (self->recent_list, row);
-      g_ptr_array_add (self->recent, tb_sweep_ref (sweep));
+      g_ptr_array_add (self->recent, g_steal_pointer (&recent->sweeps->pdata[i]));
     }
-  if (sweeps->len == 0)
+  if (recent->sweeps->len == 0)
     {
       GtkWidget *row = adw_action_row_new ();
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("No sweeps yet"));
       gtk_widget_set_sensitive (row, FALSE);
+      gtk_list_box_append (self->recent_list, row);
+    }
+  /* what was not listed, and why: a link (not followed), another name of a
+   * file listed, a file that is no readable sweep */
+  if (recent->skipped->len > 0)
+    {
+      GtkWidget *row = adw_action_row_new ();
+      guint n = recent->skipped->len;
+      g_autofree char *title = g_strdup_printf (ngettext ("%u entry of the sweeps folder skipped",
+                                                          "%u entries of the sweeps folder skipped", n), n);
+
+      /* a file's name is text, never markup */
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), ((GError *) g_ptr_array_index (recent->skipped, 0))->message);
+      gtk_widget_set_name (row, "skipped");
       gtk_list_box_append (self->recent_list, row);
     }
 }
@@ -915,9 +950,14 @@ tb_explore_page_reload (TbExplorePage *self)
 
   if (self->runs_folder == NULL)
     return;
-  task = g_task_new (self, self->cancellable, recent_done_cb, NULL);
-  g_task_set_task_data (task, g_strdup (self->runs_folder), g_free);
-  g_task_set_return_on_cancel (task, TRUE);
+  {
+    Recent *recent = g_new0 (Recent, 1);
+
+    recent->folder = g_strdup (self->runs_folder);
+    recent->skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
+    task = g_task_new (self, self->cancellable, recent_done_cb, NULL);
+    g_task_set_task_data (task, recent, (GDestroyNotify) recent_free);
+  }
   g_task_run_in_thread (task, recent_thread);
 }
 
@@ -938,8 +978,9 @@ recent_activated_cb (TbExplorePage *self,
 {
   int index = gtk_list_box_row_get_index (row);
 
+  /* read whole when opened: the list keeps no points */
   if (index >= 0 && (guint) index < self->recent->len && self->job == NULL)
-    tb_explore_page_show_sweep (self, g_ptr_array_index (self->recent, index));
+    tb_explore_page_open_file (self, ((TbSweepSummary *) g_ptr_array_index (self->recent, index))->path);
 }
 
 static void
@@ -1126,7 +1167,7 @@ static void
 tb_explore_page_init (TbExplorePage *self)
 {
   self->devices = g_array_new (FALSE, FALSE, sizeof (NnDeviceInfo));
-  self->recent = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_unref);
+  self->recent = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_summary_free);
   self->axis_rows = g_ptr_array_new ();
   self->device_checks = g_ptr_array_new ();
   self->cancellable = g_cancellable_new ();

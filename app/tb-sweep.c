@@ -544,11 +544,23 @@ tb_sweep_load (const char  *path,
   return tb_sweep_load_bytes (path, contents, error);
 }
 
+void
+tb_sweep_summary_free (TbSweepSummary *summary)
+{
+  if (summary == NULL)
+    return;
+  g_free (summary->path);
+  g_free (summary->started_at);
+  g_free (summary->status);
+  g_free (summary->description);
+  g_free (summary);
+}
+
 static int
 compare_newest_cb (gconstpointer a,
                    gconstpointer b)
 {
-  const TbSweep *sa = *(TbSweep * const *) a, *sb = *(TbSweep * const *) b;
+  const TbSweepSummary *sa = *(TbSweepSummary * const *) a, *sb = *(TbSweepSummary * const *) b;
   int by_time = g_strcmp0 (sb->started_at, sa->started_at);
 
   return by_time != 0 ? by_time : g_strcmp0 (sa->path, sb->path);
@@ -557,35 +569,153 @@ compare_newest_cb (gconstpointer a,
 /* A runs folder holds few sweeps; more than this are old ones. */
 #define MAX_LISTED_SWEEPS 200
 
+/* An entry of the sweeps folder for messages: "up", "a/sweep.json" (the
+ * folder's name bounded, on one line). */
+static char *
+entry_name (const char *folder_path,
+            gboolean    sweep_file)
+{
+  g_autofree char *name = _tb_run_display_name (folder_path);
+
+  return sweep_file ? g_strconcat (name, "/sweep.json", NULL) : g_steal_pointer (&name);
+}
+
+/* An entry of the sweeps folder not listed, and why. */
+static void
+skip (GPtrArray  *skipped,
+      const char *folder_path,
+      gboolean    sweep_file,
+      const char *why)
+{
+  g_autofree char *name = NULL;
+
+  if (skipped == NULL)
+    return;
+  name = entry_name (folder_path, sweep_file);
+  g_ptr_array_add (skipped, g_error_new (G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "“%s”: %s", name, why));
+}
+
+/* What `file` is, the link itself where it is one. */
+static GFileInfo *
+query_no_follow (GFile *file)
+{
+  return g_file_query_info (file,
+                            G_FILE_ATTRIBUTE_STANDARD_TYPE "," G_FILE_ATTRIBUTE_STANDARD_IS_SYMLINK ","
+                            G_FILE_ATTRIBUTE_UNIX_DEVICE "," G_FILE_ATTRIBUTE_UNIX_INODE,
+                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, NULL, NULL);
+}
+
+static gboolean
+is_link (GFileInfo *info)
+{
+  return g_file_info_get_is_symlink (info) || g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
+}
+
+/* The summary of the sweep file at `path`: read whole (its tree only while
+ * it is read), kept without its points. */
+static TbSweepSummary *
+summarize (const char  *path,
+           GError     **error)
+{
+  g_autoptr(TbSweep) sweep = tb_sweep_load (path, error);
+  TbSweepSummary *summary;
+
+  if (sweep == NULL)
+    return NULL;
+  summary = g_new0 (TbSweepSummary, 1);
+  summary->path = g_strdup (path);
+  summary->started_at = g_strdup (sweep->started_at);
+  summary->status = g_strdup (sweep->status);
+  summary->description = tb_sweep_describe (sweep);
+  return summary;
+}
+
 GPtrArray *
-tb_sweep_load_folder (const char   *runs_folder,
+tb_sweep_list_folder (const char   *runs_folder,
                       GPtrArray    *skipped,
                       GCancellable *cancellable)
 {
-  GPtrArray *sweeps = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_unref);
+  GPtrArray *sweeps = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_summary_free);
+  g_autoptr(GHashTable) files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autofree char *folder = NULL;
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
+  g_autoptr(GFile) dir = NULL;
+  g_autoptr(GFileInfo) dir_info = NULL;
+  g_autoptr(GFileEnumerator) children = NULL;
 
   g_return_val_if_fail (runs_folder != NULL, sweeps);
 
   folder = g_build_filename (runs_folder, "sweeps", NULL);
-  dir = g_dir_open (folder, 0, NULL);
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL && sweeps->len < MAX_LISTED_SWEEPS)
+  dir = g_file_new_for_path (folder);
+  dir_info = query_no_follow (dir);
+  if (dir_info == NULL)
+    return sweeps;   /* no sweeps yet */
+  if (is_link (dir_info))
     {
-      g_autofree char *path = g_build_filename (folder, name, "sweep.json", NULL);
+      skip (skipped, folder, FALSE, _("it is a link, and links are not followed"));
+      return sweeps;
+    }
+  children = g_file_enumerate_children (dir,
+                                        G_FILE_ATTRIBUTE_STANDARD_NAME "," G_FILE_ATTRIBUTE_STANDARD_TYPE ","
+                                        G_FILE_ATTRIBUTE_STANDARD_IS_SYMLINK,
+                                        G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS, cancellable, NULL);
+  while (children != NULL && sweeps->len < MAX_LISTED_SWEEPS)
+    {
+      GFileInfo *child = NULL;
+      g_autoptr(GFile) file = NULL;
+      g_autoptr(GFileInfo) info = NULL;
+      g_autofree char *path = NULL;
+      g_autofree char *child_path = NULL;
       g_autoptr(GError) error = NULL;
-      TbSweep *sweep;
+      g_autofree char *id = NULL;
+      TbSweepSummary *summary;
 
-      if (g_cancellable_is_cancelled (cancellable))
+      if (!g_file_enumerator_iterate (children, &child, NULL, cancellable, NULL) || child == NULL)
         break;
-      if (!g_file_test (path, G_FILE_TEST_EXISTS))
+      child_path = g_build_filename (folder, g_file_info_get_name (child), NULL);
+      if (is_link (child))
+        {
+          skip (skipped, child_path, FALSE, _("it is a link, and links are not followed"));
+          continue;
+        }
+      if (g_file_info_get_file_type (child) != G_FILE_TYPE_DIRECTORY)
         continue;
-      sweep = tb_sweep_load (path, &error);
-      if (sweep != NULL)
-        g_ptr_array_add (sweeps, sweep);
+      path = g_build_filename (child_path, "sweep.json", NULL);
+      file = g_file_new_for_path (path);
+      info = query_no_follow (file);
+      if (info == NULL)
+        continue;   /* a folder without a sweep */
+      if (is_link (info))
+        {
+          skip (skipped, child_path, TRUE, _("it is a link, and links are not followed"));
+          continue;
+        }
+      /* one file (a device and an inode), however many names it has:
+       * read once; Windows gives none */
+      if (g_file_info_has_attribute (info, G_FILE_ATTRIBUTE_UNIX_INODE))
+        id = g_strdup_printf ("%u:%" G_GUINT64_FORMAT,
+                              g_file_info_get_attribute_uint32 (info, G_FILE_ATTRIBUTE_UNIX_DEVICE),
+                              g_file_info_get_attribute_uint64 (info, G_FILE_ATTRIBUTE_UNIX_INODE));
+      if (id != NULL && g_hash_table_contains (files, id))
+        {
+          g_autofree char *why = g_strdup_printf (_("it is the file “%s” under another name, listed once"),
+                                                  (const char *) g_hash_table_lookup (files, id));
+
+          skip (skipped, child_path, TRUE, why);
+          continue;
+        }
+      if (id != NULL)
+        g_hash_table_insert (files, g_steal_pointer (&id), entry_name (child_path, TRUE));
+      summary = summarize (path, &error);
+      if (summary != NULL)
+        g_ptr_array_add (sweeps, summary);
       else if (skipped != NULL)
-        g_ptr_array_add (skipped, g_steal_pointer (&error));
+        {
+          /* which folder's sweep.json */
+          g_autofree char *folder_name = entry_name (child_path, FALSE);
+
+          g_prefix_error (&error, "“%s”: ", folder_name);
+          g_ptr_array_add (skipped, g_steal_pointer (&error));
+        }
     }
   g_ptr_array_sort (sweeps, compare_newest_cb);
   return sweeps;

@@ -88,9 +88,27 @@ TbSweep *tb_sweep_load (const char  *path,
 TbSweep *tb_sweep_load_bytes (const char  *path,
                               GBytes      *contents,
                               GError     **error);
-/* The sweeps of a runs folder (RUNS/sweeps/ID/sweep.json), newest first;
- * a bad one is skipped and its error added to `skipped` (may be NULL). */
-GPtrArray *tb_sweep_load_folder (const char   *runs_folder,
+/* A sweep as a list shows it, without its points: what is kept of each
+ * sweep of a runs folder (a sweep file may be 8 MiB). */
+typedef struct
+{
+  char *path;            /* sweep.json */
+  char *started_at;
+  char *status;
+  char *description;     /* tb_sweep_describe */
+} TbSweepSummary;
+
+void tb_sweep_summary_free (TbSweepSummary *summary);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (TbSweepSummary, tb_sweep_summary_free)
+
+/* The sweeps of a runs folder (RUNS/sweeps/ID/sweep.json), newest first,
+ * each read once and kept as a summary. Links are not followed (neither
+ * RUNS/sweeps, a folder in it nor its sweep.json: "up -> .." would list a
+ * folder twice, "root -> /" read /sweep.json), and a file reached through
+ * several hard links is read once; each of those, and each file that is no
+ * readable sweep, is skipped with a GError that names it and says why,
+ * added to `skipped` (may be NULL). */
+GPtrArray *tb_sweep_list_folder (const char   *runs_folder,
                                  GPtrArray    *skipped,
                                  GCancellable *cancellable);
 

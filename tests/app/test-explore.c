@@ -11,6 +11,9 @@
 
 #include <adwaita.h>
 #include <glib/gstdio.h>
+#ifdef G_OS_UNIX
+#include <unistd.h>
+#endif
 
 #include "tb-window.h"
 #include "test-gui-util.h"
@@ -231,6 +234,56 @@ test_stop (void)
   g_assert_true (tb_test_wait_until (recent_listed, GUINT_TO_POINTER (2), 10));
 }
 
+/* The row that says what the sweeps folder had that was not listed. */
+static GtkWidget *
+skipped_row (void)
+{
+  GtkWidget *list = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (PAGE), TB_TYPE_EXPLORE_PAGE, "recent_list"));
+
+  for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL; row = gtk_widget_get_next_sibling (row))
+    if (g_strcmp0 (gtk_widget_get_name (row), "skipped") == 0)
+      return row;
+  return NULL;
+}
+
+static gboolean
+skipped_listed (gpointer data)
+{
+  return skipped_row () != NULL;
+}
+
+/* Recent sweeps follow no link in the sweeps folder ("up -> .." listed
+ * every sweep twice) and say what they passed over; a sweep listed is
+ * read whole when it is opened. */
+static void
+test_recent_links (void)
+{
+  const char *folder = tb_run_history_get_folder (tb_window_get_history (window));
+  g_autofree char *up = g_build_filename (folder, "sweeps", "up", NULL);
+  guint n = tb_explore_page_get_n_recent (PAGE);
+  GtkWidget *list = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (PAGE), TB_TYPE_EXPLORE_PAGE, "recent_list"));
+  TbSweep *shown;
+
+  g_assert_cmpuint (n, >=, 2);
+#ifdef G_OS_UNIX
+  g_assert_cmpint (symlink ("..", up), ==, 0);
+  tb_explore_page_reload (PAGE);
+  g_assert_true (tb_test_wait_until (skipped_listed, NULL, 10));
+  g_assert_cmpuint (tb_explore_page_get_n_recent (PAGE), ==, n);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (skipped_row ())), ==,
+                   "1 entry of the sweeps folder skipped");
+  g_assert_nonnull (strstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (skipped_row ())), "link"));
+  g_unlink (up);
+#endif
+  /* the first listed, opened: its points read now */
+  g_signal_emit_by_name (list, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 1));
+  g_signal_emit_by_name (list, "row-activated", gtk_list_box_get_row_at_index (GTK_LIST_BOX (list), 0));
+  tb_test_spin (500);
+  shown = tb_explore_page_get_sweep (PAGE);
+  g_assert_nonnull (shown);
+  g_assert_cmpuint (shown->points->len, >, 0);
+}
+
 static void
 test_bad_axis (void)
 {
@@ -277,15 +330,16 @@ test_close_while_sweeping (void)
   {
     g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
 
-    sweeps = tb_sweep_load_folder (runs, skipped, NULL);
+    sweeps = tb_sweep_list_folder (runs, skipped, NULL);
     for (guint i = 0; i < skipped->len; i++)
       g_test_message ("skipped: %s", ((GError *) g_ptr_array_index (skipped, i))->message);
   }
   /* the one stopped by Stop, and this one */
   for (guint i = 0; i < sweeps->len; i++)
     {
-      TbSweep *sweep = g_ptr_array_index (sweeps, i);
+      g_autoptr(TbSweep) sweep = tb_sweep_load (((TbSweepSummary *) g_ptr_array_index (sweeps, i))->path, NULL);
 
+      g_assert_nonnull (sweep);
       g_test_message ("%s: %s, %u done", sweep->path, sweep->status, tb_sweep_count_done (sweep));
       cancelled += g_strcmp0 (sweep->status, "cancelled") == 0 && tb_sweep_count_done (sweep) >= 1;
     }
@@ -310,6 +364,7 @@ main (int    argc,
   g_test_add_func ("/explore/open-sweep-file", test_open_sweep_file);
   g_test_add_func ("/explore/run", test_run);
   g_test_add_func ("/explore/stop", test_stop);
+  g_test_add_func ("/explore/recent-links", test_recent_links);
   g_test_add_func ("/explore/bad-axis", test_bad_axis);
   g_test_add_func ("/explore/close-while-sweeping", test_close_while_sweeping);
   status = g_test_run ();

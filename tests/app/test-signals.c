@@ -139,7 +139,7 @@ test_sweep_subprocess (void)
   g_autofree char *runs_dir = g_build_filename (root, "trainbench", "runs", NULL);
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) sweeps = NULL;
-  TbSweep *sweep;
+  g_autoptr(TbSweep) sweep = NULL;
 
   open_window (600);
   page = tb_window_get_explore_page (window);
@@ -155,10 +155,11 @@ test_sweep_subprocess (void)
   g_assert_true (tb_test_wait_until (point_done, NULL, 120));
   signal_and_wait (SIGHUP);
 
-  sweeps = tb_sweep_load_folder (runs_dir, skipped, NULL);
+  sweeps = tb_sweep_list_folder (runs_dir, skipped, NULL);
   g_assert_cmpuint (skipped->len, ==, 0);
   g_assert_cmpuint (sweeps->len, ==, 1);
-  sweep = g_ptr_array_index (sweeps, 0);
+  sweep = tb_sweep_load (((TbSweepSummary *) g_ptr_array_index (sweeps, 0))->path, NULL);
+  g_assert_nonnull (sweep);
   g_assert_cmpstr (sweep->status, ==, "cancelled");
   g_assert_cmpuint (tb_sweep_count_done (sweep), >=, 1);
   g_assert_cmpuint (tb_sweep_count_done (sweep), <, 16);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-sweep-file.c: sweep files read back (a whole sweep, a stopped one with
  * failed and pending points, truncated and hostile files refused with the
- * file's name, never a crash), the sweep's speed chart (a log x axis ticked
+ * file's name, never a crash), a runs folder's sweeps listed (links not
+ * followed, one file under many names read once), the sweep's speed chart (a log x axis ticked
  * at the swept sizes, a line per device and batch) and its crossover map
  * (cells coloured by ratio, the crossing line between the right cells,
  * missing cells hatched and said in the hover), the points' breakdowns,
@@ -11,6 +12,9 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#ifdef G_OS_UNIX
+#include <unistd.h>
+#endif
 
 #include "tb-chart.h"
 #include "tb-sweep.h"
@@ -314,38 +318,119 @@ test_is_sweep_anywhere (void)
   g_rmdir (root);
 }
 
+/* The sweeps of a runs folder, each a summary; a bad file is skipped and
+ * said. Links are not followed (a folder "up -> .." listed the runs
+ * folder's sweeps again, "root -> /" read /sweep.json, a link as sweep.json
+ * any file), and one file under many names (hard links: 200 links to one
+ * 8 MB sweep took 1.7 GB) is read and listed once; each is said. */
 static void
 test_folder (void)
 {
   g_autofree char *root = g_dir_make_tmp ("tb-sweep-XXXXXX", NULL);
-  g_autofree char *good = g_build_filename (root, "sweeps", "a", NULL);
-  g_autofree char *bad = g_build_filename (root, "sweeps", "b", NULL);
+  g_autofree char *sweeps_dir = g_build_filename (root, "sweeps", NULL);
+  g_autofree char *good = g_build_filename (sweeps_dir, "a", NULL);
+  g_autofree char *bad = g_build_filename (sweeps_dir, "b", NULL);
   g_autofree char *good_file = g_build_filename (good, "sweep.json", NULL);
   g_autofree char *bad_file = g_build_filename (bad, "sweep.json", NULL);
   g_autofree char *path = fixture ();
   g_autofree char *text = NULL;
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func ((GDestroyNotify) g_error_free);
   g_autoptr(GPtrArray) sweeps = NULL;
+  guint expect_skipped = 1;
+  TbSweepSummary *summary;
 
   g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
   g_assert_cmpint (g_mkdir_with_parents (good, 0755), ==, 0);
   g_assert_cmpint (g_mkdir_with_parents (bad, 0755), ==, 0);
   g_assert_true (g_file_set_contents (good_file, text, -1, NULL));
   g_assert_true (g_file_set_contents (bad_file, "{\"kind\": \"trainbench-sweep\"", -1, NULL));
-  sweeps = tb_sweep_load_folder (root, skipped, NULL);
-  g_assert_cmpuint (sweeps->len, ==, 1);
-  g_assert_cmpuint (skipped->len, ==, 1);
-  g_assert_true (strstr (((GError *) g_ptr_array_index (skipped, 0))->message, "sweep.json") != NULL);
-  g_remove (good_file);
-  g_remove (bad_file);
-  g_rmdir (good);
-  g_rmdir (bad);
+#ifdef G_OS_UNIX
   {
-    g_autofree char *sweeps_dir = g_build_filename (root, "sweeps", NULL);
+    g_autofree char *elsewhere = g_build_filename (root, "elsewhere", NULL);
+    g_autofree char *elsewhere_file = g_build_filename (elsewhere, "sweep.json", NULL);
+    g_autofree char *link_dir = g_build_filename (sweeps_dir, "root", NULL);
+    g_autofree char *up = g_build_filename (sweeps_dir, "up", NULL);
+    g_autofree char *linked = g_build_filename (sweeps_dir, "c", NULL);
+    g_autofree char *linked_file = g_build_filename (linked, "sweep.json", NULL);
 
-    g_rmdir (sweeps_dir);
+    /* a sweep outside the sweeps folder, reached by a link to its folder
+     * and by a link as another folder's sweep.json */
+    g_assert_cmpint (g_mkdir_with_parents (elsewhere, 0755), ==, 0);
+    g_assert_true (g_file_set_contents (elsewhere_file, text, -1, NULL));
+    g_assert_cmpint (symlink (elsewhere, link_dir), ==, 0);
+    g_assert_cmpint (symlink ("..", up), ==, 0);
+    g_assert_cmpint (g_mkdir_with_parents (linked, 0755), ==, 0);
+    g_assert_cmpint (symlink (elsewhere_file, linked_file), ==, 0);
+    expect_skipped += 3;
+    /* one file under five names */
+    for (guint i = 0; i < 5; i++)
+      {
+        g_autofree char *name = g_strdup_printf ("h%u", i);
+        g_autofree char *dir = g_build_filename (sweeps_dir, name, NULL);
+        g_autofree char *file = g_build_filename (dir, "sweep.json", NULL);
+
+        g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+        g_assert_cmpint (link (good_file, file), ==, 0);
+      }
+    expect_skipped += 5;
   }
-  g_rmdir (root);
+#endif
+  sweeps = tb_sweep_list_folder (root, skipped, NULL);
+  for (guint i = 0; i < skipped->len; i++)
+    g_test_message ("skipped: %s", ((GError *) g_ptr_array_index (skipped, i))->message);
+  g_assert_cmpuint (sweeps->len, ==, 1);
+  g_assert_cmpuint (skipped->len, ==, expect_skipped);
+  summary = g_ptr_array_index (sweeps, 0);
+  /* what a list shows, without the points */
+  {
+    g_autoptr(TbSweep) sweep = load_fixture ();
+    g_autofree char *description = tb_sweep_describe (sweep);
+
+    g_assert_cmpstr (summary->status, ==, sweep->status);
+    g_assert_cmpstr (summary->started_at, ==, sweep->started_at);
+    g_assert_cmpstr (summary->description, ==, description);
+  }
+  g_assert_true (g_str_has_suffix (summary->path, "sweep.json"));
+  {
+    gboolean said_bad = FALSE, said_link = FALSE, said_once = FALSE;
+
+    for (guint i = 0; i < skipped->len; i++)
+      {
+        const char *message = ((GError *) g_ptr_array_index (skipped, i))->message;
+
+        said_bad |= strstr (message, "“b”") != NULL && strstr (message, "readable sweep") != NULL;
+        said_link |= strstr (message, "“up”: it is a link") != NULL;
+        said_once |= strstr (message, "under another name") != NULL;
+      }
+    g_assert_true (said_bad);
+#ifdef G_OS_UNIX
+    g_assert_true (said_link);
+    g_assert_true (said_once);
+#endif
+  }
+  /* the sweeps folder itself a link: nothing is read through it */
+#ifdef G_OS_UNIX
+  {
+    g_autofree char *other = g_dir_make_tmp ("tb-sweep-XXXXXX", NULL);
+    g_autofree char *other_sweeps = g_build_filename (other, "sweeps", NULL);
+
+    g_clear_pointer (&sweeps, g_ptr_array_unref);
+    g_ptr_array_set_size (skipped, 0);
+    g_assert_cmpint (symlink (sweeps_dir, other_sweeps), ==, 0);
+    sweeps = tb_sweep_list_folder (other, skipped, NULL);
+    g_assert_cmpuint (sweeps->len, ==, 0);
+    g_assert_cmpuint (skipped->len, ==, 1);
+    g_assert_nonnull (strstr (((GError *) g_ptr_array_index (skipped, 0))->message, "link"));
+    g_unlink (other_sweeps);
+    g_rmdir (other);
+  }
+#endif
+  if (!g_getenv ("KEEP_TEST_FILES"))
+    {
+      g_autofree char *argv[] = { g_strdup ("rm"), g_strdup ("-rf"), g_strdup (root), NULL };
+
+      g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, NULL, NULL);
+    }
 }
 
 /* ------------------------------------------------------------ charts */
