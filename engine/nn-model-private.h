@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* nn-model-private.h: the layer interface and the insides of NnModel.
  *
- * Shared by nn-model.c, nn-trainer.c, engine/layers/nn-*.c and the engine
- * tests. Each layer kind is written once against the backend ops.
+ * Shared by nn-model.c, engine/layers/nn-*.c, the plan (nn-plan.h), the
+ * trainer's units (nn-trainer-private.h) and the engine tests. Each layer
+ * kind is written once against the backend ops.
  */
 #pragma once
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
-/* nn-trainer.c: the training loop: validation, data upload, shuffled
- * batches gathered on the device (or on the host and copied every step, as
- * the run's conditions say), forward/loss/backward/update steps (replayed
- * as one captured graph where the backend can), progress, evaluation after
- * each epoch, timing and the run result.
+/* nn-trainer.c: the trainer and its loop: the run's settings checked
+ * against the data set and the model, the set-up of a run (its passes
+ * planned once), the forward/loss/backward/update steps (replayed as one
+ * captured graph where the backend can), progress, evaluation after each
+ * epoch and the run result. Where the batches come from is
+ * nn-trainer-feed.c's, how the steps are timed nn-trainer-timing.c's.
  */
 
 #define _POSIX_C_SOURCE 200809L
 
-#include "nn-model-private.h"
-#include "nn-plan.h"
+#include "nn-trainer-private.h"
 #include "nn-os.h"
 
 #include <math.h>
@@ -17,9 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Per-step times kept exactly up to this many steps, then sampled. */
-#define STEP_TIMES_MAX (1 << 20)
 
 /* Full-batch steps captured into one graph where the backend captures
  * (NnConditions.graph turns graphs on or off). Between two replayed graphs
@@ -377,289 +374,7 @@ nn_trainer_model (NnTrainer *trainer)
   return trainer->model;
 }
 
-/* ---------------------------------------------------------------- one run's state */
-
-typedef struct
-{
-  double sum;
-  double samples;
-  int64_t step; /* the step the bucket ends at */
-} CurvePoint;
-
-typedef struct
-{
-  NnTrainer *trainer;
-  NnModel *model;        /* borrowed from trainer */
-  NnBackend *backend;    /* borrowed: model's */
-  const NnBackendOps *ops;
-  bool async;            /* ops are asynchronous: time whole intervals */
-  bool cancelled;
-  /* the run's conditions (NnConditions) */
-  NnDataOn data;         /* where training batches come from */
-  bool loss_every_step;  /* stats read back after every step */
-  bool step_clock;       /* each step timed on its own: the CPU, or a step that waits */
-
-  /* device data, owned */
-  uint8_t *train_images; /* (train, sample) */
-  uint8_t *train_labels; /* (train) */
-  uint8_t *test_images;  /* (test, sample) */
-  uint8_t *test_labels;  /* (test) */
-  int32_t *perm;         /* (train): this epoch's order */
-  int32_t *ident;        /* (test): 0, 1, 2, ... */
-  /* the parameters the dense layers update in the backward: see find_dense_update */
-  NnDenseUpdate update;
-  /* the steps of a training step on a full batch and on the epoch's last,
-   * shorter one (made once, in run_setup) */
-  NnPlan plan_full;
-  NnPlan plan_rest;
-  NnPlanStep *plan_steps; /* (plan_step_count), owned until the result takes them:
-                           * plan_full's */
-  int32_t plan_step_count;
-
-  /* batches gathered on the host (data pinned or pageable), owned: host_alloc's
-   * memory when pinned, else malloc's; NULL when the data is on the device */
-  void *staging;         /* stage_x, then stage_labels, then stage_targets */
-  float *stage_x;        /* (batch, sample) */
-  int32_t *stage_labels; /* (batch) */
-  float *stage_targets;  /* (batch, classes), one-hot; NULL for sparse labels */
-  double stats_sum[2];   /* loss_every_step: the sums read since the last report */
-
-  /* host */
-  int32_t *host_perm;    /* (train) */
-  float stats_host[2];
-  NnBackendOptimizer opt;
-  int32_t sample_size;
-  int32_t steps_per_epoch;
-  int32_t remainder;     /* rows in the last batch of an epoch, 0 when even */
-  int64_t total_steps;
-  int32_t progress_every;
-
-  /* capture */
-  bool can_capture;
-  bool capture_failed;
-  void *graph;           /* owned: one full-batch step */
-  void *graph_many;      /* owned: graph_steps full-batch steps */
-  int32_t graph_steps;   /* steps in graph_many; 1 when there is none */
-  int64_t full_steps;    /* full-batch steps run so far */
-  bool next_perm_ready;  /* host_perm already holds the next epoch's order */
-
-  /* timing */
-  double *step_times;    /* (min (total_steps, STEP_TIMES_MAX)) */
-  int64_t step_times_count; /* steps timed: those after the warm-up */
-  int64_t step_times_cap;
-  int64_t steps_done;    /* steps run, the warm-up's too */
-  uint64_t reservoir_rng;
-  double first_step_end;
-
-  /* loss curve: streaming buckets, merged in pairs when full */
-  CurvePoint curve[NN_LOSS_CURVE_MAX];
-  int32_t curve_count;
-  int64_t curve_span;    /* intervals per bucket */
-  int64_t curve_fill;    /* intervals in the open bucket */
-
-  /* epochs */
-  NnEpochRecord *epochs; /* (epochs) */
-  int32_t epoch_count;
-
-  /* where the steps' time went (config.breakdown): the clock runs on this
-   * thread over a window of steps (each call of train_steps on the CPU, an
-   * interval between two reads of the loss sums on an asynchronous
-   * backend) and is added to the totals when the window's steps are
-   * counted, so a window a cancel or an error cut short adds nothing */
-  bool timing;
-  bool device_timer;     /* the backend times spans of its stream */
-  bool span_open;        /* a span of the backend's timer is open (end_span) */
-  int32_t span_steps;    /* the steps launched inside it */
-  NnStepClock clock;
-  double part_total[NN_BREAKDOWN_PARTS];
-  double window_bytes;   /* host-to-device bytes of the open window */
-  double copy_bytes;
-  int64_t timed_steps;
-  double timed_seconds;  /* the timed steps' wall time: their windows' */
-  double device_seconds; /* device time of the spans read back */
-  int64_t device_steps;  /* the steps those spans covered */
-  double evaluation_seconds;
-} Run;
-
-/* Opens a window of measured steps on this thread: what the clock has is
- * dropped. */
-static void
-clock_open (Run *run)
-{
-  if (!run->timing)
-    return;
-  run->window_bytes = 0;
-  _nn_clock_start (&run->clock, NN_BREAKDOWN_HOST);
-}
-
-/* Closes the window: its `steps` steps, the first of them step
- * `first_step` (1-based), took the window's wall time. A window of
- * the warm-up is not counted (an asynchronous run's interval ends where
- * the warm-up does, so a window is all warm-up or none). */
-static void
-clock_close (Run *run, int64_t first_step, int64_t steps)
-{
-  if (first_step <= run->trainer->config.warmup_steps)
-    return;
-  for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
-    run->part_total[p] += run->clock.seconds[p];
-  run->copy_bytes += run->window_bytes;
-  run->timed_steps += steps;
-  run->timed_seconds += run->clock.window_seconds;
-}
-
-/* Stops the clock of a window that ends without its steps counted. */
-static void
-clock_drop (Run *run)
-{
-  if (_nn_step_clock == &run->clock)
-    _nn_clock_stop (&run->clock);
-}
-
-/* upload () of `bytes` inside a measured window: the step's "copy" part. */
-static int
-timed_upload (Run *run, void *dst, const void *src, size_t bytes)
-{
-  int back = _nn_clock_enter (NN_BREAKDOWN_COPY);
-  int status = run->ops->upload (run->backend->ctx, dst, src, bytes);
-  _nn_clock_leave (back);
-  if (back >= 0)
-    run->window_bytes += (double) bytes;
-  return status;
-}
-
-/* The device time of the spans that have ended; called only where the
- * trainer has synchronized anyway, so it never waits. */
-static void
-read_device_timer (Run *run)
-{
-  double seconds = 0;
-  int64_t steps = 0;
-
-  if (!run->device_timer)
-    return;
-  if (run->ops->timer_read (run->backend->ctx, &seconds, &steps) == 0)
-    {
-      run->device_seconds += seconds;
-      run->device_steps += steps;
-    }
-}
-
-/* The time of step `step` (1-based); the warm-up's are left out. */
-static void
-record_step_time (Run *run, int64_t step, double seconds)
-{
-  if (step <= run->trainer->config.warmup_steps)
-    return;
-  if (run->step_times_count < run->step_times_cap)
-    run->step_times[run->step_times_count] = seconds;
-  else
-    {
-      /* reservoir sampling: keep a uniform sample of all steps */
-      uint64_t j = _nn_splitmix64 (&run->reservoir_rng) % (uint64_t) (run->step_times_count + 1);
-      if (j < (uint64_t) run->step_times_cap)
-        run->step_times[j] = seconds;
-    }
-  run->step_times_count++;
-}
-
-static void
-curve_add (Run *run, double loss_sum, double samples, int64_t step)
-{
-  if (run->curve_fill == 0)
-    {
-      if (run->curve_count == NN_LOSS_CURVE_MAX)
-        {
-          for (int32_t i = 0; i < NN_LOSS_CURVE_MAX / 2; i++)
-            {
-              CurvePoint a = run->curve[2 * i], b = run->curve[2 * i + 1];
-              run->curve[i].sum = a.sum + b.sum;
-              run->curve[i].samples = a.samples + b.samples;
-              run->curve[i].step = b.step;
-            }
-          run->curve_count = NN_LOSS_CURVE_MAX / 2;
-          run->curve_span *= 2;
-        }
-      run->curve[run->curve_count].sum = 0;
-      run->curve[run->curve_count].samples = 0;
-      run->curve_count++;
-    }
-  CurvePoint *p = &run->curve[run->curve_count - 1];
-  p->sum += loss_sum;
-  p->samples += samples;
-  p->step = step;
-  if (++run->curve_fill >= run->curve_span)
-    run->curve_fill = 0;
-}
-
-static int
-compare_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-static double
-percentile (const double *sorted, int64_t count, double p)
-{
-  double pos, frac;
-  int64_t lo;
-
-  if (count == 0)
-    return 0.0;
-  pos = p * (double) (count - 1);
-  lo = (int64_t) pos;
-  frac = pos - (double) lo;
-  if (lo + 1 >= count)
-    return sorted[count - 1];
-  return sorted[lo] * (1.0 - frac) + sorted[lo + 1] * frac;
-}
-
-static void
-run_free (Run *run)
-{
-  const NnBackendOps *ops = run->ops;
-  void *ctx = run->backend != NULL ? run->backend->ctx : NULL;
-
-  if (ops != NULL)
-    {
-      if (run->graph != NULL)
-        ops->graph_free (ctx, run->graph);
-      if (run->graph_many != NULL)
-        ops->graph_free (ctx, run->graph_many);
-      void *buffers[] = { run->train_images, run->train_labels, run->test_images, run->test_labels,
-                          run->perm, run->ident };
-      for (size_t i = 0; i < sizeof buffers / sizeof buffers[0]; i++)
-        if (buffers[i] != NULL)
-          ops->free (ctx, buffers[i]);
-    }
-  if (run->staging != NULL)
-    {
-      if (run->data == NN_DATA_PINNED && ops != NULL)
-        ops->host_free (ctx, run->staging);
-      else
-        free (run->staging);
-    }
-  _nn_plan_clear (&run->plan_full);
-  _nn_plan_clear (&run->plan_rest);
-  free (run->plan_steps);
-  free (run->host_perm);
-  free (run->step_times);
-  free (run->epochs);
-}
-
 /* ---------------------------------------------------------------- set-up */
-
-static NnStatus
-upload_new (Run *run, const void *src, size_t bytes, const char *what, void **out, NnError *error)
-{
-  NnStatus status = _nn_model_alloc (run->model, bytes, what,
-                                     "the data set does not fit on this device", out, error);
-  if (status != NN_OK || bytes == 0)
-    return status;
-  return _nn_model_check (run->model, run->ops->upload (run->backend->ctx, *out, src, bytes), what,
-                          error);
-}
 
 /* GRAPH_STEPS_DEFAULT, or TRAINBENCH_GRAPH_STEPS when it is a number from
  * 1 to GRAPH_STEPS_MAX. */
@@ -776,185 +491,30 @@ nn_train_plan (const NnTrainConfig *config, NnInputShape input, NnPlanStep **ste
   return status;
 }
 
-/* The host buffer a batch is gathered into when the data stays on the
- * host (NN_DATA_PINNED: page-locked, host_alloc; NN_DATA_PAGEABLE: malloc),
- * made once: (batch, sample) floats, the labels, the one-hot targets. */
+/* The plan of the evaluation's forward on n test rows, with the loss. */
 static NnStatus
-staging_new (Run *run, NnError *error)
+evaluation_plan (NnModel *model, const NnTrainConfig *config, int32_t n, NnPlan *plan,
+                 NnError *error)
 {
-  const NnTrainConfig *config = &run->trainer->config;
-  NnModel *model = run->model;
-  size_t rows = (size_t) model->batch_size;
-  size_t x_bytes = rows * (size_t) run->sample_size * sizeof (float);
-  size_t label_bytes = (rows * sizeof (int32_t) + 63) / 64 * 64;
-  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
-  size_t target_bytes = sparse ? 0 : rows * (size_t) model->classes * sizeof (float);
-  size_t bytes = (x_bytes + 63) / 64 * 64 + label_bytes + target_bytes;
-
-  if (run->data == NN_DATA_PINNED)
-    {
-      if (run->ops->host_alloc == NULL)
-        return _nn_error_set (error, NN_ERROR_UNAVAILABLE,
-                              "%s: this device has no page-locked host memory for batches "
-                              "from pinned memory; use pageable",
-                              model->device_name);
-      NnStatus status = _nn_model_check (model, run->ops->host_alloc (run->backend->ctx, bytes,
-                                                                      &run->staging),
-                                         "page-locked memory for the batches", error);
-      if (status != NN_OK)
-        {
-          run->staging = NULL;
-          return status;
-        }
-    }
-  else if ((run->staging = malloc (bytes)) == NULL)
-    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the batches' host buffer");
-  run->stage_x = run->staging;
-  run->stage_labels = (int32_t *) ((char *) run->staging + (x_bytes + 63) / 64 * 64);
-  run->stage_targets = sparse ? NULL
-                              : (float *) ((char *) run->stage_labels + label_bytes);
-  return NN_OK;
+  NnPass pass = { .n = n, .training = false,
+                  .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
+  return _nn_plan_build (model, &pass, (int) config->loss, plan, error);
 }
 
-/* A training batch of n rows from the host (data pinned or pageable): the
- * rows of this epoch's order gathered into the staging buffer as
- * gather_batch forms them on the device (the same floats), then copied into
- * the model's batch buffers: without waiting from page-locked memory, once
- * the copy before has read it; with a copy that waits from pageable
- * memory. */
+/* Everything the steps use, made before the first: the data in place, the
+ * optimizer's state, every pass planned, the counters at zero and the
+ * records' room; whether steps are captured, and how many at once. */
 static NnStatus
-feed_batch (Run *run, int32_t n, int32_t step_in_epoch, NnError *error)
+run_setup (NnTrainRun *run, NnError *error)
 {
+  const NnDataset *ds = run->dataset;
+  const NnTrainConfig *config = run->config;
   NnModel *model = run->model;
-  const NnBackendOps *ops = run->ops;
-  void *ctx = run->backend->ctx;
-  const NnSplit *train = &run->trainer->dataset->train;
-  const int32_t *rows = run->host_perm + (size_t) step_in_epoch * (size_t) model->batch_size;
-  size_t sample = (size_t) run->sample_size;
-  const float scale = 1.0f / 255.0f;
-  bool pinned = run->data == NN_DATA_PINNED;
-  int (*copy) (void *, void *, const void *, size_t) = pinned ? ops->upload_async : ops->upload;
   NnStatus status;
 
-  /* the wait for the copy before and the copies themselves: "copy" */
-  int back;
-
-  if (pinned)
-    {
-      back = _nn_clock_enter (NN_BREAKDOWN_COPY);
-      status = _nn_model_check (model, ops->upload_wait (ctx), "waiting for a batch's copy",
-                                error);
-      _nn_clock_leave (back);
-      if (status != NN_OK)
-        return status;
-    }
-  for (int32_t i = 0; i < n; i++)
-    {
-      const uint8_t *src = train->images + (size_t) rows[i] * sample;
-      float *dst = run->stage_x + (size_t) i * sample;
-      for (size_t j = 0; j < sample; j++)
-        dst[j] = (float) src[j] * scale;
-      run->stage_labels[i] = train->labels[rows[i]];
-    }
-  if (run->stage_targets != NULL)
-    {
-      memset (run->stage_targets, 0, sizeof (float) * (size_t) n * (size_t) model->classes);
-      for (int32_t i = 0; i < n; i++)
-        run->stage_targets[(size_t) i * (size_t) model->classes + run->stage_labels[i]] = 1.0f;
-    }
-  size_t x_bytes = sizeof (float) * (size_t) n * sample;
-  size_t label_bytes = sizeof (int32_t) * (size_t) n;
-  size_t target_bytes = run->stage_targets != NULL
-                          ? sizeof (float) * (size_t) n * (size_t) model->classes
-                          : 0;
-  back = _nn_clock_enter (NN_BREAKDOWN_COPY);
-  status = _nn_model_check (model, copy (ctx, model->x, run->stage_x, x_bytes),
-                            "copying a batch to the device", error);
-  if (status == NN_OK)
-    status = _nn_model_check (model, copy (ctx, model->labels, run->stage_labels, label_bytes),
-                              "copying a batch's labels to the device", error);
-  if (status == NN_OK && run->stage_targets != NULL)
-    status = _nn_model_check (model, copy (ctx, model->targets, run->stage_targets,
-                                           target_bytes),
-                              "copying a batch's targets to the device", error);
-  _nn_clock_leave (back);
-  if (back >= 0)
-    run->window_bytes += (double) (x_bytes + label_bytes + target_bytes);
-  return status;
-}
-
-static NnStatus
-run_setup (Run *run, NnError *error)
-{
-  NnTrainer *trainer = run->trainer;
-  const NnDataset *ds = trainer->dataset;
-  const NnTrainConfig *config = &trainer->config;
-  NnModel *model = run->model;
-  size_t sample = (size_t) run->sample_size;
-  int32_t *ident_host;
-  void *ptr;
-  NnStatus status;
-
-  /* the training set, resident on the device for the whole run, or a
-   * host buffer its batches are gathered into */
-  if (run->data == NN_DATA_DEVICE)
-    {
-      status = upload_new (run, ds->train.images, sample * (size_t) ds->train.count,
-                           "the training images", &ptr, error);
-      if (status != NN_OK)
-        return status;
-      run->train_images = ptr;
-      status = upload_new (run, ds->train.labels, (size_t) ds->train.count,
-                           "the training labels", &ptr, error);
-      if (status != NN_OK)
-        return status;
-      run->train_labels = ptr;
-    }
-  else
-    {
-      status = staging_new (run, error);
-      if (status != NN_OK)
-        return status;
-    }
-  run->host_perm = malloc (sizeof (int32_t) * (size_t) ds->train.count);
-  if (run->host_perm == NULL)
-    return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
-  /* the test set, unless the run is not evaluated: a sweep's point then
-   * copies nothing it does not use */
-  if (!config->skip_evaluation)
-    {
-      status = upload_new (run, ds->test.images, sample * (size_t) ds->test.count,
-                           "the test images", &ptr, error);
-      if (status != NN_OK)
-        return status;
-      run->test_images = ptr;
-      status = upload_new (run, ds->test.labels, (size_t) ds->test.count, "the test labels",
-                           &ptr, error);
-      if (status != NN_OK)
-        return status;
-      run->test_labels = ptr;
-
-      ident_host = malloc (sizeof (int32_t) * (size_t) ds->test.count);
-      if (ident_host == NULL)
-        return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the sample order");
-      for (int32_t i = 0; i < ds->test.count; i++)
-        ident_host[i] = i;
-      status = upload_new (run, ident_host, sizeof (int32_t) * (size_t) ds->test.count,
-                           "the test order", &ptr, error);
-      free (ident_host);
-      if (status != NN_OK)
-        return status;
-      run->ident = ptr;
-    }
-  if (run->data == NN_DATA_DEVICE)
-    {
-      status = _nn_model_alloc (model, sizeof (int32_t) * (size_t) ds->train.count,
-                                "the training order", "the data set does not fit on this device",
-                                &ptr, error);
-      if (status != NN_OK)
-        return status;
-      run->perm = ptr;
-    }
+  status = _nn_feed_setup (run, error);
+  if (status != NN_OK)
+    return status;
 
   /* the optimizer's state, one arena of the model whoever applies the update */
   status = _nn_model_optimizer_state (model, &config->optimizer, error);
@@ -963,22 +523,23 @@ run_setup (Run *run, NnError *error)
   run->opt = backend_optimizer (&config->optimizer);
   find_dense_update (model, config, &run->opt, &run->update);
 
-  /* the odd batch sizes this run will see, prepared now */
+  /* the odd batch sizes this run will see, prepared now; the evaluation's
+   * passes planned once, as the training's below: on a full test batch (or
+   * the whole test set, when it is smaller than one) and on the last */
   if (run->remainder > 0)
     {
       status = _nn_model_prepare (model, run->remainder, error);
       if (status != NN_OK)
         return status;
     }
-  if (!config->skip_evaluation && ds->test.count % model->batch_size != 0)
+  if (!config->skip_evaluation)
     {
-      status = _nn_model_prepare (model, ds->test.count % model->batch_size, error);
-      if (status != NN_OK)
-        return status;
-    }
-  if (!config->skip_evaluation && ds->test.count < model->batch_size)
-    {
-      status = _nn_model_prepare (model, ds->test.count, error);
+      int32_t test = ds->test.count;
+      status = evaluation_plan (model, config, test < model->batch_size ? test : model->batch_size,
+                                &run->eval_full, error);
+      if (status == NN_OK && test > model->batch_size && test % model->batch_size != 0)
+        status = evaluation_plan (model, config, test % model->batch_size, &run->eval_rest,
+                                  error);
       if (status != NN_OK)
         return status;
     }
@@ -1008,21 +569,19 @@ run_setup (Run *run, NnError *error)
   if (status != NN_OK)
     return status;
 
-  run->step_times_cap = run->total_steps < STEP_TIMES_MAX ? run->total_steps : STEP_TIMES_MAX;
-  run->step_times = malloc (sizeof (double)
-                            * (size_t) (run->step_times_cap > 0 ? run->step_times_cap : 1));
+  status = _nn_timing_setup (run, error);
+  if (status != NN_OK)
+    return status;
   run->epochs = calloc ((size_t) config->epochs, sizeof *run->epochs);
-  if (run->step_times == NULL || run->epochs == NULL)
+  if (run->epochs == NULL)
     return _nn_error_set (error, NN_ERROR_NO_MEMORY, "out of memory for the run's records");
-  run->reservoir_rng = config->seed ^ 0x94D049BB133111EBull;
-  run->curve_span = 1;
   run->can_capture = config->conditions.graph && run->ops->capture_begin != NULL
                      && run->ops->capture_end != NULL && run->ops->graph_launch != NULL
                      && run->ops->graph_free != NULL;
   run->graph_steps = run->can_capture ? graph_steps_wanted () : 1;
   /* A batch copied from the host, or the loss read back, between every two
    * steps: each step is a graph of its own. */
-  if (run->data != NN_DATA_DEVICE || run->loss_every_step)
+  if (run->feed.data != NN_DATA_DEVICE || run->loss_every_step)
     run->graph_steps = 1;
   if (run->graph_steps > run->progress_every)
     run->graph_steps = run->progress_every;
@@ -1035,10 +594,33 @@ run_setup (Run *run, NnError *error)
   return NN_OK;
 }
 
+static void
+run_free (NnTrainRun *run)
+{
+  const NnBackendOps *ops = run->ops;
+  void *ctx = run->backend != NULL ? run->backend->ctx : NULL;
+
+  if (ops != NULL)
+    {
+      if (run->graph != NULL)
+        ops->graph_free (ctx, run->graph);
+      if (run->graph_many != NULL)
+        ops->graph_free (ctx, run->graph_many);
+    }
+  _nn_feed_free (run);
+  _nn_plan_clear (&run->plan_full);
+  _nn_plan_clear (&run->plan_rest);
+  _nn_plan_clear (&run->eval_full);
+  _nn_plan_clear (&run->eval_rest);
+  free (run->plan_steps);
+  _nn_timing_free (run);
+  free (run->epochs);
+}
+
 /* ---------------------------------------------------------------- steps */
 
 static NnStatus
-read_stats (Run *run, float out[2], NnError *error)
+read_stats (NnTrainRun *run, float out[2], NnError *error)
 {
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
@@ -1075,27 +657,18 @@ read_stats (Run *run, float out[2], NnError *error)
 
 /* The ops of one training step on n rows; nothing here allocates or waits. */
 static NnStatus
-step_ops (Run *run, int32_t n, NnError *error)
+step_ops (NnTrainRun *run, int32_t n, NnError *error)
 {
   NnModel *model = run->model;
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
-  const NnTrainConfig *config = &run->trainer->config;
-  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
   const NnPlan *plan = n == model->batch_size ? &run->plan_full : &run->plan_rest;
   int64_t prefix = run->update.offset;
-  NnStatus status = NN_OK;
+  NnStatus status;
 
-  /* a batch from the host is in place already (feed_batch) */
-  if (run->data == NN_DATA_DEVICE)
-    status = _nn_model_check (model,
-                              ops->gather_batch (ctx, run->train_images, run->train_labels,
-                                                 run->perm, model->step, run->steps_per_epoch,
-                                                 model->batch_size, n, run->sample_size,
-                                                 1.0f / 255.0f, model->x, model->labels,
-                                                 sparse ? NULL : model->targets,
-                                                 model->classes),
-                              "gathering a batch", error);
+  /* the batch gathered on the device, when the data set is there; one from
+   * the host is in place already (_nn_feed_host_batch) */
+  status = _nn_feed_device_batch (run, n, error);
   if (status != NN_OK)
     return status;
   /* d(mean loss)/d(output) (n, classes); the fused dense layers update
@@ -1120,7 +693,7 @@ step_ops (Run *run, int32_t n, NnError *error)
 /* Records `count` steps of a full batch into one graph; NULL when the
  * backend could not. */
 static void *
-capture_steps (Run *run, int32_t count)
+capture_steps (NnTrainRun *run, int32_t count)
 {
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
@@ -1147,7 +720,7 @@ capture_steps (Run *run, int32_t count)
  * for. A failed capture falls back to plain steps for the rest of the run,
  * or to the one-step graph where only the longer one failed. */
 static NnStatus
-train_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
+train_steps (NnTrainRun *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
 {
   const NnBackendOps *ops = run->ops;
   void *ctx = run->backend->ctx;
@@ -1155,12 +728,9 @@ train_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError 
   NnStatus status = NN_OK;
 
   /* from the host, one batch at a time (graph_steps is 1), outside any graph */
-  if (run->data != NN_DATA_DEVICE)
-    {
-      status = feed_batch (run, n, step_in_epoch, error);
-      if (status != NN_OK)
-        return status;
-    }
+  status = _nn_feed_host_batch (run, n, step_in_epoch, error);
+  if (status != NN_OK)
+    return status;
 
   if (full && run->can_capture && !run->capture_failed && run->full_steps >= 1)
     {
@@ -1189,44 +759,17 @@ train_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError 
   return status;
 }
 
-/* Ends the open span of the backend's timer, if any. */
-static void
-end_span (Run *run)
-{
-  if (!run->span_open)
-    return;
-  if (run->ops->timer_end (run->backend->ctx, run->span_steps) != 0)
-    run->device_timer = false;
-  run->span_open = false;
-  run->span_steps = 0;
-}
-
 /* train_steps, its host time the step's "launch" part on an asynchronous
- * backend, and its device time a span of the backend's timer. A step
- * launched on its own has a span of its own. Graphs of several steps,
- * back to back, share one until the interval ends: with a span each the
- * breakdown cost 1-3 % of mlp-small's step on an H100, with one at most
- * 0.83 % (bench/results/h100-gpu-2026-12-06.md), and the host queues those
- * graphs far ahead of the GPU, so the shared span holds no time the GPU
- * sat idle (its busy time per step came out the same). */
+ * backend, and its device time a span of the backend's timer
+ * (_nn_timing_launch_begin says which). */
 static NnStatus
-timed_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
+timed_steps (NnTrainRun *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError *error)
 {
-  if (!run->timing || !run->async)
+  if (!run->timing.breakdown || !run->async)
     return train_steps (run, n, count, step_in_epoch, error);
-  int back = _nn_clock_enter (NN_BREAKDOWN_LAUNCH);
-  if (count == 1)
-    end_span (run);
-  /* no free span (more spans between two reads than the backend keeps):
-   * these steps go untimed rather than wait */
-  if (!run->span_open && run->device_timer)
-    run->span_open = run->ops->timer_begin (run->backend->ctx) == 0;
+  int back = _nn_timing_launch_begin (run, count);
   NnStatus status = train_steps (run, n, count, step_in_epoch, error);
-  if (run->span_open)
-    run->span_steps += count;
-  if (count == 1)
-    end_span (run);
-  _nn_clock_leave (back);
+  _nn_timing_launch_end (run, count, back);
   return status;
 }
 
@@ -1234,11 +777,11 @@ timed_steps (Run *run, int32_t n, int32_t count, int32_t step_in_epoch, NnError 
  * batches remain before the next progress report, the epoch's last batch
  * and max_steps, else 1. */
 static int32_t
-steps_at_once (const Run *run, int64_t step, int64_t interval_first, int32_t step_in_epoch)
+steps_at_once (const NnTrainRun *run, int64_t step, int64_t interval_first, int32_t step_in_epoch)
 {
   int64_t room = run->progress_every - (step - interval_first);
   int64_t full_left = run->steps_per_epoch - step_in_epoch - (run->remainder > 0);
-  const NnTrainConfig *config = &run->trainer->config;
+  const NnTrainConfig *config = run->config;
 
   if (run->graph_steps <= 1 || run->graph == NULL)
     return 1;
@@ -1251,33 +794,26 @@ steps_at_once (const Run *run, int64_t step, int64_t interval_first, int32_t ste
   return room >= run->graph_steps ? run->graph_steps : 1;
 }
 
+/* ---------------------------------------------------------------- evaluation */
+
+/* The loss and accuracy on the test set, in batches of the model's batch
+ * size through the passes planned in run_setup. */
 static NnStatus
-evaluate_test (Run *run, float *loss_out, float *accuracy_out, NnError *error)
+evaluate_test (NnTrainRun *run, float *loss_out, float *accuracy_out, NnError *error)
 {
   NnModel *model = run->model;
-  const NnBackendOps *ops = run->ops;
-  void *ctx = run->backend->ctx;
-  const NnTrainConfig *config = &run->trainer->config;
-  const NnSplit *test = &run->trainer->dataset->test;
-  bool sparse = config->loss == NN_LOSS_SPARSE_CATEGORICAL_CROSSENTROPY;
+  const NnSplit *test = &run->dataset->test;
   float stats[2];
   NnStatus status = NN_OK;
 
   for (int32_t done = 0; status == NN_OK && done < test->count; done += model->batch_size)
     {
       int32_t n = test->count - done < model->batch_size ? test->count - done : model->batch_size;
-      NnPass pass = { .n = n, .training = false,
-                      .logits = config->loss != NN_LOSS_MEAN_SQUARED_ERROR };
+      const NnPlan *plan = n == run->eval_full.pass.n ? &run->eval_full : &run->eval_rest;
 
-      status = _nn_model_check (model,
-                                ops->gather_batch (ctx, run->test_images, run->test_labels,
-                                                   run->ident + done, NULL, 0, model->batch_size,
-                                                   n, run->sample_size, 1.0f / 255.0f, model->x,
-                                                   model->labels, sparse ? NULL : model->targets,
-                                                   model->classes),
-                                "gathering a test batch", error);
+      status = _nn_feed_test_batch (run, done, n, error);
       if (status == NN_OK)
-        status = _nn_model_forward_loss (model, &pass, config->loss, NULL, error);
+        status = _nn_plan_forward (model, plan, NULL, error);
     }
   if (status == NN_OK)
     status = read_stats (run, stats, error);
@@ -1286,22 +822,6 @@ evaluate_test (Run *run, float *loss_out, float *accuracy_out, NnError *error)
   *loss_out = stats[0] / (float) test->count;
   *accuracy_out = stats[1] / (float) test->count;
   return NN_OK;
-}
-
-static void
-shuffle (int32_t *perm, int32_t count, uint64_t seed, int32_t epoch)
-{
-  uint64_t state = seed * 0xD1B54A32D192ED03ull + (uint64_t) epoch * 0x9E3779B97F4A7C15ull;
-
-  for (int32_t i = 0; i < count; i++)
-    perm[i] = i;
-  for (int32_t i = count - 1; i > 0; i--)
-    {
-      int32_t j = (int32_t) (_nn_splitmix64 (&state) % (uint64_t) (i + 1));
-      int32_t t = perm[i];
-      perm[i] = perm[j];
-      perm[j] = t;
-    }
 }
 
 /* ---------------------------------------------------------------- the run */
@@ -1332,12 +852,8 @@ fill_result_start (NnTrainer *trainer, NnRunResult *result)
 }
 
 static void
-fill_result_end (Run *run, NnRunResult *result, double t_entry)
+fill_result_end (NnTrainRun *run, NnRunResult *result, double t_entry)
 {
-  double *sorted;
-  int64_t kept = run->step_times_count < run->step_times_cap ? run->step_times_count
-                                                              : run->step_times_cap;
-
   if (run->model != NULL)
     {
       result->device = run->model->backend.device;
@@ -1353,41 +869,9 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
         result->epoch_count = 0;
     }
   result->step_count = run->steps_done;
-  result->steps_timed = run->step_times_count;
-  if (kept > 0 && (sorted = malloc (sizeof (double) * (size_t) kept)) != NULL)
-    {
-      memcpy (sorted, run->step_times, sizeof (double) * (size_t) kept);
-      qsort (sorted, (size_t) kept, sizeof (double), compare_double);
-      result->step_seconds_median = percentile (sorted, kept, 0.5);
-      result->step_seconds_p10 = percentile (sorted, kept, 0.1);
-      result->step_seconds_p90 = percentile (sorted, kept, 0.9);
-      free (sorted);
-    }
-  result->loss_curve_count = run->curve_count;
-  for (int32_t i = 0; i < run->curve_count; i++)
-    {
-      result->loss_curve[i] = run->curve[i].samples > 0
-                                ? (float) (run->curve[i].sum / run->curve[i].samples)
-                                : 0.0f;
-      result->loss_curve_steps[i] = run->curve[i].step;
-    }
-  result->conditions = run->trainer->config.conditions;
+  _nn_timing_result (run, result);
+  result->conditions = run->config->conditions;
   result->conditions.graph = run->graph != NULL || run->graph_many != NULL;
-  if (run->timing && run->timed_steps > 0)
-    {
-      NnBreakdown *b = &result->breakdown;
-      double steps = (double) run->timed_steps;
-      b->measured = true;
-      b->steps = run->timed_steps;
-      b->step_seconds = run->timed_seconds / steps;
-      for (int p = 0; p < NN_BREAKDOWN_PARTS; p++)
-        b->part_seconds[p] = run->part_total[p] / steps;
-      b->device_busy_seconds = run->device_steps > 0
-                                 ? run->device_seconds / (double) run->device_steps
-                                 : -1.0;
-      b->copy_bytes = run->copy_bytes / steps;
-      b->evaluation_seconds = run->evaluation_seconds;
-    }
   result->plan = run->plan_steps;
   result->plan_count = run->plan_step_count;
   run->plan_steps = NULL;
@@ -1397,7 +881,7 @@ fill_result_end (Run *run, NnRunResult *result, double t_entry)
 }
 
 static bool
-report (Run *run, NnProgress *progress)
+report (NnTrainRun *run, NnProgress *progress)
 {
   NnTrainer *trainer = run->trainer;
   if (trainer->progress == NULL)
@@ -1407,7 +891,7 @@ report (Run *run, NnProgress *progress)
 
 /* Marks the run cancelled and says where it stopped. */
 static NnStatus
-cancelled_at (Run *run, int64_t step, int32_t epoch, NnError *error)
+cancelled_at (NnTrainRun *run, int64_t step, int32_t epoch, NnError *error)
 {
   run->cancelled = true;
   return _nn_error_set (error, NN_ERROR_CANCELLED, "training was cancelled at step %lld (epoch %d)",
@@ -1431,12 +915,12 @@ typedef struct
 
 /* A progress report's fields that say where the run stands. */
 static void
-progress_at (const Run *run, const Tally *t, NnProgressKind kind, NnProgress *p)
+progress_at (const NnTrainRun *run, const Tally *t, NnProgressKind kind, NnProgress *p)
 {
   memset (p, 0, sizeof *p);
   p->kind = kind;
   p->epoch = t->epoch;
-  p->epochs = run->trainer->config.epochs;
+  p->epochs = run->config->epochs;
   p->step = t->step;
   p->steps_per_epoch = run->steps_per_epoch;
   p->total_steps = run->total_steps;
@@ -1447,7 +931,7 @@ progress_at (const Run *run, const Tally *t, NnProgressKind kind, NnProgress *p)
  * download waits for the step), as Keras' progress bar read them after
  * every batch; a loss that is no longer finite stops the run at its step. */
 static NnStatus
-read_step_stats (Run *run, const Tally *t, NnError *error)
+read_step_stats (NnTrainRun *run, const Tally *t, NnError *error)
 {
   float stats[2];
   NnStatus status = read_stats (run, stats, error);
@@ -1468,9 +952,9 @@ read_step_stats (Run *run, const Tally *t, NnError *error)
 /* The interval since the last report is over: its loss and accuracy read
  * from the device, the step times of an asynchronous run, a report. */
 static NnStatus
-end_interval (Run *run, Tally *t, double t_entry, NnError *error)
+end_interval (NnTrainRun *run, Tally *t, double t_entry, NnError *error)
 {
-  const NnTrainConfig *config = &run->trainer->config;
+  const NnTrainConfig *config = run->config;
   int64_t interval_steps = t->step - t->interval_first;
   float stats[2];
   double now, interval_seconds;
@@ -1478,22 +962,16 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   NnProgress p;
   NnStatus status;
 
-  if (run->async && run->timing)
+  if (run->async && run->timing.breakdown)
     {
       int back = _nn_clock_enter (NN_BREAKDOWN_LAUNCH);
-      end_span (run);
+      _nn_timing_span_end (run);
       _nn_clock_leave (back);
     }
   /* The next epoch's order, while the device still has this interval's
-   * steps to run: the shuffle then costs no time of its own there. Not
-   * when batches are gathered on the host: it reads this epoch's order
-   * until the epoch ends. */
-  if (run->async && run->data == NN_DATA_DEVICE && !run->next_perm_ready
-      && t->epoch < config->epochs && !t->stop)
-    {
-      shuffle (run->host_perm, run->trainer->dataset->train.count, config->seed, t->epoch + 1);
-      run->next_perm_ready = true;
-    }
+   * steps to run: the shuffle then costs no time of its own there. */
+  if (run->async && t->epoch < config->epochs && !t->stop)
+    _nn_feed_order_ahead (run, t->epoch + 1);
   if (run->loss_every_step)
     {
       /* read after each step already (read_step_stats) */
@@ -1507,19 +985,19 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
       if (status != NN_OK)
         return status;
     }
-  if (run->async && run->timing)
+  if (run->async && run->timing.breakdown)
     {
-      _nn_clock_stop (&run->clock);
-      read_device_timer (run);
+      _nn_timing_stop (run);
+      _nn_timing_read_device (run);
     }
   now = _nn_now ();
   interval_seconds = now - t->interval_start;
-  if (run->async && run->timing)
-    clock_close (run, t->interval_first + 1, interval_steps);
+  if (run->async && run->timing.breakdown)
+    _nn_timing_close (run, t->interval_first + 1, interval_steps);
   if (!run->step_clock)
     for (int64_t i = 0; i < interval_steps; i++)
-      record_step_time (run, t->interval_first + 1 + i,
-                        interval_seconds / (double) interval_steps);
+      _nn_timing_step (run, t->interval_first + 1 + i,
+                       interval_seconds / (double) interval_steps);
   t->epoch_seconds += interval_seconds;
   t->train_seconds += interval_seconds;
 
@@ -1534,7 +1012,7 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   t->epoch_loss += stats[0];
   t->epoch_correct += stats[1];
   t->epoch_samples += t->interval_samples;
-  curve_add (run, stats[0], t->interval_samples, t->step);
+  _nn_timing_curve_add (run, stats[0], t->interval_samples, t->step);
 
   progress_at (run, t, NN_PROGRESS_STEP, &p);
   p.loss = loss;
@@ -1550,33 +1028,23 @@ end_interval (Run *run, Tally *t, double t_entry, NnError *error)
   t->interval_samples = 0.0;
   /* the epoch's evaluation, next when the epoch is over, is no step's */
   if (run->async && t->step_in_epoch < run->steps_per_epoch && !t->stop)
-    clock_open (run);
+    _nn_timing_open (run);
   return NN_OK;
 }
 
 /* One epoch's steps (or as many as max_steps leaves), a report every
  * progress_every steps and at the end. */
 static NnStatus
-train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
+train_epoch (NnTrainRun *run, Tally *t, double t_entry, NnError *error)
 {
   NnTrainer *trainer = run->trainer;
-  const NnTrainConfig *config = &trainer->config;
-  const NnDataset *ds = trainer->dataset;
+  const NnTrainConfig *config = run->config;
   NnModel *model = run->model;
   NnStatus status;
 
-  if (!run->next_perm_ready)
-    shuffle (run->host_perm, ds->train.count, config->seed, t->epoch);
-  run->next_perm_ready = false;
-  if (run->data == NN_DATA_DEVICE)
-    {
-      status = _nn_model_check (model,
-                                timed_upload (run, run->perm, run->host_perm,
-                                              sizeof (int32_t) * (size_t) ds->train.count),
-                                "uploading the sample order", error);
-      if (status != NN_OK)
-        return status;
-    }
+  status = _nn_feed_epoch (run, t->epoch, error);
+  if (status != NN_OK)
+    return status;
 
   while (t->step_in_epoch < run->steps_per_epoch)
     {
@@ -1592,19 +1060,19 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
                 ? steps_at_once (run, t->step, t->interval_first, t->step_in_epoch)
                 : 1;
       t0 = _nn_now ();
-      if (run->timing && !run->async)
-        clock_open (run);
+      if (run->timing.breakdown && !run->async)
+        _nn_timing_open (run);
       status = timed_steps (run, n, count, t->step_in_epoch, error);
       if (status == NN_OK && run->loss_every_step)
         {
           status = read_step_stats (run, t, error);
           /* the read waited for the step: its span has ended, and reading
            * it now keeps the backend's spans from running out */
-          if (run->async && run->timing)
-            read_device_timer (run);
+          if (run->async && run->timing.breakdown)
+            _nn_timing_read_device (run);
         }
-      if (run->timing && !run->async)
-        _nn_clock_stop (&run->clock);
+      if (run->timing.breakdown && !run->async)
+        _nn_timing_stop (run);
       if (status != NN_OK)
         {
           _nn_error_prefix (error, "step %lld (epoch %d)", (long long) t->step + 1, t->epoch);
@@ -1619,13 +1087,14 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
           /* with the breakdown on, the steps' time is its window's, from
            * the same two clock reads, so the parts add up to it and the
            * clock's own start and stop are no step's time */
-          double seconds = run->timing && !run->async ? run->clock.window_seconds
-                                                      : _nn_now () - t0;
+          double seconds = run->timing.breakdown && !run->async
+                             ? run->timing.clock.window_seconds
+                             : _nn_now () - t0;
           double each = seconds / count;
           for (int32_t i = 0; i < count; i++)
-            record_step_time (run, t->step - count + 1 + i, each);
-          if (run->timing && !run->async)
-            clock_close (run, t->step - count + 1, count);
+            _nn_timing_step (run, t->step - count + 1 + i, each);
+          if (run->timing.breakdown && !run->async)
+            _nn_timing_close (run, t->step - count + 1, count);
         }
       if (t->step == 1)
         {
@@ -1662,10 +1131,10 @@ train_epoch (Run *run, Tally *t, double t_entry, NnError *error)
 /* The epoch (or the part max_steps allowed) is done: evaluate it on the
  * test set, record it, report it. */
 static NnStatus
-end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
+end_epoch (NnTrainRun *run, Tally *t, double t_entry, NnError *error)
 {
   NnTrainer *trainer = run->trainer;
-  const NnTrainConfig *config = &trainer->config;
+  const NnTrainConfig *config = run->config;
   NnEpochRecord *rec = &run->epochs[run->epoch_count];
   NnProgress p;
   double eval_start;
@@ -1691,7 +1160,7 @@ end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
       _nn_error_prefix (error, "evaluating epoch %d", t->epoch);
       return status;
     }
-  run->evaluation_seconds += _nn_now () - eval_start;
+  run->timing.evaluation_seconds += _nn_now () - eval_start;
   run->epoch_count++;
 
   progress_at (run, t, NN_PROGRESS_EPOCH_END, &p);
@@ -1721,11 +1190,11 @@ end_epoch (Run *run, Tally *t, double t_entry, NnError *error)
 }
 
 static NnStatus
-train_loop (Run *run, double t_entry, NnError *error)
+train_loop (NnTrainRun *run, double t_entry, NnError *error)
 {
   Tally t = { 0 };
 
-  for (t.epoch = 1; t.epoch <= run->trainer->config.epochs && !t.stop; t.epoch++)
+  for (t.epoch = 1; t.epoch <= run->config->epochs && !t.stop; t.epoch++)
     {
       NnStatus status;
 
@@ -1735,10 +1204,10 @@ train_loop (Run *run, double t_entry, NnError *error)
       t.interval_first = t.step;
       t.interval_samples = 0.0;
       if (run->async)
-        clock_open (run);
+        _nn_timing_open (run);
       status = train_epoch (run, &t, t_entry, error);
-      end_span (run); /* one a cancel or an error left open */
-      clock_drop (run);
+      _nn_timing_span_end (run); /* one a cancel or an error left open */
+      _nn_timing_drop (run);
       if (status == NN_OK)
         status = end_epoch (run, &t, t_entry, error);
       if (status != NN_OK)
@@ -1755,7 +1224,7 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
   const NnDataset *ds = trainer->dataset;
   NnRunResult local;
   NnError local_error;
-  Run run;
+  NnTrainRun run;
   NnStatus status;
 
   if (result == NULL)
@@ -1769,6 +1238,8 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
                  sizeof result->started_at);
   memset (&run, 0, sizeof run);
   run.trainer = trainer;
+  run.config = config;
+  run.dataset = ds;
 
   nn_model_free (trainer->model);
   trainer->model = NULL;
@@ -1787,7 +1258,7 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
                     * config->epochs;
     if (config->max_steps > 0 && config->max_steps < steps)
       steps = config->max_steps;
-    uint64_t kept = (uint64_t) (steps < STEP_TIMES_MAX ? steps : STEP_TIMES_MAX);
+    uint64_t kept = (uint64_t) (steps < NN_STEP_TIMES_MAX ? steps : NN_STEP_TIMES_MAX);
     uint64_t test = config->skip_evaluation ? 0 : (uint64_t) ds->test.count;
     NnMemoryNeed extra[] = {
       /* on the device unless the batches come from the host, which then
@@ -1797,7 +1268,9 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
         config->conditions.data == NN_DATA_DEVICE ? sample * (uint64_t) ds->train.count : 0,
         false, false },
       { "the batches' host buffer",
-        config->conditions.data == NN_DATA_DEVICE ? 0 : (4 * sample + 68) * (uint64_t) config->batch_size,
+        config->conditions.data == NN_DATA_DEVICE
+          ? 0
+          : (4 * sample + 68) * (uint64_t) config->batch_size,
         true, true },
       { "the test images", sample * test, false, false },
       { "labels and sample order", 9 * (uint64_t) ds->train.count + 5 * test, false, false },
@@ -1816,12 +1289,12 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
       run.backend = &run.model->backend;
       run.ops = run.backend->ops;
       run.async = strcmp (run.ops->name, "cpu") != 0;
-      run.data = config->conditions.data;
+      run.feed.data = config->conditions.data;
       run.loss_every_step = config->conditions.loss_every_step;
       run.step_clock = !run.async || run.loss_every_step;
       run.model->fusion = config->conditions.fused;
-      run.timing = config->breakdown;
-      run.device_timer = run.timing && run.ops->timer_begin != NULL;
+      run.timing.breakdown = config->breakdown;
+      run.timing.device_timer = run.timing.breakdown && run.ops->timer_begin != NULL;
       run.sample_size = ds->train.channels * ds->train.height * ds->train.width;
       run.steps_per_epoch = (ds->train.count + config->batch_size - 1) / config->batch_size;
       run.remainder = ds->train.count % config->batch_size;
@@ -1846,7 +1319,7 @@ nn_trainer_run (NnTrainer *trainer, NnRunResult *result, NnError *error)
     }
   if (status == NN_OK)
     status = train_loop (&run, t_entry, error);
-  clock_drop (&run);
+  _nn_timing_drop (&run);
   if (status == NN_OK && run.async && run.ops != NULL)
     status = _nn_model_check (run.model, run.ops->synchronize (run.backend->ctx), "finishing",
                               error);

@@ -229,6 +229,60 @@ test_determinism (void)
   free (w2);
 }
 
+/* ---------------------------------------------------------------- the passes' plans
+ *
+ * A plan asks the backend which fused steps it runs (step_supported) when
+ * it is made. The trainer plans every pass before its first step, the
+ * evaluation's too, so a run asks as many questions whatever the number of
+ * its epochs and test batches: none is planned again per batch.
+ */
+
+static const NnBackendOps *counted_cpu;
+static int plan_questions;
+
+static int
+counting_step_supported (void *ctx, const NnBackendStep *step)
+{
+  plan_questions++;
+  return counted_cpu->step_supported (ctx, step);
+}
+
+/* The step_supported questions of a run of the CNN for `epochs` epochs
+ * (7 test batches after each). */
+static int
+plan_questions_in_run (int32_t epochs, NnStatus *status, NnError *error)
+{
+  NnBackendOps ops;
+  NnTrainConfig c;
+  NnRunResult r;
+
+  counted_cpu = nn_backend_cpu_get ();
+  ops = *counted_cpu;
+  ops.step_supported = counting_step_supported;
+  config_for (&c, CNN, epochs);
+  memset (&r, 0, sizeof r);
+  plan_questions = 0;
+  _nn_model_set_test_ops (&ops);
+  *status = train (&c, NULL, &r, NULL, 0, error);
+  _nn_model_set_test_ops (NULL);
+  nn_run_result_clear (&r);
+  return plan_questions;
+}
+
+static void
+test_plans_once (void)
+{
+  NnStatus s1, s3;
+  NnError e1, e3;
+  int one = plan_questions_in_run (1, &s1, &e1);
+  int three = plan_questions_in_run (3, &s3, &e3);
+
+  tap_ok (s1 == NN_OK && s3 == NN_OK && one > 0 && three == one,
+          "plans: every pass, the evaluation's too, is planned before the first step "
+          "(%d questions to the backend in 1 epoch, %d in 3) (%s)",
+          one, three, s1 != NN_OK ? e1.message : s3 != NN_OK ? e3.message : "ok");
+}
+
 /* ---------------------------------------------------------------- whole-step capture
  *
  * The CPU backend has no capture, so a fake one stands in: while capturing,
@@ -1588,6 +1642,7 @@ main (void)
   test_convergence ();
   test_optimizers ();
   test_determinism ();
+  test_plans_once ();
   test_capture ();
   test_capture_many ();
   test_conditions_names ();
