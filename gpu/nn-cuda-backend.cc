@@ -1177,7 +1177,7 @@ static const NnBackendOps cuda_ops = {
   .graph_launch = cuda_graph_launch,
   .graph_free = cuda_graph_free,
   .download_async = cuda_download_async,              /* into pinned memory, no wait */
-  /* fused steps (nn-cuda-steps.cu) */
+  /* fused steps (nn-cuda-steps.cc) */
   .step_supported = _nn_cuda_step_supported,          /* by kind, shape and the device */
   .step_run = _nn_cuda_step_run,                      /* the fused ops' launchers, branches */
   /* page-locked host memory */

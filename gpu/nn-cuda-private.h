@@ -158,18 +158,18 @@ _nn_cuda_dropout_scale (float rate)
 /* Blocks for a grid-stride loop over `count` items of `threads` each. */
 NN_CUDA_HIDDEN unsigned int _nn_cuda_blocks (const NnCudaContext *ctx, size_t count, unsigned int threads);
 
-/* ---- the fused steps (nn-cuda-steps.cu) and the branches they run on ---- */
+/* ---- the fused steps (nn-cuda-steps.cc) and the branches they run on ---- */
 
 NN_CUDA_HIDDEN int _nn_cuda_step_supported (void *ctx, const NnBackendStep *step);
 NN_CUDA_HIDDEN int _nn_cuda_step_run (void *ctx, const NnBackendStep *step);
 /* The ops issued between _nn_cuda_branch_begin and _nn_cuda_branch_end run
  * on the branch's lane, after every op issued before, beside those issued
- * after, until _nn_cuda_branch_join (NN_BK_STEP_BRANCH; nn-cuda-backend.cu). */
+ * after, until _nn_cuda_branch_join (NN_BK_STEP_BRANCH; nn-cuda-backend.cc). */
 NN_CUDA_HIDDEN int _nn_cuda_branch_begin (NnCudaContext *ctx);
 NN_CUDA_HIDDEN int _nn_cuda_branch_end (NnCudaContext *ctx);
 NN_CUDA_HIDDEN int _nn_cuda_branch_join (NnCudaContext *ctx);
 
-/* ---- ops implemented outside nn-cuda-backend.cu, with the ABI's signatures ---- */
+/* ---- ops implemented outside nn-cuda-backend.cc, with the ABI's signatures ---- */
 
 NN_CUDA_HIDDEN int _nn_cuda_gemm (void *ctx, int trans_a, int trans_b, int m, int n, int k,
                                   float alpha, const float *a, int lda, const float *b, int ldb,
@@ -191,7 +191,7 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_bias_act (void *ctx, void *plan, con
                                                       void *workspace);
 /* The shape a convolution's plan was made for. */
 NN_CUDA_HIDDEN const NnConvShape *_nn_cuda_conv2d_shape (const void *plan);
-/* A convolution with the max pooling above it (nn-cuda-conv.cu). */
+/* A convolution with the max pooling above it (nn-cuda-conv.cc). */
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_pool_fits (void *ctx, void *plan, const NnPoolShape *pool);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_pool (void *ctx, void *plan, const float *x,
                                                  const float *w, const float *bias, int act,
@@ -199,7 +199,7 @@ NN_CUDA_HIDDEN int _nn_cuda_conv2d_forward_pool (void *ctx, void *plan, const fl
                                                  float rate, uint64_t seed, const int64_t *step,
                                                  uint8_t *argmax, void *workspace);
 /* A convolution's backward with the weight gradient of the one below
- * (nn-cuda-conv.cu). */
+ * (nn-cuda-conv.cc). */
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_below_fits (void *ctx, void *plan, void *below_plan);
 NN_CUDA_HIDDEN int _nn_cuda_conv2d_backward_below (void *ctx, void *plan, const float *x,
                                                    const float *w, const float *dy, float *dw,

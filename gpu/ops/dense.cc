@@ -216,7 +216,7 @@ dense_loss_launch (NnCudaContext *ctx, bool with_dx, int act, int n, int in, int
   if (n == 0)
     return NN_BACKEND_OK;
   /* One kernel for a classifier's few outputs: on the H200 in a replayed
-   * graph (gpu/dev/dense-bench.cu) 32 x 128 -> 10 takes 4.3 us this way
+   * graph (gpu/dev/dense-bench.cc) 32 x 128 -> 10 takes 4.3 us this way
    * against 4.8 us as dense_forward and loss, 32 x 512 -> 10 5.2 against
    * 5.8, 32 x 1000 -> 10 6.8 against 7.3. Other shapes: the dense forward,
    * then the loss op. */
