@@ -6,15 +6,22 @@
 # a kernel listing of a few steps of each preset (ncu; NCU_PRESETS picks),
 # one-epoch timings of the three presets on CUDA (TF32 off and on) and the
 # PyTorch peer (eager, graph).
-# Run from the repository root with the build in .carry/build-gpu, Fashion-MNIST
-# in .carry/fashion-mnist (the peer is bench/peers/torch_seed_models.py). Writes to $OUT.
-# "find" and "floor" run .carry/conv-find and .carry/launch-floor, built from
-# gpu/dev/conv-find.cu and gpu/dev/launch-floor.cu (see each file's Build line).
-#   usage: gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [eager] [bench] [torch]
+# Run it from the repository root of a clone on the GPU machine; the
+# environment says where things are:
+#   BUILD   a build with -Dcuda=enabled (default: build)
+#   DATA    Fashion-MNIST's four IDX files (default: /usr/share/datasets/fashion-mnist)
+#   PROBES  where conv-find and launch-floor were built, for "find" and "floor"
+#           (default: the repository root, where gpu/dev/README.md's commands
+#           build them from gpu/dev/conv-find.cu and gpu/dev/launch-floor.cu)
+#   OUT     the folder the logs, taps and result files go to (default: device-out)
+#   EPOCHS  epochs of each "train" run (default: 2)
+# The peer is bench/peers/torch_seed_models.py (PyTorch with CUDA).
+#   usage: [BUILD=...] [DATA=...] gpu/dev/device-run.sh [tests] [sanitizer] [find] [floor] [ncu] [train] [eager] [bench] [torch]
 set -u
-B=.carry/build-gpu
-DATA=.carry/fashion-mnist
-OUT=${OUT:-/tmp/device-out}
+B=${BUILD:-build}
+DATA=${DATA:-/usr/share/datasets/fashion-mnist}
+PROBES=${PROBES:-.}
+OUT=${OUT:-device-out}
 EPOCHS=${EPOCHS:-2}
 mkdir -p "$OUT"
 parts="${*:-tests sanitizer floor ncu train torch}"
@@ -68,11 +75,11 @@ if has sanitizer; then
 fi
 
 if has find; then
-  .carry/conv-find | tee "$OUT/conv-find.txt"
+  "$PROBES/conv-find" | tee "$OUT/conv-find.txt"
 fi
 
 if has floor; then
-  .carry/launch-floor | tee "$OUT/launch-floor.txt"
+  "$PROBES/launch-floor" | tee "$OUT/launch-floor.txt"
 fi
 
 if has ncu; then
@@ -126,7 +133,7 @@ if has bench; then
   # The project's driver: our one-epoch runs and the PyTorch peer (eager and
   # graph) in the same run; writes <label>.jsonl and <label>.md.
   python3 bench/bench.py --cli $B/cli/trainbench-cli --data $DATA --devices cuda \
-    --peer bench/peers/torch_seed_models.py --tf32 on --label h200-gpu \
+    --peer bench/peers/torch_seed_models.py --tf32 on --label gpu \
     --results /tmp/bench-results > /dev/null 2>&1
   echo "bench.py: rc $?"
   cat /tmp/bench-results/*.md
