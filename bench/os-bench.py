@@ -8,7 +8,9 @@ with the Linux trainbench-cli and then with the Windows trainbench-cli.exe
 under wine (the next round the other way round), --repeat rounds in all.
 Writes every run and the medians to bench/results/<label>.jsonl and a
 readable <label>.md, and keeps each run's result file in <label>-runs/, so
-the app's Runs page can open them and group them by OS:
+the app's Runs page can open them and group them by OS, packed into
+<label>-runs.tar.xz too, the form bench/results keeps them in (git ignores
+the folder):
 
   bench/os-bench.py --linux-cli build/cli/trainbench-cli \\
       --windows-cli build-windows/build/cli/trainbench-cli.exe \\
@@ -39,6 +41,7 @@ import shlex
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 PRESETS = ["mlp-small", "mlp-wide", "cnn"]
@@ -52,6 +55,20 @@ def run(cmd, env):
         p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
         out.seek(0)
         return p.returncode, out.read(), usage.ru_utime, usage.ru_stime
+
+
+def pack(folder, archive):
+    """folder as archive (.tar.xz) holding it by its name, its files sorted
+    and owned by no one, as bench/results/README.md packs one by hand."""
+    def anonymous(info):
+        info.uid = info.gid = 0
+        info.uname = info.gname = ""
+        return info
+    base = os.path.basename(folder)
+    with tarfile.open(archive, "w:xz", preset=9) as tar:
+        tar.add(folder, arcname=base, recursive=False, filter=anonymous)
+        for name in sorted(os.listdir(folder)):
+            tar.add(os.path.join(folder, name), arcname=base + "/" + name, filter=anonymous)
 
 
 def wine_path(path):
@@ -159,6 +176,13 @@ def main():
         for r in rows:
             f.write(json.dumps(r) + "\n")
 
+    pack(runs_dir, runs_dir + ".tar.xz")
+    # the command that unpacks it, as a reader runs it from the repository root
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shown = os.path.relpath(os.path.abspath(a.results), root)
+    if shown.startswith(".."):
+        shown = os.path.abspath(a.results)
+    unpack = f"tar -xJf {shown}/{a.label}-runs.tar.xz -C {shown}"
     lines = [f"# {a.label}: the Linux build against the Windows build under wine", "",
              f"Measured {machine['date']} on {machine['host']} ({machine['wine']}). "
              "Wine is not Windows: these are the Windows build's figures under wine.", ""]
@@ -167,7 +191,9 @@ def main():
     lines += ["Command: `" + machine["bench_command"] + "`", "",
               f"Medians of {a.repeat} runs each, one epoch, the two builds taking turns. "
               "Every run, with its command, load and CPU time, is in "
-              f"`{os.path.basename(jsonl)}`; the result files are in `{a.label}-runs/`.", "",
+              f"`{os.path.basename(jsonl)}`; the result files are in `{a.label}-runs.tar.xz` "
+              f"(`{unpack}` unpacks them into `{shown}/{a.label}-runs/`).",
+              "",
               "| preset | threads | Linux epoch s | wine epoch s | wine / Linux | "
               "Linux step ms | wine step ms | Linux user s | wine user s | Linux BLAS | "
               "wine BLAS |",
@@ -197,7 +223,7 @@ def main():
     md = os.path.join(a.results, a.label + ".md")
     with open(md, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print(f"wrote {md}, {jsonl} and {runs_dir}/")
+    print(f"wrote {md}, {jsonl}, {runs_dir}/ and {runs_dir}.tar.xz")
     return 1 if failed else 0
 
 

@@ -5,20 +5,23 @@
 # wine 8.0 on the same 2-core AMD EPYC machine, each preset at one CPU
 # thread, the median of three runs each
 # (bench/results/local2core-windows-wine-cpu-2026-12-01.md, the "after" runs). The app
-# opens the six result files, the Runs page is grouped by OS and the window
-# is captured. Needs Xvfb, xdotool and ImageMagick's import.
+# opens the six result files (unpacked from the results file's archive
+# of runs), the Runs page is grouped by OS and the window is captured.
+# Needs Xvfb, xdotool and ImageMagick's import.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 app=${1:-$root/build/app/trainbench}
-runs=$root/bench/results/local2core-windows-wine-cpu-2026-12-01-runs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tar -xJf "$root/bench/results/local2core-windows-wine-cpu-2026-12-01-runs.tar.xz" -C "$tmp"
+runs=$tmp/local2core-windows-wine-cpu-2026-12-01-runs
 files=()
 for run in linux-cnn-t1-r2 windows-cnn-t1-r2 linux-mlp-wide-t1-r2 windows-mlp-wide-t1-r2 \
            linux-mlp-small-t1-r3 windows-mlp-small-t1-r2; do
   files+=("$runs/$run.json")
 done
 
-tmp=$(mktemp -d)
 Xvfb -displayfd 3 -screen 0 1280x900x24 -nolisten tcp 3>"$tmp/display" >/dev/null 2>&1 &
 xvfb=$!
 trap 'kill $app_pid $xvfb 2>/dev/null; rm -rf "$tmp"' EXIT
