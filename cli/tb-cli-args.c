@@ -157,6 +157,38 @@ option_index (const TbCliOption *options, const char *name, size_t len)
   return -1;
 }
 
+/* Other names of an option, kept so that command lines written with them
+ * still work: each command that takes the option takes its alias too. */
+static const struct
+{
+  const char *alias;
+  const char *name;
+} aliases[] = {
+  { "data", "dataset" }, /* sweep's name for the data set before it took train's */
+};
+
+/* The option `name` (len bytes) stands for, by its name or an alias, or
+ * -1; *typed gets the name as given. */
+static int
+option_find (const TbCliOption *options, const char *name, size_t len, const char **typed)
+{
+  int k = option_index (options, name, len);
+
+  if (k >= 0)
+    {
+      *typed = options[k].name;
+      return k;
+    }
+  for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+    if (strlen (aliases[i].alias) == len && strncmp (aliases[i].alias, name, len) == 0
+        && (k = option_index (options, aliases[i].name, strlen (aliases[i].name))) >= 0)
+      {
+        *typed = aliases[i].alias;
+        return k;
+      }
+  return -1;
+}
+
 static TB_CLI_NORETURN void
 unknown_option (const char *command, const TbCliOption *options, const char *arg, size_t len)
 {
@@ -208,14 +240,16 @@ tb_cli_args_parse (TbCliArgs *args,
       const char *name = arg + 2;
       const char *eq = strchr (name, '=');
       size_t len = eq ? (size_t) (eq - name) : strlen (name);
-      int k = option_index (options, name, len);
+      const char *typed = NULL;
+      int k = option_find (options, name, len, &typed);
       if (k < 0)
         unknown_option (command, options, name, len);
+      args->typed[k] = typed;
 
       if (options[k].metavar == NULL)
         {
           if (eq != NULL)
-            tb_cli_usage_error (command, "--%s takes no value (got '%s')", options[k].name, eq + 1);
+            tb_cli_usage_error (command, "--%s takes no value (got '%s')", typed, eq + 1);
           args->values[k] = "";
           continue;
         }
@@ -224,13 +258,12 @@ tb_cli_args_parse (TbCliArgs *args,
       else if (i + 1 < argc)
         args->values[k] = argv[++i];
       else
-        tb_cli_usage_error (command, "--%s needs a value (%s)", options[k].name, options[k].metavar);
+        tb_cli_usage_error (command, "--%s needs a value (%s)", typed, options[k].metavar);
       if (args->values[k][0] == '\0')
-        tb_cli_usage_error (command, "--%s: the value is empty (expected %s)", options[k].name,
+        tb_cli_usage_error (command, "--%s: the value is empty (expected %s)", typed,
                             options[k].metavar);
       if (args->given_count == TB_CLI_GIVEN_MAX)
-        tb_cli_usage_error (command, "more than %d options given (--%s)", TB_CLI_GIVEN_MAX,
-                            options[k].name);
+        tb_cli_usage_error (command, "more than %d options given (--%s)", TB_CLI_GIVEN_MAX, typed);
       args->given_option[args->given_count] = k;
       args->given_values[args->given_count++] = args->values[k];
     }
@@ -241,6 +274,13 @@ tb_cli_arg (const TbCliArgs *args, const char *name)
 {
   int k = option_index (args->options, name, strlen (name));
   return k < 0 ? NULL : args->values[k];
+}
+
+const char *
+tb_cli_arg_name (const TbCliArgs *args, const char *name)
+{
+  int k = option_index (args->options, name, strlen (name));
+  return k >= 0 && args->typed[k] != NULL ? args->typed[k] : name;
 }
 
 bool

@@ -51,6 +51,7 @@ typedef struct
   const TbCliOption *options;   /* borrowed, terminated by a NULL name */
   int count;
   const char *values[64];
+  const char *typed[64];        /* the name each was given by: its own, or an alias */
   int given_count;              /* every option given with a value, in order, repeats too */
   int given_option[TB_CLI_GIVEN_MAX];
   const char *given_values[TB_CLI_GIVEN_MAX];
@@ -81,8 +82,12 @@ void tb_cli_args_parse (TbCliArgs *args,
                         int argc,
                         char **argv);
 
-/* The value of an option, or NULL when it was not given. */
+/* The value of an option, or NULL when it was not given. An option may be
+ * given by an alias (tb-cli-args.c: --data for --dataset). */
 const char *tb_cli_arg (const TbCliArgs *args, const char *name);
+/* The name an option was given by, for messages ("data" when --data gave
+ * --dataset), or `name` when it was not given. */
+const char *tb_cli_arg_name (const TbCliArgs *args, const char *name);
 bool tb_cli_flag (const TbCliArgs *args, const char *name);
 /* Every value an option was given, in order (an option given more than
  * once, such as sweep's --axis), into `out` (at most `max`); returns how

@@ -88,7 +88,7 @@ const TbCliOption tb_cli_sweep_options[] = {
   { "devices", "DEV,..." },
   { "steps", "N" },
   { "warmup", "N" },
-  { "data", "NAME|PATH" },
+  { "dataset", "NAME|PATH" },
   { "threads", "N" },
   { "batch-size", "N" },
   { "optimizer", "NAME" },

@@ -338,7 +338,7 @@ check_dataset (const char *cmd, const TbCliArgs *args, const char *name, NnDatas
   if (nn_dataset_peek (name, info, &error) == NN_OK)
     return;
   if (tb_cli_arg (args, "dataset") != NULL)
-    tb_cli_usage_error (cmd, "--dataset: %s", error.message);
+    tb_cli_usage_error (cmd, "--%s: %s", tb_cli_arg_name (args, "dataset"), error.message);
   tb_cli_usage_error (cmd, "no data set: %s (give --dataset NAME|PATH; " TB_CLI_NAME
                            " datasets says where it looks)", error.message);
 }

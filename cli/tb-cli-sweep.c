@@ -462,7 +462,7 @@ sweep_from_args (const TbCliArgs *args, const char *cmd, NnSweepRequest *r)
   r->config.conditions = tb_cli_parse_conditions (args, cmd);
   if ((value = tb_cli_arg (args, "breakdown")) != NULL)
     r->config.breakdown = tb_cli_parse_on_off (cmd, "breakdown", value);
-  r->dataset_name = tb_cli_arg (args, "data");
+  r->dataset_name = tb_cli_arg (args, "dataset");
   if (r->dataset_name == NULL)
     r->dataset_name = tb_cli_default_dataset ();
   r->runs_folder = tb_cli_arg (args, "out-dir");
@@ -505,9 +505,10 @@ tb_cli_cmd_sweep (int argc, char **argv)
       NnError data_error;
       if (nn_dataset_peek (request.dataset_name, &info, &data_error) != NN_OK)
         {
-          if (tb_cli_arg (&args, "data") != NULL)
-            tb_cli_usage_error (cmd, "--data: %s", data_error.message);
-          tb_cli_usage_error (cmd, "no data set: %s (give --data NAME|PATH; " TB_CLI_NAME
+          if (tb_cli_arg (&args, "dataset") != NULL)
+            tb_cli_usage_error (cmd, "--%s: %s", tb_cli_arg_name (&args, "dataset"),
+                                data_error.message);
+          tb_cli_usage_error (cmd, "no data set: %s (give --dataset NAME|PATH; " TB_CLI_NAME
                                    " datasets says where it looks)", data_error.message);
         }
       bool batch_axis = false;

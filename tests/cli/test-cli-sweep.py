@@ -3,8 +3,9 @@
 # test-cli-sweep.py: `trainbench-cli sweep` end to end, TAP. Python 3 stdlib
 # only. Usage: test-cli-sweep.py PATH-TO-trainbench-cli FIXTURES-DIR. A CPU
 # sweep on the tiny .npz of tests/data (2 training images of 3x4), its
-# sweep file and point files, usage errors that name the option, a device
-# that cannot run, and Ctrl-C / SIGTERM keeping the points done.
+# sweep file and point files, usage errors that name the option, --dataset
+# and its other name --data, a device that cannot run, and Ctrl-C / SIGTERM
+# keeping the points done.
 
 import json
 import os
@@ -85,7 +86,7 @@ OUT = os.path.join(TMP, "runs")
 
 # ------------------------------------------------------------------ a CPU sweep
 
-rc, out, err = cli("sweep", "--data", TINY, "--axis", "W=4,8", "--axis", "batch=1,2",
+rc, out, err = cli("sweep", "--dataset", TINY, "--axis", "W=4,8", "--axis", "batch=1,2",
                    "--devices", "cpu", "--steps", "5", "--warmup", "2", "--threads", "1",
                    "--out-dir", win(OUT))
 ok(rc == 0, "a CPU sweep on the tiny data set completes", both(out, err))
@@ -260,14 +261,32 @@ usage_cases = [
      "a batch larger than the data set"),
 ]
 for extra, pattern, name in usage_cases:
-    args = ["sweep", "--data", TINY, "--devices", "cpu", "--out-dir", win(OUT)] + extra
+    args = ["sweep", "--dataset", TINY, "--devices", "cpu", "--out-dir", win(OUT)] + extra
     if "--devices" in extra:
-        args = ["sweep", "--data", TINY, "--out-dir", win(OUT)] + extra
+        args = ["sweep", "--dataset", TINY, "--out-dir", win(OUT)] + extra
     rc, out, err = cli(*args)
     ok(rc == 2 and re.search(pattern, err), "usage error (exit 2): %s" % name, both(out, err))
+rc, out, err = cli("sweep", "--dataset", win(os.path.join(TMP, "no-such-data")), "--devices", "cpu")
+ok(rc == 2 and re.search(r"--dataset: .*no-such-data", err),
+   "usage error (exit 2): a missing data set", both(out, err))
+
+# ------------------------------------------------------------------ --data, --dataset's other name
+
 rc, out, err = cli("sweep", "--data", win(os.path.join(TMP, "no-such-data")), "--devices", "cpu")
-ok(rc == 2 and re.search(r"--data: .*no-such-data", err), "usage error (exit 2): a missing data set",
-   both(out, err))
+ok(rc == 2 and re.search(r"--data: .*no-such-data", err),
+   "--data names the data set too, and a message names it as given", both(out, err))
+rc, out, err = cli("sweep", "--data", TINY, "--axis", "W=4", "--axis", "batch=2", "--devices",
+                   "cpu", "--steps", "2", "--warmup", "1", "--threads", "1", "--out-dir", win(OUT))
+doc = load_json(sweep_file_from(out) or "none")
+ok(rc == 0 and isinstance(doc, dict) and doc.get("status") == "completed",
+   "a sweep of --data runs as one of --dataset", both(out, err))
+rc, out, err = cli("sweep", "--help")
+ok(rc == 0 and re.search(r"--dataset NAME\|PATH", out) and "--data is" in out,
+   "sweep --help names --dataset and says --data is another name for it", out)
+rc, out, err = cli("train", "--preset", "mlp-small", "--data",
+                   win(os.path.join(TMP, "no-such-data")))
+ok(rc == 2 and re.search(r"--data: .*no-such-data", err),
+   "train takes --data for --dataset as well", both(out, err))
 
 
 # ------------------------------------------------------------------ Ctrl-C and SIGTERM
