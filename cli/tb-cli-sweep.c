@@ -329,24 +329,26 @@ print_crossings (const NnSweep *sweep)
 
 /* ---------------------------------------------------------------- the command */
 
-/* Which option an error of nn_sweep_new is about, from what it names. */
+/* The option that sets the request's field an error of nn_sweep_new is
+ * about. */
 static const char *
-option_of (const char *message, bool spec, bool batch_axis)
+option_of (const TbCliArgs *args, NnField field)
 {
-  if (strstr (message, "batch") != NULL && strstr (message, "larger than") != NULL)
-    return batch_axis ? "axis" : "batch-size";
-  if (strstr (message, "template") != NULL || strstr (message, "placeholder") != NULL)
-    return "spec";
-  if (strstr (message, "device") != NULL)
-    return "devices";
-  if (strstr (message, "axis") != NULL || strstr (message, "axes") != NULL
-      || strstr (message, "points") != NULL)
-    return "axis";
-  if (strstr (message, "steps") != NULL)
-    return "steps";
-  if (strstr (message, "batch size") != NULL)
-    return "batch-size";
-  return spec ? "spec" : "family";
+  switch (field)
+    {
+    case NN_FIELD_FAMILY: return "family";
+    case NN_FIELD_TEMPLATE: return "spec";
+    case NN_FIELD_AXES: return "axis";
+    case NN_FIELD_DEVICES: return "devices";
+    case NN_FIELD_STEPS: return "steps";
+    case NN_FIELD_WARMUP_STEPS: return "warmup";
+    case NN_FIELD_BATCH_SIZE: return "batch-size";
+    case NN_FIELD_DATASET: return tb_cli_arg_name (args, "dataset");
+    case NN_FIELD_LIMIT_TRAIN: return "limit-train";
+    case NN_FIELD_RUNS_FOLDER: return "out-dir";
+    case NN_FIELD_NONE: break;
+    }
+  return NULL;
 }
 
 static void
@@ -408,37 +410,14 @@ sweep_from_args (const TbCliArgs *args, const char *cmd, NnSweepRequest *r)
   for (int i = 0; i < n_axes; i++)
     if (nn_sweep_axis_parse (axes[i], &r->axes[r->axis_count++], &error) != NN_OK)
       tb_cli_usage_error (cmd, "--axis: %s", error.message);
-  if (n_axes == 0 && r->family == NN_SWEEP_MLP)
-    {
-      /* the default sweep; its devices only without --devices, which then
-       * never loads the CUDA module */
-      if (tb_cli_arg (args, "devices") == NULL)
-        nn_sweep_request_use_default (r);
-      else
-        {
-          NnSweepRequest d = *r;
-          d.device_count = 0;
-          nn_sweep_request_use_default (&d);
-          r->axis_count = d.axis_count;
-          memcpy (r->axes, d.axes, sizeof r->axes);
-        }
-    }
-  else if (n_axes == 0 && r->family == NN_SWEEP_CNN)
-    {
-      r->axis_count = 2;
-      nn_sweep_axis_parse ("F=8,16,32,64", &r->axes[0], &error);
-      nn_sweep_axis_parse ("batch=32,128,512", &r->axes[1], &error);
-    }
+  /* the family's default grid; the default devices only without
+   * --devices, which then never loads the CUDA module */
+  if (n_axes == 0)
+    nn_sweep_request_use_default_axes (r);
   if ((value = tb_cli_arg (args, "devices")) != NULL)
     parse_devices (cmd, value, r);
-  else if (r->device_count == 0)
-    {
-      NnSweepRequest d;
-      nn_sweep_request_init (&d);
-      nn_sweep_request_use_default (&d);
-      r->device_count = d.device_count;
-      memcpy (r->devices, d.devices, sizeof r->devices);
-    }
+  else
+    nn_sweep_request_use_default_devices (r);
 
   if ((value = tb_cli_arg (args, "steps")) != NULL)
     r->steps = tb_cli_parse_int (cmd, "steps", value, 1, NN_SWEEP_STEPS_MAX);
@@ -501,22 +480,14 @@ tb_cli_cmd_sweep (int argc, char **argv)
   status = nn_sweep_new (&request, &sweep, &error);
   if (status != NN_OK)
     {
-      NnDatasetInfo info;
-      NnError data_error;
-      if (nn_dataset_peek (request.dataset_name, &info, &data_error) != NN_OK)
-        {
-          if (tb_cli_arg (&args, "dataset") != NULL)
-            tb_cli_usage_error (cmd, "--%s: %s", tb_cli_arg_name (&args, "dataset"),
-                                data_error.message);
-          tb_cli_usage_error (cmd, "no data set: %s (give --dataset NAME|PATH; " TB_CLI_NAME
-                                   " datasets says where it looks)", data_error.message);
-        }
-      bool batch_axis = false;
-      for (int32_t a = 0; a < request.axis_count; a++)
-        batch_axis = batch_axis || strcmp (request.axes[a].name, "batch") == 0;
-      tb_cli_usage_error (cmd, "--%s: %s",
-                          option_of (error.message, request.family == NN_SWEEP_SPEC, batch_axis),
-                          error.message);
+      const char *option = option_of (&args, error.field);
+
+      if (error.field == NN_FIELD_DATASET && tb_cli_arg (&args, "dataset") == NULL)
+        tb_cli_usage_error (cmd, "no data set: %s (give --dataset NAME|PATH; " TB_CLI_NAME
+                                 " datasets says where it looks)", error.message);
+      if (option == NULL)
+        tb_cli_usage_error (cmd, "%s", error.message);
+      tb_cli_usage_error (cmd, "--%s: %s", option, error.message);
     }
 
   show.sweep = sweep;

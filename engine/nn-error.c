@@ -43,6 +43,7 @@ nn_error_clear (NnError *error)
     return;
   error->code = NN_OK;
   error->message[0] = '\0';
+  error->field = NN_FIELD_NONE;
   error->n_parts = 0;
   error->texts_len = 0;
 }
@@ -260,6 +261,7 @@ error_setv (NnError *error, NnStatus code, const char *format, va_list args)
   va_list copy;
 
   error->code = code;
+  error->field = NN_FIELD_NONE;
   va_copy (copy, args);
   vsnprintf (error->message, sizeof error->message, format, copy);
   va_end (copy);
@@ -288,6 +290,14 @@ NnStatus
 _nn_error_setv (NnError *error, NnStatus code, const char *format, va_list args)
 {
   return error != NULL ? error_setv (error, code, format, args) : code;
+}
+
+NnStatus
+_nn_error_field (NnError *error, NnStatus status, NnField field)
+{
+  if (error != NULL && status != NN_OK)
+    error->field = field;
+  return status;
 }
 
 void

@@ -36,6 +36,11 @@ NnStatus _nn_error_set (NnError *error, NnStatus code, const char *format, ...) 
 NnStatus _nn_error_setv (NnError *error, NnStatus code, const char *format, va_list args)
   NN_PRINTF (3, 0);
 
+/* Say which field of a request a failure is about (NnError.field), when
+ * `status` is one; returns `status`, so a check reads
+ *   status = _nn_error_field (error, check_axes (request, error), NN_FIELD_AXES); */
+NnStatus _nn_error_field (NnError *error, NnStatus status, NnField field);
+
 /* Put "prefix: " in front of an error's message (for context as it rises);
  * the format is taken for translation as _nn_error_set's is. */
 void _nn_error_prefix (NnError *error, const char *format, ...) NN_PRINTF (2, 3);

@@ -47,6 +47,24 @@ typedef enum
 #define NN_ERROR_MESSAGE_MAX 1024
 #define NN_ERROR_PARTS_MAX 4
 
+/* The field of a request that an error is about, so that a front end can
+ * point at the option or the widget that sets it without reading the
+ * message: the CLI names its option, the app marks its row. */
+typedef enum
+{
+  NN_FIELD_NONE = 0,     /* no one field of a request: a file, a device at work, memory */
+  NN_FIELD_FAMILY,       /* NnSweepRequest.family (its model does not fit the data set) */
+  NN_FIELD_TEMPLATE,     /* NnSweepRequest.template_text */
+  NN_FIELD_AXES,         /* NnSweepRequest.axes and axis_count: a name, a value, the grid's size */
+  NN_FIELD_DEVICES,      /* NnSweepRequest.devices and device_count */
+  NN_FIELD_STEPS,        /* NnSweepRequest.steps */
+  NN_FIELD_WARMUP_STEPS, /* NnSweepRequest.warmup_steps */
+  NN_FIELD_BATCH_SIZE,   /* NnTrainConfig.batch_size */
+  NN_FIELD_DATASET,      /* the data set named (dataset_name) or given (dataset) */
+  NN_FIELD_LIMIT_TRAIN,  /* NnSweepRequest.limit_train */
+  NN_FIELD_RUNS_FOLDER,  /* NnSweepRequest.runs_folder */
+} NnField;
+
 typedef struct
 {
   uint16_t format; /* offset of the format in NnError's texts; its arguments follow it */
@@ -58,6 +76,7 @@ typedef struct
 {
   NnStatus code;
   char message[NN_ERROR_MESSAGE_MAX]; /* in English: for logs, the CLI and result files */
+  NnField field;           /* the request's field at fault; NN_FIELD_NONE when none is */
   /*< private >*/
   /* The message as it was made, for nn_error_translate: its formats, the
    * outermost first (each joined to the next as "%s: %s" joins two), each
@@ -1071,11 +1090,28 @@ typedef struct
  * nn_train_config_init's config, the default data set "mnist". */
 void nn_sweep_request_init (NnSweepRequest *request);
 
-/* The default sweep, over what nn_sweep_request_init set: family mlp, W in
- * {32, 128, 512, 2048}, batch in {32, 128, 512, 2048}, devices cpu and
- * cuda:0 when nn_device_list finds it usable (which loads the CUDA module),
- * 200 steps a point. Other fields stay. */
-void nn_sweep_request_use_default (NnSweepRequest *request);
+/* The axes a family takes, in the order a front end lists them, each with
+ * the values its default grid takes (count 0: an axis swept only when
+ * asked):
+ * - mlp: W (32, 128, 512, 2048), D (none: 1 unless swept), batch (32, 128,
+ *   512, 2048);
+ * - cnn: F (8, 16, 32, 64), batch (32, 128, 512);
+ * - spec: each {NAME} placeholder of `template_text` once, in the order
+ *   they first appear ({batch} is the batch axis), with 32, 128, 512 and
+ *   2048, then batch (32, 128, 512, 2048).
+ * Writes at most `max` axes into `out` (may be NULL when `max` is 0);
+ * returns how many the family takes. */
+int32_t nn_sweep_family_axes (NnSweepFamily family, const char *template_text,
+                              NnSweepAxis *out, int32_t max);
+
+/* The request's axes become its family's default grid (family and
+ * template_text as set): the axes of nn_sweep_family_axes that have
+ * values, the first NN_SWEEP_AXES_MAX of them. */
+void nn_sweep_request_use_default_axes (NnSweepRequest *request);
+
+/* The request's devices become the default ones: cpu, and cuda:0 when
+ * nn_device_list finds it usable (which loads the CUDA module). */
+void nn_sweep_request_use_default_devices (NnSweepRequest *request);
 
 /* "mlp", "cnn", "spec"; nn_sweep_family_from_name takes those
  * (case-insensitive) and names the word in its error. */

@@ -3,9 +3,10 @@
 # test-cli-sweep.py: `trainbench-cli sweep` end to end, TAP. Python 3 stdlib
 # only. Usage: test-cli-sweep.py PATH-TO-trainbench-cli FIXTURES-DIR. A CPU
 # sweep on the tiny .npz of tests/data (2 training images of 3x4), its
-# sweep file and point files, usage errors that name the option, --dataset
-# and its other name --data, a device that cannot run, and Ctrl-C / SIGTERM
-# keeping the points done.
+# sweep file and point files, usage errors that name the option (the field
+# of the request the engine says is at fault), the families' default grids,
+# --dataset and its other name --data, a device that cannot run, and
+# Ctrl-C / SIGTERM keeping the points done.
 
 import json
 import os
@@ -259,6 +260,17 @@ usage_cases = [
     (["--steps", "0"], r"--steps", "no steps"),
     (["--axis", "batch=4"], r"--axis: .*batch 4 is larger than|--axis: .*batch",
      "a batch larger than the data set"),
+    # the words of a message no longer choose the option: "device" here
+    # once sent it to --devices
+    (["--axis", "device=1"], r"--axis: axis device is not a parameter of the mlp family",
+     "an axis named device is --axis's"),
+    (["--axis", "W=4", "--batch-size", "4"], r"--batch-size: .*batch 4 is larger than",
+     "a batch size larger than the data set, without a batch axis"),
+    # a template without --axis sweeps the family's default grid: each
+    # placeholder and batch over 32,128,512,2048
+    (["--spec", "flatten; dense {U} relu; dense 2 softmax"],
+     r"--axis: at U=32, batch=32: batch 32 is larger than the data set's 2",
+     "a template's default grid, the first point of which the tiny data set cannot take"),
 ]
 for extra, pattern, name in usage_cases:
     args = ["sweep", "--dataset", TINY, "--devices", "cpu", "--out-dir", win(OUT)] + extra
@@ -312,6 +324,23 @@ def make_npz(path, train, test, side, classes):
 # minutes: the signal comes once point 1's line is out.
 BIG = os.path.join(TMP, "big.npz")
 make_npz(BIG, 256, 16, 28, 10)
+
+# ------------------------------------------------------------------ the cnn's default grid
+
+# F over 8,16,32,64 and batch over 32,128,512, the engine's grid that the
+# Explore page starts from too; 6x6 images keep the cnn's points short.
+SMALL = os.path.join(TMP, "small.npz")
+make_npz(SMALL, 512, 16, 6, 2)
+rc, out, err = cli("sweep", "--family", "cnn", "--dataset", win(SMALL), "--devices", "cpu",
+                   "--steps", "1", "--warmup", "0", "--threads", "1", "--quiet",
+                   "--out-dir", win(OUT))
+doc = load_json(sweep_file_from(out) or "none")
+ok(rc == 0 and isinstance(doc, dict)
+   and doc.get("axes") == [{"name": "F", "values": [8, 16, 32, 64]},
+                           {"name": "batch", "values": [32, 128, 512]}]
+   and len(doc.get("points", [])) == 12,
+   "sweep --family cnn sweeps F over 8,16,32,64 and batch over 32,128,512",
+   both(out, err) + str(doc)[:600])
 
 
 def stop_during_sweep(sig, name):

@@ -61,6 +61,9 @@ request_for (NnSweepRequest *request, const char *folder)
   request->config.device.threads = 2;
 }
 
+/* The field nn_sweep_new's last error named (new_error's). */
+static NnField last_field;
+
 /* The sweep's new error for a request; "" when it made a sweep. */
 static const char *
 new_error (const NnSweepRequest *request, NnStatus *status_out)
@@ -75,7 +78,18 @@ new_error (const NnSweepRequest *request, NnStatus *status_out)
     *status_out = status;
   nn_sweep_free (sweep);
   sweep = NULL;
+  last_field = error.field;
   return status == NN_OK ? "" : error.message;
+}
+
+/* An error of nn_sweep_new that names `part` and the request's `field`. */
+static void
+field_check (const NnSweepRequest *request, const char *part, NnField field, const char *what)
+{
+  const char *message = new_error (request, NULL);
+
+  tap_ok (has (message, part) && last_field == field, "%s: field %d (want %d): %s", what,
+          (int) last_field, (int) field, message);
 }
 
 static void
@@ -240,6 +254,132 @@ test_errors (void)
   r.dataset_name = test_path ("no-such-data");
   tap_ok (has (new_error (&r, NULL), "no-such-data"), "a data set that is not there is named: %s",
           new_error (&r, NULL));
+}
+
+/* Each error of a request names the field at fault, so that the CLI can
+ * name its option and the app mark its row without reading the message;
+ * the CLI once searched the message for words, and an axis named "device"
+ * sent it to --devices. */
+static void
+test_error_fields (void)
+{
+  NnSweepRequest r;
+
+  request_for (&r, test_path ("unused"));
+  device (&r, "cpu");
+  axis (&r, "device=1");
+  field_check (&r, "axis device is not a parameter", NN_FIELD_AXES,
+               "an axis named device is the axes' fault");
+  r.axis_count = 0;
+  axis (&r, "W=4");
+  axis (&r, "W=8");
+  field_check (&r, "given twice", NN_FIELD_AXES, "an axis given twice");
+  r.axis_count = 0;
+  axis (&r, "batch=300");
+  field_check (&r, "batch 300 is larger", NN_FIELD_AXES, "a batch axis beyond the data set");
+  r.axis_count = 0;
+  r.config.batch_size = 300;
+  field_check (&r, "batch 300 is larger", NN_FIELD_BATCH_SIZE,
+               "a batch size beyond the data set, without a batch axis");
+  r.config.batch_size = 0;
+  field_check (&r, "batch size 0", NN_FIELD_BATCH_SIZE, "a batch size out of range");
+  r.config.batch_size = 32;
+  r.steps = 0;
+  field_check (&r, "0 steps", NN_FIELD_STEPS, "no steps");
+  r.steps = 4;
+  r.warmup_steps = NN_SWEEP_STEPS_MAX + 1;
+  field_check (&r, "warm-up", NN_FIELD_WARMUP_STEPS, "too many warm-up steps");
+  r.warmup_steps = 2;
+  r.limit_train = -1;
+  field_check (&r, "negative", NN_FIELD_LIMIT_TRAIN, "a negative sample limit");
+  r.limit_train = 0;
+  r.family = (NnSweepFamily) 7;
+  field_check (&r, "family", NN_FIELD_FAMILY, "an unknown family");
+  r.family = NN_SWEEP_MLP;
+  device (&r, "cpu");
+  field_check (&r, "cpu is given twice", NN_FIELD_DEVICES, "a device given twice");
+  r.device_count = 0;
+  field_check (&r, "needs a device", NN_FIELD_DEVICES, "no device");
+  device (&r, "tpu");
+  field_check (&r, "tpu", NN_FIELD_DEVICES, "an unknown device");
+  r.device_count = 0;
+  device (&r, "cpu");
+
+  r.family = NN_SWEEP_SPEC;
+  r.template_text = "flatten; dense {device} relu; dense 4 softmax";
+  field_check (&r, "{device} has no axis", NN_FIELD_TEMPLATE, "a placeholder without an axis");
+  axis (&r, "device=4");
+  axis (&r, "steps=4");
+  field_check (&r, "axis steps is not a placeholder", NN_FIELD_TEMPLATE,
+               "an axis the template lacks (the template says to write it in)");
+  r.axis_count = 1;
+  r.template_text = "flatten; dense {device} rleu; dense 4 softmax";
+  field_check (&r, "rleu", NN_FIELD_TEMPLATE, "a template whose spec does not parse");
+  r.template_text = "conv2d 4 {device} relu; flatten; dense 4 softmax";
+  r.axes[0].values[0] = 9;
+  field_check (&r, "9", NN_FIELD_TEMPLATE, "a template whose model does not fit the images");
+  r.family = NN_SWEEP_CNN;
+  r.template_text = NULL;
+  r.axis_count = 0;
+  axis (&r, "F=4");
+  {
+    NnDataset *tiny = test_make_dataset (16, 4, 4, 1, 2, 2, 3);
+    r.dataset = tiny;
+    field_check (&r, "conv2d", NN_FIELD_FAMILY, "the cnn on images it does not fit");
+    nn_dataset_free (tiny);
+  }
+  r.dataset = NULL;
+  r.dataset_name = test_path ("no-such-data");
+  field_check (&r, "no-such-data", NN_FIELD_DATASET, "a data set that is not there");
+  r.dataset_name = NULL;
+  field_check (&r, "needs a data set", NN_FIELD_DATASET, "no data set");
+}
+
+/* Each family's axes with their default values: the grid the CLI sweeps
+ * without --axis and the Explore page starts from. The CLI once swept the
+ * cnn's batch over 32, 128 and 512, the app over 32 to 2048. */
+static void
+test_family_axes (void)
+{
+  NnSweepAxis axes[8];
+  NnSweepRequest r;
+  int32_t n;
+
+  n = nn_sweep_family_axes (NN_SWEEP_MLP, NULL, axes, 8);
+  tap_ok (n == 3 && strcmp (axes[0].name, "W") == 0 && axes[0].count == 4
+            && axes[0].values[0] == 32 && axes[0].values[3] == 2048
+            && strcmp (axes[1].name, "D") == 0 && axes[1].count == 0
+            && strcmp (axes[2].name, "batch") == 0 && axes[2].count == 4
+            && axes[2].values[3] == 2048,
+          "mlp: W and batch over 32..2048, D without values");
+  n = nn_sweep_family_axes (NN_SWEEP_CNN, NULL, axes, 8);
+  tap_ok (n == 2 && strcmp (axes[0].name, "F") == 0 && axes[0].count == 4
+            && axes[0].values[0] == 8 && axes[0].values[3] == 64
+            && strcmp (axes[1].name, "batch") == 0 && axes[1].count == 3
+            && axes[1].values[0] == 32 && axes[1].values[1] == 128 && axes[1].values[2] == 512,
+          "cnn: F over 8..64, batch over 32, 128, 512");
+  n = nn_sweep_family_axes (NN_SWEEP_SPEC, "flatten; dense {U} relu; {bad-1} dense {V} relu; "
+                                           "dense {U} relu; dense {batch} softmax; {",
+                            axes, 8);
+  tap_ok (n == 3 && strcmp (axes[0].name, "U") == 0 && strcmp (axes[1].name, "V") == 0
+            && strcmp (axes[2].name, "batch") == 0 && axes[0].count == 4 && axes[2].count == 4,
+          "spec: each placeholder once, in order, then batch (got %d)", (int) n);
+  tap_ok (nn_sweep_family_axes (NN_SWEEP_SPEC, "flatten; dense 4 softmax", NULL, 0) == 1,
+          "spec without placeholders: batch alone, counted without room to write");
+  tap_ok (nn_sweep_family_axes (NN_SWEEP_MLP, NULL, axes, 1) == 3 && strcmp (axes[0].name, "W") == 0,
+          "the count says how many there are when fewer fit");
+
+  nn_sweep_request_init (&r);
+  r.family = NN_SWEEP_CNN;
+  nn_sweep_request_use_default_axes (&r);
+  tap_ok (r.axis_count == 2 && strcmp (r.axes[0].name, "F") == 0
+            && strcmp (r.axes[1].name, "batch") == 0 && r.axes[1].count == 3,
+          "a cnn request's default axes: F and batch");
+  r.family = NN_SWEEP_SPEC;
+  r.template_text = "flatten; dense {A} relu; dense {B} relu; dense {C} relu; dense 4 softmax";
+  nn_sweep_request_use_default_axes (&r);
+  tap_ok (r.axis_count == 3 && strcmp (r.axes[2].name, "C") == 0,
+          "a template of three placeholders: those three");
 }
 
 static void
@@ -659,7 +799,8 @@ test_defaults (void)
   NnError error = { 0 };
 
   nn_sweep_request_init (&r);
-  nn_sweep_request_use_default (&r);
+  nn_sweep_request_use_default_axes (&r);
+  nn_sweep_request_use_default_devices (&r);
   tap_ok (r.family == NN_SWEEP_MLP && r.axis_count == 2 && strcmp (r.axes[0].name, "W") == 0
             && r.axes[0].count == 4 && r.axes[0].values[3] == 2048
             && strcmp (r.axes[1].name, "batch") == 0 && r.axes[1].values[0] == 32
@@ -772,6 +913,8 @@ main (int argc, char **argv)
   test_axis_parse ();
   test_placeholders ();
   test_errors ();
+  test_error_fields ();
+  test_family_axes ();
   test_grid_order ();
   test_run ();
   test_cancel ();
