@@ -237,92 +237,62 @@ print_table (const NnSweep *sweep)
     }
 }
 
-/* A line per batch (per value of every axis but the first other one): the
- * GPU-over-CPU ratio of samples per second along that axis, and where it
- * crosses 1: "GPU faster from W=128 at batch 32". */
+/* The engine's crossover, a line per value of the other axes: the
+ * GPU-over-CPU ratio of samples per second along the first axis that is not
+ * batch, and where it crosses 1: "GPU faster from W=128 at batch 32". */
 static void
 print_crossings (const NnSweep *sweep)
 {
   const NnSweepRequest *r = nn_sweep_request (sweep);
-  int32_t cpu = -1, gpu = -1, x = -1;
-  int32_t keys = 1;
+  int32_t cpu, gpu, x, y;
+  int32_t lines;
 
-  for (int32_t d = 0; d < r->device_count; d++)
-    {
-      if (strcmp (r->devices[d], "cpu") == 0 && cpu < 0)
-        cpu = d;
-      else if (strncmp (r->devices[d], "cuda", 4) == 0 && gpu < 0)
-        gpu = d;
-    }
-  for (int32_t a = 0; a < r->axis_count && x < 0; a++)
-    if (strcmp (r->axes[a].name, "batch") != 0)
-      x = a;
-  if (x < 0 && r->axis_count > 0)
-    x = 0;
-  if (cpu < 0 || gpu < 0 || x < 0)
+  nn_sweep_crossover_axes (r, &x, &y);
+  lines = nn_sweep_crossover_line_count (r, x);
+  if (!nn_sweep_crossover_devices (r, &cpu, &gpu) || lines == 0)
     return;
-  for (int32_t a = 0; a < r->axis_count; a++)
-    if (a != x)
-      keys *= r->axes[a].count;
 
   tb_cli_print ("\n%s over cpu (samples per second):\n", r->devices[gpu]);
-  for (int32_t k = 0; k < keys; k++)
+  for (int32_t k = 0; k < lines; k++)
     {
-      int32_t at[NN_SWEEP_AXES_MAX] = { 0 };
+      NnCrossoverLine line;
       char where[128] = "", list[1024] = "", verdict[256];
       size_t wl = 0, ll = 0;
-      int32_t rest = k, from = -1, finite = 0, faster = 0, last = -1;
       const char *xn = r->axes[x].name;
 
-      /* the key's values, the last axis fastest */
-      for (int32_t a = r->axis_count - 1; a >= 0; a--)
-        if (a != x)
-          {
-            at[a] = rest % r->axes[a].count;
-            rest /= r->axes[a].count;
-          }
+      nn_sweep_crossover_line (r, nn_sweep_point (sweep, 0), nn_sweep_point_count (sweep), x, k,
+                               &line);
       for (int32_t a = 0; a < r->axis_count; a++)
         if (a != x && wl < sizeof where)
           wl += (size_t) snprintf (where + wl, sizeof where - wl, "%s%s %d", wl > 0 ? ", " : " at ",
-                                   r->axes[a].name, (int) r->axes[a].values[at[a]]);
-      for (int32_t i = 0; i < r->axes[x].count && ll < sizeof list; i++)
+                                   r->axes[a].name, (int) r->axes[a].values[line.at[a]]);
+      for (int32_t i = 0; i < line.count && ll < sizeof list; i++)
+        if (!isnan (line.ratio[i]))
+          ll += (size_t) snprintf (list + ll, sizeof list - ll, "%s%s=%d %.2fx", ll > 0 ? ", " : "",
+                                   xn, (int) r->axes[x].values[i], line.ratio[i]);
+        else
+          ll += (size_t) snprintf (list + ll, sizeof list - ll, "%s%s=%d -", ll > 0 ? ", " : "",
+                                   xn, (int) r->axes[x].values[i]);
+      switch (line.kind)
         {
-          double c, g, ratio;
-          at[x] = i;
-          c = rate_at (sweep, at, cpu);
-          g = rate_at (sweep, at, gpu);
-          ratio = g / c;
-          if (isfinite (ratio))
-            {
-              ll += (size_t) snprintf (list + ll, sizeof list - ll, "%s%s=%d %.2fx",
-                                       ll > 0 ? ", " : "", xn, (int) r->axes[x].values[i], ratio);
-              finite++;
-              last = i;
-              if (ratio > 1.0)
-                {
-                  faster++;
-                  if (from < 0)
-                    from = i;
-                }
-              else
-                from = -1;
-            }
-          else
-            ll += (size_t) snprintf (list + ll, sizeof list - ll, "%s%s=%d -", ll > 0 ? ", " : "",
-                                     xn, (int) r->axes[x].values[i]);
+        case NN_CROSSOVER_NOT_COMPARED:
+          snprintf (verdict, sizeof verdict, "no pair of points to compare%s", where);
+          break;
+        case NN_CROSSOVER_CPU_FASTER:
+          snprintf (verdict, sizeof verdict, "CPU faster at every %s%s", xn, where);
+          break;
+        case NN_CROSSOVER_GPU_FASTER:
+          snprintf (verdict, sizeof verdict, "GPU faster at every %s%s", xn, where);
+          break;
+        case NN_CROSSOVER_GPU_FROM:
+          snprintf (verdict, sizeof verdict, "GPU faster from %s=%d%s", xn,
+                    (int) r->axes[x].values[line.where], where);
+          break;
+        case NN_CROSSOVER_CPU_AGAIN:
+          snprintf (verdict, sizeof verdict, "CPU faster again at %s=%d%s", xn,
+                    (int) r->axes[x].values[line.where], where);
+          break;
         }
-      if (finite == 0)
-        snprintf (verdict, sizeof verdict, "no pair of points to compare%s", where);
-      else if (faster == 0)
-        snprintf (verdict, sizeof verdict, "CPU faster at every %s%s", xn, where);
-      else if (faster == finite)
-        snprintf (verdict, sizeof verdict, "GPU faster at every %s%s", xn, where);
-      else if (from >= 0)
-        snprintf (verdict, sizeof verdict, "GPU faster from %s=%d%s", xn,
-                  (int) r->axes[x].values[from], where);
-      else
-        snprintf (verdict, sizeof verdict, "CPU faster again at %s=%d%s", xn,
-                  (int) r->axes[x].values[last], where);
       tb_cli_print ("  %s: %s\n", verdict, list);
     }
 }

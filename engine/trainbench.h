@@ -1183,6 +1183,57 @@ const NnSweepRequest *nn_sweep_request (const NnSweep *sweep);
  * words the sweep file writes. */
 const char *nn_sweep_status_name (NnSweepStatus status);
 const char *nn_sweep_point_status_name (NnSweepPointStatus status);
+
+/* ---------------------------------------------------------------- where the GPU starts to win */
+
+/* A sweep's crossover (nn-sweep-crossover.c): the GPU's samples per second
+ * over the CPU's along one axis, at one value of every other axis, and
+ * what the ratios say. The CLI prints it, the app's heat map draws it. */
+
+/* The devices a crossover compares, indices into request->devices: the
+ * CPU ("cpu") and the first GPU ("cuda:N"). False when the sweep lacks
+ * either (that one is -1). */
+bool nn_sweep_crossover_devices (const NnSweepRequest *request, int32_t *cpu, int32_t *gpu);
+
+/* The axes a sweep is shown along: x the first axis that is not batch (or
+ * the only axis), y the batch axis (or the other first one); -1 for none. */
+void nn_sweep_crossover_axes (const NnSweepRequest *request, int32_t *x_axis, int32_t *y_axis);
+
+typedef enum
+{
+  NN_CROSSOVER_NOT_COMPARED, /* no value of x where both devices completed */
+  NN_CROSSOVER_CPU_FASTER,   /* the CPU as fast or faster at every value compared */
+  NN_CROSSOVER_GPU_FASTER,   /* the GPU faster at every value compared */
+  NN_CROSSOVER_GPU_FROM,     /* the GPU faster from value `where` on, not before it */
+  NN_CROSSOVER_CPU_AGAIN,    /* the GPU faster somewhere, not at `where`, the last value compared */
+} NnCrossoverKind;
+
+/* One line of a crossover: along axis x_axis at the other axes' values. */
+typedef struct
+{
+  int32_t x_axis;
+  int32_t at[NN_SWEEP_AXES_MAX];      /* each other axis's value index (x_axis's is 0) */
+  int32_t count;                      /* x_axis's values */
+  double ratio[NN_SWEEP_VALUES_MAX];  /* (count) the GPU's samples per second over the CPU's at
+                                       * each value; NAN where either point did not complete.
+                                       * The GPU is faster above 1 */
+  NnCrossoverKind kind;
+  int32_t where;                      /* the value index GPU_FROM and CPU_AGAIN name, else -1 */
+} NnCrossoverLine;
+
+/* How many lines a crossover along x_axis has: one per combination of the
+ * other axes' values (1 when there is none); 0 when x_axis is no axis. */
+int32_t nn_sweep_crossover_line_count (const NnSweepRequest *request, int32_t x_axis);
+
+/* Line `line` of the crossover along x_axis (0 to the count less 1: the
+ * other axes' values in grid order, the last fastest), from the sweep's
+ * points: nn_sweep_point's (nn_sweep_point (sweep, 0) is the first of an
+ * array of them) or any others of its request, found by their device and
+ * values. A point counts when it completed with a speed. False, and a line
+ * of kind NOT_COMPARED, for a line or axis out of range. */
+bool nn_sweep_crossover_line (const NnSweepRequest *request, const NnSweepPoint *points,
+                              int32_t point_count, int32_t x_axis, int32_t line,
+                              NnCrossoverLine *out);
 /* ---------------------------------------------------------------- the articles' claims */
 
 /* What a claim compares: a GPU against a CPU (ratio: the CPU's time over

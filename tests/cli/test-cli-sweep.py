@@ -189,6 +189,9 @@ if fake:
        and pts[0]["status"] == "completed" and pts[1]["status"] == "failed" and pts[1]["error"],
        "the default devices are cpu and cuda:0 when it is usable; a GPU point that fails says why",
        both(out, err) + str(doc)[:1500])
+    ok(re.search(r"^cuda:0 over cpu \(samples per second\):\n  no pair of points to compare at "
+                 r"batch 1: W=4 -$", out, re.M),
+       "the crossover's line says there is nothing to compare", out)
     ENV.clear()
     ENV.update(saved)
     ENV.update({"TRAINBENCH_CUDA_MODULE": win(fake), "FAKE_CUDA_REASON": "no NVIDIA driver"})

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-sweep.c: sweeps (nn-sweep.c): templates and their placeholders, the
- * errors and bounds of a request, the grid's order, the files a sweep
- * writes (sweep.json with every field of its format, a result file per
- * point), a device that cannot run, a cancel that keeps the points done,
- * and a disk that fills while a sweep runs (Linux: a small tmpfs in a
- * private mount namespace).
+ * errors and bounds of a request and the field each names, the families'
+ * default grids, the grid's order, the files a sweep writes (sweep.json
+ * with every field of its format, a result file per point), a device that
+ * cannot run, a cancel that keeps the points done, a disk that fills while
+ * a sweep runs (Linux: a small tmpfs in a private mount namespace), and the
+ * crossover (nn-sweep-crossover.c).
  */
 
 #ifdef __linux__
@@ -895,6 +896,104 @@ test_eta (void)
           eta, linear);
 }
 
+/* Point (batch index b, W index w, device d) of the crossover's grid. */
+static NnSweepPoint *
+grid_point (NnSweepPoint *points, int32_t b, int32_t w, int32_t d)
+{
+  return &points[(b * 4 + w) * 2 + d];
+}
+
+/* The crossover: the devices and axes compared, the ratios of a line and
+ * what they say, points in any order or missing. The CLI counted a ratio
+ * of exactly 1 as no win for the GPU, the app's heat map as the GPU's side:
+ * the engine's rule is the CLI's. */
+static void
+test_crossover (void)
+{
+  static const double ratios[2][4] = { { 0.5, 1.0, 2.0, 4.0 }, { 2.0, 0.5, 3.0, 0.8 } };
+  NnSweepRequest r;
+  NnSweepPoint *points = calloc (16, sizeof *points), *shuffled = calloc (16, sizeof *points);
+  NnCrossoverLine line;
+  int32_t x, y, cpu, gpu;
+
+  nn_sweep_request_init (&r);
+  axis (&r, "batch=32,128");
+  axis (&r, "W=32,128,512,2048");
+  device (&r, "cuda:0");
+  device (&r, "cpu");
+  nn_sweep_crossover_axes (&r, &x, &y);
+  tap_ok (x == 1 && y == 0, "the axes shown: x the first that is not batch, y batch (%d, %d)",
+          (int) x, (int) y);
+  tap_ok (nn_sweep_crossover_devices (&r, &cpu, &gpu) && cpu == 1 && gpu == 0,
+          "the CPU against the first GPU, whatever their order");
+  tap_ok (nn_sweep_crossover_line_count (&r, x) == 2, "a line per batch");
+  for (int32_t b = 0; b < 2; b++)
+    for (int32_t w = 0; w < 4; w++)
+      for (int32_t d = 0; d < 2; d++)
+        {
+          NnSweepPoint *p = grid_point (points, b, w, d);
+          p->index = (b * 4 + w) * 2 + d;
+          p->values[0] = r.axes[0].values[b];
+          p->values[1] = r.axes[1].values[w];
+          p->device = d;
+          p->status = NN_SWEEP_POINT_COMPLETED;
+          p->samples_per_second = d == cpu ? 1000.0 : 1000.0 * ratios[b][w];
+        }
+
+  nn_sweep_crossover_line (&r, points, 16, x, 0, &line);
+  tap_ok (line.at[0] == 0 && line.count == 4 && line.ratio[1] == 1.0
+            && line.kind == NN_CROSSOVER_GPU_FROM && line.where == 2,
+          "batch 32: the GPU faster from W=512, the even W=128 no win (kind %d at %d)",
+          (int) line.kind, (int) line.where);
+  nn_sweep_crossover_line (&r, points, 16, x, 1, &line);
+  tap_ok (line.at[0] == 1 && line.kind == NN_CROSSOVER_CPU_AGAIN && line.where == 3,
+          "batch 128: the CPU faster again at the last W (kind %d at %d)", (int) line.kind,
+          (int) line.where);
+
+  /* a failed point is no value to compare; the points of a file in any
+   * order, one missing */
+  grid_point (points, 1, 3, cpu)->status = NN_SWEEP_POINT_FAILED;
+  for (int32_t i = 0; i < 16; i++)
+    shuffled[i] = points[15 - i];
+  nn_sweep_crossover_line (&r, shuffled, 15, x, 1, &line);
+  tap_ok (isnan (line.ratio[3]) && line.ratio[2] == 3.0 && line.kind == NN_CROSSOVER_GPU_FROM
+            && line.where == 2,
+          "a failed point is not compared, points found by their values (kind %d at %d)",
+          (int) line.kind, (int) line.where);
+  nn_sweep_crossover_line (&r, shuffled, 15, x, 0, &line);
+  tap_ok (isnan (line.ratio[0]) && line.ratio[2] == 2.0,
+          "the point left out of the list is missing from its line");
+  for (int32_t w = 0; w < 4; w++)
+    grid_point (points, 0, w, gpu)->samples_per_second = 1000.0 * (w + 2);
+  nn_sweep_crossover_line (&r, points, 16, x, 0, &line);
+  tap_ok (line.kind == NN_CROSSOVER_GPU_FASTER && line.where == -1, "the GPU faster everywhere");
+  for (int32_t w = 0; w < 4; w++)
+    grid_point (points, 0, w, gpu)->samples_per_second = 1000.0;
+  nn_sweep_crossover_line (&r, points, 16, x, 0, &line);
+  tap_ok (line.kind == NN_CROSSOVER_CPU_FASTER, "even everywhere: no win for the GPU");
+  for (int32_t w = 0; w < 4; w++)
+    grid_point (points, 0, w, cpu)->status = NN_SWEEP_POINT_PENDING;
+  nn_sweep_crossover_line (&r, points, 16, x, 0, &line);
+  tap_ok (line.kind == NN_CROSSOVER_NOT_COMPARED, "nothing to compare while the CPU is pending");
+  tap_ok (!nn_sweep_crossover_line (&r, points, 16, x, 2, &line)
+            && !nn_sweep_crossover_line (&r, points, 16, 5, 0, &line)
+            && line.kind == NN_CROSSOVER_NOT_COMPARED,
+          "a line or axis out of range is none");
+
+  r.device_count = 1;
+  tap_ok (!nn_sweep_crossover_devices (&r, &cpu, &gpu) && cpu == -1 && gpu == 0,
+          "a sweep without a CPU compares nothing");
+  nn_sweep_crossover_line (&r, points, 16, x, 0, &line);
+  tap_ok (line.kind == NN_CROSSOVER_NOT_COMPARED && isnan (line.ratio[0]),
+          "and its lines have no ratio");
+  r.axis_count = 1;
+  nn_sweep_crossover_axes (&r, &x, &y);
+  tap_ok (x == 0 && y == -1 && nn_sweep_crossover_line_count (&r, x) == 1,
+          "a batch axis alone is x, one line");
+  free (points);
+  free (shuffled);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -921,6 +1020,7 @@ main (int argc, char **argv)
   test_full_disk ();
   test_defaults ();
   test_eta ();
+  test_crossover ();
   nn_dataset_free (data);
   return tap_done ();
 }
