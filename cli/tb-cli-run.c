@@ -868,16 +868,20 @@ print_table (const TbCliTableRow *rows, int count)
     }
 }
 
-/* What reproduce's options ask for: which presets on which devices, and
- * the settings every run shares. */
+#define MAX_RUNS (MAX_PRESETS * MAX_DEVICES)
+
+/* What reproduce's options ask for: which presets on which devices, the
+ * runs the engine makes of them (nn_reproduce_runs), and the settings
+ * every run shares. */
 typedef struct
 {
-  const NnPreset *presets[MAX_PRESETS];
+  const NnPreset *presets[MAX_PRESETS]; /* --presets; none given: every preset */
   int preset_count;
-  NnDeviceKind kinds[MAX_DEVICES];
-  int32_t indices[MAX_DEVICES];
+  NnDeviceInfo devices[MAX_DEVICES];   /* --devices' (checked usable), or nn_device_list's */
   char device_texts[MAX_DEVICES][64];  /* as --devices gave them; "" for the default list */
   int device_count;
+  NnReproduceRun runs[MAX_RUNS];
+  int run_count;
   int32_t epochs;         /* 0: each preset's own */
   int32_t threads;
   int32_t limit_train;
@@ -891,7 +895,8 @@ typedef struct
   char runs_dir[4096];
 } TbCliReproduce;
 
-/* --presets a,b (each a preset's name), or every preset. */
+/* --presets a,b (each a preset's name); without it, none here and every
+ * preset in the runs. */
 static void
 reproduce_presets_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
 {
@@ -900,13 +905,7 @@ reproduce_presets_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
   char *words[64];
 
   if (value == NULL)
-    {
-      int n = 0;
-      const NnPreset *all = nn_presets (&n);
-      for (int i = 0; i < n && plan->preset_count < MAX_PRESETS; i++)
-        plan->presets[plan->preset_count++] = &all[i];
-      return;
-    }
+    return;
   snprintf (buf, sizeof buf, "%s", value);
   int n = split_list (buf, words, 64);
   for (int i = 0; i < n; i++)
@@ -919,7 +918,8 @@ reproduce_presets_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
     }
 }
 
-/* --devices cpu,cuda:0, or every usable device. */
+/* --devices cpu,cuda:0, or this machine's devices (the runs take the
+ * usable ones). */
 static void
 reproduce_devices_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
 {
@@ -929,15 +929,7 @@ reproduce_devices_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
 
   if (value == NULL)
     {
-      NnDeviceInfo devices[MAX_DEVICES];
-      int n = nn_device_list (devices, MAX_DEVICES);
-      for (int i = 0; i < n; i++)
-        if (devices[i].usable)
-          {
-            plan->kinds[plan->device_count] = devices[i].kind;
-            plan->indices[plan->device_count] = devices[i].index;
-            plan->device_count++;
-          }
+      plan->device_count = nn_device_list (plan->devices, MAX_DEVICES);
       return;
     }
   snprintf (buf, sizeof buf, "%s", value);
@@ -948,8 +940,10 @@ reproduce_devices_from_args (const TbCliArgs *args, const char *cmd, TbCliReprod
         tb_cli_usage_error (cmd, "--devices: '%s' has an empty name", value);
       if (plan->device_count == MAX_DEVICES)
         tb_cli_usage_error (cmd, "--devices: at most %d devices", MAX_DEVICES);
-      parse_device (cmd, "devices", words[i], &plan->kinds[plan->device_count],
-                    &plan->indices[plan->device_count]);
+      parse_device (cmd, "devices", words[i], &plan->devices[plan->device_count].kind,
+                    &plan->devices[plan->device_count].index);
+      /* reproduce_check refuses one that is not usable */
+      plan->devices[plan->device_count].usable = true;
       snprintf (plan->device_texts[plan->device_count], sizeof plan->device_texts[0], "%s",
                 words[i]);
       plan->device_count++;
@@ -992,39 +986,67 @@ reproduce_from_args (const TbCliArgs *args, const char *cmd, TbCliReproduce *pla
     }
 }
 
-/* What reproduce's runs would meet, checked before the data set loads:
- * each device of --devices, the data set, each preset against it. */
-static void
-reproduce_check (const TbCliArgs *args, const char *cmd, const TbCliReproduce *plan)
+/* The runs' presets, each once, in their order: the presets count of the
+ * header, and what reproduce_check checks against the data set. */
+static int
+reproduce_presets (const TbCliReproduce *plan, const NnPreset **out)
 {
+  int n = 0;
+
+  for (int r = 0; r < plan->run_count; r++)
+    {
+      bool seen = false;
+      for (int i = 0; i < n && !seen; i++)
+        seen = out[i] == plan->runs[r].preset;
+      if (!seen && n < MAX_PRESETS)
+        out[n++] = plan->runs[r].preset;
+    }
+  return n;
+}
+
+/* What reproduce's runs would meet, checked before the data set loads:
+ * each device of --devices, the data set, each preset against it. Then
+ * the runs: each preset on each usable device. */
+static void
+reproduce_check (const TbCliArgs *args, const char *cmd, TbCliReproduce *plan)
+{
+  const NnPreset *presets[MAX_PRESETS];
   NnDatasetInfo data;
   char what[128];
+  int n;
 
   tb_cli_check_memory_limit (cmd);
   for (int d = 0; d < plan->device_count; d++)
     if (plan->device_texts[d][0] != '\0')
-      check_device (cmd, "devices", plan->device_texts[d], plan->kinds[d], plan->indices[d]);
+      check_device (cmd, "devices", plan->device_texts[d], plan->devices[d].kind,
+                    plan->devices[d].index);
+  plan->run_count = nn_reproduce_runs (plan->preset_count > 0 ? plan->presets : NULL,
+                                       plan->preset_count, plan->devices, plan->device_count,
+                                       plan->runs, MAX_RUNS);
   check_dataset (cmd, args, plan->dataset_name, &data);
-  for (int p = 0; p < plan->preset_count; p++)
+  n = reproduce_presets (plan, presets);
+  for (int p = 0; p < n; p++)
     {
       if (tb_cli_arg (args, "presets") != NULL)
-        snprintf (what, sizeof what, "--presets: %s", plan->presets[p]->name);
+        snprintf (what, sizeof what, "--presets: %s", presets[p]->name);
       else
         snprintf (what, sizeof what, "preset %s (one of all; --presets chooses)",
-                  plan->presets[p]->name);
-      check_model (cmd, what, plan->presets[p]->spec, plan->dataset_name, &data);
+                  presets[p]->name);
+      check_model (cmd, what, presets[p]->spec, plan->dataset_name, &data);
     }
 }
 
 static void
 print_reproduce_header (const TbCliReproduce *plan, const NnDataset *dataset)
 {
+  const NnPreset *presets[MAX_PRESETS];
+  int n_presets = reproduce_presets (plan, presets);
+  int n_devices = n_presets > 0 ? plan->run_count / n_presets : 0;
   NnSystemInfo sys;
   char os[512];
 
-  tb_cli_print ("reproduce: %d preset%s on %d device%s, results in %s\n", plan->preset_count,
-                plan->preset_count == 1 ? "" : "s", plan->device_count,
-                plan->device_count == 1 ? "" : "s", plan->out_dir);
+  tb_cli_print ("reproduce: %d preset%s on %d device%s, results in %s\n", n_presets,
+                n_presets == 1 ? "" : "s", n_devices, n_devices == 1 ? "" : "s", plan->out_dir);
   nn_system_info (&sys);
   nn_system_os_label (&sys, os, sizeof os);
   tb_cli_print ("system: %s\n", os);
@@ -1039,22 +1061,23 @@ print_reproduce_header (const TbCliReproduce *plan, const NnDataset *dataset)
     }
 }
 
-/* One run of the queue, its line of the table filled in from its result.
+/* Run k of the queue, its line of the table filled in from its result.
  * `dataset` is the queue's, read once (NULL when it could not be: each run
  * then records why). Returns the exit status for it. */
 static int
-reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *dataset,
-               TbCliProgress *progress, int k, int total, TbCliTableRow *row)
+reproduce_one (const TbCliReproduce *plan, int k, const NnDataset *dataset,
+               TbCliProgress *progress, TbCliTableRow *row)
 {
   static const char cmd[] = "reproduce";
+  const NnReproduceRun *one = &plan->runs[k];
   TbCliRun run;
   NnTrainConfig *c = &run.request.config;
   char prefix[32];
   int exit_status;
 
-  row->preset = plan->presets[p];
-  row->kind = plan->kinds[d];
-  row->index = plan->indices[d];
+  row->preset = one->preset;
+  row->kind = one->kind;
+  row->index = one->index;
   row->seconds_per_epoch = -1;
   if (interrupts > 0)
     {
@@ -1064,13 +1087,13 @@ reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *datase
 
   memset (&run, 0, sizeof run);
   nn_run_request_init (&run.request);
-  nn_train_config_use_preset (c, plan->presets[p]);
+  nn_train_config_use_preset (c, one->preset);
   if (plan->epochs > 0)
     c->epochs = plan->epochs;
   if (plan->seed_given)
     c->seed = plan->seed;
-  c->device.kind = plan->kinds[d];
-  c->device.index = plan->indices[d];
+  c->device.kind = one->kind;
+  c->device.index = one->index;
   c->device.threads = plan->threads;
   c->max_steps = plan->max_steps;
   c->conditions = plan->conditions;
@@ -1082,7 +1105,7 @@ reproduce_one (const TbCliReproduce *plan, int p, int d, const NnDataset *datase
   run.progress = progress;
   if (!run_begin (&run, cmd))
     return TB_CLI_EXIT_FAILED;
-  snprintf (prefix, sizeof prefix, "[%d/%d] ", k + 1, total);
+  snprintf (prefix, sizeof prefix, "[%d/%d] ", k + 1, plan->run_count);
   progress->prefix = prefix;
 
   if (!progress->quiet)
@@ -1142,7 +1165,7 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     tb_cli_error ("reproduce: %s", why);
 
   tb_cli_progress_init (&progress, tb_cli_flag (&args, "quiet"));
-  int total = plan.preset_count * plan.device_count;
+  int total = plan.run_count;
   TbCliTableRow *rows = calloc ((size_t) (total > 0 ? total : 1), sizeof *rows);
   if (rows == NULL)
     {
@@ -1154,10 +1177,9 @@ tb_cli_cmd_reproduce (int argc, char **argv)
     print_reproduce_header (&plan, dataset);
 
   int exit_status = TB_CLI_EXIT_OK;
-  for (int p = 0, k = 0; p < plan.preset_count; p++)
-    for (int d = 0; d < plan.device_count; d++, k++)
-      if (reproduce_one (&plan, p, d, dataset, &progress, k, total, &rows[k]) != TB_CLI_EXIT_OK)
-        exit_status = TB_CLI_EXIT_FAILED;
+  for (int k = 0; k < total; k++)
+    if (reproduce_one (&plan, k, dataset, &progress, &rows[k]) != TB_CLI_EXIT_OK)
+      exit_status = TB_CLI_EXIT_FAILED;
   tb_cli_os_interrupt_remove ();
 
   if (total == 0)

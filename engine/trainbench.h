@@ -1461,6 +1461,48 @@ char *nn_report_html (const NnReport *report);
 /* The report as JSON ("kind": "trainbench-report"), written atomically. */
 NnStatus nn_report_write_json (const NnReport *report, const char *path, NnError *error);
 
+/* ---------------------------------------------------------------- reproducing the articles */
+
+/* One run of reproducing the articles: a preset, with its own settings
+ * (nn_train_config_use_preset), on a device. */
+typedef struct
+{
+  const NnPreset *preset;    /* nn_presets' (static) */
+  NnDeviceKind kind;
+  int32_t index;             /* 0 for the CPU, else the CUDA ordinal */
+  int32_t device;            /* its entry in the device list the runs were made from */
+} NnReproduceRun;
+
+/* The runs of a reproduce: each of `presets` (NULL: every preset, in
+ * nn_presets' order) on every usable device of `devices` (nn_device_list's,
+ * or those a user named), one preset's runs after the other, each on the
+ * devices in the list's order. Writes at most `max` into `out` (may be
+ * NULL when `max` is 0); returns how many runs there are. */
+int32_t nn_reproduce_runs (const NnPreset *const *presets, int32_t preset_count,
+                           const NnDeviceInfo *devices, int32_t device_count,
+                           NnReproduceRun *out, int32_t max);
+
+/* The sides of a claim, as bits: its first side (the CPU's, or Windows'),
+ * its second (the GPU's, or Linux's). */
+#define NN_REPORT_FIRST_SIDE 1u
+#define NN_REPORT_SECOND_SIDE 2u
+
+/* The sides of claim `index` of `report` that are not measured and that
+ * this machine (report->machine) can measure: a GPU side needs a usable
+ * GPU; of Windows against Linux only the side of the OS it runs, and
+ * neither under an emulator. 0 for an index out of range. */
+uint32_t nn_report_claim_unmeasured (const NnReport *report, int32_t index);
+
+/* The runs that measure `sides` of claim `index`: the claim's preset on
+ * the CPU of `devices`, or for a GPU side on its first usable GPU (a side
+ * whose device the list lacks gets none). The report takes such a run
+ * when it keeps the preset's own settings on the whole data set, every
+ * epoch, under the default conditions (nn_conditions_default). Writes at
+ * most `max`; returns how many runs there are. */
+int32_t nn_report_claim_runs (const NnReport *report, int32_t index, uint32_t sides,
+                              const NnDeviceInfo *devices, int32_t device_count,
+                              NnReproduceRun *out, int32_t max);
+
 /* ---------------------------------------------------------------- files */
 
 /* Create a folder and its parents (mkdir -p; on Windows '/' and '\\' both
