@@ -42,6 +42,8 @@ typedef struct
   gboolean flush_scheduled;
   char *file;                    /* the sweep file, once made */
   char *status;                  /* the sweep's final status */
+  NnField error_field;           /* the request's field nn_sweep_new refused, set by the worker
+                                  * before it returns */
   TbExplorePage *page;           /* owned until the job goes */
 } Job;
 
@@ -58,6 +60,8 @@ struct _TbExplorePage
   GPtrArray *recent;             /* TbSweepSummary, in recent_list's order */
   GPtrArray *axis_rows;          /* AdwEntryRow, in axes_list */
   GPtrArray *device_checks;      /* GtkCheckButton, in devices_list */
+  GPtrArray *marked;             /* GtkWidget (a reference each): the rows of the setting the
+                                  * last start was refused for */
   GCancellable *cancellable;     /* reads; cancelled at dispose */
   Job *job;                      /* the sweep running, or NULL */
   char *message;
@@ -79,6 +83,7 @@ struct _TbExplorePage
   GtkProgressBar *progress_bar;
   TbChartView *speed_chart;
   TbChartView *crossover_chart;
+  GtkLabel *crossover_label;
   TbChartView *breakdown_chart;
   GtkWidget *csv_button;
 };
@@ -124,11 +129,14 @@ show_charts (TbExplorePage *self)
   TbChartData *breakdown;
   int x_axis, y_axis;
 
+  g_autofree char *crossover = NULL;
+
   gtk_widget_set_sensitive (self->csv_button, self->sweep != NULL);
   if (self->sweep == NULL)
     {
       tb_chart_view_set_data (self->speed_chart, NULL);
       tb_chart_view_set_data (self->crossover_chart, NULL);
+      gtk_widget_set_visible (GTK_WIDGET (self->crossover_label), FALSE);
       tb_chart_view_set_data (self->breakdown_chart, NULL);
       gtk_widget_set_size_request (GTK_WIDGET (self->breakdown_chart), -1, 160);
       return;
@@ -136,6 +144,10 @@ show_charts (TbExplorePage *self)
   tb_sweep_default_axes (self->sweep, &x_axis, &y_axis);
   tb_chart_view_set_data (self->speed_chart, tb_sweep_speed_chart (self->sweep, x_axis));
   tb_chart_view_set_data (self->crossover_chart, tb_sweep_crossover_chart (self->sweep, x_axis, y_axis));
+  /* where the GPU starts to win, in the engine's words for each row */
+  crossover = tb_sweep_crossover_text (self->sweep, x_axis, y_axis);
+  gtk_label_set_text (self->crossover_label, crossover);
+  gtk_widget_set_visible (GTK_WIDGET (self->crossover_label), *crossover != '\0');
   breakdown = tb_sweep_breakdown_chart (self->sweep, x_axis, y_axis);
   /* a row a point, each tall enough to read its label and bar */
   gtk_widget_set_size_request (GTK_WIDGET (self->breakdown_chart), -1,
@@ -184,10 +196,34 @@ tb_explore_page_show_sweep (TbExplorePage *self,
 
 /* ------------------------------------------------------------ axes */
 
+/* The family chosen, as the engine names it. */
+static NnSweepFamily
+selected_family (TbExplorePage *self)
+{
+  guint family = adw_combo_row_get_selected (self->family_row);
+
+  return family == 1 ? NN_SWEEP_CNN : family == 2 ? NN_SWEEP_SPEC : NN_SWEEP_MLP;
+}
+
+/* "32,128,512,2048"; "" for an axis without values. */
+static char *
+values_text (const NnSweepAxis *axis)
+{
+  GString *text = g_string_new (NULL);
+
+  for (int32_t k = 0; k < axis->count; k++)
+    g_string_append_printf (text, "%s%d", k > 0 ? "," : "", (int) axis->values[k]);
+  return g_string_free (text, FALSE);
+}
+
+/* A row for an axis, with its values and the family's default for it
+ * (what a change of family or template keeps is what was written over the
+ * default). */
 static void
 add_axis_row (TbExplorePage *self,
               const char    *name,
-              const char    *values)
+              const char    *values,
+              const char    *default_values)
 {
   GtkWidget *row = adw_entry_row_new ();
   g_autofree char *label = tb_sweep_axis_label (name);
@@ -195,22 +231,26 @@ add_axis_row (TbExplorePage *self,
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), label);
   gtk_editable_set_text (GTK_EDITABLE (row), values);
   g_object_set_data_full (G_OBJECT (row), "axis-name", g_strdup (name), g_free);
+  g_object_set_data_full (G_OBJECT (row), "axis-default", g_strdup (default_values), g_free);
   gtk_widget_set_name (row, name);
   gtk_list_box_append (self->axes_list, row);
   g_ptr_array_add (self->axis_rows, row);
 }
 
-/* The text an axis row had, to keep across a change of the template. */
+/* The text written in an axis row over its default, to keep across a
+ * change of the family or the template; NULL when there is none. */
 static char *
-axis_text (TbExplorePage *self,
-           const char    *name)
+axis_edited_text (TbExplorePage *self,
+                  const char    *name)
 {
   for (guint i = 0; i < self->axis_rows->len; i++)
     {
       GtkWidget *row = g_ptr_array_index (self->axis_rows, i);
+      const char *text = gtk_editable_get_text (GTK_EDITABLE (row));
 
-      if (g_strcmp0 (g_object_get_data (G_OBJECT (row), "axis-name"), name) == 0)
-        return g_strdup (gtk_editable_get_text (GTK_EDITABLE (row)));
+      if (g_strcmp0 (g_object_get_data (G_OBJECT (row), "axis-name"), name) == 0
+          && g_strcmp0 (text, g_object_get_data (G_OBJECT (row), "axis-default")) != 0)
+        return g_strdup (text);
     }
   return NULL;
 }
@@ -223,68 +263,36 @@ clear_axes (TbExplorePage *self)
   g_ptr_array_set_size (self->axis_rows, 0);
 }
 
-/* The {NAME} placeholders of a template, in their order, each once. */
-static GPtrArray *
-template_placeholders (const char *text)
-{
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
-
-  for (const char *p = text; p != NULL && (p = strchr (p, '{')) != NULL; p++)
-    {
-      const char *end = strchr (p, '}');
-      g_autofree char *name = NULL;
-      gboolean seen = FALSE;
-
-      if (end == NULL || end - p - 1 <= 0 || end - p - 1 >= 32)
-        continue;
-      name = g_strndup (p + 1, end - p - 1);
-      for (guint i = 0; i < names->len && !seen; i++)
-        seen = strcmp (g_ptr_array_index (names, i), name) == 0;
-      if (!seen && names->len < NN_SWEEP_AXES_MAX)
-        g_ptr_array_add (names, g_steal_pointer (&name));
-    }
-  return names;
-}
-
+/* The family's axes, each with the engine's default values (or what was
+ * written over the defaults before): mlp W, D and batch; cnn F and batch;
+ * a template's placeholders and batch. */
 static void
 rebuild_axes (TbExplorePage *self)
 {
-  guint family = adw_combo_row_get_selected (self->family_row);
-  g_autofree char *batch = axis_text (self, "batch");
+  NnSweepAxis axes[8];
+  int32_t n = nn_sweep_family_axes (selected_family (self),
+                                    gtk_editable_get_text (GTK_EDITABLE (self->template_row)),
+                                    axes, G_N_ELEMENTS (axes));
+  g_autoptr(GPtrArray) defaults = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
 
-  if (family == 2)
+  n = MIN (n, (int32_t) G_N_ELEMENTS (axes));
+  for (int32_t i = 0; i < n; i++)
     {
-      g_autoptr(GPtrArray) names = template_placeholders (gtk_editable_get_text (GTK_EDITABLE (self->template_row)));
-      g_autoptr(GPtrArray) kept = g_ptr_array_new_with_free_func (g_free);
+      char *edited = axis_edited_text (self, axes[i].name);
 
-      for (guint i = 0; i < names->len; i++)
-        {
-          char *text = axis_text (self, g_ptr_array_index (names, i));
-
-          g_ptr_array_add (kept, text != NULL ? text : g_strdup ("32,128,512,2048"));
-        }
-      clear_axes (self);
-      for (guint i = 0; i < names->len; i++)
-        add_axis_row (self, g_ptr_array_index (names, i), g_ptr_array_index (kept, i));
+      g_ptr_array_add (defaults, values_text (&axes[i]));
+      g_ptr_array_add (texts, edited != NULL ? edited : g_strdup (g_ptr_array_index (defaults, i)));
     }
-  else
-    {
-      clear_axes (self);
-      if (family == 0)
-        {
-          add_axis_row (self, "W", "32,128,512,2048");
-          add_axis_row (self, "D", "");
-        }
-      else
-        add_axis_row (self, "F", "8,16,32,64");
-    }
-  add_axis_row (self, "batch", batch != NULL ? batch : "32,128,512,2048");
+  clear_axes (self);
+  for (int32_t i = 0; i < n; i++)
+    add_axis_row (self, axes[i].name, g_ptr_array_index (texts, i), g_ptr_array_index (defaults, i));
 }
 
 static void
 family_changed_cb (TbExplorePage *self)
 {
-  gboolean spec = adw_combo_row_get_selected (self->family_row) == 2;
+  gboolean spec = selected_family (self) == NN_SWEEP_SPEC;
 
   gtk_widget_set_visible (GTK_WIDGET (self->template_row), spec);
   rebuild_axes (self);
@@ -293,7 +301,7 @@ family_changed_cb (TbExplorePage *self)
 static void
 template_changed_cb (TbExplorePage *self)
 {
-  if (adw_combo_row_get_selected (self->family_row) == 2)
+  if (selected_family (self) == NN_SWEEP_SPEC)
     rebuild_axes (self);
 }
 
@@ -577,6 +585,7 @@ sweep_thread (GTask        *task,
     {
       g_autofree char *translated = tb_error_message (&error);
 
+      job->error_field = error.field;
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "%s", translated);
       return;
     }
@@ -608,6 +617,76 @@ sweep_thread (GTask        *task,
     }
   else
     g_task_return_boolean (task, TRUE);
+}
+
+/* ------------------------------------------------------------ the setting at fault */
+
+static void
+mark (TbExplorePage *self,
+      GtkWidget     *row)
+{
+  if (row == NULL)
+    return;
+  gtk_widget_add_css_class (row, "tb-invalid");
+  g_ptr_array_add (self->marked, g_object_ref (row));
+}
+
+static void
+unmark_all (TbExplorePage *self)
+{
+  for (guint i = 0; i < self->marked->len; i++)
+    gtk_widget_remove_css_class (g_ptr_array_index (self->marked, i), "tb-invalid");
+  g_ptr_array_set_size (self->marked, 0);
+}
+
+/* Mark the rows that set the field of the request the engine refused
+ * (NnError.field), until the next start. */
+static void
+mark_field (TbExplorePage *self,
+            NnField        field)
+{
+  switch (field)
+    {
+    case NN_FIELD_FAMILY:
+      mark (self, GTK_WIDGET (self->family_row));
+      break;
+    case NN_FIELD_TEMPLATE:
+      mark (self, GTK_WIDGET (self->template_row));
+      break;
+    case NN_FIELD_AXES:
+    case NN_FIELD_BATCH_SIZE:
+      /* the axes swept; without a batch axis the batch size is the batch
+       * row's to give */
+      for (guint i = 0; i < self->axis_rows->len; i++)
+        {
+          GtkWidget *row = g_ptr_array_index (self->axis_rows, i);
+          gboolean batch = g_strcmp0 (g_object_get_data (G_OBJECT (row), "axis-name"), "batch") == 0;
+
+          if (field == NN_FIELD_AXES ? *gtk_editable_get_text (GTK_EDITABLE (row)) != '\0' : batch)
+            mark (self, row);
+        }
+      break;
+    case NN_FIELD_DEVICES:
+      for (guint i = 0; i < self->device_checks->len; i++)
+        {
+          GtkWidget *check = g_ptr_array_index (self->device_checks, i);
+
+          if (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)))
+            mark (self, gtk_widget_get_ancestor (check, ADW_TYPE_ACTION_ROW));
+        }
+      break;
+    case NN_FIELD_STEPS:
+    case NN_FIELD_WARMUP_STEPS:
+      mark (self, gtk_widget_get_ancestor (GTK_WIDGET (self->steps_spin), ADW_TYPE_ACTION_ROW));
+      break;
+    case NN_FIELD_DATASET:
+    case NN_FIELD_LIMIT_TRAIN:
+      mark (self, GTK_WIDGET (self->dataset_row));
+      break;
+    case NN_FIELD_RUNS_FOLDER:
+    case NN_FIELD_NONE:
+      break;
+    }
 }
 
 static void
@@ -659,6 +738,8 @@ sweep_done_cb (GObject      *source,
       show_charts (self);
     }
   set_message (self, error != NULL ? error->message : NULL);
+  if (error != NULL)
+    mark_field (self, job->error_field);
   update_buttons (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_RUNNING]);
   tb_explore_page_reload (self);
@@ -670,7 +751,6 @@ tb_explore_page_start (TbExplorePage *self)
 {
   g_autoptr(GTask) task = NULL;
   Job *job;
-  guint family;
 
   g_return_val_if_fail (TB_IS_EXPLORE_PAGE (self), FALSE);
 
@@ -687,14 +767,14 @@ tb_explore_page_start (TbExplorePage *self)
       return FALSE;
     }
 
+  unmark_all (self);
   job = g_new0 (Job, 1);
   g_mutex_init (&job->lock);
   job->finished = g_array_new (FALSE, FALSE, sizeof (NnSweepPoint));
   job->eta_seconds = -1;
   nn_sweep_request_init (&job->request);
-  family = adw_combo_row_get_selected (self->family_row);
-  job->request.family = family == 1 ? NN_SWEEP_CNN : family == 2 ? NN_SWEEP_SPEC : NN_SWEEP_MLP;
-  if (family == 2)
+  job->request.family = selected_family (self);
+  if (job->request.family == NN_SWEEP_SPEC)
     {
       job->template_text = g_strdup (gtk_editable_get_text (GTK_EDITABLE (self->template_row)));
       job->request.template_text = job->template_text;
@@ -720,6 +800,7 @@ tb_explore_page_start (TbExplorePage *self)
           g_autofree char *message = tb_error_message (&error);
 
           set_message (self, message);
+          mark (self, row);
           job_free (job);
           return FALSE;
         }
@@ -1113,6 +1194,7 @@ tb_explore_page_finalize (GObject *object)
   g_ptr_array_unref (self->recent);
   g_ptr_array_unref (self->axis_rows);
   g_ptr_array_unref (self->device_checks);
+  g_ptr_array_unref (self->marked);
   G_OBJECT_CLASS (tb_explore_page_parent_class)->finalize (object);
 }
 
@@ -1152,6 +1234,7 @@ tb_explore_page_class_init (TbExplorePageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, progress_bar);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, speed_chart);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, crossover_chart);
+  gtk_widget_class_bind_template_child (widget_class, TbExplorePage, crossover_label);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, breakdown_chart);
   gtk_widget_class_bind_template_child (widget_class, TbExplorePage, csv_button);
   gtk_widget_class_bind_template_callback (widget_class, family_changed_cb);
@@ -1170,6 +1253,7 @@ tb_explore_page_init (TbExplorePage *self)
   self->recent = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_sweep_summary_free);
   self->axis_rows = g_ptr_array_new ();
   self->device_checks = g_ptr_array_new ();
+  self->marked = g_ptr_array_new_with_free_func (g_object_unref);
   self->cancellable = g_cancellable_new ();
   self->message = g_strdup ("");
   gtk_widget_init_template (GTK_WIDGET (self));

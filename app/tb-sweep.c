@@ -735,27 +735,66 @@ tb_sweep_axis_index (const TbSweep *sweep,
   return -1;
 }
 
+/* The sweep as the engine's request and points, for the rules the engine
+ * owns (the axes shown, the crossover): its axes, its first
+ * NN_SWEEP_DEVICES_MAX devices, and each point's values, device, status
+ * and speed (free *points). A point of no axis value or device of these
+ * has none (device -1), so it is never found. */
+static void
+engine_view (const TbSweep   *sweep,
+             NnSweepRequest  *request,
+             NnSweepPoint   **points)
+{
+  nn_sweep_request_init (request);
+  request->axis_count = (int32_t) MIN (sweep->n_axes, NN_SWEEP_AXES_MAX);
+  for (int32_t a = 0; a < request->axis_count; a++)
+    {
+      NnSweepAxis *axis = &request->axes[a];
+
+      g_strlcpy (axis->name, sweep->axes[a].name, sizeof axis->name);
+      axis->count = (int32_t) MIN (sweep->axes[a].n_values, NN_SWEEP_VALUES_MAX);
+      for (int32_t k = 0; k < axis->count; k++)
+        axis->values[k] = (int32_t) CLAMP (sweep->axes[a].values[k], 0, G_MAXINT32);
+    }
+  request->device_count = (int32_t) MIN (sweep->devices->len, NN_SWEEP_DEVICES_MAX);
+  for (int32_t d = 0; d < request->device_count; d++)
+    g_strlcpy (request->devices[d], g_ptr_array_index (sweep->devices, d), sizeof request->devices[d]);
+  *points = g_new0 (NnSweepPoint, MAX (sweep->points->len, 1));
+  for (guint i = 0; i < sweep->points->len; i++)
+    {
+      const TbSweepPoint *p = &g_array_index (sweep->points, TbSweepPoint, i);
+      NnSweepPoint *e = &(*points)[i];
+
+      e->index = (int32_t) i;
+      e->device = -1;
+      for (int32_t d = 0; d < request->device_count; d++)
+        if (g_strcmp0 (p->device, request->devices[d]) == 0)
+          e->device = d;
+      for (int32_t a = 0; a < request->axis_count; a++)
+        e->values[a] = p->has_value[a] ? (int32_t) CLAMP (p->values[a], 0, G_MAXINT32) : 0;
+      e->status = g_strcmp0 (p->status, "completed") == 0   ? NN_SWEEP_POINT_COMPLETED
+                  : g_strcmp0 (p->status, "failed") == 0    ? NN_SWEEP_POINT_FAILED
+                  : g_strcmp0 (p->status, "cancelled") == 0 ? NN_SWEEP_POINT_CANCELLED
+                                                            : NN_SWEEP_POINT_PENDING;
+      e->samples_per_second = p->samples_per_second;
+    }
+}
+
 void
 tb_sweep_default_axes (const TbSweep *sweep,
                        int           *x_axis,
                        int           *y_axis)
 {
-  int batch;
+  NnSweepRequest request;
+  g_autofree NnSweepPoint *points = NULL;
+  int32_t x, y;
 
   g_return_if_fail (sweep != NULL);
 
-  batch = tb_sweep_axis_index (sweep, "batch");
-  *x_axis = 0;
-  *y_axis = -1;
-  for (guint i = 0; i < sweep->n_axes; i++)
-    if ((int) i != batch)
-      {
-        *x_axis = (int) i;
-        break;
-      }
-  if (sweep->n_axes < 2)
-    return;
-  *y_axis = batch >= 0 && batch != *x_axis ? batch : (*x_axis == 0 ? 1 : 0);
+  engine_view (sweep, &request, &points);
+  nn_sweep_crossover_axes (&request, &x, &y);
+  *x_axis = MAX (x, 0);
+  *y_axis = y;
 }
 
 static gboolean
@@ -978,24 +1017,6 @@ find_point (const TbSweep *sweep,
   return NULL;
 }
 
-/* The sweep's CPU and its first GPU (either may be NULL). */
-static void
-compared_devices (const TbSweep  *sweep,
-                  const char    **cpu,
-                  const char    **gpu)
-{
-  *cpu = *gpu = NULL;
-  for (guint d = 0; d < sweep->devices->len; d++)
-    {
-      const char *device = g_ptr_array_index (sweep->devices, d);
-
-      if (*cpu == NULL && strcmp (device, "cpu") == 0)
-        *cpu = device;
-      else if (*gpu == NULL && g_str_has_prefix (device, "cuda"))
-        *gpu = device;
-    }
-}
-
 /* Why a point gives no speed, for the hover: "GPU 0: failed: out of
  * memory", "CPU: not measured yet". */
 static void
@@ -1030,6 +1051,69 @@ format_speed (double sps)
   return g_strdup_printf (_("%s samples/s"), count);
 }
 
+/* The crossover the charts and the CSV show: the engine's lines along
+ * x_axis (checked: -1 or out of range is the first axis) in the slice
+ * where every axis but x_axis and y_axis (-1: none, or out of range) is
+ * at its first value, by the row they make (y_axis's value), and the
+ * devices compared (NULL for one the sweep lacks). */
+typedef struct
+{
+  int x_axis, y_axis;
+  guint n_rows;
+  NnCrossoverLine rows[TB_SWEEP_MAX_VALUES];   /* (n_rows) by y_axis's value */
+  const char *cpu, *gpu;                       /* borrowed from the sweep */
+} Crossover;
+
+static void
+crossover_make (const TbSweep *sweep,
+                int            x_axis,
+                int            y_axis,
+                Crossover     *out)
+{
+  NnSweepRequest request;
+  g_autofree NnSweepPoint *points = NULL;
+  int32_t cpu, gpu, lines;
+
+  memset (out, 0, sizeof *out);
+  if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
+    x_axis = 0;
+  if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
+    y_axis = -1;
+  out->x_axis = x_axis;
+  out->y_axis = y_axis;
+  out->n_rows = y_axis >= 0 ? MIN (sweep->axes[y_axis].n_values, TB_SWEEP_MAX_VALUES) : 1;
+  for (guint r = 0; r < out->n_rows; r++)
+    for (guint c = 0; c < NN_SWEEP_VALUES_MAX; c++)
+      out->rows[r].ratio[c] = NAN;
+  engine_view (sweep, &request, &points);
+  nn_sweep_crossover_devices (&request, &cpu, &gpu);
+  out->cpu = cpu >= 0 ? g_ptr_array_index (sweep->devices, cpu) : NULL;
+  out->gpu = gpu >= 0 ? g_ptr_array_index (sweep->devices, gpu) : NULL;
+  lines = nn_sweep_crossover_line_count (&request, x_axis);
+  for (int32_t k = 0; k < lines; k++)
+    {
+      NnCrossoverLine line;
+      gboolean in_slice = TRUE;
+
+      nn_sweep_crossover_line (&request, points, (int32_t) sweep->points->len, x_axis, k, &line);
+      for (int a = 0; a < request.axis_count; a++)
+        if (a != x_axis && a != y_axis && line.at[a] != 0)
+          in_slice = FALSE;
+      if (in_slice && (y_axis < 0 || (guint) line.at[y_axis] < out->n_rows))
+        out->rows[y_axis >= 0 ? line.at[y_axis] : 0] = line;
+    }
+}
+
+/* A point that counts for the crossover (completed with a speed), as the
+ * engine's rule has it: its speed, else NAN. */
+static double
+point_speed (const TbSweepPoint *p)
+{
+  return p != NULL && g_strcmp0 (p->status, "completed") == 0 && p->samples_per_second > 0
+           ? p->samples_per_second
+           : NAN;
+}
+
 TbChartData *
 tb_sweep_crossover_chart (const TbSweep *sweep,
                           int            x_axis,
@@ -1037,17 +1121,17 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
 {
   g_autofree char *x_label = NULL;
   g_autofree char *y_label = NULL;
-  const char *cpu, *gpu;
   const TbSweepAxis *xa, *ya;
   TbChartData *data;
   TbChartGrid *grid;
+  Crossover *crossover;
 
   g_return_val_if_fail (sweep != NULL, NULL);
 
-  if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
-    x_axis = 0;
-  if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
-    y_axis = -1;
+  crossover = g_new (Crossover, 1);
+  crossover_make (sweep, x_axis, y_axis, crossover);
+  x_axis = crossover->x_axis;
+  y_axis = crossover->y_axis;
   xa = &sweep->axes[x_axis];
   ya = y_axis >= 0 ? &sweep->axes[y_axis] : NULL;
   x_label = tb_sweep_axis_label (xa->name);
@@ -1063,17 +1147,16 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
         g_free (data->title);
         data->title = g_steal_pointer (&title);
       }
-  grid = tb_chart_data_set_grid (data, xa->n_values, ya != NULL ? ya->n_values : 1, 1.0);
+  grid = tb_chart_data_set_grid (data, xa->n_values, crossover->n_rows, 1.0);
   grid->low_label = g_strdup (_("CPU faster"));
   grid->high_label = g_strdup (_("GPU faster"));
-  compared_devices (sweep, &cpu, &gpu);
 
   for (guint c = 0; c < xa->n_values; c++)
     {
       g_free (g_ptr_array_index (grid->x_labels, c));
       g_ptr_array_index (grid->x_labels, c) = g_strdup_printf ("%" G_GINT64_FORMAT, xa->values[c]);
     }
-  for (guint r = 0; ya != NULL && r < ya->n_values; r++)
+  for (guint r = 0; ya != NULL && r < crossover->n_rows; r++)
     {
       g_free (g_ptr_array_index (grid->y_labels, r));
       g_ptr_array_index (grid->y_labels, r) = g_strdup_printf ("%" G_GINT64_FORMAT, ya->values[r]);
@@ -1082,40 +1165,105 @@ tb_sweep_crossover_chart (const TbSweep *sweep,
     for (guint c = 0; c < grid->n_x; c++)
       {
         gint64 yv = ya != NULL ? ya->values[r] : 0;
-        const TbSweepPoint *pc = cpu != NULL ? find_point (sweep, cpu, x_axis, xa->values[c], y_axis, yv) : NULL;
-        const TbSweepPoint *pg = gpu != NULL ? find_point (sweep, gpu, x_axis, xa->values[c], y_axis, yv) : NULL;
-        double cs = pc != NULL ? pc->samples_per_second : NAN;
-        double gs = pg != NULL ? pg->samples_per_second : NAN;
+        const TbSweepPoint *pc = crossover->cpu != NULL ? find_point (sweep, crossover->cpu, x_axis, xa->values[c], y_axis, yv) : NULL;
+        const TbSweepPoint *pg = crossover->gpu != NULL ? find_point (sweep, crossover->gpu, x_axis, xa->values[c], y_axis, yv) : NULL;
+        double cs = point_speed (pc), gs = point_speed (pg);
+        /* the engine's ratio, the hover's words for it */
+        double ratio = c < NN_SWEEP_VALUES_MAX ? crossover->rows[r].ratio[c] : NAN;
         g_autoptr(GString) note = g_string_new (NULL);
-        double ratio = NAN;
 
-        if (gpu == NULL)
+        if (crossover->gpu == NULL)
           g_string_append (note, _("No GPU in this sweep"));
-        else if (cpu == NULL)
+        else if (crossover->cpu == NULL)
           g_string_append (note, _("No CPU in this sweep"));
-        else if (isfinite (cs) && isfinite (gs))
+        else if (!isnan (ratio))
           {
             g_autofree char *c_text = format_speed (cs), *g_text = format_speed (gs);
 
-            ratio = gs / cs;
-            if (ratio >= 1)
+            /* the GPU is faster above 1 only: an even point is no win */
+            if (ratio > 1)
               g_string_append_printf (note, _("GPU %.2f× as fast as the CPU"), ratio);
-            else
+            else if (ratio < 1)
               g_string_append_printf (note, _("CPU %.2f× as fast as the GPU"), 1 / ratio);
+            else
+              g_string_append (note, _("The GPU as fast as the CPU"));
             g_string_append_printf (note, _("\nGPU %s · CPU %s"), g_text, c_text);
           }
         else
           {
-            if (!isfinite (gs))
-              append_missing (note, gpu, pg);
-            if (!isfinite (cs))
-              append_missing (note, cpu, pc);
+            if (isnan (gs))
+              append_missing (note, crossover->gpu, pg);
+            if (isnan (cs))
+              append_missing (note, crossover->cpu, pc);
             /* each reason on a line of its own, the first on the first */
             g_string_erase (note, 0, 1);
           }
         tb_chart_grid_set_cell (grid, c, r, ratio, note->str);
       }
+  g_free (crossover);
   return data;
+}
+
+char *
+tb_sweep_crossover_text (const TbSweep *sweep,
+                         int            x_axis,
+                         int            y_axis)
+{
+  GString *text = g_string_new (NULL);
+  Crossover *crossover;
+  const TbSweepAxis *xa;
+
+  g_return_val_if_fail (sweep != NULL, NULL);
+
+  if (sweep->n_axes == 0)
+    return g_string_free (text, FALSE);
+  crossover = g_new (Crossover, 1);
+  crossover_make (sweep, x_axis, y_axis, crossover);
+  xa = &sweep->axes[crossover->x_axis];
+  for (guint r = 0; r < crossover->n_rows && crossover->cpu != NULL && crossover->gpu != NULL; r++)
+    {
+      const NnCrossoverLine *line = &crossover->rows[r];
+      const char *x = g_strcmp0 (xa->name, "batch") == 0 ? _("batch") : xa->name;
+      g_autofree char *where = g_strdup_printf ("%" G_GINT64_FORMAT,
+                                                line->where >= 0 && (guint) line->where < xa->n_values
+                                                  ? xa->values[line->where]
+                                                  : 0);
+
+      if (text->len > 0)
+        g_string_append_c (text, '\n');
+      if (crossover->y_axis >= 0)
+        {
+          const TbSweepAxis *ya = &sweep->axes[crossover->y_axis];
+          g_autofree char *value = g_strdup_printf ("%" G_GINT64_FORMAT, ya->values[r]);
+
+          /* TRANSLATORS: an axis and its value, the row of the crossover a line is about, "batch 32: " */
+          g_string_append_printf (text, _("%s %s: "), g_strcmp0 (ya->name, "batch") == 0 ? _("batch") : ya->name,
+                                  value);
+        }
+      switch (line->kind)
+        {
+        case NN_CROSSOVER_NOT_COMPARED:
+          g_string_append (text, _("no pair of points to compare"));
+          break;
+        case NN_CROSSOVER_CPU_FASTER:
+          /* TRANSLATORS: %s is an axis, "W" */
+          g_string_append_printf (text, _("CPU faster at every %s"), x);
+          break;
+        case NN_CROSSOVER_GPU_FASTER:
+          g_string_append_printf (text, _("GPU faster at every %s"), x);
+          break;
+        case NN_CROSSOVER_GPU_FROM:
+          /* TRANSLATORS: an axis and its value, "GPU faster from W 128" */
+          g_string_append_printf (text, _("GPU faster from %s %s"), x, where);
+          break;
+        case NN_CROSSOVER_CPU_AGAIN:
+          /* TRANSLATORS: an axis and its value, "CPU faster again at W 2048" */
+          g_string_append_printf (text, _("CPU faster again at %s %s"), x, where);
+          break;
+        }
+    }
+  g_free (crossover);
+  return g_string_free (text, FALSE);
 }
 
 /* ------------------------------------------------------------ CSV */
@@ -1171,13 +1319,14 @@ tb_sweep_format_csv (const TbSweep *sweep,
     {
       g_autoptr(TbChartData) chart = tb_sweep_crossover_chart (sweep, x_axis, y_axis);
       const TbChartGrid *grid = chart->grid;
+      g_autofree Crossover *crossover = g_new (Crossover, 1);
       const char *cpu, *gpu;
 
-      compared_devices (sweep, &cpu, &gpu);
-      if (x_axis < 0 || x_axis >= (int) sweep->n_axes)
-        x_axis = 0;
-      if (y_axis >= (int) sweep->n_axes || y_axis == x_axis)
-        y_axis = -1;
+      crossover_make (sweep, x_axis, y_axis, crossover);
+      cpu = crossover->cpu;
+      gpu = crossover->gpu;
+      x_axis = crossover->x_axis;
+      y_axis = crossover->y_axis;
       /* the axes' names come from the file: quoted as any text cell */
       _tb_run_csv_append_text (csv, sweep->axes[x_axis].name);
       g_string_erase (csv, 0, 1);

@@ -115,9 +115,9 @@ GPtrArray *tb_sweep_list_folder (const char   *runs_folder,
 /* The index of an axis by name, or -1. */
 int tb_sweep_axis_index (const TbSweep *sweep,
                          const char    *name);
-/* The axes the charts take by default: x the first axis that is not
- * "batch" (or the only one), y "batch" (or the other one; -1 when the
- * sweep has one axis). */
+/* The axes the charts take by default, the engine's
+ * (nn_sweep_crossover_axes): x the first axis that is not "batch" (or the
+ * only one), y "batch" (or the other one; -1 when the sweep has one axis). */
 void tb_sweep_default_axes (const TbSweep *sweep,
                             int           *x_axis,
                             int           *y_axis);
@@ -134,10 +134,18 @@ TbChartData *tb_sweep_speed_chart (const TbSweep *sweep,
                                    int            x_axis);
 /* The GPU-over-CPU speed ratio (samples per second) over two axes (y_axis
  * -1: one row); the other axes at their first value. The first GPU of the
- * sweep against its CPU. */
+ * sweep against its CPU, each cell's ratio the engine's crossover
+ * (nn_sweep_crossover_line). */
 TbChartData *tb_sweep_crossover_chart (const TbSweep *sweep,
                                        int            x_axis,
                                        int            y_axis);
+/* What the engine's crossover says along x_axis, a line per row of the
+ * crossover chart (its y_axis's values, the other axes at their first):
+ * "batch 32: GPU faster from W 128", translated; "" when the sweep lacks
+ * a CPU or a GPU. */
+char *tb_sweep_crossover_text (const TbSweep *sweep,
+                               int            x_axis,
+                               int            y_axis);
 /* Where the steps' time went at each point of the slice the other charts
  * show (axes other than x_axis and y_axis at their first value), a row per
  * point in grid order, each part a share of the point's step. */

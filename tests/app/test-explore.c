@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /* test-explore.c: the Explore page in a window: a sweep file from another
- * machine opened like a run lands there with its charts; a tiny CPU sweep
- * on a small data set runs to the end, its points measured, its files
- * written and listed among the recent sweeps; Stop keeps the points done;
- * a bad axis is refused with its text; closing the window mid-sweep
- * waits for its file. Writes screenshots of the page.
+ * machine opened like a run lands there with its charts and the engine's
+ * words for its crossover; each family's axes start from the engine's
+ * grid; a tiny CPU sweep on a small data set runs to the end, its points
+ * measured, its files written and listed among the recent sweeps; Stop
+ * keeps the points done; a bad axis is refused with its text, and the row
+ * of the setting the engine refused is marked; closing the window
+ * mid-sweep waits for its file. Writes screenshots of the page.
  */
 #include <math.h>
 #include <string.h>
@@ -43,6 +45,45 @@ screenshot (const char *name)
     g_test_message ("screenshot %s: %s", name, error->message);
   else
     g_test_message ("screenshot written: %s", shot_path (name));
+}
+
+/* A widget of the page's template, by its id. */
+static GtkWidget *
+page_child (const char *name)
+{
+  return GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (PAGE), TB_TYPE_EXPLORE_PAGE, name));
+}
+
+/* The row of axis `name`, or NULL. */
+static GtkWidget *
+axis_row (const char *name)
+{
+  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("axes_list")); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (g_strcmp0 (gtk_widget_get_name (row), name) == 0)
+      return row;
+  return NULL;
+}
+
+/* The names of the axis rows, in order: "W D batch". */
+static char *
+axis_names (void)
+{
+  GString *names = g_string_new (NULL);
+
+  for (GtkWidget *row = gtk_widget_get_first_child (page_child ("axes_list")); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    g_string_append_printf (names, "%s%s", names->len > 0 ? " " : "", gtk_widget_get_name (row));
+  return g_string_free (names, FALSE);
+}
+
+static const char *
+axis_values (const char *name)
+{
+  GtkWidget *row = axis_row (name);
+
+  g_assert_nonnull (row);
+  return gtk_editable_get_text (GTK_EDITABLE (row));
 }
 
 static gboolean
@@ -121,9 +162,53 @@ test_open_sweep_file (void)
   g_assert_cmpint (crossover->kind, ==, TB_CHART_HEATMAP);
   g_assert_cmpuint (crossover->grid->n_x, ==, 4);
   g_assert_cmpfloat_with_epsilon (g_array_index (crossover->grid->cells, double, 0), 0.125, 1e-9);
+  /* where the GPU starts to win, row by row */
+  {
+    GtkWidget *words = page_child ("crossover_label");
+
+    g_assert_true (gtk_widget_get_visible (words));
+    g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (words)),
+                              "batch 32: GPU faster from W 512\nbatch 128: GPU faster from W 128"));
+  }
   /* not imported as a run */
   g_assert_cmpstr (tb_explore_page_get_message (PAGE), ==, "");
   screenshot ("screenshot-explore-opened.png");
+}
+
+/* Each family's axes start from the engine's grid, the CLI's without
+ * --axis: the Explore page once swept the cnn's batch up to 2048 where the
+ * CLI stopped at 512, and listed a template's {batch} twice. What was
+ * written over a default stays across a change of family. */
+static void
+test_default_axes (void)
+{
+  g_autofree char *mlp = NULL, *cnn = NULL, *spec = NULL;
+  GtkWidget *template_row = page_child ("template_row");
+
+  tb_explore_page_set_family (PAGE, "cnn");
+  cnn = axis_names ();
+  g_assert_cmpstr (cnn, ==, "F batch");
+  g_assert_cmpstr (axis_values ("F"), ==, "8,16,32,64");
+  g_assert_cmpstr (axis_values ("batch"), ==, "32,128,512");
+  tb_explore_page_set_family (PAGE, "mlp");
+  mlp = axis_names ();
+  g_assert_cmpstr (mlp, ==, "W D batch");
+  g_assert_cmpstr (axis_values ("W"), ==, "32,128,512,2048");
+  g_assert_cmpstr (axis_values ("D"), ==, "");
+  g_assert_cmpstr (axis_values ("batch"), ==, "32,128,512,2048");
+  g_assert_true (tb_explore_page_set_axis (PAGE, "batch", "64"));
+  tb_explore_page_set_family (PAGE, "cnn");
+  g_assert_cmpstr (axis_values ("batch"), ==, "64");
+  g_assert_true (tb_explore_page_set_axis (PAGE, "batch", "32,128,512"));
+
+  gtk_editable_set_text (GTK_EDITABLE (template_row), "flatten; dense {U} relu; dense {batch} softmax");
+  tb_explore_page_set_family (PAGE, "spec");
+  spec = axis_names ();
+  g_assert_cmpstr (spec, ==, "U batch");
+  g_assert_cmpstr (axis_values ("U"), ==, "32,128,512,2048");
+  g_assert_cmpstr (axis_values ("batch"), ==, "32,128,512,2048");
+  gtk_editable_set_text (GTK_EDITABLE (template_row), "flatten; dense {W} relu; dense 10 softmax");
+  tb_explore_page_set_family (PAGE, "mlp");
 }
 
 static void
@@ -284,6 +369,14 @@ test_recent_links (void)
   g_assert_cmpuint (shown->points->len, >, 0);
 }
 
+static gboolean
+marked (const char *name)
+{
+  GtkWidget *row = axis_row (name) != NULL ? axis_row (name) : page_child (name);
+
+  return row != NULL && gtk_widget_has_css_class (row, "tb-invalid");
+}
+
 static void
 test_bad_axis (void)
 {
@@ -292,6 +385,32 @@ test_bad_axis (void)
   g_assert_false (tb_explore_page_get_running (PAGE));
   g_test_message ("%s", tb_explore_page_get_message (PAGE));
   g_assert_nonnull (strstr (tb_explore_page_get_message (PAGE), "x"));
+  g_assert_true (marked ("W"));
+  g_assert_false (marked ("batch"));
+
+  /* what the engine refuses marks the row of the request's field it names
+   * (NnError.field), until the next start */
+  set_small_sweep ("8", "8", 5);
+  g_assert_true (tb_explore_page_set_axis (PAGE, "D", "65"));
+  g_assert_true (tb_explore_page_start (PAGE));
+  g_assert_true (tb_test_wait_until (not_running, NULL, 60));
+  g_test_message ("%s", tb_explore_page_get_message (PAGE));
+  g_assert_nonnull (strstr (tb_explore_page_get_message (PAGE), "65"));
+  /* the axes swept: the message says which */
+  g_assert_true (marked ("D") && marked ("W") && marked ("batch"));
+  g_assert_false (marked ("template_row"));
+  gtk_editable_set_text (GTK_EDITABLE (page_child ("template_row")), "flatten; dense {W} rleu; dense 10 softmax");
+  tb_explore_page_set_family (PAGE, "spec");
+  tb_explore_page_set_axis (PAGE, "W", "8");
+  tb_explore_page_set_axis (PAGE, "batch", "8");
+  g_assert_true (tb_explore_page_start (PAGE));
+  g_assert_true (tb_test_wait_until (not_running, NULL, 60));
+  g_assert_nonnull (strstr (tb_explore_page_get_message (PAGE), "rleu"));
+  g_assert_true (marked ("template_row"));
+  g_assert_false (marked ("D"));
+  gtk_editable_set_text (GTK_EDITABLE (page_child ("template_row")), "flatten; dense {W} relu; dense 10 softmax");
+  tb_explore_page_set_family (PAGE, "mlp");
+  set_small_sweep ("8", "8", 5);
   tb_explore_page_set_axis (PAGE, "W", "8");
   tb_explore_page_set_device_active (PAGE, "cpu", FALSE);
   g_assert_false (tb_explore_page_start (PAGE));
@@ -362,6 +481,7 @@ main (int    argc,
 
   g_test_add_func ("/explore/open", test_open);
   g_test_add_func ("/explore/open-sweep-file", test_open_sweep_file);
+  g_test_add_func ("/explore/default-axes", test_default_axes);
   g_test_add_func ("/explore/run", test_run);
   g_test_add_func ("/explore/stop", test_stop);
   g_test_add_func ("/explore/recent-links", test_recent_links);

@@ -576,6 +576,51 @@ test_crossover_one_row (void)
   g_assert_cmpfloat (segs[0].hx, >, 0);
 }
 
+/* The engine's crossover, as the map and its words show it: a ratio of
+ * exactly 1 is no win for the GPU, and a point that did not complete is
+ * not compared, whatever speed its file claims. The map's hover once put
+ * the even point on the GPU's side and took the failed point's speed,
+ * where the CLI's text did neither. */
+static void
+test_crossover_engine (void)
+{
+  static const char text[] =
+    HEAD "\"devices\": [\"cpu\", \"cuda:0\"], "
+    "\"axes\": [{\"name\": \"W\", \"values\": [32, 128, 512, 2048]}], \"points\": ["
+    "{\"device\": \"cpu\", \"values\": {\"W\": 32}, \"status\": \"completed\", \"samples_per_second\": 1000},"
+    "{\"device\": \"cuda:0\", \"values\": {\"W\": 32}, \"status\": \"completed\", \"samples_per_second\": 500},"
+    "{\"device\": \"cpu\", \"values\": {\"W\": 128}, \"status\": \"completed\", \"samples_per_second\": 1000},"
+    "{\"device\": \"cuda:0\", \"values\": {\"W\": 128}, \"status\": \"completed\", \"samples_per_second\": 1000},"
+    "{\"device\": \"cpu\", \"values\": {\"W\": 512}, \"status\": \"completed\", \"samples_per_second\": 1000},"
+    "{\"device\": \"cuda:0\", \"values\": {\"W\": 512}, \"status\": \"completed\", \"samples_per_second\": 2000},"
+    "{\"device\": \"cpu\", \"values\": {\"W\": 2048}, \"status\": \"completed\", \"samples_per_second\": 1000},"
+    "{\"device\": \"cuda:0\", \"values\": {\"W\": 2048}, \"status\": \"failed\", \"error\": \"out of memory\", "
+    " \"samples_per_second\": 4000}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TbSweep) sweep = load_text (text, &error);
+  g_autoptr(TbChartData) data = NULL;
+  g_autofree char *words = NULL;
+  g_autoptr(TbSweep) grid = load_fixture ();
+  g_autofree char *grid_words = NULL;
+
+  g_assert_no_error (error);
+  data = tb_sweep_crossover_chart (sweep, 0, -1);
+  g_assert_cmpfloat (g_array_index (data->grid->cells, double, 1), ==, 1.0);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (data->grid->notes, 1), "The GPU as fast as the CPU\n"));
+  g_assert_true (isnan (g_array_index (data->grid->cells, double, 3)));
+  g_assert_nonnull (strstr (g_ptr_array_index (data->grid->notes, 3), "GPU 0: failed: out of memory"));
+  words = tb_sweep_crossover_text (sweep, 0, -1);
+  g_assert_cmpstr (words, ==, "GPU faster from W 512");
+
+  /* a line per row of the map, batch 32 first */
+  grid_words = tb_sweep_crossover_text (grid, 0, 1);
+  g_assert_cmpstr (grid_words, ==,
+                   "batch 32: GPU faster from W 512\n"
+                   "batch 128: GPU faster from W 128\n"
+                   "batch 512: GPU faster at every W\n"
+                   "batch 2048: GPU faster at every W");
+}
+
 static void
 test_crossover_colors (void)
 {
@@ -836,6 +881,7 @@ main (int   argc,
   g_test_add_func ("/sweep/crossover-line", test_crossover_line);
   g_test_add_func ("/sweep/crossover-one-row", test_crossover_one_row);
   g_test_add_func ("/sweep/crossover-colors", test_crossover_colors);
+  g_test_add_func ("/sweep/crossover-engine", test_crossover_engine);
   g_test_add_func ("/sweep/csv", test_csv);
   g_test_add_func ("/sweep/csv-hostile-axes", test_csv_hostile_axes);
   g_test_add_func ("/sweep/breakdown", test_breakdown);
