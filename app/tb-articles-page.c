@@ -375,39 +375,14 @@ chart_draw_cb (GtkDrawingArea *area,
 
 /* ---------------------------------------------------------------- the cards */
 
-static gboolean
-this_os_is_windows (const NnReport *report)
-{
-  return g_strcmp0 (report->machine.os_name, "Windows") == 0;
-}
-
 guint
 tb_articles_page_measurable (TbArticlesPage *self,
                              guint           index)
 {
-  const NnReportClaim *rc;
-  guint sides = 0;
-
   g_return_val_if_fail (TB_IS_ARTICLES_PAGE (self), 0);
   if (self->report == NULL || index >= (guint) self->report->claim_count)
     return 0;
-  rc = &self->report->claims[index];
-  if (rc->claim->kind == NN_CLAIM_GPU_VS_CPU)
-    {
-      if (!rc->first.measured)
-        sides |= 1;
-      if (!rc->second.measured && self->report->machine.gpu_count > 0)
-        sides |= 2;
-    }
-  else if (self->report->machine.os_emulated_by[0] == '\0')
-    {
-      /* the side of the OS this app runs on */
-      if (this_os_is_windows (self->report) && !rc->first.measured)
-        sides |= 1;
-      if (!this_os_is_windows (self->report) && !rc->second.measured)
-        sides |= 2;
-    }
-  return sides;
+  return nn_report_claim_unmeasured (self->report, (int32_t) index);
 }
 
 static void

@@ -35,8 +35,9 @@ guint tb_articles_page_get_n_pending (TbArticlesPage *self);
 GtkWidget *tb_articles_page_get_card (TbArticlesPage *self,
                                       guint           index);
 
-/* Which sides of claim `index` a run on this machine could measure now:
- * bit 0 the first side (CPU, Windows), bit 1 the second (GPU, Linux). */
+/* Which sides of claim `index` a run on this machine could measure now
+ * (nn_report_claim_unmeasured): bit 0 the first side (CPU, Windows), bit 1
+ * the second (GPU, Linux). */
 guint tb_articles_page_measurable (TbArticlesPage *self,
                                    guint           index);
 

@@ -68,32 +68,32 @@ reproduce_response_cb (AdwMessageDialog *dialog,
                        const char       *response,
                        TbWindow         *self)
 {
-  const NnPreset *presets;
-  int count = 0;
-  guint n_devices = tb_train_page_get_n_devices (self->train_page);
+  guint n_devices;
+  g_autofree NnDeviceInfo *devices = NULL;
+  g_autofree NnReproduceRun *runs = NULL;
+  int32_t n_runs;
   GPtrArray *configs;
 
   if (g_strcmp0 (response, "run") != 0)
     return;
 
-  presets = nn_presets (&count);
+  /* every preset on every usable device: the engine's list */
+  devices = _tb_window_get_devices (self, &n_devices);
+  n_runs = nn_reproduce_runs (NULL, 0, devices, (int32_t) n_devices, NULL, 0);
+  runs = g_new0 (NnReproduceRun, MAX (n_runs, 1));
+  nn_reproduce_runs (NULL, 0, devices, (int32_t) n_devices, runs, n_runs);
   configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
 
-  for (int i = 0; i < count; i++)
-    for (guint d = 0; d < n_devices; d++)
-      {
-        const NnDeviceInfo *dev = tb_train_page_get_device_info (self->train_page, d);
-        TbSessionConfig *config;
+  for (int32_t i = 0; i < n_runs; i++)
+    {
+      TbSessionConfig *config = g_new0 (TbSessionConfig, 1);
 
-        if (!dev->usable)
-          continue;
-        config = g_new0 (TbSessionConfig, 1);
-        _tb_window_collect_config (self, config, d);
-        tb_session_config_use_preset (config, &presets[i]);
-        if (dev->kind != NN_DEVICE_CPU)
-          config->device.threads = 0;
-        g_ptr_array_add (configs, config);
-      }
+      _tb_window_collect_config (self, config, (guint) runs[i].device);
+      tb_session_config_use_preset (config, runs[i].preset);
+      if (runs[i].kind != NN_DEVICE_CPU)
+        config->device.threads = 0;
+      g_ptr_array_add (configs, config);
+    }
   if (!_tb_window_check_runs_folder (self, configs))
     {
       g_ptr_array_unref (configs);
@@ -111,10 +111,13 @@ reproduce_action (GtkWidget  *widget,
   int usable = 0, count = 0;
   GtkWidget *dialog;
   g_autofree char *body = NULL;
+  guint n_devices;
+  g_autofree NnDeviceInfo *devices = _tb_window_get_devices (self, &n_devices);
 
+  /* the engine's runs: each preset on each device it takes */
   nn_presets (&count);
-  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
-    usable += tb_train_page_get_device_info (self->train_page, d)->usable;
+  if (count > 0)
+    usable = nn_reproduce_runs (NULL, 0, devices, (int32_t) n_devices, NULL, 0) / count;
 
   if (tb_data_page_get_dataset (self->data_page) == NULL)
     {

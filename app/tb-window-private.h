@@ -66,6 +66,9 @@ gboolean _tb_window_check_runs_folder (TbWindow  *self,
  * made again with the reason, when that fails too. */
 gboolean _tb_window_save_run_as (TbWindow   *self,
                                  const char *path);
+/* The Train page's devices, a copy (free it), their count in *n. */
+NnDeviceInfo *_tb_window_get_devices (TbWindow *self,
+                                      guint    *n);
 /* The settings of the pages as a session config, on the Train page's
  * device `device`. */
 void _tb_window_collect_config (TbWindow        *self,

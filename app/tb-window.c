@@ -365,24 +365,24 @@ history_changed_cb (TbRunHistory *history,
   tb_articles_page_set_folder (self->articles_page, tb_run_history_get_folder (history));
 }
 
-/* The Train page's usable device of a kind (the first GPU), or -1. */
-static int
-device_of_kind (TbWindow     *self,
-                NnDeviceKind  kind)
+NnDeviceInfo *
+_tb_window_get_devices (TbWindow *self,
+                        guint    *n)
 {
-  for (guint d = 0; d < tb_train_page_get_n_devices (self->train_page); d++)
-    {
-      const NnDeviceInfo *dev = tb_train_page_get_device_info (self->train_page, d);
+  NnDeviceInfo *devices;
 
-      if (dev->kind == kind && dev->usable)
-        return (int) d;
-    }
-  return -1;
+  *n = tb_train_page_get_n_devices (self->train_page);
+  devices = g_new0 (NnDeviceInfo, MAX (*n, 1));
+  for (guint d = 0; d < *n; d++)
+    devices[d] = *tb_train_page_get_device_info (self->train_page, d);
+  return devices;
 }
 
-/* Measure on the Articles page: the claim's missing runs, with the
- * preset's own settings on the whole data set (a run on part of it does
- * not measure a claim), one after the other as Reproduce runs them. */
+/* Measure on the Articles page: the claim's missing runs (the engine's,
+ * nn_report_claim_runs), with the preset's own settings on the whole data
+ * set under the default conditions (a run on part of it, or under other
+ * conditions, does not measure a claim), one after the other as Reproduce
+ * runs them. */
 static void
 measure_cb (TbArticlesPage *page,
             guint           index,
@@ -405,23 +405,24 @@ measure_cb (TbArticlesPage *page,
       tb_window_toast (self, _("Wait for the run going on to end"));
       return;
     }
-  const NnClaim *claim = report->claims[index].claim;
-  configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
-  for (guint side = 0; side < 2; side++)
-    {
-      gboolean gpu = claim->kind == NN_CLAIM_GPU_VS_CPU && side == 1;
-      int device = device_of_kind (self, gpu ? NN_DEVICE_CUDA : NN_DEVICE_CPU);
-      TbSessionConfig *config;
+  guint n_devices;
+  g_autofree NnDeviceInfo *devices = _tb_window_get_devices (self, &n_devices);
+  NnReproduceRun runs[2];
+  int32_t n_runs = nn_report_claim_runs (report, (int32_t) index, sides, devices, (int32_t) n_devices,
+                                         runs, G_N_ELEMENTS (runs));
 
-      if (!(sides & (1u << side)) || device < 0)
-        continue;
-      config = g_new0 (TbSessionConfig, 1);
-      _tb_window_collect_config (self, config, (guint) device);
-      tb_session_config_use_preset (config, nn_preset_find (claim->preset));
+  configs = g_ptr_array_new_with_free_func ((GDestroyNotify) tb_session_config_clear_free);
+  for (int32_t i = 0; i < n_runs && i < (int32_t) G_N_ELEMENTS (runs); i++)
+    {
+      TbSessionConfig *config = g_new0 (TbSessionConfig, 1);
+
+      _tb_window_collect_config (self, config, (guint) runs[i].device);
+      tb_session_config_use_preset (config, runs[i].preset);
       config->train_limit = 0;
       config->test_limit = 0;
       config->max_steps = 0;
-      if (gpu)
+      config->conditions = nn_conditions_default ();
+      if (runs[i].kind != NN_DEVICE_CPU)
         config->device.threads = 0;
       g_ptr_array_add (configs, config);
     }

@@ -580,6 +580,53 @@ test_reproduce (void)
 }
 
 static void
+start_run_cb (TbRunQueue      *queue,
+              TbSessionConfig *config,
+              TbSessionConfig *seen)
+{
+  tb_session_config_clear (seen);
+  tb_session_config_copy (seen, config);
+}
+
+static gboolean
+report_ready (gpointer data)
+{
+  return tb_articles_page_get_report (window->articles_page) != NULL;
+}
+
+/* Measure on the Articles page queues the run the engine says measures the
+ * claim: its preset on the CPU, on the whole data set under the default
+ * conditions, whatever the Train page is set to (a run under the
+ * articles' conditions measures no claim, and Measure once made one). */
+static void
+test_measure (void)
+{
+  TbSessionConfig seen = { 0 };
+  NnConditions d = nn_conditions_default ();
+  const NnReport *report;
+  gulong id;
+
+  tb_window_show_page (window, "train");
+  adw_combo_row_set_selected (ADW_COMBO_ROW (train_child ("conditions_row")), 1);
+  g_assert_true (tb_test_wait_until (report_ready, NULL, 60));
+  report = tb_articles_page_get_report (window->articles_page);
+  g_assert_cmpint (report->claims[0].claim->kind, ==, NN_CLAIM_GPU_VS_CPU);
+  id = g_signal_connect (window->run_queue, "start-run", G_CALLBACK (start_run_cb), &seen);
+  g_signal_emit_by_name (window->articles_page, "measure", 0u, (guint) NN_REPORT_FIRST_SIDE);
+  g_signal_handler_disconnect (window->run_queue, id);
+  g_assert_true (tb_window_is_training (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.stop", NULL);
+  g_assert_true (tb_test_wait_until (not_training, NULL, 120));
+
+  g_assert_cmpstr (seen.model_name, ==, report->claims[0].claim->preset);
+  g_assert_cmpint (seen.device.kind, ==, NN_DEVICE_CPU);
+  g_assert_cmpint (seen.train_limit, ==, 0);
+  g_assert_true (nn_conditions_equal (&seen.conditions, &d));
+  tb_session_config_clear (&seen);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (train_child ("conditions_row")), 0);
+}
+
+static void
 test_dark (void)
 {
   adw_style_manager_set_color_scheme (adw_style_manager_get_default (), ADW_COLOR_SCHEME_FORCE_DARK);
@@ -773,6 +820,7 @@ main (int    argc,
   g_test_add_func ("/window/download-ui", test_download_ui);
   g_test_add_func ("/window/dialogs", test_dialogs);
   g_test_add_func ("/window/reproduce", test_reproduce);
+  g_test_add_func ("/window/measure", test_measure);
   g_test_add_func ("/window/dark", test_dark);
   g_test_add_func ("/window/small", test_small_window);
   g_test_add_func ("/window/close-while-training", test_close_while_training);
