@@ -7,7 +7,8 @@
  * then goes through the strict parser its option uses. Its messages, which
  * quote the arguments, must hold nothing a terminal acts on: no control
  * character but the line break, no bidirectional override, no byte that is
- * not UTF-8.
+ * not UTF-8. An option given by an alias (--data for --dataset) is that
+ * option, and says so.
  */
 
 #define _GNU_SOURCE /* fmemopen */
@@ -101,6 +102,11 @@ parse_values (const TbCliArgs *args, const char *command)
     {
       const char *value = args->values[i];
       const TbCliOption *o = &args->options[i];
+      /* an option given, by its name or an alias, says which it was given
+       * by; one not given, its own name */
+      const char *typed = tb_cli_arg_name (args, o->name);
+      if (typed == NULL || typed[0] == '\0' || (value == NULL && strcmp (typed, o->name) != 0))
+        fail ("an option's name as given is none of its names", o->name);
       if (value == NULL || o->metavar == NULL)
         continue;
       if (strcmp (o->name, "seed") == 0)
